@@ -1,0 +1,79 @@
+// Finding and reading agent files named on the command line.
+import { readdir, readFile, stat } from 'node:fs/promises';
+import { join, relative, resolve } from 'node:path';
+import { decodeAgentFile } from '../core/parse';
+
+export const AGENT_FILE = /\.agent\.ya?ml$/;
+const SKIPPED_DIRECTORIES = new Set(['node_modules', '.git', '.vscode-test', 'dist', 'out']);
+
+export type ReadResult = { file: string; text: string } | { file: string; error: string };
+
+/**
+ * Expands the arguments: files as given, directories to every agent file below them. Returns the
+ * files in order and the arguments that could not be used.
+ */
+export async function expandAgentPaths(args: readonly string[], cwd: string): Promise<{ files: string[]; errors: { file: string; error: string }[] }> {
+  const files: string[] = [];
+  const errors: { file: string; error: string }[] = [];
+  for (const arg of args) {
+    const absolute = resolve(cwd, arg);
+    let info;
+    try {
+      info = await stat(absolute);
+    } catch (error) {
+      errors.push({ file: arg, error: describeFsError(error, arg) });
+      continue;
+    }
+    if (info.isDirectory()) {
+      const found = await findAgentFiles(absolute);
+      if (found.length === 0) errors.push({ file: arg, error: `${arg}: no *.agent.yaml or *.agent.yml files in this directory.` });
+      for (const file of found) files.push(displayPath(file, cwd));
+    } else {
+      files.push(arg);
+    }
+  }
+  return { files, errors };
+}
+
+export async function readAgentFile(file: string, cwd: string): Promise<ReadResult> {
+  let bytes: Buffer;
+  try {
+    bytes = await readFile(resolve(cwd, file));
+  } catch (error) {
+    return { file, error: describeFsError(error, file) };
+  }
+  const decoded = decodeAgentFile(bytes);
+  return 'text' in decoded ? { file, text: decoded.text } : { file, error: `${file}: ${decoded.error}` };
+}
+
+async function findAgentFiles(directory: string): Promise<string[]> {
+  const found: string[] = [];
+  const entries = await readdir(directory, { withFileTypes: true });
+  entries.sort((a, b) => a.name.localeCompare(b.name));
+  for (const entry of entries) {
+    const path = join(directory, entry.name);
+    if (entry.isDirectory() && !SKIPPED_DIRECTORIES.has(entry.name)) found.push(...(await findAgentFiles(path)));
+    else if (entry.isFile() && AGENT_FILE.test(entry.name)) found.push(path);
+  }
+  return found;
+}
+
+function displayPath(file: string, cwd: string): string {
+  const relativePath = relative(cwd, file);
+  return relativePath.startsWith('..') ? file : relativePath;
+}
+
+export function describeFsError(error: unknown, file: string): string {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  switch (code) {
+    case 'ENOENT':
+      return `${file}: no such file or directory.`;
+    case 'EACCES':
+    case 'EPERM':
+      return `${file}: permission denied; check the file's permissions.`;
+    case 'EISDIR':
+      return `${file}: is a directory.`;
+    default:
+      return `${file}: cannot be read (${error instanceof Error ? error.message : String(error)}).`;
+  }
+}

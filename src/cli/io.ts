@@ -1,0 +1,29 @@
+// What a command writes to and where it runs, so tests can drive the command line in-process.
+
+export interface CliIo {
+  readonly stdout: (text: string) => void;
+  readonly stderr: (text: string) => void;
+  readonly cwd: string;
+  readonly env: Readonly<Record<string, string | undefined>>;
+}
+
+/** Exit codes of the `agent-workflows` command line. */
+export const ExitCode = {
+  ok: 0,
+  /** validate: errors found; run/status: the execution ended with a problem status. */
+  problems: 1,
+  usage: 2,
+  auth: 3,
+  network: 4,
+  timeout: 5,
+  /** A bug in the command line itself. */
+  internal: 70,
+} as const;
+
+/** A failure that ends the command with a message and an exit code. */
+export class CliError extends Error {
+  constructor(message: string, readonly exitCode: number) {
+    super(message);
+    this.name = 'CliError';
+  }
+}

@@ -1,0 +1,174 @@
+// Rules of the generic API node: URL, header strings and their authorization, body.
+import { isMap, isSeq } from 'yaml';
+import type { Node as YamlNode } from 'yaml';
+import { maskExpressions, scanExpressions } from './expressions';
+import { checkHeaderString, literalCredential, secretName } from './headers';
+import type { Finding } from './headers';
+import type { NodeDeclaration, StringField } from './model';
+import type { ProblemSink } from './problemSink';
+import type { Span } from './problems';
+import { spanOf, valueSpanToSource } from './yamlAst';
+
+/** Query parameters that carry an API key. */
+const API_KEY_PARAMETERS = new Set(['api_key', 'apikey', 'api-key']);
+const METHODS_WITHOUT_BODY = new Set(['GET', 'HEAD']);
+
+export function checkApiNode(node: NodeDeclaration, text: string, sink: ProblemSink): void {
+  const report = (field: StringField, finding: Finding): void => {
+    sink.add(finding.code, valueSpanToSource(text, field.scalar, finding.start, finding.end), finding.message, finding.data ? { data: finding.data } : {});
+  };
+
+  // Header strings.
+  const seen = new Map<string, { field: StringField; name: string }>();
+  let hasCredentials = false;
+  let contentType: string | undefined;
+  for (const field of node.settings) {
+    const { header, findings } = checkHeaderString(field.value, { nodeId: node.id });
+    for (const finding of findings) report(field, finding);
+    if (!header) continue;
+    const lower = header.name.trim().toLowerCase();
+    if (lower === 'authorization' || lower === 'x-api-key' || lower === 'proxy-authorization') hasCredentials = true;
+    if (lower === 'content-type') contentType = header.value;
+    const first = seen.get(lower);
+    if (first) {
+      const firstLine = sink.lines.position(spanOf(first.field.scalar).start).line;
+      sink.add(
+        'duplicate-header',
+        valueSpanToSource(text, field.scalar, header.nameStart, header.nameEnd),
+        `Header "${header.name.trim()}" is already set on line ${firstLine}; a request sends one value. Remove one of them.`,
+      );
+    } else {
+      seen.set(lower, { field, name: header.name });
+    }
+  }
+
+  // URL.
+  const method = node.method?.toUpperCase();
+  if (node.url) {
+    const urlCredentials = checkUrl(node, node.url, method, text, sink);
+    hasCredentials ||= urlCredentials.hasKey;
+    if (hasCredentials && urlCredentials.insecureHost) {
+      sink.add(
+        'insecure-url',
+        urlCredentials.schemeSpan,
+        `Node "${node.id}" sends credentials over plain http to ${urlCredentials.insecureHost}, where anyone on the network can read them. Use https://.`,
+        { data: { replacement: 'https' } },
+      );
+    }
+  }
+
+  // Body.
+  const bodyPair = node.bodyPair;
+  if (bodyPair && method && METHODS_WITHOUT_BODY.has(method)) {
+    sink.add(
+      'body-not-allowed',
+      spanOf(bodyPair.key as YamlNode),
+      `A ${method} request cannot carry a body. Use POST (or PUT, PATCH) to send data, or put it in the URL's query for a ${method}.`,
+    );
+  } else if (bodyPair && (isMap(bodyPair.value) || isSeq(bodyPair.value)) && contentType === undefined) {
+    sink.add(
+      'json-body-without-content-type',
+      spanOf(bodyPair.key as YamlNode),
+      `Node "${node.id}" sends a JSON body but sets no Content-Type, so the API may not read it as JSON. Add "Content-Type: application/json" to its settings.`,
+      { data: { header: 'Content-Type: application/json' } },
+    );
+  }
+}
+
+interface UrlFacts {
+  hasKey: boolean;
+  insecureHost?: string;
+  schemeSpan: Span;
+}
+
+function checkUrl(node: NodeDeclaration, url: StringField, method: string | undefined, text: string, sink: ProblemSink): UrlFacts {
+  const raw = url.value;
+  const expressions = scanExpressions(raw);
+  const at = (start: number, end: number) => valueSpanToSource(text, url.scalar, start, end);
+  const whole = spanOf(url.scalar);
+  const facts: UrlFacts = { hasKey: false, schemeSpan: whole };
+  const trimmed = raw.trim();
+  if (trimmed === '') return facts;
+
+  // A URL that starts with an expression (a whole URL from an input, say) can only be checked at run time.
+  if (trimmed.startsWith('{{')) return checkApiKeyParameter(node, raw, method, at, facts, sink);
+  const masked = maskExpressions(raw, expressions, 'x');
+  const space = /\s/.exec(masked.trim());
+  if (space) {
+    const offset = raw.indexOf(masked.trim()) + space.index;
+    sink.add('invalid-url', at(offset, offset + 1), `The URL of node "${node.id}" contains a space; encode it as %20 (or move the value into an expression).`);
+    return facts;
+  }
+  let parsed: URL;
+  try {
+    parsed = new URL(masked.trim());
+  } catch {
+    const hint = /^[a-z][a-z0-9+.-]*:\/\//i.test(masked.trim()) ? 'Check the host and port.' : 'It must start with https:// or http://.';
+    sink.add('invalid-url', whole, `The URL of node "${node.id}" is not a valid URL. ${hint}`);
+    return facts;
+  }
+  const schemeEnd = raw.indexOf(':');
+  facts.schemeSpan = at(raw.indexOf(trimmed), schemeEnd);
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+    sink.add('unsupported-url-scheme', facts.schemeSpan, `The URL of node "${node.id}" uses "${parsed.protocol.slice(0, -1)}:", but an API node calls http:// or https:// URLs.`);
+    return facts;
+  }
+  if (parsed.protocol === 'http:' && !isLoopback(parsed.hostname) && !raw.slice(0, raw.indexOf('/', schemeEnd + 3) >>> 0).includes('{{')) {
+    facts.insecureHost = parsed.hostname;
+  }
+  return checkApiKeyParameter(node, raw, method, at, facts, sink);
+}
+
+function checkApiKeyParameter(
+  node: NodeDeclaration,
+  raw: string,
+  method: string | undefined,
+  at: (start: number, end: number) => Span,
+  facts: UrlFacts,
+  sink: ProblemSink,
+): UrlFacts {
+  const query = raw.indexOf('?');
+  if (query === -1) return facts;
+  const hash = raw.indexOf('#', query);
+  const queryEnd = hash === -1 ? raw.length : hash;
+  let offset = query + 1;
+  for (const part of raw.slice(query + 1, queryEnd).split('&')) {
+    const equals = part.indexOf('=');
+    const name = decodeSafely(equals === -1 ? part : part.slice(0, equals));
+    if (API_KEY_PARAMETERS.has(name.toLowerCase())) {
+      facts.hasKey = true;
+      const value = equals === -1 ? '' : part.slice(equals + 1);
+      const valueStart = offset + (equals === -1 ? part.length : equals + 1);
+      const paramSpan = at(offset, offset + part.length);
+      if (value.trim() === '') {
+        sink.add('api-key-empty', paramSpan, `The ${name} parameter in the URL of node "${node.id}" is empty. Write "${name}={{ secrets.${secretName(node.id, 'API_KEY')} }}".`);
+      } else if (!value.includes('{{')) {
+        const finding = literalCredential({ start: valueStart, end: valueStart + value.length }, `This ${name} value`, decodeSafely(value), `${name}={{ secrets.%s }}`, secretName(node.id, 'API_KEY'));
+        sink.add(finding.code, at(finding.start, finding.end), finding.message, finding.data ? { data: finding.data } : {});
+      }
+      if (method && method !== 'GET') {
+        sink.add(
+          'api-key-in-url-non-get',
+          paramSpan,
+          `Node "${node.id}" is a ${method} request with ${name} in the URL; an API key in the URL is meant for GET. Send it as a header instead: "x-api-key: {{ secrets.${secretName(node.id, 'API_KEY')} }}".`,
+          { data: { parameter: name } },
+        );
+      }
+    }
+    offset += part.length + 1;
+  }
+  return facts;
+}
+
+export function isLoopback(hostname: string): boolean {
+  const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  return host === 'localhost' || host.endsWith('.localhost') || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
+}
+
+function decodeSafely(text: string): string {
+  try {
+    return decodeURIComponent(text.replace(/\+/g, ' '));
+  } catch {
+    return text;
+  }
+}

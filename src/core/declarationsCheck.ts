@@ -1,0 +1,78 @@
+// Rules for declarations that the schema cannot express: input defaults and allowed values that
+// must match the input's type, and the deployment's base URL.
+import { isSeq } from 'yaml';
+import { isLoopback } from './apiNodeCheck';
+import type { AgentModel } from './model';
+import type { ProblemSink } from './problemSink';
+import { findPair, spanOf } from './yamlAst';
+import type { Node as YamlNode } from 'yaml';
+
+const SCALAR_TYPES: Record<string, string> = { string: 'string', number: 'number', boolean: 'boolean' };
+
+export function checkInputs(model: AgentModel, sink: ProblemSink): void {
+  for (const input of model.inputs.values()) {
+    if (!input.map || input.type === undefined) continue;
+    const type = input.type;
+    const expected = SCALAR_TYPES[type];
+    const defaultPair = findPair(input.map, 'default');
+    const enumPair = findPair(input.map, 'enum');
+    const acceptPair = findPair(input.map, 'accept');
+    if (input.type === 'file') {
+      if (defaultPair) sink.add('invalid-input-default', spanOf(defaultPair.key as YamlNode), `File input "${input.name}" cannot have a default; a run must pick the file. Remove "default".`);
+      if (enumPair) sink.add('invalid-input-default', spanOf(enumPair.key as YamlNode), `File input "${input.name}" cannot list allowed values; use "accept" for the allowed file types.`);
+    } else if (expected) {
+      if (defaultPair && input.default !== undefined && typeof input.default !== expected) {
+        sink.add('invalid-input-default', spanOf(defaultPair.value as YamlNode), `The default of ${input.type} input "${input.name}" is ${describe(input.default)}; it must be a ${input.type}${hint(input.type, input.default)}.`);
+      }
+      if (enumPair && isSeq(enumPair.value)) {
+        input.enum?.forEach((allowed, index) => {
+          if (allowed !== undefined && typeof allowed !== expected) {
+            const item = (enumPair.value as { items: YamlNode[] }).items[index];
+            sink.add('invalid-input-default', spanOf(item), `Allowed value ${describe(allowed)} of ${input.type} input "${input.name}" is not a ${input.type}${hint(type, allowed)}.`);
+          }
+        });
+        if (defaultPair && input.default !== undefined && input.enum && !input.enum.includes(input.default)) {
+          sink.add('invalid-input-default', spanOf(defaultPair.value as YamlNode), `The default of input "${input.name}" is not one of its allowed values (${input.enum.map((v) => JSON.stringify(v)).join(', ')}).`);
+        }
+      }
+      if (acceptPair) {
+        sink.add('accept-without-file', spanOf(acceptPair.key as YamlNode), `"accept" only applies to file inputs, and "${input.name}" is a ${input.type} input. Remove it, or make the input "type: file".`);
+      }
+    }
+  }
+}
+
+export function checkDeployment(model: AgentModel, sink: ProblemSink): void {
+  const baseUrl = model.deployment?.baseUrl;
+  if (!baseUrl || !/^https?:\/\//i.test(baseUrl.value)) return;
+  let parsed: URL;
+  try {
+    parsed = new URL(baseUrl.value);
+  } catch {
+    sink.add('invalid-url', spanOf(baseUrl.scalar), 'The deployment baseUrl is not a valid URL. Check the host and port, e.g. "https://agents.example.com".');
+    return;
+  }
+  if (parsed.search || parsed.hash) {
+    sink.add('invalid-url', spanOf(baseUrl.scalar), 'The deployment baseUrl must not have a query or fragment; requests add /api/{account}/agent/... to it.');
+  }
+  if (parsed.protocol === 'http:' && !isLoopback(parsed.hostname)) {
+    sink.add(
+      'insecure-base-url',
+      spanOf(baseUrl.scalar),
+      `The API key would travel in clear text to ${parsed.hostname} over http://. Use https://, or a loopback address (127.0.0.1, localhost) for a local server.`,
+      { data: { replacement: baseUrl.value.replace(/^http:/i, 'https:') } },
+    );
+  }
+}
+
+function describe(value: unknown): string {
+  return typeof value === 'string' ? `the text ${JSON.stringify(value)}` : `${typeof value} ${JSON.stringify(value)}`;
+}
+
+function hint(type: string, value: unknown): string {
+  if (type === 'number' && typeof value === 'string' && value.trim() !== '' && !Number.isNaN(Number(value))) return '; remove the quotes';
+  if (type === 'boolean' && (value === 'true' || value === 'false')) return '; remove the quotes';
+  if (type === 'string' && (typeof value === 'number' || typeof value === 'boolean')) return `; quote it: "${String(value)}"`;
+  return '';
+}
+

@@ -1,0 +1,272 @@
+// Header strings of an API node's `settings:` ("Name: value") and what they say about
+// authorization: the rules of RFC 9110 (token names), RFC 6750 (Bearer) and RFC 7617 (Basic).
+import { maskExpressions, scanExpressions } from './expressions';
+import type { Expression } from './expressions';
+import type { ProblemCode } from './problems';
+
+/** RFC 9110 section 5.6.2: token = 1*tchar. */
+export const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+
+/** Headers whose value is a credential. */
+export const CREDENTIAL_HEADERS = new Set([
+  'authorization',
+  'proxy-authorization',
+  'x-api-key',
+  'api-key',
+  'apikey',
+  'x-apikey',
+  'x-auth-token',
+  'x-access-token',
+  'private-token',
+  'x-goog-api-key',
+  'ocp-apim-subscription-key',
+  'x-functions-key',
+  'x-rapidapi-key',
+]);
+
+/** A finding inside one string; offsets are relative to that string. */
+export interface Finding {
+  readonly code: ProblemCode;
+  readonly start: number;
+  readonly end: number;
+  readonly message: string;
+  readonly data?: Record<string, string>;
+}
+
+export interface HeaderString {
+  readonly name: string;
+  /** The value with surrounding white space removed. */
+  readonly value: string;
+  readonly nameStart: number;
+  readonly nameEnd: number;
+  readonly valueStart: number;
+  readonly valueEnd: number;
+  readonly expressions: readonly Expression[];
+}
+
+/** Splits "Name: value" at the first colon outside expressions; undefined when there is none. */
+export function parseHeaderString(raw: string, expressions: readonly Expression[] = scanExpressions(raw)): HeaderString | undefined {
+  const colon = maskExpressions(raw, expressions).indexOf(':');
+  if (colon === -1) return undefined;
+  const nameStart = raw.length - raw.trimStart().length;
+  let valueStart = colon + 1;
+  while (valueStart < raw.length && (raw[valueStart] === ' ' || raw[valueStart] === '\t')) valueStart++;
+  let valueEnd = raw.length;
+  while (valueEnd > valueStart && (raw[valueEnd - 1] === ' ' || raw[valueEnd - 1] === '\t')) valueEnd--;
+  return {
+    name: raw.slice(nameStart, colon),
+    value: raw.slice(valueStart, valueEnd),
+    nameStart,
+    nameEnd: colon,
+    valueStart,
+    valueEnd,
+    expressions,
+  };
+}
+
+export interface HeaderContext {
+  /** The node the header belongs to, to suggest a secret name. */
+  readonly nodeId: string;
+}
+
+/** Checks one settings string: its form, then what its value says about credentials. */
+export function checkHeaderString(raw: string, context: HeaderContext): { header?: HeaderString; findings: Finding[] } {
+  const expressions = scanExpressions(raw);
+  const header = parseHeaderString(raw, expressions);
+  if (!header) {
+    const guess = /^\s*([A-Za-z][A-Za-z0-9-]*)\s+(\S.*)$/.exec(raw);
+    const replacement = guess ? `${guess[1]}: ${guess[2]}` : undefined;
+    return {
+      findings: [
+        {
+          code: 'header-missing-colon',
+          start: 0,
+          end: raw.length,
+          message: `This settings string has no ":". Write each header as "Name: value"${guess ? `, here "${guess[1]}: …"` : ', e.g. "Accept: application/json"'}.`,
+          ...(replacement ? { data: { replacement } } : {}),
+        },
+      ],
+    };
+  }
+  const findings: Finding[] = [];
+  const { name } = header;
+  if (name.trim() === '') {
+    findings.push({ code: 'invalid-header-name', start: 0, end: header.nameEnd + 1, message: 'The header name before ":" is missing. Write "Name: value", e.g. "Accept: application/json".' });
+    return { header, findings };
+  }
+  const masked = maskExpressions(raw, expressions, 'x');
+  const maskedName = masked.slice(header.nameStart, header.nameEnd);
+  if (!HEADER_NAME.test(maskedName)) {
+    const trailingSpace = /\s$/.test(maskedName);
+    findings.push({
+      code: 'invalid-header-name',
+      start: header.nameStart,
+      end: header.nameEnd,
+      message: trailingSpace
+        ? `The header name "${name}" is followed by a space before ":". Remove it: "${name.trim()}: …".`
+        : `"${name}" is not a valid header name: a name is letters, digits and ! # $ % & ' * + - . ^ _ \` | ~, with no spaces (RFC 9110).`,
+      ...(trailingSpace ? { data: { replacement: `${name.trim()}:${raw.slice(header.nameEnd + 1)}` } } : {}),
+    });
+  }
+  const maskedValue = masked.slice(header.valueStart, header.valueEnd);
+  const control = /[\u0000-\u0008\u000a-\u001f\u007f]/.exec(maskedValue);
+  if (control) {
+    findings.push({
+      code: 'invalid-header-value',
+      start: header.valueStart + control.index,
+      end: header.valueStart + control.index + 1,
+      message: `The value of "${name.trim()}" contains a ${control[0] === '\n' || control[0] === '\r' ? 'line break' : 'control character'}, which HTTP does not allow in a header. Keep the header on one line.`,
+    });
+  }
+  findings.push(...checkCredentialValue(header, masked, context));
+  return { header, findings };
+}
+
+function checkCredentialValue(header: HeaderString, masked: string, context: HeaderContext): Finding[] {
+  const lower = header.name.trim().toLowerCase();
+  const { value, valueStart, valueEnd } = header;
+  const valueSpan = { start: valueStart, end: Math.max(valueEnd, valueStart) };
+  if (lower === 'authorization' || lower === 'proxy-authorization') return checkAuthorization(header, masked, context);
+  if (CREDENTIAL_HEADERS.has(lower)) {
+    if (value === '') {
+      return [{ code: 'api-key-empty', ...spanAround(header), message: `The ${header.name.trim()} header has no value. Put the key in a secret: "${header.name.trim()}: {{ secrets.${secretName(context.nodeId, 'API_KEY')} }}".` }];
+    }
+    if (header.expressions.length === 0) return [literalCredential(valueSpan, `This ${header.name.trim()} value`, value, `${header.name.trim()}: {{ secrets.%s }}`, secretName(context.nodeId, 'API_KEY'))];
+    return [];
+  }
+  if (value === '') {
+    return [{ code: 'empty-header-value', ...spanAround(header), message: `The ${header.name.trim()} header has no value; remove it or give it one.` }];
+  }
+  return [];
+}
+
+function checkAuthorization(header: HeaderString, masked: string, context: HeaderContext): Finding[] {
+  const name = header.name.trim();
+  const { value, valueStart, valueEnd } = header;
+  if (value === '') {
+    return [{ code: 'bearer-missing-token', ...spanAround(header), message: `${name} has no value. Write "${name}: Bearer {{ secrets.${secretName(context.nodeId, 'TOKEN')} }}" or "${name}: Basic {{ secrets.${secretName(context.nodeId, 'BASIC')} }}".` }];
+  }
+  const maskedValue = masked.slice(valueStart, valueEnd);
+  // A value that is one expression carries scheme and credentials together (e.g. a whole secret).
+  if (header.expressions.length === 1 && maskedValue === 'x'.repeat(value.length)) return [];
+  const schemeEnd = /\s/.exec(maskedValue)?.index ?? maskedValue.length;
+  const scheme = value.slice(0, schemeEnd);
+  if (scheme.includes('{{')) return [];
+  const credentialsStart = valueStart + schemeEnd + (maskedValue.slice(schemeEnd).length - maskedValue.slice(schemeEnd).trimStart().length);
+  const credentials = value.slice(credentialsStart - valueStart);
+  const maskedCredentials = maskedValue.slice(credentialsStart - valueStart);
+  const credentialsSpan = { start: credentialsStart, end: valueEnd };
+  const hasExpression = credentials.includes('{{');
+  const schemeLower = scheme.toLowerCase();
+
+  if (schemeLower === 'bearer') {
+    const fix = `${name}: Bearer {{ secrets.${secretName(context.nodeId, 'TOKEN')} }}`;
+    if (credentials === '') {
+      return [{ code: 'bearer-missing-token', start: valueStart, end: valueEnd, message: `"Bearer" needs a token after it. Write "${fix}".`, data: { secretName: secretName(context.nodeId, 'TOKEN') } }];
+    }
+    if (/^["']|["']$/.test(credentials)) {
+      return [{ code: 'bearer-quoted-token', ...credentialsSpan, message: 'The Bearer token is in quotes, and the quotes would be sent as part of it. Remove them.', data: { replacement: credentials.replace(/^["']|["']$/g, '') } }];
+    }
+    if (/\s/.test(maskedCredentials)) {
+      return [{ code: 'bearer-token-has-spaces', ...credentialsSpan, message: `A Bearer token is one word, but this one has spaces in it. Remove them, or keep the whole token in a secret: "${fix}".` }];
+    }
+    if (!hasExpression) return [literalCredential(credentialsSpan, 'This Bearer token', credentials, `${name}: Bearer {{ secrets.%s }}`, secretName(context.nodeId, 'TOKEN'))];
+    return [];
+  }
+
+  if (schemeLower === 'basic') {
+    const basicSecret = secretName(context.nodeId, 'BASIC');
+    const fix = `${name}: Basic {{ secrets.${basicSecret} }}`;
+    if (credentials === '') {
+      return [{ code: 'basic-missing-credentials', start: valueStart, end: valueEnd, message: `"Basic" needs the Base64 of user:password after it. Write "${fix}" with the encoded value stored as that secret.` }];
+    }
+    const literalPart = maskExpressions(credentials, scanExpressions(credentials), '');
+    if (literalPart.includes(':')) {
+      return [{
+        code: 'basic-not-encoded',
+        ...credentialsSpan,
+        message: hasExpression
+          ? `Basic credentials are sent as the Base64 of user:password, but this value is written as plain user:password. Store the encoded value as one secret and write "${fix}".`
+          : `These Basic credentials are plain user:password; they must be Base64-encoded (the quick fix encodes them). Better, store the encoded value as a secret and write "${fix}".`,
+        data: { secretName: basicSecret },
+      }];
+    }
+    if (hasExpression) return [];
+    if (/^["'].*["']$/.test(credentials)) {
+      return [{ code: 'basic-invalid-base64', ...credentialsSpan, message: 'The Basic credentials are in quotes, and the quotes would be sent as part of them. Remove them.' }];
+    }
+    const base64Problem = base64Error(credentials);
+    if (base64Problem) {
+      return [{ code: 'basic-invalid-base64', ...credentialsSpan, message: `The Basic credentials are not valid Base64: ${base64Problem}. Encode "user:password" with Base64 (e.g. \`printf %s 'user:password' | base64\`).` }];
+    }
+    const decoded = decodeBase64Text(credentials);
+    if (decoded === undefined) {
+      return [{ code: 'basic-invalid-base64', ...credentialsSpan, message: 'The Basic credentials decode to binary data, not to user:password text. Encode "user:password" with Base64.' }];
+    }
+    if (!decoded.includes(':')) {
+      return [{ code: 'basic-missing-colon', ...credentialsSpan, message: 'The Basic credentials decode to text without ":", so they are not user:password. Encode "user:password" (with the colon) with Base64.' }];
+    }
+    return [literalCredential(credentialsSpan, 'These Basic credentials', credentials, `${name}: Basic {{ secrets.%s }}`, basicSecret)];
+  }
+
+  if (credentials === '') {
+    // One word with no scheme: most likely a bare token.
+    if (hasExpression || value.includes('{{')) return [];
+    return [{
+      code: 'missing-auth-scheme',
+      start: valueStart,
+      end: valueEnd,
+      message: `The ${name} value has no scheme. Write "${name}: Bearer <token>" (OAuth 2.0) or "${name}: Basic <base64 of user:password>", with the credential in a secret.`,
+      data: { secretName: secretName(context.nodeId, 'TOKEN') },
+    }];
+  }
+  if (!hasExpression) return [literalCredential(credentialsSpan, `These ${scheme} credentials`, credentials, `${name}: ${scheme} {{ secrets.%s }}`, secretName(context.nodeId, 'TOKEN'))];
+  return [];
+}
+
+/** A credential written in the file: say where it belongs instead. */
+export function literalCredential(span: { start: number; end: number }, what: string, literal: string, template: string, suggested: string): Finding {
+  const replacement = template.replace('%s', suggested);
+  const placeholder = looksLikePlaceholder(literal);
+  return {
+    code: 'literal-credential',
+    ...span,
+    message: placeholder
+      ? `${what} looks like a placeholder. Replace it with a secret reference: "${replacement}", then store the real value as secret ${suggested} (the command line reads AGENT_SECRET_${suggested}).`
+      : `${what} is written in the file, where anyone who can read the file or its history can use it. Move it to a secret: write "${replacement}" and store the value as secret ${suggested} (the command line reads AGENT_SECRET_${suggested}).`,
+    data: { secretName: suggested },
+  };
+}
+
+/** The secret name to suggest for a credential of a node, e.g. SUMMARIZE_TOKEN. */
+export function secretName(nodeId: string, suffix: string): string {
+  const base = nodeId.toUpperCase().replace(/[^A-Z0-9_]+/g, '_').replace(/^(?=\d)/, '_');
+  return `${base}_${suffix}`;
+}
+
+export function looksLikePlaceholder(value: string): boolean {
+  return /^<.*>$|^\[.*\]$|^your[_-]|^(x{3,}|\.{3,}|\*{3,}|changeme|todo|token|api[_-]?key|secret|password)$/i.test(value.trim());
+}
+
+/** Why a string is not standard, padded Base64 (RFC 4648 section 4), or undefined when it is. */
+export function base64Error(value: string): string | undefined {
+  const bad = /[^A-Za-z0-9+/=]/.exec(value);
+  if (bad) return bad[0] === '-' || bad[0] === '_' ? `"${bad[0]}" belongs to the URL-safe alphabet, not standard Base64` : `"${bad[0]}" is not a Base64 character`;
+  if (/=[^=]/.test(value) || /={3,}$/.test(value)) return '"=" padding may only appear at the end';
+  if (value.length % 4 !== 0) return `its length (${value.length}) is not a multiple of 4 (is "=" padding missing?)`;
+  return undefined;
+}
+
+/** Decodes Base64 to UTF-8 text, or undefined when the bytes are not text. */
+export function decodeBase64Text(value: string): string | undefined {
+  try {
+    const text = new TextDecoder('utf-8', { fatal: true }).decode(Buffer.from(value, 'base64'));
+    return /[\u0000-\u0008\u000e-\u001f\u007f]/.test(text) ? undefined : text;
+  } catch {
+    return undefined;
+  }
+}
+
+function spanAround(header: HeaderString): { start: number; end: number } {
+  return { start: header.nameStart, end: Math.max(header.valueEnd, header.nameEnd + 1) };
+}

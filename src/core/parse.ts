@@ -1,0 +1,153 @@
+// Parses an agent file with exact source ranges, reporting file-level and YAML problems. Bounded in
+// time and memory for any input: size cap, binary detection, one document, alias expansion limit.
+import { isMap, isScalar, parseAllDocuments, visit } from 'yaml';
+import type { Document, YAMLMap } from 'yaml';
+import { ProblemSink } from './problemSink';
+
+/** Agent files larger than this are not parsed (the YAML parser needs about 1 s per MB). */
+export const MAX_FILE_BYTES = 2 * 1024 * 1024;
+/** How many alias expansions turning the document into values may take (an alias bomb stops here). */
+export const MAX_ALIAS_COUNT = 100;
+
+export interface ParsedAgentFile {
+  readonly text: string;
+  readonly sink: ProblemSink;
+  /** The first YAML document, when the text could be parsed at all. */
+  readonly document?: Document.Parsed;
+  /** The top-level mapping, when the document is one. */
+  readonly root?: YAMLMap;
+  /** The document as plain values, when it could be converted. */
+  readonly value?: unknown;
+  /** True when the YAML is broken enough that checking its content would only add noise. */
+  readonly syntaxBroken: boolean;
+}
+
+/** Decodes file bytes as UTF-8, or says why they are not an agent file's text. */
+export function decodeAgentFile(bytes: Uint8Array): { text: string } | { error: string } {
+  if (bytes.length > MAX_FILE_BYTES) return { error: tooLargeMessage(bytes.length) };
+  if (bytes.includes(0)) return { error: binaryMessage() };
+  try {
+    return { text: new TextDecoder('utf-8', { fatal: true }).decode(bytes) };
+  } catch {
+    return { error: 'The file is not valid UTF-8 text. Save it as UTF-8.' };
+  }
+}
+
+export function parseAgentFile(text: string): ParsedAgentFile {
+  const sink = new ProblemSink(text);
+  const firstLine = { start: 0, end: Math.max(0, text.indexOf('\n') === -1 ? Math.min(text.length, 200) : text.indexOf('\n')) };
+  if (text.length > MAX_FILE_BYTES) {
+    sink.add('file-too-large', firstLine, tooLargeMessage(text.length));
+    return { text, sink, syntaxBroken: true };
+  }
+  if (looksBinary(text)) {
+    sink.add('not-text', { start: 0, end: 0 }, binaryMessage());
+    return { text, sink, syntaxBroken: true };
+  }
+
+  const documents = parseAllDocuments(text, { uniqueKeys: true, prettyErrors: false, strict: true });
+  const list = Array.isArray(documents) ? documents : [];
+  const document = list[0];
+  if (!document || (document.contents === null && list.length === 1)) {
+    sink.add(
+      'empty-file',
+      firstLine,
+      text.trim() === ''
+        ? 'The file is empty. An agent needs at least "version: 1" and "name:"; type "agent" and pick the snippet to start one.'
+        : 'The file has only comments. An agent needs at least "version: 1" and "name:"; type "agent" and pick the snippet to start one.',
+    );
+    return { text, sink, syntaxBroken: true };
+  }
+
+  let syntaxBroken = false;
+  for (const extra of list.slice(1)) {
+    const start = extra.range[0];
+    const lineEnd = text.indexOf('\n', start);
+    sink.add(
+      'multiple-documents',
+      { start, end: lineEnd === -1 ? text.length : lineEnd },
+      'An agent file holds one YAML document, but a second one starts here. Remove the "---" separator and what follows, or move it to its own .agent.yaml file.',
+    );
+  }
+  for (const error of [...document.errors, ...list.slice(1).flatMap((d) => d.errors)]) {
+    const span = { start: error.pos[0], end: Math.max(error.pos[1], error.pos[0]) };
+    if (error.code === 'DUPLICATE_KEY') {
+      const key = /^("[^"\n]*"|'[^'\n]*'|[^:#\n]*[^:#\s])\s*:/.exec(text.slice(span.start, span.start + 300))?.[1];
+      sink.add(
+        'duplicate-key',
+        key ? { start: span.start, end: span.start + key.length } : span,
+        `The key ${key ?? 'here'} appears twice in the same mapping; YAML would keep only one of them. Remove or rename one.`,
+      );
+    } else {
+      syntaxBroken = true;
+      sink.add('yaml-syntax', span, `${firstSentence(error.message)} Fix the YAML here; the rest of the file is checked once it parses.`);
+    }
+  }
+  for (const warning of document.warnings) {
+    sink.add('yaml-warning', { start: warning.pos[0], end: warning.pos[1] }, firstSentence(warning.message));
+  }
+  if (syntaxBroken) return { text, sink, document, syntaxBroken };
+
+  const contents = document.contents;
+  if (!isMap(contents)) {
+    const found = isScalar(contents) ? 'a single value' : 'a list';
+    sink.add(
+      'not-a-mapping',
+      { start: contents?.range?.[0] ?? 0, end: contents?.range?.[1] ?? 0 },
+      `The file is ${found}, but an agent file is a mapping of keys: version, name, inputs, nodes and outputs.`,
+    );
+    return { text, sink, document, syntaxBroken: true };
+  }
+
+  let value: unknown;
+  try {
+    value = document.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
+  } catch {
+    // The only failure left after a clean parse is the alias expansion limit.
+    sink.add(
+      'alias-limit',
+      firstAliasSpan(document) ?? firstLine,
+      `The YAML aliases (*name) in this file expand to more than ${MAX_ALIAS_COUNT} values, as in an "alias bomb". Write the values out instead of nesting aliases.`,
+    );
+    return { text, sink, document, root: contents, syntaxBroken: true };
+  }
+  return { text, sink, document, root: contents, value, syntaxBroken: false };
+}
+
+function tooLargeMessage(size: number): string {
+  const mb = (size / (1024 * 1024)).toFixed(1);
+  return `The file is ${mb} MB; agent files are checked up to ${MAX_FILE_BYTES / (1024 * 1024)} MB. Split the workflow into smaller agents.`;
+}
+
+function binaryMessage(): string {
+  return 'The file contains binary data (NUL or control characters), not YAML text. Check that this is the agent file you meant to open.';
+}
+
+/** NUL anywhere, or many control characters early on, means this is not text. */
+function looksBinary(text: string): boolean {
+  if (text.includes('\u0000')) return true;
+  const sample = text.slice(0, 8192);
+  let control = 0;
+  for (let i = 0; i < sample.length; i++) {
+    const c = sample.charCodeAt(i);
+    if ((c < 32 && c !== 9 && c !== 10 && c !== 13) || c === 0xfffd) control++;
+  }
+  return sample.length > 0 && control / sample.length > 0.05;
+}
+
+function firstSentence(message: string): string {
+  const line = message.split('\n')[0] ?? message;
+  const trimmed = line.replace(/ at line \d+, column \d+:?$/, '').trim();
+  return /[.!?]$/.test(trimmed) ? trimmed : `${trimmed}.`;
+}
+
+function firstAliasSpan(document: Document.Parsed): { start: number; end: number } | undefined {
+  let span: { start: number; end: number } | undefined;
+  visit(document, {
+    Alias(_key, alias) {
+      if (alias.range) span = { start: alias.range[0], end: alias.range[1] };
+      return visit.BREAK;
+    },
+  });
+  return span;
+}

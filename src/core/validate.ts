@@ -1,0 +1,46 @@
+// Validation of an agent file: YAML, the JSON Schema's structure, references and the API node and
+// authorization rules. Pure and synchronous: the same result in the editor, the CLI and tests.
+import { checkApiNode } from './apiNodeCheck';
+import { checkDeployment, checkInputs } from './declarationsCheck';
+import { readModel } from './model';
+import type { AgentModel } from './model';
+import { parseAgentFile } from './parse';
+import type { ParsedAgentFile } from './parse';
+import type { Problem } from './problems';
+import { checkReferences } from './references';
+import { checkSchema } from './schemaCheck';
+
+export interface ValidationResult {
+  readonly problems: Problem[];
+  readonly file: ParsedAgentFile;
+  /** The declarations, when the YAML parsed into a mapping. */
+  readonly model?: AgentModel;
+}
+
+export function validateAgentText(text: string): ValidationResult {
+  const file = parseAgentFile(text);
+  const { sink, root } = file;
+  if (file.syntaxBroken || !root) return { problems: sink.result(), file };
+  checkSchema(root, file.value, sink);
+  const model = readModel(root);
+  checkInputs(model, sink);
+  checkDeployment(model, sink);
+  checkReferences(model, text, sink);
+  for (const node of model.nodes.values()) {
+    if (node.type === 'api') checkApiNode(node, text, sink);
+  }
+  return { problems: sink.result(), file, model };
+}
+
+/** Counts by severity, for summaries. */
+export function countProblems(problems: readonly Problem[]): { errors: number; warnings: number; infos: number } {
+  let errors = 0;
+  let warnings = 0;
+  let infos = 0;
+  for (const problem of problems) {
+    if (problem.severity === 'error') errors++;
+    else if (problem.severity === 'warning') warnings++;
+    else infos++;
+  }
+  return { errors, warnings, infos };
+}
