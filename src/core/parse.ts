@@ -23,13 +23,13 @@ export interface ParsedAgentFile {
 }
 
 /** Decodes file bytes as UTF-8, or says why they are not an agent file's text. */
-export function decodeAgentFile(bytes: Uint8Array): { text: string } | { error: string } {
-  if (bytes.length > MAX_FILE_BYTES) return { error: tooLargeMessage(bytes.length) };
-  if (bytes.includes(0)) return { error: binaryMessage() };
+export function decodeAgentFile(bytes: Uint8Array): { text: string } | { error: string; code: 'file-too-large' | 'not-text' } {
+  if (bytes.length > MAX_FILE_BYTES) return { error: tooLargeMessage(bytes.length), code: 'file-too-large' };
+  if (bytes.includes(0)) return { error: binaryMessage(), code: 'not-text' };
   try {
     return { text: new TextDecoder('utf-8', { fatal: true }).decode(bytes) };
   } catch {
-    return { error: 'The file is not valid UTF-8 text. Save it as UTF-8.' };
+    return { error: 'The file is not valid UTF-8 text. Save it as UTF-8.', code: 'not-text' };
   }
 }
 

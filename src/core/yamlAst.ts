@@ -79,27 +79,65 @@ export function locate(root: YamlNode, path: readonly PathSegment[]): Located {
 }
 
 /**
- * Maps a span inside a scalar's parsed value to the source text. Plain and simply quoted scalars
- * map one to one; for escapes, folding and block scalars the fragment is searched in the source,
- * and when that fails the whole scalar is used.
+ * Maps a span inside a scalar's parsed value to the source text. Plain and quoted one-line scalars
+ * (escapes included) map exactly; for folded and block scalars the fragment is searched in the
+ * source, and when that fails the whole scalar is used.
  */
 export function valueSpanToSource(text: string, scalar: Scalar, start: number, end: number): Span {
   const whole = spanOf(scalar);
   const value = scalar.value;
   if (typeof value !== 'string') return whole;
   const source = text.slice(whole.start, whole.end);
-  const quoted = scalar.type === Scalar.QUOTE_DOUBLE || scalar.type === Scalar.QUOTE_SINGLE;
-  const inner = quoted ? source.slice(1, -1) : source;
-  const innerStart = whole.start + (quoted ? 1 : 0);
-  if (inner === value) return { start: innerStart + start, end: innerStart + end };
+  const offsets = oneLineOffsets(scalar, source, value);
+  if (offsets) return { start: whole.start + (offsets[start] as number), end: whole.start + (offsets[end] as number) };
   const fragment = value.slice(start, end);
   if (fragment.length === 0) return whole;
   // The n-th occurrence of the fragment in the value is taken to be the n-th in the source.
   let occurrence = 0;
   for (let at = value.indexOf(fragment); at !== -1 && at < start; at = value.indexOf(fragment, at + 1)) occurrence++;
-  let found = inner.indexOf(fragment);
-  for (let i = 0; i < occurrence && found !== -1; i++) found = inner.indexOf(fragment, found + 1);
-  return found === -1 ? whole : { start: innerStart + found, end: innerStart + found + fragment.length };
+  let found = source.indexOf(fragment);
+  for (let i = 0; i < occurrence && found !== -1; i++) found = source.indexOf(fragment, found + 1);
+  return found === -1 ? whole : { start: whole.start + found, end: whole.start + found + fragment.length };
+}
+
+const ESCAPE_LENGTH: Record<string, number> = { x: 4, u: 6, U: 10 };
+
+/**
+ * For a scalar written on one line, the source offset (relative to the scalar) of every UTF-16
+ * unit of its value, plus one for the end; undefined for other scalars.
+ */
+function oneLineOffsets(scalar: Scalar, source: string, value: string): number[] | undefined {
+  if (source.includes('\n') || source.includes('\r')) return undefined;
+  const offsets: number[] = [];
+  if (scalar.type === Scalar.PLAIN) {
+    if (source !== value) return undefined;
+    for (let i = 0; i <= value.length; i++) offsets.push(i);
+    return offsets;
+  }
+  const last = source.length - 1;
+  if (scalar.type === Scalar.QUOTE_SINGLE) {
+    for (let i = 1; i < last; i++) {
+      offsets.push(i);
+      if (source[i] === "'" && source[i + 1] === "'") i++;
+    }
+  } else if (scalar.type === Scalar.QUOTE_DOUBLE) {
+    for (let i = 1; i < last; ) {
+      if (source[i] !== '\\') {
+        offsets.push(i++);
+        continue;
+      }
+      const length = ESCAPE_LENGTH[source[i + 1] as string] ?? 2;
+      const code = length > 2 ? Number.parseInt(source.slice(i + 2, i + length), 16) : undefined;
+      const units = code !== undefined && code > 0xffff ? 2 : 1;
+      for (let unit = 0; unit < units; unit++) offsets.push(i);
+      i += length;
+    }
+  } else {
+    return undefined;
+  }
+  if (offsets.length !== value.length) return undefined;
+  offsets.push(last);
+  return offsets;
 }
 
 /** What kind of YAML value a node holds, in words, for messages. */

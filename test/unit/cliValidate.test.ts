@@ -1,0 +1,122 @@
+// `agent-workflows validate`, driven in-process through runCli and once as the built binary.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { chmodSync, existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { runCli } from '../../src/cli/main';
+import { repoRoot } from '../support/paths';
+import { makeTempDir } from '../support/tempDir';
+import type { TempDir } from '../support/tempDir';
+
+const VALID = 'version: 1\nname: Valid\nnodes:\n  hello: { type: template, text: hi }\noutputs:\n  out: { from: "{{ nodes.hello.body }}" }\n';
+const INVALID = 'version: 1\nname: Invalid\nnodes:\n  call:\n    type: api\n    method: get\n    url: https://api.example.com\noutputs:\n  out: { from: "{{ nodes.call.body }}" }\n';
+const WARNING_ONLY = 'version: 1\nname: Warn\nnodes:\n  call:\n    type: api\n    method: GET\n    url: https://api.example.com\n    settings: ["x-api-key: abc123"]\noutputs:\n  out: { from: "{{ nodes.call.body }}" }\n';
+
+async function run(args: string[], cwd: string): Promise<{ code: number; stdout: string; stderr: string }> {
+  let stdout = '';
+  let stderr = '';
+  const code = await runCli(args, { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t), cwd, env: {} });
+  return { code, stdout, stderr };
+}
+
+describe('agent-workflows validate', () => {
+  let dir: TempDir;
+  beforeEach(() => {
+    dir = makeTempDir();
+  });
+  afterEach(() => dir.remove());
+
+  it('exits 0 for a valid file and prints a summary on stderr', async () => {
+    dir.write('ok.agent.yaml', VALID);
+    const result = await run(['validate', 'ok.agent.yaml'], dir.path);
+    assert.equal(result.code, 0);
+    assert.equal(result.stdout, '');
+    assert.match(result.stderr, /1 file checked: 0 errors, 0 warnings, 0 infos\./);
+  });
+
+  it('prints problems like a compiler and exits 1 on errors', async () => {
+    dir.write('bad.agent.yaml', INVALID);
+    const result = await run(['validate', 'bad.agent.yaml'], dir.path);
+    assert.equal(result.code, 1);
+    assert.equal(result.stdout, 'bad.agent.yaml:6:13: error unknown-http-method "get" is not an HTTP method; use \'GET\', \'HEAD\', \'POST\', \'PUT\', \'PATCH\', \'DELETE\' or \'OPTIONS\'. Write it as "GET".\n');
+  });
+
+  it('exits 0 when there are only warnings', async () => {
+    dir.write('warn.agent.yaml', WARNING_ONLY);
+    const result = await run(['validate', 'warn.agent.yaml'], dir.path);
+    assert.equal(result.code, 0);
+    assert.match(result.stdout, /^warn\.agent\.yaml:8:28: warning literal-credential /);
+  });
+
+  it('prints JSON with ranges for every file', async () => {
+    dir.write('a/bad.agent.yaml', INVALID);
+    dir.write('a/ok.agent.yml', VALID);
+    const result = await run(['validate', '--format', 'json', 'a'], dir.path);
+    assert.equal(result.code, 1);
+    const json = JSON.parse(result.stdout) as { files: Array<{ file: string; problems: Array<Record<string, unknown>> }> };
+    assert.deepEqual(json.files.map((f) => f.file), [join('a', 'bad.agent.yaml'), join('a', 'ok.agent.yml')]);
+    assert.deepEqual(json.files[0]!.problems[0], {
+      line: 6,
+      column: 13,
+      endLine: 6,
+      endColumn: 16,
+      severity: 'error',
+      code: 'unknown-http-method',
+      message: '"get" is not an HTTP method; use \'GET\', \'HEAD\', \'POST\', \'PUT\', \'PATCH\', \'DELETE\' or \'OPTIONS\'. Write it as "GET".',
+    });
+    assert.deepEqual(json.files[1]!.problems, []);
+  });
+
+  it('searches directories recursively, skipping node_modules', async () => {
+    dir.write('agents/one.agent.yaml', VALID);
+    dir.write('agents/deep/two.agent.yaml', VALID);
+    dir.write('agents/node_modules/pkg/three.agent.yaml', INVALID);
+    dir.write('agents/notes.yaml', INVALID);
+    const result = await run(['validate', 'agents'], dir.path);
+    assert.equal(result.code, 0);
+    assert.match(result.stderr, /2 files checked/);
+  });
+
+  it('exits 2 with a clear message for missing, unreadable and binary files', async () => {
+    dir.write('ok.agent.yaml', VALID);
+    dir.write('binary.agent.yaml', Buffer.from([0x76, 0x00, 0x01]));
+    const locked = dir.write('locked.agent.yaml', VALID);
+    chmodSync(locked, 0o000);
+    const result = await run(['validate', 'ok.agent.yaml', 'missing.agent.yaml', 'binary.agent.yaml', 'locked.agent.yaml'], dir.path);
+    assert.equal(result.code, 2);
+    assert.match(result.stderr, /missing\.agent\.yaml: no such file or directory\./);
+    assert.match(result.stderr, /binary\.agent\.yaml: The file contains binary data/);
+    // Root can read any file, so the permission check only applies to other users.
+    if (process.getuid?.() !== 0) assert.match(result.stderr, /locked\.agent\.yaml: permission denied/);
+    chmodSync(locked, 0o644);
+  });
+
+  it('exits 2 on usage errors', async () => {
+    assert.equal((await run(['validate'], dir.path)).code, 2);
+    const badFormat = await run(['validate', '--format', 'xml', 'x.agent.yaml'], dir.path);
+    assert.equal(badFormat.code, 2);
+    assert.match(badFormat.stderr, /Allowed choices are text, json/);
+    assert.equal((await run(['frobnicate'], dir.path)).code, 2);
+    const emptyDir = await run(['validate', '.'], dir.path);
+    assert.equal(emptyDir.code, 2);
+    assert.match(emptyDir.stderr, /no \*\.agent\.yaml or \*\.agent\.yml files/);
+  });
+
+  it('prints help and version with exit 0', async () => {
+    const help = await run(['validate', '--help'], dir.path);
+    assert.equal(help.code, 0);
+    assert.match(help.stdout, /Usage: agent-workflows validate/);
+    assert.equal((await run(['--version'], dir.path)).code, 0);
+  });
+
+  it('runs as the built binary (dist/cli.js) with the same exit codes', function () {
+    const cli = join(repoRoot, 'dist', 'cli.js');
+    assert.ok(existsSync(cli), 'dist/cli.js is built before the unit tests');
+    dir.write('bad.agent.yaml', INVALID);
+    const result = spawnSync(process.execPath, [cli, 'validate', 'bad.agent.yaml'], { cwd: dir.path, encoding: 'utf8' });
+    assert.equal(result.status, 1);
+    assert.match(result.stdout, /^bad\.agent\.yaml:6:13: error unknown-http-method/);
+    const examples = spawnSync(process.execPath, [cli, 'validate', '--format', 'json', join(repoRoot, 'test', 'fixtures', 'rules', 'basic.good.agent.yaml')], { encoding: 'utf8' });
+    assert.equal(examples.status, 0, examples.stderr);
+  });
+});

@@ -1,0 +1,78 @@
+import assert from 'node:assert/strict';
+import { base64Error, checkHeaderString, decodeBase64Text, looksLikePlaceholder, parseHeaderString, secretName } from '../../src/core/headers';
+
+describe('parseHeaderString', () => {
+  it('splits at the first colon outside expressions and trims the value', () => {
+    const header = parseHeaderString('X-Id:   {{ nodes["a:b"].body }}  ');
+    assert.equal(header?.name, 'X-Id');
+    assert.equal(header?.value, '{{ nodes["a:b"].body }}');
+    const colonInExpression = parseHeaderString('{{ nodes["a:b"].body }}');
+    assert.equal(colonInExpression, undefined);
+  });
+
+  it('keeps colons in the value', () => {
+    assert.equal(parseHeaderString('Link: <https://a.example/x>; rel="next"')?.value, '<https://a.example/x>; rel="next"');
+  });
+});
+
+describe('checkHeaderString', () => {
+  const codes = (raw: string) => checkHeaderString(raw, { nodeId: 'call' }).findings.map((f) => f.code);
+
+  it('accepts well-formed headers with secrets', () => {
+    assert.deepEqual(codes('Authorization: Bearer {{ secrets.TOKEN }}'), []);
+    assert.deepEqual(codes('Authorization: Basic {{ secrets.BASIC }}'), []);
+    assert.deepEqual(codes('x-api-key: {{ secrets.KEY }}'), []);
+    assert.deepEqual(codes('Content-Type: application/json; charset=utf-8'), []);
+    assert.deepEqual(codes('Authorization: Digest {{ secrets.DIGEST }}'), []);
+  });
+
+  it('suggests "Name: value" for a header without a colon, without echoing the value', () => {
+    const { findings } = checkHeaderString('Authorization Bearer abc123', { nodeId: 'call' });
+    assert.equal(findings[0]?.code, 'header-missing-colon');
+    assert.equal(findings[0]?.data?.replacement, 'Authorization: Bearer abc123');
+    assert.doesNotMatch(findings[0]!.message, /abc123/);
+  });
+
+  it('never puts a credential in a message', () => {
+    for (const raw of ['Authorization: Bearer sekrit-value-1', 'Authorization: Basic c2VrcmV0OnZhbHVl', 'x-api-key: sekrit-value-1', 'Authorization: Basic user:sekrit']) {
+      for (const finding of checkHeaderString(raw, { nodeId: 'call' }).findings) {
+        assert.doesNotMatch(finding.message, /sekrit|c2VrcmV0/, raw);
+      }
+    }
+  });
+
+  it('suggests secret names from the node id', () => {
+    const { findings } = checkHeaderString('Authorization: Bearer abc', { nodeId: 'post-ticket' });
+    assert.equal(findings[0]?.data?.secretName, 'POST_TICKET_TOKEN');
+    assert.match(findings[0]!.message, /\{\{ secrets\.POST_TICKET_TOKEN \}\}/);
+    assert.match(findings[0]!.message, /AGENT_SECRET_POST_TICKET_TOKEN/);
+  });
+
+  it('flags other credential headers written literally, and placeholders', () => {
+    assert.deepEqual(codes('X-Auth-Token: abcdef'), ['literal-credential']);
+    assert.match(checkHeaderString('Authorization: Bearer YOUR_TOKEN', { nodeId: 'n' }).findings[0]!.message, /placeholder/);
+    assert.deepEqual(codes('Authorization: Token abc'), ['literal-credential']);
+  });
+});
+
+describe('Base64 helpers', () => {
+  it('explains why a value is not standard padded Base64', () => {
+    assert.equal(base64Error('dXNlcjpwYXNz'), undefined);
+    assert.match(base64Error('dXNlcjpwYXM')!, /multiple of 4/);
+    assert.match(base64Error('dXNl-jpw')!, /URL-safe/);
+    assert.match(base64Error('dX=lcjpw')!, /padding/);
+    assert.match(base64Error('dXNl cjpw')!, /not a Base64 character/);
+  });
+
+  it('decodes to text or undefined for binary', () => {
+    assert.equal(decodeBase64Text('dXNlcjpwYXNz'), 'user:pass');
+    assert.equal(decodeBase64Text(Buffer.from([0xff, 0xfe, 0x00]).toString('base64')), undefined);
+  });
+
+  it('recognises placeholders and builds env-safe secret names', () => {
+    assert.equal(looksLikePlaceholder('<ACCESS_TOKEN>'), true);
+    assert.equal(looksLikePlaceholder('your-api-key'), true);
+    assert.equal(looksLikePlaceholder('sk_live_51H8'), false);
+    assert.equal(secretName('9lives', 'TOKEN'), '_9LIVES_TOKEN');
+  });
+});

@@ -1,0 +1,95 @@
+// Whole-file handling: bad input of every kind gives a clear problem, never a throw or a hang.
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { decodeAgentFile, MAX_FILE_BYTES, parseAgentFile } from '../../src/core/parse';
+import { validateAgentText } from '../../src/core/validate';
+
+function codes(text: string): string[] {
+  return validateAgentText(text).problems.map((problem) => problem.code);
+}
+
+describe('parseAgentFile', () => {
+  it('reports an empty file and a comments-only file', () => {
+    assert.deepEqual(codes(''), ['empty-file']);
+    assert.deepEqual(codes('\n\n   \n'), ['empty-file']);
+    assert.deepEqual(codes('# just a note\n'), ['empty-file']);
+    assert.match(validateAgentText('').problems[0]!.message, /version: 1/);
+  });
+
+  it('reports documents that are not mappings', () => {
+    assert.deepEqual(codes('- a\n- b\n'), ['not-a-mapping']);
+    assert.deepEqual(codes('hello\n'), ['not-a-mapping']);
+    assert.deepEqual(codes('42\n'), ['not-a-mapping']);
+  });
+
+  it('reports a second document at its separator and still checks the first', () => {
+    const text = 'version: 1\nname: a\n---\nversion: 1\nname: b\n';
+    const problems = validateAgentText(text).problems;
+    assert.deepEqual(problems.map((p) => [p.code, p.range.line, p.range.column]), [['multiple-documents', 3, 1]]);
+  });
+
+  it('reports YAML syntax errors with their position and stops there', () => {
+    const problems = validateAgentText('version: 1\nname: "unclosed\nnodes: {}\n').problems;
+    assert.ok(problems.length >= 1);
+    assert.ok(problems.every((p) => p.code === 'yaml-syntax'));
+    assert.ok(problems.every((p) => p.message.endsWith('the rest of the file is checked once it parses.')));
+  });
+
+  it('reports duplicate keys on the second key and keeps checking', () => {
+    const problems = validateAgentText('version: 1\nname: a\nnodes:\n  x: { type: template, text: a }\n  x: { type: template, text: b }\n').problems;
+    assert.deepEqual(problems.map((p) => `${p.range.line}:${p.range.column}-${p.range.endColumn} ${p.code}`), ['5:3-4 duplicate-key']);
+  });
+
+  it('stops an alias bomb quickly with a problem on the first alias', function () {
+    this.timeout(5000);
+    const levels = ['a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]'];
+    for (let i = 1; i < 9; i++) levels.push(`l${i}: &l${i} [${Array(9).fill(i === 1 ? '*a' : `*l${i - 1}`).join(',')}]`);
+    const problems = validateAgentText(`${levels.join('\n')}\n`).problems;
+    assert.deepEqual(problems.map((p) => p.code), ['alias-limit']);
+    assert.equal(problems[0]!.range.line, 2);
+  });
+
+  it('rejects text over the size limit without parsing it (10 MB)', function () {
+    this.timeout(5000);
+    const big = `version: 1\nname: big\ndescription: "${'x'.repeat(10 * 1024 * 1024)}"\n`;
+    const file = parseAgentFile(big);
+    assert.equal(file.document, undefined);
+    assert.deepEqual(file.sink.result().map((p) => p.code), ['file-too-large']);
+    assert.match(file.sink.result()[0]!.message, /10\.0 MB.*2 MB/);
+  });
+
+  it('treats binary garbage as not text, whatever the bytes', function () {
+    this.timeout(10_000);
+    for (let i = 0; i < 50; i++) {
+      const garbage = randomBytes(4096).toString('latin1');
+      const result = codes(garbage);
+      assert.ok(result.length >= 1, 'garbage must produce a problem');
+    }
+    assert.deepEqual(codes('\u0000\u0001\u0002binary'), ['not-text']);
+  });
+
+  it('survives random printable noise without throwing', function () {
+    this.timeout(20_000);
+    const alphabet = 'ab: -[]{}"\'\n  #&*!|>?,{{}}.%@`';
+    for (let i = 0; i < 200; i++) {
+      let text = '';
+      const bytes = randomBytes(300);
+      for (const byte of bytes) text += alphabet[byte % alphabet.length];
+      assert.doesNotThrow(() => validateAgentText(text));
+    }
+  });
+});
+
+describe('decodeAgentFile', () => {
+  it('decodes UTF-8 text', () => {
+    assert.deepEqual(decodeAgentFile(Buffer.from('name: café\n')), { text: 'name: café\n' });
+  });
+
+  it('refuses NUL bytes, invalid UTF-8 and oversized files with a reason', () => {
+    assert.equal((decodeAgentFile(Buffer.from([0x61, 0x00, 0x62])) as { code: string }).code, 'not-text');
+    const invalid = decodeAgentFile(Buffer.from([0x6e, 0xff, 0xfe, 0x0a])) as { code: string; error: string };
+    assert.equal(invalid.code, 'not-text');
+    assert.match(invalid.error, /UTF-8/);
+    assert.equal((decodeAgentFile(Buffer.alloc(MAX_FILE_BYTES + 1, 0x61)) as { code: string }).code, 'file-too-large');
+  });
+});

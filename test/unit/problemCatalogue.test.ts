@@ -1,0 +1,67 @@
+// Every problem code is produced by some input (a rules fixture or a sample here) and documented.
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { MAX_PROBLEMS } from '../../src/core/problemSink';
+import { PROBLEM_CODES } from '../../src/core/problems';
+import type { ProblemCode } from '../../src/core/problems';
+import { validateAgentText } from '../../src/core/validate';
+import { readAnnotations } from '../support/annotations';
+import { fixturesDir, repoRoot } from '../support/paths';
+
+/** Inputs for the codes that a caret annotation cannot express (whole-file problems). */
+const SAMPLES: Partial<Record<ProblemCode, string>> = {
+  'empty-file': '',
+  'not-text': 'version: 1\u0000\u0001\u0002',
+  'file-too-large': `name: x\n${'#'.repeat(3 * 1024 * 1024)}\n`,
+  'yaml-syntax': 'version: 1\nname: [unclosed\n',
+  'yaml-warning': 'version: 1\nname: !custom Agent\n',
+  'duplicate-key': 'version: 1\nname: a\nname: b\n',
+  'multiple-documents': 'version: 1\nname: a\n---\nversion: 1\nname: b\n',
+  'not-a-mapping': '- version: 1\n',
+  'alias-limit': 'a: &a [x, x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\nc: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]\nd: [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c]\n',
+  'too-many-problems': `version: 1\nname: many\nnodes:\n${Array.from({ length: MAX_PROBLEMS + 20 }, (_, i) => `  n${i}: { type: template, text: "{{ nodes.missing${i}.body }}" }\n`).join('')}`,
+};
+
+function codesInFixtures(): Set<string> {
+  const codes = new Set<string>();
+  const rulesDir = join(fixturesDir, 'rules');
+  for (const name of readdirSync(rulesDir).filter((n) => n.endsWith('.bad.agent.yaml'))) {
+    for (const problem of readAnnotations(readFileSync(join(rulesDir, name), 'utf8'))) codes.add(problem.code);
+  }
+  return codes;
+}
+
+describe('problem catalogue', () => {
+  for (const [code, text] of Object.entries(SAMPLES)) {
+    it(`a sample input produces ${code}`, function () {
+      this.timeout(10_000);
+      const problems = validateAgentText(text).problems;
+      assert.ok(
+        problems.some((problem) => problem.code === code),
+        `expected ${code}, got ${problems.map((p) => p.code).join(', ') || 'nothing'}`,
+      );
+    });
+  }
+
+  it('every code is produced by a rules fixture or a sample', () => {
+    const covered = codesInFixtures();
+    for (const code of Object.keys(SAMPLES)) covered.add(code);
+    const missing = Object.keys(PROBLEM_CODES).filter((code) => !covered.has(code));
+    assert.deepEqual(missing, []);
+  });
+
+  it('every code is documented in docs/agent-yaml.md', () => {
+    const docs = readFileSync(join(repoRoot, 'docs', 'agent-yaml.md'), 'utf8');
+    const missing = Object.keys(PROBLEM_CODES).filter((code) => !new RegExp(`^#+ \`${code}\``, 'm').test(docs));
+    assert.deepEqual(missing, [], 'each code needs a heading like: ### `code`');
+  });
+
+  it('each problem carries the severity its code declares', () => {
+    for (const [code, text] of Object.entries(SAMPLES)) {
+      for (const problem of validateAgentText(text).problems) {
+        if (problem.code === code) assert.equal(problem.severity, PROBLEM_CODES[problem.code].severity, code);
+      }
+    }
+  });
+});

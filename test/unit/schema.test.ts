@@ -1,0 +1,81 @@
+// The JSON Schema itself: valid draft-07, documented on every property, and its examples valid.
+import assert from 'node:assert/strict';
+import Ajv from 'ajv';
+import { agentSchema } from '../../src/core/schemaCheck';
+
+type SchemaObject = Record<string, unknown>;
+const definitions = (agentSchema as SchemaObject).definitions as Record<string, SchemaObject>;
+
+/** Every property schema in the document, with a path for messages. */
+function propertySchemas(): Array<{ path: string; schema: SchemaObject }> {
+  const found: Array<{ path: string; schema: SchemaObject }> = [];
+  const visit = (schema: SchemaObject, path: string): void => {
+    const properties = schema.properties as Record<string, SchemaObject> | undefined;
+    for (const [name, property] of Object.entries(properties ?? {})) found.push({ path: `${path}.${name}`, schema: property });
+    const items = schema.items as SchemaObject | undefined;
+    if (items && typeof items === 'object' && !('$ref' in items)) found.push({ path: `${path}[]`, schema: items });
+  };
+  visit(agentSchema as SchemaObject, '#');
+  for (const [name, definition] of Object.entries(definitions)) {
+    visit(definition, `#/definitions/${name}`);
+    for (const property of Object.values((definition.properties as Record<string, SchemaObject>) ?? {})) {
+      if (property.items && typeof property.items === 'object') visit(property, `#/definitions/${name}`);
+    }
+  }
+  return found;
+}
+
+/** Follows a $ref to its definition. */
+function resolved(schema: SchemaObject): SchemaObject {
+  const ref = schema.$ref as string | undefined;
+  return ref ? (definitions[ref.replace('#/definitions/', '')] as SchemaObject) : schema;
+}
+
+function newAjv(): Ajv {
+  const ajv = new Ajv({ strict: true, allowUnionTypes: true });
+  ajv.addKeyword({ keyword: 'markdownDescription', schemaType: 'string' });
+  ajv.addKeyword({ keyword: 'defaultSnippets', schemaType: 'array' });
+  return ajv;
+}
+
+describe('agent JSON Schema', () => {
+  it('is a valid draft-07 schema that ajv compiles in strict mode', () => {
+    const ajv = newAjv();
+    assert.equal(ajv.validateSchema(agentSchema), true, JSON.stringify(ajv.errors));
+    assert.doesNotThrow(() => ajv.compile(agentSchema));
+    assert.equal((agentSchema as SchemaObject).$schema, 'http://json-schema.org/draft-07/schema#');
+  });
+
+  it('gives every property a title, a description and examples', () => {
+    const missing: string[] = [];
+    for (const { path, schema } of propertySchemas()) {
+      const target = resolved(schema);
+      for (const key of ['title', 'description', 'examples']) {
+        if (!(key in target)) missing.push(`${path}: ${key}`);
+      }
+    }
+    assert.deepEqual(missing, []);
+  });
+
+  it('has examples that its own rules accept', () => {
+    const ajv = newAjv();
+    const failures: string[] = [];
+    const check = (schema: SchemaObject, path: string): void => {
+      if (Array.isArray(schema.examples)) {
+        const { examples, ...rest } = schema;
+        const validate = ajv.compile({ ...rest, definitions });
+        for (const example of examples as unknown[]) {
+          if (!validate(example)) failures.push(`${path}: ${JSON.stringify(example)} ${ajv.errorsText(validate.errors)}`);
+        }
+      }
+      for (const [key, value] of Object.entries(schema)) {
+        if (key === 'examples' || key === 'definitions') continue;
+        if (value && typeof value === 'object' && !Array.isArray(value)) check(value as SchemaObject, `${path}/${key}`);
+      }
+    };
+    const { definitions: _ignored, ...root } = agentSchema as SchemaObject;
+    check(root, '#');
+    for (const [name, definition] of Object.entries(definitions)) check(definition, `#/definitions/${name}`);
+    assert.deepEqual(failures, []);
+  });
+});
