@@ -93,12 +93,13 @@ function checkReference(
   sink: ProblemSink,
 ): { kind: 'input' | 'node'; name: string } | undefined {
   const { root, path } = reference;
-  const rootSpan = at(reference.rootStart, reference.rootEnd);
+  // Spans are computed only for problems: mapping offsets costs more than the checks themselves.
+  const rootSpan = () => at(reference.rootStart, reference.rootEnd);
   if (!(EXPRESSION_ROOTS as readonly string[]).includes(root)) {
     const suggestion = closestMatch(root, EXPRESSION_ROOTS);
     sink.add(
       'unknown-expression-root',
-      rootSpan,
+      rootSpan(),
       `"${root}" is not something an expression can read; start with ${listWords([...EXPRESSION_ROOTS])}.${suggestion ? ` Did you mean "${suggestion}"?` : ''}`,
       suggestion ? { data: { replacement: suggestion } } : {},
     );
@@ -107,18 +108,18 @@ function checkReference(
   const first = path[0];
   if (!first || typeof first.name !== 'string') {
     const example = root === 'inputs' ? 'inputs.NAME' : root === 'nodes' ? 'nodes.ID.body' : 'secrets.NAME';
-    sink.add('expression-syntax', rootSpan, `"${root}" needs a name after it, e.g. {{ ${example} }}.`);
+    sink.add('expression-syntax', rootSpan(), `"${root}" needs a name after it, e.g. {{ ${example} }}.`);
     return undefined;
   }
   const name = first.name;
-  const nameSpan = at(first.start, first.end);
+  const nameSpan = () => at(first.start, first.end);
 
   if (root === 'inputs') {
     if (!model.inputs.has(name)) {
       const suggestion = closestMatch(name, model.inputs.keys());
       sink.add(
         'unknown-input',
-        nameSpan,
+        nameSpan(),
         `There is no input "${name}".${suggestion ? ` Did you mean "${suggestion}"?` : model.inputs.size ? ` The inputs are ${listWords([...model.inputs.keys()], 'and')}.` : ''} Declare it under "inputs:" to use it.`,
         suggestion ? { data: { replacement: suggestion } } : {},
       );
@@ -144,7 +145,7 @@ function checkReference(
     const suggestion = closestMatch(name, model.nodes.keys());
     sink.add(
       'unknown-node',
-      nameSpan,
+      nameSpan(),
       `There is no node "${name}".${suggestion ? ` Did you mean "${suggestion}"?` : model.nodes.size ? ` The nodes are ${listWords([...model.nodes.keys()], 'and')}.` : ''}`,
       suggestion ? { data: { replacement: suggestion } } : {},
     );
@@ -152,7 +153,7 @@ function checkReference(
   }
   const field = path[1];
   if (!field) {
-    sink.add('invalid-node-field', nameSpan, `Say which part of node "${name}" to use: {{ nodes.${name}.body }}, {{ nodes.${name}.status }} or {{ nodes.${name}.headers.NAME }}.`, { data: { replacement: `${name}.body` } });
+    sink.add('invalid-node-field', nameSpan(), `Say which part of node "${name}" to use: {{ nodes.${name}.body }}, {{ nodes.${name}.status }} or {{ nodes.${name}.headers.NAME }}.`, { data: { replacement: `${name}.body` } });
     return { kind: 'node', name };
   }
   const fieldName = String(field.name);
