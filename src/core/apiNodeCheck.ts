@@ -12,6 +12,7 @@ import { spanOf, valueSpanToSource } from './yamlAst';
 /** Query parameters that carry an API key. */
 const API_KEY_PARAMETERS = new Set(['api_key', 'apikey', 'api-key']);
 const METHODS_WITHOUT_BODY = new Set(['GET', 'HEAD']);
+const HTTP_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
 
 export function checkApiNode(node: NodeDeclaration, text: string, sink: ProblemSink): void {
   const report = (field: StringField, finding: Finding): void => {
@@ -43,7 +44,8 @@ export function checkApiNode(node: NodeDeclaration, text: string, sink: ProblemS
   }
 
   // URL.
-  const method = node.method?.toUpperCase();
+  // An unknown method is reported by the schema; rules that depend on the method then stay quiet.
+  const method = node.method !== undefined && HTTP_METHODS.has(node.method) ? node.method : undefined;
   if (node.url) {
     const urlCredentials = checkUrl(node, node.url, method, text, sink);
     hasCredentials ||= urlCredentials.hasKey;

@@ -30,7 +30,13 @@ export class AgentDiagnostics implements vscode.Disposable {
       watcher,
       vscode.workspace.onDidOpenTextDocument((document) => this.checkDocumentNow(document)),
       vscode.workspace.onDidChangeTextDocument((event) => this.schedule(event.document)),
-      vscode.workspace.onDidCloseTextDocument((document) => void this.onClosed(document)),
+      vscode.workspace.onDidCloseTextDocument((document) => void this.onClosed(document.uri, document.languageId)),
+      // Closing the last tab of a file does not dispose its document at once; the user sees the
+      // file closed, so its problems go then.
+      vscode.window.tabGroups.onDidChangeTabs((event) => {
+        this.onTabsClosed(event.closed);
+        this.onTabsOpened(event.opened);
+      }),
       watcher.onDidChange((uri) => void this.onDiskChange(uri)),
       watcher.onDidDelete((uri) => this.forget(uri)),
       vscode.workspace.onDidChangeConfiguration((event) => {
@@ -51,10 +57,10 @@ export class AgentDiagnostics implements vscode.Disposable {
     return problems;
   }
 
-  /** Checks a file: the open document's text if it is open, else the file on disk. */
-  async checkFile(uri: vscode.Uri): Promise<readonly Problem[]> {
+  /** Checks a file: the open document's text if it is open (unless told to read the disk). */
+  async checkFile(uri: vscode.Uri, options: { fromDisk?: boolean } = {}): Promise<readonly Problem[]> {
     const open = vscode.workspace.textDocuments.find((document) => document.uri.toString() === uri.toString());
-    if (open) return this.checkDocument(open);
+    if (open && !options.fromDisk) return this.checkDocument(open);
     this.checkedOnDisk.add(uri.toString());
     let text: string;
     try {
@@ -107,12 +113,34 @@ export class AgentDiagnostics implements vscode.Disposable {
     );
   }
 
-  private async onClosed(document: vscode.TextDocument): Promise<void> {
-    if (document.languageId !== AGENT_LANGUAGE_ID) return;
-    this.cancelPending(document.uri);
+  private async onClosed(uri: vscode.Uri, languageId: string): Promise<void> {
+    if (languageId !== AGENT_LANGUAGE_ID) return;
+    this.cancelPending(uri);
     // A file the workspace check covers keeps its problems, as they are on disk now.
-    if (this.checkedOnDisk.has(document.uri.toString()) && document.uri.scheme !== 'untitled') await this.checkFile(document.uri);
-    else this.collection.delete(document.uri);
+    if (this.checkedOnDisk.has(uri.toString()) && uri.scheme !== 'untitled') await this.checkFile(uri, { fromDisk: true });
+    else this.collection.delete(uri);
+  }
+
+  /** A document kept in memory after its tab closed gets no open event when shown again. */
+  private onTabsOpened(opened: readonly vscode.Tab[]): void {
+    for (const tab of opened) {
+      if (!(tab.input instanceof vscode.TabInputText)) continue;
+      const uri = tab.input.uri.toString();
+      const document = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri);
+      if (document) this.checkDocumentNow(document);
+    }
+  }
+
+  private onTabsClosed(closed: readonly vscode.Tab[]): void {
+    const stillShown = new Set(
+      vscode.window.tabGroups.all.flatMap((group) => group.tabs).flatMap((tab) => (tab.input instanceof vscode.TabInputText ? [tab.input.uri.toString()] : [])),
+    );
+    for (const tab of closed) {
+      if (!(tab.input instanceof vscode.TabInputText) || stillShown.has(tab.input.uri.toString())) continue;
+      const uri = tab.input.uri;
+      const document = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri.toString());
+      if (document) void this.onClosed(uri, document.languageId);
+    }
   }
 
   private async onDiskChange(uri: vscode.Uri): Promise<void> {

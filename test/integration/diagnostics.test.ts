@@ -35,10 +35,10 @@ describe('diagnostics', () => {
     const uri = workspaceUri('broken.agent.yaml');
     await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(uri));
     const diagnostics = await waitFor(() => (vscode.languages.getDiagnostics(uri).length >= 3 ? describeDiagnostics(uri) : undefined), 'diagnostics of broken.agent.yaml');
-    assert.deepEqual(diagnostics, ['11:29-11:41 Error basic-not-encoded', '14:24-14:29 Error unknown-input', '4:3-4:9 Information unused-input', '8:13-8:16 Error unknown-http-method']);
+    assert.deepEqual(diagnostics, ['11:31-11:43 Error basic-not-encoded', '14:24-14:29 Error unknown-input', '4:3-4:9 Information unused-input', '8:13-8:17 Error unknown-http-method']);
     const [first] = vscode.languages.getDiagnostics(uri).filter((d) => d.range.start.line === 7);
     assert.equal(first?.source, 'agent-workflows');
-    assert.match(first!.message, /Write it as "GET"/);
+    assert.match(first!.message, /Write it as "POST"/);
     const code = first!.code as { value: string; target: vscode.Uri };
     assert.equal(code.target.fragment, 'unknown-http-method');
     assert.match(code.target.path, /docs\/agent-yaml\.md$/);
@@ -49,10 +49,10 @@ describe('diagnostics', () => {
     const editor = await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(uri));
     await waitFor(() => vscode.languages.getDiagnostics(uri).some((d) => String((d.code as { value: string }).value) === 'unknown-http-method'), 'the method problem');
     const methodLine = editor.document.lineAt(7);
-    const start = methodLine.text.indexOf('get');
-    await editor.edit((edit) => edit.replace(new vscode.Range(7, start, 7, start + 3), 'GET'));
+    const start = methodLine.text.indexOf('post');
+    await editor.edit((edit) => edit.replace(new vscode.Range(7, start, 7, start + 4), 'POST'));
     await waitFor(() => !describeDiagnostics(uri).some((d) => d.endsWith('unknown-http-method')), 'the method problem to go');
-    assert.deepEqual(describeDiagnostics(uri), ['11:29-11:41 Error basic-not-encoded', '14:24-14:29 Error unknown-input', '4:3-4:9 Information unused-input']);
+    assert.deepEqual(describeDiagnostics(uri), ['11:31-11:43 Error basic-not-encoded', '14:24-14:29 Error unknown-input', '4:3-4:9 Information unused-input']);
     await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
     await waitFor(() => vscode.languages.getDiagnostics(uri).length === 0, 'diagnostics to clear after close', 20_000);
   });
@@ -62,7 +62,7 @@ describe('diagnostics', () => {
     assert.ok(summary.files >= 3, `checked ${summary.files} files`);
     assert.ok(summary.errors >= 3);
     const weather = workspaceUri('nested', 'weather.agent.yml');
-    assert.deepEqual(describeDiagnostics(weather), ['11:22-11:54 Warning literal-credential']);
+    assert.deepEqual(describeDiagnostics(weather), ['11:21-11:53 Warning literal-credential']);
     const original = await vscode.workspace.fs.readFile(weather);
     try {
       const fixed = Buffer.from(original).toString('utf8').replace('0123456789abcdef0123456789abcdef', '{{ secrets.WEATHER_KEY }}');

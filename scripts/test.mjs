@@ -1,0 +1,206 @@
+// What `npm test` runs: type check, build, unit tests (plain Node), integration tests (inside
+// VS Code, through code-server and headless Chromium), one after the other. The last line of the
+// output is always `N passed, N failed` (tests of every suite, plus the type check as one check);
+// the exit code is 0 only when nothing failed. See docs/testing.md.
+//
+//   node scripts/test.mjs                       everything
+//   node scripts/test.mjs --only unit           build + unit tests
+//   node scripts/test.mjs --only integration    build + integration tests in code-server
+//   node scripts/test.mjs --only desktop        build + integration tests in desktop VS Code
+//   node scripts/test.mjs --only typecheck      type check only
+//   ... --grep <regexp>                         only the tests whose full title matches
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+process.chdir(root);
+
+const argv = process.argv.slice(2);
+const STAGES = ['typecheck', 'unit', 'integration', 'desktop'];
+const { only, grep } = parseArgs(argv);
+if (only !== undefined && !STAGES.includes(only)) usage(`--only must be one of ${STAGES.join(', ')}`);
+const wants = (stage) => (only ? only === stage : stage !== 'desktop');
+
+const node = process.execPath;
+const results = join('out', 'test-results');
+const hostTimeout = Number(process.env.AGENT_WORKFLOWS_TEST_TIMEOUT) || 300;
+const hostEnv = grep ? { AGENT_WORKFLOWS_TEST_GREP: grep } : {};
+// A suite that has reported its results but is still running this much later left something open.
+const EXIT_GRACE_SECONDS = 15;
+
+const tally = { passed: 0, failed: 0 };
+const failures = []; // { stage, title, error }
+const rows = []; // [stage, outcome, seconds]
+let current; // the running child process
+let interrupted; // the signal that stopped us
+
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
+  process.on(signal, () => {
+    interrupted ??= signal;
+    // The child cleans up (closes code-server, Chromium) and ends; then we report.
+    current?.kill(signal);
+  });
+}
+
+try {
+  if (wants('typecheck')) await typecheck();
+  const needsBuild = wants('unit') || wants('integration') || wants('desktop');
+  if (needsBuild && !interrupted && (await build())) {
+    if (wants('unit') && !interrupted) {
+      const summary = join(results, 'unit-summary.json');
+      await suite('unit', [
+        'node_modules/mocha/bin/mocha.js',
+        '--reporter', 'out/test/support/summaryReporter.js',
+        ...(grep ? ['--grep', grep] : []),
+        'out/test/unit/**/*.test.js',
+      ], summary, { AGENT_WORKFLOWS_TEST_SUMMARY: summary, NODE_OPTIONS: withSourceMaps() }, 300);
+    }
+    if (wants('integration') && !interrupted) {
+      const summary = join(results, 'integration-summary.json');
+      await suite('integration', ['out/test/host/runWebHost.js', '--summary', summary], summary, hostEnv, hostTimeout + 60);
+    }
+    if (wants('desktop') && !interrupted) {
+      const summary = join(results, 'desktop-summary.json');
+      await suite('desktop', ['out/test/host/runDesktopHost.js', '--summary', summary], summary, hostEnv, 1800);
+    }
+  }
+} catch (error) {
+  fail('test script', 'crashed', error?.stack ?? String(error));
+}
+report();
+process.exitCode = interrupted ? 128 + { SIGHUP: 1, SIGINT: 2, SIGTERM: 15 }[interrupted] : tally.failed ? 1 : 0;
+
+async function typecheck() {
+  const run = await stage('type check', 'tsc --noEmit -p .', ['node_modules/typescript/bin/tsc', '--noEmit', '-p', '.'], {}, 300);
+  if (run.code === 0 && !run.note) {
+    tally.passed++;
+    rows.push(['type check', 'passed', run.seconds]);
+  } else {
+    fail('type check', 'tsc --noEmit -p .', run.note ?? `reported errors (exit code ${run.code}); see above`);
+    rows.push(['type check', 'FAILED', run.seconds]);
+  }
+}
+
+async function build() {
+  const run = await stage('build', 'node esbuild.mjs --tests', ['esbuild.mjs', '--tests'], {}, 300);
+  const ok = run.code === 0 && !run.note;
+  if (!ok) fail('build', 'node esbuild.mjs --tests', run.note ?? `exit code ${run.code}; see above`);
+  rows.push(['build', ok ? 'done' : 'FAILED (no tests run)', run.seconds]);
+  return ok;
+}
+
+/** Runs a test suite that writes a JSON summary, and adds it up. A crash counts as a failure. */
+async function suite(name, args, summaryFile, env, limitSeconds) {
+  rmSync(summaryFile, { force: true });
+  const run = await stage(name, args.join(' '), args, env, limitSeconds, summaryFile);
+  let summary;
+  try {
+    summary = JSON.parse(readFileSync(summaryFile, 'utf8'));
+  } catch {
+    // no summary: the suite crashed before reporting
+  }
+  if (summary) {
+    tally.passed += summary.passed;
+    for (const failure of summary.failures) fail(name, failure.title, failure.error);
+    // A failure the summary counts but does not describe still counts.
+    const undescribed = summary.failed - summary.failures.length;
+    if (undescribed > 0) fail(name, `${undescribed} more failure(s)`, 'see the output above', undescribed);
+    if (summary.passed + summary.failed === 0 && !interrupted) fail(name, 'no tests ran', 'the suite ran no test');
+  }
+  if (run.note) fail(name, run.note, '');
+  else if (!summary) fail(name, 'crashed', `exit code ${run.code ?? run.signal}, no summary written; see the output above`);
+  else if (run.code !== 0 && summary.failed === 0) fail(name, `exited with code ${run.code ?? run.signal}`, 'although no test failed; see the output above');
+  const outcome = summary ? `${summary.passed} passed, ${summary.failed} failed` : 'CRASHED';
+  rows.push([name, outcome + (summary?.pending ? `, ${summary.pending} pending` : '') + (run.note ? ' (killed)' : ''), run.seconds]);
+}
+
+/**
+ * Runs `node ...args` with the terminal, under a time limit; when summaryFile appears and the
+ * process is still running EXIT_GRACE_SECONDS later, stops it: a test left something open.
+ */
+function stage(name, shown, args, env, limitSeconds, summaryFile) {
+  console.log(`\n==> ${name}: ${shown}`);
+  const started = Date.now();
+  return new Promise((resolve) => {
+    const child = spawn(node, args, {
+      stdio: 'inherit',
+      env: { ...process.env, ...env },
+    });
+    current = child;
+    let note;
+    let killTimer;
+    const stop = (why) => {
+      if (note) return;
+      note = why;
+      console.error(`\n${name}: ${why}; stopping it`);
+      child.kill('SIGTERM');
+      killTimer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+    };
+    const limit = setTimeout(() => stop(`did not finish within ${limitSeconds} s`), limitSeconds * 1000);
+    let reportedAt;
+    const watch = summaryFile
+      ? setInterval(() => {
+          if (reportedAt === undefined && existsSync(summaryFile)) reportedAt = Date.now();
+          if (reportedAt !== undefined && Date.now() - reportedAt > EXIT_GRACE_SECONDS * 1000) {
+            stop(`still running ${EXIT_GRACE_SECONDS} s after its tests finished (a test left a timer, socket, server or process open)`);
+          }
+        }, 500)
+      : undefined;
+    const finish = (code, signal) => {
+      clearTimeout(limit);
+      clearTimeout(killTimer);
+      clearInterval(watch);
+      current = undefined;
+      resolve({ code, signal, note, seconds: (Date.now() - started) / 1000 });
+    };
+    child.once('error', (error) => {
+      note ??= `could not start: ${error.message}`;
+      finish(null, null);
+    });
+    child.once('exit', finish);
+  });
+}
+
+/** NODE_OPTIONS plus --enable-source-maps: stack traces of the bundled tests point into the .ts files. */
+function withSourceMaps() {
+  return `${process.env.NODE_OPTIONS ?? ''} --enable-source-maps`.trim();
+}
+
+function fail(stage, title, error, count = 1) {
+  tally.failed += count;
+  failures.push({ stage, title, error: String(error ?? '') });
+}
+
+function report() {
+  console.log('\n==> results');
+  for (const [name, outcome, seconds] of rows) {
+    console.log(`  ${name.padEnd(12)} ${outcome.padEnd(40)} ${seconds.toFixed(1).padStart(6)} s`);
+  }
+  if (interrupted) console.log(`  interrupted by ${interrupted}`);
+  if (failures.length) {
+    console.log('\nfailures:');
+    failures.forEach(({ stage, title, error }, i) => {
+      const firstLine = error.split('\n').find((line) => line.trim()) ?? '';
+      console.log(`  ${i + 1}) [${stage}] ${title}${firstLine ? `\n     ${firstLine.trim()}` : ''}`);
+    });
+  }
+  console.log(`\n${tally.passed} passed, ${tally.failed} failed`);
+}
+
+function parseArgs(args) {
+  const parsed = {};
+  for (let i = 0; i < args.length; i += 2) {
+    const [name, value] = [args[i], args[i + 1]];
+    if (name !== '--only' && name !== '--grep') usage(`unknown argument ${name}`);
+    if (value === undefined) usage(`${name} needs a value`);
+    parsed[name.slice(2)] = value;
+  }
+  return parsed;
+}
+
+function usage(message) {
+  console.error(`scripts/test.mjs: ${message}\nusage: node scripts/test.mjs [--only ${STAGES.join('|')}] [--grep <regexp>]`);
+  process.exit(2);
+}

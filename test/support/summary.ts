@@ -1,0 +1,63 @@
+// The JSON summary every test stage writes, so scripts/test.mjs can add the stages up:
+// { "passed": n, "failed": n, "pending": n, "failures": [{ "title", "error" }] }
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+
+/** Environment variable naming the file a test run writes its summary to. */
+export const SUMMARY_ENV = 'AGENT_WORKFLOWS_TEST_SUMMARY';
+
+export interface Failure {
+  title: string;
+  error: string;
+}
+
+export interface Summary {
+  passed: number;
+  failed: number;
+  pending: number;
+  failures: Failure[];
+}
+
+export function emptySummary(): Summary {
+  return { passed: 0, failed: 0, pending: 0, failures: [] };
+}
+
+/** Records one failure: a failed test, or a problem of the harness itself (counted as a test). */
+export function addFailure(summary: Summary, title: string, error: unknown): void {
+  summary.failed++;
+  summary.failures.push({ title, error: describeError(error) });
+}
+
+export function describeError(error: unknown): string {
+  if (error instanceof Error) return error.stack ?? `${error.name}: ${error.message}`;
+  return String(error);
+}
+
+export function writeSummary(file: string, summary: Summary): void {
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileSync(file, `${JSON.stringify(summary, null, 2)}\n`);
+}
+
+/** The summary in file, or undefined when there is none; throws when it is not a summary. */
+export function readSummary(file: string): Summary | undefined {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch {
+    return undefined;
+  }
+  const value: unknown = JSON.parse(text);
+  if (!isSummary(value)) throw new Error(`${file} is not a test summary: ${text.slice(0, 200)}`);
+  return value;
+}
+
+function isSummary(value: unknown): value is Summary {
+  if (typeof value !== 'object' || value === null) return false;
+  const v = value as Record<string, unknown>;
+  return (
+    typeof v.passed === 'number' &&
+    typeof v.failed === 'number' &&
+    typeof v.pending === 'number' &&
+    Array.isArray(v.failures)
+  );
+}

@@ -1,0 +1,44 @@
+// A mocha reporter that prints like `spec` and, at the end of the run, writes the JSON summary
+// (see ./summary.ts) to reporterOptions.summaryFile or else to $AGENT_WORKFLOWS_TEST_SUMMARY.
+// Used by the plain-Node unit tests (`mocha --reporter out/test/support/summaryReporter.js`) and
+// by the integration suite inside VS Code (test/integration/index.ts).
+// `export =` because mocha's CLI loads a reporter with require() and uses module.exports itself.
+import Mocha from 'mocha';
+import { SUMMARY_ENV, addFailure, emptySummary, writeSummary, type Summary } from './summary';
+
+const { EVENT_RUN_END, EVENT_TEST_FAIL, EVENT_TEST_PASS, EVENT_TEST_PENDING } = Mocha.Runner.constants;
+
+class SummaryReporter extends Mocha.reporters.Spec {
+  readonly summary: Summary = emptySummary();
+
+  constructor(runner: Mocha.Runner, options: Mocha.MochaOptions = {}) {
+    super(runner, options);
+    const reporterOptions = (options.reporterOptions ?? {}) as SummaryReporter.Options;
+    const file = reporterOptions.summaryFile ?? process.env[SUMMARY_ENV];
+    runner.on(EVENT_TEST_PASS, () => {
+      this.summary.passed++;
+    });
+    runner.on(EVENT_TEST_PENDING, () => {
+      this.summary.pending++;
+    });
+    // Also emitted for a failed hook, whose title then says which hook.
+    runner.on(EVENT_TEST_FAIL, (test: Mocha.Runnable, error: unknown) => {
+      addFailure(this.summary, test.fullTitle(), error);
+    });
+    runner.once(EVENT_RUN_END, () => {
+      if (file) writeSummary(file, this.summary);
+      reporterOptions.onEnd?.(this.summary);
+    });
+  }
+}
+
+declare namespace SummaryReporter {
+  interface Options {
+    /** Where to write the summary; defaults to $AGENT_WORKFLOWS_TEST_SUMMARY. */
+    summaryFile?: string;
+    /** Called with the summary when the run ends. */
+    onEnd?: (summary: Summary) => void;
+  }
+}
+
+export = SummaryReporter;
