@@ -1,0 +1,134 @@
+// One HTTP exchange over undici with the safety every caller needs: an overall time limit,
+// cancellation, a cap on the response size, and redirects that never carry credentials to
+// another origin.
+import { Readable } from 'node:stream';
+import { request } from 'undici';
+import type { Dispatcher } from 'undici';
+import { CREDENTIAL_HEADERS } from '../headers';
+import { classifyNetworkError, NetworkError, safeUrl } from './networkError';
+
+export type HttpMethod = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'OPTIONS';
+
+export interface HttpRequest {
+  readonly method: HttpMethod;
+  readonly url: string;
+  readonly headers?: Readonly<Record<string, string>>;
+  /** A string or bytes, or a stream (then the request cannot be repeated for a 307/308 redirect). */
+  readonly body?: string | Uint8Array | Readable;
+  /** Overall limit for the whole exchange, redirects included. */
+  readonly timeoutMs: number;
+  readonly signal?: AbortSignal;
+  /** Responses larger than this fail with a 'too-large' NetworkError. */
+  readonly maxResponseBytes?: number;
+  /** Follow redirects (default) or return the 3xx response as it is. */
+  readonly followRedirects?: boolean;
+  readonly maxRedirects?: number;
+  /** A proxy or a custom agent. */
+  readonly dispatcher?: Dispatcher;
+}
+
+export interface HttpResponse {
+  readonly status: number;
+  /** Header names in lower case; repeated headers joined with ", ". */
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: Buffer;
+  /** The URL that answered, after redirects. */
+  readonly url: string;
+}
+
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+export const DEFAULT_MAX_RESPONSE_BYTES = 10 * 1024 * 1024;
+
+export async function httpRequest(options: HttpRequest): Promise<HttpResponse> {
+  const timeout = new AbortController();
+  const timer = setTimeout(() => timeout.abort(), options.timeoutMs);
+  const signal = options.signal ? AbortSignal.any([options.signal, timeout.signal]) : timeout.signal;
+  const maxRedirects = options.followRedirects === false ? 0 : (options.maxRedirects ?? 5);
+  let { method, url, body } = options;
+  let headers: Record<string, string> = { ...options.headers };
+  try {
+    for (let redirects = 0; ; redirects++) {
+      if (signal.aborted) throw new Error('aborted');
+      const response = await request(url, {
+        method,
+        headers,
+        body: body ?? null,
+        signal,
+        headersTimeout: options.timeoutMs,
+        bodyTimeout: options.timeoutMs,
+        ...(options.dispatcher ? { dispatcher: options.dispatcher } : {}),
+      });
+      const location = response.headers.location;
+      if (options.followRedirects === false || !REDIRECTS.has(response.statusCode) || typeof location !== 'string') {
+        return {
+          status: response.statusCode,
+          headers: flattenHeaders(response.headers),
+          body: await readBody(response.body, options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES, url),
+          url,
+        };
+      }
+      response.body.resume();
+      if (redirects >= maxRedirects) {
+        throw new NetworkError('redirect', `${safeUrl(url)} redirected more than ${maxRedirects} times.`, safeUrl(url));
+      }
+      const next = new URL(location, url);
+      if (next.protocol !== 'http:' && next.protocol !== 'https:') {
+        throw new NetworkError('redirect', `${safeUrl(url)} redirected to a ${next.protocol} URL, which is not followed.`, safeUrl(url));
+      }
+      if (next.origin !== new URL(url).origin) headers = withoutCredentials(headers);
+      if (response.statusCode === 303 || ((response.statusCode === 301 || response.statusCode === 302) && method === 'POST')) {
+        method = method === 'HEAD' ? 'HEAD' : 'GET';
+        body = undefined;
+        headers = withoutBodyHeaders(headers);
+      } else if (body instanceof Readable) {
+        throw new NetworkError('redirect', `${safeUrl(url)} answered ${response.statusCode} (repeat the request elsewhere), but a streamed upload cannot be sent twice. Use the final URL.`, safeUrl(url));
+      }
+      url = next.toString();
+    }
+  } catch (error) {
+    throw classifyNetworkError(error, url, { timedOut: timeout.signal.aborted, cancelled: options.signal?.aborted ?? false, timeoutMs: options.timeoutMs });
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Reads a response body, stopping as soon as it grows past the limit. */
+async function readBody(stream: AsyncIterable<Uint8Array> & { destroy(error?: Error): void }, limit: number, url: string): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of stream) {
+    size += chunk.length;
+    if (size > limit) {
+      stream.destroy();
+      throw new NetworkError('too-large', `The answer of ${safeUrl(url)} is larger than ${limit} bytes, the most that is read.`, safeUrl(url));
+    }
+    chunks.push(Buffer.from(chunk));
+  }
+  return Buffer.concat(chunks);
+}
+
+function flattenHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
+  const flat: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value !== undefined) flat[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return flat;
+}
+
+/** Drops every header that carries a credential, and cookies, for a hop to another origin. */
+export function withoutCredentials(headers: Readonly<Record<string, string>>): Record<string, string> {
+  const kept: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    const lower = name.toLowerCase();
+    if (!CREDENTIAL_HEADERS.has(lower) && lower !== 'cookie') kept[name] = value;
+  }
+  return kept;
+}
+
+function withoutBodyHeaders(headers: Readonly<Record<string, string>>): Record<string, string> {
+  const kept: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (!/^content-(type|length|encoding)$/i.test(name)) kept[name] = value;
+  }
+  return kept;
+}

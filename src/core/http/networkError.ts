@@ -1,0 +1,93 @@
+// Network failures, classified so callers can say what happened and what to do about it.
+
+export type NetworkErrorKind =
+  | 'timeout'
+  | 'refused'
+  | 'reset'
+  | 'dns'
+  | 'tls'
+  | 'aborted'
+  | 'too-large'
+  | 'redirect'
+  | 'other';
+
+export class NetworkError extends Error {
+  constructor(
+    readonly kind: NetworkErrorKind,
+    message: string,
+    /** The request URL without query, fragment or user info (they may carry credentials). */
+    readonly url: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = 'NetworkError';
+  }
+
+  /** Faults worth trying again for a safe request (GET): the server may answer next time. */
+  get transient(): boolean {
+    return this.kind === 'timeout' || this.kind === 'reset' || this.kind === 'refused';
+  }
+}
+
+/** A URL fit for messages and logs: no user info, query or fragment. */
+export function safeUrl(url: string | URL): string {
+  try {
+    const parsed = new URL(String(url));
+    return `${parsed.protocol}//${parsed.host}${parsed.pathname}`;
+  } catch {
+    return '(invalid URL)';
+  }
+}
+
+const TLS_CODES = /^(CERT_|ERR_TLS_|ERR_SSL_|UNABLE_TO_|SELF_SIGNED_|DEPTH_ZERO_|HOSTNAME_MISMATCH|ERR_OSSL)/;
+
+/** Turns what undici or Node throws into a NetworkError. */
+export function classifyNetworkError(error: unknown, url: string, context: { timedOut: boolean; cancelled: boolean; timeoutMs?: number }): NetworkError {
+  if (error instanceof NetworkError) return error;
+  const where = safeUrl(url);
+  const code = findCode(error);
+  if (context.cancelled) return new NetworkError('aborted', `The request to ${where} was cancelled.`, where, { cause: error });
+  if (context.timedOut || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT' || code === 'ETIMEDOUT') {
+    const after = context.timeoutMs !== undefined ? ` after ${formatSeconds(context.timeoutMs)}` : '';
+    return new NetworkError('timeout', `${where} did not answer${after}. Check that the service is up, or allow more time.`, where, { cause: error });
+  }
+  switch (code) {
+    case 'ECONNREFUSED':
+      return new NetworkError('refused', `Nothing is listening at ${origin(where)} (connection refused). Check the URL and that the service is running.`, where, { cause: error });
+    case 'ECONNRESET':
+    case 'EPIPE':
+    case 'UND_ERR_SOCKET':
+    case 'UND_ERR_CLOSED':
+      return new NetworkError('reset', `The connection to ${origin(where)} was closed before the answer was complete. Try again.`, where, { cause: error });
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+    case 'EAI_NONAME':
+      return new NetworkError('dns', `The host of ${origin(where)} could not be found. Check the URL and your network.`, where, { cause: error });
+    default:
+      if (code && TLS_CODES.test(code)) {
+        return new NetworkError('tls', `The TLS certificate of ${origin(where)} could not be verified (${code}). Check the URL, or the certificate settings of your network.`, where, { cause: error });
+      }
+      return new NetworkError('other', `The request to ${where} failed: ${error instanceof Error ? error.message : String(error)}`, where, { cause: error });
+  }
+}
+
+function findCode(error: unknown): string | undefined {
+  for (let current = error, depth = 0; current && depth < 5; depth++) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string') return code;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+function origin(url: string): string {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return url;
+  }
+}
+
+export function formatSeconds(ms: number): string {
+  return ms % 1000 === 0 ? `${ms / 1000} s` : `${(ms / 1000).toFixed(1)} s`;
+}
