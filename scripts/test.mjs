@@ -6,6 +6,7 @@
 //   node scripts/test.mjs                       everything
 //   node scripts/test.mjs --only unit           build + unit tests
 //   node scripts/test.mjs --only integration    build + integration tests in code-server
+//   node scripts/test.mjs --only ui             build + UI tests (packaged VSIX in code-server, Chromium)
 //   node scripts/test.mjs --only desktop        build + integration tests in desktop VS Code
 //   node scripts/test.mjs --only typecheck      type check only
 //   ... --grep <regexp>                         only the tests whose full title matches
@@ -18,7 +19,7 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 process.chdir(root);
 
 const argv = process.argv.slice(2);
-const STAGES = ['typecheck', 'unit', 'integration', 'desktop'];
+const STAGES = ['typecheck', 'unit', 'integration', 'ui', 'desktop'];
 const { only, grep } = parseArgs(argv);
 if (only !== undefined && !STAGES.includes(only)) usage(`--only must be one of ${STAGES.join(', ')}`);
 const wants = (stage) => (only ? only === stage : stage !== 'desktop');
@@ -46,7 +47,7 @@ for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
 
 try {
   if (wants('typecheck')) await typecheck();
-  const needsBuild = wants('unit') || wants('integration') || wants('desktop');
+  const needsBuild = wants('unit') || wants('integration') || wants('ui') || wants('desktop');
   if (needsBuild && !interrupted && (await build())) {
     if (wants('unit') && !interrupted) {
       const summary = join(results, 'unit-summary.json');
@@ -60,6 +61,16 @@ try {
     if (wants('integration') && !interrupted) {
       const summary = join(results, 'integration-summary.json');
       await suite('integration', ['out/test/host/runWebHost.js', '--summary', summary], summary, hostEnv, hostTimeout + 60);
+    }
+    if (wants('ui') && !interrupted) {
+      const summary = join(results, 'ui-summary.json');
+      await suite('ui', [
+        'node_modules/mocha/bin/mocha.js',
+        '--reporter', 'out/test/support/summaryReporter.js',
+        '--timeout', '180000',
+        ...(grep ? ['--grep', grep] : []),
+        'out/test/ui/**/*.test.js',
+      ], summary, { AGENT_WORKFLOWS_TEST_SUMMARY: summary, NODE_OPTIONS: withSourceMaps() }, 600);
     }
     if (wants('desktop') && !interrupted) {
       const summary = join(results, 'desktop-summary.json');

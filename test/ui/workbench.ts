@@ -1,0 +1,105 @@
+// A person's view of VS Code for UI tests: the extension packaged as a VSIX and installed into
+// code-server like a user would, a workspace copy, and Chromium showing the workbench.
+import { spawn } from 'node:child_process';
+import { cpSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { codeServerPath, launchBrowser, startCodeServer } from '../host/codeServer';
+import type { BrowserSession, CodeServer } from '../host/codeServer';
+import { findRepoRoot, makeTempDir, removeDir } from '../host/common';
+
+export interface Workbench {
+  readonly page: Page;
+  readonly workspace: string;
+  close(): Promise<void>;
+}
+
+const repoRoot = findRepoRoot();
+
+/** Runs a command to completion, failing with its output when it fails. */
+function run(command: string, args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { cwd: options.cwd ?? repoRoot, env: options.env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 120_000);
+    child.once('error', (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      if (code === 0) resolve(output);
+      else reject(new Error(`${command} ${args.join(' ')} exited with ${code}:\n${output}`));
+    });
+  });
+}
+
+/** Packages the extension (production build) into a VSIX in dir. */
+export async function packageExtension(dir: string): Promise<string> {
+  const vsix = join(dir, 'agent-workflows.vsix');
+  await run(process.execPath, [join(repoRoot, 'node_modules', '@vscode', 'vsce', 'vsce'), 'package', '--no-dependencies', '--out', vsix]);
+  return vsix;
+}
+
+/** Installs a VSIX into an extensions folder with code-server's own command line, isolated. */
+export async function installExtension(vsix: string, extensionsDir: string): Promise<void> {
+  const home = makeTempDir('agent-workflows-install-');
+  try {
+    const config = join(home, 'config.yaml');
+    writeFileSync(config, 'auth: none\n');
+    const env = { ...process.env, EXTENSIONS_GALLERY: '{}', XDG_CONFIG_HOME: join(home, 'config'), XDG_DATA_HOME: join(home, 'data'), TMPDIR: home };
+    await run(codeServerPath(), ['--config', config, '--user-data-dir', join(home, 'user-data'), '--extensions-dir', extensionsDir, '--install-extension', vsix, '--force'], { env });
+  } finally {
+    removeDir(home);
+  }
+}
+
+/** Starts code-server with the packaged extension installed and opens a copy of the fixture workspace. */
+export async function openWorkbench(options: { settings?: Record<string, unknown> } = {}): Promise<Workbench> {
+  const root = makeTempDir('agent-workflows-ui-');
+  let server: CodeServer | undefined;
+  let browser: BrowserSession | undefined;
+  const close = async (): Promise<void> => {
+    await browser?.close().catch(() => undefined);
+    await server?.stop().catch(() => undefined);
+    removeDir(root);
+  };
+  try {
+    const extensionsDir = join(root, 'extensions');
+    mkdirSync(extensionsDir);
+    await installExtension(await packageExtension(root), extensionsDir);
+    const workspace = join(root, 'workspace');
+    cpSync(join(repoRoot, 'test', 'fixtures', 'workspace'), workspace, { recursive: true });
+    server = await startCodeServer({
+      extensionsDir,
+      settings: { 'workbench.colorTheme': 'Default Dark Modern', 'editor.minimap.enabled': false, 'window.commandCenter': false, ...options.settings },
+      logFile: join(repoRoot, 'out', 'test-results', 'ui', 'code-server.log'),
+    });
+    browser = await launchBrowser({ viewport: { width: 1280, height: 760 } });
+    const { page } = browser;
+    await page.goto(server.workbenchUrl(workspace));
+    await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
+    await page.locator('.explorer-viewlet .monaco-list-row').first().waitFor({ timeout: 60_000 });
+    return { page, workspace, close };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}
+
+/** Runs a command from the command palette, as a person would: F1, its title, Enter. */
+export async function runCommand(page: Page, title: string): Promise<void> {
+  await page.keyboard.press('F1');
+  const input = page.locator('.quick-input-widget input');
+  await input.waitFor();
+  await input.fill(`>${title}`);
+  await page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first().waitFor();
+  await page.keyboard.press('Enter');
+}
+
+/** The visible text of a part of the workbench, with non-breaking spaces made plain. */
+export async function textOf(page: Page, selector: string): Promise<string> {
+  return ((await page.locator(selector).first().innerText()) ?? '').replace(/\u00a0/g, ' ');
+}
