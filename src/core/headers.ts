@@ -187,7 +187,7 @@ function checkAuthorization(header: HeaderString, masked: string, context: Heade
         ...credentialsSpan,
         message: hasExpression
           ? `Basic credentials are sent as the Base64 of user:password, but this value is written as plain user:password. Store the encoded value as one secret and write "${fix}".`
-          : `These Basic credentials are plain user:password; they must be Base64-encoded (the quick fix encodes them). Better, store the encoded value as a secret and write "${fix}".`,
+          : `These Basic credentials are plain user:password, but Basic sends them Base64-encoded. Encode them (printf %s 'user:password' | base64), store the result as a secret and write "${fix}".`,
         data: { secretName: basicSecret },
       }];
     }

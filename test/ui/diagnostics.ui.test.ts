@@ -12,6 +12,18 @@ import type { Workbench } from './workbench';
 const repoRoot = findRepoRoot();
 const screenshots = join(repoRoot, 'out', 'screenshots');
 
+/** Moves the mouse over the plain Basic credentials and waits for the problem's hover. */
+async function hoverCredentials({ page }: Workbench) {
+  const token = page.locator('.monaco-editor .view-line span span', { hasText: 'alice:s3cret' }).first();
+  const box = await token.boundingBox();
+  assert.ok(box, 'the Basic credentials are visible');
+  await page.mouse.move(box.x + 4, box.y + 2);
+  await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2, { steps: 5 });
+  const hover = page.locator('.monaco-hover-content', { hasText: 'plain user:password' }).first();
+  await hover.waitFor({ timeout: 15_000 });
+  return hover;
+}
+
 describe('UI: diagnostics in the editor', function () {
   this.timeout(180_000);
   let workbench: Workbench;
@@ -22,6 +34,14 @@ describe('UI: diagnostics in the editor', function () {
   after(async () => {
     await workbench?.close();
   });
+  afterEach(async function () {
+    // A picture of the failure is worth more than the selector that timed out.
+    if (this.currentTest?.state === 'failed' && workbench) {
+      const dir = join(repoRoot, 'out', 'test-results', 'ui');
+      mkdirSync(dir, { recursive: true });
+      await workbench.page.screenshot({ path: join(dir, `${this.currentTest.title.replace(/\W+/g, '-')}.png`) }).catch(() => undefined);
+    }
+  });
 
   it('underlines the problems of an opened agent file and explains them on hover', async () => {
     const { page } = workbench;
@@ -29,15 +49,8 @@ describe('UI: diagnostics in the editor', function () {
     await page.locator('.monaco-editor .squiggly-error').first().waitFor({ timeout: 30_000 });
     assert.ok((await page.locator('.monaco-editor .squiggly-error').count()) >= 3);
     // Hover the Basic credentials to show the message a user reads.
-    const line = page.locator('.monaco-editor .view-line', { hasText: 'Authorization: Basic alice:s3cret' });
-    const box = await line.boundingBox();
-    assert.ok(box, 'the Authorization line is visible');
-    const text = await line.innerText();
-    const column = text.indexOf('alice');
-    await page.mouse.move(box.x + ((column + 4) / text.length) * box.width, box.y + box.height / 2);
-    const hover = page.locator('.monaco-hover-content', { hasText: 'plain user:password' });
-    await hover.first().waitFor({ timeout: 15_000 });
-    assert.match(await hover.first().innerText(), /basic-not-encoded/);
+    const hover = await hoverCredentials(workbench);
+    assert.match(await hover.innerText(), /basic-not-encoded/);
   });
 
   it('lists them in the Problems panel with their codes', async () => {
@@ -48,11 +61,7 @@ describe('UI: diagnostics in the editor', function () {
     const text = await textOf(page, '.markers-panel');
     for (const code of ['unknown-http-method', 'basic-not-encoded', 'unknown-input']) assert.match(text, new RegExp(code));
     // Keep the hover in the picture: move back over the credentials.
-    const line = page.locator('.monaco-editor .view-line', { hasText: 'Authorization: Basic alice:s3cret' });
-    const box = (await line.boundingBox())!;
-    const lineText = await line.innerText();
-    await page.mouse.move(box.x + ((lineText.indexOf('alice') + 4) / lineText.length) * box.width, box.y + box.height / 2);
-    await page.locator('.monaco-hover-content', { hasText: 'plain user:password' }).first().waitFor({ timeout: 15_000 });
+    await hoverCredentials(workbench);
     mkdirSync(screenshots, { recursive: true });
     await page.screenshot({ path: join(screenshots, 'diagnostics.png') });
     if (process.env.AGENT_WORKFLOWS_UPDATE_SCREENSHOTS) {
@@ -64,7 +73,7 @@ describe('UI: diagnostics in the editor', function () {
   it('runs Validate Workspace Agents from the command palette', async () => {
     const { page } = workbench;
     await runCommand(page, 'Agent Workflows: Validate Workspace Agents');
-    const toast = page.locator('.notification-toast', { hasText: 'agent files' });
+    const toast = page.locator('.notification-toast', { hasText: 'Checked' });
     await toast.first().waitFor({ timeout: 30_000 });
     assert.match(await toast.first().innerText(), /Checked 3 agent files: \d+ errors? in \d+ files?, \d+ warnings?\./);
   });
