@@ -26,6 +26,8 @@ fi
 mkdir -p "$dest"
 cd "$dest"
 [ -f package.json ] || echo '{"name":"agent-workflows-test-host","private":true}' > package.json
-# npm_config_yes: a native module's install step runs `npx node-gyp`.
-npm_config_yes=true npm install --no-audit --no-fund "code-server@$version"
+# npm_config_yes: a native module's install step runs `npx node-gyp`. npm_config_unsafe_perm:
+# code-server's postinstall refuses to run as root without it (npm 11 no longer knows the flag,
+# but the script still reads the variable).
+npm_config_yes=true npm_config_unsafe_perm=true npm install --no-audit --no-fund "code-server@$version"
 echo "test host: code-server $version installed in $dest"
