@@ -35,6 +35,11 @@ export class ProblemSink {
     this.items.push(problem);
   }
 
+  /** True when a problem with this code already covers part of the span. */
+  overlaps(code: ProblemCode, span: Span): boolean {
+    return this.items.some((problem) => problem.code === code && span.start < problem.span.end && span.end > problem.span.start);
+  }
+
   get hasErrors(): boolean {
     return this.items.some((problem) => problem.severity === 'error');
   }

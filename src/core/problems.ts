@@ -88,6 +88,7 @@ export const PROBLEM_CODES = {
   'missing-auth-scheme': { severity: 'warning', summary: 'An Authorization value with no scheme.' },
   'api-key-empty': { severity: 'error', summary: 'An empty x-api-key header or api_key parameter.' },
   'literal-credential': { severity: 'warning', summary: 'A credential written in the file instead of a secret.' },
+  'possible-secret': { severity: 'warning', summary: 'A literal that looks like a known kind of token or key.' },
   // Deployment.
   'insecure-base-url': { severity: 'warning', summary: 'A deployment base URL on plain http to a remote host.' },
 } as const satisfies Record<string, { severity: Severity; summary: string }>;

@@ -9,6 +9,7 @@ import type { ParsedAgentFile } from './parse';
 import type { Problem } from './problems';
 import { checkReferences } from './references';
 import { checkSchema } from './schemaCheck';
+import { checkSecrets } from './secretScan';
 
 export interface ValidationResult {
   readonly problems: Problem[];
@@ -29,6 +30,8 @@ export function validateAgentText(text: string): ValidationResult {
   for (const node of model.nodes.values()) {
     if (node.type === 'api') checkApiNode(node, text, sink);
   }
+  // After the API node rules, so a credential they flagged is not flagged twice.
+  if (file.document) checkSecrets(file.document, text, sink);
   return { problems: sink.result(), file, model };
 }
 

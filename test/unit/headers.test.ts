@@ -76,3 +76,21 @@ describe('Base64 helpers', () => {
     assert.equal(secretName('9lives', 'TOKEN'), '_9LIVES_TOKEN');
   });
 });
+
+describe('findSecrets', () => {
+  // Imported here to keep the secret scanner's unit cases next to the credential rules.
+  const { findSecrets } = require('../../src/core/secretScan') as typeof import('../../src/core/secretScan');
+  it('finds known formats anywhere, never inside expressions', () => {
+    assert.deepEqual(findSecrets('see ghp_16C7e42F292c6912E7710c838347Ae178B4a here').map((f) => f.kind), ['GitHub token']);
+    assert.deepEqual(findSecrets('{{ secrets.ghp_16C7e42F292c6912E7710c838347Ae178B4a }}'), []);
+    assert.deepEqual(findSecrets('-----BEGIN RSA PRIVATE KEY-----').map((f) => f.secretName), ['PRIVATE_KEY']);
+  });
+
+  it('flags long random words only as whole values or near a credential word', () => {
+    assert.equal(findSecrets('3f786850e387550fdab836ed7e6dc881de23001b').length, 1);
+    assert.equal(findSecrets('commit 3f786850e387550fdab836ed7e6dc881de23001b was deployed').length, 0);
+    assert.equal(findSecrets('a=1&token=3f786850e387550fdab836ed7e6dc881de23001b').length, 1);
+    assert.equal(findSecrets('commit 3f786850e387550fdab836ed7e6dc881de23001b', 'signing_key').length, 1);
+    assert.equal(findSecrets('https://example.com/objects/3f786850e387550fdab836ed7e6dc881de23001b').length, 0);
+  });
+});

@@ -1,0 +1,91 @@
+// Secret scanning: literals that look like a known kind of token, anywhere in an agent file.
+import { isPair, isScalar, visit } from 'yaml';
+import type { Document, Scalar } from 'yaml';
+import { maskExpressions, scanExpressions } from './expressions';
+import type { ProblemSink } from './problemSink';
+import { valueSpanToSource } from './yamlAst';
+
+interface TokenFormat {
+  readonly kind: string;
+  readonly pattern: RegExp;
+  readonly secretName: string;
+}
+
+/** Formats with a recognisable shape, flagged wherever they appear. */
+const TOKEN_FORMATS: readonly TokenFormat[] = [
+  { kind: 'GitHub token', pattern: /\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})/g, secretName: 'GITHUB_TOKEN' },
+  { kind: 'Slack token', pattern: /\bxox[abposr]-[A-Za-z0-9-]{10,}/g, secretName: 'SLACK_TOKEN' },
+  { kind: 'Slack webhook URL', pattern: /https:\/\/hooks\.slack\.com\/services\/[A-Za-z0-9/]{20,}/g, secretName: 'SLACK_WEBHOOK_URL' },
+  { kind: 'Stripe secret key', pattern: /\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}/g, secretName: 'STRIPE_SECRET_KEY' },
+  { kind: 'AWS access key id', pattern: /\b(?:AKIA|ASIA)[0-9A-Z]{16}\b/g, secretName: 'AWS_ACCESS_KEY_ID' },
+  { kind: 'Google API key', pattern: /\bAIza[0-9A-Za-z_-]{35}/g, secretName: 'GOOGLE_API_KEY' },
+  { kind: 'OpenAI-style API key', pattern: /\bsk-(?:[A-Za-z]+-)*[A-Za-z0-9_-]{20,}/g, secretName: 'OPENAI_API_KEY' },
+  { kind: 'JSON Web Token', pattern: /\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/g, secretName: 'JWT' },
+  { kind: 'private key', pattern: /-----BEGIN [A-Z ]*PRIVATE KEY-----/g, secretName: 'PRIVATE_KEY' },
+];
+
+export interface SecretFinding {
+  readonly start: number;
+  readonly end: number;
+  readonly kind: string;
+  readonly secretName: string;
+}
+
+/** Words near which a long random string is probably a credential. */
+const CREDENTIAL_WORDS = /key|token|secret|passw|pwd|auth|credential|signature|bearer|basic/i;
+
+/**
+ * Token-like literals in a string (expressions are never flagged). Known formats are flagged
+ * anywhere; a long random word only when it is the whole value, or when the key it belongs to or
+ * the text just before it names a credential (as `token=` in a query), so commit ids and digests in
+ * prose are left alone.
+ */
+export function findSecrets(value: string, keyName = ''): SecretFinding[] {
+  const masked = maskExpressions(value, scanExpressions(value), ' ');
+  const found: SecretFinding[] = [];
+  const overlaps = (start: number, end: number) => found.some((f) => start < f.end && end > f.start);
+  for (const format of TOKEN_FORMATS) {
+    for (const match of masked.matchAll(format.pattern)) {
+      const start = match.index;
+      const end = start + match[0].length;
+      if (!overlaps(start, end)) found.push({ start, end, kind: format.kind, secretName: format.secretName });
+    }
+  }
+  // Long random-looking words: hex keys and Base64 secrets. Path segments (commit ids, digests in
+  // URLs) are left alone; query values and whole values are not.
+  for (const match of masked.matchAll(/[A-Za-z0-9+/_-]{32,}={0,2}/g)) {
+    const start = match.index;
+    const word = match[0];
+    const end = start + word.length;
+    if (overlaps(start, end) || masked[start - 1] === '/' || word.includes('/')) continue;
+    const wholeValue = masked.trim() === word;
+    if (!wholeValue && !CREDENTIAL_WORDS.test(keyName) && !CREDENTIAL_WORDS.test(masked.slice(Math.max(0, start - 20), start))) continue;
+    const hex = /^[0-9a-f]{32,}$|^[0-9A-F]{32,}$/.test(word);
+    const random = word.length >= 40 && /[a-z]/.test(word) && /[A-Z]/.test(word) && /[0-9]/.test(word) && !/^[a-z]+(?:[-_][a-z0-9]+)*$/i.test(word);
+    if (hex || random) found.push({ start, end, kind: hex ? 'long hexadecimal key' : 'long random key', secretName: 'API_KEY' });
+  }
+  return found.sort((a, b) => a.start - b.start);
+}
+
+/** Flags token-like literals in every string value of the document, unless already flagged. */
+export function checkSecrets(document: Document.Parsed, text: string, sink: ProblemSink): void {
+  visit(document, {
+    Scalar(key, node, path) {
+      // Keys are names, not values.
+      const parent = path[path.length - 1];
+      if (key === 'key' && isPair(parent)) return;
+      if (!isScalar(node) || typeof node.value !== 'string') return;
+      const keyName = isPair(parent) && isScalar(parent.key) ? String(parent.key.value) : '';
+      for (const finding of findSecrets(node.value, keyName)) {
+        const span = valueSpanToSource(text, node as Scalar, finding.start, finding.end);
+        if (sink.overlaps('literal-credential', span)) continue;
+        sink.add(
+          'possible-secret',
+          span,
+          `This looks like a ${finding.kind}. Secrets must not be written in the file: write {{ secrets.${finding.secretName} }} instead and store the value as secret ${finding.secretName} (the command line reads AGENT_SECRET_${finding.secretName}).`,
+          { data: { secretName: finding.secretName } },
+        );
+      }
+    },
+  });
+}

@@ -1,0 +1,62 @@
+// Quick fixes for the problems the validator reports, computed by the core and applied as edits.
+// A credential moved out of the file is then offered for the secret storage.
+import * as vscode from 'vscode';
+import { indexAgentText } from '../core/language/agentIndex';
+import { quickFixes } from '../core/language/quickFixes';
+import { validateAgentText } from '../core/validate';
+import type { WorkflowSecrets } from '../secrets/workflowSecrets';
+import { AGENT_LANGUAGE_ID } from './agentDiagnostics';
+import { toRange } from './spans';
+
+export const STORE_SECRET_COMMAND = 'agentWorkflows.storeMovedSecret';
+
+export interface CodeActionDeps {
+  readonly workflowSecrets: WorkflowSecrets;
+  readonly logger: vscode.LogOutputChannel;
+}
+
+export function registerCodeActionProvider(context: vscode.ExtensionContext, deps: CodeActionDeps): void {
+  const provider: vscode.CodeActionProvider = {
+    provideCodeActions(document, range, actionContext) {
+      const ours = actionContext.diagnostics.filter((diagnostic) => diagnostic.source === 'agent-workflows');
+      if (ours.length === 0) return [];
+      const text = document.getText();
+      const problems = validateAgentText(text).problems;
+      const index = indexAgentText(text);
+      const actions: vscode.CodeAction[] = [];
+      for (const diagnostic of ours) {
+        const code = typeof diagnostic.code === 'object' ? String(diagnostic.code.value) : String(diagnostic.code);
+        const problem = problems.find((p) => p.code === code && toRange(document, p.span).isEqual(diagnostic.range));
+        if (!problem || !range.intersection(diagnostic.range)) continue;
+        for (const fix of quickFixes(text, problem, index)) {
+          const action = new vscode.CodeAction(fix.title, vscode.CodeActionKind.QuickFix);
+          action.diagnostics = [diagnostic];
+          action.isPreferred = fix.isPreferred ?? false;
+          action.edit = new vscode.WorkspaceEdit();
+          for (const edit of fix.edits) action.edit.replace(document.uri, toRange(document, edit.span), edit.newText);
+          if (fix.storeSecret) action.command = { title: 'Store the secret', command: STORE_SECRET_COMMAND, arguments: [fix.storeSecret.name, fix.storeSecret.value] };
+          actions.push(action);
+        }
+      }
+      return actions;
+    },
+  };
+  context.subscriptions.push(
+    vscode.languages.registerCodeActionsProvider({ language: AGENT_LANGUAGE_ID }, provider, { providedCodeActionKinds: [vscode.CodeActionKind.QuickFix] }),
+    vscode.commands.registerCommand(STORE_SECRET_COMMAND, (name: string, value: string) => offerToStore(deps, name, value)),
+  );
+}
+
+/** After the value left the file: keep it in the secret storage, if the user wants. */
+async function offerToStore(deps: CodeActionDeps, name: string, value: string): Promise<boolean> {
+  const store = 'Store Secret';
+  const choice = await vscode.window.showInformationMessage(
+    `The value was replaced by {{ secrets.${name} }}. Store it as secret ${name} in VS Code's secret storage, for runs from VS Code?`,
+    store,
+    "Don't Store",
+  );
+  if (choice !== store) return false;
+  await deps.workflowSecrets.set(name, value);
+  deps.logger.info(`Stored workflow secret ${name} (value not logged).`);
+  return true;
+}

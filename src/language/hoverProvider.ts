@@ -1,0 +1,19 @@
+// Shows the core's hovers.
+import * as vscode from 'vscode';
+import { hover } from '../core/language/hover';
+import { AGENT_LANGUAGE_ID } from './agentDiagnostics';
+import { toRange } from './spans';
+
+export function registerHoverProvider(context: vscode.ExtensionContext): void {
+  context.subscriptions.push(
+    vscode.languages.registerHoverProvider(
+      { language: AGENT_LANGUAGE_ID },
+      {
+        provideHover(document, position) {
+          const result = hover(document.getText(), document.offsetAt(position));
+          return result ? new vscode.Hover(new vscode.MarkdownString(result.contents), toRange(document, result.span)) : undefined;
+        },
+      },
+    ),
+  );
+}

@@ -1,0 +1,60 @@
+// Definition, references, rename and outline, from the core's navigation.
+import * as vscode from 'vscode';
+import { definition, documentSymbols, prepareRename, references, rename, RenameError } from '../core/language/navigation';
+import type { AgentSymbol } from '../core/language/navigation';
+import { AGENT_LANGUAGE_ID } from './agentDiagnostics';
+import { toRange } from './spans';
+
+const SYMBOL_KINDS: Record<AgentSymbol['kind'], vscode.SymbolKind> = {
+  section: vscode.SymbolKind.Namespace,
+  input: vscode.SymbolKind.Variable,
+  node: vscode.SymbolKind.Function,
+  output: vscode.SymbolKind.Property,
+};
+
+export function registerNavigationProviders(context: vscode.ExtensionContext): void {
+  const selector = { language: AGENT_LANGUAGE_ID };
+  context.subscriptions.push(
+    vscode.languages.registerDefinitionProvider(selector, {
+      provideDefinition(document, position) {
+        const span = definition(document.getText(), document.offsetAt(position));
+        return span ? new vscode.Location(document.uri, toRange(document, span)) : undefined;
+      },
+    }),
+    vscode.languages.registerReferenceProvider(selector, {
+      provideReferences(document, position, context) {
+        return references(document.getText(), document.offsetAt(position), context.includeDeclaration).map((span) => new vscode.Location(document.uri, toRange(document, span)));
+      },
+    }),
+    vscode.languages.registerRenameProvider(selector, {
+      prepareRename(document, position) {
+        try {
+          const { span, name } = prepareRename(document.getText(), document.offsetAt(position));
+          return { range: toRange(document, span), placeholder: name };
+        } catch (error) {
+          // VS Code shows a thrown error's message where the rename box would be.
+          throw error instanceof RenameError ? new Error(error.message) : error;
+        }
+      },
+      provideRenameEdits(document, position, newName) {
+        const edit = new vscode.WorkspaceEdit();
+        try {
+          for (const change of rename(document.getText(), document.offsetAt(position), newName)) edit.replace(document.uri, toRange(document, change.span), change.newText);
+        } catch (error) {
+          throw error instanceof RenameError ? new Error(error.message) : error;
+        }
+        return edit;
+      },
+    }),
+    vscode.languages.registerDocumentSymbolProvider(selector, {
+      provideDocumentSymbols(document) {
+        const convert = (symbol: AgentSymbol): vscode.DocumentSymbol => {
+          const result = new vscode.DocumentSymbol(symbol.name, symbol.detail, SYMBOL_KINDS[symbol.kind], toRange(document, symbol.span), toRange(document, symbol.selectionSpan));
+          result.children = symbol.children.map(convert);
+          return result;
+        };
+        return documentSymbols(document.getText()).map(convert);
+      },
+    }),
+  );
+}

@@ -1,0 +1,7 @@
+// Core spans (UTF-16 offsets) to VS Code ranges and back.
+import * as vscode from 'vscode';
+import type { Span } from '../core/problems';
+
+export function toRange(document: vscode.TextDocument, span: Span): vscode.Range {
+  return new vscode.Range(document.positionAt(span.start), document.positionAt(span.end));
+}

@@ -1,0 +1,99 @@
+// Authoring features through VS Code's own commands, as the editor calls the providers.
+import assert from 'node:assert/strict';
+import * as vscode from 'vscode';
+import { waitFor } from './wait';
+
+async function openFixture(): Promise<{ document: vscode.TextDocument; editor: vscode.TextEditor }> {
+  const folder = vscode.workspace.workspaceFolders![0]!;
+  const document = await vscode.workspace.openTextDocument(vscode.Uri.joinPath(folder.uri, 'authoring.agent.yaml'));
+  const editor = await vscode.window.showTextDocument(document);
+  return { document, editor };
+}
+
+function positionOf(document: vscode.TextDocument, needle: string, within = 0): vscode.Position {
+  const offset = document.getText().indexOf(needle);
+  assert.notEqual(offset, -1, needle);
+  return document.positionAt(offset + within);
+}
+
+async function completionLabels(document: vscode.TextDocument, position: vscode.Position): Promise<string[]> {
+  const list = await vscode.commands.executeCommand<vscode.CompletionList>('vscode.executeCompletionItemProvider', document.uri, position);
+  return list.items.filter((item) => item.kind !== vscode.CompletionItemKind.Snippet && item.kind !== vscode.CompletionItemKind.Text).map((item) => (typeof item.label === 'string' ? item.label : item.label.label));
+}
+
+async function replaceText(editor: vscode.TextEditor, needle: string, replacement: string): Promise<void> {
+  const start = positionOf(editor.document, needle);
+  await editor.edit((edit) => edit.replace(new vscode.Range(start, start.translate(0, needle.length)), replacement));
+}
+
+describe('authoring', () => {
+  afterEach(async () => {
+    await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
+  });
+
+  it('completes header names, auth schemes and expression references', async () => {
+    const { document, editor } = await openFixture();
+    await replaceText(editor, '"Accept: application/json"', '"Acc"');
+    const names = await completionLabels(document, positionOf(document, '"Acc"', 4));
+    for (const header of ['Authorization', 'x-api-key', 'Content-Type', 'Accept']) assert.ok(names.includes(header), `${header} in ${names.join(', ')}`);
+    await replaceText(editor, '"Acc"', '"Authorization: "');
+    assert.deepEqual(await completionLabels(document, positionOf(document, '"Authorization: "', 16)), ['Bearer', 'Basic']);
+    await replaceText(editor, '{{ nodes.fetch.body.text }}', '{{ nodes. }}');
+    assert.deepEqual(await completionLabels(document, positionOf(document, '{{ nodes. }}', 9)), ['fetch']);
+    await replaceText(editor, '{{ nodes. }}', '{{ inputs. }}');
+    assert.deepEqual(await completionLabels(document, positionOf(document, '{{ inputs. }}', 10)), ['ticket']);
+  });
+
+  it('shows hovers on header strings and references', async () => {
+    const { document } = await openFixture();
+    const hovers = await vscode.commands.executeCommand<vscode.Hover[]>('vscode.executeHoverProvider', document.uri, positionOf(document, 'inputs.ticket', 3));
+    const text = hovers.flatMap((hover) => hover.contents.map((content) => (typeof content === 'string' ? content : (content as vscode.MarkdownString).value))).join('\n');
+    assert.match(text, /Input `ticket`\*\*: type `string`, required/);
+    const basic = await vscode.commands.executeCommand<vscode.Hover[]>('vscode.executeHoverProvider', document.uri, positionOf(document, 'alice:s3cret', 2));
+    assert.match((basic[0]!.contents[0] as vscode.MarkdownString).value, /Basic authentication/);
+  });
+
+  it('applies quick fixes: encode Basic, and move a literal token to a stored secret', async () => {
+    const { document } = await openFixture();
+    await waitFor(() => vscode.languages.getDiagnostics(document.uri).some((d) => (d.code as { value: string }).value === 'basic-not-encoded'), 'the Basic problem');
+    const basicRange = new vscode.Range(positionOf(document, 'alice:s3cret'), positionOf(document, 'alice:s3cret', 12));
+    const actions = await vscode.commands.executeCommand<vscode.CodeAction[]>('vscode.executeCodeActionProvider', document.uri, basicRange);
+    const encode = actions.find((action) => action.title === 'Encode the credentials as Base64');
+    assert.ok(encode?.edit, actions.map((a) => a.title).join(', '));
+    assert.ok(await vscode.workspace.applyEdit(encode.edit));
+    assert.match(document.getText(), /"Authorization: Basic YWxpY2U6czNjcmV0"/);
+
+    await waitFor(() => vscode.languages.getDiagnostics(document.uri).some((d) => (d.code as { value: string }).value === 'literal-credential' && d.range.start.line === 11), 'the literal token problem');
+    const tokenRange = new vscode.Range(positionOf(document, 'abc123token'), positionOf(document, 'abc123token', 11));
+    const moves = await vscode.commands.executeCommand<vscode.CodeAction[]>('vscode.executeCodeActionProvider', document.uri, tokenRange);
+    const move = moves.find((action) => action.title === 'Move the value to secret FETCH_TOKEN');
+    assert.ok(move?.edit && move.command, moves.map((a) => a.title).join(', '));
+    assert.ok(await vscode.workspace.applyEdit(move.edit));
+    assert.match(document.getText(), /"Authorization: Bearer \{\{ secrets\.FETCH_TOKEN \}\}"/);
+    assert.doesNotMatch(document.getText(), /abc123token/);
+    // The action's command offers to store the value; accept the notification as a user would.
+    const stored = vscode.commands.executeCommand<boolean>(move.command.command, ...(move.command.arguments ?? []));
+    await waitFor(async () => {
+      await vscode.commands.executeCommand('notification.acceptPrimaryAction');
+      return Promise.race([stored, new Promise<false>((resolve) => setTimeout(() => resolve(false), 100))]);
+    }, 'the secret to be stored');
+    // The stored name is now offered after "secrets." anywhere.
+    const { document: again, editor } = await openFixture();
+    await replaceText(editor, '{{ inputs.ticket }}', '{{ secrets. }}');
+    assert.ok((await completionLabels(again, positionOf(again, '{{ secrets. }}', 11))).includes('FETCH_TOKEN'));
+  });
+
+  it('goes to definitions, finds references, renames and outlines', async () => {
+    const { document } = await openFixture();
+    const definitions = await vscode.commands.executeCommand<vscode.Location[]>('vscode.executeDefinitionProvider', document.uri, positionOf(document, 'nodes.fetch.body', 8));
+    assert.equal(definitions[0]!.range.start.line, 5);
+    const references = await vscode.commands.executeCommand<vscode.Location[]>('vscode.executeReferenceProvider', document.uri, positionOf(document, 'fetch:', 1));
+    assert.equal(references.length, 2);
+    const edit = await vscode.commands.executeCommand<vscode.WorkspaceEdit>('vscode.executeDocumentRenameProvider', document.uri, positionOf(document, 'fetch:', 1), 'lookup');
+    assert.ok(await vscode.workspace.applyEdit(edit));
+    assert.match(document.getText(), /\n {2}lookup:\n/);
+    assert.match(document.getText(), /\{\{ nodes\.lookup\.body\.text \}\}/);
+    const symbols = await vscode.commands.executeCommand<vscode.DocumentSymbol[]>('vscode.executeDocumentSymbolProvider', document.uri);
+    assert.deepEqual(symbols.map((s) => `${s.name}: ${s.children.map((c) => c.name).join(', ')}`), ['inputs: ticket', 'nodes: lookup, summarize', 'outputs: summary']);
+  });
+});
