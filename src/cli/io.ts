@@ -5,6 +5,10 @@ export interface CliIo {
   readonly stderr: (text: string) => void;
   readonly cwd: string;
   readonly env: Readonly<Record<string, string | undefined>>;
+  /** Aborted on Ctrl-C: long commands stop cleanly. */
+  readonly interrupt?: AbortSignal;
+  /** Whether stderr is a terminal (progress is then a spinner, else plain lines). */
+  readonly stderrIsTTY?: boolean;
 }
 
 /** Exit codes of the `agent-workflows` command line. */
@@ -18,6 +22,8 @@ export const ExitCode = {
   timeout: 5,
   /** A bug in the command line itself. */
   internal: 70,
+  /** Stopped by Ctrl-C (128 + SIGINT). */
+  interrupted: 130,
 } as const;
 
 /** A failure that ends the command with a message and an exit code. */

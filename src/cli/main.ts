@@ -2,6 +2,10 @@
 import { Command, CommanderError, Option } from 'commander';
 import { CliError, ExitCode } from './io';
 import type { CliIo } from './io';
+import { runCommand } from './runCommand';
+import type { RunFlags } from './runCommand';
+import { statusCommand } from './statusCommand';
+import type { StatusFlags } from './statusCommand';
 import { validateCommand } from './validateCommand';
 import type { ValidateFormat } from './validateCommand';
 
@@ -23,6 +27,41 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     .addOption(new Option('-f, --format <format>', 'output format').choices(['text', 'json']).default('text'))
     .action(async (paths: string[], options: { format: ValidateFormat }) => {
       exitCode = await validateCommand(paths, options.format, io);
+    });
+
+  const collect = (value: string, previous: string[]): string[] => [...previous, value];
+  program
+    .command('run')
+    .description('Run a deployed agent: validate the file, start it with the given inputs, and wait for its outputs. The API key comes from AGENT_WORKFLOWS_API_KEY.')
+    .argument('<file>', 'the .agent.yaml file of the agent')
+    .option('-i, --input <NAME=VALUE>', 'an input value (repeatable)', collect, [])
+    .option('-f, --file <NAME=PATH>', 'a file for a file input (repeatable; the run then uses multipart)', collect, [])
+    .option('--base-url <url>', "the service's base URL (default: the file's deployment.baseUrl)")
+    .option('--account <account>', "the account path (default: the file's deployment.account)")
+    .option('--agent <agent>', "the agent path (default: the file's deployment.agent)")
+    .option('--status-path <template>', 'the status URL template', '{baseUrl}/api/{account}/agent/{executionId}/status')
+    .option('--timeout <seconds>', 'stop waiting after this long (default 1800)')
+    .option('--no-wait', 'print the execution id and return without waiting')
+    .option('--json', 'print {"executionId","status","outputs"} on stdout')
+    .option('--allow-insecure-http', 'allow an http:// base URL that is not loopback (the key travels in clear text)')
+    .action(async (file: string, options: RunFlags) => {
+      exitCode = await runCommand(file, options, io);
+    });
+
+  program
+    .command('status')
+    .description('Read the status of an execution, or with --wait poll it until it ends.')
+    .argument('<executionId>', 'the id printed by run')
+    .requiredOption('--base-url <url>', "the service's base URL")
+    .requiredOption('--account <account>', 'the account path')
+    .option('--agent <agent>', 'the agent path, for a status template that uses {agent}')
+    .option('--status-path <template>', 'the status URL template', '{baseUrl}/api/{account}/agent/{executionId}/status')
+    .option('--wait', 'poll until the execution ends')
+    .option('--timeout <seconds>', 'with --wait, stop waiting after this long (default 1800)')
+    .option('--json', 'print {"executionId","status","outputs"} on stdout')
+    .option('--allow-insecure-http', 'allow an http:// base URL that is not loopback')
+    .action(async (executionId: string, options: StatusFlags) => {
+      exitCode = await statusCommand(executionId, options, io);
     });
 
   try {

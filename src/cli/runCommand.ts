@@ -1,0 +1,93 @@
+// `agent-workflows run <file>`: validates the agent, checks the inputs against its declarations,
+// starts it (multipart when there are files) and, unless --no-wait, polls it to the end.
+import { resolve } from 'node:path';
+import { formatBytes } from '../core/executions/executionRecord';
+import { startExecution, startMultipartExecution } from '../core/service/agentClient';
+import { InputError, prepareInputs } from '../core/service/inputValues';
+import { ServiceError } from '../core/service/serviceError';
+import { resolveDeployment } from '../core/service/target';
+import { validateAgentText } from '../core/validate';
+import { readAgentFile } from './agentFiles';
+import { CliError, ExitCode } from './io';
+import type { CliIo } from './io';
+import { apiKeyFrom, exitCodeFor, makeTarget, timeoutMs } from './serviceOptions';
+import type { ServiceFlags } from './serviceOptions';
+import { watchExecution } from './watch';
+
+export interface RunFlags extends ServiceFlags {
+  readonly input: readonly string[];
+  readonly file: readonly string[];
+  /** commander's --no-wait sets wait to false. */
+  readonly wait: boolean;
+}
+
+export async function runCommand(path: string, flags: RunFlags, io: CliIo): Promise<number> {
+  const read = await readAgentFile(path, io.cwd);
+  if ('error' in read) throw new CliError(read.error, ExitCode.usage);
+  const { problems, model } = validateAgentText(read.text);
+  const errors = problems.filter((problem) => problem.severity === 'error');
+  if (errors.length || !model) {
+    for (const problem of errors) io.stderr(`${path}:${problem.range.line}:${problem.range.column}: error ${problem.code} ${problem.message}\n`);
+    throw new CliError(`${path} has ${errors.length} ${errors.length === 1 ? 'error' : 'errors'}; fix ${errors.length === 1 ? 'it' : 'them'} before running (agent-workflows validate ${path}).`, ExitCode.usage);
+  }
+
+  let prepared;
+  try {
+    prepared = prepareInputs(
+      model,
+      { values: pairs(flags.input, '--input'), files: resolvePaths(pairs(flags.file, '--file'), io.cwd) },
+      { value: (name) => `--input ${name}=VALUE`, file: (name) => `--file ${name}=PATH` },
+    );
+  } catch (error) {
+    if (error instanceof InputError) throw new CliError(error.problems.join('\n'), ExitCode.usage);
+    throw error;
+  }
+
+  const fields = (() => {
+    try {
+      return resolveDeployment({ baseUrl: flags.baseUrl, account: flags.account, agent: flags.agent }, model.deployment ? { baseUrl: model.deployment.baseUrl?.value, account: model.deployment.account, agent: model.deployment.agent } : undefined);
+    } catch (error) {
+      throw new CliError(`${(error as Error).message.replace('give them as options', 'give them with --base-url, --account and --agent')}`, ExitCode.usage);
+    }
+  })();
+  const limit = timeoutMs(flags, 30 * 60);
+  const target = makeTarget(fields, flags, apiKeyFrom(io));
+
+  let executionId: string;
+  try {
+    const signal = io.interrupt ? { signal: io.interrupt } : {};
+    const started = prepared.files.length ? await startMultipartExecution(target, prepared.inputs, prepared.files, signal) : await startExecution(target, prepared.inputs, signal);
+    executionId = started.executionId;
+    const files = Object.entries(started.fileSizes ?? {}).map(([name, size]) => `${name} (${formatBytes(size)})`);
+    io.stderr(`started ${model.name ?? path} as execution ${executionId}${files.length ? ` with ${files.join(', ')}` : ''}\n`);
+  } catch (error) {
+    if (error instanceof ServiceError) {
+      io.stderr(`agent-workflows: ${error.message}\n`);
+      return exitCodeFor(error);
+    }
+    throw error;
+  }
+
+  if (!flags.wait) {
+    io.stdout(flags.json ? `${JSON.stringify({ executionId, status: 'running', outputs: null })}\n` : `${executionId}\n`);
+    return ExitCode.ok;
+  }
+  return watchExecution(io, target, executionId, { timeoutMs: limit, json: flags.json ?? false });
+}
+
+/** NAME=VALUE arguments as a record; a missing "=" or a repeated name is a usage error. */
+function pairs(values: readonly string[], flag: string): Record<string, string> {
+  const result: Record<string, string> = {};
+  for (const value of values) {
+    const equals = value.indexOf('=');
+    if (equals <= 0) throw new CliError(`${flag} takes NAME=${flag === '--file' ? 'PATH' : 'VALUE'}, not "${value}".`, ExitCode.usage);
+    const name = value.slice(0, equals);
+    if (name in result) throw new CliError(`${flag} ${name} is given twice.`, ExitCode.usage);
+    result[name] = value.slice(equals + 1);
+  }
+  return result;
+}
+
+function resolvePaths(files: Record<string, string>, cwd: string): Record<string, string> {
+  return Object.fromEntries(Object.entries(files).map(([name, path]) => [name, resolve(cwd, path)]));
+}

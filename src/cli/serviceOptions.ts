@@ -1,0 +1,82 @@
+// What run and status share: the API key from the environment, the target, exit codes for
+// service errors, and the final output.
+import { ServiceError } from '../core/service/serviceError';
+import { checkBaseUrl, DEFAULT_STATUS_PATH } from '../core/service/target';
+import type { AgentTarget } from '../core/service/target';
+import type { PollOutcome } from '../core/service/poller';
+import { CliError, ExitCode } from './io';
+import type { CliIo } from './io';
+
+export const API_KEY_ENV = 'AGENT_WORKFLOWS_API_KEY';
+
+export interface ServiceFlags {
+  readonly baseUrl?: string;
+  readonly account?: string;
+  readonly agent?: string;
+  readonly statusPath?: string;
+  readonly allowInsecureHttp?: boolean;
+  readonly timeout?: string;
+  readonly json?: boolean;
+}
+
+export function apiKeyFrom(io: CliIo): string {
+  const key = io.env[API_KEY_ENV]?.trim();
+  if (!key) {
+    throw new CliError(`No API key: set the ${API_KEY_ENV} environment variable to the key created in the service's editor (Settings, App Token).`, ExitCode.auth);
+  }
+  return key;
+}
+
+export function makeTarget(fields: { baseUrl: string; account: string; agent: string }, flags: ServiceFlags, apiKey: string): AgentTarget {
+  try {
+    checkBaseUrl(fields.baseUrl, flags.allowInsecureHttp);
+  } catch (error) {
+    throw new CliError(`${(error as Error).message}${/clear text/.test((error as Error).message) ? ' (--allow-insecure-http)' : ''}`, ExitCode.usage);
+  }
+  return { ...fields, apiKey, statusPathTemplate: flags.statusPath ?? DEFAULT_STATUS_PATH, allowInsecureHttp: flags.allowInsecureHttp ?? false };
+}
+
+/** --timeout in seconds, as milliseconds. */
+export function timeoutMs(flags: ServiceFlags, fallbackSeconds: number): number {
+  if (flags.timeout === undefined) return fallbackSeconds * 1000;
+  const seconds = Number(flags.timeout);
+  if (!Number.isFinite(seconds) || seconds <= 0) throw new CliError(`--timeout takes a number of seconds greater than 0, not "${flags.timeout}".`, ExitCode.usage);
+  return seconds * 1000;
+}
+
+export function exitCodeFor(error: ServiceError): number {
+  switch (error.kind) {
+    case 'auth':
+      return ExitCode.auth;
+    case 'config':
+      return ExitCode.usage;
+    case 'timeout':
+      return ExitCode.timeout;
+    case 'cancelled':
+      return ExitCode.interrupted;
+    default:
+      return ExitCode.network;
+  }
+}
+
+/** Prints how a watched execution ended and returns the exit code. */
+export function reportOutcome(io: CliIo, executionId: string, outcome: PollOutcome, json: boolean): number {
+  if (json) {
+    const status = outcome.kind === 'finished' ? 'finished' : outcome.status;
+    const outputs = outcome.kind === 'finished' ? (outcome.outputs ?? null) : null;
+    io.stdout(`${JSON.stringify({ executionId, status, outputs, ...(outcome.kind === 'problem' ? { answer: outcome.answer.body } : {}) })}\n`);
+  } else if (outcome.kind === 'finished') {
+    io.stdout(`${JSON.stringify(outcome.outputs ?? null, null, 2)}\n`);
+  } else {
+    io.stderr(`Execution ${executionId} ended with status "${outcome.status}":\n${JSON.stringify(outcome.answer.body, null, 2)}\n`);
+  }
+  return outcome.kind === 'finished' ? ExitCode.ok : ExitCode.problems;
+}
+
+export function resumeHint(executionId: string, target: AgentTarget): string {
+  const parts = ['agent-workflows status', executionId, '--base-url', target.baseUrl, '--account', target.account];
+  if (target.statusPathTemplate && target.statusPathTemplate !== DEFAULT_STATUS_PATH) parts.push('--status-path', `'${target.statusPathTemplate}'`);
+  return `${parts.join(' ')} --wait`;
+}
+
+export { ServiceError };

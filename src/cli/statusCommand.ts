@@ -1,0 +1,31 @@
+// `agent-workflows status <executionId>`: one status read, or with --wait a poll to the end.
+import { getStatus } from '../core/service/agentClient';
+import { ServiceError } from '../core/service/serviceError';
+import { CliError, ExitCode } from './io';
+import type { CliIo } from './io';
+import { apiKeyFrom, exitCodeFor, makeTarget, timeoutMs } from './serviceOptions';
+import type { ServiceFlags } from './serviceOptions';
+import { watchExecution } from './watch';
+
+export interface StatusFlags extends ServiceFlags {
+  readonly wait?: boolean;
+}
+
+export async function statusCommand(executionId: string, flags: StatusFlags, io: CliIo): Promise<number> {
+  if (!flags.baseUrl || !flags.account) throw new CliError('status needs --base-url and --account (as shown in the Agents tab).', ExitCode.usage);
+  const limit = timeoutMs(flags, 30 * 60);
+  const target = makeTarget({ baseUrl: flags.baseUrl, account: flags.account, agent: flags.agent ?? '' }, flags, apiKeyFrom(io));
+  if (flags.wait) return watchExecution(io, target, executionId, { timeoutMs: limit, json: flags.json ?? false });
+  try {
+    const answer = await getStatus(target, executionId, io.interrupt ? { signal: io.interrupt } : {});
+    io.stdout(flags.json ? `${JSON.stringify({ executionId, status: answer.status, outputs: answer.outputs ?? null })}\n` : `${answer.status}\n${answer.outputs !== undefined ? `${JSON.stringify(answer.outputs, null, 2)}\n` : ''}`);
+    const status = answer.status.toLowerCase();
+    return status === 'finished' || status === 'running' ? ExitCode.ok : ExitCode.problems;
+  } catch (error) {
+    if (error instanceof ServiceError) {
+      io.stderr(`agent-workflows: ${error.message}\n`);
+      return exitCodeFor(error);
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,141 @@
+// The agent service's HTTP interface: start an execution (JSON or multipart) and read its status.
+// Shared by the command line and the extension; every request has a time limit and a signal.
+import { httpRequest } from '../http/httpRequest';
+import { NetworkError } from '../http/networkError';
+import { buildMultipartBody } from './multipartBody';
+import type { FilePart } from './multipartBody';
+import { errorForStatus, fromNetworkError, quoteBody, ServiceError } from './serviceError';
+import { checkExecutionId, executeUrl, statusUrl } from './target';
+import type { AgentTarget } from './target';
+
+declare const AGENT_WORKFLOWS_VERSION: string | undefined;
+
+export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
+/** The slowest upload speed tolerated before a multipart start is given up (bytes per second). */
+const MIN_UPLOAD_BYTES_PER_SECOND = 256 * 1024;
+
+export type InputValues = Readonly<Record<string, string | number | boolean>>;
+
+export interface RequestOptions {
+  readonly signal?: AbortSignal;
+}
+
+export interface Started {
+  readonly executionId: string;
+  /** Sizes of the files sent, by input name (multipart only). */
+  readonly fileSizes?: Readonly<Record<string, number>>;
+}
+
+export interface StatusAnswer {
+  /** The status word, as the service sent it. */
+  readonly status: string;
+  readonly outputs?: unknown;
+  /** The whole answer. */
+  readonly body: Readonly<Record<string, unknown>>;
+}
+
+function headers(target: AgentTarget, extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    Authorization: `Bearer ${target.apiKey}`,
+    Accept: 'application/json',
+    'User-Agent': `agent-workflows/${typeof AGENT_WORKFLOWS_VERSION === 'string' ? AGENT_WORKFLOWS_VERSION : 'dev'}`,
+    ...extra,
+  };
+}
+
+/** POST …/execute with {"inputs", "stream"}. Never retried: a second POST would start a second run. */
+export async function startExecution(target: AgentTarget, inputs: InputValues, options: RequestOptions & { readonly stream?: boolean } = {}): Promise<Started> {
+  const url = executeUrl(target, false);
+  const body = JSON.stringify({ inputs, stream: options.stream ?? false });
+  const response = await send('Starting the agent', () =>
+    httpRequest({
+      method: 'POST',
+      url,
+      headers: headers(target, { 'Content-Type': 'application/json' }),
+      body,
+      timeoutMs: target.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
+      ...(options.signal ? { signal: options.signal } : {}),
+      ...(target.dispatcher ? { dispatcher: target.dispatcher } : {}),
+    }),
+  );
+  return { executionId: readStarted(response.status, response.body, response.headers) };
+}
+
+/** POST …/execute/multipart: the payload part with the JSON (string inputs), then one part per file. */
+export async function startMultipartExecution(target: AgentTarget, inputs: InputValues, files: readonly FilePart[], options: RequestOptions & { readonly stream?: boolean } = {}): Promise<Started> {
+  const url = executeUrl(target, true);
+  const multipart = await buildMultipartBody({ inputs, stream: options.stream ?? false }, files);
+  const timeoutMs = (target.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS) + Math.ceil((multipart.contentLength / MIN_UPLOAD_BYTES_PER_SECOND) * 1000);
+  const response = await send('Starting the agent', () =>
+    httpRequest({
+      method: 'POST',
+      url,
+      headers: headers(target, { 'Content-Type': multipart.contentType, 'Content-Length': String(multipart.contentLength) }),
+      body: multipart.body,
+      timeoutMs,
+      ...(options.signal ? { signal: options.signal } : {}),
+      ...(target.dispatcher ? { dispatcher: target.dispatcher } : {}),
+    }),
+  );
+  return { executionId: readStarted(response.status, response.body, response.headers), fileSizes: multipart.fileSizes };
+}
+
+/** GET the status of an execution. */
+export async function getStatus(target: AgentTarget, executionId: string, options: RequestOptions = {}): Promise<StatusAnswer> {
+  const url = statusUrl(target, checkExecutionId(executionId));
+  const response = await send('Reading the execution status', () =>
+    httpRequest({
+      method: 'GET',
+      url,
+      headers: headers(target),
+      timeoutMs: target.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
+      ...(options.signal ? { signal: options.signal } : {}),
+      ...(target.dispatcher ? { dispatcher: target.dispatcher } : {}),
+    }),
+  );
+  if (response.status < 200 || response.status >= 300) throw errorForStatus(response.status, response.body, 'Reading the execution status', response.headers);
+  const body = parseJsonObject(response.body, 'The status answer');
+  if (typeof body.status !== 'string' || body.status.trim() === '') {
+    throw new ServiceError('bad-response', `The status answer has no "status": ${quoteBody(response.body)}.`, { status: response.status, body: quoteBody(response.body) });
+  }
+  return { status: body.status, ...(body.outputs !== undefined ? { outputs: body.outputs } : {}), body };
+}
+
+async function send<T>(what: string, request: () => Promise<T>): Promise<T> {
+  try {
+    return await request();
+  } catch (error) {
+    if (error instanceof NetworkError) throw fromNetworkError(error, what);
+    throw error;
+  }
+}
+
+function readStarted(status: number, raw: Buffer, responseHeaders: Readonly<Record<string, string>>): string {
+  if (status < 200 || status >= 300) throw errorForStatus(status, raw, 'Starting the agent', responseHeaders);
+  const body = parseJsonObject(raw, 'The answer to the start request');
+  if (body.status !== 'ok') {
+    throw new ServiceError('bad-response', `The service did not start the agent: it answered ${quoteBody(raw)} instead of {"status": "ok", "executionId": …}.`, { status, body: quoteBody(raw) });
+  }
+  if (typeof body.executionId !== 'string') {
+    throw new ServiceError('bad-response', `The service answered without an execution id: ${quoteBody(raw)}.`, { status, body: quoteBody(raw) });
+  }
+  try {
+    return checkExecutionId(body.executionId);
+  } catch {
+    throw new ServiceError('bad-response', `The service answered with an execution id that cannot be polled: ${quoteBody(raw)}.`, { status, body: quoteBody(raw) });
+  }
+}
+
+function parseJsonObject(raw: Buffer, what: string): Record<string, unknown> {
+  let value: unknown;
+  try {
+    value = JSON.parse(raw.toString('utf8'));
+  } catch {
+    const html = /^\s*</.test(raw.toString('utf8', 0, 64));
+    throw new ServiceError('bad-response', `${what} is not JSON${html ? ' but an HTML page (is the base URL right?)' : ''}: ${quoteBody(raw)}.`, { body: quoteBody(raw) });
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new ServiceError('bad-response', `${what} is not a JSON object: ${quoteBody(raw)}.`, { body: quoteBody(raw) });
+  }
+  return value as Record<string, unknown>;
+}

@@ -1,0 +1,107 @@
+// Where a deployed agent lives and how its URLs are built. Every path segment is encoded and an
+// execution id is checked before it becomes part of a path.
+import { isLoopback } from '../apiNodeCheck';
+import type { Dispatcher } from 'undici';
+import { ServiceError } from './serviceError';
+
+export const DEFAULT_STATUS_PATH = '{baseUrl}/api/{account}/agent/{executionId}/status';
+
+export interface AgentTarget {
+  readonly baseUrl: string;
+  readonly account: string;
+  readonly agent: string;
+  readonly apiKey: string;
+  /** Template of the status URL: {baseUrl}, {account}, {agent}, {executionId}. */
+  readonly statusPathTemplate?: string;
+  /** Allow an http:// base URL that is not loopback (the key then travels in clear text). */
+  readonly allowInsecureHttp?: boolean;
+  /** Time limit of each request. */
+  readonly requestTimeoutMs?: number;
+  /** A proxy agent, for example. */
+  readonly dispatcher?: Dispatcher;
+}
+
+/** Checks a base URL: http(s), no query, and https unless it is loopback or explicitly allowed. */
+export function checkBaseUrl(baseUrl: string, allowInsecureHttp = false): URL {
+  let url: URL;
+  try {
+    url = new URL(baseUrl);
+  } catch {
+    throw new ServiceError('config', `The base URL "${baseUrl}" is not a valid URL; write it like https://agents.example.com.`);
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+    throw new ServiceError('config', `The base URL must start with https:// (or http:// for a local server), not ${url.protocol}//.`);
+  }
+  if (url.username || url.password || url.search || url.hash) {
+    throw new ServiceError('config', 'The base URL must not contain a user name, password, query or fragment; the API key is sent in the Authorization header.');
+  }
+  if (url.protocol === 'http:' && !isLoopback(url.hostname) && !allowInsecureHttp) {
+    throw new ServiceError(
+      'config',
+      `The base URL ${url.origin} uses plain http, so the API key would travel in clear text. Use https://, or allow insecure http explicitly if this network is trusted.`,
+    );
+  }
+  return url;
+}
+
+/** An execution id goes into a URL path: a UUID, or at least one safe path segment. */
+export function checkExecutionId(executionId: string): string {
+  const id = executionId.trim();
+  if (!/^[A-Za-z0-9][A-Za-z0-9._~-]{0,127}$/.test(id) || id === '.' || id === '..') {
+    throw new ServiceError('config', `"${executionId.slice(0, 80)}" is not an execution id: expected a UUID such as 3f2b9c1e-8a4d-4c3e-9f1a-2b6c7d8e9f01.`);
+  }
+  return id;
+}
+
+export function isUuid(value: string): boolean {
+  return /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(value);
+}
+
+function join(baseUrl: string, path: string): string {
+  return `${baseUrl.replace(/\/+$/, '')}${path}`;
+}
+
+const segment = encodeURIComponent;
+
+export function executeUrl(target: AgentTarget, multipart: boolean): string {
+  checkBaseUrl(target.baseUrl, target.allowInsecureHttp);
+  return join(target.baseUrl, `/api/${segment(target.account)}/agent/${segment(target.agent)}/execute${multipart ? '/multipart' : ''}`);
+}
+
+export function statusUrl(target: AgentTarget, executionId: string): string {
+  checkBaseUrl(target.baseUrl, target.allowInsecureHttp);
+  const id = checkExecutionId(executionId);
+  const template = target.statusPathTemplate ?? DEFAULT_STATUS_PATH;
+  if (!template.includes('{executionId}')) {
+    throw new ServiceError('config', `The status path template "${template}" has no {executionId}; the default is ${DEFAULT_STATUS_PATH}.`);
+  }
+  const filled = template
+    .replace(/\{account\}/g, segment(target.account))
+    .replace(/\{agent\}/g, segment(target.agent))
+    .replace(/\{executionId\}/g, segment(id));
+  if (filled.includes('{baseUrl}')) return filled.replace('{baseUrl}', target.baseUrl.replace(/\/+$/, ''));
+  // A template without {baseUrl} is a path on the base URL.
+  return join(target.baseUrl, filled.startsWith('/') ? filled : `/${filled}`);
+}
+
+export interface DeploymentFields {
+  readonly baseUrl?: string;
+  readonly account?: string;
+  readonly agent?: string;
+}
+
+/**
+ * Picks each field from the first source that has it (explicit options, then the file's
+ * deployment, then settings), or says which are missing and where to set them.
+ */
+export function resolveDeployment(...sources: readonly (DeploymentFields | undefined)[]): { baseUrl: string; account: string; agent: string } {
+  const pick = (field: keyof DeploymentFields): string | undefined => sources.map((source) => source?.[field]?.trim()).find((value) => value !== undefined && value !== '');
+  const baseUrl = pick('baseUrl');
+  const account = pick('account');
+  const agent = pick('agent');
+  const missing = [!baseUrl && 'baseUrl', !account && 'account', !agent && 'agent'].filter(Boolean) as string[];
+  if (missing.length) {
+    throw new ServiceError('config', `The agent's ${missing.join(', ')} ${missing.length === 1 ? 'is' : 'are'} not set: add them under "deployment:" in the agent file (paths from the Agents tab of the service's editor), or give them as options.`);
+  }
+  return { baseUrl: baseUrl!, account: account!, agent: agent! };
+}

@@ -1,0 +1,146 @@
+// Polling against a real server: terminal statuses, backoff, Retry-After, transient faults,
+// time limit, cancellation with nothing left behind.
+import assert from 'node:assert/strict';
+import { pollExecution } from '../../src/core/service/poller';
+import type { PollOptions } from '../../src/core/service/poller';
+import { ServiceError } from '../../src/core/service/serviceError';
+import type { AgentTarget } from '../../src/core/service/target';
+import { startFakeService } from '../support/fakeAgentService';
+import type { FakeService } from '../support/fakeAgentService';
+import { json } from '../support/httpServer';
+
+const FAST: PollOptions = { initialIntervalMs: 10, maxIntervalMs: 40, backoffFactor: 2 };
+
+describe('pollExecution', () => {
+  let service: FakeService;
+  let target: AgentTarget;
+  beforeEach(async () => {
+    service = await startFakeService('k');
+    target = { baseUrl: service.url, account: 'acme', agent: 'a', apiKey: 'k', requestTimeoutMs: 2000 };
+  });
+  afterEach(() => service.close());
+
+  async function failure(promise: Promise<unknown>): Promise<ServiceError> {
+    try {
+      await promise;
+    } catch (error) {
+      assert.ok(error instanceof ServiceError, String(error));
+      return error;
+    }
+    assert.fail('expected a failure');
+  }
+
+  it('polls until finished, reports every answer, and returns the outputs', async () => {
+    service.statusAnswer = (n, _id, response) => json(response, 200, n < 3 ? { status: 'running', progress: n } : { status: 'finished', outputs: { summary: 'done' } });
+    const updates: string[] = [];
+    const outcome = await pollExecution(target, 'e1', { ...FAST, onUpdate: (answer, progress) => updates.push(`${progress.requests}:${answer.status}`) });
+    assert.equal(outcome.kind, 'finished');
+    assert.deepEqual(outcome.kind === 'finished' && outcome.outputs, { summary: 'done' });
+    assert.deepEqual(updates, ['1:running', '2:running', '3:running', '4:finished']);
+    assert.equal(service.statusRequests.length, 4, 'never polls after a terminal answer');
+  });
+
+  it('ends with a problem on failed, error, cancelled, canceled, timeout and unknown statuses', async () => {
+    for (const status of ['failed', 'error', 'cancelled', 'canceled', 'timeout', 'exploded']) {
+      const before = service.statusRequests.length;
+      service.statusAnswer = (_n, _id, response) => json(response, 200, { status, error: `it ${status}` });
+      const outcome = await pollExecution(target, 'e1', FAST);
+      assert.equal(outcome.kind, 'problem', status);
+      assert.equal(outcome.kind === 'problem' && outcome.status, status);
+      assert.deepEqual(outcome.answer.body, { status, error: `it ${status}` });
+      assert.equal(service.statusRequests.length, before + 1);
+    }
+  });
+
+  it('backs off from a short interval to the cap', async () => {
+    const times: number[] = [];
+    service.statusAnswer = (n, _id, response) => {
+      times.push(Date.now());
+      json(response, 200, { status: n < 6 ? 'running' : 'finished' });
+    };
+    await pollExecution(target, 'e1', { initialIntervalMs: 20, maxIntervalMs: 80, backoffFactor: 2 });
+    const gaps = times.slice(1).map((t, i) => t - times[i]!);
+    // 20, 40, 80, 80, 80, 80 (plus request time): growing, then capped.
+    assert.ok(gaps[0]! >= 18 && gaps[0]! < 70, `first gap ${gaps[0]}`);
+    assert.ok(gaps[2]! >= 75, `third gap ${gaps[2]}`);
+    assert.ok(gaps[5]! < 200, `capped gap ${gaps[5]}`);
+  });
+
+  it('honours Retry-After on 429 and 503', async () => {
+    const times: number[] = [];
+    service.statusAnswer = (n, _id, response) => {
+      times.push(Date.now());
+      if (n === 0) json(response, 429, { error: 'slow down' }, { 'retry-after': '1' });
+      else if (n === 1) json(response, 503, { error: 'busy' }, { 'retry-after': '1' });
+      else json(response, 200, { status: 'finished', outputs: {} });
+    };
+    const retries: number[] = [];
+    await pollExecution(target, 'e1', { ...FAST, onRetry: (_error, attempt, delay) => retries.push(attempt * 10_000 + delay) });
+    assert.ok(times[1]! - times[0]! >= 950, `waited ${times[1]! - times[0]!} ms after 429`);
+    assert.ok(times[2]! - times[1]! >= 950, `waited ${times[2]! - times[1]!} ms after 503`);
+    assert.deepEqual(retries.map((r) => Math.floor(r / 10_000)), [1, 2]);
+  });
+
+  it('retries transient faults a bounded number of times, then fails', async () => {
+    service.statusAnswer = (n, _id, response) => (n < 2 ? json(response, 502, { error: 'bad gateway' }) : json(response, 200, { status: 'finished' }));
+    assert.equal((await pollExecution(target, 'e1', FAST)).kind, 'finished');
+    const before = service.statusRequests.length;
+    service.statusAnswer = (_n, _id, response) => json(response, 500, { error: 'down' });
+    const error = await failure(pollExecution(target, 'e1', { ...FAST, maxRetries: 3 }));
+    assert.equal(error.kind, 'server');
+    assert.equal(service.statusRequests.length - before, 4);
+  });
+
+  it('retries a connection reset in the middle of an answer', async () => {
+    service.statusAnswer = (n, _id, response) => {
+      if (n === 0) {
+        response.writeHead(200, { 'content-length': '500', 'content-type': 'application/json' });
+        response.write('{"status":');
+        setTimeout(() => response.socket?.destroy(), 10);
+      } else json(response, 200, { status: 'finished', outputs: 1 });
+    };
+    const outcome = await pollExecution(target, 'e1', FAST);
+    assert.equal(outcome.kind, 'finished');
+  });
+
+  it('does not retry an auth failure', async () => {
+    service.apiKey = 'rotated';
+    const error = await failure(pollExecution(target, 'e1', FAST));
+    assert.equal(error.kind, 'auth');
+    assert.equal(service.server.requests.length, 1, 'one request, no retry');
+  });
+
+  it('stops at the overall time limit', async () => {
+    service.statusAnswer = (_n, _id, response) => json(response, 200, { status: 'running' });
+    const started = Date.now();
+    const error = await failure(pollExecution(target, 'e1', { ...FAST, timeoutMs: 150 }));
+    assert.equal(error.kind, 'timeout');
+    assert.match(error.message, /may still be running/);
+    assert.ok(Date.now() - started < 1000);
+  });
+
+  it('is cancelled while waiting and while a request is in flight, leaving nothing behind', async () => {
+    service.statusAnswer = (_n, _id, response) => json(response, 200, { status: 'running' });
+    const waiting = new AbortController();
+    const pendingWait = pollExecution(target, 'e1', { initialIntervalMs: 5000, signal: waiting.signal });
+    // Wait until the first answer arrived, so the poller is sleeping.
+    while (service.statusRequests.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    const cancelledAt = Date.now();
+    waiting.abort();
+    assert.equal((await failure(pendingWait)).kind, 'cancelled');
+    assert.ok(Date.now() - cancelledAt < 200, 'cancelling does not wait for the interval');
+
+    let closed = false;
+    service.statusAnswer = (_n, _id, response) => {
+      response.on('close', () => (closed = true));
+    };
+    const inFlight = new AbortController();
+    const before = service.statusRequests.length;
+    const pendingRequest = pollExecution(target, 'e1', { ...FAST, signal: inFlight.signal });
+    while (service.statusRequests.length === before) await new Promise((resolve) => setTimeout(resolve, 5));
+    inFlight.abort();
+    assert.equal((await failure(pendingRequest)).kind, 'cancelled');
+    while (!closed) await new Promise((resolve) => setTimeout(resolve, 5));
+    assert.equal(service.statusRequests.length, before + 1, 'no request after the cancel');
+  });
+});
