@@ -46,6 +46,15 @@ const distBuilds = [
     outfile: 'dist/cli.js',
     banner: { js: '#!/usr/bin/env node' },
   },
+  // The graph panel's script runs in the webview (a browser page), not in Node.
+  {
+    ...common,
+    entryPoints: ['src/webview/graph/main.ts'],
+    outfile: 'dist/webview/graph.js',
+    platform: 'browser',
+    format: 'iife',
+    target: 'chrome120',
+  },
 ];
 
 const outBuilds = [];

@@ -1,14 +1,16 @@
 // `npm run bench`: every benchmark, each reporting against a reference measured in the same run.
 //   npm run bench                 all
-//   npm run bench -- validation   only the named ones (validation, multipart, polling)
+//   npm run bench -- validation   only the named ones (validation, multipart, polling, server)
 import { runMultipartBenchmark } from './multipart';
 import { runPollingBenchmark } from './polling';
+import { runServerBenchmark } from './server';
 import { runValidationBenchmark } from './validate';
 
 const benchmarks: Record<string, () => boolean | Promise<boolean>> = {
   validation: runValidationBenchmark,
   multipart: runMultipartBenchmark,
   polling: () => runPollingBenchmark(),
+  server: runServerBenchmark,
 };
 
 void (async () => {

@@ -1,5 +1,6 @@
 // Composition root: builds the shared services and hands them to each feature's register function.
 import * as vscode from 'vscode';
+import { registerShowGraph } from './commands/showGraph';
 import { registerValidateWorkspaceCommand } from './commands/validateWorkspace';
 import { registerDiagnostics } from './language/agentDiagnostics';
 import { registerCodeActionProvider } from './language/codeActionProvider';
@@ -22,6 +23,7 @@ export function activate(context: vscode.ExtensionContext): void {
   registerHoverProvider(context);
   registerCodeActionProvider(context, { workflowSecrets, logger });
   registerNavigationProviders(context);
+  registerShowGraph(context, { logger });
   logger.info(`Agent Workflows ${String(context.extension.packageJSON.version)} activated.`);
 }
 

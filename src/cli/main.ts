@@ -4,6 +4,8 @@ import { CliError, ExitCode } from './io';
 import type { CliIo } from './io';
 import { runCommand } from './runCommand';
 import type { RunFlags } from './runCommand';
+import { serveCommand } from './serveCommand';
+import type { ServeFlags } from './serveCommand';
 import { statusCommand } from './statusCommand';
 import type { StatusFlags } from './statusCommand';
 import { validateCommand } from './validateCommand';
@@ -62,6 +64,19 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     .option('--allow-insecure-http', 'allow an http:// base URL that is not loopback')
     .action(async (executionId: string, options: StatusFlags) => {
       exitCode = await statusCommand(executionId, options, io);
+    });
+
+  program
+    .command('serve')
+    .description('Run the local agent server: the agent service\'s HTTP interface on this machine, for every *.agent.yaml under a folder (reloaded when files change). Stops cleanly on Ctrl-C or SIGTERM.')
+    .argument('[dir]', 'the folder of agent files', '.')
+    .option('-p, --port <port>', 'port to listen on (0 picks a free one)', '8787')
+    .option('--host <host>', 'address to listen on', '127.0.0.1')
+    .option('--api-key <key>', 'the key clients must send as "Authorization: Bearer <key>" (default: AGENT_WORKFLOWS_API_KEY, else one is made and printed)')
+    .option('--concurrency <n>', 'nodes of one execution that run at the same time', '16')
+    .option('--node-timeout <seconds>', 'time limit of each API node call', '30')
+    .action(async (dir: string, options: ServeFlags) => {
+      exitCode = await serveCommand(dir, options, io);
     });
 
   try {

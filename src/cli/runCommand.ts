@@ -1,13 +1,13 @@
 // `agent-workflows run <file>`: validates the agent, checks the inputs against its declarations,
 // starts it (multipart when there are files) and, unless --no-wait, polls it to the end.
 import { resolve } from 'node:path';
-import { formatBytes } from '../core/executions/executionRecord';
 import { startExecution, startMultipartExecution } from '../core/service/agentClient';
 import { InputError, prepareInputs } from '../core/service/inputValues';
 import { ServiceError } from '../core/service/serviceError';
 import { resolveDeployment } from '../core/service/target';
 import { validateAgentText } from '../core/validate';
 import { readAgentFile } from './agentFiles';
+import { formatBytes } from './format';
 import { CliError, ExitCode } from './io';
 import type { CliIo } from './io';
 import { apiKeyFrom, exitCodeFor, makeTarget, timeoutMs } from './serviceOptions';

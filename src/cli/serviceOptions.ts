@@ -1,6 +1,6 @@
 // What run and status share: the API key from the environment, the target, exit codes for
 // service errors, and the final output.
-import { ServiceError } from '../core/service/serviceError';
+import { redact, ServiceError } from '../core/service/serviceError';
 import { checkBaseUrl, DEFAULT_STATUS_PATH } from '../core/service/target';
 import type { AgentTarget } from '../core/service/target';
 import type { PollOutcome } from '../core/service/poller';
@@ -59,16 +59,20 @@ export function exitCodeFor(error: ServiceError): number {
   }
 }
 
-/** Prints how a watched execution ended and returns the exit code. */
-export function reportOutcome(io: CliIo, executionId: string, outcome: PollOutcome, json: boolean): number {
+/**
+ * Prints how a watched execution ended and returns the exit code. A problem answer is shown whole,
+ * except the key should the service echo it.
+ */
+export function reportOutcome(io: CliIo, executionId: string, outcome: PollOutcome, json: boolean, secret?: string): number {
+  const answer = outcome.kind === 'problem' ? (JSON.parse(JSON.stringify(outcome.answer.body, (_key, value: unknown) => (typeof value === 'string' ? redact(value, secret) : value))) as unknown) : undefined;
   if (json) {
     const status = outcome.kind === 'finished' ? 'finished' : outcome.status;
     const outputs = outcome.kind === 'finished' ? (outcome.outputs ?? null) : null;
-    io.stdout(`${JSON.stringify({ executionId, status, outputs, ...(outcome.kind === 'problem' ? { answer: outcome.answer.body } : {}) })}\n`);
+    io.stdout(`${JSON.stringify({ executionId, status, outputs, ...(answer !== undefined ? { answer } : {}) })}\n`);
   } else if (outcome.kind === 'finished') {
     io.stdout(`${JSON.stringify(outcome.outputs ?? null, null, 2)}\n`);
   } else {
-    io.stderr(`Execution ${executionId} ended with status "${outcome.status}":\n${JSON.stringify(outcome.answer.body, null, 2)}\n`);
+    io.stderr(`Execution ${executionId} ended with status "${outcome.status}":\n${JSON.stringify(answer, null, 2)}\n`);
   }
   return outcome.kind === 'finished' ? ExitCode.ok : ExitCode.problems;
 }

@@ -1,6 +1,8 @@
 // `agent-workflows status <executionId>`: one status read, or with --wait a poll to the end.
 import { getStatus } from '../core/service/agentClient';
-import { ServiceError } from '../core/service/serviceError';
+import { IN_PROGRESS_STATUSES } from '../core/service/poller';
+import { redact, ServiceError } from '../core/service/serviceError';
+import { checkExecutionId } from '../core/service/target';
 import { CliError, ExitCode } from './io';
 import type { CliIo } from './io';
 import { apiKeyFrom, exitCodeFor, makeTarget, timeoutMs } from './serviceOptions';
@@ -13,14 +15,21 @@ export interface StatusFlags extends ServiceFlags {
 
 export async function statusCommand(executionId: string, flags: StatusFlags, io: CliIo): Promise<number> {
   if (!flags.baseUrl || !flags.account) throw new CliError('status needs --base-url and --account (as shown in the Agents tab).', ExitCode.usage);
+  try {
+    checkExecutionId(executionId);
+  } catch (error) {
+    throw new CliError((error as Error).message, ExitCode.usage);
+  }
   const limit = timeoutMs(flags, 30 * 60);
   const target = makeTarget({ baseUrl: flags.baseUrl, account: flags.account, agent: flags.agent ?? '' }, flags, apiKeyFrom(io));
   if (flags.wait) return watchExecution(io, target, executionId, { timeoutMs: limit, json: flags.json ?? false });
   try {
     const answer = await getStatus(target, executionId, io.interrupt ? { signal: io.interrupt } : {});
     io.stdout(flags.json ? `${JSON.stringify({ executionId, status: answer.status, outputs: answer.outputs ?? null })}\n` : `${answer.status}\n${answer.outputs !== undefined ? `${JSON.stringify(answer.outputs, null, 2)}\n` : ''}`);
-    const status = answer.status.toLowerCase();
-    return status === 'finished' || status === 'running' ? ExitCode.ok : ExitCode.problems;
+    const status = answer.status.trim().toLowerCase();
+    if (status === 'finished' || IN_PROGRESS_STATUSES.has(status)) return ExitCode.ok;
+    if (!flags.json) io.stderr(`Execution ${executionId} ended with status "${answer.status}":\n${redact(JSON.stringify(answer.body, null, 2), target.apiKey)}\n`);
+    return ExitCode.problems;
   } catch (error) {
     if (error instanceof ServiceError) {
       io.stderr(`agent-workflows: ${error.message}\n`);

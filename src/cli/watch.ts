@@ -1,9 +1,9 @@
 // Polls an execution for the command line: progress on stderr, Ctrl-C stops cleanly and says how
 // to resume, the outcome on stdout.
-import { formatDuration } from '../core/executions/executionRecord';
 import { pollExecution } from '../core/service/poller';
 import { ServiceError } from '../core/service/serviceError';
 import type { AgentTarget } from '../core/service/target';
+import { formatDuration } from './format';
 import type { CliIo } from './io';
 import { createProgress } from './progress';
 import { exitCodeFor, reportOutcome, resumeHint } from './serviceOptions';
@@ -21,7 +21,7 @@ export async function watchExecution(io: CliIo, target: AgentTarget, executionId
     });
     progress.done();
     io.stderr(`${outcome.kind === 'finished' ? 'finished' : `ended: ${outcome.status}`} after ${formatDuration(Date.now() - started)}\n`);
-    return reportOutcome(io, executionId, outcome, options.json);
+    return reportOutcome(io, executionId, outcome, options.json, target.apiKey);
   } catch (error) {
     progress.done();
     if (error instanceof ServiceError) {

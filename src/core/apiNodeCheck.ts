@@ -2,6 +2,7 @@
 import { isMap, isSeq } from 'yaml';
 import type { Node as YamlNode } from 'yaml';
 import { maskExpressions, scanExpressions } from './expressions';
+import { isLoopbackHost } from './http/proxy';
 import { checkHeaderString, literalCredential, secretName } from './headers';
 import type { Finding } from './headers';
 import type { NodeDeclaration, StringField } from './model';
@@ -115,7 +116,7 @@ function checkUrl(node: NodeDeclaration, url: StringField, method: string | unde
     sink.add('unsupported-url-scheme', facts.schemeSpan, `The URL of node "${node.id}" uses "${parsed.protocol.slice(0, -1)}:", but an API node calls http:// or https:// URLs.`);
     return facts;
   }
-  if (parsed.protocol === 'http:' && !isLoopback(parsed.hostname) && !raw.slice(0, raw.indexOf('/', schemeEnd + 3) >>> 0).includes('{{')) {
+  if (parsed.protocol === 'http:' && !isLoopbackHost(parsed.hostname) && !raw.slice(0, raw.indexOf('/', schemeEnd + 3) >>> 0).includes('{{')) {
     facts.insecureHost = parsed.hostname;
   }
   return checkApiKeyParameter(node, raw, method, at, facts, sink);
@@ -162,10 +163,6 @@ function checkApiKeyParameter(
   return facts;
 }
 
-export function isLoopback(hostname: string): boolean {
-  const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
-  return host === 'localhost' || host.endsWith('.localhost') || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
-}
 
 function decodeSafely(text: string): string {
   try {

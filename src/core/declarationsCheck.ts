@@ -1,7 +1,7 @@
 // Rules for declarations that the schema cannot express: input defaults and allowed values that
 // must match the input's type, and the deployment's base URL.
 import { isSeq } from 'yaml';
-import { isLoopback } from './apiNodeCheck';
+import { isLoopbackHost } from './http/proxy';
 import type { AgentModel } from './model';
 import type { ProblemSink } from './problemSink';
 import { findPair, spanOf } from './yamlAst';
@@ -55,7 +55,7 @@ export function checkDeployment(model: AgentModel, sink: ProblemSink): void {
   if (parsed.search || parsed.hash) {
     sink.add('invalid-url', spanOf(baseUrl.scalar), 'The deployment baseUrl must not have a query or fragment; requests add /api/{account}/agent/... to it.');
   }
-  if (parsed.protocol === 'http:' && !isLoopback(parsed.hostname)) {
+  if (parsed.protocol === 'http:' && !isLoopbackHost(parsed.hostname)) {
     sink.add(
       'insecure-base-url',
       spanOf(baseUrl.scalar),

@@ -57,7 +57,13 @@ export async function installExtension(vsix: string, extensionsDir: string): Pro
 }
 
 /** Starts code-server with the packaged extension installed and opens a copy of the fixture workspace. */
-export async function openWorkbench(options: { settings?: Record<string, unknown> } = {}): Promise<Workbench> {
+export interface WorkbenchOptions {
+  readonly settings?: Record<string, unknown>;
+  /** Files copied into the workspace before it opens, by their name there (file watching in the test host is not relied on). */
+  readonly extraFiles?: Readonly<Record<string, string>>;
+}
+
+export async function openWorkbench(options: WorkbenchOptions = {}): Promise<Workbench> {
   const root = makeTempDir('agent-workflows-ui-');
   let server: CodeServer | undefined;
   let browser: BrowserSession | undefined;
@@ -72,6 +78,7 @@ export async function openWorkbench(options: { settings?: Record<string, unknown
     await installExtension(await packageExtension(root), extensionsDir);
     const workspace = join(root, 'workspace');
     cpSync(join(repoRoot, 'test', 'fixtures', 'workspace'), workspace, { recursive: true });
+    for (const [name, source] of Object.entries(options.extraFiles ?? {})) cpSync(source, join(workspace, name));
     server = await startCodeServer({
       extensionsDir,
       settings: { 'workbench.colorTheme': 'Default Dark Modern', 'editor.minimap.enabled': false, 'window.commandCenter': false, ...options.settings },

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { runCli } from '../../src/cli/main';
 import { startFakeService } from '../support/fakeAgentService';
 import type { FakeService } from '../support/fakeAgentService';
-import { json } from '../support/httpServer';
+import { closedPort, json } from '../support/httpServer';
 import { repoRoot } from '../support/paths';
 import { makeTempDir } from '../support/tempDir';
 import type { TempDir } from '../support/tempDir';
@@ -85,6 +85,8 @@ describe('agent-workflows run and status', () => {
       [['-i', 'ticket=x', '--file', 'screenshot=ticket.agent.yaml'], /not of an accepted type: image\/png/],
       [['-i', 'ticket'], /--input takes NAME=VALUE/],
       [['-i', 'ticket=x', '--timeout', 'soon'], /--timeout takes a number of seconds/],
+      [['-i', 'ticket=x', '--file', 'screenshot=missing.png'], /The file for input "screenshot" does not exist: .*missing\.png/],
+      [['-i', 'ticket=x', '--file', 'screenshot=.'], /not of an accepted type|is a directory/],
     ];
     for (const [args, message] of cases) {
       const result = await cli(['run', 'ticket.agent.yaml', ...args]);
@@ -154,8 +156,100 @@ describe('agent-workflows run and status', () => {
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     while (service.statusRequests.length < 2) await new Promise((resolve) => setTimeout(resolve, 20));
     child.kill('SIGINT');
+    const signalledAt = Date.now();
     const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
     assert.equal(code, 130, stderr);
+    // It ends by itself: no request, timer or spinner is left to keep the process alive.
+    assert.ok(Date.now() - signalledAt < 2000, `exited ${Date.now() - signalledAt} ms after Ctrl-C`);
     assert.match(stderr, /Stopped watching execution [0-9a-f-]{36}; it may still be running\. Resume with:\n {2}agent-workflows status /);
+  });
+
+  /** Runs dist/cli.js as a real process (asynchronously: the service runs in this process). */
+  async function spawnCli(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+    const { AGENT_WORKFLOWS_API_KEY: _ignored, ...inherited } = process.env;
+    const child = spawn(process.execPath, [join(repoRoot, 'dist', 'cli.js'), ...args], { cwd: dir.path, env: { ...inherited, ...env } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
+    return { code, stdout, stderr };
+  }
+
+  it('runs as a real process: JSON on stdout, plain progress on stderr, exit codes', async function () {
+    this.timeout(15_000);
+    service.statusAnswer = (n, _id, response) => json(response, 200, n === 0 ? { status: 'running' } : { status: 'finished', outputs: { text: 'ünï "done"' } });
+    const finished = await spawnCli(['run', 'ticket.agent.yaml', '--input', 'ticket=Printer on fire', '--file', 'screenshot=shot.png', '--json'], { AGENT_WORKFLOWS_API_KEY: KEY });
+    assert.equal(finished.code, 0, finished.stderr);
+    const printed = JSON.parse(finished.stdout) as { executionId: string; status: string; outputs: unknown };
+    assert.deepEqual({ ...printed, executionId: 'x' }, { executionId: 'x', status: 'finished', outputs: { text: 'ünï "done"' } });
+    assert.match(finished.stderr, /^started Ticket summarizer as execution [0-9a-f-]{36} with screenshot \(1\.2 KB\)\nrunning: /);
+    assert.doesNotMatch(finished.stderr, /\u001b\[/, 'no spinner when stderr is not a terminal');
+    assert.equal(service.starts[0]?.parts[1]?.data.length, 1234);
+
+    const noKey = await spawnCli(['status', printed.executionId, '--base-url', service.url, '--account', 'acme'], {});
+    assert.equal(noKey.code, 3);
+    assert.match(noKey.stderr, /No API key: set the AGENT_WORKFLOWS_API_KEY environment variable/);
+    const usage = await spawnCli(['run', 'ticket.agent.yaml', '--input', 'nope=1'], { AGENT_WORKFLOWS_API_KEY: KEY });
+    assert.equal(usage.code, 2);
+    assert.match(usage.stderr, /The agent has no input "nope"/);
+  });
+
+  it('status: in-progress words exit 0, a problem status exits 1 with the answer, a bad id exits 2', async () => {
+    service.statusAnswer = (_n, _id, response) => json(response, 200, { status: 'queued' });
+    const queued = await cli(['status', 'e-1', '--base-url', service.url, '--account', 'acme']);
+    assert.deepEqual([queued.code, queued.stdout], [0, 'queued\n']);
+    service.statusAnswer = (_n, _id, response) => json(response, 200, { status: 'failed', error: `node x failed; key was ${KEY}` });
+    const failed = await cli(['status', 'e-1', '--base-url', service.url, '--account', 'acme']);
+    assert.equal(failed.code, 1);
+    assert.match(failed.stderr, /ended with status "failed"[\s\S]*node x failed; key was •••/);
+    const failedJson = await cli(['status', 'e-1', '--base-url', service.url, '--account', 'acme', '--wait', '--json']);
+    assert.equal(failedJson.code, 1);
+    assert.deepEqual(JSON.parse(failedJson.stdout), { executionId: 'e-1', status: 'failed', outputs: null, answer: { status: 'failed', error: 'node x failed; key was •••' } });
+    const requests = service.statusRequests.length;
+    const badId = await cli(['status', '../../admin', '--base-url', service.url, '--account', 'acme', '--wait']);
+    assert.equal(badId.code, 2);
+    assert.match(badId.stderr, /is not an execution id/);
+    assert.equal(service.statusRequests.length, requests, 'nothing is requested for a bad id');
+  });
+
+  it('exits 4 for a wrong path, a refused connection and a server error, 3 for a rotated key', async () => {
+    const notFound = await cli(['status', 'e-1', '--base-url', service.url, '--account', 'acme', '--status-path', '/nowhere/{executionId}']);
+    assert.equal(notFound.code, 4);
+    assert.match(notFound.stderr, /404 Not Found\): check the account and agent paths/);
+    const refused = await cli(['status', 'e-1', '--base-url', `http://127.0.0.1:${await closedPort()}`, '--account', 'acme']);
+    assert.equal(refused.code, 4);
+    assert.match(refused.stderr, /connection refused/);
+    service.statusAnswer = (_n, _id, response) => json(response, 500, { error: 'boom' });
+    const serverError = await cli(['status', 'e-1', '--base-url', service.url, '--account', 'acme']);
+    assert.equal(serverError.code, 4);
+    const rotated = await cli(['status', 'e-1', '--base-url', service.url, '--account', 'acme'], { AGENT_WORKFLOWS_API_KEY: 'old-key' });
+    assert.equal(rotated.code, 3);
+    assert.match(rotated.stderr, /set or check the API key/);
+  });
+
+  it('stops cleanly on Ctrl-C while waiting, printing the id to resume with (and JSON when asked)', async () => {
+    service.statusAnswer = (_n, _id, response) => json(response, 200, { status: 'running' });
+    const interrupt = new AbortController();
+    const pending = cli(['run', 'ticket.agent.yaml', '-i', 'ticket=x', '--json'], undefined, interrupt.signal);
+    while (service.statusRequests.length < 1) await new Promise((resolve) => setTimeout(resolve, 5));
+    interrupt.abort();
+    const result = await pending;
+    assert.equal(result.code, 130);
+    const printed = JSON.parse(result.stdout) as { executionId: string; status: string };
+    assert.equal(printed.status, 'stopped-watching');
+    assert.match(result.stderr, new RegExp(`Stopped watching execution ${printed.executionId}; it may still be running\\. Resume with:\\n  agent-workflows status ${printed.executionId} --base-url ${service.url} --account acme --wait`));
+  });
+
+  it('on Ctrl-C while starting, says the agent may be running instead of suggesting a retry', async () => {
+    service.startAnswer = () => undefined; // the start never answers
+    const interrupt = new AbortController();
+    const pending = cli(['run', 'ticket.agent.yaml', '-i', 'ticket=x'], undefined, interrupt.signal);
+    while (service.starts.length < 1) await new Promise((resolve) => setTimeout(resolve, 5));
+    interrupt.abort();
+    const result = await pending;
+    assert.equal(result.code, 130);
+    assert.match(result.stderr, /cancelled\. The request may have reached the service, so the agent may be running: check its executions before starting it again\./);
+    assert.equal(service.starts.length, 1);
   });
 });

@@ -7,9 +7,24 @@ import { ServiceError } from '../../src/core/service/serviceError';
 import type { AgentTarget } from '../../src/core/service/target';
 import { startFakeService } from '../support/fakeAgentService';
 import type { FakeService } from '../support/fakeAgentService';
-import { json } from '../support/httpServer';
+import { closedPort, json } from '../support/httpServer';
 
 const FAST: PollOptions = { initialIntervalMs: 10, maxIntervalMs: 40, backoffFactor: 2 };
+
+/** Resources that keep the process alive (timers, sockets), by type. */
+function activeResources(): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const type of process.getActiveResourcesInfo()) counts[type] = (counts[type] ?? 0) + 1;
+  return counts;
+}
+
+async function until(condition: () => boolean, what: string, limitMs = 5000): Promise<void> {
+  const started = Date.now();
+  while (!condition()) {
+    if (Date.now() - started > limitMs) assert.fail(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
 
 describe('pollExecution', () => {
   let service: FakeService;
@@ -142,5 +157,92 @@ describe('pollExecution', () => {
     assert.equal((await failure(pendingRequest)).kind, 'cancelled');
     while (!closed) await new Promise((resolve) => setTimeout(resolve, 5));
     assert.equal(service.statusRequests.length, before + 1, 'no request after the cancel');
+  });
+
+  it('leaves no timer and no request behind once cancelled, whether waiting or in flight', async () => {
+    // One finished poll first, so the connection pool exists before counting.
+    await pollExecution(target, 'warm-up', FAST);
+    let hanging = 0;
+    let hangingClosed = 0;
+    service.statusAnswer = (n, _id, response) => {
+      if (n % 2 === 1) {
+        json(response, 200, { status: 'running' });
+        return;
+      }
+      // Every other read hangs, so half the cancels hit a request in flight, half a wait.
+      hanging++;
+      response.on('close', () => hangingClosed++);
+    };
+    const before = activeResources();
+    for (let i = 0; i < 6; i++) {
+      const controller = new AbortController();
+      const requestsBefore = service.statusRequests.length;
+      let answered = false;
+      const pending = pollExecution(target, `e${i}`, { initialIntervalMs: 10_000, signal: controller.signal, onUpdate: () => (answered = true) });
+      await until(() => service.statusRequests.length > requestsBefore, 'the status read');
+      if (i % 2 === 0) await until(() => answered, 'the answer');
+      controller.abort();
+      assert.equal((await failure(pending)).kind, 'cancelled');
+    }
+    assert.equal(hanging, 3);
+    await until(() => hangingClosed === hanging, 'the connections of the cancelled requests to close');
+    const after = activeResources();
+    assert.ok((after.Timeout ?? 0) <= (before.Timeout ?? 0), `timers before ${JSON.stringify(before)}, after ${JSON.stringify(after)}`);
+    assert.equal(service.statusRequests.length, 1 + 6, 'exactly one read per poll, none after a cancel');
+  });
+
+  it('keeps a slow status read within the overall limit', async () => {
+    service.statusAnswer = () => undefined; // never answers
+    const started = Date.now();
+    const error = await failure(pollExecution({ ...target, requestTimeoutMs: 10_000 }, 'e1', { ...FAST, timeoutMs: 300 }));
+    assert.equal(error.kind, 'timeout');
+    assert.match(error.message, /Stopped waiting for execution e1 after 0 s; it may still be running/);
+    assert.ok(Date.now() - started < 1500, `took ${Date.now() - started} ms`);
+    assert.equal(service.statusRequests.length, 1);
+  });
+
+  it('does not let a long Retry-After carry it past the overall limit', async () => {
+    service.statusAnswer = (_n, _id, response) => json(response, 429, { error: 'later' }, { 'retry-after': '30' });
+    const started = Date.now();
+    const error = await failure(pollExecution(target, 'e1', { ...FAST, timeoutMs: 400 }));
+    assert.equal(error.kind, 'timeout');
+    assert.ok(Date.now() - started < 1500, `took ${Date.now() - started} ms`);
+    assert.equal(service.statusRequests.length, 1);
+  });
+
+  it('retries a status read that times out, then goes on', async () => {
+    service.statusAnswer = (n, _id, response) => {
+      if (n > 0) json(response, 200, { status: 'finished', outputs: { n } });
+    };
+    const retries: string[] = [];
+    const outcome = await pollExecution({ ...target, requestTimeoutMs: 200 }, 'e1', { ...FAST, onRetry: (error) => retries.push(error.kind) });
+    assert.deepEqual(outcome.kind === 'finished' && outcome.outputs, { n: 1 });
+    assert.deepEqual(retries, ['timeout']);
+  });
+
+  it('retries a refused connection a bounded number of times', async () => {
+    const attempts: number[] = [];
+    const error = await failure(pollExecution({ ...target, baseUrl: `http://127.0.0.1:${await closedPort()}` }, 'e1', { ...FAST, maxRetries: 2, onRetry: (_error, attempt) => attempts.push(attempt) }));
+    assert.equal(error.kind, 'network');
+    assert.match(error.message, /connection refused/);
+    assert.deepEqual(attempts, [1, 2]);
+  });
+
+  it('stops at once on an answer that is not the service\'s (HTML, 404), without retrying', async () => {
+    service.statusAnswer = (_n, _id, response) => {
+      response.writeHead(200, { 'content-type': 'text/html' });
+      response.end('<html>proxy login</html>');
+    };
+    assert.equal((await failure(pollExecution(target, 'e1', FAST))).kind, 'bad-response');
+    service.statusAnswer = (_n, _id, response) => json(response, 404, { error: 'no such execution' });
+    assert.equal((await failure(pollExecution(target, 'e1', FAST))).kind, 'not-found');
+    assert.equal(service.statusRequests.length, 2);
+  });
+
+  it('accepts the terminal status in any case and spacing, and treats other progress words as running', async () => {
+    service.statusAnswer = (n, _id, response) => json(response, 200, { status: ['queued', 'PENDING', 'in_progress', ' Finished '][n], outputs: { n } });
+    const outcome = await pollExecution(target, 'e1', FAST);
+    assert.equal(outcome.kind, 'finished');
+    assert.equal(service.statusRequests.length, 4);
   });
 });

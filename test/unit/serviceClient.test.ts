@@ -1,9 +1,10 @@
 // The agent client against real servers on 127.0.0.1: start (JSON and multipart), status, errors.
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { getStatus, startExecution, startMultipartExecution } from '../../src/core/service/agentClient';
-import { ServiceError } from '../../src/core/service/serviceError';
+import { parseRetryAfter, ServiceError } from '../../src/core/service/serviceError';
 import { checkBaseUrl, checkExecutionId, resolveDeployment, statusUrl } from '../../src/core/service/target';
 import type { AgentTarget } from '../../src/core/service/target';
 import { startFakeService } from '../support/fakeAgentService';
@@ -133,6 +134,82 @@ describe('agent client', () => {
       setTimeout(() => controller.abort(), 50);
       assert.equal((await failure(pending)).kind, 'cancelled');
     });
+
+    it('never repeats the key, even when the service echoes it without "Bearer"', async () => {
+      const answers: Array<[number, string]> = [
+        [401, `{"error":"unknown key ${KEY}"}`],
+        [500, `<html><pre>Authorization: Bearer ${KEY}\nkey=${KEY}</pre></html>`],
+        [200, `{"status":"rejected","key":"${KEY}"}`],
+        [200, `not json, but the key: ${KEY}`],
+      ];
+      for (const [status, body] of answers) {
+        service.startAnswer = (response) => {
+          response.writeHead(status, { 'content-type': 'text/plain' });
+          response.end(body);
+        };
+        const error = await failure(startExecution(target, {}));
+        assert.match(error.message, /•••/, `${status} ${body}`);
+        assert.doesNotMatch(error.details.body ?? '', new RegExp(KEY));
+      }
+    });
+
+    it('refuses a key with a line break before sending anything, without showing it', async () => {
+      const error = await failure(startExecution({ ...target, apiKey: `${KEY}\r\nX-Injected: 1` }, {}));
+      assert.equal(error.kind, 'auth');
+      assert.match(error.message, /line breaks/);
+      assert.equal(service.server.requests.length, 0);
+    });
+
+    it('waits for a slow answer within the limit, and times out one that trickles past it', async () => {
+      const trickle = (parts: number) => (_request: unknown, response: import('node:http').ServerResponse) => {
+        const body = JSON.stringify({ status: 'ok', executionId: 'slow-1' });
+        response.writeHead(200, { 'content-type': 'application/json', 'content-length': String(body.length) });
+        let sent = 0;
+        const step = Math.ceil(body.length / parts);
+        const timer = setInterval(() => {
+          response.write(body.slice(sent, sent + step));
+          sent += step;
+          if (sent >= body.length) {
+            clearInterval(timer);
+            response.end();
+          }
+        }, 60);
+        response.on('close', () => clearInterval(timer));
+      };
+      const slow = await serve(trickle(4));
+      assert.equal((await startExecution({ ...target, baseUrl: slow.url, requestTimeoutMs: 3000 }, {})).executionId, 'slow-1');
+      const slower = await serve(trickle(200));
+      const started = Date.now();
+      const error = await failure(startExecution({ ...target, baseUrl: slower.url, requestTimeoutMs: 400 }, {}));
+      assert.equal(error.kind, 'timeout');
+      assert.match(error.message, /did not answer after 0\.4 s/);
+      assert.ok(Date.now() - started < 2000, 'the limit covers the whole answer, not each chunk');
+      assert.equal(slower.requests.length, 1, 'a start is never repeated');
+    });
+
+    it('reports a reset in the middle of the answer, without repeating the start', async () => {
+      const resetting = await serve((_request, response) => {
+        response.writeHead(200, { 'content-type': 'application/json', 'content-length': '200' });
+        response.write('{"status":"ok","execu');
+        setTimeout(() => response.socket?.destroy(), 20);
+      });
+      const error = await failure(startExecution({ ...target, baseUrl: resetting.url }, {}));
+      assert.equal(error.kind, 'network');
+      assert.match(error.message, /closed before the answer was complete/);
+      assert.equal(resetting.requests.length, 1);
+    });
+
+    it('refuses to send a streamed upload again for a 307 redirect', async () => {
+      const file = dir.write('a.txt', 'abc');
+      const redirector = await serve((_request, response) => {
+        response.writeHead(307, { location: `${service.url}/api/acme/agent/a/execute/multipart` });
+        response.end();
+      });
+      const error = await failure(startMultipartExecution({ ...target, baseUrl: redirector.url }, {}, [{ field: 'doc', path: file }]));
+      assert.equal(error.kind, 'network');
+      assert.match(error.message, /cannot be sent twice/);
+      assert.equal(service.starts.length, 0);
+    });
   });
 
   describe('multipart start', () => {
@@ -174,7 +251,44 @@ describe('agent client', () => {
       assert.match(missing.message, /input "doc" does not exist/);
       const directory = await failure(startMultipartExecution(target, {}, [{ field: 'doc', path: dir.path }]));
       assert.match(directory.message, /is a directory/);
+      const fifo = join(dir.path, 'pipe.txt');
+      execFileSync('mkfifo', [fifo]);
+      assert.match((await failure(startMultipartExecution(target, {}, [{ field: 'doc', path: fifo }]))).message, /not a regular file/);
       assert.equal(service.starts.length, 0);
+      assert.equal(service.server.requests.length, 0);
+    });
+
+    it('declares the exact length up front instead of sending chunks', async () => {
+      const empty = dir.write('empty.csv', '');
+      const data = dir.write('data.json', JSON.stringify({ rows: [1, 2, 3] }));
+      await startMultipartExecution(target, { note: 'ünï' }, [
+        { field: 'empty', path: empty },
+        { field: 'data', path: data },
+      ]);
+      const [received] = service.server.requests;
+      assert.equal(received?.headers['content-length'], String(received?.body.length));
+      assert.equal(received?.headers['transfer-encoding'], undefined);
+      assert.deepEqual(service.starts[0]?.parts.map((p) => [p.name, p.filename, p.mimeType, p.data.toString()]), [
+        ['payload', undefined, undefined, JSON.stringify({ inputs: { note: 'ünï' }, stream: false })],
+        ['empty', 'empty.csv', 'text/csv', ''],
+        ['data', 'data.json', 'application/json', JSON.stringify({ rows: [1, 2, 3] })],
+      ]);
+    });
+
+    it('sends the whole payload JSON with quotes, backslashes, line breaks and non-ASCII intact', async () => {
+      const file = dir.write('x.bin', Buffer.from([0, 1, 2, 255]));
+      const inputs = { text: 'say "hi"\\ \r\n--boundary-like\r\n', emoji: '😀 ✓ 日本語', n: 1.5, yes: false };
+      await startMultipartExecution(target, inputs, [{ field: 'blob', path: file }]);
+      assert.deepEqual(service.starts[0]?.payload, { inputs, stream: false });
+      assert.deepEqual([...(service.starts[0]?.parts[1]?.data ?? [])], [0, 1, 2, 255]);
+      assert.equal(service.starts[0]?.parts[1]?.mimeType, 'application/octet-stream');
+    });
+
+    it('refuses a file input named "payload", which would clash with the JSON part', async () => {
+      const file = dir.write('a.txt', 'abc');
+      const error = await failure(startMultipartExecution(target, {}, [{ field: 'payload', path: file }]));
+      assert.equal(error.kind, 'config');
+      assert.equal(service.server.requests.length, 0);
     });
   });
 
@@ -200,6 +314,60 @@ describe('agent client', () => {
       service.statusAnswer = (_n, _id, response) => json(response, 200, { outputs: {} });
       assert.equal((await failure(getStatus(target, 'x1'))).kind, 'bad-response');
     });
+
+    it('rejects an HTML page or other non-JSON status answer, quoting it truncated', async () => {
+      service.statusAnswer = (_n, _id, response) => {
+        response.writeHead(200, { 'content-type': 'text/html' });
+        response.end(`<!doctype html><title>Sign in</title>${'<p>padding</p>'.repeat(100)}`);
+      };
+      const html = await failure(getStatus(target, 'x1'));
+      assert.equal(html.kind, 'bad-response');
+      assert.match(html.message, /not JSON but an HTML page \(is the base URL right\?\): "<!doctype html><title>Sign in<\/title>.*…"\.$/);
+      assert.ok(html.message.length < 450, `quoted in full: ${html.message.length} characters`);
+      service.statusAnswer = (_n, _id, response) => json(response, 200, 'finished');
+      assert.match((await failure(getStatus(target, 'x1'))).message, /not a JSON object: ""finished""/);
+    });
+
+    it('explains each error status of the status read', async () => {
+      const statuses: Array<[number, string, RegExp]> = [
+        [401, 'auth', /Reading the execution status was refused \(401 Unauthorized\): set or check the API key.*Builder license/],
+        [403, 'auth', /403 Forbidden/],
+        [404, 'not-found', /account and agent paths/],
+        [413, 'too-large', /413/],
+        [429, 'rate-limited', /429 Too Many Requests/],
+        [500, 'server', /service's side \(500\)/],
+        [502, 'server', /502/],
+        [504, 'server', /504/],
+        [409, 'bad-request', /rejected \(409\)/],
+      ];
+      for (const [status, kind, message] of statuses) {
+        service.statusAnswer = (_n, _id, response) => json(response, status, { error: `status ${status}`, key: KEY });
+        const error = await failure(getStatus(target, 'e-1'));
+        assert.equal(error.kind, kind, String(status));
+        assert.equal(error.status, status);
+        assert.match(error.message, message);
+      }
+    });
+
+    it('keeps the key on a same-origin redirect and drops it for another origin', async () => {
+      const other = await serve((request, response) => json(response, 200, { status: 'finished', outputs: { sawKey: request.headers.authorization !== undefined } }));
+      const redirector = await serve((request, response) => {
+        const crossOrigin = (request.url ?? '').includes('cross');
+        response.writeHead(302, { location: crossOrigin ? `http://localhost:${other.port}/elsewhere` : '/api/acme/agent/e-2/moved' });
+        response.end();
+      });
+      const moved = await serve((request, response) => {
+        if ((request.url ?? '').endsWith('/moved')) json(response, 200, { status: 'finished', outputs: { sawKey: request.headers.authorization === `Bearer ${KEY}` } });
+        else {
+          response.writeHead(302, { location: '/api/acme/agent/e-2/moved' });
+          response.end();
+        }
+      });
+      assert.deepEqual((await getStatus({ ...target, baseUrl: moved.url }, 'e-2')).outputs, { sawKey: true });
+      const answer = await getStatus({ ...target, baseUrl: redirector.url, statusPathTemplate: '{baseUrl}/cross/{executionId}' }, 'e-3');
+      assert.deepEqual(answer.outputs, { sawKey: false });
+      assert.equal(other.requests[0]?.headers.authorization, undefined);
+    });
   });
 
   describe('target', () => {
@@ -221,6 +389,34 @@ describe('agent client', () => {
         agent: 'cli',
       });
       assert.throws(() => resolveDeployment({ baseUrl: 'https://a.example.com' }), /account, agent are not set/);
+    });
+
+    it('fills a status template, encoding every segment', () => {
+      const odd = { ...target, baseUrl: 'https://agents.example.com/base/', account: 'a b', agent: 'x/y' };
+      assert.equal(statusUrl(odd, 'e-1'), 'https://agents.example.com/base/api/a%20b/agent/e-1/status');
+      assert.equal(statusUrl({ ...odd, statusPathTemplate: '{baseUrl}/v2/{account}/{agent}/runs/{executionId}' }, 'e.1~x'), 'https://agents.example.com/base/v2/a%20b/x%2Fy/runs/e.1~x');
+      assert.throws(() => statusUrl(odd, 'e%2F..'), /not an execution id/);
+    });
+
+    it('refuses a status template that would take the key to another host', async () => {
+      for (const template of ['{baseUrl}@attacker.example/{executionId}', '{baseUrl}.attacker.example/{executionId}', 'https://attacker.example/{executionId}{baseUrl}', '{baseUrl}:8080/{executionId}']) {
+        assert.throws(() => statusUrl({ ...target, statusPathTemplate: template }, 'e-1'), /leads away from http:\/\/127\.0\.0\.1:\d+; it must be a path on the base URL/, template);
+      }
+      assert.equal((await failure(getStatus({ ...target, statusPathTemplate: '{baseUrl}@attacker.example/{executionId}' }, 'e-1'))).kind, 'config');
+      assert.equal(service.server.requests.length, 0);
+    });
+  });
+
+  describe('Retry-After', () => {
+    it('reads delta-seconds and HTTP dates, and ignores anything else', () => {
+      const now = Date.parse('2026-01-01T00:00:00Z');
+      assert.equal(parseRetryAfter('7', now), 7000);
+      assert.equal(parseRetryAfter(' 0 ', now), 0);
+      assert.equal(parseRetryAfter('Thu, 01 Jan 2026 00:00:03 GMT', now), 3000);
+      assert.equal(parseRetryAfter('Wed, 31 Dec 2025 23:59:00 GMT', now), 0, 'a date in the past means now');
+      assert.equal(parseRetryAfter('soon', now), undefined);
+      assert.equal(parseRetryAfter('-5', now), undefined);
+      assert.equal(parseRetryAfter(undefined, now), undefined);
     });
   });
 });

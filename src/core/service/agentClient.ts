@@ -18,6 +18,8 @@ export type InputValues = Readonly<Record<string, string | number | boolean>>;
 
 export interface RequestOptions {
   readonly signal?: AbortSignal;
+  /** Time limit of this request, instead of the target's (the poller keeps it within its own limit). */
+  readonly timeoutMs?: number;
 }
 
 export interface Started {
@@ -35,6 +37,10 @@ export interface StatusAnswer {
 }
 
 function headers(target: AgentTarget, extra: Record<string, string> = {}): Record<string, string> {
+  // A key pasted with a line break would make an invalid header; say so without showing it.
+  if (target.apiKey === '' || /[^\x21-\x7e]/.test(target.apiKey)) {
+    throw new ServiceError('auth', 'The API key is empty or contains spaces, line breaks or other characters a key cannot have. Copy it again from the service\'s editor (Settings, App Token).');
+  }
   return {
     Authorization: `Bearer ${target.apiKey}`,
     Accept: 'application/json',
@@ -53,12 +59,13 @@ export async function startExecution(target: AgentTarget, inputs: InputValues, o
       url,
       headers: headers(target, { 'Content-Type': 'application/json' }),
       body,
-      timeoutMs: target.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
+      timeoutMs: options.timeoutMs ?? target.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
       ...(options.signal ? { signal: options.signal } : {}),
       ...(target.dispatcher ? { dispatcher: target.dispatcher } : {}),
     }),
+    { unsafeToRepeat: true },
   );
-  return { executionId: readStarted(response.status, response.body, response.headers) };
+  return { executionId: readStarted(response.status, response.body, response.headers, target.apiKey) };
 }
 
 /** POST …/execute/multipart: the payload part with the JSON (string inputs), then one part per file. */
@@ -76,8 +83,9 @@ export async function startMultipartExecution(target: AgentTarget, inputs: Input
       ...(options.signal ? { signal: options.signal } : {}),
       ...(target.dispatcher ? { dispatcher: target.dispatcher } : {}),
     }),
+    { unsafeToRepeat: true },
   );
-  return { executionId: readStarted(response.status, response.body, response.headers), fileSizes: multipart.fileSizes };
+  return { executionId: readStarted(response.status, response.body, response.headers, target.apiKey), fileSizes: multipart.fileSizes };
 }
 
 /** GET the status of an execution. */
@@ -88,54 +96,58 @@ export async function getStatus(target: AgentTarget, executionId: string, option
       method: 'GET',
       url,
       headers: headers(target),
-      timeoutMs: target.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
+      timeoutMs: options.timeoutMs ?? target.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
       ...(options.signal ? { signal: options.signal } : {}),
       ...(target.dispatcher ? { dispatcher: target.dispatcher } : {}),
     }),
   );
-  if (response.status < 200 || response.status >= 300) throw errorForStatus(response.status, response.body, 'Reading the execution status', response.headers);
-  const body = parseJsonObject(response.body, 'The status answer');
+  if (response.status < 200 || response.status >= 300) throw errorForStatus(response.status, response.body, 'Reading the execution status', response.headers, target.apiKey);
+  const body = parseJsonObject(response.body, 'The status answer', target.apiKey);
   if (typeof body.status !== 'string' || body.status.trim() === '') {
-    throw new ServiceError('bad-response', `The status answer has no "status": ${quoteBody(response.body)}.`, { status: response.status, body: quoteBody(response.body) });
+    const quoted = quoteBody(response.body, target.apiKey);
+    throw new ServiceError('bad-response', `The status answer has no "status": ${quoted}.`, { status: response.status, body: quoted });
   }
   return { status: body.status, ...(body.outputs !== undefined ? { outputs: body.outputs } : {}), body };
 }
 
-async function send<T>(what: string, request: () => Promise<T>): Promise<T> {
+async function send<T>(what: string, request: () => Promise<T>, options: { readonly unsafeToRepeat?: boolean } = {}): Promise<T> {
   try {
     return await request();
   } catch (error) {
-    if (error instanceof NetworkError) throw fromNetworkError(error, what);
+    if (error instanceof NetworkError) throw fromNetworkError(error, what, options);
     throw error;
   }
 }
 
-function readStarted(status: number, raw: Buffer, responseHeaders: Readonly<Record<string, string>>): string {
-  if (status < 200 || status >= 300) throw errorForStatus(status, raw, 'Starting the agent', responseHeaders);
-  const body = parseJsonObject(raw, 'The answer to the start request');
+function readStarted(status: number, raw: Buffer, responseHeaders: Readonly<Record<string, string>>, secret: string): string {
+  if (status < 200 || status >= 300) throw errorForStatus(status, raw, 'Starting the agent', responseHeaders, secret);
+  const body = parseJsonObject(raw, 'The answer to the start request', secret);
+  const quoted = quoteBody(raw, secret);
   if (body.status !== 'ok') {
-    throw new ServiceError('bad-response', `The service did not start the agent: it answered ${quoteBody(raw)} instead of {"status": "ok", "executionId": …}.`, { status, body: quoteBody(raw) });
+    throw new ServiceError('bad-response', `The service did not start the agent: it answered ${quoted} instead of {"status": "ok", "executionId": …}.`, { status, body: quoted });
   }
   if (typeof body.executionId !== 'string') {
-    throw new ServiceError('bad-response', `The service answered without an execution id: ${quoteBody(raw)}.`, { status, body: quoteBody(raw) });
+    throw new ServiceError('bad-response', `The service answered without an execution id: ${quoted}.`, { status, body: quoted });
   }
   try {
     return checkExecutionId(body.executionId);
   } catch {
-    throw new ServiceError('bad-response', `The service answered with an execution id that cannot be polled: ${quoteBody(raw)}.`, { status, body: quoteBody(raw) });
+    throw new ServiceError('bad-response', `The service answered with an execution id that cannot be polled: ${quoted}.`, { status, body: quoted });
   }
 }
 
-function parseJsonObject(raw: Buffer, what: string): Record<string, unknown> {
+function parseJsonObject(raw: Buffer, what: string, secret: string): Record<string, unknown> {
   let value: unknown;
   try {
     value = JSON.parse(raw.toString('utf8'));
   } catch {
     const html = /^\s*</.test(raw.toString('utf8', 0, 64));
-    throw new ServiceError('bad-response', `${what} is not JSON${html ? ' but an HTML page (is the base URL right?)' : ''}: ${quoteBody(raw)}.`, { body: quoteBody(raw) });
+    const quoted = quoteBody(raw, secret);
+    throw new ServiceError('bad-response', `${what} is not JSON${html ? ' but an HTML page (is the base URL right?)' : ''}: ${quoted}.`, { body: quoted });
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new ServiceError('bad-response', `${what} is not a JSON object: ${quoteBody(raw)}.`, { body: quoteBody(raw) });
+    const quoted = quoteBody(raw, secret);
+    throw new ServiceError('bad-response', `${what} is not a JSON object: ${quoted}.`, { body: quoted });
   }
   return value as Record<string, unknown>;
 }

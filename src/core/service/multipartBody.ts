@@ -87,6 +87,10 @@ export async function checkFiles(files: readonly FilePart[]): Promise<Record<str
 }
 
 export async function buildMultipartBody(payload: unknown, files: readonly FilePart[]): Promise<MultipartBody> {
+  const clash = files.find((file) => file.field === 'payload');
+  if (clash) {
+    throw new ServiceError('config', 'A file input named "payload" cannot be sent: the multipart start uses that name for the part with the JSON. Rename the input.');
+  }
   const fileSizes = await checkFiles(files);
   const boundary = `----AgentWorkflows${randomBytes(16).toString('hex')}`;
   const payloadPart = Buffer.from(
@@ -108,13 +112,18 @@ export async function buildMultipartBody(payload: unknown, files: readonly FileP
     yield payloadPart;
     for (const [index, file] of files.entries()) {
       yield fileHeaders[index]!;
+      const size = fileSizes[file.field]!;
       let sent = 0;
-      for await (const chunk of createReadStream(file.path, { highWaterMark: 1024 * 1024 })) {
-        sent += (chunk as Buffer).length;
-        yield chunk as Buffer;
+      // Never more than the size measured up front: Content-Length was computed from it, so a file
+      // that grows meanwhile must not overrun the body.
+      if (size > 0) {
+        for await (const chunk of createReadStream(file.path, { start: 0, end: size - 1, highWaterMark: 1024 * 1024 })) {
+          sent += (chunk as Buffer).length;
+          yield chunk as Buffer;
+        }
       }
-      if (sent !== fileSizes[file.field]) {
-        throw new ServiceError('config', `The file for input "${file.field}" changed while it was being sent (${fileSizes[file.field]} bytes expected, ${sent} read). Try again.`);
+      if (sent !== size) {
+        throw new ServiceError('config', `The file for input "${file.field}" changed while it was being sent (${size} bytes expected, ${sent} read). Try again.`);
       }
       yield crlf;
     }

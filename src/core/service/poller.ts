@@ -1,7 +1,7 @@
 // Polls an execution until it ends. Short first interval, backing off to a cap; honours
 // Retry-After; retries transient faults of the GET a bounded number of times; stops at an overall
 // limit; cancellable at any moment, leaving no request in flight and no timer behind.
-import { getStatus } from './agentClient';
+import { DEFAULT_REQUEST_TIMEOUT_MS, getStatus } from './agentClient';
 import type { StatusAnswer } from './agentClient';
 import { ServiceError } from './serviceError';
 import type { AgentTarget } from './target';
@@ -43,19 +43,22 @@ export async function pollExecution(target: AgentTarget, executionId: string, op
   let interval: number = settings.initialIntervalMs;
   let failures = 0;
   let requests = 0;
+  const overLimit = (cause?: unknown): ServiceError =>
+    new ServiceError('timeout', `Stopped waiting for execution ${executionId} after ${Math.round(settings.timeoutMs / 1000)} s; it may still be running. Check it again later by its id.`, cause !== undefined ? { cause } : {});
   for (;;) {
     checkCancelled(options.signal, executionId);
-    if (Date.now() > deadline) {
-      throw new ServiceError('timeout', `Stopped waiting for execution ${executionId} after ${Math.round(settings.timeoutMs / 1000)} s; it may still be running. Check it again later by its id.`);
-    }
+    if (Date.now() >= deadline) throw overLimit();
     let answer: StatusAnswer;
     try {
       requests++;
-      answer = await getStatus(target, executionId, options.signal ? { signal: options.signal } : {});
+      // A slow answer must not carry the poll past its overall limit.
+      const timeoutMs = Math.max(1, Math.min(target.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS, deadline - Date.now()));
+      answer = await getStatus(target, executionId, { timeoutMs, ...(options.signal ? { signal: options.signal } : {}) });
       failures = 0;
     } catch (error) {
       if (!(error instanceof ServiceError)) throw error;
       checkCancelled(options.signal, executionId);
+      if (error.kind === 'timeout' && Date.now() >= deadline) throw overLimit(error);
       if (!isTransient(error) || failures >= settings.maxRetries) throw error;
       failures++;
       const delayMs = Math.min(Math.max(error.details.retryAfterMs ?? interval, interval), 60_000, Math.max(0, deadline - Date.now()));

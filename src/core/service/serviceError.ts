@@ -38,16 +38,19 @@ export class ServiceError extends Error {
 
 const MAX_QUOTE = 300;
 
-/** A short, single-line quote of what the service answered, for messages. */
-export function quoteBody(body: string | Buffer): string {
-  const text = (typeof body === 'string' ? body : body.toString('utf8')).replace(/\s+/g, ' ').trim();
+/**
+ * A short, single-line quote of what the service answered, for messages. A service could echo the
+ * request back (an error page showing the headers), so Bearer tokens and the key are masked.
+ */
+export function quoteBody(body: string | Buffer, secret?: string): string {
+  const text = redact(typeof body === 'string' ? body : body.toString('utf8'), secret).replace(/\s+/g, ' ').trim();
   if (text === '') return '(an empty answer)';
   return text.length > MAX_QUOTE ? `"${text.slice(0, MAX_QUOTE)}…"` : `"${text}"`;
 }
 
 /** Turns an HTTP error status into a ServiceError that says what to do. */
-export function errorForStatus(status: number, body: Buffer, what: string, headers: Readonly<Record<string, string>>): ServiceError {
-  const quoted = quoteBody(redactBearer(body.toString('utf8')));
+export function errorForStatus(status: number, body: Buffer, what: string, headers: Readonly<Record<string, string>>, secret?: string): ServiceError {
+  const quoted = quoteBody(body, secret);
   const details = { status, body: quoted };
   if (status === 401 || status === 403) {
     return new ServiceError(
@@ -71,9 +74,18 @@ export function errorForStatus(status: number, body: Buffer, what: string, heade
   return new ServiceError('bad-request', `${what} was rejected (${status}): ${quoted}. Check the inputs against the agent's declarations.`, details);
 }
 
-export function fromNetworkError(error: NetworkError, what: string): ServiceError {
+/**
+ * A network failure as a ServiceError. For a request that must not be repeated (a start), a failure
+ * after the request may have arrived does not say "try again": the agent could already be running.
+ */
+export function fromNetworkError(error: NetworkError, what: string, options: { readonly unsafeToRepeat?: boolean } = {}): ServiceError {
   const kind = error.kind === 'aborted' ? 'cancelled' : error.kind === 'timeout' ? 'timeout' : 'network';
-  return new ServiceError(kind, `${what}: ${error.message}`, { cause: error });
+  const mayHaveArrived = error.kind === 'reset' || error.kind === 'timeout' || error.kind === 'aborted' || error.kind === 'other';
+  const message =
+    options.unsafeToRepeat && mayHaveArrived
+      ? `${what}: ${error.message.replace(/ Try again\.$/, '')} The request may have reached the service, so the agent may be running: check its executions before starting it again.`
+      : `${what}: ${error.message}`;
+  return new ServiceError(kind, message, { cause: error });
 }
 
 /** Retry-After as milliseconds: delta-seconds or an HTTP date (RFC 9110 section 10.2.3). */
@@ -81,11 +93,15 @@ export function parseRetryAfter(value: string | undefined, now = Date.now()): nu
   if (value === undefined) return undefined;
   const trimmed = value.trim();
   if (/^\d+$/.test(trimmed)) return Number(trimmed) * 1000;
+  // Only HTTP dates ("Sun, 06 Nov 1994 08:49:37 GMT", or the obsolete forms that also start with a
+  // day name): Date.parse alone would read "-5" or "12" as years.
+  if (!/^(Mon|Tue|Wed|Thu|Fri|Sat|Sun)[a-z]*,? /i.test(trimmed)) return undefined;
   const date = Date.parse(trimmed);
   return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }
 
-/** A service could echo the Authorization header back in an error page; never repeat it. */
-function redactBearer(text: string): string {
-  return text.replace(/(Bearer\s+)[A-Za-z0-9\-._~+/]+=*/gi, '$1•••');
+/** Masks Bearer tokens and every occurrence of the secret (the API key) in a text. */
+export function redact(text: string, secret?: string): string {
+  const masked = text.replace(/(Bearer\s+)[A-Za-z0-9\-._~+/]+=*/gi, '$1•••');
+  return secret ? masked.split(secret).join('•••') : masked;
 }

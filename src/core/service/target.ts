@@ -1,6 +1,6 @@
 // Where a deployed agent lives and how its URLs are built. Every path segment is encoded and an
 // execution id is checked before it becomes part of a path.
-import { isLoopback } from '../apiNodeCheck';
+import { isLoopbackHost } from '../http/proxy';
 import type { Dispatcher } from 'undici';
 import { ServiceError } from './serviceError';
 
@@ -35,7 +35,7 @@ export function checkBaseUrl(baseUrl: string, allowInsecureHttp = false): URL {
   if (url.username || url.password || url.search || url.hash) {
     throw new ServiceError('config', 'The base URL must not contain a user name, password, query or fragment; the API key is sent in the Authorization header.');
   }
-  if (url.protocol === 'http:' && !isLoopback(url.hostname) && !allowInsecureHttp) {
+  if (url.protocol === 'http:' && !isLoopbackHost(url.hostname) && !allowInsecureHttp) {
     throw new ServiceError(
       'config',
       `The base URL ${url.origin} uses plain http, so the API key would travel in clear text. Use https://, or allow insecure http explicitly if this network is trusted.`,
@@ -79,9 +79,20 @@ export function statusUrl(target: AgentTarget, executionId: string): string {
     .replace(/\{account\}/g, segment(target.account))
     .replace(/\{agent\}/g, segment(target.agent))
     .replace(/\{executionId\}/g, segment(id));
-  if (filled.includes('{baseUrl}')) return filled.replace('{baseUrl}', target.baseUrl.replace(/\/+$/, ''));
   // A template without {baseUrl} is a path on the base URL.
-  return join(target.baseUrl, filled.startsWith('/') ? filled : `/${filled}`);
+  const url = filled.includes('{baseUrl}') ? filled.replace('{baseUrl}', target.baseUrl.replace(/\/+$/, '')) : join(target.baseUrl, filled.startsWith('/') ? filled : `/${filled}`);
+  // The key goes with the request, so a template (which may come from a workspace's settings) must
+  // not lead it to another host, e.g. "{baseUrl}@attacker.example/{executionId}".
+  let origin: string | undefined;
+  try {
+    origin = new URL(url).origin;
+  } catch {
+    origin = undefined;
+  }
+  if (origin !== new URL(target.baseUrl).origin) {
+    throw new ServiceError('config', `The status path template "${template}" leads away from ${new URL(target.baseUrl).origin}; it must be a path on the base URL, like the default ${DEFAULT_STATUS_PATH}.`);
+  }
+  return url;
 }
 
 export interface DeploymentFields {

@@ -1,0 +1,39 @@
+// The dispatcher for agent calls from VS Code's proxy settings: a proxy (unless the host is
+// loopback or listed in noProxy), and certificate checking as http.proxyStrictSSL says.
+import { Agent, ProxyAgent } from 'undici';
+import type { Dispatcher } from 'undici';
+
+export interface ProxyConfig {
+  /** http://host:port of the proxy; empty for none. Falls back to HTTPS_PROXY / HTTP_PROXY. */
+  readonly proxy: string;
+  readonly strictSSL: boolean;
+  readonly noProxy: readonly string[];
+}
+
+export function isLoopbackHost(hostname: string): boolean {
+  const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  return host === 'localhost' || host.endsWith('.localhost') || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
+}
+
+/** Whether a host bypasses the proxy: loopback, or matching a noProxy entry ("example.com", ".example.com", "*"). */
+export function bypassesProxy(hostname: string, noProxy: readonly string[]): boolean {
+  if (isLoopbackHost(hostname)) return true;
+  const host = hostname.toLowerCase();
+  return noProxy.some((entry) => {
+    const rule = entry.trim().toLowerCase().replace(/^\*\./, '.');
+    if (rule === '*') return true;
+    if (rule === '') return false;
+    return rule.startsWith('.') ? host.endsWith(rule) || host === rule.slice(1) : host === rule || host.endsWith(`.${rule}`);
+  });
+}
+
+/** A dispatcher for requests to baseUrl, or undefined for undici's default. */
+export function dispatcherFor(baseUrl: string, config: ProxyConfig, env: Readonly<Record<string, string | undefined>> = process.env): Dispatcher | undefined {
+  const proxy = config.proxy || env.HTTPS_PROXY || env.https_proxy || env.HTTP_PROXY || env.http_proxy || '';
+  const hostname = new URL(baseUrl).hostname;
+  const tls = config.strictSSL ? undefined : { rejectUnauthorized: false };
+  if (proxy && !bypassesProxy(hostname, config.noProxy)) {
+    return new ProxyAgent({ uri: proxy, ...(tls ? { requestTls: tls, proxyTls: tls } : {}) });
+  }
+  return tls ? new Agent({ connect: tls }) : undefined;
+}

@@ -1,0 +1,235 @@
+// The workflow graph webview beside the editor: shows the graph of one agent document, follows the
+// active agent editor and the document's changes, and reveals a clicked node in the YAML.
+import { randomBytes } from 'node:crypto';
+import * as vscode from 'vscode';
+import { layoutGraph } from '../core/graphLayout';
+import { buildWorkflowGraph } from '../core/workflowGraph';
+import type { WorkflowGraph } from '../core/workflowGraph';
+import { AGENT_LANGUAGE_ID } from '../language/agentDiagnostics';
+import type { HostMessage, RenderReport, WebviewMessage } from '../webview/graph/protocol';
+
+const VIEW_TYPE = 'agentWorkflows.graph';
+/** Quiet time after the last keystroke before the graph is drawn again. */
+const UPDATE_DELAY_MS = 250;
+
+export interface GraphPanelDeps {
+  readonly extensionUri: vscode.Uri;
+  readonly logger: vscode.LogOutputChannel;
+}
+
+export class GraphPanel implements vscode.Disposable {
+  readonly webviewPanel: vscode.WebviewPanel;
+  private document: vscode.TextDocument;
+  /** The editor column the document was last seen in, where clicks reveal it. */
+  private sourceColumn: vscode.ViewColumn | undefined;
+  /** The graph of the document version drawn last, to find clicked nodes. */
+  private drawn: { readonly version: number; readonly graph: WorkflowGraph } | undefined;
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private lastRendered: RenderReport | undefined;
+  private readonly disposables: vscode.Disposable[] = [];
+  private disposed = false;
+
+  constructor(
+    private readonly deps: GraphPanelDeps,
+    document: vscode.TextDocument,
+    sourceColumn: vscode.ViewColumn | undefined,
+    private readonly onDisposed: () => void,
+  ) {
+    this.document = document;
+    this.sourceColumn = sourceColumn;
+    const media = vscode.Uri.joinPath(deps.extensionUri, 'media');
+    const scripts = vscode.Uri.joinPath(deps.extensionUri, 'dist', 'webview');
+    this.webviewPanel = vscode.window.createWebviewPanel(
+      VIEW_TYPE,
+      this.title(),
+      { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true },
+      { enableScripts: true, localResourceRoots: [media, scripts] },
+    );
+    this.webviewPanel.iconPath = {
+      light: vscode.Uri.joinPath(media, 'agent-file-light.svg'),
+      dark: vscode.Uri.joinPath(media, 'agent-file-dark.svg'),
+    };
+    this.webviewPanel.webview.html = this.html(media, scripts);
+    this.disposables.push(
+      this.webviewPanel.onDidDispose(() => this.dispose()),
+      this.webviewPanel.webview.onDidReceiveMessage((message: WebviewMessage) => this.onMessage(message)),
+      vscode.workspace.onDidChangeTextDocument((event) => {
+        if (!sameFile(event.document, this.document)) return;
+        // A file closed and opened again is a new document object, its versions counted anew.
+        if (event.document !== this.document) this.drawn = undefined;
+        this.document = event.document;
+        this.schedule();
+      }),
+      vscode.window.onDidChangeActiveTextEditor((editor) => {
+        // Focus moving to the graph itself leaves no active editor: keep the current document.
+        if (editor?.document.languageId === AGENT_LANGUAGE_ID) this.show(editor.document, editor.viewColumn, { reveal: false });
+      }),
+    );
+  }
+
+  get documentUri(): vscode.Uri {
+    return this.document.uri;
+  }
+
+  /** What the webview drew last, read back from its page (tests check the drawing with it). */
+  get rendered(): RenderReport | undefined {
+    return this.lastRendered;
+  }
+
+  /** Shows a document's graph (drawn at once) and, unless told not to, brings the panel forward. */
+  show(document: vscode.TextDocument, column: vscode.ViewColumn | undefined, options: { reveal: boolean }): void {
+    if (column !== undefined) this.sourceColumn = column;
+    if (document !== this.document) {
+      this.document = document;
+      this.drawn = undefined;
+      this.webviewPanel.title = this.title();
+      this.update();
+    }
+    // In the column it is in now, wherever the user moved it.
+    if (options.reveal) this.webviewPanel.reveal(undefined, true);
+  }
+
+  /** Selects a graph node's name in the YAML and scrolls its entry into view, as a click does. */
+  async revealNode(key: string): Promise<vscode.TextEditor | undefined> {
+    const node = this.currentGraph().nodes.find((candidate) => candidate.key === key);
+    if (!node) return undefined;
+    return this.revealSpan(node.select.start, node.select.end, node.extent.start, node.extent.end);
+  }
+
+  dispose(): void {
+    if (this.disposed) return;
+    this.disposed = true;
+    if (this.timer) clearTimeout(this.timer);
+    for (const disposable of this.disposables) disposable.dispose();
+    this.webviewPanel.dispose();
+    this.onDisposed();
+  }
+
+  private onMessage(message: WebviewMessage): void {
+    switch (message.type) {
+      case 'ready':
+        // Also after the panel was hidden and shown again: the page is then a new one.
+        this.update();
+        break;
+      case 'revealNode':
+        void this.revealNode(message.key).catch((error: unknown) => this.logError('Cannot show the node', error));
+        break;
+      case 'revealSpan':
+        void this.revealSpan(message.start, message.end).catch((error: unknown) => this.logError('Cannot show the problem', error));
+        break;
+      case 'rendered':
+        this.lastRendered = message.report;
+        break;
+    }
+  }
+
+  private schedule(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.update();
+    }, UPDATE_DELAY_MS);
+  }
+
+  private update(): void {
+    if (this.timer) {
+      clearTimeout(this.timer);
+      this.timer = undefined;
+    }
+    let message: HostMessage;
+    try {
+      const graph = this.currentGraph();
+      message = {
+        type: 'graph',
+        uri: this.document.uri.toString(),
+        version: this.document.version,
+        fileName: this.fileName(),
+        ...(graph.name !== undefined ? { agentName: graph.name } : {}),
+        readable: graph.readable,
+        layout: layoutGraph(graph),
+        problems: graph.problems,
+      };
+    } catch (error) {
+      // The core does not throw for bad input; a throw is a bug, logged rather than lost.
+      this.logError(`Cannot draw the graph of ${this.document.uri.toString(true)}`, error);
+      return;
+    }
+    void this.webviewPanel.webview.postMessage(message);
+  }
+
+  /** The graph of the document as it is now (computed again only when its text changed). */
+  private currentGraph(): WorkflowGraph {
+    const version = this.document.version;
+    if (this.drawn?.version !== version) this.drawn = { version, graph: buildWorkflowGraph(this.document.getText()) };
+    return this.drawn.graph;
+  }
+
+  private async revealSpan(start: number, end: number, extentStart = start, extentEnd = end): Promise<vscode.TextEditor> {
+    // The document may have been closed since it was drawn; open it again by its URI.
+    const document = this.document.isClosed ? await vscode.workspace.openTextDocument(this.document.uri) : this.document;
+    const visible = vscode.window.visibleTextEditors.find((editor) => editor.document === document);
+    const selection = new vscode.Selection(document.positionAt(start), document.positionAt(end));
+    const editor = await vscode.window.showTextDocument(document, {
+      viewColumn: visible?.viewColumn ?? this.sourceColumn ?? vscode.ViewColumn.One,
+      preserveFocus: false,
+      selection,
+    });
+    editor.revealRange(new vscode.Range(document.positionAt(extentStart), document.positionAt(extentEnd)), vscode.TextEditorRevealType.InCenterIfOutsideViewport);
+    // The name stays visible even when the entry is taller than the editor.
+    editor.revealRange(selection, vscode.TextEditorRevealType.InCenterIfOutsideViewport);
+    return editor;
+  }
+
+  private fileName(): string {
+    return this.document.uri.path.split('/').pop() || this.document.uri.toString(true);
+  }
+
+  private title(): string {
+    return `Graph: ${this.fileName()}`;
+  }
+
+  private html(media: vscode.Uri, scripts: vscode.Uri): string {
+    const webview = this.webviewPanel.webview;
+    const nonce = createNonce();
+    const style = webview.asWebviewUri(vscode.Uri.joinPath(media, 'graph.css'));
+    const script = webview.asWebviewUri(vscode.Uri.joinPath(scripts, 'graph.js'));
+    const csp = [
+      "default-src 'none'",
+      `style-src ${webview.cspSource}`,
+      `img-src ${webview.cspSource}`,
+      `font-src ${webview.cspSource}`,
+      `script-src 'nonce-${nonce}'`,
+    ].join('; ');
+    return `<!DOCTYPE html>
+<html lang="en">
+<head>
+  <meta charset="UTF-8">
+  <meta http-equiv="Content-Security-Policy" content="${csp}">
+  <meta name="viewport" content="width=device-width, initial-scale=1.0">
+  <link rel="stylesheet" href="${style.toString()}">
+  <title>Workflow graph</title>
+</head>
+<body>
+  <header id="header"><span id="file"></span><span id="agent"></span><span id="status" class="status" role="status"></span></header>
+  <ul id="problems" aria-label="Problems" hidden></ul>
+  <main id="viewport" aria-label="Workflow graph">
+    <div id="empty" hidden></div>
+    <div id="sizer"><div id="canvas"></div></div>
+  </main>
+  <script nonce="${nonce}" src="${script.toString()}"></script>
+</body>
+</html>`;
+  }
+
+  private logError(what: string, error: unknown): void {
+    this.deps.logger.error(`${what}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+  }
+}
+
+function sameFile(a: vscode.TextDocument, b: vscode.TextDocument): boolean {
+  return a.uri.toString() === b.uri.toString();
+}
+
+function createNonce(): string {
+  return randomBytes(18).toString('base64url');
+}

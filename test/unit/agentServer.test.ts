@@ -1,0 +1,490 @@
+// The local agent server over real HTTP on 127.0.0.1: every route and error, multipart uploads,
+// authentication, file watching, retention, queueing and shutdown. The agents call a real echo API.
+import assert from 'node:assert/strict';
+import { readdirSync } from 'node:fs';
+import { Readable } from 'node:stream';
+import { FormData, request } from 'undici';
+import { envSecretResolver } from '../../src/core/engine/secrets';
+import { startAgentServer } from '../../src/core/server/agentServer';
+import type { AgentServer, AgentServerOptions, ServerEvent } from '../../src/core/server/agentServer';
+import { startMultipartExecution } from '../../src/core/service/agentClient';
+import { waitFor } from '../integration/wait';
+import { json, startServer } from '../support/httpServer';
+import type { TestServer } from '../support/httpServer';
+import { makeTempDir } from '../support/tempDir';
+import type { TempDir } from '../support/tempDir';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+const echoAgent = (api: string) => `version: 1
+name: Echo
+inputs:
+  text: { type: string, required: true }
+  delay: { type: number, default: 0 }
+nodes:
+  call:
+    type: api
+    method: POST
+    url: ${api}/echo?delay={{ inputs.delay }}
+    settings:
+      - "Content-Type: application/json"
+      - "Authorization: Bearer {{ secrets.ECHO_TOKEN }}"
+    body: { text: "{{ inputs.text }}" }
+outputs:
+  echoed: { from: "{{ nodes.call.body.json.text }}" }
+  authorized: { from: "{{ nodes.call.body.authorized }}" }
+`;
+
+const filesAgent = (api: string) => `version: 1
+name: Files
+inputs:
+  doc: { type: file, required: true, accept: [.txt, text/plain] }
+  photo: { type: file, required: true, accept: [image/*] }
+  note: { type: string }
+  delay: { type: number, default: 0 }
+nodes:
+  upload:
+    type: api
+    method: POST
+    url: ${api}/upload?delay={{ inputs.delay }}
+    body: "{{ inputs.photo }}"
+outputs:
+  doc: { from: "{{ inputs.doc }}" }
+  photo_name: { from: "{{ inputs.photo.name }}" }
+  note: { from: "{{ inputs.note }}" }
+  uploaded: { from: "{{ nodes.upload.body.base64 }}" }
+  uploaded_type: { from: "{{ nodes.upload.body.type }}" }
+`;
+
+const failingAgent = (api: string) => `version: 1
+name: Failing
+nodes:
+  broken_call:
+    type: api
+    method: GET
+    url: ${api}/fail
+`;
+
+const brokenAgent = `version: 1
+name: Broken
+nodes:
+  a:
+    type: template
+    text: "{{ nodes.missing.body }}"
+`;
+
+const billingAgent = `version: 1
+name: Billing
+deployment:
+  account: acme
+nodes:
+  hello:
+    type: template
+    text: billing
+outputs:
+  text: { from: "{{ nodes.hello.body }}" }
+`;
+
+interface Answer {
+  readonly status: number;
+  readonly headers: Record<string, string | string[] | undefined>;
+  readonly body: Record<string, unknown>;
+}
+
+describe('local agent server', () => {
+  let dir: TempDir;
+  let uploads: TempDir;
+  let api: TestServer;
+  let server: AgentServer | undefined;
+  const timers = new Set<NodeJS.Timeout>();
+  const events: ServerEvent[] = [];
+
+  beforeEach(async () => {
+    dir = makeTempDir();
+    uploads = makeTempDir('agent-workflows-uploads-');
+    api = await startServer((incoming, response, body) => {
+      const url = new URL(incoming.url ?? '/', 'http://x');
+      if (url.pathname === '/fail') return json(response, 500, { error: 'the API is down' });
+      const timer = setTimeout(() => {
+        timers.delete(timer);
+        json(response, 200, {
+          json: incoming.headers['content-type'] === 'application/json' ? JSON.parse(body.toString()) : null,
+          authorized: incoming.headers.authorization === 'Bearer echo-secret',
+          type: incoming.headers['content-type'] ?? null,
+          base64: body.toString('base64'),
+        });
+      }, Number(url.searchParams.get('delay') ?? 0));
+      timers.add(timer);
+    });
+    dir.write('echo.agent.yaml', echoAgent(api.url));
+    dir.write('files.agent.yml', filesAgent(api.url));
+    dir.write('failing.agent.yaml', failingAgent(api.url));
+    dir.write('broken.agent.yaml', brokenAgent);
+    dir.write('teams/billing.agent.yaml', billingAgent);
+    dir.write('notes.md', '# not an agent');
+    events.length = 0;
+  });
+
+  afterEach(async () => {
+    await server?.close();
+    server = undefined;
+    for (const timer of timers) clearTimeout(timer);
+    timers.clear();
+    await api.close();
+    dir.remove();
+    uploads.remove();
+  });
+
+  async function start(options: Partial<AgentServerOptions> = {}): Promise<AgentServer> {
+    server = await startAgentServer({
+      directory: dir.path,
+      port: 0,
+      apiKey: 'test-key',
+      secrets: envSecretResolver({ AGENT_SECRET_ECHO_TOKEN: 'echo-secret' }),
+      uploadDirectory: uploads.path,
+      onEvent: (event) => events.push(event),
+      ...options,
+    });
+    return server;
+  }
+
+  async function call(method: string, path: string, options: { body?: string | FormData; headers?: Record<string, string>; key?: string | null } = {}): Promise<Answer> {
+    const key = options.key === undefined ? 'test-key' : options.key;
+    const answer = await request(`${server!.url}${path}`, {
+      method: method as 'GET',
+      headers: { ...(key !== null ? { authorization: `Bearer ${key}` } : {}), ...(typeof options.body === 'string' ? { 'content-type': 'application/json' } : {}), ...options.headers },
+      ...(options.body !== undefined ? { body: options.body } : {}),
+    });
+    const text = await answer.body.text();
+    return { status: answer.statusCode, headers: answer.headers, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
+  }
+
+  async function execute(agent: string, inputs: Record<string, unknown>, account = 'local'): Promise<string> {
+    const answer = await call('POST', `/api/${account}/agent/${agent}/execute`, { body: JSON.stringify({ inputs, stream: false }) });
+    assert.equal(answer.status, 200, JSON.stringify(answer.body));
+    return answer.body.executionId as string;
+  }
+
+  async function ended(executionId: string, account = 'local'): Promise<Record<string, unknown>> {
+    return waitFor(async () => {
+      const answer = await call('GET', `/api/${account}/agent/${executionId}/status`);
+      assert.equal(answer.status, 200, JSON.stringify(answer.body));
+      return answer.body.status === 'running' || answer.body.status === 'queued' ? undefined : answer.body;
+    }, `execution ${executionId} to end`);
+  }
+
+  it('binds to 127.0.0.1 and answers a start exactly like the service: {"status":"ok","executionId"}', async () => {
+    await start();
+    assert.equal(server!.host, '127.0.0.1');
+    assert.match(server!.url, /^http:\/\/127\.0\.0\.1:\d+$/);
+    const answer = await call('POST', '/api/local/agent/echo/execute', { body: JSON.stringify({ inputs: { text: 'hi' }, stream: false }) });
+    assert.equal(answer.status, 200);
+    assert.deepEqual(Object.keys(answer.body), ['status', 'executionId']);
+    assert.equal(answer.body.status, 'ok');
+    assert.match(answer.body.executionId as string, UUID);
+  });
+
+  describe('authentication', () => {
+    it('refuses a request without the key, with a wrong key or with the key elsewhere (401)', async () => {
+      await start();
+      for (const attempt of [
+        call('POST', '/api/local/agent/echo/execute', { key: null, body: '{}' }),
+        call('POST', '/api/local/agent/echo/execute', { key: 'test-kez', body: '{}' }),
+        call('POST', '/api/local/agent/echo/execute', { key: 'test-key-and-more', body: '{}' }),
+        call('POST', '/api/local/agent/echo/execute', { key: null, headers: { authorization: 'Basic dGVzdC1rZXk6' }, body: '{}' }),
+        call('GET', '/api/local/agent/echo/status?key=test-key', { key: null }),
+        call('GET', '/nowhere', { key: null }),
+      ]) {
+        const answer = await attempt;
+        assert.equal(answer.status, 401);
+        assert.equal(answer.body.code, 'unauthorized');
+        assert.match(answer.body.error as string, /Authorization: Bearer <key>/);
+        assert.equal(answer.headers['www-authenticate'], 'Bearer realm="agent-workflows"');
+      }
+    });
+
+    it('accepts the scheme in any case, and generates a key when none is given', async () => {
+      await start({ apiKey: undefined });
+      assert.equal(server!.apiKeyGenerated, true);
+      assert.match(server!.apiKey, /^[A-Za-z0-9_-]{32}$/);
+      const answer = await call('POST', '/api/local/agent/echo/execute', { key: null, headers: { authorization: `bearer ${server!.apiKey}` }, body: JSON.stringify({ inputs: { text: 'x' } }) });
+      assert.equal(answer.status, 200);
+    });
+  });
+
+  describe('executions', () => {
+    it('reports running with a live trace, then finished with outputs', async () => {
+      await start();
+      const id = await execute('echo', { text: 'Printer on fire', delay: 300 });
+      const running = await call('GET', `/api/local/agent/${id}/status`);
+      assert.equal(running.status, 200);
+      assert.equal(running.body.status, 'running');
+      assert.equal(running.body.executionId, id);
+      await waitFor(async () => ((await call('GET', `/api/local/agent/${id}/status`)).body.trace as Array<{ status: string }>)[0]?.status === 'running', 'the node to show as running');
+      const done = await ended(id);
+      assert.equal(done.status, 'finished');
+      assert.deepEqual(done.outputs, { echoed: 'Printer on fire', authorized: true });
+      const [trace] = done.trace as Array<Record<string, unknown>>;
+      assert.equal(trace!.node, 'call');
+      assert.equal(trace!.status, 'succeeded');
+      assert.equal(trace!.httpStatus, 200);
+      assert.ok((trace!.durationMs as number) >= 290, `duration ${String(trace!.durationMs)}`);
+      assert.ok(!JSON.stringify(done).includes('echo-secret'), 'no secret in the status');
+      const ended_ = events.find((event) => event.kind === 'execution-ended');
+      assert.ok(ended_ && ended_.kind === 'execution-ended' && ended_.execution.executionId === id);
+    });
+
+    it('reports a failed execution with the error and the node', async () => {
+      await start();
+      const id = await execute('failing', {});
+      const done = await ended(id);
+      assert.equal(done.status, 'failed');
+      assert.equal(done.node, 'broken_call');
+      assert.equal(done.error, `Node "broken_call" failed: GET ${api.url}/fail answered 500: "{"error":"the API is down"}".`);
+    });
+
+    it('runs many executions at once without mixing them up', async () => {
+      await start();
+      const ids = await Promise.all(Array.from({ length: 20 }, (_, n) => execute('echo', { text: `run ${n}`, delay: 50 })));
+      assert.equal(new Set(ids).size, 20);
+      const results = await Promise.all(ids.map((id) => ended(id)));
+      assert.deepEqual(
+        results.map((result) => (result.outputs as { echoed: string }).echoed),
+        ids.map((_, n) => `run ${n}`),
+      );
+    });
+
+    it('queues executions beyond maxRunning', async () => {
+      await start({ limits: { maxRunning: 1 } });
+      const first = await execute('echo', { text: 'one', delay: 200 });
+      const second = await execute('echo', { text: 'two' });
+      assert.equal((await call('GET', `/api/local/agent/${second}/status`)).body.status, 'queued');
+      assert.equal((await ended(second)).status, 'finished');
+      assert.equal((await call('GET', `/api/local/agent/${first}/status`)).body.status, 'finished', 'the first ended before the second started');
+    });
+
+    it('forgets ended executions after the retention time, and beyond the most it keeps', async () => {
+      await start({ limits: { maxRetained: 1, retentionMs: 100 } });
+      const first = await execute('echo', { text: 'one' });
+      await ended(first);
+      const second = await execute('echo', { text: 'two' });
+      await ended(second);
+      assert.equal((await call('GET', `/api/local/agent/${first}/status`)).status, 404, 'only the latest is kept');
+      await waitFor(async () => (await call('GET', `/api/local/agent/${second}/status`)).status === 404, 'the execution to be forgotten', 5000);
+    });
+
+    it('serves an agent under the account of its deployment', async () => {
+      await start();
+      const id = await execute('billing', {}, 'acme');
+      assert.deepEqual((await ended(id, 'acme')).outputs, { text: 'billing' });
+      const local = await call('POST', '/api/local/agent/billing/execute', { body: '{}' });
+      assert.equal(local.status, 404);
+      assert.match(local.body.error as string, /No agent "billing" in account "local"\. teams\/billing\.agent\.yaml is served as acme\/billing\./);
+      const otherAccount = await call('GET', `/api/local/agent/${id}/status`);
+      assert.equal(otherAccount.status, 404, 'an execution is read in its own account');
+    });
+
+    it('lists the agents it serves, with the reason when one cannot run', async () => {
+      await start();
+      assert.deepEqual(
+        server!.agents().map((agent) => [agent.file, `${agent.account}/${agent.agent}`, agent.loaded ? 'ok' : agent.error!.split('\n')[0]]),
+        [
+          ['broken.agent.yaml', 'local/broken', 'broken.agent.yaml has 1 error and cannot run until it is fixed:'],
+          ['echo.agent.yaml', 'local/echo', 'ok'],
+          ['failing.agent.yaml', 'local/failing', 'ok'],
+          ['files.agent.yml', 'local/files', 'ok'],
+          ['teams/billing.agent.yaml', 'acme/billing', 'ok'],
+        ],
+      );
+    });
+  });
+
+  describe('errors', () => {
+    const cases: Array<[string, string, string, { body?: string; headers?: Record<string, string> }, number, string, RegExp]> = [
+      ['bad JSON', 'POST', '/api/local/agent/echo/execute', { body: '{"inputs": ' }, 400, 'bad-json', /^The request body is not valid JSON \(.*\)\. Send \{"inputs": \{…\}, "stream": false\}\.$/],
+      ['a JSON list', 'POST', '/api/local/agent/echo/execute', { body: '[1]' }, 400, 'bad-json', /must be a JSON object/],
+      ['inputs that are not an object', 'POST', '/api/local/agent/echo/execute', { body: '{"inputs": [1]}' }, 400, 'bad-request', /"inputs" in The request body must be an object/],
+      ['an unknown input', 'POST', '/api/local/agent/echo/execute', { body: '{"inputs": {"text": "x", "txet": "y"}}' }, 400, 'unknown-input', /^The agent has no input "txet"\. Did you mean "text"\?$/],
+      ['a missing required input', 'POST', '/api/local/agent/echo/execute', { body: '{"inputs": {}}' }, 400, 'invalid-inputs', /^Input "text" is required: give it in "inputs"\.$/],
+      ['a value of the wrong type', 'POST', '/api/local/agent/echo/execute', { body: '{"inputs": {"text": "x", "delay": "soon"}}' }, 400, 'invalid-inputs', /Input "delay" must be a number, not "soon"/],
+      ['streaming', 'POST', '/api/local/agent/echo/execute', { body: '{"inputs": {"text": "x"}, "stream": true}' }, 400, 'bad-request', /does not stream results/],
+      ['an unknown agent', 'POST', '/api/local/agent/nope/execute', { body: '{}' }, 404, 'unknown-agent', /^No agent "nope" in account "local"\. Agents in "local": broken, echo, failing, files\.$/],
+      ['an unknown account', 'POST', '/api/other/agent/echo/execute', { body: '{}' }, 404, 'unknown-agent', /No agent "echo" in account "other"\. echo\.agent\.yaml is served as local\/echo\./],
+      ['an agent whose file has errors', 'POST', '/api/local/agent/broken/execute', { body: '{}' }, 422, 'agent-has-errors', /^broken\.agent\.yaml has 1 error and cannot run until it is fixed:\nbroken\.agent\.yaml:6:21: unknown-node There is no node "missing"/],
+      ['an unknown execution', 'GET', '/api/local/agent/3f2b9c1e-8a4d-4c3e-9f1a-2b6c7d8e9f01/status', {}, 404, 'unknown-execution', /^No execution "3f2b9c1e-8a4d-4c3e-9f1a-2b6c7d8e9f01" in account "local"\. Executions are kept for 60 minutes/],
+      ['an execution id that is no id', 'GET', '/api/local/agent/..%2F..%2Fetc/status', {}, 404, 'unknown-execution', /No execution/],
+      ['an unknown route', 'GET', '/api/local/agents', {}, 404, 'no-route', /^Nothing at GET \/api\/local\/agents\. This server answers POST \/api\/\{account\}\/agent\/\{agent\}\/execute/],
+      ['the wrong method', 'GET', '/api/local/agent/echo/execute', {}, 405, 'method-not-allowed', /answers POST only/],
+      ['multipart sent to /execute', 'POST', '/api/local/agent/echo/execute', { headers: { 'content-type': 'multipart/form-data; boundary=x' } }, 415, 'unsupported-media-type', /go to \/api\/local\/agent\/echo\/execute\/multipart/],
+      ['JSON sent to /execute/multipart', 'POST', '/api/local/agent/files/execute/multipart', { body: '{}' }, 415, 'unsupported-media-type', /Send multipart\/form-data/],
+      ['a body over the JSON limit', 'POST', '/api/local/agent/echo/execute', { body: JSON.stringify({ inputs: { text: 'x'.repeat(2 * 1024 * 1024) } }) }, 413, 'too-large', /^The request body is larger than 1 MiB/],
+    ];
+    for (const [what, method, path, options, status, code, message] of cases) {
+      it(`answers ${status} ${code} for ${what}`, async () => {
+        await start();
+        const answer = await call(method, path, options);
+        assert.equal(answer.status, status, JSON.stringify(answer.body));
+        assert.equal(answer.body.code, code);
+        assert.match(answer.body.error as string, message);
+        assert.match(String(answer.headers['content-type']), /^application\/json/);
+        if (status === 405) assert.equal(answer.headers.allow, 'POST');
+      });
+    }
+
+    it('lists every input problem', async () => {
+      await start();
+      const answer = await call('POST', '/api/local/agent/echo/execute', { body: '{"inputs": {"delay": "x", "extra": 1}}' });
+      assert.deepEqual(answer.body.problems, ['Input "delay" must be a number, not "x".', 'The agent has no input "extra". Its inputs are \'text\' and \'delay\'.', 'Input "text" is required: give it in "inputs".']);
+    });
+
+    it('answers a body over the limit while it is still being sent, and keeps serving', async () => {
+      await start({ limits: { maxJsonBytes: 1024 } });
+      // No Content-Length: the limit is found while reading.
+      const big = async function* (): AsyncGenerator<Buffer> {
+        for (let i = 0; i < 64; i++) yield Buffer.alloc(1024, 32);
+      };
+      const answer = await request(`${server!.url}/api/local/agent/echo/execute`, { method: 'POST', headers: { authorization: 'Bearer test-key' }, body: Readable.from(big()) });
+      assert.equal(answer.statusCode, 413);
+      assert.equal(((await answer.body.json()) as { code: string }).code, 'too-large');
+      assert.equal((await call('POST', '/api/local/agent/echo/execute', { body: JSON.stringify({ inputs: { text: 'after' } }) })).status, 200);
+    });
+  });
+
+  describe('multipart', () => {
+    const uploadFolders = (): string[] => readdirSync(uploads.path);
+
+    it('takes several files through the service client, streams them to a temporary folder and removes them afterwards', async () => {
+      await start();
+      const doc = dir.write('in/notes.txt', 'first line\nsecond line\n');
+      const photoBytes = Buffer.from(Array.from({ length: 3000 }, (_, i) => (i * 7) % 256));
+      const photo = dir.write('in/photo.png', photoBytes);
+      const target = { baseUrl: server!.url, account: 'local', agent: 'files', apiKey: 'test-key' };
+      const { executionId } = await startMultipartExecution(target, { note: 'see attached', delay: 300 }, [
+        { field: 'doc', path: doc },
+        { field: 'photo', path: photo },
+      ]);
+      assert.match(executionId, UUID);
+      const [folder] = uploadFolders();
+      assert.ok(folder, 'the files are stored while the execution runs');
+      assert.deepEqual(readdirSync(`${uploads.path}/${folder}`).sort(), ['1', '2'], 'stored under counters, never under the sent names');
+      const done = await ended(executionId);
+      assert.equal(done.status, 'finished', String(done.error));
+      assert.deepEqual(done.outputs, {
+        doc: { name: 'notes.txt', size: 23, type: 'text/plain' },
+        photo_name: 'photo.png',
+        note: 'see attached',
+        uploaded: photoBytes.toString('base64'),
+        uploaded_type: 'image/png',
+      });
+      await waitFor(() => uploadFolders().length === 0, 'the uploaded files to be removed');
+    });
+
+    function form(parts: Array<[string, string] | [string, Buffer, string, string]>): FormData {
+      const data = new FormData();
+      for (const part of parts) {
+        if (part.length === 2) data.append(part[0], part[1]);
+        else data.append(part[0], new Blob([part[1]], { type: part[3] }), part[2]);
+      }
+      return data;
+    }
+    const payload = JSON.stringify({ inputs: {}, stream: false });
+    const txt = Buffer.from('hello');
+    const png = Buffer.from([137, 80, 78, 71]);
+
+    const refusals: Array<[string, Partial<AgentServerOptions['limits']>, Array<[string, string] | [string, Buffer, string, string]>, number, string, RegExp]> = [
+      ['a file over the size limit', { maxFileBytes: 1000 }, [['payload', payload], ['doc', txt, 'a.txt', 'text/plain'], ['photo', Buffer.alloc(5000), 'p.png', 'image/png']], 413, 'too-large', /^The file for input "photo" is larger than 1000 bytes/],
+      ['more files than allowed', { maxFiles: 1 }, [['payload', payload], ['doc', txt, 'a.txt', 'text/plain'], ['photo', png, 'p.png', 'image/png']], 413, 'too-large', /too many parts: at most 1 files/],
+      ['a file for an unknown input', {}, [['payload', payload], ['doc', txt, 'a.txt', 'text/plain'], ['photo', png, 'p.png', 'image/png'], ['avatar', png, 'a.png', 'image/png']], 400, 'unknown-input', /^The agent has no input "avatar"\./],
+      ['a file of a type the input does not accept', {}, [['payload', payload], ['doc', png, 'a.png', 'image/png'], ['photo', png, 'p.png', 'image/png']], 400, 'invalid-inputs', /The file for input "doc" \(a\.png, image\/png\) is not of an accepted type: \.txt, text\/plain\./],
+      ['a missing file', {}, [['payload', payload], ['doc', txt, 'a.txt', 'text/plain']], 400, 'invalid-inputs', /^Input "photo" is required: send a file part named "photo"\.$/],
+      ['an unexpected field', {}, [['payload', payload], ['extra', 'x']], 400, 'bad-multipart', /^Unexpected part "extra"/],
+      ['bad JSON in the payload', {}, [['payload', '{nope'], ['doc', txt, 'a.txt', 'text/plain'], ['photo', png, 'p.png', 'image/png']], 400, 'bad-json', /^The "payload" part is not valid JSON/],
+      ['two files for one input', {}, [['payload', payload], ['doc', txt, 'a.txt', 'text/plain'], ['doc', txt, 'b.txt', 'text/plain']], 400, 'bad-multipart', /two files for input "doc"/],
+    ];
+    for (const [what, limits, parts, status, code, message] of refusals) {
+      it(`refuses ${what} (${status}) and keeps no file`, async () => {
+        await start({ limits });
+        const answer = await call('POST', '/api/local/agent/files/execute/multipart', { body: form(parts) });
+        assert.equal(answer.status, status, JSON.stringify(answer.body));
+        assert.equal(answer.body.code, code);
+        assert.match(answer.body.error as string, message);
+        assert.deepEqual(uploadFolders(), []);
+      });
+    }
+
+    it('refuses a multipart body without a boundary', async () => {
+      await start();
+      const answer = await call('POST', '/api/local/agent/files/execute/multipart', { headers: { 'content-type': 'multipart/form-data; charset=utf-8' }, body: 'x' });
+      assert.equal(answer.status, 400);
+      assert.equal(answer.body.code, 'bad-multipart');
+    });
+  });
+
+  describe('watching the folder', () => {
+    it('serves a new agent file, reloads a changed one, and drops a removed or broken one', async () => {
+      await start();
+      const agent = (text: string) => `version: 1\nname: Fresh\nnodes:\n  say:\n    type: template\n    text: ${text}\noutputs:\n  said: { from: "{{ nodes.say.body }}" }\n`;
+      const tryRun = async (): Promise<Answer> => call('POST', '/api/local/agent/fresh/execute', { body: '{}' });
+      assert.equal((await tryRun()).status, 404);
+
+      dir.write('more/fresh.agent.yaml', agent('first'));
+      const firstId = await waitFor(async () => {
+        const answer = await tryRun();
+        return answer.status === 200 ? (answer.body.executionId as string) : undefined;
+      }, 'the new agent to be served');
+      assert.deepEqual((await ended(firstId)).outputs, { said: 'first' });
+
+      dir.write('more/fresh.agent.yaml', agent('second'));
+      await waitFor(async () => {
+        const answer = await tryRun();
+        return answer.status === 200 && ((await ended(answer.body.executionId as string)).outputs as { said: string }).said === 'second';
+      }, 'the changed agent to be reloaded');
+
+      dir.write('more/fresh.agent.yaml', agent('"{{ nodes.nothing.body }}"'));
+      await waitFor(async () => (await tryRun()).status === 422, 'the broken agent to be refused');
+
+      dir.write('more/fresh.agent.yaml', agent('third'));
+      await waitFor(async () => (await tryRun()).status === 200, 'the fixed agent to be served again');
+      const { rmSync } = await import('node:fs');
+      rmSync(`${dir.path}/more/fresh.agent.yaml`);
+      await waitFor(async () => (await tryRun()).status === 404, 'the removed agent to be gone');
+      const kinds = events.flatMap((event) => (event.kind === 'agents-changed' ? event.changes.map((change) => change.kind) : []));
+      assert.ok(kinds.includes('added') && kinds.includes('changed') && kinds.includes('removed'), kinds.join(','));
+    });
+
+    it('serves only the first of two files with the same agent path', async () => {
+      dir.write('copy/echo.agent.yml', echoAgent(api.url));
+      await start();
+      const copy = server!.agents().find((agent) => agent.file === 'copy/echo.agent.yml');
+      assert.equal(copy?.loaded, undefined);
+      assert.match(copy!.error!, /^echo\.agent\.yaml already serves local\/echo; rename one of the files/);
+    });
+  });
+
+  describe('shutting down', () => {
+    it('cancels running executions, removes their uploads and stops listening', async () => {
+      await start();
+      const doc = dir.write('in/a.txt', 'a');
+      const photo = dir.write('in/b.png', 'b');
+      const target = { baseUrl: server!.url, account: 'local', agent: 'files', apiKey: 'test-key' };
+      await startMultipartExecution(target, { delay: 60_000 }, [
+        { field: 'doc', path: doc },
+        { field: 'photo', path: photo },
+      ]);
+      await waitFor(() => api.requests.length === 1, 'the node to call the API');
+      assert.equal(readdirSync(uploads.path).length, 1);
+      const url = server!.url;
+      const started = Date.now();
+      await server!.close();
+      server = undefined;
+      assert.ok(Date.now() - started < 2000, `close took ${Date.now() - started} ms`);
+      assert.deepEqual(readdirSync(uploads.path), []);
+      await assert.rejects(request(`${url}/api/local/agent/echo/execute`, { method: 'POST', body: '{}' }), /ECONNREFUSED/);
+    });
+
+    it('says clearly when the port is taken', async () => {
+      const first = await start();
+      await assert.rejects(startAgentServer({ directory: dir.path, port: first.port, apiKey: 'k' }), /^Error: Port \d+ on 127\.0\.0\.1 is already in use/);
+    });
+  });
+});
