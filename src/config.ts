@@ -1,5 +1,6 @@
 // Typed access to the extension's settings (contributes.configuration in package.json).
 import * as vscode from 'vscode';
+import { DEFAULT_STATUS_PATH } from './core/service/target';
 
 const SECTION = 'agentWorkflows';
 
@@ -15,6 +16,63 @@ export function validationSettings(): ValidationSettings {
   return {
     enabled: config.get<boolean>('validation.enabled', true),
     delay: clamp(config.get<number>('validation.delay', 300), 0, 5000),
+  };
+}
+
+export interface ServiceSettings {
+  /** Fallbacks for an agent file without deployment fields. */
+  readonly baseUrl: string;
+  readonly account: string;
+  readonly statusPathTemplate: string;
+  readonly requestTimeoutMs: number;
+  readonly pollMaxIntervalMs: number;
+  readonly runTimeoutMs: number;
+  readonly allowInsecureHttp: boolean;
+}
+
+export function serviceSettings(scope?: vscode.Uri): ServiceSettings {
+  const config = vscode.workspace.getConfiguration(SECTION, scope);
+  return {
+    baseUrl: config.get<string>('baseUrl', '').trim(),
+    account: config.get<string>('account', '').trim(),
+    statusPathTemplate: config.get<string>('statusPath', DEFAULT_STATUS_PATH).trim() || DEFAULT_STATUS_PATH,
+    requestTimeoutMs: clamp(config.get<number>('requestTimeout', 30), 1, 600) * 1000,
+    pollMaxIntervalMs: clamp(config.get<number>('pollMaxInterval', 5), 0.5, 60) * 1000,
+    runTimeoutMs: clamp(config.get<number>('runTimeout', 30), 1, 24 * 60) * 60_000,
+    allowInsecureHttp: config.get<boolean>('allowInsecureHttp', false),
+  };
+}
+
+export interface ResultsSettings {
+  /** Executions kept in the history (finished ones; running ones are always kept). */
+  readonly historySize: number;
+  /** Longer outputs are cut in the output channel. */
+  readonly maxOutputLength: number;
+  readonly codeLens: boolean;
+}
+
+export function resultsSettings(): ResultsSettings {
+  const config = vscode.workspace.getConfiguration(SECTION);
+  return {
+    historySize: Math.round(clamp(config.get<number>('history.size', 50), 1, 1000)),
+    maxOutputLength: Math.round(clamp(config.get<number>('results.maxOutputLength', 4000), 200, 1_000_000)),
+    codeLens: config.get<boolean>('codeLens.enabled', true),
+  };
+}
+
+export interface ProxySettings {
+  readonly proxy: string;
+  readonly strictSSL: boolean;
+  readonly noProxy: readonly string[];
+}
+
+/** VS Code's own proxy settings, which agent calls honour. */
+export function proxySettings(): ProxySettings {
+  const http = vscode.workspace.getConfiguration('http');
+  return {
+    proxy: http.get<string>('proxy', '').trim(),
+    strictSSL: http.get<boolean>('proxyStrictSSL', true),
+    noProxy: http.get<string[]>('noProxy', []),
   };
 }
 

@@ -129,6 +129,8 @@ async function startOnce(executable: string, port: number, options: CodeServerOp
     XDG_CACHE_HOME: dirs.xdgCache,
     XDG_STATE_HOME: dirs.xdgState,
     XDG_RUNTIME_DIR: dirs.xdgRuntime,
+    // Tests in the extension host read logs and settings there (e.g. to check no key leaked).
+    AGENT_WORKFLOWS_TEST_USER_DATA: dirs.userData,
     ...options.env,
   });
 

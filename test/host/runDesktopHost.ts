@@ -42,6 +42,7 @@ async function runIn(root: string, temp: string, summaryFile: string | undefined
       extensionTestsEnv: {
         [SUMMARY_ENV]: inHostSummary,
         AGENT_WORKFLOWS_TEST_GREP: process.env.AGENT_WORKFLOWS_TEST_GREP,
+        AGENT_WORKFLOWS_TEST_USER_DATA: userDataDir,
       },
       launchArgs: [
         workspace,

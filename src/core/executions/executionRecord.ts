@@ -1,0 +1,138 @@
+// One run of an agent as the extension remembers it: what was sent, where, what came back. Plain
+// data, persisted in workspace state, so it must never hold a secret.
+
+export type ExecutionState =
+  /** Being started (the POST is in flight). */
+  | 'starting'
+  /** Started; being polled. */
+  | 'running'
+  | 'finished'
+  /** Ended with a problem status (failed, error, cancelled, timeout, unknown). */
+  | 'problem'
+  /** Could not be started or polled (network, auth, server error). */
+  | 'error'
+  /** The user stopped watching it; it may still be running on the service. */
+  | 'stopped';
+
+export type ExecutionMode = 'deployed' | 'local';
+
+/** A value of a run's inputs as recorded: strings, numbers and booleans as given; files by name and size only. */
+export type RecordedInput = string | number | boolean | { readonly file: string; readonly size: number };
+
+export interface ExecutionTargetInfo {
+  readonly baseUrl: string;
+  readonly account: string;
+  readonly agent: string;
+}
+
+export interface ExecutionRecord {
+  /** Unique within the history; the service's execution id once it is known. */
+  readonly key: string;
+  readonly executionId?: string;
+  readonly mode: ExecutionMode;
+  readonly agentName: string;
+  /** The agent file, as a URI string. */
+  readonly file?: string;
+  readonly target?: ExecutionTargetInfo;
+  readonly inputs: Readonly<Record<string, RecordedInput>>;
+  /** Absolute paths of file inputs, kept so "run again" can send them again. */
+  readonly filePaths?: Readonly<Record<string, string>>;
+  readonly state: ExecutionState;
+  /** The last status word the service sent. */
+  readonly serviceStatus?: string;
+  readonly startedAt: number;
+  readonly endedAt?: number;
+  readonly outputs?: unknown;
+  /** The answer body that ended the run with a problem, or the error message. */
+  readonly error?: string;
+  /** Per-node trace of a local run. */
+  readonly trace?: readonly TraceEntry[];
+}
+
+export interface TraceEntry {
+  readonly node: string;
+  readonly status: string;
+  readonly durationMs?: number;
+  readonly bytes?: number;
+  readonly detail?: string;
+}
+
+export const TERMINAL_STATES: ReadonlySet<ExecutionState> = new Set(['finished', 'problem', 'error', 'stopped']);
+
+export function isActive(record: ExecutionRecord): boolean {
+  return record.state === 'starting' || record.state === 'running';
+}
+
+/** Newest first, at most `max` entries; active executions are never dropped. */
+export function capHistory(records: readonly ExecutionRecord[], max: number): ExecutionRecord[] {
+  const sorted = [...records].sort((a, b) => b.startedAt - a.startedAt);
+  const kept: ExecutionRecord[] = [];
+  let ended = 0;
+  for (const record of sorted) {
+    if (isActive(record)) kept.push(record);
+    else if (ended < max) {
+      kept.push(record);
+      ended++;
+    }
+  }
+  return kept;
+}
+
+/**
+ * Reads history from storage, keeping only well-formed records: state written by an older or
+ * newer version, or edited by hand, must not break activation.
+ */
+export function parseStoredHistory(stored: unknown): ExecutionRecord[] {
+  if (!Array.isArray(stored)) return [];
+  return stored.filter(isRecord);
+}
+
+const STATES = new Set(['starting', 'running', 'finished', 'problem', 'error', 'stopped']);
+
+function isRecord(value: unknown): value is ExecutionRecord {
+  if (typeof value !== 'object' || value === null) return false;
+  const v = value as Record<string, unknown>;
+  return (
+    typeof v.key === 'string' &&
+    (v.mode === 'deployed' || v.mode === 'local') &&
+    typeof v.agentName === 'string' &&
+    typeof v.state === 'string' &&
+    STATES.has(v.state) &&
+    typeof v.startedAt === 'number' &&
+    typeof v.inputs === 'object' &&
+    v.inputs !== null
+  );
+}
+
+/** "3.2 s", "2 min 5 s", "1 h 4 min". */
+export function formatDuration(ms: number): string {
+  if (ms < 1000) return `${Math.max(0, Math.round(ms))} ms`;
+  const seconds = ms / 1000;
+  if (seconds < 60) return `${seconds.toFixed(seconds < 10 ? 1 : 0)} s`;
+  const minutes = Math.floor(seconds / 60);
+  if (minutes < 60) return `${minutes} min ${Math.floor(seconds % 60)} s`;
+  return `${Math.floor(minutes / 60)} h ${minutes % 60} min`;
+}
+
+/** "just now", "5 min ago", "3 h ago", "2 days ago". */
+export function formatAge(then: number, now: number): string {
+  const seconds = Math.max(0, (now - then) / 1000);
+  if (seconds < 45) return 'just now';
+  if (seconds < 3600) return `${Math.max(1, Math.round(seconds / 60))} min ago`;
+  if (seconds < 86400) return `${Math.round(seconds / 3600)} h ago`;
+  const days = Math.round(seconds / 86400);
+  return `${days} ${days === 1 ? 'day' : 'days'} ago`;
+}
+
+/** The text of a recorded input for display: files by name and size, never content. */
+export function describeInput(value: RecordedInput): string {
+  if (typeof value === 'object') return `${value.file} (${formatBytes(value.size)})`;
+  return typeof value === 'string' ? JSON.stringify(value) : String(value);
+}
+
+export function formatBytes(size: number): string {
+  if (size < 1024) return `${size} B`;
+  if (size < 1024 * 1024) return `${(size / 1024).toFixed(1)} KB`;
+  if (size < 1024 * 1024 * 1024) return `${(size / (1024 * 1024)).toFixed(1)} MB`;
+  return `${(size / (1024 * 1024 * 1024)).toFixed(2)} GB`;
+}

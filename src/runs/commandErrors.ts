@@ -1,0 +1,42 @@
+// How run commands end on a problem: a message that says what to do, with the actions that do it.
+// Unexpected errors are logged with their stack; the user sees the message and a way to the log.
+import * as vscode from 'vscode';
+import { InputError } from '../core/service/inputValues';
+import { ServiceError } from '../core/service/serviceError';
+import { RunBlocked } from './agentFile';
+
+export async function reportCommandError(error: unknown, what: string, logger: vscode.LogOutputChannel): Promise<undefined> {
+  if (error instanceof RunBlocked) {
+    const choice = await vscode.window.showErrorMessage(error.message, ...error.actions.map((action) => action.title));
+    await error.actions.find((action) => action.title === choice)?.run();
+    return undefined;
+  }
+  if (error instanceof InputError) {
+    void vscode.window.showErrorMessage(`${what}: ${error.problems.join(' ')}`);
+    return undefined;
+  }
+  if (error instanceof ServiceError) {
+    logger.warn(`${what}: ${error.message}`);
+    void vscode.window.showErrorMessage(`${what}: ${error.message}`);
+    return undefined;
+  }
+  logger.error(`${what} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+  void vscode.window.showErrorMessage(`${what} failed: ${error instanceof Error ? error.message : String(error)}`, 'Show Log').then((choice) => {
+    if (choice === 'Show Log') logger.show();
+  });
+  return undefined;
+}
+
+/**
+ * Running agents sends requests and runs workflow code from the workspace: not in Restricted
+ * Mode. Says so, with the way out, and returns false there.
+ */
+export function requireTrust(what: string): boolean {
+  if (vscode.workspace.isTrusted) return true;
+  void vscode.window
+    .showWarningMessage(`${what} is disabled in Restricted Mode: this workspace is not trusted, and its agent files could send your keys anywhere. Validation still works. Trust the workspace to run agents.`, 'Manage Workspace Trust')
+    .then((choice) => {
+      if (choice) void vscode.commands.executeCommand('workbench.trust.manage');
+    });
+  return false;
+}

@@ -1,0 +1,295 @@
+// Drives runs: starts an execution (on the service, or in the engine for a local run), watches it
+// with a cancellable progress notification, keeps its record in the history at every step (so a
+// window reload loses nothing and resumes watching), and reports the end in the results channel
+// and a notification whose actions open the result.
+import { basename } from 'node:path';
+import * as vscode from 'vscode';
+import { formatDuration } from '../core/executions/executionRecord';
+import type { ExecutionRecord, ExecutionTargetInfo, RecordedInput, TraceEntry } from '../core/executions/executionRecord';
+import { executeAgent } from '../core/engine/engine';
+import type { ExecutionResult } from '../core/engine/engine';
+import type { LoadedAgent } from '../core/engine/agentPlan';
+import type { ResolvedInputs } from '../core/engine/inputs';
+import type { SecretResolver } from '../core/engine/secrets';
+import type { NodeTrace } from '../core/engine/trace';
+import { startExecution, startMultipartExecution } from '../core/service/agentClient';
+import type { InputValues, StatusAnswer } from '../core/service/agentClient';
+import { checkFiles } from '../core/service/multipartBody';
+import type { FilePart } from '../core/service/multipartBody';
+import { pollExecution } from '../core/service/poller';
+import { ServiceError } from '../core/service/serviceError';
+import type { AgentTarget } from '../core/service/target';
+import { serviceSettings } from '../config';
+import type { ExecutionStore } from './executionStore';
+import type { ResultsChannel } from './resultsChannel';
+import { openResultDocument } from './resultsChannel';
+
+import { COMMANDS } from '../commandIds';
+
+export interface RunnerDeps {
+  readonly store: ExecutionStore;
+  readonly results: ResultsChannel;
+  readonly logger: vscode.LogOutputChannel;
+}
+
+export interface DeployedRunRequest {
+  readonly agentName: string;
+  readonly file?: vscode.Uri;
+  readonly info: ExecutionTargetInfo;
+  readonly target: AgentTarget;
+  readonly inputs: InputValues;
+  readonly files: readonly FilePart[];
+}
+
+export interface LocalRunRequest {
+  readonly agentName: string;
+  readonly file: vscode.Uri;
+  readonly agent: LoadedAgent;
+  readonly inputs: ResolvedInputs;
+  readonly recordedInputs: Readonly<Record<string, RecordedInput>>;
+  readonly filePaths: Readonly<Record<string, string>>;
+  readonly secrets: SecretResolver;
+}
+
+/** Where a watch shows its progress: a cancellable notification, or the status bar (resumed watches). */
+export type ProgressStyle = 'notification' | 'window';
+
+export class ExecutionRunner implements vscode.Disposable {
+  /** Runs being watched or executed, by record key: aborting one stops it. */
+  private readonly active = new Map<string, AbortController>();
+  private disposed = false;
+
+  constructor(private readonly deps: RunnerDeps) {}
+
+  isWatching(key: string): boolean {
+    return this.active.has(key);
+  }
+
+  /** Stops watching (or, for a local run, cancels) an execution. False when it was not active. */
+  stop(key: string): boolean {
+    const controller = this.active.get(key);
+    controller?.abort();
+    return controller !== undefined;
+  }
+
+  /** Starts an execution on the service and watches it to the end. Resolves to its final record. */
+  async runDeployed(request: DeployedRunRequest): Promise<ExecutionRecord> {
+    // Unreadable files stop the run before anything is sent; sizes go in the record, never content.
+    const sizes = request.files.length ? await checkFiles(request.files) : {};
+    const recorded: Record<string, RecordedInput> = { ...request.inputs };
+    const filePaths: Record<string, string> = {};
+    for (const file of request.files) {
+      filePaths[file.field] = file.path;
+      recorded[file.field] = { file: basename(file.path), size: sizes[file.field] ?? 0 };
+    }
+    let record: ExecutionRecord = await this.deps.store.put({
+      key: newKey(),
+      mode: 'deployed',
+      agentName: request.agentName,
+      ...(request.file ? { file: request.file.toString() } : {}),
+      target: request.info,
+      inputs: recorded,
+      filePaths,
+      state: 'starting',
+      startedAt: Date.now(),
+    });
+    this.deps.results.started(record);
+    return this.withProgress(record, 'notification', async (report, signal) => {
+      report('starting');
+      try {
+        const options = { signal };
+        const started = request.files.length ? await startMultipartExecution(request.target, request.inputs, request.files, options) : await startExecution(request.target, request.inputs, options);
+        record = (await this.deps.store.update(record.key, { executionId: started.executionId, state: 'running' })) ?? record;
+        this.deps.logger.info(`Started ${request.agentName} on ${request.info.baseUrl} (account ${request.info.account}, agent ${request.info.agent}): execution ${started.executionId}.`);
+        this.deps.results.note(`  execution: ${started.executionId} (started)`);
+      } catch (error) {
+        return this.fail(record, error);
+      }
+      return this.pollToEnd(record, request.target, report, signal);
+    });
+  }
+
+  /** Watches an execution that was started earlier (Poll Execution…, Watch Again, a resumed watch). */
+  async watch(record: ExecutionRecord, target: AgentTarget, style: ProgressStyle): Promise<ExecutionRecord> {
+    if (this.active.has(record.key)) throw new Error(`Execution ${record.executionId ?? record.key} is already being watched.`);
+    const current = (await this.deps.store.update(record.key, { state: 'running' })) ?? (await this.deps.store.put({ ...record, state: 'running' }));
+    return this.withProgress(current, style, (report, signal) => this.pollToEnd(current, target, report, signal));
+  }
+
+  /** Runs an agent in this window with the engine, trace included. */
+  async runLocal(request: LocalRunRequest): Promise<ExecutionRecord> {
+    const record: ExecutionRecord = await this.deps.store.put({
+      key: newKey(),
+      mode: 'local',
+      agentName: request.agentName,
+      file: request.file.toString(),
+      inputs: request.recordedInputs,
+      filePaths: request.filePaths,
+      state: 'running',
+      startedAt: Date.now(),
+    });
+    this.deps.results.started(record);
+    return this.withProgress(record, 'notification', async (report, signal) => {
+      report('running');
+      const running = new Set<string>();
+      let result: ExecutionResult;
+      try {
+        result = await executeAgent(request.agent, request.inputs, {
+          secrets: request.secrets,
+          secretHint: (name) => `run "Agent Workflows: Set Secret…" for ${name}`,
+          timeoutMs: serviceSettings(request.file).runTimeoutMs,
+          signal,
+          onTrace: (entry) => {
+            if (entry.status === 'running') running.add(entry.node);
+            else running.delete(entry.node);
+            report(running.size ? `running ${[...running].join(', ')}` : 'running');
+            this.deps.logger.debug(`Local run of ${request.agentName}: node ${entry.node} ${entry.status}${entry.durationMs !== undefined ? ` in ${entry.durationMs} ms` : ''}.`);
+          },
+        });
+      } catch (error) {
+        return this.fail(record, error);
+      }
+      const trace = result.trace.map(traceEntry);
+      const ended =
+        result.status === 'finished'
+          ? { state: 'finished' as const, serviceStatus: 'finished', outputs: result.outputs, trace, endedAt: Date.now() }
+          : result.status === 'cancelled'
+            ? { state: 'stopped' as const, serviceStatus: 'cancelled', error: result.error.message, trace, endedAt: Date.now() }
+            : { state: 'problem' as const, serviceStatus: 'failed', error: result.error.message, trace, endedAt: Date.now() };
+      return this.end(record, ended);
+    });
+  }
+
+  dispose(): void {
+    this.disposed = true;
+    // Polling stops; the records stay "running" in workspace state, and the next window resumes them.
+    for (const controller of this.active.values()) controller.abort(new Error('disposed'));
+    this.active.clear();
+  }
+
+  private async pollToEnd(record: ExecutionRecord, target: AgentTarget, report: (state: string) => void, signal: AbortSignal): Promise<ExecutionRecord> {
+    const executionId = record.executionId;
+    if (!executionId) return this.fail(record, new Error('The execution has no id to watch.'));
+    const settings = serviceSettings();
+    report('running');
+    try {
+      const outcome = await pollExecution(target, executionId, {
+        signal,
+        maxIntervalMs: settings.pollMaxIntervalMs,
+        timeoutMs: settings.runTimeoutMs,
+        onUpdate: (answer, progress) => {
+          report(answer.status);
+          this.deps.logger.trace(`Status of ${executionId}: ${answer.status} (check ${progress.requests}).`);
+          if (answer.status !== record.serviceStatus) void this.deps.store.update(record.key, { serviceStatus: answer.status, ...traceOf(answer) });
+        },
+        onRetry: (error, attempt, delayMs) => this.deps.logger.warn(`Status of ${executionId}: ${error.message} Trying again in ${formatDuration(delayMs)} (attempt ${attempt}).`),
+      });
+      const base = { serviceStatus: outcome.answer.status, endedAt: Date.now(), ...traceOf(outcome.answer) };
+      if (outcome.kind === 'finished') return this.end(record, { ...base, state: 'finished', outputs: outcome.outputs ?? null });
+      const error = typeof outcome.answer.body.error === 'string' ? outcome.answer.body.error : JSON.stringify(outcome.answer.body);
+      return this.end(record, { ...base, state: 'problem', error });
+    } catch (error) {
+      return this.fail(record, error);
+    }
+  }
+
+  /** Runs the body with progress and a cancel that aborts it; the record is active meanwhile. */
+  private async withProgress(record: ExecutionRecord, style: ProgressStyle, body: (report: (state: string) => void, signal: AbortSignal) => Promise<ExecutionRecord>): Promise<ExecutionRecord> {
+    const controller = new AbortController();
+    this.active.set(record.key, controller);
+    const label = `${record.agentName}${record.executionId ? ` (${record.executionId.slice(0, 8)})` : ''}`;
+    try {
+      return await vscode.window.withProgress(
+        {
+          location: style === 'notification' ? vscode.ProgressLocation.Notification : vscode.ProgressLocation.Window,
+          title: style === 'notification' ? `${record.mode === 'local' ? 'Running locally' : 'Running'}: ${record.agentName}` : `$(sync~spin) ${label}`,
+          cancellable: style === 'notification',
+        },
+        async (progress, token) => {
+          const subscription = token.onCancellationRequested(() => controller.abort());
+          let state = 'starting';
+          const show = (): void => progress.report({ message: `${state} · ${formatDuration(Date.now() - record.startedAt)}` });
+          const timer = setInterval(show, 1000);
+          try {
+            return await body((next) => {
+              state = next;
+              show();
+            }, controller.signal);
+          } finally {
+            clearInterval(timer);
+            subscription.dispose();
+          }
+        },
+      );
+    } finally {
+      this.active.delete(record.key);
+    }
+  }
+
+  private async end(record: ExecutionRecord, change: Partial<ExecutionRecord>): Promise<ExecutionRecord> {
+    const ended = (await this.deps.store.update(record.key, change)) ?? { ...record, ...change };
+    const truncated = this.deps.results.ended(ended);
+    this.deps.logger.info(`${ended.agentName}${ended.executionId ? ` ${ended.executionId}` : ''}: ${ended.state}${ended.serviceStatus ? ` (${ended.serviceStatus})` : ''}.`);
+    if (!this.disposed) void this.notify(ended, truncated);
+    return ended;
+  }
+
+  private async fail(record: ExecutionRecord, error: unknown): Promise<ExecutionRecord> {
+    if (error instanceof ServiceError && error.kind === 'cancelled') {
+      if (this.disposed) return record; // the window is closing: keep it running, resume next time
+      return this.end(record, { state: 'stopped', endedAt: Date.now() });
+    }
+    const message = error instanceof Error ? error.message : String(error);
+    if (!(error instanceof ServiceError)) this.deps.logger.error(`Run of ${record.agentName} failed: ${error instanceof Error ? (error.stack ?? message) : message}`);
+    else this.deps.logger.warn(`Run of ${record.agentName}: ${error.kind}: ${message}`);
+    const ended = (await this.deps.store.update(record.key, { state: 'error', error: message, endedAt: Date.now() })) ?? record;
+    this.deps.results.ended(ended);
+    if (!this.disposed) {
+      const actions = error instanceof ServiceError && error.kind === 'auth' ? ['Set API Key', 'Show Output'] : ['Show Output'];
+      void vscode.window.showErrorMessage(`${record.agentName}: ${message}`, ...actions).then((choice) => {
+        if (choice === 'Set API Key') void vscode.commands.executeCommand(COMMANDS.setApiKey, record.target?.baseUrl);
+        else if (choice === 'Show Output') this.deps.results.show();
+      });
+    }
+    return ended;
+  }
+
+  private async notify(record: ExecutionRecord, truncated: boolean): Promise<void> {
+    const took = record.endedAt !== undefined ? ` in ${formatDuration(record.endedAt - record.startedAt)}` : '';
+    let choice: string | undefined;
+    if (record.state === 'finished') {
+      choice = await vscode.window.showInformationMessage(`${record.agentName} finished${took}.${truncated ? ' The output is long: open the result to see all of it.' : ''}`, 'Open Result', 'Show Output');
+    } else if (record.state === 'stopped') {
+      choice = await vscode.window.showInformationMessage(
+        record.mode === 'local' ? `${record.agentName} was cancelled.` : `Stopped watching ${record.agentName}; it may still be running. Watch it again from the Agent Executions view.`,
+        'Show Output',
+      );
+    } else {
+      choice = await vscode.window.showWarningMessage(`${record.agentName} ended with status "${record.serviceStatus ?? record.state}"${took}: ${record.error ?? ''}`.trim(), 'Open Result', 'Show Output');
+    }
+    if (choice === 'Open Result') await openResultDocument(record);
+    else if (choice === 'Show Output') this.deps.results.show();
+  }
+}
+
+function newKey(): string {
+  return `run-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
+}
+
+function traceEntry(entry: NodeTrace): TraceEntry {
+  return {
+    node: entry.node,
+    status: entry.status,
+    ...(entry.durationMs !== undefined ? { durationMs: entry.durationMs } : {}),
+    ...(entry.bytes !== undefined ? { bytes: entry.bytes } : {}),
+    ...(entry.error !== undefined ? { detail: entry.error } : entry.httpStatus !== undefined ? { detail: `HTTP ${entry.httpStatus}` } : {}),
+  };
+}
+
+/** The per-node trace a status answer carries (the local server sends one), as record fields. */
+function traceOf(answer: StatusAnswer): { trace?: TraceEntry[] } {
+  const trace = answer.body.trace;
+  if (!Array.isArray(trace)) return {};
+  const entries = trace.filter((entry): entry is NodeTrace => typeof entry === 'object' && entry !== null && typeof (entry as NodeTrace).node === 'string' && typeof (entry as NodeTrace).status === 'string');
+  return { trace: entries.map(traceEntry) };
+}

@@ -1,0 +1,20 @@
+// What the run commands share, built once in the composition root.
+import type * as vscode from 'vscode';
+import type { ApiKeyStore } from '../secrets/apiKeyStore';
+import type { WorkflowSecrets } from '../secrets/workflowSecrets';
+import type { ExecutionRunner } from './executionRunner';
+import type { ExecutionStore } from './executionStore';
+import type { InputMemory } from './inputPrompts';
+import type { LocalServerHost } from './localServerHost';
+import type { ResultsChannel } from './resultsChannel';
+
+export interface RunDeps {
+  readonly logger: vscode.LogOutputChannel;
+  readonly keys: ApiKeyStore;
+  readonly workflowSecrets: WorkflowSecrets;
+  readonly store: ExecutionStore;
+  readonly results: ResultsChannel;
+  readonly runner: ExecutionRunner;
+  readonly inputMemory: InputMemory;
+  readonly localServer: LocalServerHost;
+}

@@ -1,0 +1,98 @@
+// Where a deployed-style run goes and with which key: the file's `deployment:`, else the settings,
+// else the local agent server when it runs. The key is looked up by the target's origin only, so a
+// file naming another service never receives a key set for a different one.
+import * as vscode from 'vscode';
+import { proxySettings, serviceSettings } from '../config';
+import type { ExecutionTargetInfo } from '../core/executions/executionRecord';
+import { dispatcherFor } from '../core/http/proxy';
+import { LOCAL_ACCOUNT } from '../core/server/agentDirectory';
+import { ServiceError } from '../core/service/serviceError';
+import { checkBaseUrl } from '../core/service/target';
+import type { AgentTarget } from '../core/service/target';
+import { promptForApiKey } from '../secrets/apiKeyPrompt';
+import type { ApiKeyStore } from '../secrets/apiKeyStore';
+import { originOf } from '../secrets/apiKeyStore';
+import type { AgentFile } from './agentFile';
+import { RunBlocked } from './agentFile';
+import type { LocalServerHost } from './localServerHost';
+
+export interface TargetDeps {
+  readonly keys: ApiKeyStore;
+  readonly localServer: LocalServerHost;
+}
+
+/** Base URL, account and agent of a file's run, or a RunBlocked that says where to set them. */
+export function targetInfoFor(file: AgentFile, localServer: LocalServerHost): ExecutionTargetInfo {
+  const settings = serviceSettings(file.uri);
+  const deployment = file.model.deployment;
+  const fileBaseUrl = deployment?.baseUrl?.value.trim();
+  if (fileBaseUrl?.includes('{{')) throw new RunBlocked(`deployment.baseUrl of ${file.agentPath} contains an expression; write the service's address itself (https://…).`);
+  const local = localServer.running;
+  const baseUrl = fileBaseUrl || settings.baseUrl || local?.url;
+  if (!baseUrl) {
+    throw new RunBlocked(
+      `Where is "${file.displayName}" deployed? Add deployment.baseUrl to the file or set "agentWorkflows.baseUrl", or start the local agent server to run it on this machine.`,
+      [
+        { title: 'Start Local Agent Server', run: () => vscode.commands.executeCommand('agentWorkflows.startLocalServer') },
+        { title: 'Run Locally', run: () => vscode.commands.executeCommand('agentWorkflows.runLocally', file.uri) },
+        { title: 'Open Settings', run: () => vscode.commands.executeCommand('workbench.action.openSettings', 'agentWorkflows.baseUrl') },
+      ],
+    );
+  }
+  const toLocal = local !== undefined && baseUrl === local.url;
+  const account = deployment?.account?.trim() || (toLocal ? LOCAL_ACCOUNT : settings.account);
+  if (!account) {
+    throw new RunBlocked(`The account of "${file.displayName}" is not set: add deployment.account to the file (the path segment after /api/ in the service's Agents tab) or set "agentWorkflows.account".`, [
+      { title: 'Open Settings', run: () => vscode.commands.executeCommand('workbench.action.openSettings', 'agentWorkflows.account') },
+    ]);
+  }
+  const agent = deployment?.agent?.trim() || file.agentPath;
+  return { baseUrl: baseUrl.replace(/\/+$/, ''), account, agent };
+}
+
+/**
+ * A full target with its key. When the origin has no key, asks for one (or to reuse one set for
+ * another origin, explicitly); resolves to undefined when the user declines.
+ */
+export async function targetWithKey(info: ExecutionTargetInfo, deps: TargetDeps, scope?: vscode.Uri, options: { readonly prompt?: boolean } = {}): Promise<AgentTarget | undefined> {
+  const settings = serviceSettings(scope);
+  try {
+    checkBaseUrl(info.baseUrl, settings.allowInsecureHttp);
+  } catch (error) {
+    throw new RunBlocked(error instanceof ServiceError ? error.message : String(error));
+  }
+  const origin = originOf(info.baseUrl);
+  const key = (await deps.keys.get(origin)) ?? (options.prompt === false ? undefined : await askForKey(origin, deps.keys));
+  if (key === undefined) return undefined;
+  const dispatcher = dispatcherFor(info.baseUrl, proxySettings());
+  return {
+    ...info,
+    apiKey: key,
+    statusPathTemplate: settings.statusPathTemplate,
+    allowInsecureHttp: settings.allowInsecureHttp,
+    requestTimeoutMs: settings.requestTimeoutMs,
+    ...(dispatcher ? { dispatcher } : {}),
+  };
+}
+
+async function askForKey(origin: string, keys: ApiKeyStore): Promise<string | undefined> {
+  const others = keys.origins().filter((known) => known !== origin);
+  const SET = 'Set API Key';
+  const choice = await vscode.window.showWarningMessage(
+    `No API key is set for ${origin}. Set one for this service${others.length ? ', or reuse the key of another service if it is the same account' : ''}.`,
+    { modal: true },
+    SET,
+    ...others.map((other) => `Reuse the key of ${other}`),
+  );
+  if (choice === SET) {
+    const key = await promptForApiKey(origin);
+    if (key !== undefined) await keys.set(origin, key);
+    return key;
+  }
+  const reused = others.find((other) => choice === `Reuse the key of ${other}`);
+  if (!reused) return undefined;
+  const key = await keys.get(reused);
+  // Reusing is a decision for this origin from now on, stored like a key set for it.
+  if (key !== undefined) await keys.set(origin, key);
+  return key;
+}

@@ -1,0 +1,185 @@
+// The "Agent Executions" view: one item per execution, newest first, with its state as an icon,
+// age and duration as description, and its inputs, outputs, trace and error as children. Tree
+// nodes are small classes whose contextValue drives the menus in package.json.
+import * as vscode from 'vscode';
+import { describeInput, formatAge, formatDuration, isActive } from '../core/executions/executionRecord';
+import type { ExecutionRecord, ExecutionState, TraceEntry } from '../core/executions/executionRecord';
+import type { ExecutionStore } from '../runs/executionStore';
+
+type TreeNode = ExecutionItem | GroupItem | ValueItem | TraceItem | MessageItem;
+
+const STATE_ICONS: Record<ExecutionState, vscode.ThemeIcon> = {
+  starting: new vscode.ThemeIcon('loading~spin'),
+  running: new vscode.ThemeIcon('sync~spin'),
+  finished: new vscode.ThemeIcon('pass', new vscode.ThemeColor('testing.iconPassed')),
+  problem: new vscode.ThemeIcon('error', new vscode.ThemeColor('testing.iconFailed')),
+  error: new vscode.ThemeIcon('warning', new vscode.ThemeColor('list.warningForeground')),
+  stopped: new vscode.ThemeIcon('eye-closed'),
+};
+
+const STATE_WORDS: Record<ExecutionState, string> = {
+  starting: 'starting',
+  running: 'running',
+  finished: 'finished',
+  problem: 'failed',
+  error: 'error',
+  stopped: 'stopped watching',
+};
+
+export class ExecutionItem extends vscode.TreeItem {
+  constructor(
+    readonly record: ExecutionRecord,
+    now: number,
+  ) {
+    super(record.agentName, vscode.TreeItemCollapsibleState.Collapsed);
+    this.id = `execution:${record.key}`;
+    const duration = record.endedAt !== undefined ? ` · ${formatDuration(record.endedAt - record.startedAt)}` : '';
+    const where = record.mode === 'local' ? ' · local' : '';
+    this.description = `${record.state === 'problem' && record.serviceStatus ? record.serviceStatus : STATE_WORDS[record.state]} · ${formatAge(record.startedAt, now)}${duration}${where}`;
+    this.iconPath = STATE_ICONS[record.state];
+    // e.g. "execution-finished-deployed-id": menus match on the parts they need.
+    this.contextValue = ['execution', record.state, record.mode, record.executionId ? 'id' : 'noid', record.outputs !== undefined ? 'outputs' : 'nooutputs'].join('-');
+    this.tooltip = tooltipOf(record);
+    this.accessibilityInformation = { label: `${record.agentName}, ${STATE_WORDS[record.state]}, ${this.description}` };
+  }
+}
+
+export class GroupItem extends vscode.TreeItem {
+  constructor(
+    readonly record: ExecutionRecord,
+    readonly group: 'inputs' | 'outputs' | 'trace',
+    readonly count: number,
+  ) {
+    super(group === 'inputs' ? 'Inputs' : group === 'outputs' ? 'Outputs' : 'Trace', group === 'outputs' ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.Collapsed);
+    this.id = `execution:${record.key}:${group}`;
+    this.description = String(count);
+    this.iconPath = new vscode.ThemeIcon(group === 'inputs' ? 'arrow-right' : group === 'outputs' ? 'output' : 'list-tree');
+    this.contextValue = `group-${group}`;
+  }
+}
+
+/** A named value (an input, an output, or a field inside one); objects and lists expand. */
+export class ValueItem extends vscode.TreeItem {
+  constructor(
+    readonly record: ExecutionRecord,
+    readonly path: string,
+    readonly name: string,
+    readonly value: unknown,
+    readonly kind: 'input' | 'output',
+  ) {
+    const expandable = value !== null && typeof value === 'object' && !isFileInput(value, kind);
+    super(name, expandable ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
+    this.id = `execution:${record.key}:${kind}:${path}`;
+    this.description = expandable ? (Array.isArray(value) ? `[${value.length}]` : `{${Object.keys(value).length}}`) : preview(value, kind);
+    this.tooltip = new vscode.MarkdownString().appendCodeblock(kind === 'input' && isFileInput(value, kind) ? describeInput(value) : (JSON.stringify(value, null, 2) ?? String(value)), 'json');
+    this.contextValue = `value-${kind}`;
+  }
+
+  /** The text "Copy Value" puts on the clipboard: strings as they are, anything else as JSON. */
+  get copyText(): string {
+    return typeof this.value === 'string' ? this.value : (JSON.stringify(this.value, null, 2) ?? String(this.value));
+  }
+}
+
+export class TraceItem extends vscode.TreeItem {
+  constructor(record: ExecutionRecord, entry: TraceEntry) {
+    super(entry.node, vscode.TreeItemCollapsibleState.None);
+    this.id = `execution:${record.key}:trace:${entry.node}`;
+    this.description = [entry.status, entry.durationMs !== undefined ? formatDuration(entry.durationMs) : undefined, entry.bytes !== undefined ? `${entry.bytes} B` : undefined, entry.detail].filter(Boolean).join(' · ');
+    this.iconPath = new vscode.ThemeIcon(entry.status === 'succeeded' ? 'check' : entry.status === 'failed' ? 'error' : entry.status === 'running' ? 'sync~spin' : 'circle-outline');
+    this.contextValue = 'trace';
+  }
+}
+
+export class MessageItem extends vscode.TreeItem {
+  constructor(record: ExecutionRecord, text: string) {
+    super(text.split('\n')[0] ?? text, vscode.TreeItemCollapsibleState.None);
+    this.id = `execution:${record.key}:message`;
+    this.tooltip = text;
+    this.iconPath = new vscode.ThemeIcon('info');
+    this.contextValue = 'message';
+  }
+}
+
+export class ExecutionsTreeProvider implements vscode.TreeDataProvider<TreeNode>, vscode.Disposable {
+  private readonly changed = new vscode.EventEmitter<TreeNode | undefined>();
+  readonly onDidChangeTreeData = this.changed.event;
+  private readonly subscription: vscode.Disposable;
+
+  constructor(private readonly store: ExecutionStore) {
+    this.subscription = store.onDidChange(() => this.refresh());
+  }
+
+  refresh(): void {
+    this.changed.fire(undefined);
+  }
+
+  getTreeItem(element: TreeNode): vscode.TreeItem {
+    return element;
+  }
+
+  getChildren(element?: TreeNode): TreeNode[] {
+    if (!element) {
+      const now = Date.now();
+      return this.store.all().map((record) => new ExecutionItem(record, now));
+    }
+    if (element instanceof ExecutionItem) return childrenOf(element.record);
+    if (element instanceof GroupItem) {
+      const record = element.record;
+      if (element.group === 'inputs') return Object.entries(record.inputs).map(([name, value]) => new ValueItem(record, name, name, value, 'input'));
+      if (element.group === 'trace') return (record.trace ?? []).map((entry) => new TraceItem(record, entry));
+      return fieldsOf(record, '', record.outputs, 'output');
+    }
+    if (element instanceof ValueItem) return fieldsOf(element.record, element.path, element.value, element.kind);
+    return [];
+  }
+
+  dispose(): void {
+    this.subscription.dispose();
+    this.changed.dispose();
+  }
+}
+
+function childrenOf(record: ExecutionRecord): TreeNode[] {
+  const children: TreeNode[] = [];
+  if (record.error) children.push(new MessageItem(record, record.error));
+  else if (record.state === 'stopped') children.push(new MessageItem(record, 'Not watched any more; it may still be running. Use Watch Again.'));
+  else if (isActive(record)) children.push(new MessageItem(record, record.executionId ? `Execution ${record.executionId}` : 'Starting…'));
+  const inputs = Object.keys(record.inputs).length;
+  if (inputs) children.push(new GroupItem(record, 'inputs', inputs));
+  if (record.outputs !== undefined) children.push(new GroupItem(record, 'outputs', record.outputs !== null && typeof record.outputs === 'object' ? Object.keys(record.outputs).length : 1));
+  if (record.trace?.length) children.push(new GroupItem(record, 'trace', record.trace.length));
+  return children;
+}
+
+function fieldsOf(record: ExecutionRecord, path: string, value: unknown, kind: 'input' | 'output'): ValueItem[] {
+  if (value === null || typeof value !== 'object') return path === '' ? [new ValueItem(record, 'value', 'value', value, kind)] : [];
+  const entries: [string, unknown][] = Array.isArray(value) ? value.map((item, index) => [`[${index}]`, item]) : Object.entries(value);
+  // Very large objects would make a tree nobody reads; the result document has everything.
+  return entries.slice(0, 500).map(([name, item]) => new ValueItem(record, path ? `${path}.${name}` : name, name, item, kind));
+}
+
+function isFileInput(value: unknown, kind: 'input' | 'output'): value is { file: string; size: number } {
+  return kind === 'input' && value !== null && typeof value === 'object' && 'file' in value && 'size' in value;
+}
+
+function preview(value: unknown, kind: 'input' | 'output'): string {
+  if (isFileInput(value, kind)) return describeInput(value);
+  const text = typeof value === 'string' ? JSON.stringify(value) : String(value);
+  return text.length > 120 ? `${text.slice(0, 119)}…` : text;
+}
+
+function tooltipOf(record: ExecutionRecord): vscode.MarkdownString {
+  const lines = [`**${escape(record.agentName)}** · ${STATE_WORDS[record.state]}${record.serviceStatus ? ` (\`${escape(record.serviceStatus)}\`)` : ''}`, ''];
+  if (record.executionId) lines.push(`Execution: \`${record.executionId}\``);
+  if (record.target) lines.push(`Service: ${escape(record.target.baseUrl)} · account \`${escape(record.target.account)}\` · agent \`${escape(record.target.agent)}\``);
+  else lines.push('Ran locally in VS Code');
+  lines.push(`Started: ${new Date(record.startedAt).toLocaleString()}`);
+  if (record.endedAt !== undefined) lines.push(`Took: ${formatDuration(record.endedAt - record.startedAt)}`);
+  if (record.file) lines.push(`File: ${escape(vscode.workspace.asRelativePath(vscode.Uri.parse(record.file)))}`);
+  return new vscode.MarkdownString(lines.join('  \n'));
+}
+
+function escape(text: string): string {
+  return text.replace(/[\\`*_{}[\]()#+\-.!|<>]/g, '\\$&');
+}

@@ -1,0 +1,352 @@
+// Running agents from VS Code, in the real extension host, against a real agent server on
+// 127.0.0.1 (the local agent server of src/core, serving real files) and a real API it calls:
+// the API key set through its command, runs with string, file and choice inputs, results in the
+// output channel and the executions tree, polling by id, cancel and watch again, a 401 that offers
+// Set API Key, Copy as curl, Run Locally with secrets, the local server started from its command,
+// and no key in any log, output, setting or file afterwards.
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import * as vscode from 'vscode';
+import type { ExecutionRecord } from '../../src/core/executions/executionRecord';
+import { startAgentServer } from '../../src/core/server/agentServer';
+import type { AgentServer } from '../../src/core/server/agentServer';
+import { startExecution } from '../../src/core/service/agentClient';
+import type { AgentWorkflowsApi } from '../../src/extension';
+import { json, startServer } from '../support/httpServer';
+import type { TestServer } from '../support/httpServer';
+import { ScriptedUi } from './scriptedUi';
+import { waitFor } from './wait';
+
+const KEY = `aw-test-key-${randomBytes(12).toString('hex')}`;
+const WRONG_KEY = `aw-wrong-key-${randomBytes(12).toString('hex')}`;
+const SECRET_TOKEN = `aw-secret-token-${randomBytes(12).toString('hex')}`;
+
+function workspaceFolder(): string {
+  const folder = vscode.workspace.workspaceFolders?.[0];
+  assert.ok(folder, 'the test host opens a workspace folder');
+  return folder.uri.fsPath;
+}
+
+/** An API the agents call: /wait answers when released, /echo answers with what it received. */
+async function startApi(): Promise<TestServer & { release(): void; waiting(): number }> {
+  let waiting: (() => void)[] = [];
+  let released = false;
+  const server = await startServer((request, response) => {
+    if (request.url?.startsWith('/wait')) {
+      const answer = (): void => json(response, 200, { done: true });
+      if (released) answer();
+      else waiting.push(answer);
+      return;
+    }
+    json(response, 200, { authorization: request.headers.authorization ? 'present' : 'absent', path: request.url });
+  });
+  return Object.assign(server, {
+    release: () => {
+      released = true;
+      for (const answer of waiting) answer();
+      waiting = [];
+    },
+    waiting: () => waiting.length,
+  });
+}
+
+/** The results channel as the workbench wrote it to disk. */
+function resultsChannelText(): string {
+  const root = process.env.AGENT_WORKFLOWS_TEST_USER_DATA;
+  assert.ok(root, 'the test host says where its user data is');
+  return filesUnder(join(root, 'logs'))
+    .filter((file) => /\d+-Agent Workflows\.log$/.test(file))
+    .map((file) => readFileSync(file, 'utf8'))
+    .join('\n');
+}
+
+function filesUnder(dir: string): string[] {
+  let entries;
+  try {
+    entries = readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return [];
+  }
+  return entries.flatMap((entry) => (entry.isDirectory() ? filesUnder(join(dir, entry.name)) : entry.isFile() ? [join(dir, entry.name)] : []));
+}
+
+describe('runs', function () {
+  this.timeout(60_000);
+  let api: AgentWorkflowsApi;
+  let server: AgentServer;
+  let externalApi: Awaited<ReturnType<typeof startApi>>;
+  let folder: string;
+  let ui: ScriptedUi;
+  const uriOf = (name: string): vscode.Uri => vscode.Uri.file(join(folder, name));
+  const notes = join(tmpdir(), `aw-notes-${process.pid}.txt`);
+
+  before(async () => {
+    const extension = vscode.extensions.getExtension<AgentWorkflowsApi>('agent-workflows.agent-workflows');
+    assert.ok(extension);
+    api = await extension.activate();
+    externalApi = await startApi();
+    folder = join(workspaceFolder(), 'runs');
+    mkdirSync(folder, { recursive: true });
+    writeFileSync(notes, 'twelve bytes');
+    writeFileSync(
+      join(folder, 'report.agent.yaml'),
+      [
+        'version: 1',
+        'name: Report',
+        'inputs:',
+        '  who: { type: string, required: true, description: Who the report is for }',
+        '  doc: { type: file, required: true, accept: [.txt] }',
+        '  tone: { type: string, enum: [plain, friendly], default: plain }',
+        'nodes:',
+        '  compose:',
+        '    type: template',
+        '    text: "{{ inputs.tone }} report for {{ inputs.who }} about {{ inputs.doc.name }} ({{ inputs.doc.size }} bytes)"',
+        'outputs:',
+        '  report: { from: "{{ nodes.compose.body }}" }',
+        '',
+      ].join('\n'),
+    );
+    writeFileSync(
+      join(folder, 'greet.agent.yaml'),
+      ['version: 1', 'name: Greet', 'inputs:', '  who: { type: string, required: true }', 'nodes:', '  hello:', '    type: template', '    text: "Hello {{ inputs.who }}"', 'outputs:', '  greeting: { from: "{{ nodes.hello.body }}" }', ''].join('\n'),
+    );
+    writeFileSync(
+      join(folder, 'slow.agent.yaml'),
+      ['version: 1', 'name: Slow', 'nodes:', '  wait:', '    type: api', '    method: GET', `    url: ${externalApi.url}/wait`, 'outputs:', '  done: { from: "{{ nodes.wait.body.done }}" }', ''].join('\n'),
+    );
+    writeFileSync(
+      join(folder, 'secretive.agent.yaml'),
+      [
+        'version: 1',
+        'name: Secretive',
+        'nodes:',
+        '  call:',
+        '    type: api',
+        '    method: GET',
+        `    url: ${externalApi.url}/echo`,
+        '    settings:',
+        '      - "Authorization: Bearer {{ secrets.ECHO_TOKEN }}"',
+        'outputs:',
+        '  seen: { from: "{{ nodes.call.body.authorization }}" }',
+        '',
+      ].join('\n'),
+    );
+    server = await startAgentServer({ directory: folder, port: 0, apiKey: KEY, watch: false });
+    const config = vscode.workspace.getConfiguration('agentWorkflows');
+    await config.update('baseUrl', server.url, vscode.ConfigurationTarget.Workspace);
+    await config.update('account', 'local', vscode.ConfigurationTarget.Workspace);
+  });
+
+  after(async () => {
+    const config = vscode.workspace.getConfiguration('agentWorkflows');
+    await config.update('baseUrl', undefined, vscode.ConfigurationTarget.Workspace);
+    await config.update('account', undefined, vscode.ConfigurationTarget.Workspace);
+    await vscode.commands.executeCommand('agentWorkflows.stopLocalServer');
+    await server?.close();
+    await externalApi?.close();
+    rmSync(folder, { recursive: true, force: true });
+    rmSync(notes, { force: true });
+  });
+
+  beforeEach(async () => {
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    ui = new ScriptedUi();
+  });
+
+  afterEach(() => {
+    ui.restore();
+    assert.deepEqual(ui.unexpected, [], 'every prompt was answered');
+    assert.equal(ui.leftover, 0, 'every scripted answer was used');
+  });
+
+  it('sets the API key of the service origin through the command, checking what is pasted', async () => {
+    ui.input((options) => {
+      assert.equal(options.password, true);
+      assert.match(options.title ?? '', new RegExp(`API key for ${server.url.replace(/[.]/g, '\\.')}`));
+      assert.ok(options.validateInput?.(''), 'an empty key is refused');
+      assert.ok(options.validateInput?.(`Bearer ${KEY}`), 'a key with "Bearer" is refused');
+      assert.ok(options.validateInput?.('two words'), 'a key with a space is refused');
+      return `  ${KEY}\n`;
+    });
+    assert.equal(await vscode.commands.executeCommand('agentWorkflows.setApiKey'), true);
+    assert.ok(ui.messages.some((message) => message.text === `API key set for ${server.url}.`), JSON.stringify(ui.messages));
+  });
+
+  it('runs an agent with text, file and choice inputs, and shows the result in the output and the tree', async () => {
+    ui.input('Ada').openFile(vscode.Uri.file(notes)).pick('friendly');
+    const record = await vscode.commands.executeCommand<ExecutionRecord>('agentWorkflows.runAgent', uriOf('report.agent.yaml'));
+    assert.equal(record.state, 'finished', record.error);
+    assert.deepEqual(record.outputs, { report: 'friendly report for Ada about aw-notes-' + process.pid + '.txt (12 bytes)' });
+    assert.deepEqual(record.inputs, { who: 'Ada', tone: 'friendly', doc: { file: `aw-notes-${process.pid}.txt`, size: 12 } });
+    assert.ok(record.executionId);
+    // The prompts said what each input is, and the file dialog was filtered by `accept`.
+    assert.match(ui.inputBoxes[0]?.prompt ?? '', /who \(string, required\) · Who the report is for/);
+    assert.deepEqual(Object.values(ui.dialogs[0]?.filters ?? {})[0], ['txt']);
+    assert.ok(ui.messages.some((message) => message.kind === 'info' && /^Report finished in/.test(message.text) && message.items.includes('Open Result')));
+
+    // The tree: newest first, with the state, and the inputs and outputs as children.
+    const [top] = (await api.executionsTree.getChildren()) ?? [];
+    assert.ok(top);
+    assert.equal(top.label, 'Report');
+    assert.match(String(top.description), /^finished · just now · /);
+    assert.match(String(top.contextValue), /^execution-finished-deployed-id-outputs$/);
+    const groups = (await api.executionsTree.getChildren(top)) ?? [];
+    // The local server sends a per-node trace with the status; the tree shows it too.
+    assert.deepEqual(groups.map((group) => group.label), ['Inputs', 'Outputs', 'Trace']);
+    const outputs = (await api.executionsTree.getChildren(groups[1])) ?? [];
+    assert.equal(outputs[0]?.label, 'report');
+    assert.match(String(outputs[0]?.description), /friendly report for Ada/);
+    const inputs = (await api.executionsTree.getChildren(groups[0])) ?? [];
+    assert.deepEqual(inputs.map((item) => `${String(item.label)}=${String(item.description)}`), ['who="Ada"', 'tone="friendly"', `doc=aw-notes-${process.pid}.txt (12 B)`]);
+
+    // The results channel, as written to disk: agent, id, inputs (file by name and size), outputs.
+    const text = await waitFor(() => {
+      const all = resultsChannelText();
+      return all.includes(`status:    finished`) && all.includes(record.executionId!) ? all : undefined;
+    }, 'the run in the Agent Workflows output');
+    assert.match(text, /▶ Report/);
+    assert.match(text, new RegExp(`doc = aw-notes-${process.pid}\\.txt \\(12 B\\)`));
+    assert.match(text, /"report": "friendly report for Ada/);
+    assert.doesNotMatch(text, /twelve bytes/, 'file contents are never shown');
+  });
+
+  it('remembers the inputs of a file and offers them first next time', async () => {
+    ui.input((options) => {
+      assert.equal(options.value, 'Ada');
+      return options.value;
+    })
+      .pick((items) => {
+        assert.equal(items[0]?.description, 'used last time');
+        return items[0];
+      })
+      .pick((items) => {
+        assert.equal(items[0]?.label, 'friendly', 'the value used last time comes first');
+        return items[0];
+      });
+    const record = await vscode.commands.executeCommand<ExecutionRecord>('agentWorkflows.runAgent', uriOf('report.agent.yaml'));
+    assert.equal(record.state, 'finished', record.error);
+  });
+
+  it('copies the run of an execution as a curl command without the key', async () => {
+    const [top] = (await api.executionsTree.getChildren()) ?? [];
+    const command = await vscode.commands.executeCommand<string>('agentWorkflows.copyAsCurl', top);
+    assert.equal(await vscode.env.clipboard.readText(), command);
+    assert.match(command, /\$AGENT_WORKFLOWS_API_KEY/);
+    assert.ok(!command.includes(KEY));
+    assert.match(command, /\/api\/local\/agent\/report\/execute\/multipart/);
+    assert.match(command, /--form-string 'payload=\{"inputs":\{"who":"Ada","tone":"friendly"\},"stream":false\}'/);
+    assert.match(command, /\/api\/local\/agent\/[0-9a-f-]{36}\/status/);
+  });
+
+  it('polls an execution by its id', async () => {
+    const started = await startExecution({ baseUrl: server.url, account: 'local', agent: 'greet', apiKey: KEY }, { who: 'Bob' });
+    ui.input((options) => {
+      assert.ok(options.validateInput?.('../../etc/passwd'), 'a path is not an id');
+      return started.executionId;
+    });
+    const record = await vscode.commands.executeCommand<ExecutionRecord>('agentWorkflows.pollExecution');
+    assert.equal(record.state, 'finished', record.error);
+    assert.equal(record.executionId, started.executionId);
+    assert.deepEqual(record.outputs, { greeting: 'Hello Bob' });
+  });
+
+  it('stops watching when cancelled, keeps the execution, and watches it again', async () => {
+    const running = vscode.commands.executeCommand<ExecutionRecord>('agentWorkflows.runAgent', uriOf('slow.agent.yaml'));
+    await waitFor(() => externalApi.waiting() > 0, 'the slow agent to call the API');
+    ui.pick((items) => items.find((item) => item.label === 'Slow'));
+    assert.equal(await vscode.commands.executeCommand('agentWorkflows.executions.stopWatching'), true);
+    const stopped = await running;
+    assert.equal(stopped.state, 'stopped');
+    assert.ok(stopped.executionId);
+    assert.ok(ui.messages.some((message) => /^Stopped watching Slow; it may still be running/.test(message.text)));
+    const [top] = (await api.executionsTree.getChildren()) ?? [];
+    assert.match(String(top?.description), /^stopped watching/);
+
+    externalApi.release();
+    ui.pick((items) => items.find((item) => item.label === 'Slow'));
+    const watched = await vscode.commands.executeCommand<ExecutionRecord>('agentWorkflows.executions.watchAgain');
+    assert.equal(watched.state, 'finished', watched.error);
+    assert.equal(watched.executionId, stopped.executionId);
+    assert.deepEqual(watched.outputs, { done: true });
+    assert.ok(watched.trace?.some((entry) => entry.node === 'wait' && entry.status === 'succeeded'), 'the local server sends the trace');
+  });
+
+  it('offers Set API Key when the service refuses the key', async () => {
+    ui.input(WRONG_KEY);
+    assert.equal(await vscode.commands.executeCommand('agentWorkflows.setApiKey', server.url), true);
+    // The error notification's "Set API Key" is clicked, and the right key typed.
+    ui.onMessage = (message) => (message.kind === 'error' && message.items.includes('Set API Key') ? 'Set API Key' : undefined);
+    ui.input('Bob', KEY);
+    const record = await vscode.commands.executeCommand<ExecutionRecord>('agentWorkflows.runAgent', uriOf('greet.agent.yaml'));
+    assert.equal(record.state, 'error');
+    assert.match(record.error ?? '', /API key/i);
+    const error = ui.messages.find((message) => message.kind === 'error');
+    assert.ok(error, 'an error notification');
+    assert.deepEqual(error.items, ['Set API Key', 'Show Output']);
+    await waitFor(() => ui.messages.some((message) => message.text === `API key set for ${server.url}.`), 'the key to be set again from the notification');
+    ui.onMessage = () => undefined;
+    ui.input('Bob');
+    const again = await vscode.commands.executeCommand<ExecutionRecord>('agentWorkflows.runAgent', uriOf('greet.agent.yaml'));
+    assert.equal(again.state, 'finished', again.error);
+  });
+
+  it('runs an agent locally, asking for the secret it needs, with the trace', async () => {
+    ui.onMessage = (message) => (message.modal && message.items.includes('Set Secret') ? 'Set Secret' : undefined);
+    ui.input((options) => {
+      assert.equal(options.password, true);
+      assert.match(options.title ?? '', /ECHO_TOKEN/);
+      return SECRET_TOKEN;
+    });
+    const record = await vscode.commands.executeCommand<ExecutionRecord>('agentWorkflows.runLocally', uriOf('secretive.agent.yaml'));
+    assert.equal(record.state, 'finished', record.error);
+    assert.equal(record.mode, 'local');
+    assert.deepEqual(record.outputs, { seen: 'present' });
+    assert.equal(externalApi.requests.filter((request) => request.url === '/echo').at(-1)?.headers.authorization, `Bearer ${SECRET_TOKEN}`);
+    assert.deepEqual(record.trace?.map((entry) => `${entry.node}:${entry.status}`), ['call:succeeded']);
+    const [top] = (await api.executionsTree.getChildren()) ?? [];
+    const groups = (await api.executionsTree.getChildren(top)) ?? [];
+    assert.deepEqual(groups.map((group) => group.label), ['Outputs', 'Trace']);
+
+    // Stored now: the next local run asks nothing.
+    const second = await vscode.commands.executeCommand<ExecutionRecord>('agentWorkflows.runLocally', uriOf('secretive.agent.yaml'));
+    assert.equal(second.state, 'finished', second.error);
+  });
+
+  it('starts the local agent server from its command and runs a file without deployment on it', async () => {
+    const config = vscode.workspace.getConfiguration('agentWorkflows');
+    await config.update('baseUrl', undefined, vscode.ConfigurationTarget.Workspace);
+    await config.update('account', undefined, vscode.ConfigurationTarget.Workspace);
+    try {
+      const url = await vscode.commands.executeCommand<string>('agentWorkflows.startLocalServer', vscode.Uri.file(folder));
+      assert.match(url, /^http:\/\/127\.0\.0\.1:\d+$/);
+      assert.notEqual(url, server.url);
+      ui.input('Cy');
+      const record = await vscode.commands.executeCommand<ExecutionRecord>('agentWorkflows.runAgent', uriOf('greet.agent.yaml'));
+      assert.equal(record.state, 'finished', record.error);
+      assert.equal(record.target?.baseUrl, url);
+      assert.deepEqual(record.outputs, { greeting: 'Hello Cy' });
+      assert.equal(await vscode.commands.executeCommand('agentWorkflows.stopLocalServer'), true);
+    } finally {
+      await config.update('baseUrl', server.url, vscode.ConfigurationTarget.Workspace);
+      await config.update('account', 'local', vscode.ConfigurationTarget.Workspace);
+    }
+  });
+
+  it('never writes a key or secret to logs, outputs, settings or workspace files', async () => {
+    const root = process.env.AGENT_WORKFLOWS_TEST_USER_DATA;
+    assert.ok(root);
+    const files = [...filesUnder(root), ...filesUnder(workspaceFolder())].filter((file) => statSync(file).size < 50 * 1024 * 1024);
+    assert.ok(files.some((file) => file.endsWith('Agent Workflows Log.log')), 'the log is among the files checked');
+    const leaks: string[] = [];
+    for (const file of files) {
+      const content = readFileSync(file);
+      for (const [name, secret] of [['API key', KEY], ['wrong API key', WRONG_KEY], ['workflow secret', SECRET_TOKEN]] as const) {
+        if (content.includes(secret)) leaks.push(`${name} in ${file}`);
+      }
+    }
+    assert.deepEqual(leaks, []);
+  });
+});
