@@ -61,6 +61,9 @@ try {
     if (wants('integration') && !interrupted) {
       const summary = join(results, 'integration-summary.json');
       await suite('integration', ['out/test/host/runWebHost.js', '--summary', summary], summary, hostEnv, hostTimeout + 60);
+      // The same host with Workspace Trust on and the folder not trusted (Restricted Mode).
+      const restricted = join(results, 'restricted-summary.json');
+      if (!interrupted) await suite('restricted', ['out/test/host/runWebHost.js', '--suite', 'restricted', '--summary', restricted], restricted, hostEnv, hostTimeout + 60);
     }
     if (wants('ui') && !interrupted) {
       const summary = join(results, 'ui-summary.json');

@@ -18,7 +18,7 @@ export class ResultsChannel implements vscode.Disposable {
   /** Writes how the run ended; returns whether the outputs had to be cut. */
   ended(record: ExecutionRecord): boolean {
     const report = formatRunResult(record, this.maxOutputLength());
-    this.channel.appendLine(`${record.agentName}${record.executionId ? ` · ${record.executionId}` : ''}`);
+    this.channel.appendLine(`■ ${record.agentName}`);
     this.channel.appendLine(report.text);
     return report.truncated;
   }

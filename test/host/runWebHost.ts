@@ -2,7 +2,7 @@
 // code-server serves the workbench, headless Chromium opens it with the extension development
 // payload, and the workbench reports the suite's console output and exit code back to us.
 //
-//   node out/test/host/runWebHost.js [--summary <file>]
+//   node out/test/host/runWebHost.js [--suite integration|restricted] [--summary <file>]
 //
 // Expects `node esbuild.mjs --tests` to have built dist/ and out/. Writes to out/test-results/web-host/:
 // code-server.log, host.log (everything the workbench logged, including the extension host's
@@ -46,8 +46,12 @@ async function runWebHost(argv: readonly string[]): Promise<number> {
   const root = findRepoRoot();
   const summaryFile = argValue(argv, 'summary');
   const limitSeconds = secondsFromEnv('AGENT_WORKFLOWS_TEST_TIMEOUT', 300);
-  const testsIndex = join(root, 'out', 'test', 'integration', 'index.js');
-  const results = join(root, 'out', 'test-results', 'web-host');
+  // "integration" (a trusted workspace), or "restricted" (Workspace Trust on, the folder not trusted).
+  const suiteName = argValue(argv, 'suite') ?? 'integration';
+  if (suiteName !== 'integration' && suiteName !== 'restricted') throw new Error(`--suite must be integration or restricted, not ${suiteName}`);
+  const restricted = suiteName === 'restricted';
+  const testsIndex = join(root, 'out', 'test', suiteName, 'index.js');
+  const results = join(root, 'out', 'test-results', restricted ? 'web-host-restricted' : 'web-host');
   removeDir(results);
   mkdirSync(results, { recursive: true });
 
@@ -75,6 +79,7 @@ async function runWebHost(argv: readonly string[]): Promise<number> {
 
     const server = await startCodeServer({
       env: { [SUMMARY_ENV]: inHostSummary, AGENT_WORKFLOWS_TEST_GREP: process.env.AGENT_WORKFLOWS_TEST_GREP },
+      ...(restricted ? { workspaceTrust: true, settings: { 'security.workspace.trust.startupPrompt': 'never', 'security.workspace.trust.untrustedFiles': 'open' } } : {}),
       logFile: join(results, 'code-server.log'),
       signal: abort.signal,
     });

@@ -1,0 +1,69 @@
+// Restricted Mode (Workspace Trust on, the folder not trusted): the extension still validates,
+// but running, watching and the local server are refused with an explanation before anything is
+// asked or sent.
+import assert from 'node:assert/strict';
+import * as vscode from 'vscode';
+import { ScriptedUi } from '../integration/scriptedUi';
+import { waitFor } from '../integration/wait';
+
+describe('restricted mode', function () {
+  this.timeout(60_000);
+  let ui: ScriptedUi;
+  const folder = (): vscode.Uri => {
+    const first = vscode.workspace.workspaceFolders?.[0];
+    assert.ok(first);
+    return first.uri;
+  };
+
+  before(async () => {
+    await vscode.extensions.getExtension('agent-workflows.agent-workflows')?.activate();
+  });
+  beforeEach(() => {
+    ui = new ScriptedUi();
+  });
+  afterEach(() => {
+    ui.restore();
+    assert.deepEqual(ui.unexpected, []);
+  });
+
+  it('runs in an untrusted workspace', () => {
+    assert.equal(vscode.workspace.isTrusted, false);
+  });
+
+  it('still validates agent files', async () => {
+    const document = await vscode.workspace.openTextDocument(vscode.Uri.joinPath(folder(), 'broken.agent.yaml'));
+    await vscode.window.showTextDocument(document);
+    const problems = await waitFor(() => {
+      const found = vscode.languages.getDiagnostics(document.uri);
+      return found.length > 0 ? found : undefined;
+    }, 'diagnostics of broken.agent.yaml');
+    assert.ok(problems.some((problem) => problem.code !== undefined));
+  });
+
+  for (const [command, argument] of [
+    ['agentWorkflows.runAgent', 'hello.agent.yaml'],
+    ['agentWorkflows.runLocally', 'hello.agent.yaml'],
+    ['agentWorkflows.pollExecution', undefined],
+    ['agentWorkflows.startLocalServer', undefined],
+  ] as const) {
+    it(`refuses ${command} with an explanation, before asking anything`, async () => {
+      const result = await vscode.commands.executeCommand(command, argument ? vscode.Uri.joinPath(folder(), argument) : undefined);
+      assert.equal(result, undefined);
+      const warning = ui.messages.find((message) => message.kind === 'warning');
+      assert.ok(warning, JSON.stringify(ui.messages));
+      assert.match(warning.text, /disabled in Restricted Mode/);
+      assert.deepEqual(warning.items, ['Manage Workspace Trust']);
+      assert.equal(ui.inputBoxes.length + ui.quickPicks.length, 0, 'nothing was asked');
+    });
+  }
+
+  it('offers only Show graph as a code lens', async () => {
+    const uri = vscode.Uri.joinPath(folder(), 'hello.agent.yaml');
+    await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(uri));
+    const lenses = await waitFor(async () => {
+      const found = await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', uri);
+      return found?.length ? found : undefined;
+    }, 'code lenses');
+    assert.deepEqual(lenses.map((lens) => lens.command?.command), ['agentWorkflows.showGraph']);
+  });
+});

@@ -1,0 +1,144 @@
+// A person's run of an agent: the packaged extension in VS Code, a real agent server on 127.0.0.1,
+// the API key typed into "Set API Key", an agent run from its code lens with its input typed in,
+// the result in the Agent Executions view and the Agent Workflows output (screenshots for the
+// README), and a run that keeps being watched across a window reload.
+import assert from 'node:assert/strict';
+import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { startAgentServer } from '../../src/core/server/agentServer';
+import type { AgentServer } from '../../src/core/server/agentServer';
+import { findRepoRoot } from '../host/common';
+import { json, startServer } from '../support/httpServer';
+import type { TestServer } from '../support/httpServer';
+import { makeTempDir } from '../support/tempDir';
+import type { TempDir } from '../support/tempDir';
+import { openWorkbench, runCommand } from './workbench';
+import type { Workbench } from './workbench';
+
+const repoRoot = findRepoRoot();
+const screenshots = join(repoRoot, 'out', 'screenshots');
+const KEY = `ui-key-${Date.now().toString(36)}`;
+
+function saveScreenshot(name: string): void {
+  if (process.env.AGENT_WORKFLOWS_UPDATE_SCREENSHOTS) {
+    mkdirSync(join(repoRoot, 'docs', 'images'), { recursive: true });
+    copyFileSync(join(screenshots, name), join(repoRoot, 'docs', 'images', name));
+  }
+}
+
+async function openFile(page: Page, name: string): Promise<void> {
+  if (!(await page.locator('.explorer-viewlet').isVisible())) await runCommand(page, 'View: Show Explorer');
+  await page.locator('.explorer-viewlet .monaco-list-row', { hasText: name }).first().click({ timeout: 30_000 });
+  await page.locator('.tab.active', { hasText: name }).waitFor({ timeout: 15_000 });
+}
+
+async function answerInput(page: Page, text: string): Promise<void> {
+  const input = page.locator('.quick-input-widget input');
+  await input.waitFor({ timeout: 15_000 });
+  await input.fill(text);
+  await page.keyboard.press('Enter');
+}
+
+describe('UI: running an agent', function () {
+  this.timeout(240_000);
+  let workbench: Workbench;
+  let server: AgentServer;
+  let api: TestServer;
+  let agents: TempDir;
+  let releaseSlow: () => void = () => undefined;
+
+  before(async () => {
+    let released = false;
+    const waiting: (() => void)[] = [];
+    api = await startServer((request, response) => {
+      const answer = (): void => json(response, 200, { summary: 'Three open tickets, one urgent.', count: 3 });
+      if (request.url?.startsWith('/slow') && !released) waiting.push(answer);
+      else answer();
+    });
+    releaseSlow = () => {
+      released = true;
+      for (const answer of waiting.splice(0)) answer();
+    };
+    agents = makeTempDir('agent-workflows-ui-agents-');
+    const greet = ['version: 1', 'name: Greet', 'description: Says hello.', 'inputs:', '  who: { type: string, required: true, description: Who to greet }', 'nodes:', '  hello:', '    type: template', '    text: "Hello {{ inputs.who }}!"', 'outputs:', '  greeting: { from: "{{ nodes.hello.body }}" }', ''].join('\n');
+    const tickets = ['version: 1', 'name: Ticket digest', 'nodes:', '  fetch:', '    type: api', '    method: GET', `    url: ${api.url}/slow`, 'outputs:', '  summary: { from: "{{ nodes.fetch.body.summary }}" }', '  count: { from: "{{ nodes.fetch.body.count }}" }', ''].join('\n');
+    writeFileSync(join(agents.path, 'greet.agent.yaml'), greet);
+    writeFileSync(join(agents.path, 'tickets.agent.yaml'), tickets);
+    server = await startAgentServer({ directory: agents.path, port: 0, apiKey: KEY, watch: false });
+    workbench = await openWorkbench({
+      settings: { 'agentWorkflows.baseUrl': server.url, 'agentWorkflows.account': 'local' },
+      extraFiles: { 'greet.agent.yaml': join(agents.path, 'greet.agent.yaml'), 'tickets.agent.yaml': join(agents.path, 'tickets.agent.yaml') },
+    });
+  });
+  after(async () => {
+    await workbench?.close();
+    await server?.close();
+    await api?.close();
+    agents?.remove();
+  });
+  afterEach(async function () {
+    if (this.currentTest?.state === 'failed' && workbench) {
+      const dir = join(repoRoot, 'out', 'test-results', 'ui');
+      mkdirSync(dir, { recursive: true });
+      await workbench.page.screenshot({ path: join(dir, `${this.currentTest.title.replace(/\W+/g, '-')}.png`) }).catch(() => undefined);
+    }
+  });
+
+  it('asks for the API key in a password box and offers it in the executions view', async () => {
+    const { page } = workbench;
+    await runCommand(page, 'Agent Workflows: Set API Key');
+    const input = page.locator('.quick-input-widget input');
+    await input.waitFor();
+    assert.equal(await input.getAttribute('type'), 'password');
+    await answerInput(page, KEY);
+    await page.locator('.notification-toast', { hasText: `API key set for ${server.url}` }).waitFor({ timeout: 15_000 });
+  });
+
+  it('runs an agent from its code lens and shows the result in the view and the output', async () => {
+    const { page } = workbench;
+    await openFile(page, 'greet.agent.yaml');
+    await page.locator('.codelens-decoration a', { hasText: 'Run agent' }).click({ timeout: 30_000 });
+    await answerInput(page, 'Ada');
+    await page.locator('.notification-toast', { hasText: 'Greet finished' }).waitFor({ timeout: 30_000 });
+
+    // The results output shows the run.
+    const output = page.locator('.part.panel .monaco-editor .view-lines');
+    await output.filter({ hasText: 'Hello Ada!' }).waitFor({ timeout: 15_000 });
+    // The panel is small: check what it shows of the end of the run.
+    const text = (await output.innerText()).replace(/\u00a0/g, ' ');
+    assert.match(text, /status: +finished after/);
+    assert.match(text, /"greeting": "Hello Ada!"/);
+    assert.doesNotMatch(text, new RegExp(KEY));
+
+    // The executions view: the run with its state and outputs.
+    await runCommand(page, 'Agent Workflows: Focus on Agent Executions View');
+    const view = page.locator('.pane-body[aria-label*="Agent Executions" i], .pane', { hasText: 'Greet' }).first();
+    const row = page.locator('.monaco-list-row', { hasText: 'Greet' }).filter({ hasText: 'finished' }).first();
+    await row.waitFor({ timeout: 15_000 });
+    await row.locator('.monaco-tl-twistie').click();
+    await page.locator('.monaco-list-row', { hasText: 'greeting' }).first().waitFor({ timeout: 15_000 });
+    assert.match(await view.innerText(), /Hello Ada!/);
+    await page.mouse.move(0, 0);
+    mkdirSync(screenshots, { recursive: true });
+    await page.screenshot({ path: join(screenshots, 'run.png') });
+    saveScreenshot('run.png');
+  });
+
+  it('keeps watching a running execution across a window reload', async () => {
+    const { page } = workbench;
+    await openFile(page, 'tickets.agent.yaml');
+    await page.locator('.codelens-decoration a', { hasText: 'Run agent' }).click({ timeout: 30_000 });
+    await page.locator('.statusbar-item', { hasText: 'Ticket digest running' }).waitFor({ timeout: 30_000 });
+    // As a person reloads: the workbench shuts the extension host down and starts a new one.
+    await runCommand(page, 'Developer: Reload Window');
+    await page.waitForEvent('load', { timeout: 60_000 });
+    await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
+    // Watched again after the reload (the status bar says so), then it finishes.
+    await page.locator('.statusbar-item', { hasText: 'Ticket digest running' }).waitFor({ timeout: 60_000 });
+    releaseSlow();
+    await page.locator('.notification-toast', { hasText: 'Ticket digest finished' }).waitFor({ timeout: 60_000 });
+    await runCommand(page, 'Agent Workflows: Focus on Agent Executions View');
+    await page.locator('.monaco-list-row', { hasText: 'Ticket digest' }).filter({ hasText: 'finished' }).first().waitFor({ timeout: 15_000 });
+  });
+});
