@@ -113,7 +113,7 @@ export function hostResult(host: string, inHost: Summary | undefined, exitCode: 
   const result = inHost ?? emptySummary();
   if (!inHost) {
     addFailure(result, host, crash ?? `the suite wrote no summary (exit code ${exitCode})`);
-  } else if (result.passed + result.failed === 0) {
+  } else if (result.passed + result.failed === 0 && !process.env.AGENT_WORKFLOWS_TEST_GREP) {
     addFailure(result, host, 'no integration tests ran');
   } else if (exitCode !== 0 && result.failed === 0) {
     addFailure(result, host, `the suite's run() failed (exit code ${exitCode})`);

@@ -40,7 +40,8 @@ export async function run(): Promise<void> {
   }
   if (!summary) throw new Error('mocha finished without reporting a summary');
   if (summary.failed > 0) throw new Error(`${summary.failed} integration test(s) failed`);
-  if (summary.passed === 0) throw new Error('no integration tests ran');
+  // With a grep, a suite may rightly have nothing that matches.
+  if (summary.passed === 0 && !grep) throw new Error('no integration tests ran');
 }
 
 function testFiles(dir: string): string[] {

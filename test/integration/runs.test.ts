@@ -7,6 +7,10 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { IncomingMessage } from 'node:http';
+import { connect } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
@@ -332,6 +336,88 @@ describe('runs', function () {
     } finally {
       await config.update('baseUrl', server.url, vscode.ConfigurationTarget.Workspace);
       await config.update('account', 'local', vscode.ConfigurationTarget.Workspace);
+    }
+  });
+
+  it('acts on executions from the tree: open result, copy value and id, run again, remove, clear finished', async () => {
+    const [top] = (await api.executionsTree.getChildren()) ?? [];
+    assert.ok(top);
+    const record = (top as unknown as { record: ExecutionRecord }).record;
+
+    const editor = await vscode.commands.executeCommand<vscode.TextEditor>('agentWorkflows.executions.openResult', top);
+    assert.equal(editor.document.languageId, 'json');
+    const result = JSON.parse(editor.document.getText()) as { agent: string; executionId: string | null; outputs: unknown };
+    assert.equal(result.agent, record.agentName);
+    assert.deepEqual(result.outputs, record.outputs ?? null);
+
+    assert.equal(await vscode.commands.executeCommand('agentWorkflows.executions.copyExecutionId', top), record.executionId ?? undefined);
+    const groups = (await api.executionsTree.getChildren(top)) ?? [];
+    const outputs = groups.find((group) => group.label === 'Outputs');
+    assert.ok(outputs);
+    const [value] = (await api.executionsTree.getChildren(outputs)) ?? [];
+    const copied = await vscode.commands.executeCommand<string>('agentWorkflows.executions.copyValue', value);
+    assert.equal(await vscode.env.clipboard.readText(), copied);
+    assert.equal(copied, Object.values(record.outputs as Record<string, unknown>)[0]);
+
+    // Run again: same file, same inputs, no prompts.
+    const again = await vscode.commands.executeCommand<ExecutionRecord>('agentWorkflows.executions.runAgain', top);
+    assert.equal(again.state, 'finished', again.error);
+    assert.deepEqual(again.inputs, record.inputs);
+    assert.notEqual(again.key, record.key);
+
+    assert.equal(await vscode.commands.executeCommand('agentWorkflows.executions.remove', top), true);
+    const keys = ((await api.executionsTree.getChildren()) ?? []).map((item) => (item as unknown as { record: ExecutionRecord }).record.key);
+    assert.ok(!keys.includes(record.key));
+    assert.ok(keys.includes(again.key));
+
+    const removed = await vscode.commands.executeCommand<number>('agentWorkflows.executions.clearFinished');
+    assert.ok(removed >= 1);
+    assert.deepEqual((await api.executionsTree.getChildren()) ?? [], []);
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+  });
+
+  it('sends service requests through the proxy of http.proxy', async () => {
+    // A CONNECT proxy that sends every tunnel to the agent server, recording where it was asked to go.
+    const tunnels: string[] = [];
+    const proxy = createServer();
+    proxy.on('connect', (request: IncomingMessage, client: Socket, head: Buffer) => {
+      tunnels.push(request.url ?? '');
+      const upstream = connect(Number(new URL(server.url).port), '127.0.0.1', () => {
+        client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+        upstream.write(head);
+        upstream.pipe(client);
+        client.pipe(upstream);
+      });
+      upstream.on('error', () => client.destroy());
+      client.on('error', () => upstream.destroy());
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    const proxyPort = (proxy.address() as AddressInfo).port;
+    const serverPort = new URL(server.url).port;
+    const remoteUrl = `http://agents.invalid:${serverPort}`;
+    const http = vscode.workspace.getConfiguration('http');
+    const config = vscode.workspace.getConfiguration('agentWorkflows');
+    try {
+      await http.update('proxy', `http://127.0.0.1:${proxyPort}`, vscode.ConfigurationTarget.Global);
+      await config.update('baseUrl', remoteUrl, vscode.ConfigurationTarget.Workspace);
+      await config.update('allowInsecureHttp', true, vscode.ConfigurationTarget.Workspace);
+      ui.input(KEY, 'Dee');
+      // No key for the new origin yet: the run asks for one (modal), and gets it.
+      ui.onMessage = (message) => (message.modal && message.items.includes('Set API Key') ? 'Set API Key' : undefined);
+      const record = await vscode.commands.executeCommand<ExecutionRecord>('agentWorkflows.runAgent', uriOf('greet.agent.yaml'));
+      assert.equal(record.state, 'finished', record.error);
+      assert.deepEqual(record.outputs, { greeting: 'Hello Dee' });
+      // agents.invalid resolves nowhere: the run finished only because every request took the
+      // proxy's tunnel (one, kept alive for the status requests too).
+      assert.ok(tunnels.length >= 1, 'the requests went through the proxy');
+      assert.ok(tunnels.every((target) => target === `agents.invalid:${serverPort}`), tunnels.join(', '));
+      const ask = ui.messages.find((message) => message.modal);
+      assert.match(ask?.text ?? '', new RegExp(`No API key is set for ${remoteUrl}`));
+    } finally {
+      await http.update('proxy', undefined, vscode.ConfigurationTarget.Global);
+      await config.update('baseUrl', server.url, vscode.ConfigurationTarget.Workspace);
+      await config.update('allowInsecureHttp', undefined, vscode.ConfigurationTarget.Workspace);
+      await new Promise<void>((resolve) => proxy.close(() => resolve()));
     }
   });
 
