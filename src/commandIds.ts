@@ -11,6 +11,7 @@ export const COMMANDS = {
   startLocalServer: 'agentWorkflows.startLocalServer',
   stopLocalServer: 'agentWorkflows.stopLocalServer',
   showGraph: 'agentWorkflows.showGraph',
+  newAgentFile: 'agentWorkflows.newAgentFile',
   showExecutions: 'agentWorkflows.executions.focus',
   openResult: 'agentWorkflows.executions.openResult',
   copyOutput: 'agentWorkflows.executions.copyValue',

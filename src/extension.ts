@@ -4,6 +4,7 @@ import { registerClearApiKeyCommand } from './commands/clearApiKey';
 import { registerClearSecretCommand } from './commands/clearSecret';
 import { registerCopyAsCurlCommand } from './commands/copyAsCurl';
 import { registerExecutionActions } from './commands/executionActions';
+import { registerNewAgentFileCommand } from './commands/newAgentFile';
 import { registerPollExecutionCommand } from './commands/pollExecution';
 import { registerRunAgentCommand } from './commands/runAgent';
 import { registerRunLocallyCommand } from './commands/runLocally';
@@ -59,6 +60,7 @@ export function activate(context: vscode.ExtensionContext): AgentWorkflowsApi {
   registerNavigationProviders(context);
   registerCodeLensProvider(context);
   registerShowGraph(context, { logger });
+  registerNewAgentFileCommand(context);
   registerSetApiKeyCommand(context, { keys, localServer });
   registerClearApiKeyCommand(context, { keys, localServer });
   registerSetSecretCommand(context, { workflowSecrets, workspaceSecretNames });
