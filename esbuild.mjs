@@ -1,4 +1,4 @@
-// Builds the extension and the command line into dist/, and tests and benchmarks into out/.
+// Builds the extension, the command line and the demo into dist/, and tests and benchmarks into out/.
 //   node esbuild.mjs               development build of dist/ (source maps)
 //   node esbuild.mjs --production  minified dist/ for packaging
 //   node esbuild.mjs --watch       rebuild dist/ on change
@@ -56,6 +56,11 @@ const distBuilds = [
     target: 'chrome120',
   },
 ];
+// `npm run demo` (scripts/demo/): built with every development build, so the unit tests can run it;
+// left out of --production, and .vscodeignore keeps it out of the extension package either way.
+if (!production) {
+  distBuilds.push({ ...common, entryPoints: ['scripts/demo/demo.ts'], outfile: 'dist/demo.js' });
+}
 
 const outBuilds = [];
 if (args.has('--tests')) {

@@ -52,7 +52,14 @@ function indent(text: string, by: string): string {
 
 async function main(): Promise<number> {
   const stop = new AbortController();
-  const timer = setTimeout(() => stop.abort(new DemoFailure(`the demo did not finish within ${TIME_LIMIT_MS / 1000} s`)), TIME_LIMIT_MS);
+  const timer = setTimeout(() => {
+    stop.abort(new DemoFailure(`the demo did not finish within ${TIME_LIMIT_MS / 1000} s`));
+    // Aborting ends every request; should a step that takes no signal still hang, end anyway.
+    setTimeout(() => {
+      process.stderr.write(`\nDemo failed: it did not finish within ${TIME_LIMIT_MS / 1000} s and did not stop when asked.\n`);
+      process.exit(1);
+    }, 10_000).unref();
+  }, TIME_LIMIT_MS);
   const onSignal = (): void => stop.abort(new DemoFailure('stopped by Ctrl-C', 130));
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
