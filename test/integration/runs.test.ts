@@ -245,6 +245,40 @@ describe('runs', function () {
     assert.match(command, /\/api\/local\/agent\/[0-9a-f-]{36}\/status/);
   });
 
+  it('does not run a file with errors, and links to the Problems panel', async () => {
+    const broken = vscode.Uri.joinPath(vscode.Uri.file(workspaceFolder()), 'broken.agent.yaml');
+    const record = await vscode.commands.executeCommand<ExecutionRecord | undefined>('agentWorkflows.runAgent', broken);
+    assert.equal(record, undefined);
+    const error = ui.messages.find((message) => message.kind === 'error');
+    assert.ok(error, JSON.stringify(ui.messages));
+    assert.match(error.text, /^broken\.agent\.yaml has \d+ errors and cannot run until they are fixed: line \d+: /);
+    assert.deepEqual(error.items, ['Show Problems', 'Open File']);
+    assert.equal(ui.inputBoxes.length, 0, 'no input was asked for');
+  });
+
+  it('cuts long outputs in the output and opens the whole result on request', async () => {
+    const config = vscode.workspace.getConfiguration('agentWorkflows');
+    await config.update('results.maxOutputLength', 200, vscode.ConfigurationTarget.Workspace);
+    try {
+      const long = 'x'.repeat(1000);
+      ui.onMessage = (message) => (message.items.includes('Open Result') ? 'Open Result' : undefined);
+      ui.input(long);
+      const record = await vscode.commands.executeCommand<ExecutionRecord>('agentWorkflows.runAgent', uriOf('greet.agent.yaml'));
+      assert.equal(record.state, 'finished', record.error);
+      const finished = ui.messages.find((message) => message.kind === 'info' && message.text.startsWith('Greet finished'));
+      assert.match(finished?.text ?? '', /The output is long: open the result to see all of it\./);
+      const document = await waitFor(() => vscode.window.activeTextEditor?.document.languageId === 'json' ? vscode.window.activeTextEditor.document : undefined, 'the result document');
+      assert.deepEqual((JSON.parse(document.getText()) as { outputs: unknown }).outputs, { greeting: `Hello ${long}` });
+      const text = await waitFor(() => {
+        const all = resultsChannelText();
+        return all.includes('more characters: open the full result') ? all : undefined;
+      }, 'the cut output in the Agent Workflows output');
+      assert.ok(!text.includes(`Hello ${long}`), 'the output shows only the beginning');
+    } finally {
+      await config.update('results.maxOutputLength', undefined, vscode.ConfigurationTarget.Workspace);
+    }
+  });
+
   it('polls an execution by its id', async () => {
     const started = await startExecution({ baseUrl: server.url, account: 'local', agent: 'greet', apiKey: KEY }, { who: 'Bob' });
     ui.input((options) => {

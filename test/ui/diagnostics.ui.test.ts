@@ -14,6 +14,8 @@ const screenshots = join(repoRoot, 'out', 'screenshots');
 
 /** Moves the mouse over the plain Basic credentials and waits for the problem's hover. */
 async function hoverCredentials({ page }: Workbench) {
+  // The code lenses above `name:` move the lines down when they arrive: measure after them.
+  await page.locator('.monaco-editor .codelens-decoration').first().waitFor({ timeout: 15_000 });
   const token = page.locator('.monaco-editor .view-line span span', { hasText: 'alice:s3cret' }).first();
   const box = await token.boundingBox();
   assert.ok(box, 'the Basic credentials are visible');
