@@ -7,7 +7,7 @@ import { ServiceError } from '../core/service/serviceError';
 import { resolveDeployment } from '../core/service/target';
 import { validateAgentText } from '../core/validate';
 import { readAgentFile } from './agentFiles';
-import { formatBytes } from './format';
+import { formatBytes } from '../core/executions/executionRecord';
 import { CliError, ExitCode } from './io';
 import type { CliIo } from './io';
 import { apiKeyFrom, exitCodeFor, makeTarget, timeoutMs } from './serviceOptions';

@@ -3,7 +3,7 @@
 import { pollExecution } from '../core/service/poller';
 import { ServiceError } from '../core/service/serviceError';
 import type { AgentTarget } from '../core/service/target';
-import { formatDuration } from './format';
+import { formatDuration } from '../core/executions/executionRecord';
 import type { CliIo } from './io';
 import { createProgress } from './progress';
 import { exitCodeFor, reportOutcome, resumeHint } from './serviceOptions';

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { copyFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { findRepoRoot } from '../host/common';
-import { openWorkbench, runCommand, textOf } from './workbench';
+import { openWorkbench, runCommand, screenshotIfFailed, textOf } from './workbench';
 import type { Workbench } from './workbench';
 
 const repoRoot = findRepoRoot();
@@ -37,12 +37,7 @@ describe('UI: diagnostics in the editor', function () {
     await workbench?.close();
   });
   afterEach(async function () {
-    // A picture of the failure is worth more than the selector that timed out.
-    if (this.currentTest?.state === 'failed' && workbench) {
-      const dir = join(repoRoot, 'out', 'test-results', 'ui');
-      mkdirSync(dir, { recursive: true });
-      await workbench.page.screenshot({ path: join(dir, `${this.currentTest.title.replace(/\W+/g, '-')}.png`) }).catch(() => undefined);
-    }
+    await screenshotIfFailed(this.currentTest, workbench);
   });
 
   it('underlines the problems of an opened agent file and explains them on hover', async () => {

@@ -7,7 +7,7 @@ import { copyFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FrameLocator, Page } from 'playwright-core';
 import { findRepoRoot } from '../host/common';
-import { openWorkbench, runCommand, textOf } from './workbench';
+import { openWorkbench, runCommand, screenshotIfFailed, textOf } from './workbench';
 import type { Workbench } from './workbench';
 
 const repoRoot = findRepoRoot();
@@ -29,11 +29,7 @@ describe('UI: workflow graph', function () {
     await workbench?.close();
   });
   afterEach(async function () {
-    if (this.currentTest?.state === 'failed' && workbench) {
-      const dir = join(repoRoot, 'out', 'test-results', 'ui');
-      mkdirSync(dir, { recursive: true });
-      await workbench.page.screenshot({ path: join(dir, `${this.currentTest.title.replace(/\W+/g, '-')}.png`) }).catch(() => undefined);
-    }
+    await screenshotIfFailed(this.currentTest, workbench);
   });
 
   it('draws the graph of an agent beside it from the command palette', async () => {

@@ -13,7 +13,7 @@ import { json, startServer } from '../support/httpServer';
 import type { TestServer } from '../support/httpServer';
 import { makeTempDir } from '../support/tempDir';
 import type { TempDir } from '../support/tempDir';
-import { openWorkbench, runCommand } from './workbench';
+import { openWorkbench, runCommand, screenshotIfFailed } from './workbench';
 import type { Workbench } from './workbench';
 
 const repoRoot = findRepoRoot();
@@ -78,11 +78,7 @@ describe('UI: running an agent', function () {
     agents?.remove();
   });
   afterEach(async function () {
-    if (this.currentTest?.state === 'failed' && workbench) {
-      const dir = join(repoRoot, 'out', 'test-results', 'ui');
-      mkdirSync(dir, { recursive: true });
-      await workbench.page.screenshot({ path: join(dir, `${this.currentTest.title.replace(/\W+/g, '-')}.png`) }).catch(() => undefined);
-    }
+    await screenshotIfFailed(this.currentTest, workbench);
   });
 
   it('asks for the API key in a password box and offers it in the executions view', async () => {

@@ -110,3 +110,11 @@ export async function runCommand(page: Page, title: string): Promise<void> {
 export async function textOf(page: Page, selector: string): Promise<string> {
   return ((await page.locator(selector).first().innerText()) ?? '').replace(/\u00a0/g, ' ');
 }
+
+/** Saves a picture of the workbench when a test failed (a picture says more than a timed-out selector). */
+export async function screenshotIfFailed(test: { state?: string; title: string } | undefined, workbench: Workbench | undefined): Promise<void> {
+  if (test?.state !== 'failed' || !workbench) return;
+  const dir = join(repoRoot, 'out', 'test-results', 'ui');
+  mkdirSync(dir, { recursive: true });
+  await workbench.page.screenshot({ path: join(dir, `${test.title.replace(/\W+/g, '-')}.png`) }).catch(() => undefined);
+}
