@@ -3,9 +3,12 @@
 // per-node trace shows in the output and the executions tree.
 import { stat } from 'node:fs/promises';
 import { basename } from 'node:path';
+import type { Dispatcher } from 'undici';
 import * as vscode from 'vscode';
 import { COMMANDS } from '../commandIds';
+import { proxySettings } from '../config';
 import type { ExecutionRecord, RecordedInput } from '../core/executions/executionRecord';
+import { anyHostDispatcher } from '../core/http/proxy';
 import { loadAgent } from '../core/engine/agentPlan';
 import { resolveInputs } from '../core/engine/inputs';
 import type { GivenFile } from '../core/engine/inputs';
@@ -63,6 +66,7 @@ export async function runAgentFileLocally(uri: vscode.Uri, deps: RunDeps, given?
     recordedInputs,
     filePaths: inputs.files ?? {},
     secrets: async (name) => deps.workflowSecrets.get(name),
+    ...withDispatcher(anyHostDispatcher(proxySettings())),
   });
 }
 
@@ -84,4 +88,8 @@ async function ensureSecrets(names: readonly string[], agentName: string, deps: 
     await deps.workflowSecrets.set(name, value);
   }
   return true;
+}
+
+function withDispatcher(dispatcher: Dispatcher | undefined): { dispatcher?: Dispatcher } {
+  return dispatcher ? { dispatcher } : {};
 }

@@ -3,6 +3,7 @@
 // window reload loses nothing and resumes watching), and reports the end in the results channel
 // and a notification whose actions open the result.
 import { basename } from 'node:path';
+import type { Dispatcher } from 'undici';
 import * as vscode from 'vscode';
 import { formatDuration } from '../core/executions/executionRecord';
 import type { ExecutionRecord, ExecutionTargetInfo, RecordedInput, TraceEntry } from '../core/executions/executionRecord';
@@ -49,6 +50,8 @@ export interface LocalRunRequest {
   readonly recordedInputs: Readonly<Record<string, RecordedInput>>;
   readonly filePaths: Readonly<Record<string, string>>;
   readonly secrets: SecretResolver;
+  /** For the API nodes' calls (VS Code's proxy settings). */
+  readonly dispatcher?: Dispatcher;
 }
 
 /** Where a watch shows its progress: a cancellable notification, or the status bar (resumed watches). */
@@ -139,6 +142,7 @@ export class ExecutionRunner implements vscode.Disposable {
           secretHint: (name) => `run "Agent Workflows: Set Secret…" for ${name}`,
           timeoutMs: serviceSettings(request.file).runTimeoutMs,
           signal,
+          ...(request.dispatcher ? { dispatcher: request.dispatcher } : {}),
           onTrace: (entry) => {
             if (entry.status === 'running') running.add(entry.node);
             else running.delete(entry.node);

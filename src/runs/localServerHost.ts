@@ -2,6 +2,8 @@
 // folder's agent files on 127.0.0.1 with the service's HTTP interface, with secrets from
 // SecretStorage. Its fresh key is stored for its origin, so deployed-style runs can target it.
 import * as vscode from 'vscode';
+import { proxySettings } from '../config';
+import { anyHostDispatcher } from '../core/http/proxy';
 import { startAgentServer } from '../core/server/agentServer';
 import type { AgentServer } from '../core/server/agentServer';
 import type { ApiKeyStore } from '../secrets/apiKeyStore';
@@ -29,12 +31,15 @@ export class LocalServerHost implements vscode.Disposable {
     if (this.server && this.server.directory === folder.fsPath) return this.server;
     if (this.starting) return this.starting;
     await this.stop();
+    // API nodes of the served agents call out through VS Code's proxy settings too.
+    const dispatcher = anyHostDispatcher(proxySettings());
     this.starting = (async () => {
       const server = await startAgentServer({
         directory: folder.fsPath,
         port,
         secrets: async (name) => this.deps.workflowSecrets.get(name),
         secretHint: (name) => `run "Agent Workflows: Set Secret…" for ${name}`,
+        ...(dispatcher ? { engine: { dispatcher } } : {}),
         onEvent: (event) => {
           if (event.kind === 'warning') this.deps.logger.warn(`Local server: ${event.message}`);
           else if (event.kind === 'agents-changed') this.deps.logger.info(`Local server: ${event.changes.map((change) => `${change.kind} ${change.agent.file}`).join(', ')}`);

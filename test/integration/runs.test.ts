@@ -5,13 +5,15 @@
 // Set API Key, Copy as curl, Run Locally with secrets, the local server started from its command,
 // and no key in any log, output, setting or file afterwards.
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { IncomingMessage } from 'node:http';
 import { connect } from 'node:net';
 import type { AddressInfo, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
+import { createServer as createTlsServer } from 'node:tls';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { ExecutionRecord } from '../../src/core/executions/executionRecord';
@@ -19,6 +21,7 @@ import { startAgentServer } from '../../src/core/server/agentServer';
 import type { AgentServer } from '../../src/core/server/agentServer';
 import { startExecution } from '../../src/core/service/agentClient';
 import type { AgentWorkflowsApi } from '../../src/extension';
+import { DEMO_SECRETS, startMockApis } from '../../scripts/demo/mockApis';
 import { json, startServer } from '../support/httpServer';
 import type { TestServer } from '../support/httpServer';
 import { ScriptedUi } from './scriptedUi';
@@ -27,6 +30,12 @@ import { waitFor } from './wait';
 const KEY = `aw-test-key-${randomBytes(12).toString('hex')}`;
 const WRONG_KEY = `aw-wrong-key-${randomBytes(12).toString('hex')}`;
 const SECRET_TOKEN = `aw-secret-token-${randomBytes(12).toString('hex')}`;
+
+function extensionRoot(): string {
+  const extension = vscode.extensions.getExtension('agent-workflows.agent-workflows');
+  assert.ok(extension);
+  return extension.extensionUri.fsPath;
+}
 
 function workspaceFolder(): string {
   const folder = vscode.workspace.workspaceFolders?.[0];
@@ -408,6 +417,79 @@ describe('runs', function () {
     assert.ok(removed >= 1);
     assert.deepEqual((await api.executionsTree.getChildren()) ?? [], []);
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+  });
+
+  it('runs an example locally and on the local server, its API calls going through http.proxy', async () => {
+    // The example's APIs (https://crm.example.com, …) are the demo's mock APIs, reached the way a
+    // user behind a corporate proxy reaches the real ones: http.proxy tunnels to a TLS endpoint
+    // (a self-signed certificate, hence http.proxyStrictSSL off) in front of the mocks.
+    const certs = mkdtempSync(join(tmpdir(), 'aw-tls-'));
+    execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', join(certs, 'key.pem'), '-out', join(certs, 'cert.pem'), '-days', '1', '-subj', '/CN=example.com'], { stdio: 'ignore' });
+    const mocks = await startMockApis();
+    const tlsEnd = createTlsServer({ key: readFileSync(join(certs, 'key.pem')), cert: readFileSync(join(certs, 'cert.pem')) }, (clear) => {
+      const upstream = connect(Number(new URL(mocks.url).port), '127.0.0.1');
+      clear.pipe(upstream).pipe(clear);
+      clear.on('error', () => upstream.destroy());
+      upstream.on('error', () => clear.destroy());
+    });
+    await new Promise<void>((resolve) => tlsEnd.listen(0, '127.0.0.1', resolve));
+    const tunnels: string[] = [];
+    const proxy = createServer();
+    proxy.on('connect', (request: IncomingMessage, client: Socket, head: Buffer) => {
+      tunnels.push(request.url ?? '');
+      const upstream = connect((tlsEnd.address() as AddressInfo).port, '127.0.0.1', () => {
+        client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+        upstream.write(head);
+        upstream.pipe(client).pipe(upstream);
+      });
+      upstream.on('error', () => client.destroy());
+      client.on('error', () => upstream.destroy());
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    const http = vscode.workspace.getConfiguration('http');
+    const config = vscode.workspace.getConfiguration('agentWorkflows');
+    const example = join(folder, 'customer-360.agent.yaml');
+    copyFileSync(join(extensionRoot(), 'examples', 'customer-360.agent.yaml'), example);
+    try {
+      await http.update('proxy', `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`, vscode.ConfigurationTarget.Global);
+      await http.update('proxyStrictSSL', false, vscode.ConfigurationTarget.Global);
+      // Its three secrets are asked for (modal, then one password box each), then its input.
+      ui.onMessage = (message) => (message.modal && message.items.includes('Set Secrets') ? 'Set Secrets' : undefined);
+      const secretBox = (options: vscode.InputBoxOptions): string => {
+        const name = /Secret (\w+)/.exec(options.title ?? '')?.[1] as keyof typeof DEMO_SECRETS;
+        assert.ok(DEMO_SECRETS[name], options.title);
+        return DEMO_SECRETS[name];
+      };
+      ui.input(secretBox, secretBox, secretBox, 'C-1042');
+      const local = await vscode.commands.executeCommand<ExecutionRecord>('agentWorkflows.runLocally', vscode.Uri.file(example));
+      assert.equal(local.state, 'finished', local.error);
+      assert.equal((local.outputs as { summary?: string }).summary, 'Ada Lovelace: 2 open invoices, 3 tickets.');
+      assert.deepEqual(local.trace?.map((entry) => entry.status), ['succeeded', 'succeeded', 'succeeded', 'succeeded']);
+      assert.deepEqual([...new Set(tunnels)].sort(), ['billing.example.com:443', 'crm.example.com:443', 'support.example.com:443']);
+      assert.deepEqual(mocks.calls.map((call) => `${call.host} ${call.status}`).sort(), ['billing.example.com 200', 'crm.example.com 200', 'support.example.com 200']);
+
+      // The same example on the local agent server started from its command (secrets now stored).
+      await config.update('baseUrl', undefined, vscode.ConfigurationTarget.Workspace);
+      await config.update('account', undefined, vscode.ConfigurationTarget.Workspace);
+      const url = await vscode.commands.executeCommand<string>('agentWorkflows.startLocalServer', vscode.Uri.file(folder));
+      ui.input((options) => options.value);
+      const served = await vscode.commands.executeCommand<ExecutionRecord>('agentWorkflows.runAgent', vscode.Uri.file(example));
+      assert.equal(served.state, 'finished', served.error);
+      assert.equal(served.target?.baseUrl, url);
+      assert.deepEqual(served.outputs, local.outputs);
+      assert.equal(mocks.calls.length, 6);
+    } finally {
+      await vscode.commands.executeCommand('agentWorkflows.stopLocalServer');
+      await config.update('baseUrl', server.url, vscode.ConfigurationTarget.Workspace);
+      await config.update('account', 'local', vscode.ConfigurationTarget.Workspace);
+      await http.update('proxy', undefined, vscode.ConfigurationTarget.Global);
+      await http.update('proxyStrictSSL', undefined, vscode.ConfigurationTarget.Global);
+      await new Promise<void>((resolve) => proxy.close(() => resolve()));
+      await new Promise<void>((resolve) => tlsEnd.close(() => resolve()));
+      await mocks.close();
+      rmSync(certs, { recursive: true, force: true });
+      rmSync(example, { force: true });
+    }
   });
 
   it('sends service requests through the proxy of http.proxy', async () => {

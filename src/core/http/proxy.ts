@@ -1,6 +1,6 @@
 // The dispatcher for agent calls from VS Code's proxy settings: a proxy (unless the host is
 // loopback or listed in noProxy), and certificate checking as http.proxyStrictSSL says.
-import { Agent, ProxyAgent } from 'undici';
+import { Agent, EnvHttpProxyAgent, ProxyAgent } from 'undici';
 import type { Dispatcher } from 'undici';
 
 export interface ProxyConfig {
@@ -34,6 +34,20 @@ export function dispatcherFor(baseUrl: string, config: ProxyConfig, env: Readonl
   const tls = config.strictSSL ? undefined : { rejectUnauthorized: false };
   if (proxy && !bypassesProxy(hostname, config.noProxy)) {
     return new ProxyAgent({ uri: proxy, ...(tls ? { requestTls: tls, proxyTls: tls } : {}) });
+  }
+  return tls ? new Agent({ connect: tls }) : undefined;
+}
+
+/**
+ * A dispatcher for calls to any host (the API nodes of a local run): through the proxy, except
+ * loopback and the noProxy hosts, which undici decides per request. Undefined for undici's default.
+ */
+export function anyHostDispatcher(config: ProxyConfig, env: Readonly<Record<string, string | undefined>> = process.env): Dispatcher | undefined {
+  const proxy = config.proxy || env.HTTPS_PROXY || env.https_proxy || env.HTTP_PROXY || env.http_proxy || '';
+  const tls = config.strictSSL ? undefined : { rejectUnauthorized: false };
+  if (proxy) {
+    const noProxy = [...config.noProxy, 'localhost', '127.0.0.1', '::1', '.localhost'].filter((entry) => entry.trim() !== '').join(',');
+    return new EnvHttpProxyAgent({ httpProxy: proxy, httpsProxy: proxy, noProxy, ...(tls ? { connect: tls, requestTls: tls, proxyTls: tls } : {}) });
   }
   return tls ? new Agent({ connect: tls }) : undefined;
 }
