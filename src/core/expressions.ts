@@ -38,7 +38,22 @@ export interface Expression {
 }
 
 /** Finds every `{{ … }}` in a string. An unclosed `{{` is reported as an expression with an error. */
+// The same strings ("{{ inputs.query }}", a URL) are scanned by several checks and repeat across
+// nodes: results are kept for a bounded number of recent strings. Callers treat them as read-only.
+const SCAN_CACHE_LIMIT = 4096;
+const scanCache = new Map<string, Expression[]>();
+
 export function scanExpressions(value: string): Expression[] {
+  if (!value.includes('{{')) return [];
+  const cached = scanCache.get(value);
+  if (cached) return cached;
+  const found = scanUncached(value);
+  if (scanCache.size >= SCAN_CACHE_LIMIT) scanCache.clear();
+  scanCache.set(value, found);
+  return found;
+}
+
+function scanUncached(value: string): Expression[] {
   const found: Expression[] = [];
   let from = 0;
   for (;;) {

@@ -1,5 +1,5 @@
 // Secret scanning: literals that look like a known kind of token, anywhere in an agent file.
-import { isPair, isScalar, visit } from 'yaml';
+import { isMap, isScalar, isSeq } from 'yaml';
 import type { Document, Scalar } from 'yaml';
 import { maskExpressions, scanExpressions } from './expressions';
 import type { ProblemSink } from './problemSink';
@@ -31,6 +31,9 @@ export interface SecretFinding {
   readonly secretName: string;
 }
 
+const POSSIBLE_TOKEN = /[A-Za-z0-9_+/-]{11}|-----BEGIN/;
+const ANY_TOKEN_FORMAT = new RegExp(TOKEN_FORMATS.map((format) => `(${format.pattern.source})`).join('|'), 'g');
+
 /** Words near which a long random string is probably a credential. */
 const CREDENTIAL_WORDS = /key|token|secret|passw|pwd|auth|credential|signature|bearer|basic/i;
 
@@ -41,15 +44,19 @@ const CREDENTIAL_WORDS = /key|token|secret|passw|pwd|auth|credential|signature|b
  * prose are left alone.
  */
 export function findSecrets(value: string, keyName = ''): SecretFinding[] {
-  const masked = maskExpressions(value, scanExpressions(value), ' ');
+  // Every format needs a run of 11 token characters (a JWT's first part) or a PEM header: most
+  // strings of a file (types, methods, references) have none and are dismissed with one test.
+  if (value.length < 11) return [];
+  const masked = value.includes('{{') ? maskExpressions(value, scanExpressions(value), ' ') : value;
+  if (!POSSIBLE_TOKEN.test(masked)) return [];
   const found: SecretFinding[] = [];
   const overlaps = (start: number, end: number) => found.some((f) => start < f.end && end > f.start);
-  for (const format of TOKEN_FORMATS) {
-    for (const match of masked.matchAll(format.pattern)) {
-      const start = match.index;
-      const end = start + match[0].length;
-      if (!overlaps(start, end)) found.push({ start, end, kind: format.kind, secretName: format.secretName });
-    }
+  // One pass for all formats: each alternative is a capture group, in the formats' order.
+  for (const match of masked.matchAll(ANY_TOKEN_FORMAT)) {
+    const format = TOKEN_FORMATS[match.slice(1).findIndex((group) => group !== undefined)];
+    const start = match.index;
+    const end = start + match[0].length;
+    if (format && !overlaps(start, end)) found.push({ start, end, kind: format.kind, secretName: format.secretName });
   }
   // Long random-looking words: hex keys and Base64 secrets. Path segments (commit ids, digests in
   // URLs) are left alone; query values and whole values are not.
@@ -69,23 +76,28 @@ export function findSecrets(value: string, keyName = ''): SecretFinding[] {
 
 /** Flags token-like literals in every string value of the document, unless already flagged. */
 export function checkSecrets(document: Document.Parsed, text: string, sink: ProblemSink): void {
-  visit(document, {
-    Scalar(key, node, path) {
-      // Keys are names, not values.
-      const parent = path[path.length - 1];
-      if (key === 'key' && isPair(parent)) return;
-      if (!isScalar(node) || typeof node.value !== 'string') return;
-      const keyName = isPair(parent) && isScalar(parent.key) ? String(parent.key.value) : '';
-      for (const finding of findSecrets(node.value, keyName)) {
-        const span = valueSpanToSource(text, node as Scalar, finding.start, finding.end);
-        if (sink.overlaps('literal-credential', span)) continue;
-        sink.add(
-          'possible-secret',
-          span,
-          `This looks like a ${finding.kind}. Secrets must not be written in the file: write {{ secrets.${finding.secretName} }} instead and store the value as secret ${finding.secretName} (the command line reads AGENT_SECRET_${finding.secretName}).`,
-          { data: { secretName: finding.secretName } },
-        );
-      }
-    },
-  });
+  const check = (node: Scalar, keyName: string): void => {
+    if (typeof node.value !== 'string') return;
+    for (const finding of findSecrets(node.value, keyName)) {
+      const span = valueSpanToSource(text, node, finding.start, finding.end);
+      if (sink.overlaps('literal-credential', span)) continue;
+      sink.add(
+        'possible-secret',
+        span,
+        `This looks like a ${finding.kind}. Secrets must not be written in the file: write {{ secrets.${finding.secretName} }} instead and store the value as secret ${finding.secretName} (the command line reads AGENT_SECRET_${finding.secretName}).`,
+        { data: { secretName: finding.secretName } },
+      );
+    }
+  };
+  // A plain walk rather than yaml's visit(): this runs on every keystroke over every value. Keys
+  // are names, not values; aliases point at nodes walked where they are defined.
+  const walk = (node: unknown, keyName: string): void => {
+    if (isScalar(node)) check(node, keyName);
+    else if (isMap(node)) {
+      for (const pair of node.items) walk(pair.value, isScalar(pair.key) ? String(pair.key.value) : '');
+    } else if (isSeq(node)) {
+      for (const item of node.items) walk(item, '');
+    }
+  };
+  walk(document.contents, '');
 }
