@@ -231,30 +231,29 @@ export class ExecutionRunner implements vscode.Disposable {
   }
 
   private async end(record: ExecutionRecord, change: Partial<ExecutionRecord>): Promise<ExecutionRecord> {
+    // The window is closing: its channels are gone; the next window sees the record as it was.
+    if (this.disposed) return record;
     const ended = (await this.deps.store.update(record.key, change)) ?? { ...record, ...change };
     const truncated = this.deps.results.ended(ended);
     this.deps.logger.info(`${ended.agentName}${ended.executionId ? ` ${ended.executionId}` : ''}: ${ended.state}${ended.serviceStatus ? ` (${ended.serviceStatus})` : ''}.`);
-    if (!this.disposed) void this.notify(ended, truncated);
+    void this.notify(ended, truncated);
     return ended;
   }
 
   private async fail(record: ExecutionRecord, error: unknown): Promise<ExecutionRecord> {
-    if (error instanceof ServiceError && error.kind === 'cancelled') {
-      if (this.disposed) return record; // the window is closing: keep it running, resume next time
-      return this.end(record, { state: 'stopped', endedAt: Date.now() });
-    }
+    // The window is closing: keep the record as it is, so the next window resumes watching.
+    if (this.disposed) return record;
+    if (error instanceof ServiceError && error.kind === 'cancelled') return this.end(record, { state: 'stopped', endedAt: Date.now() });
     const message = error instanceof Error ? error.message : String(error);
     if (!(error instanceof ServiceError)) this.deps.logger.error(`Run of ${record.agentName} failed: ${error instanceof Error ? (error.stack ?? message) : message}`);
     else this.deps.logger.warn(`Run of ${record.agentName}: ${error.kind}: ${message}`);
     const ended = (await this.deps.store.update(record.key, { state: 'error', error: message, endedAt: Date.now() })) ?? record;
     this.deps.results.ended(ended);
-    if (!this.disposed) {
-      const actions = error instanceof ServiceError && error.kind === 'auth' ? ['Set API Key', 'Show Output'] : ['Show Output'];
-      void vscode.window.showErrorMessage(`${record.agentName}: ${message}`, ...actions).then((choice) => {
-        if (choice === 'Set API Key') void vscode.commands.executeCommand(COMMANDS.setApiKey, record.target?.baseUrl);
-        else if (choice === 'Show Output') this.deps.results.show();
-      });
-    }
+    const actions = error instanceof ServiceError && error.kind === 'auth' ? ['Set API Key', 'Show Output'] : ['Show Output'];
+    void vscode.window.showErrorMessage(`${record.agentName}: ${message}`, ...actions).then((choice) => {
+      if (choice === 'Set API Key') void vscode.commands.executeCommand(COMMANDS.setApiKey, record.target?.baseUrl);
+      else if (choice === 'Show Output') this.deps.results.show();
+    });
     return ended;
   }
 
