@@ -81,14 +81,20 @@ describe('UI: running an agent', function () {
     await screenshotIfFailed(this.currentTest, workbench);
   });
 
-  it('asks for the API key in a password box and offers it in the executions view', async () => {
+  it('asks for the API key from the executions view welcome, in a password box', async () => {
     const { page } = workbench;
-    await runCommand(page, 'Agent Workflows: Set API Key');
+    // With no key stored, the executions view welcomes with a Set API Key button.
+    await runCommand(page, 'Agent Workflows: Focus on Agent Executions View');
+    const welcome = page.locator('.welcome-view-content');
+    await welcome.filter({ hasText: 'No API key is set' }).waitFor({ timeout: 15_000 });
+    await welcome.getByRole('button', { name: 'Set API Key' }).click();
     const input = page.locator('.quick-input-widget input');
     await input.waitFor();
     assert.equal(await input.getAttribute('type'), 'password');
     await answerInput(page, KEY);
     await page.locator('.notification-toast', { hasText: `API key set for ${server.url}` }).waitFor({ timeout: 15_000 });
+    // Now the view offers to run an agent instead.
+    await welcome.filter({ hasText: 'No executions yet' }).waitFor({ timeout: 15_000 });
   });
 
   it('runs an agent from its code lens and shows the result in the view and the output', async () => {
