@@ -32,6 +32,17 @@ describe('contributions', () => {
     assert.ok(contributes.commands.some((c: { command: string }) => c.command === 'agentWorkflows.validateWorkspace'));
   });
 
+  it('registers every command it contributes, once activated', async () => {
+    const extension = vscode.extensions.getExtension(EXTENSION_ID);
+    assert.ok(extension);
+    await extension.activate();
+    const registered = new Set(await vscode.commands.getCommands(true));
+    const contributed = (extension.packageJSON.contributes.commands as { command: string }[]).map((entry) => entry.command);
+    assert.deepEqual(contributed.filter((command) => !registered.has(command)), []);
+    // The view's focus command, which VS Code makes for the contributed view.
+    assert.ok(registered.has('agentWorkflows.executions.focus'));
+  });
+
   it('ships the grammar and language configuration it contributes', async () => {
     const extension = vscode.extensions.getExtension(EXTENSION_ID)!;
     const { grammars, languages } = extension.packageJSON.contributes;
