@@ -288,6 +288,17 @@ describe('runs', function () {
     }
   });
 
+  it('asks which agent file to run when no agent editor is active', async () => {
+    ui.pick((items, options) => {
+      assert.equal(options?.title, 'Run Agent');
+      assert.ok(items.some((item) => item.label === 'hello.agent.yaml'), items.map((item) => item.label).join(', '));
+      return items.find((item) => item.label === 'greet.agent.yaml');
+    }).input('Eve');
+    const record = await vscode.commands.executeCommand<ExecutionRecord>('agentWorkflows.runAgent');
+    assert.equal(record.state, 'finished', record.error);
+    assert.deepEqual(record.outputs, { greeting: 'Hello Eve' });
+  });
+
   it('polls an execution by its id', async () => {
     const started = await startExecution({ baseUrl: server.url, account: 'local', agent: 'greet', apiKey: KEY }, { who: 'Bob' });
     ui.input((options) => {
