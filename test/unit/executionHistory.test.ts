@@ -43,6 +43,24 @@ describe('execution history', () => {
     assert.equal(formatBytes(2 * 1024 ** 3), '2.00 GB');
   });
 
+  it('rounds before choosing a unit, so no value reads as 1000 of a unit', () => {
+    assert.equal(formatDuration(999.6), '1.0 s');
+    assert.equal(formatDuration(9_960), '10 s');
+    assert.equal(formatDuration(59_600), '1 min 0 s');
+    const now = 1_000_000_000;
+    assert.equal(formatAge(now - 3_590_000, now), '1 h ago');
+    assert.equal(formatAge(now - 23.8 * 3_600_000, now), '1 day ago');
+    assert.equal(formatBytes(1024 * 1024 - 1), '1.0 MB');
+    assert.equal(formatBytes(1024 ** 3 - 1), '1.00 GB');
+    assert.match(formatRunResult({ ...record('r', 0), outputs: 'x'.repeat(202) }, 203).text, /\(1 more character: /);
+  });
+
+  it('drops stored records whose inputs or trace are not what a record holds', () => {
+    const good = record('ok', 1, 'finished', { inputs: { a: 'x', n: 2, b: true, doc: { file: 'f.txt', size: 3 } }, trace: [{ node: 'n', status: 'succeeded' }] });
+    const stored = [good, { ...good, key: 'bad-input', inputs: { x: null } }, { ...good, key: 'bad-file', inputs: { doc: { file: 'f' } } }, { ...good, key: 'bad-trace', trace: 'abc' }, { ...good, key: 'bad-entry', trace: [{ node: 1 }] }];
+    assert.deepEqual(parseStoredHistory(JSON.parse(JSON.stringify(stored))).map((r) => r.key), ['ok']);
+  });
+
   it('describes file inputs by name and size, values as typed', () => {
     assert.equal(describeInput({ file: 'report.pdf', size: 2048 }), 'report.pdf (2.0 KB)');
     assert.equal(describeInput('it\'s "quoted"'), '"it\'s \\"quoted\\""');

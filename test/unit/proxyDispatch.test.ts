@@ -8,7 +8,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { Agent } from 'undici';
 import { anyHostDispatcher, bypassesProxy, dispatcherFor, isLoopbackHost } from '../../src/core/http/proxy';
 import { httpRequest } from '../../src/core/http/httpRequest';
-import { json, startServer } from '../support/httpServer';
+import { closedPort, json, startServer } from '../support/httpServer';
 import type { TestServer } from '../support/httpServer';
 
 /** A CONNECT proxy that sends every tunnel to `target`, recording where it was asked to go. */
@@ -64,6 +64,23 @@ describe('proxy settings', () => {
     assert.ok(dispatcherFor('https://agents.example.com', { proxy: '', strictSSL: false, noProxy: [] }, {}) instanceof Agent);
     assert.equal(dispatcherFor('http://127.0.0.1:8787', { proxy: 'http://proxy.invalid:3128', strictSSL: true, noProxy: [] }, {}), undefined, 'loopback never goes through the proxy');
     assert.equal(dispatcherFor('https://agents.example.com', { proxy: 'http://proxy.invalid:3128', strictSSL: true, noProxy: ['example.com'] }, {}), undefined);
+  });
+
+  it('reads NO_PROXY from the environment too', () => {
+    assert.equal(dispatcherFor('https://agents.example.com', { proxy: 'http://proxy.invalid:3128', strictSSL: true, noProxy: [] }, { NO_PROXY: 'other.org, .example.com' }), undefined);
+    assert.ok(dispatcherFor('https://agents.example.org', { proxy: 'http://proxy.invalid:3128', strictSSL: true, noProxy: [] }, { no_proxy: 'example.com' }));
+  });
+
+  it('says when it is the proxy that refuses the connection', async () => {
+    const down = await closedPort();
+    const url = 'http://agents.invalid:8443/api/acme/agent/x/status';
+    const dispatcher = dispatcherFor(url, { proxy: `http://127.0.0.1:${down}`, strictSSL: true, noProxy: [] }, {});
+    assert.ok(dispatcher);
+    await assert.rejects(httpRequest({ method: 'GET', url, timeoutMs: 5000, dispatcher }), (error: Error) => {
+      assert.match(error.message, new RegExp(`The connection to 127\\.0\\.0\\.1:${down} was refused on the way to http://agents\\.invalid:8443\\. If that is your proxy`));
+      return true;
+    });
+    await dispatcher.destroy();
   });
 
   describe('through a real proxy', () => {

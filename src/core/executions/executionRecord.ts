@@ -100,17 +100,26 @@ function isRecord(value: unknown): value is ExecutionRecord {
     STATES.has(v.state) &&
     typeof v.startedAt === 'number' &&
     typeof v.inputs === 'object' &&
-    v.inputs !== null
+    v.inputs !== null &&
+    Object.values(v.inputs).every(isRecordedInput) &&
+    (v.trace === undefined || (Array.isArray(v.trace) && v.trace.every((entry) => typeof entry === 'object' && entry !== null && typeof (entry as TraceEntry).node === 'string' && typeof (entry as TraceEntry).status === 'string')))
   );
+}
+
+function isRecordedInput(value: unknown): boolean {
+  if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') return true;
+  return typeof value === 'object' && value !== null && typeof (value as { file?: unknown }).file === 'string' && typeof (value as { size?: unknown }).size === 'number';
 }
 
 /** "3.2 s", "2 min 5 s", "1 h 4 min". */
 export function formatDuration(ms: number): string {
-  if (ms < 1000) return `${Math.max(0, Math.round(ms))} ms`;
-  const seconds = ms / 1000;
-  if (seconds < 60) return `${seconds.toFixed(seconds < 10 ? 1 : 0)} s`;
+  // Each unit is chosen after rounding, so 999.6 ms is "1.0 s", not "1000 ms".
+  if (Math.round(ms) < 1000) return `${Math.max(0, Math.round(ms))} ms`;
+  if (Math.round(ms / 100) < 100) return `${(Math.round(ms / 100) / 10).toFixed(1)} s`;
+  const seconds = Math.round(ms / 1000);
+  if (seconds < 60) return `${seconds} s`;
   const minutes = Math.floor(seconds / 60);
-  if (minutes < 60) return `${minutes} min ${Math.floor(seconds % 60)} s`;
+  if (minutes < 60) return `${minutes} min ${seconds % 60} s`;
   return `${Math.floor(minutes / 60)} h ${minutes % 60} min`;
 }
 
@@ -118,8 +127,10 @@ export function formatDuration(ms: number): string {
 export function formatAge(then: number, now: number): string {
   const seconds = Math.max(0, (now - then) / 1000);
   if (seconds < 45) return 'just now';
-  if (seconds < 3600) return `${Math.max(1, Math.round(seconds / 60))} min ago`;
-  if (seconds < 86400) return `${Math.round(seconds / 3600)} h ago`;
+  const minutes = Math.max(1, Math.round(seconds / 60));
+  if (minutes < 60) return `${minutes} min ago`;
+  const hours = Math.round(seconds / 3600);
+  if (hours < 24) return `${hours} h ago`;
   const days = Math.round(seconds / 86400);
   return `${days} ${days === 1 ? 'day' : 'days'} ago`;
 }
@@ -132,7 +143,8 @@ export function describeInput(value: RecordedInput): string {
 
 export function formatBytes(size: number): string {
   if (size < 1024) return `${size} B`;
-  if (size < 1024 * 1024) return `${(size / 1024).toFixed(1)} KB`;
-  if (size < 1024 * 1024 * 1024) return `${(size / (1024 * 1024)).toFixed(1)} MB`;
-  return `${(size / (1024 * 1024 * 1024)).toFixed(2)} GB`;
+  // A unit is used only while the rounded number stays under 1024 of it.
+  if (Math.round((size / 1024) * 10) < 10240) return `${(size / 1024).toFixed(1)} KB`;
+  if (Math.round((size / 1024 ** 2) * 10) < 10240) return `${(size / 1024 ** 2).toFixed(1)} MB`;
+  return `${(size / 1024 ** 3).toFixed(2)} GB`;
 }

@@ -34,7 +34,8 @@ export function formatRunResult(record: ExecutionRecord, maxOutputChars = DEFAUL
   if (record.outputs !== undefined) {
     let pretty = JSON.stringify(record.outputs, null, 2) ?? String(record.outputs);
     if (pretty.length > maxOutputChars) {
-      pretty = `${pretty.slice(0, maxOutputChars)}\n… (${pretty.length - maxOutputChars} more characters: open the full result from the Agent Executions view or the notification)`;
+      const rest = pretty.length - maxOutputChars;
+      pretty = `${pretty.slice(0, maxOutputChars)}\n… (${rest} more ${rest === 1 ? 'character' : 'characters'}: open the full result from the Agent Executions view or the notification)`;
       truncated = true;
     }
     lines.push('  outputs:', ...pretty.split('\n').map((line) => `    ${line}`));

@@ -52,8 +52,14 @@ export function classifyNetworkError(error: unknown, url: string, context: { tim
     return new NetworkError('timeout', `${where} did not answer${after}. Check that the service is up, or allow more time.`, where, { cause: error });
   }
   switch (code) {
-    case 'ECONNREFUSED':
+    case 'ECONNREFUSED': {
+      // Refused on another port than the URL's: the connection was to a proxy, not the service.
+      const peer = findPeer(error);
+      if (peer && peer.port !== portOf(where)) {
+        return new NetworkError('refused', `The connection to ${peer.address}:${peer.port} was refused on the way to ${origin(where)}. If that is your proxy (http.proxy, HTTPS_PROXY), check that it is running.`, where, { cause: error });
+      }
       return new NetworkError('refused', `Nothing is listening at ${origin(where)} (connection refused). Check the URL and that the service is running.`, where, { cause: error });
+    }
     case 'ECONNRESET':
     case 'EPIPE':
     case 'UND_ERR_SOCKET':
@@ -78,6 +84,24 @@ function findCode(error: unknown): string | undefined {
     current = (current as { cause?: unknown }).cause;
   }
   return undefined;
+}
+
+function findPeer(error: unknown): { address: string; port: number } | undefined {
+  for (let current = error, depth = 0; current && depth < 5; depth++) {
+    const { address, port } = current as { address?: unknown; port?: unknown };
+    if (typeof address === 'string' && typeof port === 'number') return { address, port };
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+function portOf(url: string): number | undefined {
+  try {
+    const parsed = new URL(url);
+    return parsed.port ? Number(parsed.port) : parsed.protocol === 'https:' ? 443 : parsed.protocol === 'http:' ? 80 : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 function origin(url: string): string {

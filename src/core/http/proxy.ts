@@ -32,7 +32,7 @@ export function dispatcherFor(baseUrl: string, config: ProxyConfig, env: Readonl
   const proxy = config.proxy || env.HTTPS_PROXY || env.https_proxy || env.HTTP_PROXY || env.http_proxy || '';
   const hostname = new URL(baseUrl).hostname;
   const tls = config.strictSSL ? undefined : { rejectUnauthorized: false };
-  if (proxy && !bypassesProxy(hostname, config.noProxy)) {
+  if (proxy && !bypassesProxy(hostname, noProxyList(config, env))) {
     return new ProxyAgent({ uri: proxy, ...(tls ? { requestTls: tls, proxyTls: tls } : {}) });
   }
   return tls ? new Agent({ connect: tls }) : undefined;
@@ -46,8 +46,14 @@ export function anyHostDispatcher(config: ProxyConfig, env: Readonly<Record<stri
   const proxy = config.proxy || env.HTTPS_PROXY || env.https_proxy || env.HTTP_PROXY || env.http_proxy || '';
   const tls = config.strictSSL ? undefined : { rejectUnauthorized: false };
   if (proxy) {
-    const noProxy = [...config.noProxy, 'localhost', '127.0.0.1', '::1', '.localhost'].filter((entry) => entry.trim() !== '').join(',');
+    const noProxy = [...noProxyList(config, env), 'localhost', '127.0.0.1', '::1', '.localhost'].filter((entry) => entry.trim() !== '').join(',');
     return new EnvHttpProxyAgent({ httpProxy: proxy, httpsProxy: proxy, noProxy, ...(tls ? { connect: tls, requestTls: tls, proxyTls: tls } : {}) });
   }
   return tls ? new Agent({ connect: tls }) : undefined;
+}
+
+/** http.noProxy, plus NO_PROXY from the environment (as curl and most tools read it). */
+function noProxyList(config: ProxyConfig, env: Readonly<Record<string, string | undefined>>): string[] {
+  const fromEnv = (env.NO_PROXY ?? env.no_proxy ?? '').split(',').map((entry) => entry.trim());
+  return [...config.noProxy, ...fromEnv].filter((entry) => entry !== '');
 }

@@ -1,0 +1,252 @@
+// The run history's plain data at its edges (cap, storage read back, number formats) and the exact
+// text a run leaves in the results output channel. executionHistory.test.ts covers the common cases.
+import assert from 'node:assert/strict';
+import { capHistory, describeInput, formatAge, formatBytes, formatDuration, parseStoredHistory } from '../../src/core/executions/executionRecord';
+import type { ExecutionRecord, ExecutionState } from '../../src/core/executions/executionRecord';
+import { DEFAULT_MAX_OUTPUT_CHARS, formatRunHeader, formatRunResult } from '../../src/core/executions/runReport';
+
+function record(key: string, startedAt: number, state: ExecutionState = 'finished', extra: Partial<ExecutionRecord> = {}): ExecutionRecord {
+  return { key, mode: 'deployed', agentName: `Agent ${key}`, inputs: {}, state, startedAt, ...extra };
+}
+
+const keys = (records: readonly ExecutionRecord[]): string[] => records.map((entry) => entry.key);
+
+describe('execution record', () => {
+  describe('capHistory', () => {
+    it('orders by start time, newest first, without reordering the list it was given', () => {
+      const given = [record('old', 10), record('new', 30), record('mid', 20, 'problem')];
+      assert.deepEqual(keys(capHistory(given, 10)), ['new', 'mid', 'old']);
+      assert.deepEqual(keys(given), ['old', 'new', 'mid']);
+    });
+
+    it('counts only ended executions against the cap', () => {
+      const given = [record('e1', 1, 'error'), record('r1', 2, 'running'), record('e2', 3, 'stopped'), record('s1', 4, 'starting'), record('e3', 5, 'finished')];
+      assert.deepEqual(keys(capHistory(given, 2)), ['e3', 's1', 'e2', 'r1']);
+    });
+
+    it('keeps every active execution even when they alone outnumber the cap', () => {
+      const given = [record('r1', 1, 'running'), record('r2', 2, 'running'), record('s1', 3, 'starting'), record('done', 4)];
+      assert.deepEqual(keys(capHistory(given, 1)), ['done', 's1', 'r2', 'r1']);
+      assert.deepEqual(keys(capHistory(given, 0)), ['s1', 'r2', 'r1'], 'a cap of 0 drops every ended one');
+    });
+
+    it('never drops an old running execution to make room for newer ended ones', () => {
+      const given = [record('running-since-long', 1, 'running'), ...[2, 3, 4, 5].map((t) => record(`done${t}`, t))];
+      assert.deepEqual(keys(capHistory(given, 2)), ['done5', 'done4', 'running-since-long']);
+    });
+  });
+
+  describe('parseStoredHistory', () => {
+    it('reads anything that is not a list as an empty history', () => {
+      for (const stored of [undefined, null, 0, 'text', true, {}, { 0: record('a', 1), length: 1 }]) assert.deepEqual(parseStoredHistory(stored), [], JSON.stringify(stored));
+    });
+
+    it('keeps records in every state, with their optional and unknown fields, in stored order', () => {
+      const states: ExecutionState[] = ['starting', 'running', 'finished', 'problem', 'error', 'stopped'];
+      const stored = states.map((state, index) => ({ ...record(state, index, state), mode: index % 2 ? 'local' : 'deployed', outputs: { n: index }, fromANewerVersion: true }));
+      assert.deepEqual(parseStoredHistory(JSON.parse(JSON.stringify(stored))), stored);
+    });
+
+    it('drops each malformed entry and keeps the well-formed ones around it', () => {
+      const good = record('good', 1);
+      const { agentName: _name, ...withoutName } = record('no-name', 2);
+      const { inputs: _inputs, ...withoutInputs } = record('no-inputs', 3);
+      const stored = [
+        withoutName,
+        good,
+        withoutInputs,
+        { ...good, key: undefined },
+        { ...good, mode: undefined },
+        { ...good, state: 'Finished' },
+        { ...good, agentName: 42 },
+        { ...good, startedAt: null },
+        [good],
+        42,
+      ];
+      assert.deepEqual(parseStoredHistory(JSON.parse(JSON.stringify(stored))), [good]);
+    });
+  });
+
+  describe('formats', () => {
+    it('formats durations in ms, then tenths of seconds under 10 s, then whole seconds, minutes and hours', () => {
+      const cases: [number, string][] = [
+        [-5, '0 ms'],
+        [0.4, '0 ms'],
+        [999, '999 ms'],
+        [1000, '1.0 s'],
+        [9_900, '9.9 s'],
+        [10_000, '10 s'],
+        [59_000, '59 s'],
+        [60_000, '1 min 0 s'],
+        [61_900, '1 min 2 s'],
+        [3_599_000, '59 min 59 s'],
+        [3_600_000, '1 h 0 min'],
+        [25 * 3_600_000 + 59 * 60_000, '25 h 59 min'],
+      ];
+      for (const [ms, text] of cases) assert.equal(formatDuration(ms), text, `${ms} ms`);
+    });
+
+    it('formats ages as "just now" under 45 s, then minutes, hours and days', () => {
+      const now = Date.UTC(2026, 0, 1);
+      const cases: [number, string][] = [
+        [0, 'just now'],
+        [44_999, 'just now'],
+        [45_000, '1 min ago'],
+        [30 * 60_000, '30 min ago'],
+        [3_600_000, '1 h ago'],
+        [23 * 3_600_000, '23 h ago'],
+        [86_400_000, '1 day ago'],
+        [2 * 86_400_000, '2 days ago'],
+        [30 * 86_400_000, '30 days ago'],
+      ];
+      for (const [age, text] of cases) assert.equal(formatAge(now - age, now), text, `${age} ms old`);
+    });
+
+    it('formats sizes in B below 1024, then KB and MB with one decimal, GB with two', () => {
+      const cases: [number, string][] = [
+        [0, '0 B'],
+        [1023, '1023 B'],
+        [1024, '1.0 KB'],
+        [1024 * 1024, '1.0 MB'],
+        [3.25 * 1024 * 1024, '3.3 MB'],
+        [1024 ** 3, '1.00 GB'],
+        [1.5 * 1024 ** 3, '1.50 GB'],
+      ];
+      for (const [size, text] of cases) assert.equal(formatBytes(size), text, `${size} bytes`);
+    });
+
+    it('describes a file input by its name and size only, and other values as typed', () => {
+      assert.equal(describeInput({ file: 'empty.txt', size: 0 }), 'empty.txt (0 B)');
+      assert.equal(describeInput({ file: 'scan 2026.pdf', size: 3 * 1024 * 1024 }), 'scan 2026.pdf (3.0 MB)');
+      assert.equal(describeInput(''), '""');
+      assert.equal(describeInput('two\nlines'), '"two\\nlines"', 'a string stays on one line');
+      assert.equal(describeInput(0), '0');
+      assert.equal(describeInput(-1.5), '-1.5');
+      assert.equal(describeInput(true), 'true');
+    });
+  });
+});
+
+describe('run report text', () => {
+  const started = Date.UTC(2026, 10, 22, 12, 0, 0);
+  const deployed = record('r', started, 'running', {
+    agentName: 'Summarizer',
+    file: 'file:///work/summarize.agent.yaml',
+    target: { baseUrl: 'https://agents.example.com', account: 'acme', agent: 'summarizer' },
+    inputs: { ticket: 'Printer on fire', pages: 3, urgent: true, scan: { file: 'scan.pdf', size: 3 * 1024 * 1024 } },
+    filePaths: { scan: '/home/someone/private/scan.pdf' },
+  });
+
+  describe('formatRunHeader', () => {
+    it('lists the agent, target, file, inputs (files by name and size) and start time', () => {
+      assert.equal(
+        formatRunHeader(deployed),
+        [
+          '▶ Summarizer',
+          '  target:    https://agents.example.com · account acme · agent summarizer',
+          '  file:      file:///work/summarize.agent.yaml',
+          '  inputs:    ticket = "Printer on fire", pages = 3, urgent = true, scan = scan.pdf (3.0 MB)',
+          '  started:   2026-11-22T12:00:00.000Z',
+        ].join('\n'),
+      );
+    });
+
+    it('never shows where a file input lives on disk', () => {
+      assert.doesNotMatch(formatRunHeader(deployed), /home|private/);
+    });
+
+    it('marks a local run, and leaves out what it does not have', () => {
+      const local: ExecutionRecord = { key: 'l', mode: 'local', agentName: 'Echo', inputs: {}, state: 'starting', startedAt: started };
+      assert.equal(formatRunHeader(local), '▶ Echo (local)\n  inputs:    (none)\n  started:   2026-11-22T12:00:00.000Z');
+    });
+  });
+
+  describe('formatRunResult', () => {
+    it('ends a finished run with its id, duration and pretty-printed outputs, indented under "outputs:"', () => {
+      const report = formatRunResult({ ...deployed, state: 'finished', executionId: 'e-1', endedAt: started + 65_000, outputs: { summary: 'Fire.', tags: ['urgent'], nested: { ok: true } } });
+      assert.equal(report.truncated, false);
+      assert.equal(
+        report.text,
+        [
+          '  execution: e-1',
+          '  status:    finished after 1 min 5 s',
+          '  outputs:',
+          '    {',
+          '      "summary": "Fire.",',
+          '      "tags": [',
+          '        "urgent"',
+          '      ],',
+          '      "nested": {',
+          '        "ok": true',
+          '      }',
+          '    }',
+        ].join('\n'),
+      );
+    });
+
+    it('prints outputs that are not objects as JSON too, and no outputs section without outputs', () => {
+      assert.match(formatRunResult({ ...deployed, state: 'finished', outputs: null }).text, /\n {2}outputs:\n {4}null$/);
+      assert.match(formatRunResult({ ...deployed, state: 'finished', outputs: 'two\nlines' }).text, /\n {2}outputs:\n {4}"two\\nlines"$/);
+      assert.doesNotMatch(formatRunResult({ ...deployed, state: 'finished' }).text, /outputs/);
+    });
+
+    it('keeps outputs exactly at the limit, and cuts one character more with a note saying how many are left out', () => {
+      const outputs = 'abcde'; // "abcde" with its quotes: 7 characters
+      assert.deepEqual(formatRunResult({ ...deployed, state: 'finished', outputs }, 7), { text: '  status:    finished\n  outputs:\n    "abcde"', truncated: false });
+      const cut = formatRunResult({ ...deployed, state: 'finished', outputs }, 6);
+      assert.equal(cut.truncated, true);
+      assert.equal(cut.text, '  status:    finished\n  outputs:\n    "abcde\n    … (1 more character: open the full result from the Agent Executions view or the notification)');
+    });
+
+    it(`cuts at ${DEFAULT_MAX_OUTPUT_CHARS} characters when no limit is given`, () => {
+      const fits = formatRunResult({ ...deployed, state: 'finished', outputs: 'x'.repeat(DEFAULT_MAX_OUTPUT_CHARS - 2) });
+      assert.equal(fits.truncated, false);
+      const over = formatRunResult({ ...deployed, state: 'finished', outputs: 'x'.repeat(DEFAULT_MAX_OUTPUT_CHARS - 1) });
+      assert.equal(over.truncated, true);
+      assert.match(over.text, /… \(1 more character:/);
+    });
+
+    it('names the service status a run ended with, or "unknown" when there was none', () => {
+      assert.equal(formatRunResult({ ...deployed, state: 'problem', serviceStatus: 'timeout', endedAt: started + 2500 }).text, '  status:    ended with status "timeout" after 2.5 s');
+      assert.equal(formatRunResult({ ...deployed, state: 'problem' }).text, '  status:    ended with status "unknown"');
+    });
+
+    it('says a stopped run may still be running and how to watch it again', () => {
+      assert.equal(formatRunResult({ ...deployed, state: 'stopped' }).text, '  status:    stopped watching (it may still be running; watch it again from the Agent Executions view)');
+    });
+
+    it('shows an active run by its state, without a duration', () => {
+      assert.equal(formatRunResult({ ...deployed, state: 'running', executionId: 'e-2' }).text, '  execution: e-2\n  status:    running');
+    });
+
+    it('lines up every line of a multi-line error under its first', () => {
+      const report = formatRunResult({ ...deployed, state: 'error', endedAt: started + 1500, error: 'HTTP 502 from the service:\n<html>\n  Bad gateway' });
+      assert.equal(report.text, ['  status:    could not complete after 1.5 s', '  error:     HTTP 502 from the service:', '             <html>', '               Bad gateway'].join('\n'));
+    });
+
+    it('lists the trace of a local run node by node, with only the details each node has', () => {
+      const report = formatRunResult({
+        ...deployed,
+        mode: 'local',
+        state: 'problem',
+        serviceStatus: 'failed',
+        trace: [
+          { node: 'fetch', status: 'succeeded', durationMs: 0, bytes: 0 },
+          { node: 'summarize', status: 'failed', durationMs: 1200, detail: 'HTTP 500' },
+          { node: 'notify', status: 'skipped' },
+        ],
+        error: 'Node "summarize" failed.',
+      });
+      assert.equal(
+        report.text,
+        [
+          '  status:    ended with status "failed"',
+          '    · fetch: succeeded in 0 ms, 0 bytes',
+          '    · summarize: failed in 1.2 s (HTTP 500)',
+          '    · notify: skipped',
+          '  error:     Node "summarize" failed.',
+        ].join('\n'),
+      );
+    });
+  });
+});
