@@ -46,29 +46,32 @@ describe('UI: running an agent', function () {
   let server: AgentServer;
   let api: TestServer;
   let agents: TempDir;
-  let releaseSlow: () => void = () => undefined;
+  /** Answers the held requests of a path (/slow, /hold), and every later one at once. */
+  let release: (path: string) => void = () => undefined;
 
   before(async () => {
-    let released = false;
-    const waiting: (() => void)[] = [];
+    const released = new Set<string>();
+    const waiting = new Map<string, (() => void)[]>();
     api = await startServer((request, response) => {
       const answer = (): void => json(response, 200, { summary: 'Three open tickets, one urgent.', count: 3 });
-      if (request.url?.startsWith('/slow') && !released) waiting.push(answer);
+      const path = request.url ?? '';
+      if ((path === '/slow' || path === '/hold') && !released.has(path)) waiting.set(path, [...(waiting.get(path) ?? []), answer]);
       else answer();
     });
-    releaseSlow = () => {
-      released = true;
-      for (const answer of waiting.splice(0)) answer();
+    release = (path) => {
+      released.add(path);
+      for (const answer of waiting.get(path)?.splice(0) ?? []) answer();
     };
     agents = makeTempDir('agent-workflows-ui-agents-');
     const greet = ['version: 1', 'name: Greet', 'description: Says hello.', 'inputs:', '  who: { type: string, required: true, description: Who to greet }', 'nodes:', '  hello:', '    type: template', '    text: "Hello {{ inputs.who }}!"', 'outputs:', '  greeting: { from: "{{ nodes.hello.body }}" }', ''].join('\n');
     const tickets = ['version: 1', 'name: Ticket digest', 'nodes:', '  fetch:', '    type: api', '    method: GET', `    url: ${api.url}/slow`, 'outputs:', '  summary: { from: "{{ nodes.fetch.body.summary }}" }', '  count: { from: "{{ nodes.fetch.body.count }}" }', ''].join('\n');
     writeFileSync(join(agents.path, 'greet.agent.yaml'), greet);
     writeFileSync(join(agents.path, 'tickets.agent.yaml'), tickets);
+    writeFileSync(join(agents.path, 'held.agent.yaml'), tickets.replace('name: Ticket digest', 'name: Held digest').replace(`${api.url}/slow`, `${api.url}/hold`));
     server = await startAgentServer({ directory: agents.path, port: 0, apiKey: KEY, watch: false });
     workbench = await openWorkbench({
       settings: { 'agentWorkflows.baseUrl': server.url, 'agentWorkflows.account': 'local' },
-      extraFiles: { 'greet.agent.yaml': join(agents.path, 'greet.agent.yaml'), 'tickets.agent.yaml': join(agents.path, 'tickets.agent.yaml') },
+      extraFiles: Object.fromEntries(['greet', 'tickets', 'held'].map((name) => [`${name}.agent.yaml`, join(agents.path, `${name}.agent.yaml`)])),
     });
   });
   after(async () => {
@@ -127,6 +130,27 @@ describe('UI: running an agent', function () {
     saveScreenshot('run.png');
   });
 
+  it('stops watching when the progress notification is cancelled, and watches again from the view', async () => {
+    const { page } = workbench;
+    await openFile(page, 'held.agent.yaml');
+    await page.locator('.codelens-decoration a', { hasText: 'Run agent' }).click({ timeout: 30_000 });
+    const progress = page.locator('.notification-toast', { hasText: 'Running: Held digest' });
+    await progress.waitFor({ timeout: 30_000 });
+    await progress.getByRole('button', { name: 'Cancel' }).click();
+    await page.locator('.notification-toast', { hasText: 'Stopped watching Held digest' }).waitFor({ timeout: 15_000 });
+
+    await runCommand(page, 'Agent Workflows: Focus on Agent Executions View');
+    const row = page.locator('.part.sidebar .monaco-list-row', { hasText: 'Held digest' }).filter({ hasText: 'stopped watching' }).first();
+    await row.waitFor({ timeout: 15_000 });
+    release('/hold');
+    await row.click({ button: 'right' });
+    // The menu takes the highlighted item on Enter (a click can land before it is ready).
+    await page.locator('.context-view .action-label', { hasText: 'Watch Again' }).hover({ timeout: 15_000 });
+    await page.keyboard.press('Enter');
+    await page.locator('.notification-toast', { hasText: 'Held digest finished' }).waitFor({ timeout: 30_000 });
+    await page.locator('.part.sidebar .monaco-list-row', { hasText: 'Held digest' }).filter({ hasText: 'finished' }).first().waitFor({ timeout: 15_000 });
+  });
+
   it('keeps watching a running execution across a window reload', async () => {
     const { page } = workbench;
     await openFile(page, 'tickets.agent.yaml');
@@ -138,7 +162,7 @@ describe('UI: running an agent', function () {
     await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
     // Watched again after the reload (the status bar says so), then it finishes.
     await page.locator('.statusbar-item', { hasText: 'Ticket digest running' }).waitFor({ timeout: 60_000 });
-    releaseSlow();
+    release('/slow');
     await page.locator('.notification-toast', { hasText: 'Ticket digest finished' }).waitFor({ timeout: 60_000 });
     await runCommand(page, 'Agent Workflows: Focus on Agent Executions View');
     await page.locator('.monaco-list-row', { hasText: 'Ticket digest' }).filter({ hasText: 'finished' }).first().waitFor({ timeout: 15_000 });
