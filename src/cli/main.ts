@@ -34,7 +34,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   const collect = (value: string, previous: string[]): string[] => [...previous, value];
   program
     .command('run')
-    .description('Run a deployed agent: validate the file, start it with the given inputs, and wait for its outputs. The API key comes from AGENT_WORKFLOWS_API_KEY.')
+    .description('Run a deployed agent: validate the file, start it with the given inputs, and wait for its outputs. The API key comes from AGENT_WORKFLOWS_API_KEY. With --local, run the file on this machine instead.')
     .argument('<file>', 'the .agent.yaml file of the agent')
     .option('-i, --input <NAME=VALUE>', 'an input value (repeatable)', collect, [])
     .option('-f, --file <NAME=PATH>', 'a file for a file input (repeatable; the run then uses multipart)', collect, [])
@@ -46,6 +46,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     .option('--no-wait', 'print the execution id and return without waiting')
     .option('--json', 'print {"executionId","status","outputs"} on stdout')
     .option('--allow-insecure-http', 'allow an http:// base URL that is not loopback (the key travels in clear text)')
+    .option('--local', 'run the file on this machine with the workflow engine (no service or key; secrets from AGENT_SECRET_<NAME>)')
     .action(async (file: string, options: RunFlags) => {
       exitCode = await runCommand(file, options, io);
     });

@@ -1,5 +1,6 @@
 // `agent-workflows run <file>`: validates the agent, checks the inputs against its declarations,
-// starts it (multipart when there are files) and, unless --no-wait, polls it to the end.
+// starts it (multipart when there are files) and, unless --no-wait, polls it to the end. With
+// --local, runs it on this machine with the workflow engine instead.
 import { resolve } from 'node:path';
 import { startExecution, startMultipartExecution } from '../core/service/agentClient';
 import { InputError, prepareInputs } from '../core/service/inputValues';
@@ -12,6 +13,7 @@ import { CliError, ExitCode } from './io';
 import type { CliIo } from './io';
 import { apiKeyFrom, exitCodeFor, makeTarget, timeoutMs } from './serviceOptions';
 import type { ServiceFlags } from './serviceOptions';
+import { runLocally } from './runLocalCommand';
 import { watchExecution } from './watch';
 
 export interface RunFlags extends ServiceFlags {
@@ -19,6 +21,8 @@ export interface RunFlags extends ServiceFlags {
   readonly file: readonly string[];
   /** commander's --no-wait sets wait to false. */
   readonly wait: boolean;
+  /** Run on this machine with the workflow engine instead of the service. */
+  readonly local?: boolean;
 }
 
 export async function runCommand(path: string, flags: RunFlags, io: CliIo): Promise<number> {
@@ -29,6 +33,14 @@ export async function runCommand(path: string, flags: RunFlags, io: CliIo): Prom
   if (errors.length || !model) {
     for (const problem of errors) io.stderr(`${path}:${problem.range.line}:${problem.range.column}: error ${problem.code} ${problem.message}\n`);
     throw new CliError(`${path} has ${errors.length} ${errors.length === 1 ? 'error' : 'errors'}; fix ${errors.length === 1 ? 'it' : 'them'} before running (agent-workflows validate ${path}).`, ExitCode.usage);
+  }
+
+  if (flags.local) {
+    if (flags.baseUrl || flags.account || flags.agent || !flags.wait) {
+      throw new CliError('--local runs the file on this machine: --base-url, --account, --agent and --no-wait do not apply.', ExitCode.usage);
+    }
+    const given = { values: pairs(flags.input, '--input'), files: resolvePaths(pairs(flags.file, '--file'), io.cwd) };
+    return runLocally(path, read.text, given, { timeoutMs: timeoutMs(flags, 30 * 60), json: flags.json ?? false }, io);
   }
 
   let prepared;

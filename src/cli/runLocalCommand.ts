@@ -1,0 +1,82 @@
+// `agent-workflows run --local <file>`: runs the agent file on this machine with the workflow
+// engine (no service, no key): nodes in reference order, independent ones together, secrets from
+// AGENT_SECRET_<NAME>, a line per node on stderr, the outputs on stdout.
+import { stat } from 'node:fs/promises';
+import { basename } from 'node:path';
+import { formatBytes, formatDuration } from '../core/executions/executionRecord';
+import { loadAgent } from '../core/engine/agentPlan';
+import { executeAgent } from '../core/engine/engine';
+import { resolveInputs } from '../core/engine/inputs';
+import type { GivenFile } from '../core/engine/inputs';
+import { envSecretHint, envSecretResolver } from '../core/engine/secrets';
+import type { NodeTrace } from '../core/engine/trace';
+import type { GivenInputs } from '../core/service/inputValues';
+import { InputError } from '../core/service/inputValues';
+import { mediaTypeOf } from '../core/service/multipartBody';
+import { CliError, ExitCode } from './io';
+import type { CliIo } from './io';
+import { createProgress } from './progress';
+
+export interface LocalRunOptions {
+  readonly timeoutMs: number;
+  readonly json: boolean;
+}
+
+export async function runLocally(path: string, text: string, given: GivenInputs, options: LocalRunOptions, io: CliIo): Promise<number> {
+  const agent = loadAgent(text, path);
+  const files: Record<string, GivenFile> = {};
+  for (const [name, filePath] of Object.entries(given.files ?? {})) {
+    let size: number;
+    try {
+      const info = await stat(filePath);
+      if (!info.isFile()) throw new Error('not a file');
+      size = info.size;
+    } catch {
+      throw new CliError(`The file for input "${name}" cannot be read: ${filePath}.`, ExitCode.usage);
+    }
+    files[name] = { name: basename(filePath), size, type: mediaTypeOf(filePath), path: filePath };
+  }
+  let inputs;
+  try {
+    inputs = resolveInputs(agent.model, { values: given.values ?? {}, files });
+  } catch (error) {
+    if (error instanceof InputError) throw new CliError(error.problems.join('\n'), ExitCode.usage);
+    throw error;
+  }
+
+  const progress = createProgress(io.stderr, io.stderrIsTTY ?? false);
+  const running = new Set<string>();
+  progress.line(`running ${agent.name} locally (${agent.plan.nodes.length} ${agent.plan.nodes.length === 1 ? 'node' : 'nodes'})`);
+  const result = await executeAgent(agent, inputs, {
+    secrets: envSecretResolver(io.env),
+    secretHint: envSecretHint,
+    timeoutMs: options.timeoutMs,
+    ...(io.interrupt ? { signal: io.interrupt } : {}),
+    onTrace: (entry) => {
+      if (entry.status === 'running') running.add(entry.node);
+      else running.delete(entry.node);
+      if (entry.status !== 'running' && entry.status !== 'pending') progress.line(`  ${describeNode(entry)}`);
+      progress.update(running.size ? `running ${[...running].join(', ')}` : 'running');
+    },
+  });
+  progress.done();
+
+  if (result.status === 'finished') {
+    io.stderr(`finished in ${formatDuration(result.durationMs)}\n`);
+    io.stdout(options.json ? `${JSON.stringify({ executionId: null, status: 'finished', outputs: result.outputs })}\n` : `${JSON.stringify(result.outputs, null, 2)}\n`);
+    return ExitCode.ok;
+  }
+  io.stderr(`agent-workflows: ${result.error.message}\n`);
+  if (options.json) io.stdout(`${JSON.stringify({ executionId: null, status: result.status, error: result.error.message, ...(result.error.node ? { node: result.error.node } : {}) })}\n`);
+  if (result.status === 'cancelled') return io.interrupt?.aborted ? ExitCode.interrupted : ExitCode.problems;
+  return result.error.kind === 'timeout' ? ExitCode.timeout : ExitCode.problems;
+}
+
+function describeNode(entry: NodeTrace): string {
+  const parts = [`${entry.node}: ${entry.status}`];
+  if (entry.durationMs !== undefined) parts.push(`in ${formatDuration(entry.durationMs)}`);
+  if (entry.method && entry.url) parts.push(`${entry.method} ${entry.url}${entry.httpStatus !== undefined ? ` → ${entry.httpStatus}` : ''}`);
+  if (entry.bytes !== undefined) parts.push(formatBytes(entry.bytes));
+  if (entry.error) parts.push(`(${entry.error})`);
+  return parts.join(' ');
+}

@@ -1,0 +1,108 @@
+// `agent-workflows run --local`: the file runs on this machine with the workflow engine, against a
+// real API on 127.0.0.1, with secrets from AGENT_SECRET_<NAME> and no service or key.
+import assert from 'node:assert/strict';
+import { runCli } from '../../src/cli/main';
+import { json, startServer } from '../support/httpServer';
+import type { TestServer } from '../support/httpServer';
+import { makeTempDir } from '../support/tempDir';
+import type { TempDir } from '../support/tempDir';
+
+const TOKEN = 'local-run-token-7f3a9c';
+
+const agent = (apiUrl: string) => `version: 1
+name: Ticket triage
+inputs:
+  ticket: { type: string, required: true }
+  attachment: { type: file, required: true, accept: [.txt] }
+nodes:
+  classify:
+    type: api
+    method: POST
+    url: ${apiUrl}/classify
+    settings:
+      - "Authorization: Bearer {{ secrets.TRIAGE_TOKEN }}"
+      - "Content-Type: application/json"
+    body:
+      text: "{{ inputs.ticket }}"
+      file: "{{ inputs.attachment.name }}"
+  summary:
+    type: template
+    text: "{{ nodes.classify.body.label }} ({{ inputs.attachment.size }} bytes attached)"
+outputs:
+  label: { from: "{{ nodes.classify.body.label }}" }
+  summary: { from: "{{ nodes.summary.body }}" }
+`;
+
+describe('agent-workflows run --local', () => {
+  let api: TestServer;
+  let dir: TempDir;
+  beforeEach(async () => {
+    api = await startServer((request, response, body) => {
+      if (request.headers.authorization !== `Bearer ${TOKEN}`) return json(response, 401, { error: 'bad token' });
+      const sent = JSON.parse(body.toString()) as { text: string };
+      json(response, 200, { label: sent.text.includes('fire') ? 'urgent' : 'normal' });
+    });
+    dir = makeTempDir();
+    dir.write('triage.agent.yaml', agent(api.url));
+    dir.write('log.txt', 'twelve bytes');
+  });
+  afterEach(async () => {
+    await api.close();
+    dir.remove();
+  });
+
+  async function cli(args: string[], env: Record<string, string> = { AGENT_SECRET_TRIAGE_TOKEN: TOKEN }) {
+    let stdout = '';
+    let stderr = '';
+    const code = await runCli(args, { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t), cwd: dir.path, env });
+    assert.ok(!(stdout + stderr).includes(TOKEN), 'the secret never appears in the output');
+    return { code, stdout, stderr };
+  }
+
+  it('runs the file with inputs, a file and a secret, printing each node and the outputs', async () => {
+    const result = await cli(['run', '--local', 'triage.agent.yaml', '--input', 'ticket=Printer on fire', '--file', 'attachment=log.txt']);
+    assert.equal(result.code, 0, result.stderr);
+    assert.deepEqual(JSON.parse(result.stdout), { label: 'urgent', summary: 'urgent (12 bytes attached)' });
+    assert.match(result.stderr, /^running Ticket triage locally \(2 nodes\)\n/);
+    assert.match(result.stderr, new RegExp(`classify: succeeded in \\d+ ms POST ${api.url.replace(/[.]/g, '\\.')}/classify → 200`));
+    assert.match(result.stderr, /summary: succeeded/);
+    assert.match(result.stderr, /finished in /);
+    assert.deepEqual(JSON.parse(api.requests[0]!.body.toString()), { text: 'Printer on fire', file: 'log.txt' });
+  });
+
+  it('prints {"executionId","status","outputs"} with --json', async () => {
+    const result = await cli(['run', '--local', 'triage.agent.yaml', '--input', 'ticket=Slow printer', '--file', 'attachment=log.txt', '--json']);
+    assert.equal(result.code, 0, result.stderr);
+    assert.deepEqual(JSON.parse(result.stdout), { executionId: null, status: 'finished', outputs: { label: 'normal', summary: 'normal (12 bytes attached)' } });
+  });
+
+  it('says which secret is missing and how to give it, and calls nothing', async () => {
+    const result = await cli(['run', '--local', 'triage.agent.yaml', '--input', 'ticket=x', '--file', 'attachment=log.txt'], {});
+    assert.equal(result.code, 1);
+    assert.match(result.stderr, /TRIAGE_TOKEN/);
+    assert.match(result.stderr, /AGENT_SECRET_TRIAGE_TOKEN/);
+    assert.equal(api.requests.length, 0);
+  });
+
+  it('fails with the node and the cause when an API call fails, exit 1', async () => {
+    const result = await cli(['run', '--local', 'triage.agent.yaml', '--input', 'ticket=x', '--file', 'attachment=log.txt', '--json'], { AGENT_SECRET_TRIAGE_TOKEN: 'wrong' });
+    assert.equal(result.code, 1);
+    const answer = JSON.parse(result.stdout) as { status: string; node: string; error: string };
+    assert.equal(answer.status, 'failed');
+    assert.equal(answer.node, 'classify');
+    assert.match(answer.error, /401/);
+  });
+
+  it('checks inputs like a deployed run, and refuses options that do not apply', async () => {
+    const missing = await cli(['run', '--local', 'triage.agent.yaml']);
+    assert.equal(missing.code, 2);
+    assert.match(missing.stderr, /Input "ticket" is required/);
+    const wrongFile = await cli(['run', '--local', 'triage.agent.yaml', '--input', 'ticket=x', '--file', 'attachment=nothing.txt']);
+    assert.equal(wrongFile.code, 2);
+    assert.match(wrongFile.stderr, /cannot be read: .*nothing\.txt/);
+    const remote = await cli(['run', '--local', 'triage.agent.yaml', '--input', 'ticket=x', '--base-url', 'https://agents.example.com']);
+    assert.equal(remote.code, 2);
+    assert.match(remote.stderr, /--local runs the file on this machine/);
+    assert.equal(api.requests.length, 0);
+  });
+});
