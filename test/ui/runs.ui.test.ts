@@ -124,6 +124,9 @@ describe('UI: running an agent', function () {
     await row.locator('.monaco-tl-twistie').click();
     await page.locator('.monaco-list-row', { hasText: 'greeting' }).first().waitFor({ timeout: 15_000 });
     assert.match(await view.innerText(), /Hello Ada!/);
+    // A clean picture for the README: no toasts over the output.
+    await runCommand(page, 'Notifications: Clear All Notifications');
+    await page.locator('.notification-toast').first().waitFor({ state: 'hidden', timeout: 15_000 });
     await page.mouse.move(0, 0);
     mkdirSync(screenshots, { recursive: true });
     await page.screenshot({ path: join(screenshots, 'run.png') });
