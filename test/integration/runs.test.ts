@@ -252,6 +252,12 @@ describe('runs', function () {
     assert.match(command, /\/api\/local\/agent\/report\/execute\/multipart/);
     assert.match(command, /--form-string 'payload=\{"inputs":\{"who":"Ada","tone":"friendly"\},"stream":false\}'/);
     assert.match(command, /\/api\/local\/agent\/[0-9a-f-]{36}\/status/);
+
+    // From the file (the code lens): the inputs used last, with no prompt.
+    const fromFile = await vscode.commands.executeCommand<string>('agentWorkflows.copyAsCurl', uriOf('report.agent.yaml'));
+    assert.match(fromFile, /\/api\/local\/agent\/report\/execute\/multipart/);
+    assert.ok(fromFile.includes(`-F 'doc=@"${notes}";type=text/plain'`), fromFile);
+    assert.ok(!fromFile.includes(KEY));
   });
 
   it('does not run a file with errors, and links to the Problems panel', async () => {
