@@ -11,7 +11,7 @@ export class ResultsChannel implements vscode.Disposable {
 
   started(record: ExecutionRecord): void {
     this.channel.appendLine('');
-    this.channel.appendLine(formatRunHeader(record));
+    this.channel.appendLine(formatRunHeader(record, record.file ? vscode.workspace.asRelativePath(vscode.Uri.parse(record.file)) : undefined));
     this.channel.show(true);
   }
 

@@ -11,10 +11,11 @@ export interface RunReport {
   readonly truncated: boolean;
 }
 
-export function formatRunHeader(record: ExecutionRecord): string {
+/** `fileLabel`: how to show the agent file (e.g. relative to the workspace); its URI otherwise. */
+export function formatRunHeader(record: ExecutionRecord, fileLabel = record.file): string {
   const lines = [`▶ ${record.agentName}${record.mode === 'local' ? ' (local)' : ''}`];
   if (record.target) lines.push(`  target:    ${record.target.baseUrl} · account ${record.target.account} · agent ${record.target.agent}`);
-  if (record.file) lines.push(`  file:      ${record.file}`);
+  if (fileLabel) lines.push(`  file:      ${fileLabel}`);
   const inputs = Object.entries(record.inputs);
   lines.push(inputs.length ? `  inputs:    ${inputs.map(([name, value]) => `${name} = ${describeInput(value)}`).join(', ')}` : '  inputs:    (none)');
   lines.push(`  started:   ${new Date(record.startedAt).toISOString()}`);
