@@ -47,7 +47,7 @@ export function activate(context: vscode.ExtensionContext): AgentWorkflowsApi {
   const store = new ExecutionStore(context.workspaceState, () => resultsSettings().historySize);
   const results = new ResultsChannel(() => resultsSettings().maxOutputLength);
   const runner = new ExecutionRunner({ store, results, logger });
-  const localServer = new LocalServerHost({ keys, workflowSecrets, logger });
+  const localServer = new LocalServerHost({ keys, workflowSecrets, logger, state: context.workspaceState });
   // On shutdown the runner stops polling but leaves running records as they are: the next window resumes them.
   context.subscriptions.push(workspaceSecretNames, keys, store, results, localServer, runner);
   const runDeps: RunDeps = { logger, keys, workflowSecrets, store, results, runner, inputMemory: new InputMemory(context.workspaceState), localServer };

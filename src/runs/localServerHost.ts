@@ -11,6 +11,8 @@ import { originOf } from '../secrets/apiKeyStore';
 import type { WorkflowSecrets } from '../secrets/workflowSecrets';
 
 export const LOCAL_SERVER_RUNNING_CONTEXT = 'agentWorkflows.localServerRunning';
+/** Origins of servers this workspace started whose keys are stored (in workspace state: another window has its own). */
+const SERVER_ORIGINS_KEY = 'agentWorkflows.localServerOrigins';
 
 export class LocalServerHost implements vscode.Disposable {
   private server: AgentServer | undefined;
@@ -19,8 +21,11 @@ export class LocalServerHost implements vscode.Disposable {
   readonly onDidChange = this.changed.event;
 
   constructor(
-    private readonly deps: { readonly keys: ApiKeyStore; readonly workflowSecrets: WorkflowSecrets; readonly logger: vscode.LogOutputChannel },
-  ) {}
+    private readonly deps: { readonly keys: ApiKeyStore; readonly workflowSecrets: WorkflowSecrets; readonly logger: vscode.LogOutputChannel; readonly state: vscode.Memento },
+  ) {
+    // A window that closed with the server running could not remove its key: do it now.
+    void this.forgetStaleKeys();
+  }
 
   get running(): AgentServer | undefined {
     return this.server;
@@ -47,6 +52,7 @@ export class LocalServerHost implements vscode.Disposable {
         },
       });
       await this.deps.keys.set(originOf(server.url), server.apiKey);
+      await this.deps.state.update(SERVER_ORIGINS_KEY, [...this.deps.state.get<string[]>(SERVER_ORIGINS_KEY, []), originOf(server.url)]);
       this.server = server;
       await vscode.commands.executeCommand('setContext', LOCAL_SERVER_RUNNING_CONTEXT, true);
       this.deps.logger.info(`Local agent server listening on ${server.url} for ${server.directory} (${server.agents().length} agent files).`);
@@ -66,11 +72,22 @@ export class LocalServerHost implements vscode.Disposable {
     this.server = undefined;
     await server.close();
     // Its key is useless once it stops; a new start makes a new one.
-    await this.deps.keys.delete(originOf(server.url));
+    await this.forget(originOf(server.url));
     await vscode.commands.executeCommand('setContext', LOCAL_SERVER_RUNNING_CONTEXT, false);
     this.deps.logger.info(`Local agent server on ${server.url} stopped.`);
     this.changed.fire(undefined);
     return true;
+  }
+
+  private async forget(origin: string): Promise<void> {
+    await this.deps.keys.delete(origin);
+    await this.deps.state.update(SERVER_ORIGINS_KEY, this.deps.state.get<string[]>(SERVER_ORIGINS_KEY, []).filter((known) => known !== origin));
+  }
+
+  private async forgetStaleKeys(): Promise<void> {
+    for (const origin of this.deps.state.get<string[]>(SERVER_ORIGINS_KEY, [])) {
+      if (origin !== (this.server && originOf(this.server.url))) await this.forget(origin).catch(() => undefined);
+    }
   }
 
   dispose(): void {
