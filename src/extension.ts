@@ -26,7 +26,7 @@ import { ExecutionRunner } from './runs/executionRunner';
 import { ExecutionStore } from './runs/executionStore';
 import { InputMemory } from './runs/inputPrompts';
 import { LocalServerHost } from './runs/localServerHost';
-import { ResultsChannel } from './runs/resultsChannel';
+import { ResultDocuments, ResultsChannel } from './runs/resultsChannel';
 import { resumeWatching } from './runs/resumeWatching';
 import type { RunDeps } from './runs/runDeps';
 import { ApiKeyStore } from './secrets/apiKeyStore';
@@ -49,7 +49,7 @@ export function activate(context: vscode.ExtensionContext): AgentWorkflowsApi {
   const runner = new ExecutionRunner({ store, results, logger });
   const localServer = new LocalServerHost({ keys, workflowSecrets, logger, state: context.workspaceState });
   // On shutdown the runner stops polling but leaves running records as they are: the next window resumes them.
-  context.subscriptions.push(workspaceSecretNames, keys, store, results, localServer, runner);
+  context.subscriptions.push(workspaceSecretNames, keys, store, results, new ResultDocuments(store), localServer, runner);
   const runDeps: RunDeps = { logger, keys, workflowSecrets, store, results, runner, inputMemory: new InputMemory(context.workspaceState), localServer };
 
   const diagnostics = registerDiagnostics(context, { logger, docsUri });

@@ -36,9 +36,11 @@ export class ResultsChannel implements vscode.Disposable {
   }
 }
 
-/** Opens everything known about a run as a JSON document (outputs are never cut here). */
-export async function openResultDocument(record: ExecutionRecord): Promise<vscode.TextEditor> {
-  const content = JSON.stringify(
+export const RESULT_SCHEME = 'agent-result';
+
+/** Everything known about a run, as the JSON a result document shows (outputs never cut). */
+export function resultJson(record: ExecutionRecord): string {
+  return JSON.stringify(
     {
       agent: record.agentName,
       executionId: record.executionId ?? null,
@@ -56,6 +58,47 @@ export async function openResultDocument(record: ExecutionRecord): Promise<vscod
     null,
     2,
   );
-  const document = await vscode.workspace.openTextDocument({ language: 'json', content });
+}
+
+/**
+ * Result documents are read-only views of the history (agent-result:/<agent> <id>.json?<key>):
+ * nothing to save when they close, and they show the record as it is now.
+ */
+export class ResultDocuments implements vscode.TextDocumentContentProvider, vscode.Disposable {
+  private readonly changed = new vscode.EventEmitter<vscode.Uri>();
+  readonly onDidChange = this.changed.event;
+  private readonly subscriptions: vscode.Disposable[];
+
+  constructor(private readonly store: { get(key: string): ExecutionRecord | undefined; readonly onDidChange: vscode.Event<ExecutionRecord | undefined> }) {
+    this.subscriptions = [
+      vscode.workspace.registerTextDocumentContentProvider(RESULT_SCHEME, this),
+      store.onDidChange((record) => {
+        for (const document of vscode.workspace.textDocuments) {
+          if (document.uri.scheme === RESULT_SCHEME && (!record || document.uri.query === record.key)) this.changed.fire(document.uri);
+        }
+      }),
+    ];
+  }
+
+  static uriOf(record: ExecutionRecord): vscode.Uri {
+    const name = `${record.agentName} ${record.executionId?.slice(0, 8) ?? record.key}.json`.replace(/[\\/?#%]/g, '_');
+    return vscode.Uri.from({ scheme: RESULT_SCHEME, path: `/${name}`, query: record.key });
+  }
+
+  provideTextDocumentContent(uri: vscode.Uri): string {
+    const record = this.store.get(uri.query);
+    return record ? resultJson(record) : JSON.stringify({ error: 'This execution is no longer in the history.' }, null, 2);
+  }
+
+  dispose(): void {
+    for (const subscription of this.subscriptions) subscription.dispose();
+    this.changed.dispose();
+  }
+}
+
+/** Opens everything known about a run as a read-only JSON document (outputs are never cut there). */
+export async function openResultDocument(record: ExecutionRecord): Promise<vscode.TextEditor> {
+  const document = await vscode.workspace.openTextDocument(ResultDocuments.uriOf(record));
+  if (document.languageId !== 'json') await vscode.languages.setTextDocumentLanguage(document, 'json');
   return vscode.window.showTextDocument(document, { preview: true });
 }

@@ -406,6 +406,9 @@ describe('runs', function () {
 
     const editor = await vscode.commands.executeCommand<vscode.TextEditor>('agentWorkflows.executions.openResult', top);
     assert.equal(editor.document.languageId, 'json');
+    // A read-only view of the history: nothing to save when it closes.
+    assert.equal(editor.document.uri.scheme, 'agent-result');
+    assert.equal(editor.document.isUntitled, false);
     const result = JSON.parse(editor.document.getText()) as { agent: string; executionId: string | null; outputs: unknown };
     assert.equal(result.agent, record.agentName);
     assert.deepEqual(result.outputs, record.outputs ?? null);
