@@ -57,8 +57,6 @@ export interface TraceEntry {
   readonly detail?: string;
 }
 
-export const TERMINAL_STATES: ReadonlySet<ExecutionState> = new Set(['finished', 'problem', 'error', 'stopped']);
-
 export function isActive(record: ExecutionRecord): boolean {
   return record.state === 'starting' || record.state === 'running';
 }
