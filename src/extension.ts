@@ -32,6 +32,7 @@ import type { RunDeps } from './runs/runDeps';
 import { ApiKeyStore } from './secrets/apiKeyStore';
 import { WorkflowSecrets } from './secrets/workflowSecrets';
 import { registerExecutionsView } from './views/executionsView';
+import { registerLocalServerStatus } from './views/localServerStatus';
 
 /** What activate() returns: the executions view's data, for other extensions and the integration tests. */
 export interface AgentWorkflowsApi {
@@ -72,6 +73,7 @@ export function activate(context: vscode.ExtensionContext): AgentWorkflowsApi {
   registerStartLocalServerCommand(context, { localServer, logger });
   const executionsTree = registerExecutionsView(context, { store });
   registerExecutionActions(context, runDeps);
+  registerLocalServerStatus(context, { localServer });
 
   // Unfinished executions of the last session are watched again, once the workspace is trusted.
   if (vscode.workspace.isTrusted) void resumeWatching(runDeps);

@@ -154,6 +154,21 @@ describe('UI: running an agent', function () {
     await page.locator('.part.sidebar .monaco-list-row', { hasText: 'Held digest' }).filter({ hasText: 'finished' }).first().waitFor({ timeout: 15_000 });
   });
 
+  it('starts the local agent server from the command palette, shows it in the status bar, and stops it', async () => {
+    const { page } = workbench;
+    await runCommand(page, 'Agent Workflows: Start Local Agent Server');
+    const status = page.locator('.statusbar-item', { hasText: /Local agents :\d+/ });
+    await status.waitFor({ timeout: 30_000 });
+    // What it serves: the workspace's 7 agent files; broken.agent.yaml and authoring.agent.yaml (its plain Basic value) cannot run.
+    await runCommand(page, 'Notifications: Show Notifications');
+    await page.locator('.notifications-center .notification-list-item-message', { hasText: /Local agent server on http:\/\/127\.0\.0\.1:\d+: 7 agent files \(2 with errors\)/ }).waitFor({ timeout: 15_000 });
+    await runCommand(page, 'Notifications: Clear All Notifications');
+    await status.click();
+    const shown = page.locator('.notification-toast', { hasText: 'Local agent server on http://127.0.0.1:' });
+    await shown.getByRole('button', { name: 'Stop' }).click({ timeout: 15_000 });
+    await status.waitFor({ state: 'hidden', timeout: 15_000 });
+  });
+
   it('keeps watching a running execution across a window reload', async () => {
     const { page } = workbench;
     await openFile(page, 'tickets.agent.yaml');
