@@ -10,6 +10,7 @@ import type { AgentServer, ServerEvent } from '../core/server/agentServer';
 import { CliError, ExitCode } from './io';
 import type { CliIo } from './io';
 import { API_KEY_ENV } from './serviceOptions';
+import { isLoopbackHost } from '../core/http/hosts';
 
 export interface ServeFlags {
   readonly port?: string;
@@ -57,7 +58,7 @@ export async function serveCommand(dir: string | undefined, flags: ServeFlags, i
     } else {
       log.stdout(`  API key: from ${flags.apiKey !== undefined ? '--api-key' : API_KEY_ENV}\n`);
     }
-    if (!isLoopbackAddress(host)) {
+    if (!isLoopbackHost(host)) {
       log.stderr(`warning: listening on ${host}, so other machines can reach this server. Every request needs the key, which travels unencrypted over http.\n`);
     }
     printAgents(log, io.env, server);
@@ -164,11 +165,6 @@ function waitForStop(io: CliIo): { promise: Promise<void>; dispose: () => void }
     };
   });
   return { promise, dispose };
-}
-
-function isLoopbackAddress(host: string): boolean {
-  const bare = host.replace(/^\[|\]$/g, '').toLowerCase();
-  return bare === 'localhost' || bare === '::1' || /^127\.\d+\.\d+\.\d+$/.test(bare);
 }
 
 function integer(value: string, flag: string, min: number, max: number): number {

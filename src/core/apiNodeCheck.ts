@@ -2,7 +2,7 @@
 import { isMap, isSeq } from 'yaml';
 import type { Node as YamlNode } from 'yaml';
 import { maskExpressions, scanExpressions } from './expressions';
-import { isLoopbackHost } from './http/proxy';
+import { isLoopbackHost } from './http/hosts';
 import { checkHeaderString, literalCredential, secretName } from './headers';
 import type { Finding } from './headers';
 import type { NodeDeclaration, StringField } from './model';

@@ -1,7 +1,7 @@
 // Rules for declarations that the schema cannot express: input defaults and allowed values that
 // must match the input's type, and the deployment's base URL.
 import { isSeq } from 'yaml';
-import { isLoopbackHost } from './http/proxy';
+import { isLoopbackHost } from './http/hosts';
 import type { AgentModel } from './model';
 import type { ProblemSink } from './problemSink';
 import { findPair, spanOf } from './yamlAst';

@@ -2,17 +2,13 @@
 // loopback or listed in noProxy), and certificate checking as http.proxyStrictSSL says.
 import { Agent, EnvHttpProxyAgent, ProxyAgent } from 'undici';
 import type { Dispatcher } from 'undici';
+import { isLoopbackHost } from './hosts';
 
 export interface ProxyConfig {
   /** http://host:port of the proxy; empty for none. Falls back to HTTPS_PROXY / HTTP_PROXY. */
   readonly proxy: string;
   readonly strictSSL: boolean;
   readonly noProxy: readonly string[];
-}
-
-export function isLoopbackHost(hostname: string): boolean {
-  const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
-  return host === 'localhost' || host.endsWith('.localhost') || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
 }
 
 /** Whether a host bypasses the proxy: loopback, or matching a noProxy entry ("example.com", ".example.com", "*"). */
@@ -29,9 +25,9 @@ export function bypassesProxy(hostname: string, noProxy: readonly string[]): boo
 
 /** A dispatcher for requests to baseUrl, or undefined for undici's default. */
 export function dispatcherFor(baseUrl: string, config: ProxyConfig, env: Readonly<Record<string, string | undefined>> = process.env): Dispatcher | undefined {
-  const proxy = config.proxy || env.HTTPS_PROXY || env.https_proxy || env.HTTP_PROXY || env.http_proxy || '';
+  const proxy = proxyUrl(config, env);
   const hostname = new URL(baseUrl).hostname;
-  const tls = config.strictSSL ? undefined : { rejectUnauthorized: false };
+  const tls = tlsOptions(config);
   if (proxy && !bypassesProxy(hostname, noProxyList(config, env))) {
     return new ProxyAgent({ uri: proxy, ...(tls ? { requestTls: tls, proxyTls: tls } : {}) });
   }
@@ -43,8 +39,8 @@ export function dispatcherFor(baseUrl: string, config: ProxyConfig, env: Readonl
  * loopback and the noProxy hosts, which undici decides per request. Undefined for undici's default.
  */
 export function anyHostDispatcher(config: ProxyConfig, env: Readonly<Record<string, string | undefined>> = process.env): Dispatcher | undefined {
-  const proxy = config.proxy || env.HTTPS_PROXY || env.https_proxy || env.HTTP_PROXY || env.http_proxy || '';
-  const tls = config.strictSSL ? undefined : { rejectUnauthorized: false };
+  const proxy = proxyUrl(config, env);
+  const tls = tlsOptions(config);
   if (proxy) {
     const noProxy = [...noProxyList(config, env), 'localhost', '127.0.0.1', '::1', '.localhost'].filter((entry) => entry.trim() !== '').join(',');
     return new EnvHttpProxyAgent({ httpProxy: proxy, httpsProxy: proxy, noProxy, ...(tls ? { connect: tls, requestTls: tls, proxyTls: tls } : {}) });
@@ -56,4 +52,13 @@ export function anyHostDispatcher(config: ProxyConfig, env: Readonly<Record<stri
 function noProxyList(config: ProxyConfig, env: Readonly<Record<string, string | undefined>>): string[] {
   const fromEnv = (env.NO_PROXY ?? env.no_proxy ?? '').split(',').map((entry) => entry.trim());
   return [...config.noProxy, ...fromEnv].filter((entry) => entry !== '');
+}
+
+/** The proxy setting, else the proxy variables of the environment; empty for none. */
+function proxyUrl(config: ProxyConfig, env: Readonly<Record<string, string | undefined>>): string {
+  return config.proxy || env.HTTPS_PROXY || env.https_proxy || env.HTTP_PROXY || env.http_proxy || '';
+}
+
+function tlsOptions(config: ProxyConfig): { rejectUnauthorized: false } | undefined {
+  return config.strictSSL ? undefined : { rejectUnauthorized: false };
 }

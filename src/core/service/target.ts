@@ -1,6 +1,6 @@
 // Where a deployed agent lives and how its URLs are built. Every path segment is encoded and an
 // execution id is checked before it becomes part of a path.
-import { isLoopbackHost } from '../http/proxy';
+import { isLoopbackHost } from '../http/hosts';
 import type { Dispatcher } from 'undici';
 import { ServiceError } from './serviceError';
 
