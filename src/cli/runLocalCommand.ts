@@ -1,18 +1,14 @@
 // `agent-workflows run --local <file>`: runs the agent file on this machine with the workflow
 // engine (no service, no key): nodes in reference order, independent ones together, secrets from
 // AGENT_SECRET_<NAME>, a line per node on stderr, the outputs on stdout.
-import { stat } from 'node:fs/promises';
-import { basename } from 'node:path';
 import { formatBytes, formatDuration } from '../core/executions/executionRecord';
 import { loadAgent } from '../core/engine/agentPlan';
 import { executeAgent } from '../core/engine/engine';
-import { resolveInputs } from '../core/engine/inputs';
-import type { GivenFile } from '../core/engine/inputs';
+import { filesFromPaths, resolveInputs } from '../core/engine/inputs';
 import { envSecretHint, envSecretResolver } from '../core/engine/secrets';
 import type { NodeTrace } from '../core/engine/trace';
 import type { GivenInputs } from '../core/service/inputValues';
 import { InputError } from '../core/service/inputValues';
-import { mediaTypeOf } from '../core/service/multipartBody';
 import { CliError, ExitCode } from './io';
 import type { CliIo } from './io';
 import { createProgress } from './progress';
@@ -24,21 +20,9 @@ export interface LocalRunOptions {
 
 export async function runLocally(path: string, text: string, given: GivenInputs, options: LocalRunOptions, io: CliIo): Promise<number> {
   const agent = loadAgent(text, path);
-  const files: Record<string, GivenFile> = {};
-  for (const [name, filePath] of Object.entries(given.files ?? {})) {
-    let size: number;
-    try {
-      const info = await stat(filePath);
-      if (!info.isFile()) throw new Error('not a file');
-      size = info.size;
-    } catch {
-      throw new CliError(`The file for input "${name}" cannot be read: ${filePath}.`, ExitCode.usage);
-    }
-    files[name] = { name: basename(filePath), size, type: mediaTypeOf(filePath), path: filePath };
-  }
   let inputs;
   try {
-    inputs = resolveInputs(agent.model, { values: given.values ?? {}, files });
+    inputs = resolveInputs(agent.model, { values: given.values ?? {}, files: await filesFromPaths(given.files ?? {}) });
   } catch (error) {
     if (error instanceof InputError) throw new CliError(error.problems.join('\n'), ExitCode.usage);
     throw error;

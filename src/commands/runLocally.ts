@@ -1,8 +1,6 @@
 // "Agent Workflows: Run Locally": runs an agent file in this window with the workflow engine, no
 // service or account needed. Secrets come from SecretStorage (asked for when missing); the
 // per-node trace shows in the output and the executions tree.
-import { stat } from 'node:fs/promises';
-import { basename } from 'node:path';
 import type { Dispatcher } from 'undici';
 import * as vscode from 'vscode';
 import { COMMANDS } from '../commandIds';
@@ -10,11 +8,9 @@ import { proxySettings } from '../config';
 import type { ExecutionRecord, RecordedInput } from '../core/executions/executionRecord';
 import { anyHostDispatcher } from '../core/http/proxy';
 import { loadAgent } from '../core/engine/agentPlan';
-import { resolveInputs } from '../core/engine/inputs';
-import type { GivenFile } from '../core/engine/inputs';
+import { filesFromPaths, resolveInputs } from '../core/engine/inputs';
 import type { GivenInputs } from '../core/service/inputValues';
-import { mediaTypeOf } from '../core/service/multipartBody';
-import { chooseAgentFile, loadAgentFile, RunBlocked } from '../runs/agentFile';
+import { chooseAgentFile, loadAgentFile } from '../runs/agentFile';
 import { reportCommandError, requireTrust } from '../runs/commandErrors';
 import { askForInputs } from '../runs/inputPrompts';
 import type { RunDeps } from '../runs/runDeps';
@@ -43,20 +39,9 @@ export async function runAgentFileLocally(uri: vscode.Uri, deps: RunDeps, given?
   if (!inputs) return undefined;
   await deps.inputMemory.set(uri, inputs);
 
-  const files: Record<string, GivenFile> = {};
+  const files = await filesFromPaths(inputs.files ?? {});
   const recordedInputs: Record<string, RecordedInput> = { ...inputs.values };
-  for (const [name, path] of Object.entries(inputs.files ?? {})) {
-    let size: number;
-    try {
-      const info = await stat(path);
-      if (!info.isFile()) throw new Error('not a file');
-      size = info.size;
-    } catch {
-      throw new RunBlocked(`The file for input "${name}" cannot be read: ${path}. Choose another file.`);
-    }
-    files[name] = { name: basename(path), size, type: mediaTypeOf(path), path };
-    recordedInputs[name] = { file: basename(path), size };
-  }
+  for (const [name, file] of Object.entries(files)) recordedInputs[name] = { file: file.name, size: file.size };
   const resolved = resolveInputs(file.model, { values: inputs.values ?? {}, files });
   return deps.runner.runLocal({
     agentName: file.displayName,

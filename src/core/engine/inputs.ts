@@ -1,8 +1,10 @@
 // The inputs of one execution, checked against the agent's declarations: known names, types,
 // allowed values, required inputs, defaults, and files (with their accepted types) for file inputs.
-import { extname } from 'node:path';
+import { stat } from 'node:fs/promises';
+import { basename } from 'node:path';
 import type { AgentModel, InputDeclaration } from '../model';
-import { convert, InputError } from '../service/inputValues';
+import { acceptsFile, convert, InputError } from '../service/inputValues';
+import { mediaTypeOf } from '../service/multipartBody';
 import { closestMatch, listWords } from '../suggest';
 import { FileValue } from './values';
 
@@ -27,7 +29,7 @@ export interface ResolvedInputs {
   readonly values: Readonly<Record<string, unknown>>;
 }
 
-export { InputError };
+export { acceptsFile, InputError };
 
 export function resolveInputs(model: AgentModel, given: GivenInputs): ResolvedInputs {
   const problems: string[] = [];
@@ -83,14 +85,19 @@ function expected(input: InputDeclaration): string {
   return input.type === 'number' ? 'a number' : input.type === 'boolean' ? 'true or false' : 'text';
 }
 
-/** Whether a file matches an accept list: extensions (.pdf) by its name, media types (image/png, image/*) by its type. */
-export function acceptsFile(accept: readonly string[], name: string, type: string): boolean {
-  const extension = extname(name).toLowerCase();
-  const media = type.split(';')[0]!.trim().toLowerCase();
-  return accept.some((entry) => {
-    const lower = entry.toLowerCase();
-    if (lower.startsWith('.')) return lower === extension;
-    if (lower.endsWith('/*')) return media.startsWith(lower.slice(0, -1));
-    return lower === media;
-  });
+/**
+ * The files given by path for a local run (the command line, Run Locally), described as an upload
+ * would describe them: name, size and a media type from the extension. Every unreadable one is
+ * named in one InputError.
+ */
+export async function filesFromPaths(paths: Readonly<Record<string, string>>): Promise<Record<string, GivenFile>> {
+  const files: Record<string, GivenFile> = {};
+  const problems: string[] = [];
+  for (const [name, path] of Object.entries(paths)) {
+    const info = await stat(path).catch(() => undefined);
+    if (!info?.isFile()) problems.push(`The file for input "${name}" cannot be read: ${path}.`);
+    else files[name] = { name: basename(path), size: info.size, type: mediaTypeOf(path), path };
+  }
+  if (problems.length) throw new InputError(problems);
+  return files;
 }

@@ -122,8 +122,13 @@ export function convert(input: InputDeclaration, raw: string | number | boolean)
 
 /** Whether a file path matches an accept list of media types (image/*) and extensions (.pdf). */
 export function accepts(accept: readonly string[], path: string): boolean {
-  const extension = extname(path).toLowerCase();
-  const media = mediaTypeOf(path);
+  return acceptsFile(accept, path, mediaTypeOf(path));
+}
+
+/** Whether a file matches an accept list: extensions (.pdf) by its name, media types (image/png, image/*) by its type. */
+export function acceptsFile(accept: readonly string[], name: string, type: string): boolean {
+  const extension = extname(name).toLowerCase();
+  const media = type.split(';')[0]!.trim().toLowerCase();
   return accept.some((entry) => {
     const lower = entry.toLowerCase();
     if (lower.startsWith('.')) return lower === extension;
