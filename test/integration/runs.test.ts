@@ -8,10 +8,8 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { IncomingMessage } from 'node:http';
 import { connect } from 'node:net';
-import type { AddressInfo, Socket } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { createServer as createTlsServer } from 'node:tls';
 import { join } from 'node:path';
@@ -22,6 +20,7 @@ import type { AgentServer } from '../../src/core/server/agentServer';
 import { startExecution } from '../../src/core/service/agentClient';
 import type { AgentWorkflowsApi } from '../../src/extension';
 import { DEMO_SECRETS, startMockApis } from '../../scripts/demo/mockApis';
+import { startConnectProxy } from '../support/connectProxy';
 import { json, startServer } from '../support/httpServer';
 import type { TestServer } from '../support/httpServer';
 import { ScriptedUi } from './scriptedUi';
@@ -453,25 +452,14 @@ describe('runs', function () {
       upstream.on('error', () => clear.destroy());
     });
     await new Promise<void>((resolve) => tlsEnd.listen(0, '127.0.0.1', resolve));
-    const tunnels: string[] = [];
-    const proxy = createServer();
-    proxy.on('connect', (request: IncomingMessage, client: Socket, head: Buffer) => {
-      tunnels.push(request.url ?? '');
-      const upstream = connect((tlsEnd.address() as AddressInfo).port, '127.0.0.1', () => {
-        client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
-        upstream.write(head);
-        upstream.pipe(client).pipe(upstream);
-      });
-      upstream.on('error', () => client.destroy());
-      client.on('error', () => upstream.destroy());
-    });
-    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    const proxy = await startConnectProxy(() => (tlsEnd.address() as AddressInfo).port);
+    const tunnels = (): string[] => proxy.tunnels.map((tunnel) => tunnel.target);
     const http = vscode.workspace.getConfiguration('http');
     const config = vscode.workspace.getConfiguration('agentWorkflows');
     const example = join(folder, 'customer-360.agent.yaml');
     copyFileSync(join(extensionRoot(), 'examples', 'customer-360.agent.yaml'), example);
     try {
-      await http.update('proxy', `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`, vscode.ConfigurationTarget.Global);
+      await http.update('proxy', proxy.url, vscode.ConfigurationTarget.Global);
       await http.update('proxyStrictSSL', false, vscode.ConfigurationTarget.Global);
       // Its three secrets are asked for (modal, then one password box each), then its input.
       ui.onMessage = (message) => (message.modal && message.items.includes('Set Secrets') ? 'Set Secrets' : undefined);
@@ -485,7 +473,7 @@ describe('runs', function () {
       assert.equal(local.state, 'finished', local.error);
       assert.equal((local.outputs as { summary?: string }).summary, 'Ada Lovelace: 2 open invoices, 3 tickets.');
       assert.deepEqual(local.trace?.map((entry) => entry.status), ['succeeded', 'succeeded', 'succeeded', 'succeeded']);
-      assert.deepEqual([...new Set(tunnels)].sort(), ['billing.example.com:443', 'crm.example.com:443', 'support.example.com:443']);
+      assert.deepEqual([...new Set(tunnels())].sort(), ['billing.example.com:443', 'crm.example.com:443', 'support.example.com:443']);
       assert.deepEqual(mocks.calls.map((call) => `${call.host} ${call.status}`).sort(), ['billing.example.com 200', 'crm.example.com 200', 'support.example.com 200']);
 
       // The same example on the local agent server started from its command (secrets now stored).
@@ -504,7 +492,7 @@ describe('runs', function () {
       await config.update('account', 'local', vscode.ConfigurationTarget.Workspace);
       await http.update('proxy', undefined, vscode.ConfigurationTarget.Global);
       await http.update('proxyStrictSSL', undefined, vscode.ConfigurationTarget.Global);
-      await new Promise<void>((resolve) => proxy.close(() => resolve()));
+      await proxy.close();
       await new Promise<void>((resolve) => tlsEnd.close(() => resolve()));
       await mocks.close();
       rmSync(certs, { recursive: true, force: true });
@@ -514,27 +502,14 @@ describe('runs', function () {
 
   it('sends service requests through the proxy of http.proxy', async () => {
     // A CONNECT proxy that sends every tunnel to the agent server, recording where it was asked to go.
-    const tunnels: string[] = [];
-    const proxy = createServer();
-    proxy.on('connect', (request: IncomingMessage, client: Socket, head: Buffer) => {
-      tunnels.push(request.url ?? '');
-      const upstream = connect(Number(new URL(server.url).port), '127.0.0.1', () => {
-        client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
-        upstream.write(head);
-        upstream.pipe(client);
-        client.pipe(upstream);
-      });
-      upstream.on('error', () => client.destroy());
-      client.on('error', () => upstream.destroy());
-    });
-    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
-    const proxyPort = (proxy.address() as AddressInfo).port;
+    const proxy = await startConnectProxy(() => Number(new URL(server.url).port));
+    const tunnels = (): string[] => proxy.tunnels.map((tunnel) => tunnel.target);
     const serverPort = new URL(server.url).port;
     const remoteUrl = `http://agents.invalid:${serverPort}`;
     const http = vscode.workspace.getConfiguration('http');
     const config = vscode.workspace.getConfiguration('agentWorkflows');
     try {
-      await http.update('proxy', `http://127.0.0.1:${proxyPort}`, vscode.ConfigurationTarget.Global);
+      await http.update('proxy', proxy.url, vscode.ConfigurationTarget.Global);
       await config.update('baseUrl', remoteUrl, vscode.ConfigurationTarget.Workspace);
       await config.update('allowInsecureHttp', true, vscode.ConfigurationTarget.Workspace);
       ui.input(KEY, 'Dee');
@@ -545,15 +520,15 @@ describe('runs', function () {
       assert.deepEqual(record.outputs, { greeting: 'Hello Dee' });
       // agents.invalid resolves nowhere: the run finished only because every request took the
       // proxy's tunnel (one, kept alive for the status requests too).
-      assert.ok(tunnels.length >= 1, 'the requests went through the proxy');
-      assert.ok(tunnels.every((target) => target === `agents.invalid:${serverPort}`), tunnels.join(', '));
+      assert.ok(tunnels().length >= 1, 'the requests went through the proxy');
+      assert.ok(tunnels().every((target) => target === `agents.invalid:${serverPort}`), tunnels().join(', '));
       const ask = ui.messages.find((message) => message.modal);
       assert.match(ask?.text ?? '', new RegExp(`No API key is set for ${remoteUrl}`));
     } finally {
       await http.update('proxy', undefined, vscode.ConfigurationTarget.Global);
       await config.update('baseUrl', server.url, vscode.ConfigurationTarget.Workspace);
       await config.update('allowInsecureHttp', undefined, vscode.ConfigurationTarget.Workspace);
-      await new Promise<void>((resolve) => proxy.close(() => resolve()));
+      await proxy.close();
     }
   });
 

@@ -5,11 +5,8 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
-import { connect } from 'node:net';
-import type { AddressInfo, Socket } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { Agent, ProxyAgent } from 'undici';
 import type { Dispatcher } from 'undici';
@@ -20,62 +17,9 @@ import { bypassesProxy, dispatcherFor } from '../../src/core/http/proxy';
 import type { ProxyConfig } from '../../src/core/http/proxy';
 import { closedPort, json, startServer } from '../support/httpServer';
 import type { TestServer } from '../support/httpServer';
+import { startConnectProxy } from '../support/connectProxy';
+import type { TestProxy } from '../support/connectProxy';
 import { makeTempDir } from '../support/tempDir';
-
-interface Tunnel {
-  /** host:port the client asked for. */
-  readonly target: string;
-  readonly headers: IncomingHttpHeaders;
-}
-
-interface TestProxy {
-  readonly url: string;
-  readonly port: number;
-  readonly tunnels: Tunnel[];
-  close(): Promise<void>;
-}
-
-/**
- * A CONNECT proxy that opens every tunnel to 127.0.0.1:`port()`, whatever host was asked for, and
- * records what it was asked; `refuse` answers CONNECT with that status instead.
- */
-async function startProxy(port: () => number, refuse?: number): Promise<TestProxy> {
-  const tunnels: Tunnel[] = [];
-  const sockets = new Set<Socket>();
-  const server = createServer((_request, response) => {
-    response.writeHead(405);
-    response.end('only CONNECT');
-  });
-  server.on('connect', (request: IncomingMessage, client: Socket, head: Buffer) => {
-    tunnels.push({ target: request.url ?? '', headers: request.headers });
-    sockets.add(client);
-    client.on('error', () => client.destroy());
-    if (refuse !== undefined) {
-      client.end(`HTTP/1.1 ${refuse} Refused\r\nContent-Length: 0\r\n\r\n`);
-      return;
-    }
-    const upstream = connect(port(), '127.0.0.1', () => {
-      client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
-      upstream.write(head);
-      upstream.pipe(client).pipe(upstream);
-    });
-    sockets.add(upstream);
-    upstream.on('error', () => client.destroy());
-    client.on('close', () => upstream.destroy());
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port: own } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${own}`,
-    port: own,
-    tunnels,
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const socket of sockets) socket.destroy();
-        server.close(() => resolve());
-      }),
-  };
-}
 
 const direct: ProxyConfig = { proxy: '', strictSSL: true, noProxy: [] };
 
@@ -166,7 +110,7 @@ describe('proxy', () => {
 
     beforeEach(async () => {
       service = await startServer((request, response, body) => json(response, 200, { method: request.method, path: request.url, host: request.headers.host, body: body.toString() }));
-      proxy = await startProxy(() => service.port);
+      proxy = await startConnectProxy(() => service.port);
     });
     afterEach(async () => {
       await dispatcher?.destroy();
@@ -220,7 +164,7 @@ describe('proxy', () => {
     });
 
     it('reports a proxy that refuses the tunnel, without reaching the service', async () => {
-      const refusing = await startProxy(() => service.port, 407);
+      const refusing = await startConnectProxy(() => service.port, 407);
       try {
         const url = `http://${hostOf()}/status`;
         dispatcher = dispatcherFor(url, { ...direct, proxy: refusing.url }, {});
@@ -254,7 +198,7 @@ describe('proxy', () => {
           server.closeAllConnections();
           server.close(() => resolve());
         });
-      proxy = await startProxy(() => tlsPort);
+      proxy = await startConnectProxy(() => tlsPort);
     });
     after(async () => {
       await proxy?.close();

@@ -1,45 +1,14 @@
 // VS Code's proxy settings applied to agent calls: which hosts bypass the proxy, and real requests
 // through a real CONNECT proxy on 127.0.0.1 to a real server.
 import assert from 'node:assert/strict';
-import { createServer } from 'node:http';
-import type { IncomingMessage, Server } from 'node:http';
-import { connect } from 'node:net';
-import type { AddressInfo, Socket } from 'node:net';
 import { Agent } from 'undici';
 import { isLoopbackHost } from '../../src/core/http/hosts';
 import { anyHostDispatcher, bypassesProxy, dispatcherFor } from '../../src/core/http/proxy';
 import { httpRequest } from '../../src/core/http/httpRequest';
+import { startConnectProxy } from '../support/connectProxy';
+import type { TestProxy } from '../support/connectProxy';
 import { closedPort, json, startServer } from '../support/httpServer';
 import type { TestServer } from '../support/httpServer';
-
-/** A CONNECT proxy that sends every tunnel to `target`, recording where it was asked to go. */
-async function startProxy(target: () => number): Promise<{ url: string; tunnels: string[]; close(): Promise<void> }> {
-  const tunnels: string[] = [];
-  const sockets = new Set<Socket>();
-  const server: Server = createServer();
-  server.on('connect', (request: IncomingMessage, client: Socket, head: Buffer) => {
-    tunnels.push(request.url ?? '');
-    sockets.add(client);
-    const upstream = connect(target(), '127.0.0.1', () => {
-      client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
-      upstream.write(head);
-      upstream.pipe(client).pipe(upstream);
-    });
-    sockets.add(upstream);
-    upstream.on('error', () => client.destroy());
-    client.on('error', () => upstream.destroy());
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    tunnels,
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const socket of sockets) socket.destroy();
-        server.close(() => resolve());
-      }),
-  };
-}
 
 describe('proxy settings', () => {
   it('knows loopback hosts', () => {
@@ -86,10 +55,10 @@ describe('proxy settings', () => {
 
   describe('through a real proxy', () => {
     let target: TestServer;
-    let proxy: Awaited<ReturnType<typeof startProxy>>;
+    let proxy: TestProxy;
     beforeEach(async () => {
       target = await startServer((request, response) => json(response, 200, { host: request.headers.host, path: request.url }));
-      proxy = await startProxy(() => target.port);
+      proxy = await startConnectProxy(() => target.port);
     });
     afterEach(async () => {
       await proxy.close();
@@ -103,7 +72,7 @@ describe('proxy settings', () => {
       const response = await httpRequest({ method: 'GET', url, timeoutMs: 5000, dispatcher });
       assert.equal(response.status, 200);
       assert.deepEqual(JSON.parse(response.body.toString()), { host: `agents.invalid:${target.port}`, path: '/api/acme/agent/x/status' });
-      assert.deepEqual(proxy.tunnels, [`agents.invalid:${target.port}`]);
+      assert.deepEqual(proxy.tunnels.map((tunnel) => tunnel.target), [`agents.invalid:${target.port}`]);
       await dispatcher.destroy();
     });
 
@@ -121,7 +90,7 @@ describe('proxy settings', () => {
       assert.ok(dispatcher);
       assert.equal((await httpRequest({ method: 'GET', url: `http://api.invalid:${target.port}/a`, timeoutMs: 5000, dispatcher })).status, 200);
       assert.equal((await httpRequest({ method: 'GET', url: `${target.url}/b`, timeoutMs: 5000, dispatcher })).status, 200);
-      assert.deepEqual(proxy.tunnels, [`api.invalid:${target.port}`], 'only the remote host went through the proxy');
+      assert.deepEqual(proxy.tunnels.map((tunnel) => tunnel.target), [`api.invalid:${target.port}`], 'only the remote host went through the proxy');
       await assert.rejects(httpRequest({ method: 'GET', url: `http://direct.invalid:${target.port}/c`, timeoutMs: 5000, dispatcher }), 'a noProxy host is reached directly (and does not resolve)');
       assert.equal(proxy.tunnels.length, 1);
       await dispatcher.destroy();
