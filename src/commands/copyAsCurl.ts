@@ -11,7 +11,7 @@ import type { InputValues } from '../core/service/agentClient';
 import { executeUrl, statusUrl } from '../core/service/target';
 import type { AgentTarget } from '../core/service/target';
 import { chooseAgentFile, loadAgentFile, RunBlocked } from '../runs/agentFile';
-import { reportCommandError } from '../runs/commandErrors';
+import { guardedCommand } from '../runs/commandErrors';
 import { askForInputs } from '../runs/inputPrompts';
 import type { RunDeps } from '../runs/runDeps';
 import { targetInfoFor } from '../runs/serviceTarget';
@@ -19,17 +19,16 @@ import { ExecutionItem } from '../views/executionsTree';
 
 export function registerCopyAsCurlCommand(context: vscode.ExtensionContext, deps: RunDeps): void {
   context.subscriptions.push(
-    vscode.commands.registerCommand(COMMANDS.copyAsCurl, async (resource?: unknown) => {
-      try {
+    vscode.commands.registerCommand(
+      COMMANDS.copyAsCurl,
+      guardedCommand('Copy as curl', deps.logger, async (resource) => {
         const command = resource instanceof ExecutionItem ? curlOfRecord(resource.record) : await curlOfFile(resource, deps);
         if (command === undefined) return undefined;
         await vscode.env.clipboard.writeText(command);
         void vscode.window.showInformationMessage('Copied the curl command. Set AGENT_WORKFLOWS_API_KEY in the shell before running it.');
         return command;
-      } catch (error) {
-        return reportCommandError(error, 'Copy as curl', deps.logger);
-      }
-    }),
+      }),
+    ),
   );
 }
 

@@ -3,7 +3,7 @@
 import * as vscode from 'vscode';
 import { COMMANDS } from '../commandIds';
 import type { ExecutionRecord } from '../core/executions/executionRecord';
-import { reportCommandError, requireTrust } from '../runs/commandErrors';
+import { guardedCommand } from '../runs/commandErrors';
 import { openResultDocument } from '../runs/resultsChannel';
 import type { RunDeps } from '../runs/runDeps';
 import { targetWithKey } from '../runs/serviceTarget';
@@ -26,13 +26,7 @@ export function registerExecutionActions(context: vscode.ExtensionContext, deps:
     );
     return picked?.record;
   };
-  const guarded = (what: string, action: (item: unknown) => Promise<unknown>) => async (item?: unknown) => {
-    try {
-      return await action(item);
-    } catch (error) {
-      return reportCommandError(error, what, deps.logger);
-    }
-  };
+  const guarded = <R>(what: string, action: (item: unknown) => Promise<R>, options: { readonly trusted?: string } = {}) => guardedCommand(what, deps.logger, action, options);
 
   context.subscriptions.push(
     vscode.commands.registerCommand(
@@ -69,27 +63,33 @@ export function registerExecutionActions(context: vscode.ExtensionContext, deps:
     ),
     vscode.commands.registerCommand(
       COMMANDS.runAgain,
-      guarded('Run Again', async (item) => {
-        if (!requireTrust('Running agents')) return undefined;
-        const record = await recordOf(item, (candidate) => candidate.file !== undefined, 'The execution to run again');
-        if (!record?.file) return undefined;
-        const values: Record<string, string | number | boolean> = {};
-        for (const [name, value] of Object.entries(record.inputs)) if (typeof value !== 'object') values[name] = value;
-        const given = { values, files: { ...record.filePaths } };
-        const uri = vscode.Uri.parse(record.file);
-        return record.mode === 'local' ? runAgentFileLocally(uri, deps, given) : runAgentFile(uri, deps, given);
-      }),
+      guarded(
+        'Run Again',
+        async (item) => {
+          const record = await recordOf(item, (candidate) => candidate.file !== undefined, 'The execution to run again');
+          if (!record?.file) return undefined;
+          const values: Record<string, string | number | boolean> = {};
+          for (const [name, value] of Object.entries(record.inputs)) if (typeof value !== 'object') values[name] = value;
+          const given = { values, files: { ...record.filePaths } };
+          const uri = vscode.Uri.parse(record.file);
+          return record.mode === 'local' ? runAgentFileLocally(uri, deps, given) : runAgentFile(uri, deps, given);
+        },
+        { trusted: 'Running agents' },
+      ),
     ),
     vscode.commands.registerCommand(
       COMMANDS.watchAgain,
-      guarded('Watch Again', async (item) => {
-        if (!requireTrust('Watching executions')) return undefined;
-        const record = await recordOf(item, (candidate) => candidate.mode === 'deployed' && candidate.executionId !== undefined && !deps.runner.isWatching(candidate.key), 'The execution to watch again');
-        if (!record?.target || !record.executionId) return undefined;
-        if (deps.runner.isWatching(record.key)) return record;
-        const target = await targetWithKey(record.target, deps, record.file ? vscode.Uri.parse(record.file) : undefined);
-        return target ? deps.runner.watch(record, target, 'notification') : undefined;
-      }),
+      guarded(
+        'Watch Again',
+        async (item) => {
+          const record = await recordOf(item, (candidate) => candidate.mode === 'deployed' && candidate.executionId !== undefined && !deps.runner.isWatching(candidate.key), 'The execution to watch again');
+          if (!record?.target || !record.executionId) return undefined;
+          if (deps.runner.isWatching(record.key)) return record;
+          const target = await targetWithKey(record.target, deps, record.file ? vscode.Uri.parse(record.file) : undefined);
+          return target ? deps.runner.watch(record, target, 'notification') : undefined;
+        },
+        { trusted: 'Watching executions' },
+      ),
     ),
     vscode.commands.registerCommand(
       COMMANDS.stopWatching,

@@ -9,20 +9,16 @@ import { ServiceError } from '../core/service/serviceError';
 import { checkExecutionId } from '../core/service/target';
 import { AGENT_LANGUAGE_ID } from '../language/agentDiagnostics';
 import { loadAgentFile, RunBlocked } from '../runs/agentFile';
-import { reportCommandError, requireTrust } from '../runs/commandErrors';
+import { guardedCommand } from '../runs/commandErrors';
 import type { RunDeps } from '../runs/runDeps';
 import { targetInfoFor, targetWithKey } from '../runs/serviceTarget';
 
 export function registerPollExecutionCommand(context: vscode.ExtensionContext, deps: RunDeps): void {
   context.subscriptions.push(
-    vscode.commands.registerCommand(COMMANDS.pollExecution, async (executionId?: unknown) => {
-      if (!requireTrust('Watching executions')) return undefined;
-      try {
-        return await pollExecutionById(typeof executionId === 'string' ? executionId : undefined, deps);
-      } catch (error) {
-        return reportCommandError(error, 'Poll Execution', deps.logger);
-      }
-    }),
+    vscode.commands.registerCommand(
+      COMMANDS.pollExecution,
+      guardedCommand('Poll Execution', deps.logger, (executionId) => pollExecutionById(typeof executionId === 'string' ? executionId : undefined, deps), { trusted: 'Watching executions' }),
+    ),
   );
 }
 

@@ -7,7 +7,7 @@ import type { ExecutionRecord } from '../core/executions/executionRecord';
 import { prepareInputs } from '../core/service/inputValues';
 import type { GivenInputs } from '../core/service/inputValues';
 import { chooseAgentFile, loadAgentFile } from '../runs/agentFile';
-import { reportCommandError, requireTrust } from '../runs/commandErrors';
+import { guardedCommand } from '../runs/commandErrors';
 import { askForInputs } from '../runs/inputPrompts';
 import type { RunDeps } from '../runs/runDeps';
 import { targetInfoFor, targetWithKey } from '../runs/serviceTarget';
@@ -15,15 +15,18 @@ import { targetInfoFor, targetWithKey } from '../runs/serviceTarget';
 
 export function registerRunAgentCommand(context: vscode.ExtensionContext, deps: RunDeps): void {
   context.subscriptions.push(
-    vscode.commands.registerCommand(COMMANDS.runAgent, async (resource?: unknown) => {
-      if (!requireTrust('Running agents')) return undefined;
-      try {
-        const uri = await chooseAgentFile(resource, 'Run Agent');
-        return uri ? await runAgentFile(uri, deps) : undefined;
-      } catch (error) {
-        return reportCommandError(error, 'Run Agent', deps.logger);
-      }
-    }),
+    vscode.commands.registerCommand(
+      COMMANDS.runAgent,
+      guardedCommand(
+        'Run Agent',
+        deps.logger,
+        async (resource) => {
+          const uri = await chooseAgentFile(resource, 'Run Agent');
+          return uri ? runAgentFile(uri, deps) : undefined;
+        },
+        { trusted: 'Running agents' },
+      ),
+    ),
   );
 }
 

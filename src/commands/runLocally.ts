@@ -11,7 +11,7 @@ import { loadAgent } from '../core/engine/agentPlan';
 import { filesFromPaths, resolveInputs } from '../core/engine/inputs';
 import type { GivenInputs } from '../core/service/inputValues';
 import { chooseAgentFile, loadAgentFile } from '../runs/agentFile';
-import { reportCommandError, requireTrust } from '../runs/commandErrors';
+import { guardedCommand } from '../runs/commandErrors';
 import { askForInputs } from '../runs/inputPrompts';
 import type { RunDeps } from '../runs/runDeps';
 import { promptForSecret } from './setSecret';
@@ -19,15 +19,18 @@ import { promptForSecret } from './setSecret';
 
 export function registerRunLocallyCommand(context: vscode.ExtensionContext, deps: RunDeps): void {
   context.subscriptions.push(
-    vscode.commands.registerCommand(COMMANDS.runLocally, async (resource?: unknown) => {
-      if (!requireTrust('Running agents')) return undefined;
-      try {
-        const uri = await chooseAgentFile(resource, 'Run Locally');
-        return uri ? await runAgentFileLocally(uri, deps) : undefined;
-      } catch (error) {
-        return reportCommandError(error, 'Run Locally', deps.logger);
-      }
-    }),
+    vscode.commands.registerCommand(
+      COMMANDS.runLocally,
+      guardedCommand(
+        'Run Locally',
+        deps.logger,
+        async (resource) => {
+          const uri = await chooseAgentFile(resource, 'Run Locally');
+          return uri ? runAgentFileLocally(uri, deps) : undefined;
+        },
+        { trusted: 'Running agents' },
+      ),
+    ),
   );
 }
 

@@ -2,34 +2,37 @@
 // 127.0.0.1 with the service's HTTP interface, so Run Agent can target it with no cloud account.
 import * as vscode from 'vscode';
 import { COMMANDS } from '../commandIds';
-import { reportCommandError, requireTrust } from '../runs/commandErrors';
+import { guardedCommand } from '../runs/commandErrors';
 import type { LocalServerHost } from '../runs/localServerHost';
 
 export function registerStartLocalServerCommand(context: vscode.ExtensionContext, deps: { readonly localServer: LocalServerHost; readonly logger: vscode.LogOutputChannel }): void {
   context.subscriptions.push(
-    vscode.commands.registerCommand(COMMANDS.startLocalServer, async (folder?: unknown) => {
-      if (!requireTrust('The local agent server')) return undefined;
-      try {
-        const chosen = folder instanceof vscode.Uri ? folder : await pickFolder();
-        if (!chosen) return undefined;
-        const server = await deps.localServer.start(chosen);
-        const agents = server.agents();
-        const broken = agents.filter((agent) => agent.error).length;
-        void vscode.window
-          .showInformationMessage(
-            `Local agent server on ${server.url}: ${agents.length} agent ${agents.length === 1 ? 'file' : 'files'}${broken ? ` (${broken} with errors)` : ''}. Run Agent now targets it for files without a deployment.`,
-            'Copy URL',
-            'Stop',
-          )
-          .then((choice) => {
-            if (choice === 'Copy URL') void vscode.env.clipboard.writeText(server.url);
-            else if (choice === 'Stop') void vscode.commands.executeCommand(COMMANDS.stopLocalServer);
-          });
-        return server.url;
-      } catch (error) {
-        return reportCommandError(error, 'Start Local Agent Server', deps.logger);
-      }
-    }),
+    vscode.commands.registerCommand(
+      COMMANDS.startLocalServer,
+      guardedCommand(
+        'Start Local Agent Server',
+        deps.logger,
+        async (folder) => {
+          const chosen = folder instanceof vscode.Uri ? folder : await pickFolder();
+          if (!chosen) return undefined;
+          const server = await deps.localServer.start(chosen);
+          const agents = server.agents();
+          const broken = agents.filter((agent) => agent.error).length;
+          void vscode.window
+            .showInformationMessage(
+              `Local agent server on ${server.url}: ${agents.length} agent ${agents.length === 1 ? 'file' : 'files'}${broken ? ` (${broken} with errors)` : ''}. Run Agent now targets it for files without a deployment.`,
+              'Copy URL',
+              'Stop',
+            )
+            .then((choice) => {
+              if (choice === 'Copy URL') void vscode.env.clipboard.writeText(server.url);
+              else if (choice === 'Stop') void vscode.commands.executeCommand(COMMANDS.stopLocalServer);
+            });
+          return server.url;
+        },
+        { trusted: 'The local agent server' },
+      ),
+    ),
     vscode.commands.registerCommand(COMMANDS.stopLocalServer, async () => {
       const stopped = await deps.localServer.stop();
       if (!stopped) void vscode.window.showInformationMessage('The local agent server is not running.');

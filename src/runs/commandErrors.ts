@@ -40,3 +40,23 @@ export function requireTrust(what: string): boolean {
     });
   return false;
 }
+
+/**
+ * A command handler that reports its problems (reportCommandError) instead of throwing, and, with
+ * `trusted`, refuses in Restricted Mode (requireTrust) before doing anything.
+ */
+export function guardedCommand<R>(
+  what: string,
+  logger: vscode.LogOutputChannel,
+  action: (argument: unknown) => Promise<R>,
+  options: { readonly trusted?: string } = {},
+): (argument?: unknown) => Promise<R | undefined> {
+  return async (argument) => {
+    if (options.trusted && !requireTrust(options.trusted)) return undefined;
+    try {
+      return await action(argument);
+    } catch (error) {
+      return reportCommandError(error, what, logger);
+    }
+  };
+}
