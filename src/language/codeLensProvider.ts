@@ -21,9 +21,15 @@ class AgentCodeLensProvider implements vscode.CodeLensProvider, vscode.Disposabl
 
   provideCodeLenses(document: vscode.TextDocument): vscode.CodeLens[] {
     if (!resultsSettings().codeLens) return [];
-    // Above the agent's name, or the first line.
-    const nameLine = document.getText().split('\n').findIndex((line) => /^name\s*:/.test(line));
-    const range = new vscode.Range(Math.max(0, nameLine), 0, Math.max(0, nameLine), 0);
+    // Above the agent's name, or the first line. Asked on every edit: read lines, not the whole text.
+    let nameLine = 0;
+    for (let line = 0; line < document.lineCount; line++) {
+      if (/^name\s*:/.test(document.lineAt(line).text)) {
+        nameLine = line;
+        break;
+      }
+    }
+    const range = new vscode.Range(nameLine, 0, nameLine, 0);
     const graph = new vscode.CodeLens(range, { title: '$(type-hierarchy) Show graph', command: COMMANDS.showGraph, arguments: [document.uri] });
     if (!vscode.workspace.isTrusted) return [graph];
     return [

@@ -5,7 +5,7 @@
 import { basename } from 'node:path';
 import type { Dispatcher } from 'undici';
 import * as vscode from 'vscode';
-import { formatDuration } from '../core/executions/executionRecord';
+import { formatDuration, hasNodeAndStatus } from '../core/executions/executionRecord';
 import type { ExecutionRecord, ExecutionTargetInfo, RecordedInput, TraceEntry } from '../core/executions/executionRecord';
 import { executeAgent } from '../core/engine/engine';
 import type { ExecutionResult } from '../core/engine/engine';
@@ -293,6 +293,5 @@ function traceEntry(entry: NodeTrace): TraceEntry {
 function traceOf(answer: StatusAnswer): { trace?: TraceEntry[] } {
   const trace = answer.body.trace;
   if (!Array.isArray(trace)) return {};
-  const entries = trace.filter((entry): entry is NodeTrace => typeof entry === 'object' && entry !== null && typeof (entry as NodeTrace).node === 'string' && typeof (entry as NodeTrace).status === 'string');
-  return { trace: entries.map(traceEntry) };
+  return { trace: trace.filter(hasNodeAndStatus).map((entry) => traceEntry(entry as NodeTrace)) };
 }

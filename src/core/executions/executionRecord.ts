@@ -100,8 +100,13 @@ function isRecord(value: unknown): value is ExecutionRecord {
     typeof v.inputs === 'object' &&
     v.inputs !== null &&
     Object.values(v.inputs).every(isRecordedInput) &&
-    (v.trace === undefined || (Array.isArray(v.trace) && v.trace.every((entry) => typeof entry === 'object' && entry !== null && typeof (entry as TraceEntry).node === 'string' && typeof (entry as TraceEntry).status === 'string')))
+    (v.trace === undefined || (Array.isArray(v.trace) && v.trace.every(hasNodeAndStatus)))
   );
+}
+
+/** Whether a trace entry (stored, or sent by a server) names its node and status. */
+export function hasNodeAndStatus(entry: unknown): entry is { readonly node: string; readonly status: string } {
+  return typeof entry === 'object' && entry !== null && typeof (entry as TraceEntry).node === 'string' && typeof (entry as TraceEntry).status === 'string';
 }
 
 function isRecordedInput(value: unknown): boolean {
