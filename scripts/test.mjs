@@ -1,7 +1,8 @@
-// What `npm test` runs: type check, build, unit tests (plain Node), integration tests (inside
-// VS Code, through code-server and headless Chromium), one after the other. The last line of the
-// output is always `N passed, N failed` (tests of every suite, plus the type check as one check);
-// the exit code is 0 only when nothing failed. See docs/testing.md.
+// What `npm test` runs: type check, the test host's installation when it is missing, build, unit
+// tests (plain Node), integration tests (inside VS Code, through code-server and headless
+// Chromium), one after the other. The last line of the output is always `N passed, N failed`
+// (tests of every suite, plus the type check as one check); the exit code is 0 only when nothing
+// failed. See docs/testing.md.
 //
 //   node scripts/test.mjs                       everything
 //   node scripts/test.mjs --only unit           build + unit tests
@@ -47,6 +48,9 @@ for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
 
 try {
   if (wants('typecheck')) await typecheck();
+  // What the web host stages need beyond `npm ci` (Debian packages, code-server): installed here
+  // when missing, so that `npm ci && npm test` is all a fresh machine needs.
+  const hostReady = wants('integration') || wants('ui') ? await installTestHost() : true;
   const needsBuild = wants('unit') || wants('integration') || wants('ui') || wants('desktop');
   if (needsBuild && !interrupted && (await build())) {
     if (wants('unit') && !interrupted) {
@@ -58,14 +62,14 @@ try {
         'out/test/unit/**/*.test.js',
       ], summary, { AGENT_WORKFLOWS_TEST_SUMMARY: summary, NODE_OPTIONS: withSourceMaps() }, 300);
     }
-    if (wants('integration') && !interrupted) {
+    if (wants('integration') && hostReady && !interrupted) {
       const summary = join(results, 'integration-summary.json');
       await suite('integration', ['out/test/host/runWebHost.js', '--summary', summary], summary, hostEnv, hostTimeout + 60);
       // The same host with Workspace Trust on and the folder not trusted (Restricted Mode).
       const restricted = join(results, 'restricted-summary.json');
       if (!interrupted) await suite('restricted', ['out/test/host/runWebHost.js', '--suite', 'restricted', '--summary', restricted], restricted, hostEnv, hostTimeout + 60);
     }
-    if (wants('ui') && !interrupted) {
+    if (wants('ui') && hostReady && !interrupted) {
       const summary = join(results, 'ui-summary.json');
       await suite('ui', [
         'node_modules/mocha/bin/mocha.js',
@@ -95,6 +99,14 @@ async function typecheck() {
     fail('type check', 'tsc --noEmit -p .', run.note ?? `reported errors (exit code ${run.code}); see above`);
     rows.push(['type check', 'FAILED', run.seconds]);
   }
+}
+
+async function installTestHost() {
+  const run = await stage('test host', 'bash scripts/install-test-host.sh', ['scripts/install-test-host.sh'], {}, 900, undefined, 'bash');
+  const ok = run.code === 0 && !run.note;
+  if (!ok) fail('test host', 'bash scripts/install-test-host.sh', run.note ?? `exit code ${run.code}; the integration and UI stages need it (see above)`);
+  rows.push(['test host', ok ? 'ready' : 'FAILED (no integration or UI tests run)', run.seconds]);
+  return ok;
 }
 
 async function build() {
@@ -131,14 +143,15 @@ async function suite(name, args, summaryFile, env, limitSeconds) {
 }
 
 /**
- * Runs `node ...args` with the terminal, under a time limit; when summaryFile appears and the
- * process is still running EXIT_GRACE_SECONDS later, stops it: a test left something open.
+ * Runs `program ...args` (node by default) with the terminal, under a time limit; when summaryFile
+ * appears and the process is still running EXIT_GRACE_SECONDS later, stops it: a test left
+ * something open.
  */
-function stage(name, shown, args, env, limitSeconds, summaryFile) {
+function stage(name, shown, args, env, limitSeconds, summaryFile, program = node) {
   console.log(`\n==> ${name}: ${shown}`);
   const started = Date.now();
   return new Promise((resolve) => {
-    const child = spawn(node, args, {
+    const child = spawn(program, args, {
       stdio: 'inherit',
       env: { ...process.env, ...env },
     });
