@@ -1,6 +1,8 @@
 // `npm run bench`: every benchmark, each reporting against a reference measured in the same run.
 //   npm run bench                 all
-//   npm run bench -- validation   only the named ones (validation, multipart, polling, server)
+//   npm run bench -- validation   only the named ones (validation, multipart, polling, server,
+//                                 activation)
+import { runActivationBenchmark } from './activation';
 import { runMultipartBenchmark } from './multipart';
 import { runPollingBenchmark } from './polling';
 import { runServerBenchmark } from './server';
@@ -11,6 +13,7 @@ const benchmarks: Record<string, () => boolean | Promise<boolean>> = {
   multipart: runMultipartBenchmark,
   polling: () => runPollingBenchmark(),
   server: runServerBenchmark,
+  activation: runActivationBenchmark,
 };
 
 void (async () => {

@@ -1,7 +1,7 @@
 // A person's view of VS Code for UI tests: the extension packaged as a VSIX and installed into
 // code-server like a user would, a workspace copy, and Chromium showing the workbench.
 import { spawn } from 'node:child_process';
-import { cpSync, mkdirSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { codeServerPath, launchBrowser, startCodeServer } from '../host/codeServer';
@@ -11,6 +11,8 @@ import { findRepoRoot, makeTempDir, removeDir } from '../host/common';
 export interface Workbench {
   readonly page: Page;
   readonly workspace: string;
+  /** The size of the packaged extension that was installed. */
+  readonly vsixBytes: number;
   close(): Promise<void>;
 }
 
@@ -75,7 +77,9 @@ export async function openWorkbench(options: WorkbenchOptions = {}): Promise<Wor
   try {
     const extensionsDir = join(root, 'extensions');
     mkdirSync(extensionsDir);
-    await installExtension(await packageExtension(root), extensionsDir);
+    const vsix = await packageExtension(root);
+    const vsixBytes = statSync(vsix).size;
+    await installExtension(vsix, extensionsDir);
     const workspace = join(root, 'workspace');
     cpSync(join(repoRoot, 'test', 'fixtures', 'workspace'), workspace, { recursive: true });
     for (const [name, source] of Object.entries(options.extraFiles ?? {})) cpSync(source, join(workspace, name));
@@ -89,7 +93,7 @@ export async function openWorkbench(options: WorkbenchOptions = {}): Promise<Wor
     await page.goto(server.workbenchUrl(workspace));
     await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
     await page.locator('.explorer-viewlet .monaco-list-row').first().waitFor({ timeout: 60_000 });
-    return { page, workspace, close };
+    return { page, workspace, vsixBytes, close };
   } catch (error) {
     await close();
     throw error;
