@@ -74,5 +74,8 @@ describe('manifest', () => {
   it('activates narrowly', () => {
     assert.ok(!manifest.activationEvents.includes('*'));
     assert.ok(!manifest.activationEvents.includes('onStartupFinished'));
+    // workspaceContains makes VS Code search the whole workspace at every window start.
+    assert.deepEqual(manifest.activationEvents.filter((event) => event.startsWith('workspaceContains')), []);
+    assert.ok(manifest.activationEvents.includes('onLanguage:agent-yaml'));
   });
 });
