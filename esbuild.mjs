@@ -4,14 +4,41 @@
 //   node esbuild.mjs --watch       rebuild dist/ on change
 //   node esbuild.mjs --tests       dist/ plus every test entry point into out/
 //   node esbuild.mjs --bench       dist/ plus the benchmarks into out/bench/
+import Ajv from 'ajv';
+import standaloneCode from 'ajv/dist/standalone/index.js';
 import * as esbuild from 'esbuild';
 import { readdirSync, readFileSync, statSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 
 const args = new Set(process.argv.slice(2));
 const { version } = JSON.parse(readFileSync('package.json', 'utf8'));
 const production = args.has('--production');
 const watch = args.has('--watch');
+
+let agentSchemaValidatorCode;
+/**
+ * The agent file's JSON Schema compiled by ajv when bundling (its standalone code) rather than on
+ * first validation: no schema compiler in the bundles, no compile time at run time. Imported as
+ * `./agentSchemaValidator.generated`, typed by the .d.ts of that name.
+ */
+const agentSchemaValidator = {
+  name: 'agent-schema-validator',
+  setup(build) {
+    build.onResolve({ filter: /\/agentSchemaValidator\.generated$/ }, (args) => ({ path: resolve(args.resolveDir, args.path), namespace: 'agent-schema-validator' }));
+    build.onLoad({ filter: /.*/, namespace: 'agent-schema-validator' }, () => {
+      if (!agentSchemaValidatorCode) {
+        const ajv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true, verbose: true, code: { source: true } });
+        // Annotations that VS Code's YAML and JSON tooling read; they do not constrain values.
+        ajv.addKeyword({ keyword: 'markdownDescription', schemaType: 'string' });
+        ajv.addKeyword({ keyword: 'defaultSnippets', schemaType: 'array' });
+        const schema = JSON.parse(readFileSync('schemas/agent.schema.json', 'utf8'));
+        agentSchemaValidatorCode = standaloneCode(ajv, ajv.compile(schema));
+      }
+      // resolveDir: the generated code requires ajv's small runtime helpers from node_modules.
+      return { contents: agentSchemaValidatorCode, loader: 'js', resolveDir: process.cwd(), watchFiles: [resolve('schemas/agent.schema.json')] };
+    });
+  },
+};
 
 /** @type {esbuild.BuildOptions} */
 const common = {
@@ -25,6 +52,9 @@ const common = {
   legalComments: production ? 'external' : 'inline',
   logLevel: 'warning',
   define: { AGENT_WORKFLOWS_VERSION: JSON.stringify(version) },
+  // `import()` becomes a `require` (see lazyModules): synchronous, and no ES module loader.
+  supported: { 'dynamic-import': false },
+  plugins: [agentSchemaValidator],
 };
 
 /** Every file under dir whose name passes the filter, recursively. */
@@ -38,14 +68,53 @@ function filesUnder(dir, filter) {
   return found;
 }
 
+// Modules loaded on first use. Each is bundled on its own into dist/lazy/, and a dynamic
+// `import()` of it from any dist/ bundle becomes a `require` of that file, so that what a process
+// loads at start is only what it needs at start (`agent-workflows --help` loads no HTTP client).
+// Written as `await import('./module')` in the source; test bundles include them as usual.
+// A lazy bundle has its own copy of what it imports: values that cross the boundary must not be
+// told apart with `instanceof` (see isCliError).
+const lazyModules = new Map(
+  Object.entries({
+    'src/cli/validateCommand.ts': 'cli-validate',
+    'src/cli/runCommand.ts': 'cli-run',
+    'src/cli/statusCommand.ts': 'cli-status',
+    'src/cli/serveCommand.ts': 'cli-serve',
+  }).map(([source, name]) => [resolve(source), join('dist', 'lazy', `${name}.js`)]),
+);
+
+/** Makes dynamic imports of lazy modules external requires of their bundles, relative to outDir. */
+function lazyImports(outDir) {
+  return {
+    name: 'lazy-imports',
+    setup(build) {
+      build.onResolve({ filter: /^\./ }, async (args) => {
+        if (args.kind !== 'dynamic-import' || args.pluginData?.resolving) return undefined;
+        const resolved = await build.resolve(args.path, { kind: args.kind, resolveDir: args.resolveDir, importer: args.importer, pluginData: { resolving: true } });
+        const bundle = lazyModules.get(resolved.path);
+        if (!bundle) return undefined;
+        return { path: `./${relative(outDir, bundle)}`, external: true };
+      });
+    },
+  };
+}
+
 const distBuilds = [
-  { ...common, entryPoints: ['src/extension.ts'], outfile: 'dist/extension.js', external: ['vscode'] },
+  { ...common, entryPoints: ['src/extension.ts'], outfile: 'dist/extension.js', external: ['vscode'], plugins: [...common.plugins, lazyImports('dist')] },
   {
     ...common,
     entryPoints: ['src/cli.ts'],
     outfile: 'dist/cli.js',
     banner: { js: '#!/usr/bin/env node' },
+    plugins: [...common.plugins, lazyImports('dist')],
   },
+  ...[...lazyModules].map(([source, outfile]) => ({
+    ...common,
+    entryPoints: [source],
+    outfile,
+    external: ['vscode'],
+    plugins: [...common.plugins, lazyImports(dirname(outfile))],
+  })),
   // The graph panel's script runs in the webview (a browser page), not in Node.
   {
     ...common,

@@ -1,8 +1,9 @@
 // `npm run bench`: every benchmark, each reporting against a reference measured in the same run.
 //   npm run bench                 all
 //   npm run bench -- validation   only the named ones (validation, multipart, polling, server,
-//                                 activation)
+//                                 cli, activation)
 import { runActivationBenchmark } from './activation';
+import { runCliBenchmark } from './cli';
 import { runMultipartBenchmark } from './multipart';
 import { runPollingBenchmark } from './polling';
 import { runServerBenchmark } from './server';
@@ -13,6 +14,7 @@ const benchmarks: Record<string, () => boolean | Promise<boolean>> = {
   multipart: runMultipartBenchmark,
   polling: () => runPollingBenchmark(),
   server: runServerBenchmark,
+  cli: runCliBenchmark,
   activation: runActivationBenchmark,
 };
 

@@ -33,3 +33,11 @@ export class CliError extends Error {
     this.name = 'CliError';
   }
 }
+
+/**
+ * Whether error is a CliError. Each command is bundled on its own and loaded on first use (see
+ * esbuild.mjs), with its own copy of this class, so `instanceof` would miss its errors.
+ */
+export function isCliError(error: unknown): error is CliError {
+  return error instanceof Error && error.name === 'CliError' && typeof (error as { exitCode?: unknown }).exitCode === 'number';
+}

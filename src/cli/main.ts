@@ -1,14 +1,11 @@
-// The `agent-workflows` command line: argument parsing (commander) and dispatch to the commands.
+// The `agent-workflows` command line: argument parsing (commander) and dispatch to the commands,
+// each loaded only when it runs (`--help` loads none of them).
 import { Command, CommanderError, Option } from 'commander';
-import { CliError, ExitCode } from './io';
+import { ExitCode, isCliError } from './io';
 import type { CliIo } from './io';
-import { runCommand } from './runCommand';
 import type { RunFlags } from './runCommand';
-import { serveCommand } from './serveCommand';
 import type { ServeFlags } from './serveCommand';
-import { statusCommand } from './statusCommand';
 import type { StatusFlags } from './statusCommand';
-import { validateCommand } from './validateCommand';
 import type { ValidateFormat } from './validateCommand';
 
 declare const AGENT_WORKFLOWS_VERSION: string | undefined;
@@ -28,7 +25,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     .argument('<paths...>', 'agent files, or directories to search for *.agent.yaml files')
     .addOption(new Option('-f, --format <format>', 'output format').choices(['text', 'json']).default('text'))
     .action(async (paths: string[], options: { format: ValidateFormat }) => {
-      exitCode = await validateCommand(paths, options.format, io);
+      exitCode = await (await import('./validateCommand')).validateCommand(paths, options.format, io);
     });
 
   const collect = (value: string, previous: string[]): string[] => [...previous, value];
@@ -48,7 +45,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     .option('--allow-insecure-http', 'allow an http:// base URL that is not loopback (the key travels in clear text)')
     .option('--local', 'run the file on this machine with the workflow engine (no service or key; secrets from AGENT_SECRET_<NAME>)')
     .action(async (file: string, options: RunFlags) => {
-      exitCode = await runCommand(file, options, io);
+      exitCode = await (await import('./runCommand')).runCommand(file, options, io);
     });
 
   program
@@ -64,7 +61,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     .option('--json', 'print {"executionId","status","outputs"} on stdout')
     .option('--allow-insecure-http', 'allow an http:// base URL that is not loopback')
     .action(async (executionId: string, options: StatusFlags) => {
-      exitCode = await statusCommand(executionId, options, io);
+      exitCode = await (await import('./statusCommand')).statusCommand(executionId, options, io);
     });
 
   program
@@ -77,7 +74,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     .option('--concurrency <n>', 'nodes of one execution that run at the same time', '16')
     .option('--node-timeout <seconds>', 'time limit of each API node call', '30')
     .action(async (dir: string, options: ServeFlags) => {
-      exitCode = await serveCommand(dir, options, io);
+      exitCode = await (await import('./serveCommand')).serveCommand(dir, options, io);
     });
 
   try {
@@ -88,7 +85,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       // Help and version exit 0; anything else commander rejects is a usage error.
       return error.exitCode === 0 ? ExitCode.ok : ExitCode.usage;
     }
-    if (error instanceof CliError) {
+    if (isCliError(error)) {
       io.stderr(`agent-workflows: ${error.message}\n`);
       return error.exitCode;
     }

@@ -1,9 +1,9 @@
 // The JSON Schema's rules, checked by ajv, with its errors mapped to source ranges and rewritten as
 // messages that name the place and the fix.
-import Ajv from 'ajv';
-import type { ErrorObject, ValidateFunction } from 'ajv';
+import type { ErrorObject } from 'ajv';
 import type { Node as YamlNode } from 'yaml';
 import agentSchema from '../../schemas/agent.schema.json';
+import validateAgentSchema from './agentSchemaValidator.generated';
 import type { ProblemSink } from './problemSink';
 import type { ProblemCode, Span } from './problems';
 import { closestMatch, listWords } from './suggest';
@@ -11,20 +11,6 @@ import { describeValue, locate, spanOf } from './yamlAst';
 import type { PathSegment } from './yamlAst';
 
 export { agentSchema };
-
-let compiled: ValidateFunction | undefined;
-
-/** The compiled validator, built on first use (compiling takes a few milliseconds). */
-function validator(): ValidateFunction {
-  if (!compiled) {
-    const ajv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true, verbose: true });
-    // Annotations that VS Code's YAML and JSON tooling read; they do not constrain values.
-    ajv.addKeyword({ keyword: 'markdownDescription', schemaType: 'string' });
-    ajv.addKeyword({ keyword: 'defaultSnippets', schemaType: 'array' });
-    compiled = ajv.compile(agentSchema);
-  }
-  return compiled;
-}
 
 /** Hints for required keys: what to add. */
 const REQUIRED_HINTS: Record<string, string> = {
@@ -37,9 +23,8 @@ const REQUIRED_HINTS: Record<string, string> = {
 };
 
 export function checkSchema(root: YamlNode, value: unknown, sink: ProblemSink): void {
-  const validate = validator();
-  if (validate(value)) return;
-  for (const error of validate.errors ?? []) {
+  if (validateAgentSchema(value)) return;
+  for (const error of validateAgentSchema.errors ?? []) {
     if (error.keyword === 'if' || error.keyword === 'propertyNames' || error.keyword === 'allOf') continue;
     reportError(error, root, sink);
   }

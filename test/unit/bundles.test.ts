@@ -1,0 +1,47 @@
+// What each bundle of dist/ holds, read from the module comments of the development build that
+// runs before the unit tests: start-up code stays small (the command line's entry loads no command,
+// HTTP client or parser) and no bundle carries ajv's schema compiler (the validator is compiled
+// while bundling).
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { findRepoRoot } from '../host/common';
+
+const dist = join(findRepoRoot(), 'dist');
+
+/** The packages a development bundle contains, from esbuild's `// node_modules/NAME/…` comments. */
+function packagesIn(file: string): Set<string> {
+  const text = readFileSync(join(dist, file), 'utf8');
+  return new Set([...text.matchAll(/^\/\/ node_modules\/((?:@[^/\n]+\/)?[^/\n]+)\//gm)].map((match) => match[1] as string));
+}
+
+describe('bundles', () => {
+  it('the command line entry holds the argument parser and no command', () => {
+    const packages = packagesIn('cli.js');
+    assert.deepEqual([...packages], ['commander']);
+    const text = readFileSync(join(dist, 'cli.js'), 'utf8');
+    for (const command of ['validate', 'run', 'status', 'serve']) {
+      assert.ok(text.includes(`require("./lazy/cli-${command}.js")`), `cli.js loads the ${command} command from its own bundle`);
+      assert.ok(!text.includes(`// src/cli/${command}Command.ts`), `cli.js does not contain the ${command} command`);
+    }
+  });
+
+  it('each command bundle holds what that command needs', () => {
+    assert.ok(packagesIn('lazy/cli-validate.js').has('yaml'));
+    assert.ok(!packagesIn('lazy/cli-validate.js').has('undici'), 'validate loads no HTTP client');
+    assert.ok(packagesIn('lazy/cli-run.js').has('undici'));
+    assert.ok(packagesIn('lazy/cli-serve.js').has('busboy'));
+  });
+
+  it('no bundle carries the schema compiler', () => {
+    const bundles = ['extension.js', 'cli.js', ...readdirSync(join(dist, 'lazy')).filter((name) => name.endsWith('.js')).map((name) => `lazy/${name}`)];
+    assert.ok(bundles.length >= 6);
+    for (const bundle of bundles) {
+      const text = readFileSync(join(dist, bundle), 'utf8');
+      assert.ok(!text.includes('// node_modules/ajv/dist/compile/'), `${bundle} has no ajv compiler`);
+      assert.ok(!text.includes('// node_modules/ajv/dist/core.js'), `${bundle} has no ajv core`);
+    }
+    // The generated validator is there, with its runtime helper.
+    assert.ok(readFileSync(join(dist, 'lazy/cli-validate.js'), 'utf8').includes('// node_modules/ajv/dist/runtime/'));
+  });
+});
