@@ -1,6 +1,7 @@
 // What run and status share: the API key from the environment, the target, exit codes for
 // service errors, and the final output.
-import { redact, ServiceError } from '../core/service/serviceError';
+import { redact } from '../core/redaction';
+import { ServiceError } from '../core/service/serviceError';
 import { checkBaseUrl, DEFAULT_STATUS_PATH } from '../core/service/target';
 import type { AgentTarget } from '../core/service/target';
 import type { PollOutcome } from '../core/service/poller';

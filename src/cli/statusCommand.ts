@@ -1,7 +1,8 @@
 // `agent-workflows status <executionId>`: one status read, or with --wait a poll to the end.
 import { getStatus } from '../core/service/agentClient';
 import { IN_PROGRESS_STATUSES } from '../core/service/poller';
-import { redact, ServiceError } from '../core/service/serviceError';
+import { redact } from '../core/redaction';
+import { ServiceError } from '../core/service/serviceError';
 import { checkExecutionId } from '../core/service/target';
 import { CliError, ExitCode } from './io';
 import type { CliIo } from './io';
