@@ -21,7 +21,7 @@ export async function watchExecution(io: CliIo, target: AgentTarget, executionId
     });
     progress.done();
     io.stderr(`${outcome.kind === 'finished' ? 'finished' : `ended: ${outcome.status}`} after ${formatDuration(Date.now() - started)}\n`);
-    return reportOutcome(io, executionId, outcome, options.json, target.apiKey);
+    return reportOutcome(io, executionId, outcome, options.json);
   } catch (error) {
     progress.done();
     if (error instanceof ServiceError) {

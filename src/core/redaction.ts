@@ -101,11 +101,6 @@ export function keyRedactor(apiKey?: string): Redactor {
   return redactor;
 }
 
-/** Masks Bearer tokens and every form of the secret (the API key) in a text. */
-export function redact(text: string, secret?: string): string {
-  return keyRedactor(secret).text(text);
-}
-
 /** encodeURI throws on a lone surrogate; such a secret cannot take that form anyway. */
 function safeEncodeUri(secret: string): string {
   try {

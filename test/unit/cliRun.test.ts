@@ -112,6 +112,29 @@ describe('agent-workflows run and status', () => {
     assert.equal(failing.code, 4);
   });
 
+  it('never prints the key when the service echoes it in finished outputs, the status word or a problem answer', async () => {
+    const echoed = { text: `your key is ${KEY}`, header: `Bearer ${KEY}`, encoded: encodeURIComponent(`${KEY}/x`), [KEY]: [KEY] };
+    const masked = { text: 'your key is •••', header: 'Bearer •••', encoded: '•••%2Fx', '•••': ['•••'] };
+    service.statusAnswer = (_n, _id, response) => json(response, 200, { status: 'finished', outputs: echoed });
+    const text = await cli(['run', 'ticket.agent.yaml', '-i', 'ticket=x']);
+    assert.equal(text.code, 0, text.stderr);
+    assert.deepEqual(JSON.parse(text.stdout), masked);
+    const asJson = await cli(['run', 'ticket.agent.yaml', '-i', 'ticket=x', '--json']);
+    assert.equal(asJson.code, 0, asJson.stderr);
+    const printed = JSON.parse(asJson.stdout) as { executionId: string; outputs: unknown };
+    assert.deepEqual(printed.outputs, masked);
+    for (const json of [false, true]) {
+      const once = await cli(['status', printed.executionId, '--base-url', service.url, '--account', 'acme', ...(json ? ['--json'] : [])]);
+      assert.equal(once.code, 0, once.stderr);
+      assert.match(once.stdout, /your key is •••/);
+    }
+    service.statusAnswer = (_n, _id, response) => json(response, 200, { status: `failed-${KEY}`, error: `bad ${KEY}` });
+    const problem = await cli(['status', printed.executionId, '--base-url', service.url, '--account', 'acme', '--wait']);
+    assert.equal(problem.code, 1);
+    assert.match(problem.stderr, /ended with status "failed-•••"[\s\S]*bad •••/);
+    for (const output of [text, asJson, problem]) assert.doesNotMatch(output.stdout + output.stderr, new RegExp(`${KEY}|${encodeURIComponent(KEY)}`, 'i'));
+  });
+
   it('exits 1 when the execution ends with a problem status', async () => {
     service.statusAnswer = (_n, _id, response) => json(response, 200, { status: 'failed', error: 'node summarize failed' });
     const result = await cli(['run', 'ticket.agent.yaml', '-i', 'ticket=x']);

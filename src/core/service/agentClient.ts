@@ -1,7 +1,10 @@
 // The agent service's HTTP interface: start an execution (JSON or multipart) and read its status.
 // Shared by the command line and the extension; every request has a time limit and a signal.
+// Answers are redacted here, where they are parsed: should the service echo the API key (in
+// outputs, a status word, an error), no caller ever holds it to print or store.
 import { httpRequest } from '../http/httpRequest';
 import { NetworkError } from '../http/networkError';
+import { keyRedactor } from '../redaction';
 import { buildMultipartBody } from './multipartBody';
 import type { FilePart } from './multipartBody';
 import { errorForStatus, fromNetworkError, quoteBody, ServiceError } from './serviceError';
@@ -102,7 +105,7 @@ export async function getStatus(target: AgentTarget, executionId: string, option
     }),
   );
   if (response.status < 200 || response.status >= 300) throw errorForStatus(response.status, response.body, 'Reading the execution status', response.headers, target.apiKey);
-  const body = parseJsonObject(response.body, 'The status answer', target.apiKey);
+  const body = keyRedactor(target.apiKey).value(parseJsonObject(response.body, 'The status answer', target.apiKey)) as Record<string, unknown>;
   if (typeof body.status !== 'string' || body.status.trim() === '') {
     const quoted = quoteBody(response.body, target.apiKey);
     throw new ServiceError('bad-response', `The status answer has no "status": ${quoted}.`, { status: response.status, body: quoted });
@@ -130,6 +133,8 @@ function readStarted(status: number, raw: Buffer, responseHeaders: Readonly<Reco
     throw new ServiceError('bad-response', `The service answered without an execution id: ${quoted}.`, { status, body: quoted });
   }
   try {
+    // An id is printed and stored: one that holds the key is refused like any other odd id.
+    if (keyRedactor(secret).text(body.executionId) !== body.executionId) throw new Error('the id holds the key');
     return checkExecutionId(body.executionId);
   } catch {
     throw new ServiceError('bad-response', `The service answered with an execution id that cannot be polled: ${quoted}.`, { status, body: quoted });
