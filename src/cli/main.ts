@@ -42,7 +42,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     .option('--account <account>', "the account path (default: the file's deployment.account)")
     .option('--agent <agent>', "the agent path (default: the file's deployment.agent)")
     .option('--status-path <template>', 'the status URL template', '{baseUrl}/api/{account}/agent/{executionId}/status')
-    .option('--timeout <seconds>', 'stop waiting after this long (default 1800)')
+    .option('--timeout <seconds>', 'the time limit of the whole run, the start request included (default 1800)')
     .option('--no-wait', 'print the execution id and return without waiting')
     .option('--json', 'print {"executionId","status","outputs"} on stdout')
     .option('--allow-insecure-http', 'allow an http:// base URL that is not loopback (the key travels in clear text)')

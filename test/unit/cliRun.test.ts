@@ -149,6 +149,18 @@ describe('agent-workflows run and status', () => {
     assert.match(result.stderr, /agent-workflows status [0-9a-f-]{36} --base-url http:\/\/127\.0\.0\.1:\d+ --account acme --wait/);
   });
 
+  it('--timeout covers the start request: a start that hangs ends at the limit with exit 5', async () => {
+    service.startAnswer = () => undefined; // never answers
+    const started = Date.now();
+    const result = await cli(['run', 'ticket.agent.yaml', '-i', 'ticket=x', '--timeout', '1']);
+    const took = Date.now() - started;
+    assert.equal(result.code, 5, result.stderr);
+    assert.ok(took >= 900 && took < 2500, `took ${took} ms`);
+    assert.match(result.stderr, /Starting the agent: .* did not answer after 1 s/);
+    assert.match(result.stderr, /the run's time limit \(--timeout 1\) ran out while starting the agent/);
+    assert.equal(service.starts.length, 1);
+  });
+
   it('returns at once with --no-wait, and status reads or waits for the execution', async () => {
     const started = await cli(['run', 'ticket.agent.yaml', '-i', 'ticket=x', '--no-wait']);
     assert.equal(started.code, 0);

@@ -21,7 +21,10 @@ export type InputValues = Readonly<Record<string, string | number | boolean>>;
 
 export interface RequestOptions {
   readonly signal?: AbortSignal;
-  /** Time limit of this request, instead of the target's (the poller keeps it within its own limit). */
+  /**
+   * Time limit of this request, instead of the target's (the poller and `run --timeout` keep it
+   * within their own limit). For a multipart start, a cap on the time its size allows.
+   */
   readonly timeoutMs?: number;
 }
 
@@ -75,7 +78,7 @@ export async function startExecution(target: AgentTarget, inputs: InputValues, o
 export async function startMultipartExecution(target: AgentTarget, inputs: InputValues, files: readonly FilePart[], options: RequestOptions & { readonly stream?: boolean } = {}): Promise<Started> {
   const url = executeUrl(target, true);
   const multipart = await buildMultipartBody({ inputs, stream: options.stream ?? false }, files);
-  const timeoutMs = (target.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS) + Math.ceil((multipart.contentLength / MIN_UPLOAD_BYTES_PER_SECOND) * 1000);
+  const timeoutMs = Math.min((target.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS) + Math.ceil((multipart.contentLength / MIN_UPLOAD_BYTES_PER_SECOND) * 1000), options.timeoutMs ?? Infinity);
   const response = await send('Starting the agent', () =>
     httpRequest({
       method: 'POST',
