@@ -1,6 +1,6 @@
 // The `agent-workflows` command line: argument parsing (commander) and dispatch to the commands.
 import { Command, CommanderError, Option } from 'commander';
-import { CliError, ExitCode } from './io';
+import { CliError, ExitCode, printableIo } from './io';
 import type { CliIo } from './io';
 import { runCommand } from './runCommand';
 import type { RunFlags } from './runCommand';
@@ -13,7 +13,8 @@ import type { ValidateFormat } from './validateCommand';
 
 declare const AGENT_WORKFLOWS_VERSION: string | undefined;
 
-export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
+export async function runCli(argv: readonly string[], rawIo: CliIo): Promise<number> {
+  const io = printableIo(rawIo);
   let exitCode: number = ExitCode.ok;
   const program = new Command('agent-workflows')
     .description('Validate and run workflow agents (.agent.yaml files).')

@@ -135,6 +135,52 @@ describe('agent-workflows run and status', () => {
     for (const output of [text, asJson, problem]) assert.doesNotMatch(output.stdout + output.stderr, new RegExp(`${KEY}|${encodeURIComponent(KEY)}`, 'i'));
   });
 
+  describe('terminal escapes from the service', () => {
+    const EVIL = '\u001b]0;PWNED\u0007\u001b[2J';
+    const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
+
+    async function raw(args: string[], stderrIsTTY = false) {
+      let stdout = '';
+      let stderr = '';
+      const code = await runCli(args, { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t), cwd: dir.path, env: { AGENT_WORKFLOWS_API_KEY: KEY }, stderrIsTTY });
+      return { code, stdout, stderr };
+    }
+
+    it('never reach stdout or stderr raw: status word, problem answer, error page, outputs', async () => {
+      service.statusAnswer = (_n, _id, response) => json(response, 200, { status: `failed${EVIL}`, error: `boom${EVIL}` });
+      const problem = await raw(['run', 'ticket.agent.yaml', '-i', 'ticket=x']);
+      assert.equal(problem.code, 1);
+      assert.match(problem.stderr, /ended: failed\\u001b\]0;PWNED\\u0007\\u001b\[2J after/);
+      const status = await raw(['status', '3f2b9c1e-8a4d-4c3e-9f1a-2b6c7d8e9f01', '--base-url', service.url, '--account', 'acme']);
+      assert.equal(status.code, 1);
+      service.startAnswer = (response) => {
+        response.writeHead(500, { 'content-type': 'text/plain' });
+        response.end(`error page ${EVIL} \u009b2J`);
+      };
+      const failing = await raw(['run', 'ticket.agent.yaml', '-i', 'ticket=x']);
+      assert.equal(failing.code, 4);
+      assert.match(failing.stderr, /error page \\u001b\]0;PWNED/);
+      for (const output of [problem, status, failing]) assert.doesNotMatch(output.stdout + output.stderr, CONTROL, JSON.stringify(output));
+    });
+
+    it('keep --json output valid JSON with the same values', async () => {
+      const text = `a\u009bb${EVIL}\u007f`;
+      service.statusAnswer = (_n, _id, response) => json(response, 200, { status: 'finished', outputs: { text } });
+      const result = await raw(['run', 'ticket.agent.yaml', '-i', 'ticket=x', '--json']);
+      assert.equal(result.code, 0, result.stderr);
+      assert.doesNotMatch(result.stdout, /[\u007f-\u009f]/);
+      assert.deepEqual((JSON.parse(result.stdout) as { outputs: unknown }).outputs, { text });
+    });
+
+    it('leave only the spinner\'s own sequences on a terminal', async () => {
+      service.statusAnswer = (n, _id, response) => json(response, 200, n === 0 ? { status: 'running' } : { status: `failed${EVIL}` });
+      const result = await raw(['run', 'ticket.agent.yaml', '-i', 'ticket=x'], true);
+      assert.equal(result.code, 1);
+      assert.match(result.stderr, /\r\u001b\[2K/, 'the spinner still draws');
+      assert.doesNotMatch(result.stderr.split('\r\u001b[2K').join(''), CONTROL);
+    });
+  });
+
   it('exits 1 when the execution ends with a problem status', async () => {
     service.statusAnswer = (_n, _id, response) => json(response, 200, { status: 'failed', error: 'node summarize failed' });
     const result = await cli(['run', 'ticket.agent.yaml', '-i', 'ticket=x']);
