@@ -44,10 +44,6 @@ export class Redactor {
     this.needles.sort((a, b) => b.length - a.length);
   }
 
-  get empty(): boolean {
-    return this.needles.length === 0 && !this.bearerTokens;
-  }
-
   text(value: string): string {
     let result = this.bearerTokens ? value.replace(BEARER_TOKEN, `$1${this.mask}`) : value;
     for (const needle of this.needles) if (result.includes(needle)) result = result.split(needle).join(this.mask);
