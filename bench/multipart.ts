@@ -3,8 +3,9 @@
 // 0.9x curl's throughput, and under 64 MiB growth of the client's resident memory. Both uploads
 // must deliver the same bytes (size and SHA-256 of the file part), or the timing means nothing.
 // The server and the client (bench/uploadClient.ts) each run in a process of their own, so the
-// client's memory is measured alone.
-import { spawn, spawnSync } from 'node:child_process';
+// client's memory is measured alone. curl runs asynchronously: a blocked event loop would let the
+// server close the client's kept-alive connection unnoticed.
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync, truncateSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -26,14 +27,34 @@ async function startHashServer(): Promise<{ port: number; stop(): void }> {
   return { port: Number(line), stop: () => child.kill('SIGTERM') };
 }
 
+/** Runs a program to its end without blocking the event loop; status is null when it could not start. */
+function runProgram(command: string, args: readonly string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.once('error', (error) => resolve({ status: null, stdout, stderr: error.message }));
+    child.once('close', (status) => resolve({ status, stdout, stderr }));
+  });
+}
+
 /** curl -F to the same endpoint; its answer (the execution id) is parsed like the client's. */
-function curlUpload(target: AgentTarget, file: string): { seconds: number; executionId?: string; problem?: string } {
+async function curlUpload(target: AgentTarget, file: string): Promise<{ seconds: number; executionId?: string; problem?: string }> {
   const started = process.hrtime.bigint();
-  const result = spawnSync(
-    'curl',
-    ['-sS', '--max-time', '600', '-H', `Authorization: Bearer ${target.apiKey}`, '-F', 'payload={"inputs":{},"stream":false};type=application/json', '-F', `document=@${file}`, `${target.baseUrl}/api/${target.account}/agent/${target.agent}/execute/multipart`],
-    { encoding: 'utf8' },
-  );
+  const result = await runProgram('curl', [
+    '-sS',
+    '--max-time',
+    '600',
+    '-H',
+    `Authorization: Bearer ${target.apiKey}`,
+    '-F',
+    'payload={"inputs":{},"stream":false};type=application/json',
+    '-F',
+    `document=@${file}`,
+    `${target.baseUrl}/api/${target.account}/agent/${target.agent}/execute/multipart`,
+  ]);
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
   try {
     const answer = JSON.parse(result.stdout) as { executionId?: unknown };
@@ -72,7 +93,7 @@ export async function runMultipartBenchmark(): Promise<boolean> {
   const server = await startHashServer();
   const target: AgentTarget = { baseUrl: `http://127.0.0.1:${server.port}`, account: 'bench', agent: 'upload', apiKey: 'bench-key' };
   try {
-    const curlAvailable = spawnSync('curl', ['--version']).status === 0;
+    const curlAvailable = (await runProgram('curl', ['--version'])).status === 0;
     const problems: string[] = [];
     const curlSeconds: number[] = [];
     const ourSeconds: number[] = [];
@@ -89,7 +110,7 @@ export async function runMultipartBenchmark(): Promise<boolean> {
       if (document) hashes.add(document.sha256);
     };
     const runCurl = async (): Promise<void> => {
-      const curl = curlUpload(target, file);
+      const curl = await curlUpload(target, file);
       if (curl.problem || !curl.executionId) problems.push(curl.problem ?? 'curl gave no execution id');
       else {
         curlSeconds.push(curl.seconds);
@@ -105,7 +126,7 @@ export async function runMultipartBenchmark(): Promise<boolean> {
     };
 
     // Warm the server (JIT, busboy) with a small upload each way; not measured.
-    if (curlAvailable) curlUpload(target, small);
+    if (curlAvailable) await curlUpload(target, small);
     await clientUpload(target, small);
     for (let round = 0; round < ROUNDS; round++) {
       const order = round % 2 === 0 ? [runCurl, runClient] : [runClient, runCurl];

@@ -1,4 +1,5 @@
 // What a command writes to and where it runs, so tests can drive the command line in-process.
+import { printable } from '../core/printable';
 
 export interface CliIo {
   readonly stdout: (text: string) => void;
@@ -9,6 +10,16 @@ export interface CliIo {
   readonly interrupt?: AbortSignal;
   /** Whether stderr is a terminal (progress is then a spinner, else plain lines). */
   readonly stderrIsTTY?: boolean;
+  /** Writes to stderr as it is: only for the progress spinner's own control sequences. */
+  readonly terminal?: (text: string) => void;
+}
+
+/**
+ * The io every command gets: everything written to stdout and stderr is made printable (a service
+ * or a file may hold terminal escape sequences); only `terminal` writes control sequences.
+ */
+export function printableIo(io: CliIo): CliIo {
+  return { ...io, stdout: (text) => io.stdout(printable(text)), stderr: (text) => io.stderr(printable(text)), terminal: io.terminal ?? io.stderr };
 }
 
 /** Exit codes of the `agent-workflows` command line. */

@@ -1,7 +1,7 @@
 // The `agent-workflows` command line: argument parsing (commander) and dispatch to the commands,
 // each loaded only when it runs (`--help` loads none of them).
 import { Command, CommanderError, Option } from 'commander';
-import { ExitCode, isCliError } from './io';
+import { ExitCode, isCliError, printableIo } from './io';
 import type { CliIo } from './io';
 import type { RunFlags } from './runCommand';
 import type { ServeFlags } from './serveCommand';
@@ -10,7 +10,8 @@ import type { ValidateFormat } from './validateCommand';
 
 declare const AGENT_WORKFLOWS_VERSION: string | undefined;
 
-export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
+export async function runCli(argv: readonly string[], rawIo: CliIo): Promise<number> {
+  const io = printableIo(rawIo);
   let exitCode: number = ExitCode.ok;
   const program = new Command('agent-workflows')
     .description('Validate and run workflow agents (.agent.yaml files).')
@@ -39,7 +40,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     .option('--account <account>', "the account path (default: the file's deployment.account)")
     .option('--agent <agent>', "the agent path (default: the file's deployment.agent)")
     .option('--status-path <template>', 'the status URL template', '{baseUrl}/api/{account}/agent/{executionId}/status')
-    .option('--timeout <seconds>', 'stop waiting after this long (default 1800)')
+    .option('--timeout <seconds>', 'the time limit of the whole run, the start request included (default 1800)')
     .option('--no-wait', 'print the execution id and return without waiting')
     .option('--json', 'print {"executionId","status","outputs"} on stdout')
     .option('--allow-insecure-http', 'allow an http:// base URL that is not loopback (the key travels in clear text)')

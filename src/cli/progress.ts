@@ -1,4 +1,6 @@
-// Progress on stderr: a spinner line on a terminal, plain lines otherwise (CI logs).
+// Progress on stderr: a spinner line on a terminal, plain lines otherwise (CI logs). The texts
+// shown go through `write` (made printable); only the spinner's own control sequences go through
+// `control` as they are.
 
 const FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
 
@@ -11,7 +13,7 @@ export interface Progress {
   done(): void;
 }
 
-export function createProgress(write: (text: string) => void, isTTY: boolean): Progress {
+export function createProgress(write: (text: string) => void, isTTY: boolean, control: (text: string) => void = write): Progress {
   if (!isTTY) {
     let last = '';
     return {
@@ -29,7 +31,11 @@ export function createProgress(write: (text: string) => void, isTTY: boolean): P
   }
   let frame = 0;
   let current = '';
-  const draw = (): void => write(`\r\u001b[2K${FRAMES[frame++ % FRAMES.length]} ${current}`);
+  const clearLine = (): void => control('\r\u001b[2K');
+  const draw = (): void => {
+    clearLine();
+    write(`${FRAMES[frame++ % FRAMES.length]} ${current}`);
+  };
   const timer = setInterval(draw, 100);
   timer.unref();
   return {
@@ -38,12 +44,13 @@ export function createProgress(write: (text: string) => void, isTTY: boolean): P
       draw();
     },
     line(text) {
-      write(`\r\u001b[2K${text}\n`);
+      clearLine();
+      write(`${text}\n`);
       if (current) draw();
     },
     done() {
       clearInterval(timer);
-      write('\r\u001b[2K');
+      clearLine();
     },
   };
 }

@@ -2,7 +2,7 @@
 // starts it (multipart when there are files) and, unless --no-wait, polls it to the end. With
 // --local, runs it on this machine with the workflow engine instead.
 import { resolve } from 'node:path';
-import { startExecution, startMultipartExecution } from '../core/service/agentClient';
+import { DEFAULT_REQUEST_TIMEOUT_MS, startExecution, startMultipartExecution } from '../core/service/agentClient';
 import { InputError, prepareInputs } from '../core/service/inputValues';
 import { ServiceError } from '../core/service/serviceError';
 import { resolveDeployment } from '../core/service/target';
@@ -64,17 +64,21 @@ export async function runCommand(path: string, flags: RunFlags, io: CliIo): Prom
   })();
   const limit = timeoutMs(flags, 30 * 60);
   const target = makeTarget(fields, flags, apiKeyFrom(io));
+  // --timeout covers the whole run: the start request as well as the wait.
+  const deadline = Date.now() + limit;
 
   let executionId: string;
   try {
-    const signal = io.interrupt ? { signal: io.interrupt } : {};
-    const started = prepared.files.length ? await startMultipartExecution(target, prepared.inputs, prepared.files, signal) : await startExecution(target, prepared.inputs, signal);
+    const options = { timeoutMs: Math.min(target.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS, limit), ...(io.interrupt ? { signal: io.interrupt } : {}) };
+    const started = prepared.files.length ? await startMultipartExecution(target, prepared.inputs, prepared.files, options) : await startExecution(target, prepared.inputs, options);
     executionId = started.executionId;
     const files = Object.entries(started.fileSizes ?? {}).map(([name, size]) => `${name} (${formatBytes(size)})`);
     io.stderr(`started ${model.name ?? path} as execution ${executionId}${files.length ? ` with ${files.join(', ')}` : ''}\n`);
   } catch (error) {
     if (error instanceof ServiceError) {
       io.stderr(`agent-workflows: ${error.message}\n`);
+      // The request's own limit was the run's: say which limit ran out (setTimeout may fire a little early).
+      if (error.kind === 'timeout' && Date.now() >= deadline - 50) io.stderr(`agent-workflows: the run's time limit (--timeout ${limit / 1000}) ran out while starting the agent.\n`);
       return exitCodeFor(error);
     }
     throw error;
@@ -84,7 +88,7 @@ export async function runCommand(path: string, flags: RunFlags, io: CliIo): Prom
     io.stdout(flags.json ? `${JSON.stringify({ executionId, status: 'running', outputs: null })}\n` : `${executionId}\n`);
     return ExitCode.ok;
   }
-  return watchExecution(io, target, executionId, { timeoutMs: limit, json: flags.json ?? false });
+  return watchExecution(io, target, executionId, { timeoutMs: Math.max(1, deadline - Date.now()), json: flags.json ?? false });
 }
 
 /** NAME=VALUE arguments as a record; a missing "=" or a repeated name is a usage error. */

@@ -28,7 +28,7 @@ export async function runLocally(path: string, text: string, given: GivenInputs,
     throw error;
   }
 
-  const progress = createProgress(io.stderr, io.stderrIsTTY ?? false);
+  const progress = createProgress(io.stderr, io.stderrIsTTY ?? false, io.terminal);
   const running = new Set<string>();
   progress.line(`running ${agent.name} locally (${agent.plan.nodes.length} ${agent.plan.nodes.length === 1 ? 'node' : 'nodes'})`);
   const result = await executeAgent(agent, inputs, {

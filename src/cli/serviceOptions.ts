@@ -1,6 +1,6 @@
 // What run and status share: the API key from the environment, the target, exit codes for
 // service errors, and the final output.
-import { redact, ServiceError } from '../core/service/serviceError';
+import { ServiceError } from '../core/service/serviceError';
 import { checkBaseUrl, DEFAULT_STATUS_PATH } from '../core/service/target';
 import type { AgentTarget } from '../core/service/target';
 import type { PollOutcome } from '../core/service/poller';
@@ -60,11 +60,11 @@ export function exitCodeFor(error: ServiceError): number {
 }
 
 /**
- * Prints how a watched execution ended and returns the exit code. A problem answer is shown whole,
- * except the key should the service echo it.
+ * Prints how a watched execution ended and returns the exit code. A problem answer is shown whole
+ * (the client already masked the key in it, should the service echo it).
  */
-export function reportOutcome(io: CliIo, executionId: string, outcome: PollOutcome, json: boolean, secret?: string): number {
-  const answer = outcome.kind === 'problem' ? (JSON.parse(JSON.stringify(outcome.answer.body, (_key, value: unknown) => (typeof value === 'string' ? redact(value, secret) : value))) as unknown) : undefined;
+export function reportOutcome(io: CliIo, executionId: string, outcome: PollOutcome, json: boolean): number {
+  const answer = outcome.kind === 'problem' ? outcome.answer.body : undefined;
   if (json) {
     const status = outcome.kind === 'finished' ? 'finished' : outcome.status;
     const outputs = outcome.kind === 'finished' ? (outcome.outputs ?? null) : null;

@@ -1,7 +1,7 @@
 // `agent-workflows status <executionId>`: one status read, or with --wait a poll to the end.
 import { getStatus } from '../core/service/agentClient';
 import { IN_PROGRESS_STATUSES } from '../core/service/poller';
-import { redact, ServiceError } from '../core/service/serviceError';
+import { ServiceError } from '../core/service/serviceError';
 import { checkExecutionId } from '../core/service/target';
 import { CliError, ExitCode } from './io';
 import type { CliIo } from './io';
@@ -28,7 +28,7 @@ export async function statusCommand(executionId: string, flags: StatusFlags, io:
     io.stdout(flags.json ? `${JSON.stringify({ executionId, status: answer.status, outputs: answer.outputs ?? null })}\n` : `${answer.status}\n${answer.outputs !== undefined ? `${JSON.stringify(answer.outputs, null, 2)}\n` : ''}`);
     const status = answer.status.trim().toLowerCase();
     if (status === 'finished' || IN_PROGRESS_STATUSES.has(status)) return ExitCode.ok;
-    if (!flags.json) io.stderr(`Execution ${executionId} ended with status "${answer.status}":\n${redact(JSON.stringify(answer.body, null, 2), target.apiKey)}\n`);
+    if (!flags.json) io.stderr(`Execution ${executionId} ended with status "${answer.status}":\n${JSON.stringify(answer.body, null, 2)}\n`);
     return ExitCode.problems;
   } catch (error) {
     if (error instanceof ServiceError) {

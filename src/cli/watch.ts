@@ -9,7 +9,7 @@ import { createProgress } from './progress';
 import { exitCodeFor, reportOutcome, resumeHint } from './serviceOptions';
 
 export async function watchExecution(io: CliIo, target: AgentTarget, executionId: string, options: { timeoutMs: number; json: boolean }): Promise<number> {
-  const progress = createProgress(io.stderr, io.stderrIsTTY ?? false);
+  const progress = createProgress(io.stderr, io.stderrIsTTY ?? false, io.terminal);
   const started = Date.now();
   progress.update(`running: ${executionId} 0 s`);
   try {
@@ -21,7 +21,7 @@ export async function watchExecution(io: CliIo, target: AgentTarget, executionId
     });
     progress.done();
     io.stderr(`${outcome.kind === 'finished' ? 'finished' : `ended: ${outcome.status}`} after ${formatDuration(Date.now() - started)}\n`);
-    return reportOutcome(io, executionId, outcome, options.json, target.apiKey);
+    return reportOutcome(io, executionId, outcome, options.json);
   } catch (error) {
     progress.done();
     if (error instanceof ServiceError) {

@@ -228,12 +228,14 @@ function checkAuthorization(header: HeaderString, masked: string, context: Heade
 export function literalCredential(span: { start: number; end: number }, what: string, literal: string, template: string, suggested: string): Finding {
   const replacement = template.replace('%s', suggested);
   const placeholder = looksLikePlaceholder(literal);
+  // "These Basic credentials are …, move them" but "This Bearer token is …, move it".
+  const plural = /^These\b/.test(what);
   return {
     code: 'literal-credential',
     ...span,
     message: placeholder
-      ? `${what} looks like a placeholder. Replace it with a secret reference: "${replacement}", then store the real value as secret ${suggested} (the command line reads AGENT_SECRET_${suggested}).`
-      : `${what} is written in the file, where anyone who can read the file or its history can use it. Move it to a secret: write "${replacement}" and store the value as secret ${suggested} (the command line reads AGENT_SECRET_${suggested}).`,
+      ? `${what} ${plural ? 'look' : 'looks'} like a placeholder. Replace ${plural ? 'them' : 'it'} with a secret reference: "${replacement}", then store the real value as secret ${suggested} (the command line reads AGENT_SECRET_${suggested}).`
+      : `${what} ${plural ? 'are' : 'is'} written in the file, where anyone who can read the file or its history can use ${plural ? 'them' : 'it'}. Move ${plural ? 'them' : 'it'} to a secret: write "${replacement}" and store the value as secret ${suggested} (the command line reads AGENT_SECRET_${suggested}).`,
     data: { secretName: suggested },
   };
 }

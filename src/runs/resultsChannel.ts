@@ -1,6 +1,8 @@
 // The "Agent Workflows" output channel: one block per run, as it starts and as it ends. The full
-// result of a run opens as a JSON document.
+// result of a run opens as a JSON document. What a service sent is shown with its control
+// characters escaped (printable), so it cannot rewrite what the channel shows.
 import * as vscode from 'vscode';
+import { printable } from '../core/printable';
 import { formatRunHeader, formatRunResult } from '../core/executions/runReport';
 import type { ExecutionRecord } from '../core/executions/executionRecord';
 
@@ -11,20 +13,20 @@ export class ResultsChannel implements vscode.Disposable {
 
   started(record: ExecutionRecord): void {
     this.channel.appendLine('');
-    this.channel.appendLine(formatRunHeader(record, record.file ? vscode.workspace.asRelativePath(vscode.Uri.parse(record.file)) : undefined));
+    this.channel.appendLine(printable(formatRunHeader(record, record.file ? vscode.workspace.asRelativePath(vscode.Uri.parse(record.file)) : undefined)));
     this.channel.show(true);
   }
 
   /** Writes how the run ended; returns whether the outputs had to be cut. */
   ended(record: ExecutionRecord): boolean {
     const report = formatRunResult(record, this.maxOutputLength());
-    this.channel.appendLine(`■ ${record.agentName}`);
-    this.channel.appendLine(report.text);
+    this.channel.appendLine(printable(`■ ${record.agentName}`));
+    this.channel.appendLine(printable(report.text));
     return report.truncated;
   }
 
   note(text: string): void {
-    this.channel.appendLine(text);
+    this.channel.appendLine(printable(text));
   }
 
   show(): void {

@@ -112,6 +112,75 @@ describe('agent-workflows run and status', () => {
     assert.equal(failing.code, 4);
   });
 
+  it('never prints the key when the service echoes it in finished outputs, the status word or a problem answer', async () => {
+    const echoed = { text: `your key is ${KEY}`, header: `Bearer ${KEY}`, encoded: encodeURIComponent(`${KEY}/x`), [KEY]: [KEY] };
+    const masked = { text: 'your key is •••', header: 'Bearer •••', encoded: '•••%2Fx', '•••': ['•••'] };
+    service.statusAnswer = (_n, _id, response) => json(response, 200, { status: 'finished', outputs: echoed });
+    const text = await cli(['run', 'ticket.agent.yaml', '-i', 'ticket=x']);
+    assert.equal(text.code, 0, text.stderr);
+    assert.deepEqual(JSON.parse(text.stdout), masked);
+    const asJson = await cli(['run', 'ticket.agent.yaml', '-i', 'ticket=x', '--json']);
+    assert.equal(asJson.code, 0, asJson.stderr);
+    const printed = JSON.parse(asJson.stdout) as { executionId: string; outputs: unknown };
+    assert.deepEqual(printed.outputs, masked);
+    for (const json of [false, true]) {
+      const once = await cli(['status', printed.executionId, '--base-url', service.url, '--account', 'acme', ...(json ? ['--json'] : [])]);
+      assert.equal(once.code, 0, once.stderr);
+      assert.match(once.stdout, /your key is •••/);
+    }
+    service.statusAnswer = (_n, _id, response) => json(response, 200, { status: `failed-${KEY}`, error: `bad ${KEY}` });
+    const problem = await cli(['status', printed.executionId, '--base-url', service.url, '--account', 'acme', '--wait']);
+    assert.equal(problem.code, 1);
+    assert.match(problem.stderr, /ended with status "failed-•••"[\s\S]*bad •••/);
+    for (const output of [text, asJson, problem]) assert.doesNotMatch(output.stdout + output.stderr, new RegExp(`${KEY}|${encodeURIComponent(KEY)}`, 'i'));
+  });
+
+  describe('terminal escapes from the service', () => {
+    const EVIL = '\u001b]0;PWNED\u0007\u001b[2J';
+    const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
+
+    async function raw(args: string[], stderrIsTTY = false) {
+      let stdout = '';
+      let stderr = '';
+      const code = await runCli(args, { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t), cwd: dir.path, env: { AGENT_WORKFLOWS_API_KEY: KEY }, stderrIsTTY });
+      return { code, stdout, stderr };
+    }
+
+    it('never reach stdout or stderr raw: status word, problem answer, error page, outputs', async () => {
+      service.statusAnswer = (_n, _id, response) => json(response, 200, { status: `failed${EVIL}`, error: `boom${EVIL}` });
+      const problem = await raw(['run', 'ticket.agent.yaml', '-i', 'ticket=x']);
+      assert.equal(problem.code, 1);
+      assert.match(problem.stderr, /ended: failed\\u001b\]0;PWNED\\u0007\\u001b\[2J after/);
+      const status = await raw(['status', '3f2b9c1e-8a4d-4c3e-9f1a-2b6c7d8e9f01', '--base-url', service.url, '--account', 'acme']);
+      assert.equal(status.code, 1);
+      service.startAnswer = (response) => {
+        response.writeHead(500, { 'content-type': 'text/plain' });
+        response.end(`error page ${EVIL} \u009b2J`);
+      };
+      const failing = await raw(['run', 'ticket.agent.yaml', '-i', 'ticket=x']);
+      assert.equal(failing.code, 4);
+      assert.match(failing.stderr, /error page \\u001b\]0;PWNED/);
+      for (const output of [problem, status, failing]) assert.doesNotMatch(output.stdout + output.stderr, CONTROL, JSON.stringify(output));
+    });
+
+    it('keep --json output valid JSON with the same values', async () => {
+      const text = `a\u009bb${EVIL}\u007f`;
+      service.statusAnswer = (_n, _id, response) => json(response, 200, { status: 'finished', outputs: { text } });
+      const result = await raw(['run', 'ticket.agent.yaml', '-i', 'ticket=x', '--json']);
+      assert.equal(result.code, 0, result.stderr);
+      assert.doesNotMatch(result.stdout, /[\u007f-\u009f]/);
+      assert.deepEqual((JSON.parse(result.stdout) as { outputs: unknown }).outputs, { text });
+    });
+
+    it('leave only the spinner\'s own sequences on a terminal', async () => {
+      service.statusAnswer = (n, _id, response) => json(response, 200, n === 0 ? { status: 'running' } : { status: `failed${EVIL}` });
+      const result = await raw(['run', 'ticket.agent.yaml', '-i', 'ticket=x'], true);
+      assert.equal(result.code, 1);
+      assert.match(result.stderr, /\r\u001b\[2K/, 'the spinner still draws');
+      assert.doesNotMatch(result.stderr.split('\r\u001b[2K').join(''), CONTROL);
+    });
+  });
+
   it('exits 1 when the execution ends with a problem status', async () => {
     service.statusAnswer = (_n, _id, response) => json(response, 200, { status: 'failed', error: 'node summarize failed' });
     const result = await cli(['run', 'ticket.agent.yaml', '-i', 'ticket=x']);
@@ -124,6 +193,18 @@ describe('agent-workflows run and status', () => {
     const result = await cli(['run', 'ticket.agent.yaml', '-i', 'ticket=x', '--timeout', '0.3']);
     assert.equal(result.code, 5);
     assert.match(result.stderr, /agent-workflows status [0-9a-f-]{36} --base-url http:\/\/127\.0\.0\.1:\d+ --account acme --wait/);
+  });
+
+  it('--timeout covers the start request: a start that hangs ends at the limit with exit 5', async () => {
+    service.startAnswer = () => undefined; // never answers
+    const started = Date.now();
+    const result = await cli(['run', 'ticket.agent.yaml', '-i', 'ticket=x', '--timeout', '1']);
+    const took = Date.now() - started;
+    assert.equal(result.code, 5, result.stderr);
+    assert.ok(took >= 900 && took < 2500, `took ${took} ms`);
+    assert.match(result.stderr, /Starting the agent: .* did not answer after 1 s/);
+    assert.match(result.stderr, /the run's time limit \(--timeout 1\) ran out while starting the agent/);
+    assert.equal(service.starts.length, 1);
   });
 
   it('returns at once with --no-wait, and status reads or waits for the execution', async () => {

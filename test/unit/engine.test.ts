@@ -230,6 +230,41 @@ outputs:
       assert.equal(origin.requests[0]!.headers.authorization, 'Bearer tok-123');
     });
 
+    it('sends no header built from a secret, and no custom header, to another origin on a redirect', async () => {
+      // Two servers on 127.0.0.1: different ports are different origins.
+      const target = await serve((_request, response) => json(response, 200, {}));
+      const origin = await serve((_request, response) => {
+        response.writeHead(302, { location: `${target.url}/landed` });
+        response.end();
+      });
+      const result = await run(
+        `version: 1
+name: Redirect
+nodes:
+  call:
+    type: api
+    method: GET
+    url: ${origin.url}/start
+    settings:
+      - "X-Custom-Token: {{ secrets.T }}"
+      - "X-Trace: plain"
+      - "Accept-Language: {{ secrets.LANG }}"
+      - "Accept: application/json"
+outputs:
+  status: { from: "{{ nodes.call.status }}" }
+`,
+        {},
+        { secrets: envSecretResolver({ AGENT_SECRET_T: 'tok-custom-4711', AGENT_SECRET_LANG: 'lang-secret-0815' }) },
+      );
+      assert.deepEqual(finished(result), { status: 200 });
+      assert.equal(origin.requests[0]!.headers['x-custom-token'], 'tok-custom-4711');
+      const landed = target.requests[0]!;
+      assert.equal(landed.url, '/landed');
+      for (const name of ['x-custom-token', 'x-trace', 'accept-language']) assert.equal(landed.headers[name], undefined, `${name} reached the other origin`);
+      assert.equal(landed.headers.accept, 'application/json');
+      assert.doesNotMatch(JSON.stringify(landed.headers), /tok-custom|lang-secret/);
+    });
+
     it('can leave redirects unfollowed, so a node reads the 3xx answer', async () => {
       const server = await serve((_request, response) => {
         response.writeHead(303, { location: '/elsewhere' });
@@ -488,6 +523,37 @@ outputs:
       assert.match(result.error.message, /answered 401: "\{"error":"bad key \[redacted\]"\}"/);
       assertNoSecret(result);
       assertNoSecret(traces);
+    });
+
+    it('redacts a secret before cutting the quote of an answer, even when it straddles the cut', async () => {
+      const token = 'tok-SUPERSECRET-7f3a9c2e';
+      // 176 characters, then the request's Authorization header: the quote's 200-character cut falls inside the token.
+      const server = await serve((request, response) => {
+        response.writeHead(500, { 'content-type': 'text/plain' });
+        response.end(`${'e'.repeat(176)}${request.headers.authorization}`);
+      });
+      const traces: NodeTrace[] = [];
+      const result = failed(
+        await run(
+          `version: 1\nname: Cut\nnodes:\n  call:\n    type: api\n    method: GET\n    url: ${server.url}/x\n    settings:\n      - "Authorization: Bearer {{ secrets.T }}"\noutputs:\n  s: { from: "{{ nodes.call.status }}" }\n`,
+          {},
+          { secrets: envSecretResolver({ AGENT_SECRET_T: token }), onTrace: (entry) => traces.push(entry) },
+        ),
+      );
+      assert.match(result.error.message, /answered 500: "e{176}Bearer \[redacted\]"\.$/);
+      for (const text of [result.error.message, traceOf(result, 'call').error!, JSON.stringify(traces)]) {
+        assert.doesNotMatch(text, /tok-/, text);
+      }
+    });
+
+    it('redacts a secret lower-cased by URL parsing in a host name', async () => {
+      const port = await closedPort();
+      const result = failed(
+        await run(`version: 1\nname: Host\nnodes:\n  call:\n    type: api\n    method: GET\n    url: http://{{ secrets.HOST }}:${port}/x\noutputs:\n  s: { from: "{{ nodes.call.status }}" }\n`, {}, { secrets: envSecretResolver({ AGENT_SECRET_HOST: 'LocalHost' }) }),
+      );
+      assert.equal(result.error.kind, 'request');
+      assert.match(result.error.message, /\[redacted\]/);
+      assert.doesNotMatch(JSON.stringify(result), /localhost/i);
     });
 
     it('fails before any call when a secret is missing, naming it and how to provide it', async () => {

@@ -53,6 +53,15 @@ describe('checkHeaderString', () => {
     assert.match(checkHeaderString('Authorization: Bearer YOUR_TOKEN', { nodeId: 'n' }).findings[0]!.message, /placeholder/);
     assert.deepEqual(codes('Authorization: Token abc'), ['literal-credential']);
   });
+
+  it('says "are … them" for credentials and "is … it" for a token or value', () => {
+    const message = (raw: string) => checkHeaderString(raw, { nodeId: 'n' }).findings[0]!.message;
+    assert.match(message('Authorization: Basic c2VrcmV0OnZhbHVl'), /^These Basic credentials are written in the file, .* use them\. Move them to a secret/);
+    assert.match(message('Authorization: Token abc123xyz'), /^These Token credentials are written in the file, .* use them\. Move them to a secret/);
+    assert.match(message('Authorization: Token YOUR_TOKEN'), /^These Token credentials look like a placeholder\. Replace them /);
+    assert.match(message('Authorization: Bearer abc123xyz'), /^This Bearer token is written in the file, .* use it\. Move it to a secret/);
+    assert.match(message('x-api-key: abc123xyz'), /^This x-api-key value is written in the file/);
+  });
 });
 
 describe('Base64 helpers', () => {

@@ -1,6 +1,7 @@
 // The HTTP primitive against real servers on 127.0.0.1.
 import assert from 'node:assert/strict';
 import { Readable } from 'node:stream';
+import { Pool } from 'undici';
 import { httpRequest } from '../../src/core/http/httpRequest';
 import { NetworkError, safeUrl } from '../../src/core/http/networkError';
 import { closedPort, json, startServer } from '../support/httpServer';
@@ -112,6 +113,59 @@ describe('httpRequest', () => {
     });
     const response = await httpRequest({ method: 'GET', url: server.url, headers: { Authorization: 'Bearer secret', 'x-api-key': 'k', Accept: 'application/json' }, timeoutMs: 5000 });
     assert.deepEqual(JSON.parse(response.body.toString()), { authorization: null, key: null, accept: 'application/json' });
+  });
+
+  it('sends only safelisted headers, and none named as holding a secret, to another origin on a redirect', async () => {
+    // Two servers on 127.0.0.1: different ports are different origins.
+    const other = await serve((_request, response) => json(response, 200, {}));
+    const server = await serve((_request, response) => {
+      response.writeHead(302, { location: `${other.url}/landing` });
+      response.end();
+    });
+    const headers = { 'X-Custom-Token': 'tok-custom', Cookie: 'session=1', 'X-Request-Id': 'r1', Accept: 'application/json', 'User-Agent': 'ua', 'Accept-Language': 'secret-lang' };
+    await httpRequest({ method: 'GET', url: `${server.url}/start`, headers, timeoutMs: 5000, secretHeaders: ['accept-language'] });
+    assert.equal(server.requests[0]!.headers['x-custom-token'], 'tok-custom');
+    const landed = other.requests[0]!.headers;
+    assert.deepEqual([landed['x-custom-token'], landed.cookie, landed['x-request-id'], landed['accept-language']], [undefined, undefined, undefined, undefined]);
+    assert.deepEqual([landed.accept, landed['user-agent']], ['application/json', 'ua']);
+  });
+
+  describe('a kept-alive connection the server closed', () => {
+    // One connection, so every request after the first goes out on the kept-alive one.
+    let pool: Pool | undefined;
+    afterEach(async () => {
+      await pool?.close();
+      pool = undefined;
+    });
+    /** Answers the first request of each connection, and closes the connection when a second one arrives on it, answering nothing. */
+    async function closesReusedConnections(): Promise<TestServer> {
+      const seen = new WeakMap<object, number>();
+      return serve((request, response) => {
+        const count = (seen.get(request.socket) ?? 0) + 1;
+        seen.set(request.socket, count);
+        if (count > 1) request.socket.destroy();
+        else json(response, 200, { n: count });
+      });
+    }
+
+    it('retries a GET (and a HEAD) once on a new connection', async () => {
+      const server = await closesReusedConnections();
+      pool = new Pool(server.url, { connections: 1 });
+      for (const method of ['GET', 'GET', 'HEAD'] as const) {
+        assert.equal((await httpRequest({ method, url: `${server.url}/status`, timeoutMs: 5000, dispatcher: pool })).status, 200);
+      }
+      // The second and third requests each went out twice: once on the closed connection, once anew.
+      assert.equal(server.requests.length, 5);
+    });
+
+    it('does not repeat a POST, which could run twice', async () => {
+      const server = await closesReusedConnections();
+      pool = new Pool(server.url, { connections: 1 });
+      assert.equal((await httpRequest({ method: 'POST', url: `${server.url}/execute`, body: '{}', timeoutMs: 5000, dispatcher: pool })).status, 200);
+      const error = await rejection(httpRequest({ method: 'POST', url: `${server.url}/execute`, body: '{}', timeoutMs: 5000, dispatcher: pool }));
+      assert.equal(error.kind, 'reset');
+      assert.equal(server.requests.length, 2);
+    });
   });
 
   it('turns a POST into a GET on 303, and refuses to replay a stream on 307', async () => {

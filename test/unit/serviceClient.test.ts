@@ -153,6 +153,28 @@ describe('agent client', () => {
       }
     });
 
+    it('masks the key lower-cased or percent-encoded, and a key cut by the quote\'s limit', async () => {
+      const mixedKey = 'Sk-Live/ABCdef+0123456789';
+      service.apiKey = mixedKey;
+      const answers = [
+        `{"error":"unknown key ${mixedKey.toLowerCase()}"}`,
+        `<a href="/login?key=${encodeURIComponent(mixedKey)}">`,
+        // The 300-character quote ends inside the key.
+        `${'e'.repeat(290)}key=${mixedKey} and more`,
+      ];
+      for (const body of answers) {
+        service.startAnswer = (response) => {
+          response.writeHead(500, { 'content-type': 'text/plain' });
+          response.end(body);
+        };
+        const error = await failure(startExecution({ ...target, apiKey: mixedKey }, {}));
+        for (const shown of [error.message, error.details.body ?? '']) {
+          assert.doesNotMatch(shown, /sk-live|Sk-Live|ABCdef/i, shown);
+        }
+        assert.match(error.message, /•••/);
+      }
+    });
+
     it('refuses a key with a line break before sending anything, without showing it', async () => {
       const error = await failure(startExecution({ ...target, apiKey: `${KEY}\r\nX-Injected: 1` }, {}));
       assert.equal(error.kind, 'auth');

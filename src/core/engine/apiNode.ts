@@ -1,6 +1,6 @@
 // The generic API node: builds the request from the node's URL, header strings and body, sends it
-// with httpRequest (time limit, cancellation, size cap, redirects that drop credentials on another
-// origin) and turns the answer into { status, headers, body }.
+// with httpRequest (time limit, cancellation, size cap, redirects that drop credentials and every
+// header holding a secret on another origin) and turns the answer into { status, headers, body }.
 import { createReadStream } from 'node:fs';
 import type { Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
@@ -9,6 +9,7 @@ import type { Expression } from '../expressions';
 import { HEADER_NAME } from '../headers';
 import { httpRequest } from '../http/httpRequest';
 import { NetworkError, safeUrl } from '../http/networkError';
+import { Redactor } from '../redaction';
 import type { ApiNodePlan, BodyTemplate } from './agentPlan';
 import { evaluateString, renderString } from './evaluate';
 import type { NodeResult, Scope, Where } from './evaluate';
@@ -24,6 +25,8 @@ export interface ApiCallSettings {
   readonly maxRedirects: number;
   readonly signal: AbortSignal;
   readonly dispatcher?: Dispatcher;
+  /** Knows the run's secrets: quotes of answers are redacted before they are cut. */
+  readonly redactor?: Redactor;
 }
 
 export interface ApiNodeOutcome {
@@ -43,6 +46,10 @@ export async function runApiNode(node: ApiNodePlan, scope: Scope, settings: ApiC
   const headers = buildHeaders(node, scope);
   const body = buildBody(node, scope, headers);
   const shownUrl = safeUrl(url);
+  const redactor = settings.redactor ?? new Redactor();
+  // Headers built from a secret (directly or through a node's answer) never follow a redirect to
+  // another origin, whatever their name.
+  const secretHeaders = Object.entries(headers).filter(([, value]) => redactor.text(value) !== value).map(([name]) => name);
   onRequest?.({ method: node.method, url: shownUrl });
   let response;
   try {
@@ -57,6 +64,7 @@ export async function runApiNode(node: ApiNodePlan, scope: Scope, settings: ApiC
       followRedirects: settings.followRedirects,
       maxRedirects: settings.maxRedirects,
       ...(settings.dispatcher ? { dispatcher: settings.dispatcher } : {}),
+      secretHeaders,
     });
   } catch (error) {
     if (error instanceof NetworkError) throw new NodeError(node.id, `${node.method} ${shownUrl} failed: ${error.message}`, error.kind === 'aborted' ? 'cancelled' : 'request', { cause: error });
@@ -66,9 +74,9 @@ export async function runApiNode(node: ApiNodePlan, scope: Scope, settings: ApiC
   }
   const outcome = { method: node.method, url: shownUrl, bytes: response.body.length };
   if (response.status >= 400) {
-    throw new NodeError(node.id, `${node.method} ${shownUrl} answered ${response.status}${describeBody(response.body)}.`, 'status', { httpStatus: response.status, bytes: response.body.length });
+    throw new NodeError(node.id, `${node.method} ${shownUrl} answered ${response.status}${describeBody(response.body, redactor)}.`, 'status', { httpStatus: response.status, bytes: response.body.length });
   }
-  return { ...outcome, result: { status: response.status, headers: response.headers, body: parseBody(node, response.headers['content-type'], response.body, node.method) } };
+  return { ...outcome, result: { status: response.status, headers: response.headers, body: parseBody(node, response.headers['content-type'], response.body, node.method, redactor) } };
 }
 
 /**
@@ -177,7 +185,7 @@ function fillTemplate(template: BodyTemplate, scope: Scope, nodeId: string): unk
 
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
 
-function parseBody(node: ApiNodePlan, contentType: string | undefined, body: Buffer, method: string): unknown {
+function parseBody(node: ApiNodePlan, contentType: string | undefined, body: Buffer, method: string, redactor: Redactor): unknown {
   if (method === 'HEAD') return '';
   const text = body.toString('utf8');
   if (!contentType || !JSON_TYPE.test(contentType.trim())) return text;
@@ -185,12 +193,20 @@ function parseBody(node: ApiNodePlan, contentType: string | undefined, body: Buf
   try {
     return JSON.parse(text) as unknown;
   } catch {
-    throw new NodeError(node.id, `The answer says it is JSON (${contentType}) but is not valid JSON${describeBody(body)}.`, 'response', { bytes: body.length });
+    throw new NodeError(node.id, `The answer says it is JSON (${contentType}) but is not valid JSON${describeBody(body, redactor)}.`, 'response', { bytes: body.length });
   }
 }
 
-function describeBody(body: Buffer): string {
-  const text = body.toString('utf8', 0, Math.min(body.length, 400)).replace(/\s+/g, ' ').trim();
-  if (text === '') return '';
-  return `: "${text.length > 200 ? `${text.slice(0, 200)}…` : text}"`;
+/** Characters of an answer quoted in an error. */
+const QUOTE_LIMIT = 200;
+/** Bytes of an answer read for the quote: enough for the limit once secrets and spaces shrink. */
+const QUOTE_WINDOW = 64 * 1024;
+
+/** The start of an answer for an error message, secrets redacted before it is cut. */
+function describeBody(body: Buffer, redactor: Redactor): string {
+  const text = redactor.excerpt(body.toString('utf8', 0, Math.min(body.length, QUOTE_WINDOW)), QUOTE_LIMIT, {
+    normalize: (redacted) => redacted.replace(/\s+/g, ' ').trim(),
+    more: body.length > QUOTE_WINDOW,
+  });
+  return text === '' || text === '…' ? '' : `: "${text}"`;
 }

@@ -14,9 +14,9 @@ import type { NodeResult, Scope } from './evaluate';
 import type { ResolvedInputs } from './inputs';
 import { NodeError } from './nodeError';
 import type { NodeFailureKind } from './nodeError';
-import { Redactor } from './secrets';
 import type { SecretResolver } from './secrets';
 import type { NodeStatus, NodeTrace } from './trace';
+import { Redactor } from '../redaction';
 import { renderText } from './values';
 
 export const ENGINE_DEFAULTS = {
@@ -205,7 +205,7 @@ function runNodes(
         Object.assign(entry, extra, { status, endedAt: new Date().toISOString(), durationMs: Math.round((performance.now() - startedAt) * 10) / 10 });
         report(entry);
       };
-      runNode(node, scope, options, signal, (request) => {
+      runNode(node, scope, options, signal, redactor, (request) => {
         entry.method = request.method;
         entry.url = redactor.text(request.url);
       })
@@ -245,6 +245,7 @@ async function runNode(
   scope: Scope,
   options: EngineOptions,
   signal: AbortSignal,
+  redactor: Redactor,
   onRequest: (request: { method: string; url: string }) => void,
 ): Promise<{ result: NodeResult; bytes: number; httpStatus?: number }> {
   if (node.kind === 'template') {
@@ -260,6 +261,7 @@ async function runNode(
       followRedirects: options.followRedirects ?? ENGINE_DEFAULTS.followRedirects,
       maxRedirects: options.maxRedirects ?? ENGINE_DEFAULTS.maxRedirects,
       signal,
+      redactor,
       ...(options.dispatcher ? { dispatcher: options.dispatcher } : {}),
     },
     onRequest,

@@ -1,10 +1,10 @@
 // One HTTP exchange over undici with the safety every caller needs: an overall time limit,
-// cancellation, a cap on the response size, and redirects that never carry credentials to
-// another origin.
+// cancellation, a cap on the response size, redirects that never carry credentials (or any header
+// but a few harmless ones) to another origin, and one retry of a GET or HEAD on a kept-alive
+// connection the server had already closed.
 import { Readable } from 'node:stream';
 import { request } from 'undici';
 import type { Dispatcher } from 'undici';
-import { CREDENTIAL_HEADERS } from '../headers';
 import { classifyNetworkError, NetworkError, safeUrl } from './networkError';
 
 export type HttpMethod = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'OPTIONS';
@@ -25,6 +25,8 @@ export interface HttpRequest {
   readonly maxRedirects?: number;
   /** A proxy or a custom agent. */
   readonly dispatcher?: Dispatcher;
+  /** Names of headers whose value holds a secret: never sent to another origin, even if safelisted. */
+  readonly secretHeaders?: readonly string[];
 }
 
 export interface HttpResponse {
@@ -46,18 +48,29 @@ export async function httpRequest(options: HttpRequest): Promise<HttpResponse> {
   const maxRedirects = options.followRedirects === false ? 0 : (options.maxRedirects ?? 5);
   let { method, url, body } = options;
   let headers: Record<string, string> = { ...options.headers };
+  const send = (): Promise<Dispatcher.ResponseData> =>
+    request(url, {
+      method,
+      headers,
+      body: body ?? null,
+      signal,
+      headersTimeout: options.timeoutMs,
+      bodyTimeout: options.timeoutMs,
+      ...(options.dispatcher ? { dispatcher: options.dispatcher } : {}),
+    });
   try {
     for (let redirects = 0; ; redirects++) {
       if (signal.aborted) throw new Error('aborted');
-      const response = await request(url, {
-        method,
-        headers,
-        body: body ?? null,
-        signal,
-        headersTimeout: options.timeoutMs,
-        bodyTimeout: options.timeoutMs,
-        ...(options.dispatcher ? { dispatcher: options.dispatcher } : {}),
-      });
+      let response: Dispatcher.ResponseData;
+      try {
+        response = await send();
+      } catch (error) {
+        // A kept-alive connection the server closed while idle fails the next request before any
+        // byte of the answer. A GET or HEAD changes nothing on the server, so once on a new
+        // connection is safe; anything else could run twice.
+        if ((method !== 'GET' && method !== 'HEAD') || body instanceof Readable || signal.aborted || classifyNetworkError(error, url, { timedOut: false, cancelled: false }).kind !== 'reset') throw error;
+        response = await send();
+      }
       const location = response.headers.location;
       if (options.followRedirects === false || !REDIRECTS.has(response.statusCode) || typeof location !== 'string') {
         return {
@@ -75,7 +88,7 @@ export async function httpRequest(options: HttpRequest): Promise<HttpResponse> {
       if (next.protocol !== 'http:' && next.protocol !== 'https:') {
         throw new NetworkError('redirect', `${safeUrl(url)} redirected to a ${next.protocol} URL, which is not followed.`, safeUrl(url));
       }
-      if (next.origin !== new URL(url).origin) headers = withoutCredentials(headers);
+      if (next.origin !== new URL(url).origin) headers = withoutCredentials(headers, options.secretHeaders);
       if (response.statusCode === 303 || ((response.statusCode === 301 || response.statusCode === 302) && method === 'POST')) {
         method = method === 'HEAD' ? 'HEAD' : 'GET';
         body = undefined;
@@ -115,12 +128,22 @@ function flattenHeaders(headers: Record<string, string | string[] | undefined>):
   return flat;
 }
 
-/** Drops every header that carries a credential, and cookies, for a hop to another origin. */
-export function withoutCredentials(headers: Readonly<Record<string, string>>): Record<string, string> {
+/**
+ * Headers that carry no credential whatever their value (much as the Fetch standard's CORS-safelisted
+ * request headers), so they may follow a redirect to another origin.
+ */
+const CROSS_ORIGIN_SAFE_HEADERS: ReadonlySet<string> = new Set(['accept', 'accept-encoding', 'accept-language', 'cache-control', 'content-language', 'content-length', 'content-type', 'pragma', 'user-agent']);
+
+/**
+ * The headers that may follow a redirect to another origin: only the safelisted ones, and none that
+ * holds a secret. Credentials hide in any header (X-Custom-Token), so everything else is dropped.
+ */
+export function withoutCredentials(headers: Readonly<Record<string, string>>, secretHeaders: readonly string[] = []): Record<string, string> {
+  const secret = new Set(secretHeaders.map((name) => name.toLowerCase()));
   const kept: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers)) {
     const lower = name.toLowerCase();
-    if (!CREDENTIAL_HEADERS.has(lower) && lower !== 'cookie') kept[name] = value;
+    if (CROSS_ORIGIN_SAFE_HEADERS.has(lower) && !secret.has(lower)) kept[name] = value;
   }
   return kept;
 }

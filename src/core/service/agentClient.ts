@@ -1,7 +1,10 @@
 // The agent service's HTTP interface: start an execution (JSON or multipart) and read its status.
 // Shared by the command line and the extension; every request has a time limit and a signal.
+// Answers are redacted here, where they are parsed: should the service echo the API key (in
+// outputs, a status word, an error), no caller ever holds it to print or store.
 import { httpRequest } from '../http/httpRequest';
 import { NetworkError } from '../http/networkError';
+import { keyRedactor } from '../redaction';
 import { buildMultipartBody } from './multipartBody';
 import type { FilePart } from './multipartBody';
 import { errorForStatus, fromNetworkError, quoteBody, ServiceError } from './serviceError';
@@ -18,7 +21,10 @@ export type InputValues = Readonly<Record<string, string | number | boolean>>;
 
 export interface RequestOptions {
   readonly signal?: AbortSignal;
-  /** Time limit of this request, instead of the target's (the poller keeps it within its own limit). */
+  /**
+   * Time limit of this request, instead of the target's (the poller and `run --timeout` keep it
+   * within their own limit). For a multipart start, a cap on the time its size allows.
+   */
   readonly timeoutMs?: number;
 }
 
@@ -72,7 +78,7 @@ export async function startExecution(target: AgentTarget, inputs: InputValues, o
 export async function startMultipartExecution(target: AgentTarget, inputs: InputValues, files: readonly FilePart[], options: RequestOptions & { readonly stream?: boolean } = {}): Promise<Started> {
   const url = executeUrl(target, true);
   const multipart = await buildMultipartBody({ inputs, stream: options.stream ?? false }, files);
-  const timeoutMs = (target.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS) + Math.ceil((multipart.contentLength / MIN_UPLOAD_BYTES_PER_SECOND) * 1000);
+  const timeoutMs = Math.min((target.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS) + Math.ceil((multipart.contentLength / MIN_UPLOAD_BYTES_PER_SECOND) * 1000), options.timeoutMs ?? Infinity);
   const response = await send('Starting the agent', () =>
     httpRequest({
       method: 'POST',
@@ -102,7 +108,7 @@ export async function getStatus(target: AgentTarget, executionId: string, option
     }),
   );
   if (response.status < 200 || response.status >= 300) throw errorForStatus(response.status, response.body, 'Reading the execution status', response.headers, target.apiKey);
-  const body = parseJsonObject(response.body, 'The status answer', target.apiKey);
+  const body = keyRedactor(target.apiKey).value(parseJsonObject(response.body, 'The status answer', target.apiKey)) as Record<string, unknown>;
   if (typeof body.status !== 'string' || body.status.trim() === '') {
     const quoted = quoteBody(response.body, target.apiKey);
     throw new ServiceError('bad-response', `The status answer has no "status": ${quoted}.`, { status: response.status, body: quoted });
@@ -130,6 +136,8 @@ function readStarted(status: number, raw: Buffer, responseHeaders: Readonly<Reco
     throw new ServiceError('bad-response', `The service answered without an execution id: ${quoted}.`, { status, body: quoted });
   }
   try {
+    // An id is printed and stored: one that holds the key is refused like any other odd id.
+    if (keyRedactor(secret).text(body.executionId) !== body.executionId) throw new Error('the id holds the key');
     return checkExecutionId(body.executionId);
   } catch {
     throw new ServiceError('bad-response', `The service answered with an execution id that cannot be polled: ${quoted}.`, { status, body: quoted });

@@ -1,6 +1,7 @@
 // Failures talking to the agent service, typed so every caller (command line, extension) can say
 // what happened and what to do. Messages never contain the API key.
 import type { NetworkError } from '../http/networkError';
+import { keyRedactor } from '../redaction';
 
 export type ServiceErrorKind =
   /** 401/403: the key is missing, wrong, or lacks the license. */
@@ -40,12 +41,12 @@ const MAX_QUOTE = 300;
 
 /**
  * A short, single-line quote of what the service answered, for messages. A service could echo the
- * request back (an error page showing the headers), so Bearer tokens and the key are masked.
+ * request back (an error page showing the headers), so Bearer tokens and the key are masked, before
+ * the quote is cut.
  */
 export function quoteBody(body: string | Buffer, secret?: string): string {
-  const text = redact(typeof body === 'string' ? body : body.toString('utf8'), secret).replace(/\s+/g, ' ').trim();
-  if (text === '') return '(an empty answer)';
-  return text.length > MAX_QUOTE ? `"${text.slice(0, MAX_QUOTE)}…"` : `"${text}"`;
+  const text = keyRedactor(secret).excerpt(typeof body === 'string' ? body : body.toString('utf8'), MAX_QUOTE, { normalize: (redacted) => redacted.replace(/\s+/g, ' ').trim() });
+  return text === '' ? '(an empty answer)' : `"${text}"`;
 }
 
 /** Turns an HTTP error status into a ServiceError that says what to do. */
@@ -98,10 +99,4 @@ export function parseRetryAfter(value: string | undefined, now = Date.now()): nu
   if (!/^(Mon|Tue|Wed|Thu|Fri|Sat|Sun)[a-z]*,? /i.test(trimmed)) return undefined;
   const date = Date.parse(trimmed);
   return Number.isNaN(date) ? undefined : Math.max(0, date - now);
-}
-
-/** Masks Bearer tokens and every occurrence of the secret (the API key) in a text. */
-export function redact(text: string, secret?: string): string {
-  const masked = text.replace(/(Bearer\s+)[A-Za-z0-9\-._~+/]+=*/gi, '$1•••');
-  return secret ? masked.split(secret).join('•••') : masked;
 }

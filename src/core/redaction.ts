@@ -1,0 +1,107 @@
+// Keeping secrets (the engine's `{{ secrets.NAME }}` values, the client's API key) out of
+// everything shown to people: messages, traces, outputs. One home for redaction and for cutting
+// text short safely: secrets are replaced BEFORE any cut (a secret cut in two is no longer found),
+// and a cut that ends in the first characters of a secret masks them too.
+
+/** What the engine puts in place of a secret value. */
+export const REDACTED = '[redacted]';
+/** What the client puts in place of the API key and Bearer tokens. */
+export const MASK = '•••';
+
+/** A Bearer token in text an API may echo back (an error page showing the request's headers). */
+const BEARER_TOKEN = /(Bearer\s+)[A-Za-z0-9\-._~+/]+=*/gi;
+/** The fewest characters of a secret's start masked at a cut (fewer for very short secrets). */
+const MIN_PREFIX_AT_CUT = 4;
+
+export interface RedactorOptions {
+  /** Put in place of each secret; REDACTED by default. */
+  readonly mask?: string;
+  /** Also mask every "Bearer <token>", known or not (the client: a service may echo any). */
+  readonly bearerTokens?: boolean;
+}
+
+/**
+ * Replaces secret values in text and in values. Each secret is also looked for in the forms it takes
+ * once placed in a URL (percent-encoded; lower-cased, as `new URL` does to a host name) or a JSON
+ * string, since that is how it may come back in an error or a body.
+ */
+export class Redactor {
+  private needles: string[] = [];
+  readonly mask: string;
+  private readonly bearerTokens: boolean;
+
+  constructor(options: RedactorOptions = {}) {
+    this.mask = options.mask ?? REDACTED;
+    this.bearerTokens = options.bearerTokens ?? false;
+  }
+
+  add(secret: string): void {
+    if (secret === '') return;
+    const encoded = [secret, encodeURIComponent(secret), safeEncodeUri(secret), JSON.stringify(secret).slice(1, -1)];
+    const forms = new Set([...encoded, ...encoded.map((form) => form.toLowerCase())]);
+    for (const form of forms) if (form !== '' && !this.needles.includes(form)) this.needles.push(form);
+    // Longest first, so a secret that contains another is replaced whole.
+    this.needles.sort((a, b) => b.length - a.length);
+  }
+
+  text(value: string): string {
+    let result = this.bearerTokens ? value.replace(BEARER_TOKEN, `$1${this.mask}`) : value;
+    for (const needle of this.needles) if (result.includes(needle)) result = result.split(needle).join(this.mask);
+    return result;
+  }
+
+  /** A plain copy of a value (files as { name, size, type }) with every string and object key redacted. */
+  value(value: unknown): unknown {
+    if (typeof value === 'string') return this.text(value);
+    if (Array.isArray(value)) return value.map((item) => this.value(item));
+    if (value !== null && typeof value === 'object') {
+      const plain = typeof (value as { toJSON?: unknown }).toJSON === 'function' ? (value as { toJSON(): unknown }).toJSON() : value;
+      if (plain !== value) return this.value(plain);
+      return Object.fromEntries(Object.entries(value).map(([key, item]) => [this.text(key), this.value(item)]));
+    }
+    return value;
+  }
+
+  /**
+   * At most `limit` characters of a text, redacted first, then tidied by `normalize` (e.g. white
+   * space collapsed), then cut, with "…" when cut. `more` says the text given is itself only the
+   * start of a longer one, so its end is a cut as well.
+   */
+  excerpt(text: string, limit: number, options: { readonly normalize?: (text: string) => string; readonly more?: boolean } = {}): string {
+    const redacted = this.text(text);
+    const whole = options.normalize ? options.normalize(redacted) : redacted;
+    if (whole.length <= limit && !options.more) return whole;
+    let end = Math.min(limit, whole.length);
+    // Never leave half a mask: keep the whole of one that spans the cut.
+    const maskStart = whole.lastIndexOf(this.mask, end - 1);
+    if (maskStart !== -1 && maskStart + this.mask.length > end) end = maskStart + this.mask.length;
+    return `${this.maskSecretStart(whole.slice(0, end))}…`;
+  }
+
+  /** Masks the end of a cut text when it is the start of a secret (the rest was cut off). */
+  private maskSecretStart(cut: string): string {
+    for (const needle of this.needles) {
+      const shortest = Math.max(1, Math.min(MIN_PREFIX_AT_CUT, needle.length - 1));
+      for (let length = Math.min(needle.length - 1, cut.length); length >= shortest; length--) {
+        if (cut.endsWith(needle.slice(0, length))) return `${cut.slice(0, cut.length - length)}${this.mask}`;
+      }
+    }
+    return cut;
+  }
+}
+
+/** The client's redaction: Bearer tokens and every form of the API key, masked as •••. */
+export function keyRedactor(apiKey?: string): Redactor {
+  const redactor = new Redactor({ mask: MASK, bearerTokens: true });
+  if (apiKey) redactor.add(apiKey);
+  return redactor;
+}
+
+/** encodeURI throws on a lone surrogate; such a secret cannot take that form anyway. */
+function safeEncodeUri(secret: string): string {
+  try {
+    return encodeURI(secret);
+  } catch {
+    return secret;
+  }
+}
