@@ -15,27 +15,32 @@ const { version } = JSON.parse(readFileSync('package.json', 'utf8'));
 const production = args.has('--production');
 const watch = args.has('--watch');
 
-let agentSchemaValidatorCode;
-/**
- * The agent file's JSON Schema compiled by ajv when bundling (its standalone code) rather than on
- * first validation: no schema compiler in the bundles, no compile time at run time. Imported as
- * `./agentSchemaValidator.generated`, typed by the .d.ts of that name.
- */
-const agentSchemaValidator = {
-  name: 'agent-schema-validator',
+// The JSON Schemas, compiled by ajv when bundling (its standalone code) rather than on first
+// validation: no schema compiler in the bundles, no compile time at run time. Each is imported as
+// `./NAME.generated` and typed by the .d.ts of that name.
+const generatedValidators = {
+  agentSchemaValidator: 'schemas/agent.schema.json',
+  agentTestSchemaValidator: 'schemas/agent-test.schema.json',
+};
+const validatorCode = new Map();
+const schemaValidators = {
+  name: 'schema-validators',
   setup(build) {
-    build.onResolve({ filter: /\/agentSchemaValidator\.generated$/ }, (args) => ({ path: resolve(args.resolveDir, args.path), namespace: 'agent-schema-validator' }));
-    build.onLoad({ filter: /.*/, namespace: 'agent-schema-validator' }, () => {
-      if (!agentSchemaValidatorCode) {
+    build.onResolve({ filter: /\/\w+\.generated$/ }, (args) => {
+      const name = /(\w+)\.generated$/.exec(args.path)[1];
+      return name in generatedValidators ? { path: name, namespace: 'schema-validator' } : undefined;
+    });
+    build.onLoad({ filter: /.*/, namespace: 'schema-validator' }, ({ path: name }) => {
+      const schemaFile = generatedValidators[name];
+      if (!validatorCode.has(name)) {
         const ajv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true, verbose: true, code: { source: true } });
         // Annotations that VS Code's YAML and JSON tooling read; they do not constrain values.
         ajv.addKeyword({ keyword: 'markdownDescription', schemaType: 'string' });
         ajv.addKeyword({ keyword: 'defaultSnippets', schemaType: 'array' });
-        const schema = JSON.parse(readFileSync('schemas/agent.schema.json', 'utf8'));
-        agentSchemaValidatorCode = standaloneCode(ajv, ajv.compile(schema));
+        validatorCode.set(name, standaloneCode(ajv, ajv.compile(JSON.parse(readFileSync(schemaFile, 'utf8')))));
       }
       // resolveDir: the generated code requires ajv's small runtime helpers from node_modules.
-      return { contents: agentSchemaValidatorCode, loader: 'js', resolveDir: process.cwd(), watchFiles: [resolve('schemas/agent.schema.json')] };
+      return { contents: validatorCode.get(name), loader: 'js', resolveDir: process.cwd(), watchFiles: [resolve(schemaFile)] };
     });
   },
 };
@@ -54,7 +59,7 @@ const common = {
   define: { AGENT_WORKFLOWS_VERSION: JSON.stringify(version) },
   // `import()` becomes a `require` (see lazyModules): synchronous, and no ES module loader.
   supported: { 'dynamic-import': false },
-  plugins: [agentSchemaValidator],
+  plugins: [schemaValidators],
 };
 
 /** Every file under dir whose name passes the filter, recursively. */

@@ -91,6 +91,10 @@ export const PROBLEM_CODES = {
   'possible-secret': { severity: 'warning', summary: 'A literal that looks like a known kind of token or key.' },
   // Deployment.
   'insecure-base-url': { severity: 'warning', summary: 'A deployment base URL on plain http to a remote host.' },
+  // Test files (NAME.agent.test.yaml).
+  'unknown-output': { severity: 'error', summary: 'An expectation on an output the agent does not have.' },
+  'missing-mock': { severity: 'error', summary: 'An API node with no mock in a case that is not live.' },
+  'invalid-expectation': { severity: 'error', summary: 'An expectation with an unknown operator or a bad operand.' },
 } as const satisfies Record<string, { severity: Severity; summary: string }>;
 
 export type ProblemCode = keyof typeof PROBLEM_CODES;

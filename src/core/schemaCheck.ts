@@ -1,6 +1,6 @@
 // The JSON Schema's rules, checked by ajv, with its errors mapped to source ranges and rewritten as
 // messages that name the place and the fix.
-import type { ErrorObject } from 'ajv';
+import type { ErrorObject, ValidateFunction } from 'ajv';
 import type { Node as YamlNode } from 'yaml';
 import agentSchema from '../../schemas/agent.schema.json';
 import validateAgentSchema from './agentSchemaValidator.generated';
@@ -22,15 +22,24 @@ const REQUIRED_HINTS: Record<string, string> = {
   from: 'Add "from: "{{ nodes.ID.body }}"" with the value of this output.',
 };
 
-export function checkSchema(root: YamlNode, value: unknown, sink: ProblemSink): void {
-  if (validateAgentSchema(value)) return;
-  for (const error of validateAgentSchema.errors ?? []) {
+/** A schema to check a file against, and how its messages name a place in the file. */
+export interface SchemaRules {
+  readonly validate: ValidateFunction;
+  /** A place in the file in words, e.g. `the method of node "fetch"`. */
+  readonly describePath: (path: readonly PathSegment[]) => string;
+}
+
+const AGENT_SCHEMA: SchemaRules = { validate: validateAgentSchema, describePath };
+
+export function checkSchema(root: YamlNode, value: unknown, sink: ProblemSink, schema: SchemaRules = AGENT_SCHEMA): void {
+  if (schema.validate(value)) return;
+  for (const error of schema.validate.errors ?? []) {
     if (error.keyword === 'if' || error.keyword === 'propertyNames' || error.keyword === 'allOf') continue;
-    reportError(error, root, sink);
+    reportError(error, root, sink, schema.describePath);
   }
 }
 
-function reportError(error: ErrorObject, root: YamlNode, sink: ProblemSink): void {
+function reportError(error: ErrorObject, root: YamlNode, sink: ProblemSink, describePath: SchemaRules['describePath']): void {
   const path = parsePointer(error.instancePath);
   const located = locate(root, path);
   const subject = describePath(path);
@@ -129,6 +138,13 @@ function reportError(error: ErrorObject, root: YamlNode, sink: ProblemSink): voi
       return;
     case 'minItems':
       sink.add('invalid-value', valueSpan, `${capitalize(subject)} must list at least ${String(error.params.limit)} value; remove it or add one.`);
+      return;
+    case 'minProperties':
+      sink.add('invalid-value', valueSpan, `${capitalize(subject)} must have at least ${String(error.params.limit)} entry; add one.`);
+      return;
+    case 'minimum':
+    case 'maximum':
+      sink.add('invalid-value', valueSpan, `${capitalize(subject)} must be ${error.keyword === 'minimum' ? 'at least' : 'at most'} ${String(error.params.limit)}.`);
       return;
     case 'uniqueItems':
       sink.add('invalid-value', valueSpan, `${capitalize(subject)} lists the same value twice (items ${String(error.params.j + 1)} and ${String(error.params.i + 1)}); remove one.`);

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { MAX_PROBLEMS } from '../../src/core/problemSink';
 import { PROBLEM_CODES } from '../../src/core/problems';
 import type { ProblemCode } from '../../src/core/problems';
+import { validateTestText } from '../../src/core/testing/testFile';
 import { validateAgentText } from '../../src/core/validate';
 import { readAnnotations } from '../support/annotations';
 import { fixturesDir, repoRoot } from '../support/paths';
@@ -21,6 +22,14 @@ const SAMPLES: Partial<Record<ProblemCode, string>> = {
   'not-a-mapping': '- version: 1\n',
   'alias-limit': 'a: &a [x, x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\nc: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]\nd: [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c]\n',
   'too-many-problems': `version: 1\nname: many\nnodes:\n${Array.from({ length: MAX_PROBLEMS + 20 }, (_, i) => `  n${i}: { type: template, text: "{{ nodes.missing${i}.body }}" }\n`).join('')}`,
+};
+
+/** Test files (against TEST_AGENT) for the codes only test files have. */
+const TEST_AGENT = 'version: 1\nname: a\ninputs:\n  city: { type: string }\nnodes:\n  fetch: { type: api, method: GET, url: "https://x.example/{{ inputs.city }}" }\noutputs:\n  report: { from: "{{ nodes.fetch.body }}" }\n';
+const TEST_FILE_SAMPLES: Partial<Record<ProblemCode, string>> = {
+  'unknown-output': 'cases:\n  one:\n    mocks: { fetch: { body: x } }\n    expect: { outputs: { reprot: x } }\n',
+  'missing-mock': 'cases:\n  one:\n    inputs: { city: Oslo }\n',
+  'invalid-expectation': 'cases:\n  one:\n    mocks: { fetch: { body: x } }\n    expect: { outputs: { report: { $contain: x } } }\n',
 };
 
 function codesInFixtures(): Set<string> {
@@ -44,9 +53,19 @@ describe('problem catalogue', () => {
     });
   }
 
+  for (const [code, text] of Object.entries(TEST_FILE_SAMPLES)) {
+    it(`a sample test file produces ${code}`, () => {
+      const agent = validateAgentText(TEST_AGENT);
+      assert.deepEqual(agent.problems, [], 'the sample agent is valid');
+      const problems = validateTestText(text, 'a.agent.test.yaml', agent.model).problems;
+      assert.deepEqual(problems.map((problem) => problem.code), [code]);
+      assert.equal(problems[0]!.severity, PROBLEM_CODES[code as ProblemCode].severity);
+    });
+  }
+
   it('every code is produced by a rules fixture or a sample', () => {
     const covered = codesInFixtures();
-    for (const code of Object.keys(SAMPLES)) covered.add(code);
+    for (const code of [...Object.keys(SAMPLES), ...Object.keys(TEST_FILE_SAMPLES)]) covered.add(code);
     const missing = Object.keys(PROBLEM_CODES).filter((code) => !covered.has(code));
     assert.deepEqual(missing, []);
   });

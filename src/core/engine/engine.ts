@@ -44,8 +44,12 @@ export interface EngineOptions {
   readonly timeoutMs?: number;
   readonly signal?: AbortSignal;
   readonly dispatcher?: Dispatcher;
+  /** The dispatcher of one node's calls, over `dispatcher` (agent tests answer each node with its mock). */
+  readonly dispatcherFor?: (node: string) => Dispatcher | undefined;
   /** Called when a node starts and when it ends (entries are redacted). */
   readonly onTrace?: (entry: NodeTrace) => void;
+  /** Called with each node's result (redacted) when it succeeds: what agent tests check. */
+  readonly onNodeResult?: (node: string, result: NodeResult) => void;
 }
 
 export type ExecutionFailureKind = NodeFailureKind | 'secret' | 'output' | 'timeout';
@@ -212,6 +216,7 @@ function runNodes(
         .then(
           ({ result, bytes, httpStatus }) => {
             scope.nodes.set(node.id, result);
+            options.onNodeResult?.(node.id, redactor.value(result) as NodeResult);
             end('succeeded', { bytes, ...(httpStatus !== undefined ? { httpStatus } : {}) });
             for (const dependent of dependents.get(node.id) ?? []) {
               const left = waitingFor.get(dependent)! - 1;
@@ -252,6 +257,7 @@ async function runNode(
     const text = renderText(evaluateString(node.text, scope, { node: node.id, field: 'text' }));
     return { result: { body: text }, bytes: Buffer.byteLength(text) };
   }
+  const dispatcher = options.dispatcherFor?.(node.id) ?? options.dispatcher;
   const outcome = await runApiNode(
     node,
     scope,
@@ -262,7 +268,7 @@ async function runNode(
       maxRedirects: options.maxRedirects ?? ENGINE_DEFAULTS.maxRedirects,
       signal,
       redactor,
-      ...(options.dispatcher ? { dispatcher: options.dispatcher } : {}),
+      ...(dispatcher ? { dispatcher } : {}),
     },
     onRequest,
   );

@@ -1,0 +1,206 @@
+// Runs one test case with the workflow engine on this machine: the agent's real request building,
+// HTTP client and redirect handling, with each mocked node's socket replaced by undici's MockAgent,
+// which answers with the case's mock and records what the node sent. Then checks every expectation.
+import { MockAgent } from 'undici';
+import type { Dispatcher } from 'undici';
+import type { LoadedAgent } from '../engine/agentPlan';
+import { executeAgent } from '../engine/engine';
+import type { ExecutionResult } from '../engine/engine';
+import type { NodeResult } from '../engine/evaluate';
+import { InputError, resolveInputs } from '../engine/inputs';
+import type { GivenFile } from '../engine/inputs';
+import type { Span } from '../problems';
+import { matchValue } from './matchers';
+import type { Matcher, Mismatch } from './matchers';
+import type { MockAnswer, RequestExpectations, TestCase } from './testModel';
+
+/** What an API node sent to its mock. */
+export interface RecordedRequest {
+  readonly node: string;
+  readonly method: string;
+  readonly url: string;
+  /** Lower-case names. */
+  readonly headers: Readonly<Record<string, string>>;
+  /** JSON when it parses as JSON, else text; undefined with no body. */
+  readonly body: unknown;
+}
+
+/** One expectation that did not hold, or why the case could not be checked. */
+export interface CaseFailure {
+  readonly message: string;
+  /** The expectation's place in the test file (the case's name when there is none). */
+  readonly span: Span;
+  readonly expected?: string;
+  readonly actual?: unknown;
+  /** The expected plain value, when there is one (for a diff against actual). */
+  readonly expectedValue?: unknown;
+}
+
+export interface CaseResult {
+  readonly name: string;
+  readonly passed: boolean;
+  readonly durationMs: number;
+  readonly failures: readonly CaseFailure[];
+  /** Undefined when the case could not run (its inputs were refused). */
+  readonly execution?: ExecutionResult;
+  readonly requests: readonly RecordedRequest[];
+}
+
+export interface RunCaseOptions {
+  /** The files a case names, by input: resolved by the caller (relative to the test file). */
+  readonly files?: Readonly<Record<string, GivenFile>>;
+  /** The case's time limit when it states none (within_ms); default 30 s. */
+  readonly timeoutMs?: number;
+  readonly signal?: AbortSignal;
+  /** For live nodes: a proxy or a custom agent. */
+  readonly dispatcher?: Dispatcher;
+}
+
+const DEFAULT_TIMEOUT_MS = 30_000;
+
+export async function runCase(agent: LoadedAgent, testCase: TestCase, options: RunCaseOptions = {}): Promise<CaseResult> {
+  const started = performance.now();
+  const requests: RecordedRequest[] = [];
+  const nodeResults = new Map<string, NodeResult>();
+  let inputs;
+  try {
+    inputs = resolveInputs(agent.model, { values: testCase.inputs, ...(options.files ? { files: options.files } : {}) });
+  } catch (error) {
+    if (!(error instanceof InputError)) throw error;
+    const failure = { message: `The case's inputs were refused: ${error.problems.join(' ')}`, span: testCase.span };
+    return { name: testCase.name, passed: false, durationMs: elapsed(started), failures: [failure], requests };
+  }
+  const mockAgents = new Map([...testCase.mocks].map(([node, mock]) => [node, mockAgentFor(mock, requests)]));
+  // A node with no mock in a case that is not live is refused by the file's checks; should one run
+  // anyway, it meets a mock agent that answers nothing rather than the network.
+  const unmocked = new MockAgent();
+  unmocked.disableNetConnect();
+  try {
+    const execution = await executeAgent(agent, inputs, {
+      secrets: async (name) => testCase.secrets[name],
+      secretHint: (name) => `give it a test value under secrets: ${name} in the case`,
+      timeoutMs: testCase.expect.withinMs ? Math.max(testCase.expect.withinMs.ms * 2, 1000) : (options.timeoutMs ?? DEFAULT_TIMEOUT_MS),
+      dispatcherFor: (node) => mockAgents.get(node) ?? (testCase.live ? options.dispatcher : unmocked),
+      onNodeResult: (node, result) => nodeResults.set(node, result),
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
+    const failures = checkCase(testCase, execution, nodeResults, requests);
+    return { name: testCase.name, passed: failures.length === 0, durationMs: elapsed(started), failures, execution, requests };
+  } finally {
+    await Promise.all([...mockAgents.values(), unmocked].map((mockAgent) => mockAgent.close()));
+  }
+}
+
+function mockAgentFor(mock: MockAnswer, requests: RecordedRequest[]): MockAgent {
+  const mockAgent = new MockAgent();
+  mockAgent.disableNetConnect();
+  const json = typeof mock.body !== 'string';
+  const headers = { ...(json && mock.body !== undefined ? { 'content-type': 'application/json' } : {}), ...mock.headers };
+  const scope = mockAgent
+    .get(() => true)
+    .intercept({ path: () => true, method: () => true })
+    .reply((request) => {
+      requests.push(recordRequest(mock.node, request));
+      const data = mock.body === undefined ? '' : json ? JSON.stringify(mock.body) : (mock.body as string);
+      return { statusCode: mock.status, data, responseOptions: { headers } };
+    })
+    .persist();
+  if (mock.delayMs > 0) scope.delay(mock.delayMs);
+  return mockAgent;
+}
+
+function recordRequest(node: string, request: { path: string; method: string; origin?: string; headers?: unknown; body?: unknown }): RecordedRequest {
+  const headers: Record<string, string> = {};
+  const raw = request.headers;
+  if (Array.isArray(raw)) {
+    for (let i = 0; i + 1 < raw.length; i += 2) headers[String(raw[i]).toLowerCase()] = String(raw[i + 1]);
+  } else if (raw && typeof raw === 'object') {
+    for (const [name, value] of Object.entries(raw as Record<string, unknown>)) headers[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : String(value);
+  }
+  const text = typeof request.body === 'string' ? request.body : Buffer.isBuffer(request.body) || request.body instanceof Uint8Array ? Buffer.from(request.body).toString('utf8') : undefined;
+  let body: unknown = text === undefined ? (request.body == null ? undefined : '(a stream)') : text;
+  if (text !== undefined && /json/i.test(headers['content-type'] ?? '')) {
+    try {
+      body = JSON.parse(text) as unknown;
+    } catch {
+      // Not JSON after all: checked as text.
+    }
+  }
+  return { node, method: request.method, url: `${request.origin ?? ''}${request.path}`, headers, body };
+}
+
+/** Every expectation of the case against what the execution did. */
+export function checkCase(testCase: TestCase, execution: ExecutionResult, nodeResults: ReadonlyMap<string, NodeResult>, requests: readonly RecordedRequest[]): CaseFailure[] {
+  const failures: CaseFailure[] = [];
+  const expect = testCase.expect;
+  const add = (mismatches: Mismatch[], what: string): void => {
+    for (const mismatch of mismatches) {
+      const where = mismatch.path ? `${what}.${mismatch.path}`.replace(/\.\[/g, '[') : what;
+      failures.push({
+        message: `${where}: expected ${mismatch.expected}, got ${describeActual(mismatch.actual)}`,
+        span: mismatch.span,
+        expected: mismatch.expected,
+        actual: mismatch.actual,
+        ...(mismatch.expectedValue !== undefined ? { expectedValue: mismatch.expectedValue } : {}),
+      });
+    }
+  };
+
+  if (expect.failsAt) {
+    if (execution.status !== 'failed') failures.push({ message: `Expected the execution to fail at node "${expect.failsAt.node}", but it ${execution.status === 'finished' ? 'finished' : 'was cancelled'}.`, span: expect.failsAt.span });
+    else if (execution.error.node !== expect.failsAt.node) failures.push({ message: `Expected the execution to fail at node "${expect.failsAt.node}", but it failed ${execution.error.node ? `at node "${execution.error.node}"` : `(${execution.error.kind})`}: ${execution.error.message}`, span: expect.failsAt.span });
+  } else if (execution.status !== 'finished' && !expect.error) {
+    failures.push({ message: `The execution ${execution.status === 'failed' ? 'failed' : 'was cancelled'}: ${execution.error.message}`, span: testCase.span });
+  }
+  if (expect.error) {
+    if (execution.status === 'finished') failures.push({ message: 'Expected the execution to fail, but it finished.', span: expect.error.span });
+    else add(matchValue(expect.error, execution.error.message), 'error');
+  }
+  if (expect.outputs && execution.status === 'finished') {
+    for (const [name, matcher] of expect.outputs) add(matchValue(matcher, Object.hasOwn(execution.outputs, name) ? execution.outputs[name] : undefined), `outputs.${name}`);
+  }
+  for (const [node, expected] of expect.nodes ?? []) {
+    const result = nodeResults.get(node);
+    const trace = execution.trace.find((entry) => entry.node === node);
+    if (!result && trace?.httpStatus === undefined) {
+      failures.push({ message: `Node "${node}" has no result: it ${trace?.status ?? 'did not run'}${trace?.error ? ` (${trace.error})` : ''}.`, span: expected.span });
+      continue;
+    }
+    if (expected.status) add(matchValue(expected.status, result?.status ?? trace?.httpStatus), `nodes.${node}.status`);
+    if (expected.body) add(matchValue(expected.body, result?.body), `nodes.${node}.body`);
+    for (const [name, matcher] of expected.headers ?? []) add(matchValue(matcher, result?.headers?.[name]), `nodes.${node}.headers.${name}`);
+  }
+  for (const mock of testCase.mocks.values()) {
+    if (!mock.expectRequest) continue;
+    const sent = requests.find((request) => request.node === mock.node);
+    if (!sent) {
+      failures.push({ message: `Node "${mock.node}" sent no request, so expect_request could not be checked.`, span: mock.span });
+      continue;
+    }
+    checkRequest(mock.expectRequest, sent, `requests.${mock.node}`, add);
+  }
+  if (expect.withinMs && execution.durationMs > expect.withinMs.ms) {
+    failures.push({ message: `The execution took ${Math.round(execution.durationMs)} ms, more than within_ms: ${expect.withinMs.ms}.`, span: expect.withinMs.span, expected: `at most ${expect.withinMs.ms} ms`, actual: Math.round(execution.durationMs) });
+  }
+  return failures;
+}
+
+function checkRequest(expected: RequestExpectations, sent: RecordedRequest, what: string, add: (mismatches: Mismatch[], what: string) => void): void {
+  const check = (matcher: Matcher | undefined, actual: unknown, field: string): void => {
+    if (matcher) add(matchValue(matcher, actual), `${what}.${field}`);
+  };
+  check(expected.method, sent.method, 'method');
+  check(expected.url, sent.url, 'url');
+  for (const [name, matcher] of expected.headers ?? []) check(matcher, sent.headers[name], `headers.${name}`);
+  check(expected.body, sent.body, 'body');
+}
+
+function describeActual(value: unknown): string {
+  if (value === undefined) return 'nothing (absent)';
+  const text = JSON.stringify(value);
+  return text.length > 200 ? `${text.slice(0, 200)}…` : text;
+}
+
+function elapsed(started: number): number {
+  return Math.round((performance.now() - started) * 10) / 10;
+}

@@ -1,0 +1,230 @@
+// Reads and checks an agent test file (NAME.agent.test.yaml): the YAML with the limits agent files
+// have, its JSON Schema, the expectations' operators, and, given the agent under test, every name
+// the cases use (inputs, files, nodes, outputs) and a mock for every API node of a case that is
+// not live. Pure and synchronous, like agent validation: the same problems in the editor and CLI.
+import { isMap, isScalar } from 'yaml';
+import type { Node as YamlNode, YAMLMap } from 'yaml';
+import type { AgentModel } from '../model';
+import { parseAgentFile } from '../parse';
+import type { ParsedAgentFile } from '../parse';
+import type { ProblemSink } from '../problemSink';
+import type { Problem, Span } from '../problems';
+import { checkSchema } from '../schemaCheck';
+import type { SchemaRules } from '../schemaCheck';
+import { closestMatch, listWords } from '../suggest';
+import { entries, getValue, spanOf } from '../yamlAst';
+import type { PathSegment } from '../yamlAst';
+import validateAgentTestSchema from './agentTestSchemaValidator.generated';
+import { compileMatcher } from './matchers';
+import type { Matcher } from './matchers';
+import type { CaseExpectations, MockAnswer, NodeExpectations, RequestExpectations, TestCase } from './testModel';
+
+export const TEST_FILE = /\.agent\.test\.ya?ml$/;
+
+export interface TestSuite {
+  /** The agent file as the test file names it (agent:), or as its own name implies. */
+  readonly agentPath: string;
+  /** Where the agent is named: the agent: value, or the file's start. */
+  readonly agentSpan: Span;
+  readonly cases: readonly TestCase[];
+}
+
+export interface TestFileResult {
+  readonly problems: Problem[];
+  readonly file: ParsedAgentFile;
+  /** The cases, when the file could be read (with problems, its cases are not run). */
+  readonly suite?: TestSuite;
+}
+
+const TEST_SCHEMA: SchemaRules = { validate: validateAgentTestSchema, describePath: describeTestPath };
+
+/** The agent file a test file tests when it names none: weather.agent.test.yaml tests weather.agent.yaml. */
+export function defaultAgentPath(testFileName: string): string {
+  return testFileName.replace(/\.agent\.test\.(ya?ml)$/, '.agent.$1');
+}
+
+/**
+ * Reads a test file. `fileName` (the base name) gives the default agent; with `agent`, the
+ * declarations of the agent under test, the names the cases use are checked against it.
+ */
+export function validateTestText(text: string, fileName: string, agent?: AgentModel): TestFileResult {
+  const file = parseAgentFile(text);
+  const { sink, root } = file;
+  if (file.syntaxBroken || !root) return { problems: sink.result(), file };
+  checkSchema(root, file.value, sink, TEST_SCHEMA);
+  const agentNode = getValue(root, 'agent');
+  const agentPath = isScalar(agentNode) && typeof agentNode.value === 'string' ? agentNode.value : defaultAgentPath(fileName);
+  const cases: TestCase[] = [];
+  const casesMap = getValue(root, 'cases');
+  if (isMap(casesMap)) {
+    for (const { key, keyNode, value } of entries(casesMap)) {
+      if (isMap(value)) cases.push(readCase(key, spanOf(keyNode), value, sink));
+    }
+  }
+  if (agent) for (const [index, testCase] of cases.entries()) checkAgainstAgent(testCase, casesMap as YAMLMap, index, agent, sink);
+  const suite = { agentPath, agentSpan: agentNode ? spanOf(agentNode) : { start: 0, end: 0 }, cases };
+  return { problems: sink.result(), file, suite };
+}
+
+function readCase(name: string, span: Span, map: YAMLMap, sink: ProblemSink): TestCase {
+  const report = (at: Span, message: string): void => sink.add('invalid-expectation', at, message);
+  const mocks = new Map<string, MockAnswer>();
+  const mocksMap = getValue(map, 'mocks');
+  if (isMap(mocksMap)) {
+    for (const { key, keyNode, value } of entries(mocksMap)) {
+      if (!isMap(value)) continue;
+      const plain = (value.toJSON() ?? {}) as Record<string, unknown>;
+      const expectRequest = getValue(value, 'expect_request');
+      mocks.set(key, {
+        node: key,
+        span: spanOf(keyNode),
+        status: typeof plain.status === 'number' ? plain.status : 200,
+        headers: lowerCaseKeys(plain.headers),
+        body: plain.body,
+        delayMs: typeof plain.delay_ms === 'number' ? plain.delay_ms : 0,
+        ...(isMap(expectRequest) ? { expectRequest: readRequestExpectations(expectRequest, report) } : {}),
+      });
+    }
+  }
+  const expectMap = getValue(map, 'expect');
+  return {
+    name,
+    span,
+    inputs: plainRecord(getValue(map, 'inputs')),
+    files: stringRecord(getValue(map, 'files')),
+    secrets: stringRecord(getValue(map, 'secrets')),
+    mocks,
+    expect: isMap(expectMap) ? readExpectations(expectMap, report) : {},
+    snapshot: getValue(map, 'snapshot')?.toJSON() === true,
+    live: getValue(map, 'live')?.toJSON() === true,
+  };
+}
+
+function readExpectations(map: YAMLMap, report: (at: Span, message: string) => void): CaseExpectations {
+  const outputs = getValue(map, 'outputs');
+  const nodes = getValue(map, 'nodes');
+  const failsAt = getValue(map, 'fails_at');
+  const error = getValue(map, 'error');
+  const withinMs = getValue(map, 'within_ms');
+  const nodeExpectations = new Map<string, NodeExpectations>();
+  if (isMap(nodes)) {
+    for (const { key, keyNode, value } of entries(nodes)) {
+      if (!isMap(value)) continue;
+      const status = getValue(value, 'status');
+      const body = getValue(value, 'body');
+      const headers = getValue(value, 'headers');
+      nodeExpectations.set(key, {
+        span: spanOf(keyNode),
+        ...(status !== undefined ? { status: compileMatcher(status, report) } : {}),
+        ...(body !== undefined ? { body: compileMatcher(body, report) } : {}),
+        ...(isMap(headers) ? { headers: matchersByKey(headers, report, true) } : {}),
+      });
+    }
+  }
+  return {
+    ...(isMap(outputs) ? { outputs: matchersByKey(outputs, report), outputsSpan: spanOf(outputs) } : {}),
+    ...(nodeExpectations.size ? { nodes: nodeExpectations } : {}),
+    ...(isScalar(failsAt) && typeof failsAt.value === 'string' ? { failsAt: { node: failsAt.value, span: spanOf(failsAt) } } : {}),
+    ...(error !== undefined ? { error: compileMatcher(error, report) } : {}),
+    ...(isScalar(withinMs) && typeof withinMs.value === 'number' ? { withinMs: { ms: withinMs.value, span: spanOf(withinMs) } } : {}),
+  };
+}
+
+function readRequestExpectations(map: YAMLMap, report: (at: Span, message: string) => void): RequestExpectations {
+  const method = getValue(map, 'method');
+  const url = getValue(map, 'url');
+  const headers = getValue(map, 'headers');
+  const body = getValue(map, 'body');
+  return {
+    ...(method !== undefined ? { method: compileMatcher(method, report) } : {}),
+    ...(url !== undefined ? { url: compileMatcher(url, report) } : {}),
+    ...(isMap(headers) ? { headers: matchersByKey(headers, report, true) } : {}),
+    ...(body !== undefined ? { body: compileMatcher(body, report) } : {}),
+  };
+}
+
+function matchersByKey(map: YAMLMap, report: (at: Span, message: string) => void, lowerCase = false): Map<string, Matcher> {
+  return new Map([...entries(map)].map(({ key, value }) => [lowerCase ? key.toLowerCase() : key, compileMatcher(value, report)]));
+}
+
+/** The names a case uses, against the agent's declarations; a mock for every API node unless live. */
+function checkAgainstAgent(testCase: TestCase, casesMap: YAMLMap, index: number, agent: AgentModel, sink: ProblemSink): void {
+  const caseMap = casesMap.items[index]?.value as YAMLMap;
+  const keySpan = (section: string, key: string): Span => {
+    const sectionMap = getValue(caseMap, section);
+    const pair = isMap(sectionMap) ? [...entries(sectionMap)].find((entry) => entry.key === key) : undefined;
+    return pair ? spanOf(pair.keyNode) : testCase.span;
+  };
+  const inputNames = [...agent.inputs.keys()];
+  for (const [section, names] of [['inputs', Object.keys(testCase.inputs)], ['files', Object.keys(testCase.files)]] as const) {
+    for (const name of names) {
+      const input = agent.inputs.get(name);
+      if (!input) {
+        const suggestion = closestMatch(name, inputNames);
+        sink.add('unknown-input', keySpan(section, name), `The agent has no input "${name}".${suggestion ? ` Did you mean "${suggestion}"?` : inputNames.length ? ` Its inputs: ${listWords(inputNames, 'and')}.` : ' It declares no inputs.'}`, suggestion ? { data: { replacement: suggestion } } : {});
+      } else if (section === 'files' && input.type !== 'file') {
+        sink.add('invalid-value', keySpan(section, name), `Input "${name}" is of type ${input.type ?? 'string'}, not file: give its value under inputs.`);
+      } else if (section === 'inputs' && input.type === 'file') {
+        sink.add('invalid-value', keySpan(section, name), `Input "${name}" is a file: give the file's path, relative to this test file, under files.`);
+      }
+    }
+  }
+  const nodeIds = [...agent.nodes.keys()];
+  const unknownNode = (span: Span, id: string, what: string): void => {
+    const suggestion = closestMatch(id, nodeIds);
+    sink.add('unknown-node', span, `${what} names node "${id}", which the agent does not have.${suggestion ? ` Did you mean "${suggestion}"?` : nodeIds.length ? ` Its nodes: ${listWords(nodeIds, 'and')}.` : ''}`, suggestion ? { data: { replacement: suggestion } } : {});
+  };
+  for (const mock of testCase.mocks.values()) {
+    const node = agent.nodes.get(mock.node);
+    if (!node) unknownNode(mock.span, mock.node, 'A mock');
+    else if (node.type !== 'api') sink.add('invalid-value', mock.span, `Node "${mock.node}" renders text (${node.type ?? 'no type'}); only API nodes call an API and can be mocked.`);
+  }
+  if (!testCase.live) {
+    const unmocked = [...agent.nodes.values()].filter((node) => node.type === 'api' && !testCase.mocks.has(node.id)).map((node) => `"${node.id}"`);
+    if (unmocked.length) {
+      sink.add('missing-mock', testCase.span, `Case "${testCase.name}" has no mock for API node${unmocked.length === 1 ? '' : 's'} ${listWords(unmocked, 'and')}: add ${unmocked.length === 1 ? 'one' : 'them'} under mocks (nothing leaves the machine in a local test), or set "live: true" to call the real API${unmocked.length === 1 ? '' : 's'}.`, { data: { nodes: unmocked.join(',') } });
+    }
+  }
+  const expectMap = getValue(caseMap, 'expect');
+  const expectKeySpan = (section: string, key: string): Span => {
+    const sectionMap = isMap(expectMap) ? getValue(expectMap, section) : undefined;
+    const pair = isMap(sectionMap) ? [...entries(sectionMap)].find((entry) => entry.key === key) : undefined;
+    return pair ? spanOf(pair.keyNode) : testCase.span;
+  };
+  const outputNames = [...agent.outputs.keys()];
+  for (const name of testCase.expect.outputs?.keys() ?? []) {
+    if (agent.outputs.has(name)) continue;
+    const suggestion = closestMatch(name, outputNames);
+    sink.add('unknown-output', expectKeySpan('outputs', name), `The agent has no output "${name}".${suggestion ? ` Did you mean "${suggestion}"?` : outputNames.length ? ` Its outputs: ${listWords(outputNames, 'and')}.` : ' It declares no outputs.'}`, suggestion ? { data: { replacement: suggestion } } : {});
+  }
+  for (const id of testCase.expect.nodes?.keys() ?? []) if (!agent.nodes.has(id)) unknownNode(expectKeySpan('nodes', id), id, 'An expectation');
+  const failsAt = testCase.expect.failsAt;
+  if (failsAt && !agent.nodes.has(failsAt.node)) unknownNode(failsAt.span, failsAt.node, 'fails_at');
+}
+
+/** A place in a test file in words, for the schema's messages. */
+export function describeTestPath(path: readonly PathSegment[]): string {
+  if (path.length === 0) return 'the test file';
+  const [section, name, field, key, ...rest] = path;
+  if (section !== 'cases') return `"${String(section)}"`;
+  if (name === undefined) return 'the cases';
+  const owner = `case "${String(name)}"`;
+  if (field === undefined) return owner;
+  if (key === undefined) return `the ${String(field)} of ${owner}`;
+  const item = field === 'mocks' ? `the mock of node "${String(key)}"` : field === 'inputs' || field === 'files' || field === 'secrets' ? `${String(field).replace(/s$/, '')} "${String(key)}"` : `${String(field)}.${String(key)}`;
+  return rest.length === 0 ? `${item} in ${owner}` : `${rest.join('.')} of ${item} in ${owner}`;
+}
+
+function plainRecord(node: YamlNode | undefined): Record<string, unknown> {
+  const value: unknown = node?.toJSON();
+  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+}
+
+function stringRecord(node: YamlNode | undefined): Record<string, string> {
+  return Object.fromEntries(Object.entries(plainRecord(node)).filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
+}
+
+function lowerCaseKeys(value: unknown): Record<string, string> {
+  if (value === null || typeof value !== 'object') return {};
+  return Object.fromEntries(Object.entries(value as Record<string, unknown>).map(([name, text]) => [name.toLowerCase(), String(text)]));
+}
