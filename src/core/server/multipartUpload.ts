@@ -36,7 +36,8 @@ export async function receiveUpload(request: IncomingMessage, limits: MultipartL
     parser = busboy({
       headers: request.headers,
       defParamCharset: 'utf8',
-      limits: { fileSize: limits.maxFileBytes, files: limits.maxFiles, fields: MAX_FIELDS, fieldSize: limits.maxPayloadBytes, parts: limits.maxFiles + MAX_FIELDS },
+      // busboy cuts a part off when it reaches the size limit: one byte more lets exactly the limit through.
+      limits: { fileSize: limits.maxFileBytes + 1, files: limits.maxFiles, fields: MAX_FIELDS, fieldSize: limits.maxPayloadBytes + 1, parts: limits.maxFiles + MAX_FIELDS },
     });
   } catch (error) {
     throw new HttpError(400, 'bad-multipart', `The request is not multipart/form-data with a boundary (${(error as Error).message}).`);
