@@ -108,7 +108,8 @@ describe('local agent server', () => {
       if (url.pathname === '/fail') return json(response, 500, { error: 'the API is down' });
       if (url.pathname === '/big') {
         response.writeHead(200, { 'content-type': 'text/plain' });
-        return response.end('y'.repeat(Number(url.searchParams.get('bytes'))));
+        response.end('y'.repeat(Number(url.searchParams.get('bytes'))));
+        return;
       }
       const timer = setTimeout(() => {
         timers.delete(timer);
