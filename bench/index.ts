@@ -1,9 +1,10 @@
 // `npm run bench`: every benchmark, each reporting against a reference measured in the same run.
 //   npm run bench                 all
-//   npm run bench -- validation   only the named ones (validation, multipart, polling, server)
+//   npm run bench -- validation   only the named ones (validation, multipart, polling, server, flood)
 import { runMultipartBenchmark } from './multipart';
 import { runPollingBenchmark } from './polling';
 import { runServerBenchmark } from './server';
+import { runServerFloodBenchmark } from './serverFlood';
 import { runValidationBenchmark } from './validate';
 
 const benchmarks: Record<string, () => boolean | Promise<boolean>> = {
@@ -11,6 +12,7 @@ const benchmarks: Record<string, () => boolean | Promise<boolean>> = {
   multipart: runMultipartBenchmark,
   polling: () => runPollingBenchmark(),
   server: runServerBenchmark,
+  flood: runServerFloodBenchmark,
 };
 
 void (async () => {
