@@ -37,7 +37,7 @@ export async function serveCommand(dir: string | undefined, flags: ServeFlags, i
   const log = batchedOutput(io);
   // Said before listening: a short key is the only thing between other machines and the agents.
   if (!isLoopbackHost(host) && apiKey !== undefined && apiKey.length < MIN_REMOTE_API_KEY_LENGTH) {
-    log.stderr(`warning: the API key is ${apiKey.length} characters long, short enough to guess from another machine. Use a key of at least ${MIN_REMOTE_API_KEY_LENGTH} characters, or leave out --api-key and ${API_KEY_ENV} to have one generated.\n`);
+    log.stderr(`warning: the API key is ${apiKey.length} character${apiKey.length === 1 ? '' : 's'} long, short enough to guess from another machine. Use a key of at least ${MIN_REMOTE_API_KEY_LENGTH} characters, or leave out --api-key and ${API_KEY_ENV} to have one generated.\n`);
   }
   let server: AgentServer;
   try {

@@ -206,9 +206,9 @@ export class ExecutionStore {
         };
       })
       .then(async (result) => {
+        // Moved to the ended executions in one step, so a read never sees an ended state without its outputs.
         execution.state = result.status;
         this.running.delete(execution);
-        await execution.cleanup().catch(() => undefined);
         const view = endedView(execution, result);
         const answer = statusAnswer(view, this.options.maxStatusAnswerBytes);
         // The inputs and the live trace go with the in-flight entry; only the answer is kept.
@@ -217,6 +217,7 @@ export class ExecutionStore {
         this.ended.set(execution.id, { account: execution.account, answer, endedAt: Date.now() });
         this.endedBytes += answer.length;
         this.trim();
+        await execution.cleanup().catch(() => undefined);
         this.options.onEnded?.(view);
         const next = this.closing ? undefined : this.queue.shift();
         if (next) this.run(next);
