@@ -7,6 +7,7 @@ import { Readable } from 'node:stream';
 import { FormData, request } from 'undici';
 import { envSecretResolver } from '../../src/core/engine/secrets';
 import { startAgentServer } from '../../src/core/server/agentServer';
+import { KeyFailures } from '../../src/core/server/keyFailures';
 import type { AgentServer, AgentServerOptions, ServerEvent } from '../../src/core/server/agentServer';
 import { getStatus, startMultipartExecution } from '../../src/core/service/agentClient';
 import { waitFor } from '../integration/wait';
@@ -631,6 +632,23 @@ outputs:
       await new Promise((resolve) => setTimeout(resolve, 1050));
       assert.equal((await call('POST', '/api/local/agent/echo/execute', { body: JSON.stringify({ inputs: { text: 'x' } }) })).status, 200);
       assert.equal((await call('POST', '/api/local/agent/echo/execute', { key: 'wrong-again', body: '{}' })).status, 401, 'a right key cleared the count');
+    });
+  });
+
+  describe('wrong-key delays', () => {
+    it('doubles the wait after each further wrong key up to a minute, forgets after a quiet minute, and keeps at most 10 000 addresses', () => {
+      let now = 0;
+      const failures = new KeyFailures(2, () => now);
+      assert.deepEqual([1, 2, 3, 4, 5].map(() => failures.failed('10.0.0.1')), [0, 1000, 2000, 4000, 8000]);
+      for (let n = 0; n < 10; n++) failures.failed('10.0.0.1');
+      assert.equal(failures.waitMs('10.0.0.1'), 60_000, 'at most a minute');
+      now += 60_000;
+      assert.equal(failures.waitMs('10.0.0.1'), 0);
+      assert.equal(failures.failed('10.0.0.1'), 0, 'a quiet minute starts the count again');
+      for (let n = 0; n < 20_000; n++) failures.failed(`10.1.${n >> 8}.${n & 255}`);
+      assert.equal(failures.size, 10_000);
+      failures.succeeded('10.1.78.31');
+      assert.equal(failures.size, 9_999);
     });
   });
 
