@@ -7,6 +7,7 @@ import { Readable } from 'node:stream';
 import { FormData, request } from 'undici';
 import { envSecretResolver } from '../../src/core/engine/secrets';
 import { startAgentServer } from '../../src/core/server/agentServer';
+import { statusAnswer } from '../../src/core/server/executionStore';
 import { KeyFailures } from '../../src/core/server/keyFailures';
 import type { AgentServer, AgentServerOptions, ServerEvent } from '../../src/core/server/agentServer';
 import { getStatus, startMultipartExecution } from '../../src/core/service/agentClient';
@@ -584,6 +585,23 @@ outputs:
       assert.deepEqual(answer.body.outputsLeftOut, ['first']);
     });
 
+    it('fits any status answer in the limit: the trace is cut from the end, then the error, then only the status is left', () => {
+      const base = { executionId: 'e', account: 'local', agent: 'a', status: 'failed' as const, startedAt: 's', endedAt: 'e', durationMs: 1 };
+      const trace = Array.from({ length: 1000 }, (_, n) => ({ node: `node_${n}`, type: 'template' as const, status: 'succeeded' as const }));
+      const cutTrace = JSON.parse(statusAnswer({ ...base, error: 'broken', trace }, 4000).toString()) as { trace: unknown[]; traceLeftOut: number; error: string };
+      assert.ok(JSON.stringify(cutTrace).length <= 4000);
+      assert.equal(cutTrace.trace.length + cutTrace.traceLeftOut, 1000);
+      assert.deepEqual(cutTrace.trace[0], trace[0], 'the first entries are kept');
+      assert.equal(cutTrace.error, 'broken');
+      const cutError = JSON.parse(statusAnswer({ ...base, error: 'e'.repeat(10_000), trace }, 4000).toString()) as { trace: unknown[]; error: string };
+      assert.ok(JSON.stringify(cutError).length <= 4000);
+      assert.match(cutError.error, /^e+… \(cut: the whole error does not fit in a status answer\)$/);
+      const outputs = Object.fromEntries(Array.from({ length: 1000 }, (_, n) => [`output_${n}`, n]));
+      const bare = statusAnswer({ ...base, status: 'finished', outputs, trace: [] }, 4000);
+      assert.ok(bare.length <= 4000, `${bare.length} bytes`);
+      assert.match((JSON.parse(bare.toString()) as { error: string }).error, /^The status answer of this execution would be larger than 4000 bytes, the most a client reads; only its status is shown\.$/);
+    });
+
     it('accepts a file of exactly the size limit and a payload of exactly the JSON limit, and refuses one byte more', async () => {
       await start({ limits: { maxFileBytes: 1000, maxJsonBytes: 200 } });
       const payload = (bytes: number): string => JSON.stringify({ inputs: {} }).padEnd(bytes, ' ');
@@ -607,18 +625,26 @@ outputs:
   });
 
   describe('hostile clients', () => {
-    it('logs a client that disconnects mid-body as an aborted request, in one line', async () => {
+    it('logs a client that disconnects mid-body as an aborted request, in one line (JSON and multipart)', async () => {
       await start();
-      const socket = connect(server!.port, '127.0.0.1');
-      await new Promise<void>((resolve) => socket.once('connect', resolve));
-      socket.write('POST /api/local/agent/echo/execute HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer test-key\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"inputs": {"text": "');
-      await waitFor(() => socket.bytesWritten > 100, 'half the body to be sent');
-      socket.destroy();
-      const warning = await waitFor(() => events.find((event) => event.kind === 'warning'), 'the server to log the aborted request');
-      assert.ok(warning.kind === 'warning');
-      assert.match(warning.message, /^Aborted request: POST \/api\/local\/agent\/echo\/execute from 127\.0\.0\.1; the client closed the connection before sending the whole body\.$/);
+      const sendHalf = async (path: string, contentType: string, half: string): Promise<void> => {
+        const socket = connect(server!.port, '127.0.0.1');
+        await new Promise<void>((resolve) => socket.once('connect', resolve));
+        socket.write(`POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer test-key\r\nContent-Type: ${contentType}\r\nContent-Length: 1000\r\n\r\n${half}`);
+        await waitFor(() => socket.bytesWritten > 100, 'half the body to be sent');
+        socket.destroy();
+      };
+      const warnings = (): string[] => events.flatMap((event) => (event.kind === 'warning' ? [event.message] : []));
+      await sendHalf('/api/local/agent/echo/execute', 'application/json', '{"inputs": {"text": "');
+      await waitFor(() => warnings().length === 1, 'the server to log the aborted request');
+      await sendHalf('/api/local/agent/files/execute/multipart', 'multipart/form-data; boundary=b', '--b\r\nContent-Disposition: form-data; name="doc"; filename="a.txt"\r\nContent-Type: text/plain\r\n\r\nsome text');
+      await waitFor(() => warnings().length === 2, 'the server to log the aborted upload');
+      assert.deepEqual(warnings(), [
+        'Aborted request: POST /api/local/agent/echo/execute from 127.0.0.1; the client closed the connection before sending the whole body.',
+        'Aborted request: POST /api/local/agent/files/execute/multipart from 127.0.0.1; the client closed the connection before sending the whole body.',
+      ]);
       assert.equal((await call('POST', '/api/local/agent/echo/execute', { body: JSON.stringify({ inputs: { text: 'after' } }) })).status, 200, 'still serving');
-      assert.deepEqual(events.filter((event) => event.kind === 'warning').length, 1);
+      assert.deepEqual(readdirSync(uploads.path), [], 'the partial upload is removed');
     });
 
     it('makes a client address wait after repeated wrong keys (429 with Retry-After), and lets it in again after the wait', async () => {

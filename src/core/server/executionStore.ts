@@ -291,6 +291,8 @@ export function statusAnswer(view: ExecutionView, maxBytes: number): Buffer {
     for (const [name, size] of bySize) {
       if (over <= 0) break;
       const note = `Output "${name}" is left out: it is ${formatBytes(size)} as JSON, and a status answer of this server is at most ${formatBytes(maxBytes)}, the most a client reads. Make the output smaller, or split it over several outputs.`;
+      // Largest first: once an output is no larger than its note, leaving out the rest gains nothing.
+      if (size <= jsonBytes(note)) break;
       kept[name] = note;
       leftOut.push(name);
       // The names in outputsLeftOut cost their length plus quotes and a comma.
@@ -314,5 +316,10 @@ export function statusAnswer(view: ExecutionView, maxBytes: number): Buffer {
     const keep = Math.max(0, fitted.error.length - over - 100);
     fitted = { ...fitted, error: `${fitted.error.slice(0, keep)}… (cut: the whole error does not fit in a status answer)` };
   }
-  return Buffer.from(JSON.stringify(fitted));
+  const answer = Buffer.from(JSON.stringify(fitted));
+  if (answer.length <= maxBytes) return answer;
+  // Nothing left to shorten (e.g. thousands of output names): the status alone, saying why.
+  const { executionId, account, agent, status, startedAt, endedAt, durationMs } = view;
+  const bare = { executionId, account, agent, status, startedAt, endedAt, durationMs, trace: [], traceLeftOut: view.trace.length };
+  return Buffer.from(JSON.stringify({ ...bare, error: `The status answer of this execution would be larger than ${formatBytes(maxBytes)}, the most a client reads; only its status is shown.${view.error !== undefined ? ` Its error begins: ${view.error.slice(0, 1000)}` : ''}` }));
 }
