@@ -108,7 +108,13 @@ export async function receiveUpload(request: IncomingMessage, limits: MultipartL
     parser.on('fieldsLimit', tooMany);
     parser.on('error', (error) => fail(new HttpError(400, 'bad-multipart', `The multipart body cannot be read: ${(error as Error).message}.`)));
     parser.on('close', () => resolve());
-    request.on('aborted', () => fail(new HttpError(400, 'bad-multipart', 'The client stopped sending the request.')));
+    const gone = (): void => {
+      if (!request.complete) fail(new HttpError(400, 'bad-multipart', 'The client stopped sending the request.'));
+    };
+    request.on('aborted', gone);
+    request.on('close', gone);
+    // The client may have gone while the folder was made, before these listeners: nothing would end the wait.
+    if (request.destroyed) gone();
     request.pipe(parser);
   });
 
