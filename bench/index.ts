@@ -1,12 +1,13 @@
 // `npm run bench`: every benchmark, each reporting against a reference measured in the same run.
 //   npm run bench                 all
 //   npm run bench -- validation   only the named ones (validation, multipart, polling, server,
-//                                 cli, activation)
+//                                 flood, cli, activation)
 import { runActivationBenchmark } from './activation';
 import { runCliBenchmark } from './cli';
 import { runMultipartBenchmark } from './multipart';
 import { runPollingBenchmark } from './polling';
 import { runServerBenchmark } from './server';
+import { runServerFloodBenchmark } from './serverFlood';
 import { runValidationBenchmark } from './validate';
 
 const benchmarks: Record<string, () => boolean | Promise<boolean>> = {
@@ -14,6 +15,7 @@ const benchmarks: Record<string, () => boolean | Promise<boolean>> = {
   multipart: runMultipartBenchmark,
   polling: () => runPollingBenchmark(),
   server: runServerBenchmark,
+  flood: runServerFloodBenchmark,
   cli: runCliBenchmark,
   activation: runActivationBenchmark,
 };

@@ -11,6 +11,7 @@ import { CliError, ExitCode } from './io';
 import type { CliIo } from './io';
 import { API_KEY_ENV } from './serviceOptions';
 import { isLoopbackHost } from '../core/http/hosts';
+import { MIN_REMOTE_API_KEY_LENGTH } from '../core/limits';
 
 export interface ServeFlags {
   readonly port?: string;
@@ -34,6 +35,10 @@ export async function serveCommand(dir: string | undefined, flags: ServeFlags, i
   if (apiKey !== undefined && (apiKey === '' || /\s/.test(apiKey))) throw new CliError('--api-key must be one word without spaces.', ExitCode.usage);
 
   const log = batchedOutput(io);
+  // Said before listening: a short key is the only thing between other machines and the agents.
+  if (!isLoopbackHost(host) && apiKey !== undefined && apiKey.length < MIN_REMOTE_API_KEY_LENGTH) {
+    log.stderr(`warning: the API key is ${apiKey.length} character${apiKey.length === 1 ? '' : 's'} long, short enough to guess from another machine. Use a key of at least ${MIN_REMOTE_API_KEY_LENGTH} characters, or leave out --api-key and ${API_KEY_ENV} to have one generated.\n`);
+  }
   let server: AgentServer;
   try {
     server = await startAgentServer({

@@ -2,12 +2,15 @@
 // authentication, file watching, retention, queueing and shutdown. The agents call a real echo API.
 import assert from 'node:assert/strict';
 import { readdirSync } from 'node:fs';
+import { connect } from 'node:net';
 import { Readable } from 'node:stream';
 import { FormData, request } from 'undici';
 import { envSecretResolver } from '../../src/core/engine/secrets';
 import { startAgentServer } from '../../src/core/server/agentServer';
+import { statusAnswer } from '../../src/core/server/executionStore';
+import { KeyFailures } from '../../src/core/server/keyFailures';
 import type { AgentServer, AgentServerOptions, ServerEvent } from '../../src/core/server/agentServer';
-import { startMultipartExecution } from '../../src/core/service/agentClient';
+import { getStatus, startMultipartExecution } from '../../src/core/service/agentClient';
 import { waitFor } from '../integration/wait';
 import { json, startServer } from '../support/httpServer';
 import type { TestServer } from '../support/httpServer';
@@ -105,6 +108,11 @@ describe('local agent server', () => {
     api = await startServer((incoming, response, body) => {
       const url = new URL(incoming.url ?? '/', 'http://x');
       if (url.pathname === '/fail') return json(response, 500, { error: 'the API is down' });
+      if (url.pathname === '/big') {
+        response.writeHead(200, { 'content-type': 'text/plain' });
+        response.end('y'.repeat(Number(url.searchParams.get('bytes'))));
+        return;
+      }
       const timer = setTimeout(() => {
         timers.delete(timer);
         json(response, 200, {
@@ -269,8 +277,15 @@ describe('local agent server', () => {
       await ended(first);
       const second = await execute('echo', { text: 'two' });
       await ended(second);
-      assert.equal((await call('GET', `/api/local/agent/${first}/status`)).status, 404, 'only the latest is kept');
-      await waitFor(async () => (await call('GET', `/api/local/agent/${second}/status`)).status === 404, 'the execution to be forgotten', 5000);
+      const evicted = await call('GET', `/api/local/agent/${first}/status`);
+      assert.equal(evicted.status, 410, 'only the latest is kept');
+      assert.equal(evicted.body.code, 'execution-removed');
+      assert.match(evicted.body.error as string, /is no longer kept\. It was removed to keep the server's memory bounded: the server keeps at most 1 ended executions/);
+      const expired = await waitFor(async () => {
+        const answer = await call('GET', `/api/local/agent/${second}/status`);
+        return answer.status === 410 ? answer : undefined;
+      }, 'the execution to be forgotten', 5000);
+      assert.match(expired.body.error as string, /It ended more than 100 ms ago, and ended executions are kept for 100 ms\./);
     });
 
     it('serves an agent under the account of its deployment', async () => {
@@ -303,10 +318,11 @@ describe('local agent server', () => {
     const cases: Array<[string, string, string, { body?: string; headers?: Record<string, string> }, number, string, RegExp]> = [
       ['bad JSON', 'POST', '/api/local/agent/echo/execute', { body: '{"inputs": ' }, 400, 'bad-json', /^The request body is not valid JSON \(.*\)\. Send \{"inputs": \{…\}, "stream": false\}\.$/],
       ['a JSON list', 'POST', '/api/local/agent/echo/execute', { body: '[1]' }, 400, 'bad-json', /must be a JSON object/],
-      ['inputs that are not an object', 'POST', '/api/local/agent/echo/execute', { body: '{"inputs": [1]}' }, 400, 'bad-request', /"inputs" in The request body must be an object/],
+      ['inputs that are not an object', 'POST', '/api/local/agent/echo/execute', { body: '{"inputs": [1]}' }, 400, 'bad-request', /^"inputs" in the request body must be an object/],
       ['an unknown input', 'POST', '/api/local/agent/echo/execute', { body: '{"inputs": {"text": "x", "txet": "y"}}' }, 400, 'unknown-input', /^The agent has no input "txet"\. Did you mean "text"\?$/],
       ['a missing required input', 'POST', '/api/local/agent/echo/execute', { body: '{"inputs": {}}' }, 400, 'invalid-inputs', /^Input "text" is required: give it in "inputs"\.$/],
       ['a value of the wrong type', 'POST', '/api/local/agent/echo/execute', { body: '{"inputs": {"text": "x", "delay": "soon"}}' }, 400, 'invalid-inputs', /Input "delay" must be a number, not "soon"/],
+      ['a number in hexadecimal', 'POST', '/api/local/agent/echo/execute', { body: '{"inputs": {"text": "x", "delay": "0x10"}}' }, 400, 'invalid-inputs', /^Input "delay" must be a number, not "0x10"\.$/],
       ['streaming', 'POST', '/api/local/agent/echo/execute', { body: '{"inputs": {"text": "x"}, "stream": true}' }, 400, 'bad-request', /does not stream results/],
       ['an unknown agent', 'POST', '/api/local/agent/nope/execute', { body: '{}' }, 404, 'unknown-agent', /^No agent "nope" in account "local"\. Agents in "local": broken, echo, failing, files\.$/],
       ['an unknown account', 'POST', '/api/other/agent/echo/execute', { body: '{}' }, 404, 'unknown-agent', /No agent "echo" in account "other"\. echo\.agent\.yaml is served as local\/echo\./],
@@ -335,6 +351,29 @@ describe('local agent server', () => {
       await start();
       const answer = await call('POST', '/api/local/agent/echo/execute', { body: '{"inputs": {"delay": "x", "extra": 1}}' });
       assert.deepEqual(answer.body.problems, ['Input "delay" must be a number, not "x".', 'The agent has no input "extra". Its inputs are \'text\' and \'delay\'.', 'Input "text" is required: give it in "inputs".']);
+    });
+
+    it('accepts a JSON body that starts with a UTF-8 byte order mark, and numbers written in decimal', async () => {
+      await start();
+      const answer = await call('POST', '/api/local/agent/echo/execute', { body: '\uFEFF{"inputs": {"text": "with a BOM", "delay": "1e1"}}' });
+      assert.equal(answer.status, 200, JSON.stringify(answer.body));
+      assert.deepEqual((await ended(answer.body.executionId as string)).outputs, { echoed: 'with a BOM', authorized: true });
+    });
+
+    it('lists the first problems of a body naming thousands of unknown inputs, counts the rest, and answers small', async () => {
+      await start();
+      const inputs: Record<string, string> = { text: 'x' };
+      for (let n = 0; n < 5000; n++) inputs[`unknown_input_${n}`] = 'y';
+      const answer = await request(`${server!.url}/api/local/agent/echo/execute`, { method: 'POST', headers: { authorization: 'Bearer test-key', 'content-type': 'application/json' }, body: JSON.stringify({ inputs }) });
+      const text = await answer.body.text();
+      assert.equal(answer.statusCode, 400);
+      assert.ok(Buffer.byteLength(text) < 8 * 1024, `the answer is ${Buffer.byteLength(text)} bytes`);
+      const body = JSON.parse(text) as { code: string; error: string; problems: string[]; moreProblems: number };
+      assert.equal(body.code, 'unknown-input');
+      assert.equal(body.problems.length, server!.limits.maxProblemsListed);
+      assert.equal(body.problems[0], 'The agent has no input "unknown_input_0". Its inputs are \'text\' and \'delay\'.');
+      assert.equal(body.moreProblems, 5000 - server!.limits.maxProblemsListed);
+      assert.match(body.error, /…and 4980 more problems\.$/);
     });
 
     it('answers a body over the limit while it is still being sent, and keeps serving', async () => {
@@ -458,6 +497,184 @@ describe('local agent server', () => {
       const copy = server!.agents().find((agent) => agent.file === 'copy/echo.agent.yml');
       assert.equal(copy?.loaded, undefined);
       assert.match(copy!.error!, /^echo\.agent\.yaml already serves local\/echo; rename one of the files/);
+    });
+  });
+
+  describe('bounded memory', () => {
+    const helloAgent = `version: 1
+name: Hello
+inputs:
+  who: { type: string, required: true }
+nodes:
+  greet:
+    type: template
+    text: "Hello {{ inputs.who }}"
+outputs:
+  greeting: { from: "{{ nodes.greet.body }}" }
+`;
+
+    it('removes the oldest ended executions past the byte limit, and says why when one is read (410)', async () => {
+      dir.write('hello.agent.yaml', helloAgent);
+      const size = 100_000;
+      await start({ limits: { maxRetainedBytes: 350_000 } });
+      const ids: string[] = [];
+      // Batches of 3 (300 KB of answers) fit the limit, so each batch is read before the next pushes it out.
+      for (let round = 0; round < 4; round++) {
+        const batch = await Promise.all(Array.from({ length: 3 }, (_, n) => execute('hello', { who: String(round * 3 + n).padEnd(size, '.') })));
+        await Promise.all(batch.map((id) => ended(id)));
+        ids.push(...batch);
+      }
+      const reads = await Promise.all(ids.map((id) => call('GET', `/api/local/agent/${id}/status`)));
+      const kept = reads.filter((read) => read.status === 200);
+      assert.equal(kept.length, 3, `${kept.length} of 12 executions of over 100 KB each kept under a 350 KB limit`);
+      assert.equal((reads.at(-1)!.body.outputs as { greeting: string }).greeting, `Hello ${'11'.padEnd(size, '.')}`, 'the newest is kept, whole');
+      const removed = reads.filter((read) => read.status === 410);
+      assert.equal(removed.length, 12 - kept.length);
+      assert.equal(reads[0]!.status, 410, 'the oldest went first');
+      assert.equal(removed[0]!.body.code, 'execution-removed');
+      assert.match(removed[0]!.body.error as string, /^Execution "[0-9a-f-]{36}" is no longer kept\. It was removed to keep the server's memory bounded: the server keeps at most 10000 ended executions and 350000 bytes of their status answers, removing the oldest first\./);
+    });
+
+    it('refuses a start with 429 and Retry-After while the executions in flight hold too many bytes of inputs', async () => {
+      await start({ limits: { maxInFlightInputBytes: 250_000 } });
+      const text = 'z'.repeat(100_000);
+      const first = await execute('echo', { text, delay: 400 });
+      await execute('echo', { text, delay: 400 });
+      const refused = await call('POST', '/api/local/agent/echo/execute', { body: JSON.stringify({ inputs: { text, delay: 400 } }) });
+      assert.equal(refused.status, 429, JSON.stringify(refused.body).slice(0, 300));
+      assert.equal(refused.headers['retry-after'], '1');
+      assert.equal(refused.body.code, 'too-many-executions');
+      assert.match(refused.body.error as string, /^The 2 executions running or waiting already hold 200\d{3} bytes of inputs, and this one's 100\d{3} bytes would pass the 250000 bytes this server holds at once; try again shortly\.$/);
+      assert.equal((await call('POST', '/api/local/agent/echo/execute', { body: JSON.stringify({ inputs: { text: 'small' } }) })).status, 200, 'a small one still fits');
+      await ended(first);
+      assert.equal((await call('POST', '/api/local/agent/echo/execute', { body: JSON.stringify({ inputs: { text } }) })).status, 200, 'accepted again once one has ended');
+    });
+
+    it('keeps a status answer within what the client reads: two 9 MB node answers are read by the real client', async () => {
+      dir.write(
+        'large.agent.yaml',
+        `version: 1
+name: Large
+nodes:
+  first:
+    type: api
+    method: GET
+    url: ${api.url}/big?bytes=9000000
+  second:
+    type: api
+    method: GET
+    url: ${api.url}/big?bytes=8000000
+outputs:
+  first: { from: "{{ nodes.first.body }}" }
+  second: { from: "{{ nodes.second.body }}" }
+`,
+      );
+      await start();
+      const target = { baseUrl: server!.url, account: 'local', agent: 'large', apiKey: 'test-key' };
+      const id = await execute('large', {});
+      const answer = await waitFor(async () => {
+        const status = await getStatus(target, id);
+        return status.status === 'finished' ? status : undefined;
+      }, 'the execution to finish');
+      const outputs = answer.outputs as Record<string, string>;
+      assert.equal(outputs.second, 'y'.repeat(8_000_000), 'the output that fits is whole');
+      assert.equal(
+        outputs.first,
+        'Output "first" is left out: it is 9000002 bytes as JSON, and a status answer of this server is at most 10 MiB, the most a client reads. Make the output smaller, or split it over several outputs.',
+      );
+      assert.deepEqual(answer.body.outputsLeftOut, ['first']);
+    });
+
+    it('fits any status answer in the limit: the trace is cut from the end, then the error, then only the status is left', () => {
+      const base = { executionId: 'e', account: 'local', agent: 'a', status: 'failed' as const, startedAt: 's', endedAt: 'e', durationMs: 1 };
+      const trace = Array.from({ length: 1000 }, (_, n) => ({ node: `node_${n}`, type: 'template' as const, status: 'succeeded' as const }));
+      const cutTrace = JSON.parse(statusAnswer({ ...base, error: 'broken', trace }, 4000).toString()) as { trace: unknown[]; traceLeftOut: number; error: string };
+      assert.ok(JSON.stringify(cutTrace).length <= 4000);
+      assert.equal(cutTrace.trace.length + cutTrace.traceLeftOut, 1000);
+      assert.deepEqual(cutTrace.trace[0], trace[0], 'the first entries are kept');
+      assert.equal(cutTrace.error, 'broken');
+      const cutError = JSON.parse(statusAnswer({ ...base, error: 'e'.repeat(10_000), trace }, 4000).toString()) as { trace: unknown[]; error: string };
+      assert.ok(JSON.stringify(cutError).length <= 4000);
+      assert.match(cutError.error, /^e+… \(cut: the whole error does not fit in a status answer\)$/);
+      const outputs = Object.fromEntries(Array.from({ length: 1000 }, (_, n) => [`output_${n}`, n]));
+      const bare = statusAnswer({ ...base, status: 'finished', outputs, trace: [] }, 4000);
+      assert.ok(bare.length <= 4000, `${bare.length} bytes`);
+      assert.match((JSON.parse(bare.toString()) as { error: string }).error, /^The status answer of this execution would be larger than 4000 bytes, the most a client reads; only its status is shown\.$/);
+    });
+
+    it('accepts a file of exactly the size limit and a payload of exactly the JSON limit, and refuses one byte more', async () => {
+      await start({ limits: { maxFileBytes: 1000, maxJsonBytes: 200 } });
+      const payload = (bytes: number): string => JSON.stringify({ inputs: {} }).padEnd(bytes, ' ');
+      const send = (photoBytes: number, payloadBytes: number): Promise<Answer> => {
+        const data = new FormData();
+        data.append('payload', payload(payloadBytes));
+        data.append('doc', new Blob([Buffer.from('hello')], { type: 'text/plain' }), 'a.txt');
+        data.append('photo', new Blob([Buffer.alloc(photoBytes, 1)], { type: 'image/png' }), 'p.png');
+        return call('POST', '/api/local/agent/files/execute/multipart', { body: data });
+      };
+      const exact = await send(1000, 200);
+      assert.equal(exact.status, 200, JSON.stringify(exact.body));
+      assert.equal(((await ended(exact.body.executionId as string)).outputs as { photo_name: string }).photo_name, 'p.png');
+      const fileOver = await send(1001, 200);
+      assert.equal(fileOver.status, 413);
+      assert.match(fileOver.body.error as string, /^The file for input "photo" is larger than 1000 bytes/);
+      const payloadOver = await send(1000, 201);
+      assert.equal(payloadOver.status, 413);
+      assert.match(payloadOver.body.error as string, /^The payload part is larger than 200 bytes\.$/);
+    });
+  });
+
+  describe('hostile clients', () => {
+    it('logs a client that disconnects mid-body as an aborted request, in one line (JSON and multipart)', async () => {
+      await start();
+      const sendHalf = async (path: string, contentType: string, half: string): Promise<void> => {
+        const socket = connect(server!.port, '127.0.0.1');
+        await new Promise<void>((resolve) => socket.once('connect', resolve));
+        socket.write(`POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer test-key\r\nContent-Type: ${contentType}\r\nContent-Length: 1000\r\n\r\n${half}`);
+        await waitFor(() => socket.bytesWritten > 100, 'half the body to be sent');
+        socket.destroy();
+      };
+      const warnings = (): string[] => events.flatMap((event) => (event.kind === 'warning' ? [event.message] : []));
+      await sendHalf('/api/local/agent/echo/execute', 'application/json', '{"inputs": {"text": "');
+      await waitFor(() => warnings().length === 1, 'the server to log the aborted request');
+      await sendHalf('/api/local/agent/files/execute/multipart', 'multipart/form-data; boundary=b', '--b\r\nContent-Disposition: form-data; name="doc"; filename="a.txt"\r\nContent-Type: text/plain\r\n\r\nsome text');
+      await waitFor(() => warnings().length === 2, 'the server to log the aborted upload');
+      assert.deepEqual(warnings(), [
+        'Aborted request: POST /api/local/agent/echo/execute from 127.0.0.1; the client closed the connection before sending the whole body.',
+        'Aborted request: POST /api/local/agent/files/execute/multipart from 127.0.0.1; the client closed the connection before sending the whole body.',
+      ]);
+      assert.equal((await call('POST', '/api/local/agent/echo/execute', { body: JSON.stringify({ inputs: { text: 'after' } }) })).status, 200, 'still serving');
+      assert.deepEqual(readdirSync(uploads.path), [], 'the partial upload is removed');
+    });
+
+    it('makes a client address wait after repeated wrong keys (429 with Retry-After), and lets it in again after the wait', async () => {
+      await start({ limits: { maxKeyFailures: 3 } });
+      for (let n = 0; n < 3; n++) assert.equal((await call('POST', '/api/local/agent/echo/execute', { key: `wrong-${n}`, body: '{}' })).status, 401);
+      const waiting = await call('POST', '/api/local/agent/echo/execute', { body: JSON.stringify({ inputs: { text: 'x' } }) });
+      assert.equal(waiting.status, 429, 'the right key waits too: it is not even checked');
+      assert.equal(waiting.body.code, 'too-many-key-failures');
+      assert.equal(waiting.headers['retry-after'], '1');
+      assert.match(waiting.body.error as string, /^Too many requests with a wrong API key from 127\.0\.0\.1: wait 1 s before trying again/);
+      await new Promise((resolve) => setTimeout(resolve, 1050));
+      assert.equal((await call('POST', '/api/local/agent/echo/execute', { body: JSON.stringify({ inputs: { text: 'x' } }) })).status, 200);
+      assert.equal((await call('POST', '/api/local/agent/echo/execute', { key: 'wrong-again', body: '{}' })).status, 401, 'a right key cleared the count');
+    });
+  });
+
+  describe('wrong-key delays', () => {
+    it('doubles the wait after each further wrong key up to a minute, forgets after a quiet minute, and keeps at most 10 000 addresses', () => {
+      let now = 0;
+      const failures = new KeyFailures(2, () => now);
+      assert.deepEqual([1, 2, 3, 4, 5].map(() => failures.failed('10.0.0.1')), [0, 1000, 2000, 4000, 8000]);
+      for (let n = 0; n < 10; n++) failures.failed('10.0.0.1');
+      assert.equal(failures.waitMs('10.0.0.1'), 60_000, 'at most a minute');
+      now += 60_000;
+      assert.equal(failures.waitMs('10.0.0.1'), 0);
+      assert.equal(failures.failed('10.0.0.1'), 0, 'a quiet minute starts the count again');
+      for (let n = 0; n < 20_000; n++) failures.failed(`10.1.${n >> 8}.${n & 255}`);
+      assert.equal(failures.size, 10_000);
+      failures.succeeded('10.1.78.31');
+      assert.equal(failures.size, 9_999);
     });
   });
 

@@ -173,6 +173,21 @@ describe('agent-workflows serve', () => {
       assert.match(serve.output(), /Stopped\.\n$/);
     });
 
+    it('warns about a short API key before listening beyond this machine', async () => {
+      const serveOn = async (host: string, key: string) => {
+        let stderr = '';
+        // 192.0.2.1 (TEST-NET-1) is no address of this machine: the bind fails at once, nothing listens.
+        const code = await runCli(['serve', 'agents', '--host', host, '--port', '0', '--api-key', key], { stdout: () => undefined, stderr: (t) => (stderr += t), cwd: dir.path, env: {}, interrupt: AbortSignal.abort() });
+        return { code, stderr };
+      };
+      const short = await serveOn('192.0.2.1', 'k');
+      assert.equal(short.code, 2);
+      assert.match(short.stderr, /^warning: the API key is 1 character long, short enough to guess from another machine\. Use a key of at least 16 characters, or leave out --api-key and AGENT_WORKFLOWS_API_KEY to have one generated\.\n/);
+      assert.match(short.stderr, /192\.0\.2\.1 is not an address of this machine/);
+      assert.doesNotMatch((await serveOn('192.0.2.1', 'a-key-of-20-chars-xx')).stderr, /warning/, 'a long key is not warned about');
+      assert.doesNotMatch((await serveOn('127.0.0.1', 'k')).stderr, /warning/, 'nor a short key on this machine only');
+    });
+
     it('exits 2 with a clear message for a folder that does not exist, a bad port or a port in use', async () => {
       const errors: string[] = [];
       const run = async (args: string[]) => {

@@ -5,6 +5,7 @@
 import { Readable } from 'node:stream';
 import { request } from 'undici';
 import type { Dispatcher } from 'undici';
+import { MAX_ANSWER_BYTES } from '../limits';
 import { classifyNetworkError, NetworkError, safeUrl } from './networkError';
 
 export type HttpMethod = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'OPTIONS';
@@ -39,7 +40,7 @@ export interface HttpResponse {
 }
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
-export const DEFAULT_MAX_RESPONSE_BYTES = 10 * 1024 * 1024;
+export const DEFAULT_MAX_RESPONSE_BYTES = MAX_ANSWER_BYTES;
 
 export async function httpRequest(options: HttpRequest): Promise<HttpResponse> {
   const timeout = new AbortController();

@@ -17,41 +17,20 @@ import type { SecretResolver } from '../engine/secrets';
 import { AgentDirectory } from './agentDirectory';
 import type { DirectoryChange, ServedAgent } from './agentDirectory';
 import { generateApiKey, hasBearerKey } from './apiKey';
+import { SERVER_LIMITS } from '../limits';
+import type { ServerLimits } from '../limits';
 import { ExecutionStore } from './executionStore';
 import type { ExecutionView } from './executionStore';
-import { HttpError, sendError, sendJson } from './httpErrors';
+import { HttpError, sendError, sendJson, sendJsonText } from './httpErrors';
+import { KeyFailures } from './keyFailures';
 import { receiveUpload } from './multipartUpload';
 import { parsePayload, readBody } from './requestBody';
 
 export const DEFAULT_PORT = 8787;
 export const DEFAULT_HOST = '127.0.0.1';
 
-export interface ServerLimits {
-  /** Body of a JSON execute request, and the payload part of a multipart one. */
-  readonly maxJsonBytes: number;
-  readonly maxFileBytes: number;
-  /** File parts of one multipart request. */
-  readonly maxFiles: number;
-  /** Executions running at once; more wait in a queue. */
-  readonly maxRunning: number;
-  readonly maxQueued: number;
-  /** How long an ended execution can still be read. */
-  readonly retentionMs: number;
-  readonly maxRetained: number;
-  /** Time limit of one execution. */
-  readonly executionTimeoutMs: number;
-}
-
-export const SERVER_LIMITS: ServerLimits = {
-  maxJsonBytes: 1024 * 1024,
-  maxFileBytes: 100 * 1024 * 1024,
-  maxFiles: 20,
-  maxRunning: 64,
-  maxQueued: 10_000,
-  retentionMs: 60 * 60_000,
-  maxRetained: 10_000,
-  executionTimeoutMs: 10 * 60_000,
-};
+export { SERVER_LIMITS };
+export type { ServerLimits };
 
 export type ServerEvent =
   | { readonly kind: 'agents-changed'; readonly changes: readonly DirectoryChange[] }
@@ -114,15 +93,27 @@ export async function startAgentServer(options: AgentServerOptions): Promise<Age
     },
     maxRunning: limits.maxRunning,
     maxQueued: limits.maxQueued,
+    maxInFlightInputBytes: limits.maxInFlightInputBytes,
     retentionMs: limits.retentionMs,
     maxRetained: limits.maxRetained,
+    maxRetainedBytes: limits.maxRetainedBytes,
+    maxStatusAnswerBytes: limits.maxStatusAnswerBytes,
     onEnded: (execution) => emit({ kind: 'execution-ended', execution }),
   });
   const uploadRoot = options.uploadDirectory ?? tmpdir();
   const handling = new Set<Promise<void>>();
+  const keyFailures = new KeyFailures(limits.maxKeyFailures);
 
   const server = createServer((request, response) => {
+    // Kept here: a request destroyed while its body is read no longer has its socket.
+    const { socket } = request;
     const handled = handle(request, response).catch((error: unknown) => {
+      if (!request.complete && (socket.destroyed || (error as NodeJS.ErrnoException | undefined)?.code === 'ECONNRESET')) {
+        // The client went away mid-body: nothing to answer, and nothing went wrong here.
+        emit({ kind: 'warning', message: `Aborted request: ${request.method ?? '?'} ${shortPath(request.url)} from ${socket.remoteAddress ?? 'an unknown address'}; the client closed the connection before sending the whole body.` });
+        response.destroy();
+        return;
+      }
       const httpError = error instanceof HttpError ? error : toHttpError(error, emit);
       if (response.headersSent) {
         response.destroy();
@@ -137,7 +128,16 @@ export async function startAgentServer(options: AgentServerOptions): Promise<Age
   });
 
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
-    if (!hasBearerKey(request.headers.authorization, apiKey)) {
+    const address = request.socket.remoteAddress ?? '';
+    const waitMs = keyFailures.waitMs(address);
+    if (waitMs > 0) {
+      const seconds = Math.ceil(waitMs / 1000);
+      throw new HttpError(429, 'too-many-key-failures', `Too many requests with a wrong API key from ${address}: wait ${seconds} s before trying again, and send "Authorization: Bearer <key>" with the key the local agent server printed when it started.`, {}, { 'retry-after': String(seconds) });
+    }
+    if (hasBearerKey(request.headers.authorization, apiKey)) {
+      keyFailures.succeeded(address);
+    } else {
+      keyFailures.failed(address);
       throw new HttpError(401, 'unauthorized', 'Missing or wrong API key: send "Authorization: Bearer <key>" with the key the local agent server printed when it started.', {}, { 'www-authenticate': 'Bearer realm="agent-workflows"' });
     }
     const route = matchRoute(request.method ?? 'GET', request.url ?? '/');
@@ -147,7 +147,7 @@ export async function startAgentServer(options: AgentServerOptions): Promise<Age
         if (/^multipart\//i.test(request.headers['content-type'] ?? '')) {
           throw new HttpError(415, 'unsupported-media-type', `Multipart requests go to /api/${route.account}/agent/${route.agent}/execute/multipart.`);
         }
-        const payload = parsePayload((await readBody(request, limits.maxJsonBytes)).toString('utf8'), 'The request body');
+        const payload = parsePayload((await readBody(request, limits.maxJsonBytes)).toString('utf8'), 'the request body');
         const executionId = start(served, { values: payload.inputs });
         sendJson(response, 200, { status: 'ok', executionId });
         return;
@@ -160,7 +160,7 @@ export async function startAgentServer(options: AgentServerOptions): Promise<Age
         const upload = await receiveUpload(request, { maxFileBytes: limits.maxFileBytes, maxFiles: limits.maxFiles, maxPayloadBytes: limits.maxJsonBytes }, uploadRoot);
         const cleanup = (): Promise<void> => rm(upload.directory, { recursive: true, force: true });
         try {
-          const payload = parsePayload(upload.payload ?? '', 'The "payload" part');
+          const payload = parsePayload(upload.payload ?? '', 'the "payload" part');
           const executionId = start(served, { values: payload.inputs, files: upload.files }, cleanup);
           sendJson(response, 200, { status: 'ok', executionId });
         } catch (error) {
@@ -170,11 +170,12 @@ export async function startAgentServer(options: AgentServerOptions): Promise<Age
         return;
       }
       case 'status': {
-        const execution = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(route.executionId) ? store.get(route.executionId.toLowerCase()) : undefined;
-        if (!execution || execution.account !== route.account) {
+        const found = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(route.executionId) ? store.read(route.executionId.toLowerCase()) : undefined;
+        if (!found || found.account !== route.account) {
           throw new HttpError(404, 'unknown-execution', `No execution "${route.executionId}" in account "${route.account}". Executions are kept for ${Math.round(limits.retentionMs / 60_000)} minutes after they end, and not across server restarts.`);
         }
-        sendJson(response, 200, execution);
+        if ('removed' in found) throw new HttpError(410, 'execution-removed', `Execution "${route.executionId}" is no longer kept. ${found.removed}`);
+        sendJsonText(response, 200, found.answer);
         return;
       }
     }
@@ -197,13 +198,30 @@ export async function startAgentServer(options: AgentServerOptions): Promise<Age
   }
 
   function start(served: ServedAgent & { loaded: NonNullable<ServedAgent['loaded']> }, given: GivenInputs, cleanup?: () => Promise<void>): string {
+    const { maxProblemsListed } = limits;
+    // Only the first unknown names are looked at: a body naming thousands of them would otherwise
+    // cost a suggestion each and make an answer larger than the request.
+    let values = given.values ?? {};
+    let unknownLeftOut = 0;
+    const declared = served.loaded.model.inputs;
+    if (Object.keys(values).filter((name) => !declared.has(name)).length > maxProblemsListed) {
+      const kept: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
+      let unknownKept = 0;
+      for (const [name, value] of Object.entries(values)) {
+        if (declared.has(name) || unknownKept++ < maxProblemsListed) kept[name] = value;
+        else unknownLeftOut++;
+      }
+      values = kept;
+    }
     let inputs;
     try {
-      inputs = resolveInputs(served.loaded.model, given);
+      inputs = resolveInputs(served.loaded.model, { ...given, values });
     } catch (error) {
       if (!(error instanceof InputError)) throw error;
       const unknownOnly = error.problems.every((problem) => problem.startsWith('The agent has no input'));
-      throw new HttpError(400, unknownOnly ? 'unknown-input' : 'invalid-inputs', error.problems.join(' '), { problems: error.problems });
+      const listed = error.problems.slice(0, maxProblemsListed);
+      const more = error.problems.length - listed.length + unknownLeftOut;
+      throw new HttpError(400, unknownOnly ? 'unknown-input' : 'invalid-inputs', `${listed.join(' ')}${more > 0 ? ` …and ${more} more problems.` : ''}`, { problems: listed, ...(more > 0 ? { moreProblems: more } : {}) });
     }
     return store.start({ account: served.account, agent: served.agent, loaded: served.loaded, inputs, ...(cleanup ? { cleanup } : {}) });
   }
@@ -275,6 +293,12 @@ function matchRoute(method: string, rawUrl: string): Route {
     'no-route',
     `Nothing at ${method} ${pathname}. This server answers POST /api/{account}/agent/{agent}/execute, POST /api/{account}/agent/{agent}/execute/multipart and GET /api/{account}/agent/{executionId}/status.`,
   );
+}
+
+/** A request path for a log line: never more than a line's worth. */
+function shortPath(url: string | undefined): string {
+  const path = (url ?? '/').split(/[?#]/, 1)[0]!;
+  return path.length > 200 ? `${path.slice(0, 200)}…` : path;
 }
 
 function toHttpError(error: unknown, emit: (event: ServerEvent) => void): HttpError {

@@ -1,13 +1,18 @@
 // The executions of a local server: started in the background (at most `maxRunning` at a time, the
 // rest queued), readable by id while they run and for `retentionMs` after they end, with their
-// uploaded files removed as soon as they end.
+// uploaded files removed as soon as they end. Memory is bounded both ways: the work in flight by
+// count and by the bytes of inputs it holds (beyond, starts are refused with 429), the ended
+// executions by count and by the bytes of their status answers (the oldest removed first, and a
+// read of a removed one says why).
 import { randomUUID } from 'node:crypto';
 import { executeAgent } from '../engine/engine';
 import type { EngineOptions, ExecutionResult } from '../engine/engine';
 import type { LoadedAgent } from '../engine/agentPlan';
 import type { ResolvedInputs } from '../engine/inputs';
 import type { NodeTrace } from '../engine/trace';
+import { formatDuration } from '../executions/executionRecord';
 import { HttpError } from './httpErrors';
+import { formatBytes } from './requestBody';
 
 export type ExecutionState = 'queued' | 'running' | 'finished' | 'failed' | 'cancelled';
 
@@ -17,9 +22,14 @@ export interface ExecutionStoreOptions {
   readonly maxRunning: number;
   /** More waiting executions than this are refused (429). */
   readonly maxQueued: number;
+  /** Inputs held by the executions running or waiting, in bytes; a start beyond is refused (429). */
+  readonly maxInFlightInputBytes: number;
   readonly retentionMs: number;
-  /** The most ended executions kept; the oldest go first. */
+  /** The most ended executions kept, by count and by the bytes of their status answers; the oldest go first. */
   readonly maxRetained: number;
+  readonly maxRetainedBytes: number;
+  /** A status answer as a whole; outputs that do not fit are left out with a note. */
+  readonly maxStatusAnswerBytes: number;
   readonly onEnded?: (execution: ExecutionView) => void;
 }
 
@@ -33,11 +43,18 @@ export interface ExecutionView {
   readonly endedAt?: string;
   readonly durationMs?: number;
   readonly outputs?: unknown;
+  /** Outputs replaced by a note because the status answer would have been too large. */
+  readonly outputsLeftOut?: readonly string[];
   readonly error?: string;
   /** The node that failed, when one did. */
   readonly node?: string;
   readonly trace: readonly NodeTrace[];
+  /** Trace entries left out at the end because the status answer would have been too large. */
+  readonly traceLeftOut?: number;
 }
+
+/** What a status read finds: the JSON answer, or why the execution is no longer kept. */
+export type StatusRead = { readonly account: string; readonly answer: Buffer } | { readonly account: string; readonly removed: string };
 
 interface Execution {
   readonly id: string;
@@ -45,16 +62,21 @@ interface Execution {
   readonly agent: string;
   readonly loaded: LoadedAgent;
   readonly inputs: ResolvedInputs;
+  /** Estimated memory held by the inputs, counted against maxInFlightInputBytes while in flight. */
+  readonly inputBytes: number;
   readonly createdAt: Date;
   readonly controller: AbortController;
   readonly cleanup: () => Promise<void>;
   state: ExecutionState;
   trace: Map<string, NodeTrace>;
-  result?: ExecutionResult;
-  /** The view of an ended execution, made once: it no longer changes. */
-  endedView?: ExecutionView;
-  endedAt?: number;
   done?: Promise<void>;
+}
+
+/** An ended execution keeps only its status answer (serialized once), so its size is known. */
+interface EndedExecution {
+  readonly account: string;
+  readonly answer: Buffer;
+  readonly endedAt: number;
 }
 
 export interface StartRequest {
@@ -66,11 +88,25 @@ export interface StartRequest {
   readonly cleanup?: () => Promise<void>;
 }
 
+interface Removal {
+  readonly account: string;
+  /** Past the retention time, or removed early to keep the memory bounded. */
+  readonly why: 'expired' | 'evicted';
+}
+
+/** Ids of removed executions remembered, to say why a read finds nothing; older ones answer 404. */
+const MAX_REMEMBERED_REMOVALS = 50_000;
+
 export class ExecutionStore {
-  private readonly executions = new Map<string, Execution>();
+  /** Queued and running executions. */
+  private readonly inFlight = new Map<string, Execution>();
   private readonly queue: Execution[] = [];
-  private readonly ended: string[] = [];
   private readonly running = new Set<Execution>();
+  private inFlightInputBytes = 0;
+  /** Ended executions, oldest first (a Map keeps insertion order). */
+  private readonly ended = new Map<string, EndedExecution>();
+  private endedBytes = 0;
+  private readonly removed = new Map<string, Removal>();
   private readonly sweeper: NodeJS.Timeout;
   private closing = false;
 
@@ -85,31 +121,55 @@ export class ExecutionStore {
     if (this.running.size >= this.options.maxRunning && this.queue.length >= this.options.maxQueued) {
       throw new HttpError(429, 'too-many-executions', `${this.queue.length} executions are already waiting to run; try again shortly.`, {}, { 'retry-after': '1' });
     }
+    const inputBytes = jsonBytes(request.inputs.values);
+    // One execution is always let in, whatever its size: the body limit bounds it already.
+    if (this.inFlight.size > 0 && this.inFlightInputBytes + inputBytes > this.options.maxInFlightInputBytes) {
+      throw new HttpError(
+        429,
+        'too-many-executions',
+        `The ${this.inFlight.size} executions running or waiting already hold ${formatBytes(this.inFlightInputBytes)} of inputs, and this one's ${formatBytes(inputBytes)} would pass the ${formatBytes(this.options.maxInFlightInputBytes)} this server holds at once; try again shortly.`,
+        {},
+        { 'retry-after': '1' },
+      );
+    }
     const execution: Execution = {
       id: randomUUID(),
       account: request.account,
       agent: request.agent,
       loaded: request.loaded,
       inputs: request.inputs,
+      inputBytes,
       createdAt: new Date(),
       controller: new AbortController(),
       cleanup: request.cleanup ?? (async () => undefined),
       state: 'queued',
       trace: new Map(request.loaded.plan.nodes.map((node) => [node.id, { node: node.id, type: node.kind, status: 'pending' }])),
     };
-    this.executions.set(execution.id, execution);
+    this.inFlight.set(execution.id, execution);
+    this.inFlightInputBytes += inputBytes;
     if (this.running.size < this.options.maxRunning) this.run(execution);
     else this.queue.push(execution);
     return execution.id;
   }
 
-  get(id: string): ExecutionView | undefined {
-    const execution = this.executions.get(id);
-    return execution ? view(execution) : undefined;
+  /** The status answer of an execution, or why it is no longer kept; undefined for an id never seen (or long forgotten). */
+  read(id: string): StatusRead | undefined {
+    const ended = this.ended.get(id);
+    if (ended) return ended;
+    const execution = this.inFlight.get(id);
+    if (execution) return { account: execution.account, answer: statusAnswer(liveView(execution), this.options.maxStatusAnswerBytes) };
+    const removed = this.removed.get(id);
+    return removed ? { account: removed.account, removed: this.removalReason(removed.why) } : undefined;
   }
 
+  /** Executions kept: in flight and ended. */
   get size(): number {
-    return this.executions.size;
+    return this.inFlight.size + this.ended.size;
+  }
+
+  /** Bytes of the status answers of the ended executions kept. */
+  get retainedBytes(): number {
+    return this.endedBytes;
   }
 
   /** Cancels what is queued or running, waits for it to stop and for its files to be removed. */
@@ -118,7 +178,7 @@ export class ExecutionStore {
     clearInterval(this.sweeper);
     for (const execution of this.queue.splice(0)) {
       execution.state = 'cancelled';
-      execution.endedAt = Date.now();
+      this.inFlight.delete(execution.id);
       await execution.cleanup().catch(() => undefined);
     }
     const running = [...this.running];
@@ -134,31 +194,31 @@ export class ExecutionStore {
       signal: execution.controller.signal,
       onTrace: (entry) => execution.trace.set(entry.node, entry),
     })
-      .then(
-        (result) => {
-          execution.result = result;
-          execution.state = result.status;
-        },
-        (error: unknown) => {
-          // The engine reports failures as results; reaching here is a bug, still shown as a failure.
-          execution.state = 'failed';
-          execution.result = {
-            status: 'failed',
-            error: { kind: 'request', message: `Internal error: ${error instanceof Error ? error.message : String(error)}` },
-            trace: [...execution.trace.values()],
-            startedAt: execution.createdAt.toISOString(),
-            endedAt: new Date().toISOString(),
-            durationMs: Date.now() - execution.createdAt.getTime(),
-          };
-        },
-      )
-      .then(async () => {
-        execution.endedAt = Date.now();
+      .catch((error: unknown): ExecutionResult => {
+        // The engine reports failures as results; reaching here is a bug, still shown as a failure.
+        return {
+          status: 'failed',
+          error: { kind: 'request', message: `Internal error: ${error instanceof Error ? error.message : String(error)}` },
+          trace: [...execution.trace.values()],
+          startedAt: execution.createdAt.toISOString(),
+          endedAt: new Date().toISOString(),
+          durationMs: Date.now() - execution.createdAt.getTime(),
+        };
+      })
+      .then(async (result) => {
+        // Moved to the ended executions in one step, so a read never sees an ended state without its outputs.
+        execution.state = result.status;
         this.running.delete(execution);
-        await execution.cleanup().catch(() => undefined);
-        this.ended.push(execution.id);
+        const view = endedView(execution, result);
+        const answer = statusAnswer(view, this.options.maxStatusAnswerBytes);
+        // The inputs and the live trace go with the in-flight entry; only the answer is kept.
+        this.inFlight.delete(execution.id);
+        this.inFlightInputBytes -= execution.inputBytes;
+        this.ended.set(execution.id, { account: execution.account, answer, endedAt: Date.now() });
+        this.endedBytes += answer.length;
         this.trim();
-        this.options.onEnded?.(view(execution));
+        await execution.cleanup().catch(() => undefined);
+        this.options.onEnded?.(view);
         const next = this.closing ? undefined : this.queue.shift();
         if (next) this.run(next);
       });
@@ -166,28 +226,100 @@ export class ExecutionStore {
 
   private sweep(): void {
     const before = Date.now() - this.options.retentionMs;
-    while (this.ended.length > 0) {
-      const execution = this.executions.get(this.ended[0]!);
-      if (execution && (execution.endedAt ?? 0) > before) break;
-      this.ended.shift();
-      if (execution) this.executions.delete(execution.id);
+    for (const [id, ended] of this.ended) {
+      if (ended.endedAt > before) break;
+      this.remove(id, ended, 'expired');
     }
   }
 
   private trim(): void {
-    while (this.ended.length > this.options.maxRetained) this.executions.delete(this.ended.shift()!);
+    for (const [id, ended] of this.ended) {
+      if (this.ended.size <= this.options.maxRetained && this.endedBytes <= this.options.maxRetainedBytes) break;
+      this.remove(id, ended, 'evicted');
+    }
+  }
+
+  private remove(id: string, ended: EndedExecution, why: Removal['why']): void {
+    this.ended.delete(id);
+    this.endedBytes -= ended.answer.length;
+    this.removed.set(id, { account: ended.account, why });
+    if (this.removed.size > MAX_REMEMBERED_REMOVALS) this.removed.delete(this.removed.keys().next().value!);
+  }
+
+  private removalReason(why: Removal['why']): string {
+    const { retentionMs, maxRetained, maxRetainedBytes } = this.options;
+    const retention = retentionMs >= 60_000 ? `${Math.round(retentionMs / 60_000)} minutes` : formatDuration(retentionMs);
+    return why === 'expired'
+      ? `It ended more than ${retention} ago, and ended executions are kept for ${retention}.`
+      : `It was removed to keep the server's memory bounded: the server keeps at most ${maxRetained} ended executions and ${formatBytes(maxRetainedBytes)} of their status answers, removing the oldest first. Read the status sooner after the execution ends.`;
   }
 }
 
-function view(execution: Execution): ExecutionView {
-  if (execution.endedView) return execution.endedView;
-  const base = { executionId: execution.id, account: execution.account, agent: execution.agent };
-  const result = execution.result;
-  if (!result) {
-    return { ...base, status: execution.state, startedAt: execution.createdAt.toISOString(), trace: [...execution.trace.values()] };
+function liveView(execution: Execution): ExecutionView {
+  return { executionId: execution.id, account: execution.account, agent: execution.agent, status: execution.state, startedAt: execution.createdAt.toISOString(), trace: [...execution.trace.values()] };
+}
+
+function endedView(execution: Execution, result: ExecutionResult): ExecutionView {
+  const ended = { executionId: execution.id, account: execution.account, agent: execution.agent, status: result.status, startedAt: result.startedAt, endedAt: result.endedAt, durationMs: result.durationMs, trace: result.trace };
+  return result.status === 'finished' ? { ...ended, outputs: result.outputs } : { ...ended, error: result.error.message, ...(result.error.node !== undefined ? { node: result.error.node } : {}) };
+}
+
+/** Bytes of a value as JSON: what it costs to keep or to send, near enough. */
+function jsonBytes(value: unknown): number {
+  return Buffer.byteLength(JSON.stringify(value) ?? '');
+}
+
+/**
+ * The JSON status answer of an execution, at most `maxBytes` long so that any client reading
+ * answers up to that size can read it: the largest outputs are left out first (each replaced by a
+ * note saying why), then trace entries from the end, then the error is cut. Linear in the view.
+ */
+export function statusAnswer(view: ExecutionView, maxBytes: number): Buffer {
+  const whole = Buffer.from(JSON.stringify(view));
+  if (whole.length <= maxBytes) return whole;
+  let fitted: ExecutionView = view;
+  let over = whole.length - maxBytes;
+  const outputs = view.outputs;
+  if (outputs !== null && typeof outputs === 'object' && !Array.isArray(outputs)) {
+    const kept: Record<string, unknown> = { ...(outputs as Record<string, unknown>) };
+    const bySize = Object.entries(kept)
+      .map(([name, value]) => [name, jsonBytes(value)] as const)
+      .sort((a, b) => b[1] - a[1]);
+    const leftOut: string[] = [];
+    // Room for the "outputsLeftOut" field itself.
+    over += 32;
+    for (const [name, size] of bySize) {
+      if (over <= 0) break;
+      const note = `Output "${name}" is left out: it is ${formatBytes(size)} as JSON, and a status answer of this server is at most ${formatBytes(maxBytes)}, the most a client reads. Make the output smaller, or split it over several outputs.`;
+      // Largest first: once an output is no larger than its note, leaving out the rest gains nothing.
+      if (size <= jsonBytes(note)) break;
+      kept[name] = note;
+      leftOut.push(name);
+      // The names in outputsLeftOut cost their length plus quotes and a comma.
+      over -= size - jsonBytes(note) - jsonBytes(name) - 1;
+    }
+    fitted = { ...fitted, outputs: kept, outputsLeftOut: leftOut };
+    over = Buffer.byteLength(JSON.stringify(fitted)) - maxBytes;
   }
-  const ended = { ...base, status: result.status, startedAt: result.startedAt, endedAt: result.endedAt, durationMs: result.durationMs, trace: result.trace };
-  execution.endedView =
-    result.status === 'finished' ? { ...ended, outputs: result.outputs } : { ...ended, error: result.error.message, ...(result.error.node !== undefined ? { node: result.error.node } : {}) };
-  return execution.endedView;
+  if (over > 0 && fitted.trace.length > 0) {
+    const trace = [...fitted.trace];
+    let dropped = 0;
+    while (over > 0 && trace.length > 0) {
+      over -= jsonBytes(trace.pop()) + 1;
+      dropped++;
+    }
+    fitted = { ...fitted, trace, traceLeftOut: dropped };
+    over = Buffer.byteLength(JSON.stringify(fitted)) - maxBytes;
+  }
+  if (over > 0 && fitted.error !== undefined) {
+    // Every character is at least one byte of JSON: cutting `over` characters (and room for the note) fits.
+    const keep = Math.max(0, fitted.error.length - over - 100);
+    fitted = { ...fitted, error: `${fitted.error.slice(0, keep)}… (cut: the whole error does not fit in a status answer)` };
+  }
+  const answer = Buffer.from(JSON.stringify(fitted));
+  if (answer.length <= maxBytes) return answer;
+  // Nothing left to shorten (e.g. thousands of output names): the status alone, saying why.
+  const { executionId, account, agent, status, startedAt, endedAt, durationMs } = view;
+  const bare = { executionId, account, agent, status, startedAt, endedAt, durationMs, trace: [], traceLeftOut: view.trace.length };
+  return Buffer.from(JSON.stringify({ ...bare, error: `The status answer of this execution would be larger than ${formatBytes(maxBytes)}, the most a client reads; only its status is shown.${view.error !== undefined ? ` Its error begins: ${view.error.slice(0, 1000)}` : ''}` }));
 }

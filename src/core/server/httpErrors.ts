@@ -12,11 +12,13 @@ export type ErrorCode =
   | 'unknown-agent'
   | 'agent-has-errors'
   | 'unknown-execution'
+  | 'execution-removed'
   | 'no-route'
   | 'method-not-allowed'
   | 'unsupported-media-type'
   | 'too-large'
   | 'too-many-executions'
+  | 'too-many-key-failures'
   | 'internal';
 
 export class HttpError extends Error {
@@ -34,7 +36,11 @@ export class HttpError extends Error {
 }
 
 export function sendJson(response: ServerResponse, status: number, body: unknown, headers: Readonly<Record<string, string>> = {}): void {
-  const text = JSON.stringify(body);
+  sendJsonText(response, status, JSON.stringify(body), headers);
+}
+
+/** Sends JSON already serialized (a status answer is serialized once, when its execution ends). */
+export function sendJsonText(response: ServerResponse, status: number, text: string | Buffer, headers: Readonly<Record<string, string>> = {}): void {
   response.writeHead(status, {
     'content-type': 'application/json; charset=utf-8',
     'content-length': String(Buffer.byteLength(text)),

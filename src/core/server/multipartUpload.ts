@@ -36,7 +36,8 @@ export async function receiveUpload(request: IncomingMessage, limits: MultipartL
     parser = busboy({
       headers: request.headers,
       defParamCharset: 'utf8',
-      limits: { fileSize: limits.maxFileBytes, files: limits.maxFiles, fields: MAX_FIELDS, fieldSize: limits.maxPayloadBytes, parts: limits.maxFiles + MAX_FIELDS },
+      // busboy cuts a part off when it reaches the size limit: one byte more lets exactly the limit through.
+      limits: { fileSize: limits.maxFileBytes + 1, files: limits.maxFiles, fields: MAX_FIELDS, fieldSize: limits.maxPayloadBytes + 1, parts: limits.maxFiles + MAX_FIELDS },
     });
   } catch (error) {
     throw new HttpError(400, 'bad-multipart', `The request is not multipart/form-data with a boundary (${(error as Error).message}).`);
@@ -107,7 +108,13 @@ export async function receiveUpload(request: IncomingMessage, limits: MultipartL
     parser.on('fieldsLimit', tooMany);
     parser.on('error', (error) => fail(new HttpError(400, 'bad-multipart', `The multipart body cannot be read: ${(error as Error).message}.`)));
     parser.on('close', () => resolve());
-    request.on('aborted', () => fail(new HttpError(400, 'bad-multipart', 'The client stopped sending the request.')));
+    const gone = (): void => {
+      if (!request.complete) fail(new HttpError(400, 'bad-multipart', 'The client stopped sending the request.'));
+    };
+    request.on('aborted', gone);
+    request.on('close', gone);
+    // The client may have gone while the folder was made, before these listeners: nothing would end the wait.
+    if (request.destroyed) gone();
     request.pipe(parser);
   });
 

@@ -9,7 +9,7 @@ export async function readBody(request: IncomingMessage, limit: number): Promise
   let size = 0;
   for await (const chunk of request as AsyncIterable<Buffer>) {
     size += chunk.length;
-    if (size > limit) throw tooLarge(limit);
+      if (size > limit) throw tooLarge(limit);
     chunks.push(chunk);
   }
   return Buffer.concat(chunks);
@@ -23,17 +23,22 @@ export interface ExecutePayload {
   readonly inputs: Readonly<Record<string, unknown>>;
 }
 
-/** Parses and checks the JSON of an execute request (or of a multipart request's payload part). */
+/**
+ * Parses and checks the JSON of an execute request (or of a multipart request's payload part);
+ * `where` names it in lower case, e.g. 'the request body'. A UTF-8 byte order mark is skipped.
+ */
 export function parsePayload(text: string, where: string): ExecutePayload {
-  if (text.trim() === '') return { inputs: {} };
+  const json = text.startsWith('\uFEFF') ? text.slice(1) : text;
+  const subject = where.charAt(0).toUpperCase() + where.slice(1);
+  if (json.trim() === '') return { inputs: {} };
   let value: unknown;
   try {
-    value = JSON.parse(text);
+    value = JSON.parse(json);
   } catch (error) {
-    throw new HttpError(400, 'bad-json', `${where} is not valid JSON (${(error as Error).message}). Send {"inputs": {…}, "stream": false}.`);
+    throw new HttpError(400, 'bad-json', `${subject} is not valid JSON (${(error as Error).message}). Send {"inputs": {…}, "stream": false}.`);
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    throw new HttpError(400, 'bad-json', `${where} must be a JSON object: {"inputs": {…}, "stream": false}.`);
+    throw new HttpError(400, 'bad-json', `${subject} must be a JSON object: {"inputs": {…}, "stream": false}.`);
   }
   const { inputs, stream } = value as { inputs?: unknown; stream?: unknown };
   if (inputs !== undefined && inputs !== null && (typeof inputs !== 'object' || Array.isArray(inputs))) {

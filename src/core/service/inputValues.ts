@@ -91,6 +91,8 @@ export function prepareInputs(model: AgentModel, given: GivenInputs, hints: Inpu
   return { inputs, files };
 }
 
+const DECIMAL_NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
+
 export type Converted = { readonly ok: true; readonly value: string | number | boolean } | { readonly ok: false; readonly problem: string };
 
 /** Converts a given value to the input's type and checks it against the allowed values. */
@@ -99,7 +101,8 @@ export function convert(input: InputDeclaration, raw: string | number | boolean)
   let value: string | number | boolean = raw;
   switch (input.type) {
     case 'number': {
-      const number = typeof raw === 'number' ? raw : raw === '' || typeof raw === 'boolean' ? Number.NaN : Number(raw);
+      // Text must be a decimal JSON number: Number() alone would also read "0x10", "0b1" or "" as numbers.
+      const number = typeof raw === 'number' ? raw : typeof raw === 'string' && DECIMAL_NUMBER.test(raw.trim()) ? Number(raw) : Number.NaN;
       if (!Number.isFinite(number)) return fail(`Input "${input.name}" must be a number, not ${JSON.stringify(raw)}.`);
       value = number;
       break;

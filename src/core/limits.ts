@@ -1,0 +1,56 @@
+// The limits of the local agent server and of the client, in one place so both sides agree: the
+// server never answers what its own client would refuse to read. A limit of N bytes accepts exactly
+// N and refuses N + 1. Documented in one table in docs/local-server.md (Limits); keep them together.
+
+const MiB = 1024 * 1024;
+
+/**
+ * The most bytes of an answer that is read: each answer the client reads (a status answer among
+ * them) and the answer of each API node an execution calls.
+ */
+export const MAX_ANSWER_BYTES = 10 * MiB;
+
+export interface ServerLimits {
+  /** Body of a JSON execute request, and the payload part of a multipart one. */
+  readonly maxJsonBytes: number;
+  readonly maxFileBytes: number;
+  /** File parts of one multipart request. */
+  readonly maxFiles: number;
+  /** Executions running at once; more wait in a queue. */
+  readonly maxRunning: number;
+  readonly maxQueued: number;
+  /** Bytes of inputs held in memory by the executions running or waiting; beyond, starts are refused (429). */
+  readonly maxInFlightInputBytes: number;
+  /** How long an ended execution can still be read. */
+  readonly retentionMs: number;
+  /** The most ended executions kept, by count and by the size of their status answers; the oldest go first. */
+  readonly maxRetained: number;
+  readonly maxRetainedBytes: number;
+  /** A status answer as a whole: outputs too large for it are left out, each with a note saying why. */
+  readonly maxStatusAnswerBytes: number;
+  /** Time limit of one execution. */
+  readonly executionTimeoutMs: number;
+  /** Problems listed in one error answer; the rest are counted. */
+  readonly maxProblemsListed: number;
+  /** Wrong API keys from one client address before it must wait (429), twice as long after each further one. */
+  readonly maxKeyFailures: number;
+}
+
+export const SERVER_LIMITS: ServerLimits = {
+  maxJsonBytes: 1 * MiB,
+  maxFileBytes: 100 * MiB,
+  maxFiles: 20,
+  maxRunning: 64,
+  maxQueued: 10_000,
+  maxInFlightInputBytes: 256 * MiB,
+  retentionMs: 60 * 60_000,
+  maxRetained: 10_000,
+  maxRetainedBytes: 256 * MiB,
+  maxStatusAnswerBytes: MAX_ANSWER_BYTES,
+  executionTimeoutMs: 10 * 60_000,
+  maxProblemsListed: 20,
+  maxKeyFailures: 10,
+};
+
+/** An API key shorter than this is warned about when the server listens beyond this machine. */
+export const MIN_REMOTE_API_KEY_LENGTH = 16;
