@@ -355,6 +355,7 @@ describe('agent client', () => {
         [401, 'auth', /Reading the execution status was refused \(401 Unauthorized\): set or check the API key.*Builder license/],
         [403, 'auth', /403 Forbidden/],
         [404, 'not-found', /account and agent paths/],
+        [410, 'not-found', /410 Gone\): the service no longer keeps this execution.*Run the agent again/],
         [413, 'too-large', /413/],
         [429, 'rate-limited', /429 Too Many Requests/],
         [500, 'server', /service's side \(500\)/],

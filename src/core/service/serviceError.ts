@@ -63,6 +63,9 @@ export function errorForStatus(status: number, body: Buffer, what: string, heade
   if (status === 404) {
     return new ServiceError('not-found', `${what} found nothing (404 Not Found): check the account and agent paths (copy them from the Agents tab of the service's editor) and the base URL. It answered ${quoted}.`, details);
   }
+  if (status === 410) {
+    return new ServiceError('not-found', `${what} found nothing (410 Gone): the service no longer keeps this execution (its results are kept for a limited time, and a local server drops the oldest to bound its memory). Run the agent again for new results. It answered ${quoted}.`, details);
+  }
   if (status === 413) return new ServiceError('too-large', `${what} was too large for the service (413 Payload Too Large): send smaller inputs or files. It answered ${quoted}.`, details);
   if (status === 429) {
     const retryAfterMs = parseRetryAfter(headers['retry-after']);

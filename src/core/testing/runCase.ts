@@ -7,8 +7,8 @@ import type { LoadedAgent } from '../engine/agentPlan';
 import { executeAgent } from '../engine/engine';
 import type { ExecutionResult } from '../engine/engine';
 import type { NodeResult } from '../engine/evaluate';
-import { InputError, resolveInputs } from '../engine/inputs';
-import type { GivenFile } from '../engine/inputs';
+import { resolve } from 'node:path';
+import { filesFromPaths, InputError, resolveInputs } from '../engine/inputs';
 import type { Span } from '../problems';
 import { matchValue } from './matchers';
 import type { Matcher, Mismatch } from './matchers';
@@ -47,8 +47,8 @@ export interface CaseResult {
 }
 
 export interface RunCaseOptions {
-  /** The files a case names, by input: resolved by the caller (relative to the test file). */
-  readonly files?: Readonly<Record<string, GivenFile>>;
+  /** The folder the case's file paths are relative to: its test file's. */
+  readonly baseDir?: string;
   /** The case's time limit when it states none (within_ms); default 30 s. */
   readonly timeoutMs?: number;
   readonly signal?: AbortSignal;
@@ -64,7 +64,8 @@ export async function runCase(agent: LoadedAgent, testCase: TestCase, options: R
   const nodeResults = new Map<string, NodeResult>();
   let inputs;
   try {
-    inputs = resolveInputs(agent.model, { values: testCase.inputs, ...(options.files ? { files: options.files } : {}) });
+    const paths = Object.fromEntries(Object.entries(testCase.files).map(([input, path]) => [input, resolve(options.baseDir ?? '.', path)]));
+    inputs = resolveInputs(agent.model, { values: testCase.inputs, files: await filesFromPaths(paths) });
   } catch (error) {
     if (!(error instanceof InputError)) throw error;
     const failure = { message: `The case's inputs were refused: ${error.problems.join(' ')}`, span: testCase.span };

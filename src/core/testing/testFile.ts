@@ -44,25 +44,27 @@ export function defaultAgentPath(testFileName: string): string {
 }
 
 /**
- * Reads a test file. `fileName` (the base name) gives the default agent; with `agent`, the
- * declarations of the agent under test, the names the cases use are checked against it.
+ * Reads a test file. `fileName` (the base name) gives the default agent; with `agent` (the
+ * declarations of the agent under test, or how to get them from the agent's path as the file
+ * names it), the names the cases use are checked against it.
  */
-export function validateTestText(text: string, fileName: string, agent?: AgentModel): TestFileResult {
+export function validateTestText(text: string, fileName: string, agent?: AgentModel | ((agentPath: string) => AgentModel | undefined)): TestFileResult {
   const file = parseAgentFile(text);
   const { sink, root } = file;
   if (file.syntaxBroken || !root) return { problems: sink.result(), file };
   checkSchema(root, file.value, sink, TEST_SCHEMA);
   const agentNode = getValue(root, 'agent');
   const agentPath = isScalar(agentNode) && typeof agentNode.value === 'string' ? agentNode.value : defaultAgentPath(fileName);
-  const cases: TestCase[] = [];
+  const cases: Array<{ testCase: TestCase; map: YAMLMap }> = [];
   const casesMap = getValue(root, 'cases');
   if (isMap(casesMap)) {
     for (const { key, keyNode, value } of entries(casesMap)) {
-      if (isMap(value)) cases.push(readCase(key, spanOf(keyNode), value, sink));
+      if (isMap(value)) cases.push({ testCase: readCase(key, spanOf(keyNode), value, sink), map: value });
     }
   }
-  if (agent) for (const [index, testCase] of cases.entries()) checkAgainstAgent(testCase, casesMap as YAMLMap, index, agent, sink);
-  const suite = { agentPath, agentSpan: agentNode ? spanOf(agentNode) : { start: 0, end: 0 }, cases };
+  const model = typeof agent === 'function' ? agent(agentPath) : agent;
+  if (model) for (const { testCase, map } of cases) checkAgainstAgent(testCase, map, model, sink);
+  const suite = { agentPath, agentSpan: agentNode ? spanOf(agentNode) : { start: 0, end: 0 }, cases: cases.map((entry) => entry.testCase) };
   return { problems: sink.result(), file, suite };
 }
 
@@ -148,8 +150,7 @@ function matchersByKey(map: YAMLMap, report: (at: Span, message: string) => void
 }
 
 /** The names a case uses, against the agent's declarations; a mock for every API node unless live. */
-function checkAgainstAgent(testCase: TestCase, casesMap: YAMLMap, index: number, agent: AgentModel, sink: ProblemSink): void {
-  const caseMap = casesMap.items[index]?.value as YAMLMap;
+function checkAgainstAgent(testCase: TestCase, caseMap: YAMLMap, agent: AgentModel, sink: ProblemSink): void {
   const keySpan = (section: string, key: string): Span => {
     const sectionMap = getValue(caseMap, section);
     const pair = isMap(sectionMap) ? [...entries(sectionMap)].find((entry) => entry.key === key) : undefined;
@@ -180,7 +181,7 @@ function checkAgainstAgent(testCase: TestCase, casesMap: YAMLMap, index: number,
     else if (node.type !== 'api') sink.add('invalid-value', mock.span, `Node "${mock.node}" renders text (${node.type ?? 'no type'}); only API nodes call an API and can be mocked.`);
   }
   if (!testCase.live) {
-    const unmocked = [...agent.nodes.values()].filter((node) => node.type === 'api' && !testCase.mocks.has(node.id)).map((node) => `"${node.id}"`);
+    const unmocked = [...agent.nodes.values()].filter((node) => node.type === 'api' && !testCase.mocks.has(node.id)).map((node) => node.id);
     if (unmocked.length) {
       sink.add('missing-mock', testCase.span, `Case "${testCase.name}" has no mock for API node${unmocked.length === 1 ? '' : 's'} ${listWords(unmocked, 'and')}: add ${unmocked.length === 1 ? 'one' : 'them'} under mocks (nothing leaves the machine in a local test), or set "live: true" to call the real API${unmocked.length === 1 ? '' : 's'}.`, { data: { nodes: unmocked.join(',') } });
     }

@@ -1,0 +1,103 @@
+// A test file with its agent, ready to run: the test file read and checked against the agent it
+// names (read from disk beside it), and the run of its cases, several at a time.
+import { readFileSync } from 'node:fs';
+import { basename, dirname, relative, resolve } from 'node:path';
+import { AgentFileError, loadAgent } from '../engine/agentPlan';
+import type { LoadedAgent } from '../engine/agentPlan';
+import { decodeAgentFile } from '../parse';
+import type { Problem } from '../problems';
+import { runCase } from './runCase';
+import type { CaseResult, RunCaseOptions } from './runCase';
+import { validateTestText } from './testFile';
+import type { TestSuite } from './testFile';
+import type { TestCase } from './testModel';
+
+export interface LoadedSuite {
+  readonly testFile: string;
+  readonly text: string;
+  /** The agent file, as an absolute path. */
+  readonly agentFile: string;
+  readonly suite: TestSuite;
+  readonly agent: LoadedAgent;
+  /** Warnings and infos of the test file (it has no errors). */
+  readonly problems: readonly Problem[];
+}
+
+/** Why a test file cannot run: its own problems, or its agent's, or a file that cannot be read. */
+export interface SuiteLoadFailure {
+  readonly testFile: string;
+  readonly message: string;
+  /** Problems of the test file, when it was read. */
+  readonly problems: readonly Problem[];
+  readonly text?: string;
+}
+
+/** Reads a test file and its agent from disk and checks both; never throws for bad files. */
+export function loadSuite(testFile: string): LoadedSuite | SuiteLoadFailure {
+  const read = readText(testFile);
+  if ('error' in read) return { testFile, message: read.error, problems: [] };
+  let agentFile = '';
+  let agent: LoadedAgent | undefined;
+  let agentFailure: string | undefined;
+  const result = validateTestText(read.text, basename(testFile), (agentPath) => {
+    agentFile = resolve(dirname(testFile), agentPath);
+    const agentRead = readText(agentFile);
+    if ('error' in agentRead) {
+      agentFailure = `The agent under test cannot be read: ${agentRead.error}`;
+      return undefined;
+    }
+    try {
+      const shown = relative(process.cwd(), agentFile);
+      agent = loadAgent(agentRead.text, shown.startsWith('..') ? agentFile : shown);
+      return agent.model;
+    } catch (error) {
+      if (!(error instanceof AgentFileError)) throw error;
+      agentFailure = `The agent under test has problems: ${error.message}`;
+      return error.model;
+    }
+  });
+  const errors = result.problems.filter((problem) => problem.severity === 'error');
+  if (errors.length > 0) return { testFile, message: `${errors.length} ${errors.length === 1 ? 'problem' : 'problems'} in the test file`, problems: result.problems, text: read.text };
+  if (agentFailure || !agent || !result.suite) return { testFile, message: agentFailure ?? 'The test file has no cases.', problems: result.problems, text: read.text };
+  return { testFile, text: read.text, agentFile, suite: result.suite, agent, problems: result.problems };
+}
+
+export interface RunSuiteOptions extends Omit<RunCaseOptions, 'baseDir'> {
+  /** Only the cases whose name contains this text (any case). */
+  readonly grep?: string;
+  /** Cases running at the same time; default 8. */
+  readonly concurrency?: number;
+  /** Called as each case ends, in the order they end. */
+  readonly onCase?: (result: CaseResult) => void;
+}
+
+/** Runs the cases (those grep selects), at most `concurrency` at once; results in file order. */
+export async function runSuite(loaded: LoadedSuite, options: RunSuiteOptions = {}): Promise<CaseResult[]> {
+  const grep = options.grep?.toLowerCase();
+  const cases = loaded.suite.cases.filter((testCase) => !grep || testCase.name.toLowerCase().includes(grep));
+  const results: CaseResult[] = new Array(cases.length);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < cases.length && !options.signal?.aborted) {
+      const index = next++;
+      const testCase = cases[index] as TestCase;
+      const result = await runCase(loaded.agent, testCase, { ...options, baseDir: dirname(loaded.testFile) });
+      results[index] = result;
+      options.onCase?.(result);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(options.concurrency ?? 8, cases.length)) }, worker));
+  return results.filter((result) => result !== undefined);
+}
+
+function readText(file: string): { text: string } | { error: string } {
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(file);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return { error: code === 'ENOENT' ? `${file} does not exist.` : `${file} cannot be read (${code ?? String(error)}).` };
+  }
+  const decoded = decodeAgentFile(bytes);
+  return 'text' in decoded ? decoded : { error: `${file}: ${decoded.error}` };
+}

@@ -1,0 +1,138 @@
+// Agent tests run on this machine: test files read and checked against their agent, cases run by
+// the workflow engine with mocked API answers (undici's MockAgent in place of each node's socket),
+// expectations checked and pointing back into the file; live cases call a real server.
+import assert from 'node:assert/strict';
+import { copyFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { LineIndex } from '../../src/core/lineIndex';
+import { loadSuite, runSuite } from '../../src/core/testing/suite';
+import type { LoadedSuite, SuiteLoadFailure } from '../../src/core/testing/suite';
+import { json, startServer } from '../support/httpServer';
+import { repoRoot } from '../support/paths';
+import { makeTempDir } from '../support/tempDir';
+import type { TempDir } from '../support/tempDir';
+
+function loaded(result: LoadedSuite | SuiteLoadFailure): LoadedSuite {
+  if (!('suite' in result)) assert.fail(`${result.message}: ${result.problems.map((p) => `${p.range.line}: ${p.code} ${p.message}`).join('; ')}`);
+  return result;
+}
+
+const WEATHER_CASE = (expected: string): string => `cases:
+  sunny:
+    inputs: { city: Lisbon }
+    secrets: { WEATHER_API_KEY: test-key }
+    mocks:
+      current: { body: { summary: Sunny, temperature: 24 } }
+    expect:
+      outputs:
+        report: ${expected}
+`;
+
+describe('agent tests', () => {
+  let dir: TempDir;
+  beforeEach(() => {
+    dir = makeTempDir();
+    copyFileSync(join(repoRoot, 'examples', 'weather-report.agent.yaml'), join(dir.path, 'weather-report.agent.yaml'));
+  });
+  afterEach(() => dir.remove());
+
+  it('runs the example test file: every case passes, and the mocks saw what the agent sent', async () => {
+    const suite = loaded(loadSuite(join(repoRoot, 'examples', 'weather-report.agent.test.yaml')));
+    const results = await runSuite(suite);
+    assert.deepEqual(results.map((result) => [result.name, result.passed, result.failures.map((f) => f.message)]), [
+      ['sunny city', true, []],
+      ['imperial units', true, []],
+      ['upstream down', true, []],
+    ]);
+    const sent = results[0]!.requests[0]!;
+    assert.equal(sent.url, 'https://weather.example.com/v1/current?city=Lisbon&units=metric');
+    assert.equal(sent.headers['x-api-key'], 'test-key');
+  });
+
+  it('reports a failed expectation at its own line, with expected and actual values', async () => {
+    const file = dir.write('weather-report.agent.test.yaml', WEATHER_CASE('"Lisbon: Rain, 24 degrees (metric)."'));
+    const suite = loaded(loadSuite(file));
+    const [result] = await runSuite(suite);
+    assert.equal(result!.passed, false);
+    const failure = result!.failures[0]!;
+    assert.match(failure.message, /^outputs\.report: expected "Lisbon: Rain, 24 degrees \(metric\)\.", got "Lisbon: Sunny, 24 degrees \(metric\)\."/);
+    assert.equal(new LineIndex(suite.text).range(failure.span).line, 9, 'the line of the expected value');
+    assert.equal(failure.expectedValue, 'Lisbon: Rain, 24 degrees (metric).');
+    assert.equal(failure.actual, 'Lisbon: Sunny, 24 degrees (metric).');
+  });
+
+  it('fails a case whose execution fails unexpectedly, naming the node and why', async () => {
+    const file = dir.write('weather-report.agent.test.yaml', WEATHER_CASE('x').replace('current: { body', 'current: { status: 500, body'));
+    const [result] = await runSuite(loaded(loadSuite(file)));
+    assert.equal(result!.passed, false);
+    assert.match(result!.failures[0]!.message, /The execution failed: .*current.*500/);
+  });
+
+  it('refuses a case without a mock for an API node, before running anything', () => {
+    const file = dir.write('weather-report.agent.test.yaml', 'cases:\n  no mock:\n    inputs: { city: Oslo }\n');
+    const failure = loadSuite(file) as SuiteLoadFailure;
+    assert.ok(!('suite' in failure));
+    assert.deepEqual(failure.problems.map((problem) => [problem.code, problem.range.line]), [['missing-mock', 2]]);
+    assert.match(failure.problems[0]!.message, /no mock for API node 'current'.*live: true/);
+  });
+
+  it('checks the names a case uses against the agent, with suggestions', () => {
+    const file = dir.write(
+      'weather-report.agent.test.yaml',
+      'cases:\n  typos:\n    inputs: { cty: Oslo }\n    mocks: { curent: { body: {} }, report: { body: x } }\n    expect: { outputs: { reprot: x }, fails_at: nowhere }\n',
+    );
+    const failure = loadSuite(file) as SuiteLoadFailure;
+    const messages = failure.problems.map((problem) => `${problem.code}: ${problem.message}`);
+    assert.ok(messages.some((m) => /^unknown-input: The agent has no input "cty"\. Did you mean "city"\?/.test(m)), messages.join('\n'));
+    assert.ok(messages.some((m) => /^unknown-node: A mock names node "curent".*Did you mean "current"\?/.test(m)));
+    assert.ok(messages.some((m) => /^invalid-value: Node "report" renders text/.test(m)));
+    assert.ok(messages.some((m) => /^unknown-output: The agent has no output "reprot"\. Did you mean "report"\?/.test(m)));
+    assert.ok(messages.some((m) => /^unknown-node: fails_at names node "nowhere"/.test(m)));
+    assert.ok(messages.some((m) => /^missing-mock: .*'current'/.test(m)));
+  });
+
+  it('reports the schema problems of a test file in its own words', () => {
+    const file = dir.write('weather-report.agent.test.yaml', 'cases:\n  bad:\n    mocks: { current: { status: 700, bdy: x } }\n    expect: { within_ms: soon }\n');
+    const failure = loadSuite(file) as SuiteLoadFailure;
+    const messages = failure.problems.map((problem) => problem.message);
+    assert.ok(messages.some((m) => /mock of node "current" in case "bad" has no key "bdy"\. Did you mean "body"\?/i.test(m)), messages.join('\n'));
+    assert.ok(messages.some((m) => /status of the mock of node "current" in case "bad" must be at most 599/i.test(m)), messages.join('\n'));
+    assert.ok(messages.some((m) => /within_ms.*must be/i.test(m)), messages.join('\n'));
+  });
+
+  it('says when the agent under test is missing or broken', () => {
+    const missing = loadSuite(dir.write('other.agent.test.yaml', WEATHER_CASE('x'))) as SuiteLoadFailure;
+    assert.match(missing.message, /agent under test cannot be read: .*other\.agent\.yaml does not exist/);
+    dir.write('broken.agent.yaml', 'version: 1\nname: b\nnodes:\n  a: { type: template, text: "{{ nodes.b.body }}" }\n');
+    const broken = loadSuite(dir.write('broken.agent.test.yaml', 'cases:\n  one: {}\n')) as SuiteLoadFailure;
+    assert.match(broken.message, /agent under test has problems: [\s\S]*unknown-node/);
+  });
+
+  it('sends a live case to the real API, and only the unmocked nodes', async () => {
+    const api = await startServer((_request, response) => json(response, 200, { summary: 'Live', temperature: 3 }));
+    try {
+      dir.write('live.agent.yaml', `version: 1\nname: live\ninputs:\n  city: { type: string }\nnodes:\n  current:\n    type: api\n    method: GET\n    url: ${api.url}/now?city={{ inputs.city }}\noutputs:\n  summary: { from: "{{ nodes.current.body.summary }}" }\n`);
+      const file = dir.write('live.agent.test.yaml', 'cases:\n  live one:\n    live: true\n    inputs: { city: Oslo }\n    expect: { outputs: { summary: Live } }\n');
+      const [result] = await runSuite(loaded(loadSuite(file)));
+      assert.deepEqual(result!.failures, []);
+      assert.deepEqual(api.requests.map((request) => request.url), ['/now?city=Oslo']);
+    } finally {
+      await api.close();
+    }
+  });
+
+  it('runs only the cases --grep selects, each well under 100 ms', async () => {
+    const cases = Array.from({ length: 20 }, (_, i) => `  case ${i}:\n    inputs: { city: C${i} }\n    secrets: { WEATHER_API_KEY: k }\n    mocks: { current: { body: { summary: S, temperature: ${i} } } }\n    expect: { outputs: { temperature: ${i} } }\n`).join('');
+    const suite = loaded(loadSuite(dir.write('weather-report.agent.test.yaml', `cases:\n${cases}`)));
+    const all = await runSuite(suite, { concurrency: 4 });
+    assert.equal(all.length, 20);
+    assert.ok(all.every((result) => result.passed));
+    assert.deepEqual((await runSuite(suite, { grep: 'CASE 1' })).map((result) => result.name), ['case 1', 'case 10', 'case 11', 'case 12', 'case 13', 'case 14', 'case 15', 'case 16', 'case 17', 'case 18', 'case 19']);
+  });
+
+  it('fails a case that takes longer than within_ms', async () => {
+    const file = dir.write('weather-report.agent.test.yaml', WEATHER_CASE('{ $type: string }').replace('current: { body', 'current: { delay_ms: 150, body') + '      within_ms: 50\n');
+    const [result] = await runSuite(loaded(loadSuite(file)));
+    assert.match(result!.failures.map((f) => f.message).join('\n'), /took \d+ ms, more than within_ms: 50/);
+  });
+});
