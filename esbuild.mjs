@@ -85,6 +85,7 @@ const lazyModules = new Map(
     'src/cli/runCommand.ts': 'cli-run',
     'src/cli/statusCommand.ts': 'cli-status',
     'src/cli/serveCommand.ts': 'cli-serve',
+    'src/cli/testCommand.ts': 'cli-test',
   }).map(([source, name]) => [resolve(source), join('dist', 'lazy', `${name}.js`)]),
 );
 

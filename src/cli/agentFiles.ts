@@ -1,18 +1,26 @@
-// Finding and reading agent files named on the command line.
+// Finding and reading agent files (and agent test files) named on the command line.
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
 import { decodeAgentFile } from '../core/parse';
 
 export const AGENT_FILE = /\.agent\.ya?ml$/;
+
+/** Files a command looks for in a directory: their names, and how a message says so. */
+export interface FileKind {
+  readonly pattern: RegExp;
+  readonly description: string;
+}
+
+export const AGENT_FILES: FileKind = { pattern: AGENT_FILE, description: '*.agent.yaml or *.agent.yml' };
 const SKIPPED_DIRECTORIES = new Set(['node_modules', '.git', '.vscode-test', 'dist', 'out']);
 
 export type ReadResult = { file: string; text: string } | { file: string; error: string };
 
 /**
- * Expands the arguments: files as given, directories to every agent file below them. Returns the
- * files in order and the arguments that could not be used.
+ * Expands the arguments: files as given, directories to every file of the kind below them.
+ * Returns the files in order and the arguments that could not be used.
  */
-export async function expandAgentPaths(args: readonly string[], cwd: string): Promise<{ files: string[]; errors: { file: string; error: string }[] }> {
+export async function expandPaths(args: readonly string[], cwd: string, kind: FileKind = AGENT_FILES): Promise<{ files: string[]; errors: { file: string; error: string }[] }> {
   const files: string[] = [];
   const errors: { file: string; error: string }[] = [];
   for (const arg of args) {
@@ -25,8 +33,8 @@ export async function expandAgentPaths(args: readonly string[], cwd: string): Pr
       continue;
     }
     if (info.isDirectory()) {
-      const found = await findAgentFiles(absolute);
-      if (found.length === 0) errors.push({ file: arg, error: `${arg}: no *.agent.yaml or *.agent.yml files in this directory.` });
+      const found = await findFiles(absolute, kind.pattern);
+      if (found.length === 0) errors.push({ file: arg, error: `${arg}: no ${kind.description} files in this directory.` });
       for (const file of found) files.push(displayPath(file, cwd));
     } else {
       files.push(arg);
@@ -46,14 +54,14 @@ export async function readAgentFile(file: string, cwd: string): Promise<ReadResu
   return 'text' in decoded ? { file, text: decoded.text } : { file, error: `${file}: ${decoded.error}` };
 }
 
-async function findAgentFiles(directory: string): Promise<string[]> {
+async function findFiles(directory: string, pattern: RegExp): Promise<string[]> {
   const found: string[] = [];
   const entries = await readdir(directory, { withFileTypes: true });
   entries.sort((a, b) => a.name.localeCompare(b.name));
   for (const entry of entries) {
     const path = join(directory, entry.name);
-    if (entry.isDirectory() && !SKIPPED_DIRECTORIES.has(entry.name)) found.push(...(await findAgentFiles(path)));
-    else if (entry.isFile() && AGENT_FILE.test(entry.name)) found.push(path);
+    if (entry.isDirectory() && !SKIPPED_DIRECTORIES.has(entry.name)) found.push(...(await findFiles(path, pattern)));
+    else if (entry.isFile() && pattern.test(entry.name)) found.push(path);
   }
   return found;
 }

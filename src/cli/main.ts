@@ -6,6 +6,7 @@ import type { CliIo } from './io';
 import type { RunFlags } from './runCommand';
 import type { ServeFlags } from './serveCommand';
 import type { StatusFlags } from './statusCommand';
+import type { TestFlags } from './testCommand';
 import type { ValidateFormat } from './validateCommand';
 
 declare const AGENT_WORKFLOWS_VERSION: string | undefined;
@@ -63,6 +64,18 @@ export async function runCli(argv: readonly string[], rawIo: CliIo): Promise<num
     .option('--allow-insecure-http', 'allow an http:// base URL that is not loopback')
     .action(async (executionId: string, options: StatusFlags) => {
       exitCode = await (await import('./statusCommand')).statusCommand(executionId, options, io);
+    });
+
+  program
+    .command('test')
+    .description('Run agent tests (*.agent.test.yaml) on this machine: each case runs the agent with its inputs, its API nodes answered by the case\'s mocks, and checks its expectations. Exits 0 when every case passed, 1 when one failed, 2 on usage errors or a test file that cannot run.')
+    .argument('[paths...]', 'test files, or directories to search for *.agent.test.yaml files (default: the current directory)')
+    .option('-u, --update', 'write the actual outputs into expect.outputs of the cases marked snapshot: true')
+    .option('-g, --grep <text>', 'run only the cases whose name contains this text')
+    .addOption(new Option('-r, --reporter <format>', 'report format').choices(['text', 'json', 'junit']).default('text'))
+    .option('-o, --output <file>', 'write the report to this file instead of standard output (a summary still goes to standard error)')
+    .action(async (paths: string[], options: TestFlags) => {
+      exitCode = await (await import('./testCommand')).testCommand(paths, options, io);
     });
 
   program

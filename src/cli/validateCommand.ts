@@ -1,7 +1,7 @@
 // `agent-workflows validate <file…>`: checks agent files like a compiler and exits 1 on errors.
 import { countProblems, validateAgentText } from '../core/validate';
 import type { Problem } from '../core/problems';
-import { expandAgentPaths, readAgentFile } from './agentFiles';
+import { expandPaths, readAgentFile } from './agentFiles';
 import { ExitCode } from './io';
 import type { CliIo } from './io';
 
@@ -14,7 +14,7 @@ interface FileReport {
 }
 
 export async function validateCommand(paths: readonly string[], format: ValidateFormat, io: CliIo): Promise<number> {
-  const { files, errors } = await expandAgentPaths(paths, io.cwd);
+  const { files, errors } = await expandPaths(paths, io.cwd);
   const reports: FileReport[] = errors.map(({ file, error }) => ({ file, error }));
   for (const file of files) {
     const read = await readAgentFile(file, io.cwd);

@@ -28,6 +28,8 @@ export interface RecordedRequest {
 /** One expectation that did not hold, or why the case could not be checked. */
 export interface CaseFailure {
   readonly message: string;
+  /** What the expectation is about, as `outputs.report`, `requests.fetch.headers.x-api-key`. */
+  readonly path?: string;
   /** The expectation's place in the test file (the case's name when there is none). */
   readonly span: Span;
   readonly expected?: string;
@@ -139,6 +141,7 @@ export function checkCase(testCase: TestCase, execution: ExecutionResult, nodeRe
       const where = mismatch.path ? `${what}.${mismatch.path}`.replace(/\.\[/g, '[') : what;
       failures.push({
         message: `${where}: expected ${mismatch.expected}, got ${describeActual(mismatch.actual)}`,
+        path: where,
         span: mismatch.span,
         expected: mismatch.expected,
         actual: mismatch.actual,
@@ -156,6 +159,9 @@ export function checkCase(testCase: TestCase, execution: ExecutionResult, nodeRe
   if (expect.error) {
     if (execution.status === 'finished') failures.push({ message: 'Expected the execution to fail, but it finished.', span: expect.error.span });
     else add(matchValue(expect.error, execution.error.message), 'error');
+  }
+  if (testCase.snapshot && !expect.outputs) {
+    failures.push({ message: 'No snapshot of the outputs yet: run `agent-workflows test --update` to write them into expect.outputs.', path: 'outputs', span: testCase.span });
   }
   if (expect.outputs && execution.status === 'finished') {
     for (const [name, matcher] of expect.outputs) add(matchValue(matcher, Object.hasOwn(execution.outputs, name) ? execution.outputs[name] : undefined), `outputs.${name}`);

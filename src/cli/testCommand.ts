@@ -1,0 +1,73 @@
+// `agent-workflows test [paths…]`: runs agent test files (*.agent.test.yaml) on this machine with
+// their mocks, prints a line per case and a diff per failed expectation, and exits 0 when every
+// case passed, 1 when one failed, 2 on usage errors or a test file that cannot run.
+import { writeFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { formatJson, formatJunit, formatText, summaryLine, totals } from '../core/testing/report';
+import type { SuiteReport } from '../core/testing/report';
+import { afterSnapshot, snapshotOutputs, writeSnapshots } from '../core/testing/snapshot';
+import { loadSuite, runSuite } from '../core/testing/suite';
+import { TEST_FILE } from '../core/testing/testFile';
+import { describeFsError, expandPaths } from './agentFiles';
+import type { FileKind } from './agentFiles';
+import { CliError, ExitCode } from './io';
+import type { CliIo } from './io';
+
+export type TestReporter = 'text' | 'json' | 'junit';
+
+export interface TestFlags {
+  readonly update?: boolean;
+  readonly grep?: string;
+  readonly reporter: TestReporter;
+  readonly output?: string;
+}
+
+const TEST_FILES: FileKind = { pattern: TEST_FILE, description: '*.agent.test.yaml' };
+
+export async function testCommand(paths: readonly string[], flags: TestFlags, io: CliIo): Promise<number> {
+  const { files, errors } = await expandPaths(paths.length ? paths : ['.'], io.cwd, TEST_FILES);
+  for (const { error } of errors) io.stderr(`agent-workflows: ${error}\n`);
+  if (files.length === 0) throw new CliError(`No test files to run. Test files are named NAME.agent.test.yaml, beside the NAME.agent.yaml they test.`, ExitCode.usage);
+
+  const reports: SuiteReport[] = [];
+  for (const shown of files) {
+    if (io.interrupt?.aborted) break;
+    const loaded = loadSuite(resolve(io.cwd, shown));
+    if (!('suite' in loaded)) {
+      reports.push({ file: shown, results: [], error: loaded.message, problems: loaded.problems, ...(loaded.text !== undefined ? { text: loaded.text } : {}) });
+      continue;
+    }
+    let results = await runSuite(loaded, { ...(flags.grep ? { grep: flags.grep } : {}), ...(io.interrupt ? { signal: io.interrupt } : {}) });
+    let updated: string[] = [];
+    if (flags.update) {
+      const snapshots = snapshotOutputs(loaded.suite.cases, results);
+      if (snapshots.size > 0) {
+        try {
+          await writeFile(loaded.testFile, writeSnapshots(loaded.text, snapshots));
+        } catch (error) {
+          throw new CliError(`The snapshots could not be written: ${describeFsError(error, shown)}`, ExitCode.usage);
+        }
+        updated = [...snapshots.keys()];
+        results = results.map((result) => (snapshots.has(result.name) ? afterSnapshot(result) : result));
+      }
+    }
+    reports.push({ file: shown, text: loaded.text, results, ...(updated.length ? { updated } : {}) });
+  }
+
+  const report = flags.reporter === 'json' ? formatJson(reports) : flags.reporter === 'junit' ? formatJunit(reports) : formatText(reports);
+  if (flags.output) {
+    try {
+      await writeFile(resolve(io.cwd, flags.output), report);
+    } catch (error) {
+      throw new CliError(`The report could not be written: ${describeFsError(error, flags.output)}`, ExitCode.usage);
+    }
+    io.stderr(`${flags.reporter === 'text' ? report : `${summaryLine(totals(reports))}\n`}report written to ${flags.output}\n`);
+  } else {
+    io.stdout(report);
+  }
+  if (io.interrupt?.aborted) return ExitCode.interrupted;
+  const sum = totals(reports);
+  if (sum.broken > 0 || errors.length > 0) return ExitCode.usage;
+  return sum.failed > 0 ? ExitCode.problems : ExitCode.ok;
+}
+

@@ -1,0 +1,173 @@
+// How test results are told: as text (a line per case with its time, a diff for each failed
+// expectation, a summary), as JSON, and as JUnit XML for CI systems. Diffs come from jsdiff and the
+// XML from xmlbuilder2; every value shown is bounded.
+import { diffJson, diffLines } from 'diff';
+import { create } from 'xmlbuilder2';
+import { LineIndex } from '../lineIndex';
+import type { Problem } from '../problems';
+import type { CaseFailure, CaseResult } from './runCase';
+
+/** One test file's outcome: its cases' results, or why it could not run. */
+export interface SuiteReport {
+  /** The test file as shown to the user (relative to the working folder). */
+  readonly file: string;
+  readonly text?: string;
+  readonly results: readonly CaseResult[];
+  /** Why the file did not run, with its problems. */
+  readonly error?: string;
+  readonly problems?: readonly Problem[];
+  /** Cases whose snapshot was written (--update). */
+  readonly updated?: readonly string[];
+}
+
+export interface Totals {
+  readonly passed: number;
+  readonly failed: number;
+  /** Test files that could not run. */
+  readonly broken: number;
+  readonly durationMs: number;
+}
+
+export function totals(reports: readonly SuiteReport[]): Totals {
+  let passed = 0;
+  let failed = 0;
+  let durationMs = 0;
+  for (const report of reports) {
+    for (const result of report.results) {
+      if (result.passed) passed++;
+      else failed++;
+      durationMs += result.durationMs;
+    }
+  }
+  return { passed, failed, broken: reports.filter((report) => report.error !== undefined).length, durationMs };
+}
+
+const MAX_SHOWN = 2000;
+const MAX_DIFF_EDITS = 500;
+
+export function formatText(reports: readonly SuiteReport[]): string {
+  const lines: string[] = [];
+  for (const report of reports) {
+    lines.push(report.file);
+    if (report.error !== undefined) {
+      lines.push(`  could not run: ${report.error}`);
+      for (const problem of report.problems ?? []) {
+        if (problem.severity === 'error') lines.push(`  ${report.file}:${problem.range.line}:${problem.range.column}: ${problem.code} ${problem.message}`);
+      }
+      continue;
+    }
+    const index = report.text !== undefined ? new LineIndex(report.text) : undefined;
+    for (const result of report.results) {
+      lines.push(`  ${result.passed ? '✓' : '✗'} ${result.name} (${formatMs(result.durationMs)})${report.updated?.includes(result.name) ? ' (snapshot written)' : ''}`);
+      for (const failure of result.failures) {
+        const at = index ? `${report.file}:${index.range(failure.span).line}: ` : '';
+        lines.push(`      ${at}${failure.message}`);
+        for (const line of diffOf(failure)) lines.push(`        ${line}`);
+      }
+    }
+  }
+  const sum = totals(reports);
+  lines.push('', summaryLine(sum));
+  return `${lines.join('\n')}\n`;
+}
+
+export function summaryLine(sum: Totals): string {
+  const cases = sum.passed + sum.failed;
+  return `${cases} ${cases === 1 ? 'case' : 'cases'}: ${sum.passed} passed, ${sum.failed} failed${sum.broken ? `; ${sum.broken} test ${sum.broken === 1 ? 'file' : 'files'} could not run` : ''} (${formatMs(sum.durationMs)} of execution)`;
+}
+
+/** A failure's expected and actual values as diff lines (- expected, + actual); none when no plain value was expected. */
+export function diffOf(failure: CaseFailure): string[] {
+  if (failure.expectedValue === undefined || failure.actual === undefined) return [];
+  const expected = failure.expectedValue;
+  const actual = failure.actual;
+  const changes =
+    typeof expected === 'string' && typeof actual === 'string'
+      ? diffLines(bound(expected), bound(actual), { maxEditLength: MAX_DIFF_EDITS })
+      : diffJson(bound(JSON.stringify(expected, null, 2)), bound(JSON.stringify(actual, null, 2) ?? 'undefined'), { maxEditLength: MAX_DIFF_EDITS });
+  if (!changes) return [`- ${bound(JSON.stringify(expected))}`, `+ ${bound(JSON.stringify(actual))}`];
+  const lines = ['- expected', '+ actual'];
+  for (const change of changes) {
+    const sign = change.added ? '+' : change.removed ? '-' : ' ';
+    for (const line of change.value.replace(/\n$/, '').split('\n')) lines.push(`${sign} ${line}`);
+  }
+  return lines;
+}
+
+export function formatJson(reports: readonly SuiteReport[]): string {
+  return `${JSON.stringify(
+    {
+      ...totals(reports),
+      files: reports.map((report) => {
+        const index = report.text !== undefined ? new LineIndex(report.text) : undefined;
+        return {
+          file: report.file,
+          ...(report.error !== undefined ? { error: report.error, problems: (report.problems ?? []).map((p) => ({ line: p.range.line, column: p.range.column, severity: p.severity, code: p.code, message: p.message })) } : {}),
+          ...(report.updated?.length ? { updated: report.updated } : {}),
+          cases: report.results.map((result) => ({
+            name: result.name,
+            passed: result.passed,
+            durationMs: result.durationMs,
+            failures: result.failures.map((failure) => ({
+              message: failure.message,
+              ...(index ? { line: index.range(failure.span).line } : {}),
+              ...(failure.expected !== undefined ? { expected: failure.expected } : {}),
+              ...(failure.actual !== undefined ? { actual: failure.actual } : {}),
+            })),
+          })),
+        };
+      }),
+    },
+    null,
+    2,
+  )}\n`;
+}
+
+/** JUnit XML: a testsuite per test file, a testcase per case; a file that could not run is an error. */
+export function formatJunit(reports: readonly SuiteReport[]): string {
+  const sum = totals(reports);
+  const root = create({ version: '1.0', encoding: 'UTF-8' }).ele('testsuites', {
+    name: 'agent-workflows test',
+    tests: String(sum.passed + sum.failed + sum.broken),
+    failures: String(sum.failed),
+    errors: String(sum.broken),
+    time: seconds(sum.durationMs),
+  });
+  for (const report of reports) {
+    const index = report.text !== undefined ? new LineIndex(report.text) : undefined;
+    const failed = report.results.filter((result) => !result.passed).length;
+    const suite = root.ele('testsuite', {
+      name: report.file,
+      file: report.file,
+      tests: String(report.error !== undefined ? 1 : report.results.length),
+      failures: String(failed),
+      errors: report.error !== undefined ? '1' : '0',
+      time: seconds(report.results.reduce((sum, result) => sum + result.durationMs, 0)),
+    });
+    if (report.error !== undefined) {
+      const problems = (report.problems ?? []).filter((p) => p.severity === 'error').map((p) => `${report.file}:${p.range.line}:${p.range.column}: ${p.code} ${p.message}`);
+      suite.ele('testcase', { name: '(test file)', classname: report.file, time: '0' }).ele('error', { message: report.error }).txt(problems.join('\n'));
+      continue;
+    }
+    for (const result of report.results) {
+      const firstLine = index && result.failures[0] ? index.range(result.failures[0].span).line : undefined;
+      const testcase = suite.ele('testcase', { name: result.name, classname: report.file, file: report.file, time: seconds(result.durationMs), ...(firstLine ? { line: String(firstLine) } : {}) });
+      if (result.passed) continue;
+      const details = result.failures.flatMap((failure) => [(index ? `line ${index.range(failure.span).line}: ` : '') + failure.message, ...diffOf(failure).map((line) => `  ${line}`)]);
+      testcase.ele('failure', { message: result.failures[0]?.message ?? 'failed', type: 'AssertionError' }).txt(details.join('\n'));
+    }
+  }
+  return `${root.end({ prettyPrint: true })}\n`;
+}
+
+function bound(text: string): string {
+  return text.length > MAX_SHOWN ? `${text.slice(0, MAX_SHOWN)}… (${text.length} characters)` : text;
+}
+
+function formatMs(ms: number): string {
+  return ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(1)} s`;
+}
+
+function seconds(ms: number): string {
+  return (ms / 1000).toFixed(3);
+}

@@ -1,0 +1,116 @@
+// `agent-workflows test`, driven in-process through runCli and as the built binary: a line per
+// case, diffs of failed expectations at their lines, snapshots, JSON and JUnit reports, exit codes.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { create } from 'xmlbuilder2';
+import { runCli } from '../../src/cli/main';
+import { repoRoot } from '../support/paths';
+import { makeTempDir } from '../support/tempDir';
+import type { TempDir } from '../support/tempDir';
+
+async function run(args: string[], cwd: string): Promise<{ code: number; stdout: string; stderr: string }> {
+  let stdout = '';
+  let stderr = '';
+  const code = await runCli(args, { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t), cwd, env: {} });
+  return { code, stdout, stderr };
+}
+
+const CASE = (name: string, report: string): string => `  ${name}:
+    inputs: { city: Lisbon }
+    secrets: { WEATHER_API_KEY: k }
+    mocks: { current: { body: { summary: Sunny, temperature: 24 } } }
+    expect:
+      outputs:
+        report: ${report}
+`;
+const PASSING = CASE('passes', '{ $contains: Sunny }');
+const FAILING = CASE('fails', '"Lisbon: Rain"');
+
+describe('agent-workflows test', () => {
+  let dir: TempDir;
+  beforeEach(() => {
+    dir = makeTempDir();
+    copyFileSync(join(repoRoot, 'examples', 'weather-report.agent.yaml'), join(dir.path, 'weather-report.agent.yaml'));
+  });
+  afterEach(() => dir.remove());
+
+  it('runs the examples as the built binary and exits 0', () => {
+    const result = spawnSync(process.execPath, [join(repoRoot, 'dist', 'cli.js'), 'test', 'examples'], { cwd: repoRoot, encoding: 'utf8' });
+    assert.equal(result.status, 0, result.stdout + result.stderr);
+    assert.match(result.stdout, /^examples\/weather-report\.agent\.test\.yaml\n {2}✓ sunny city \(\d+ ms\)\n/);
+    assert.match(result.stdout, /\n3 cases: 3 passed, 0 failed/);
+  });
+
+  it('prints each failed expectation at its line with a diff, and exits 1', async () => {
+    dir.write('weather-report.agent.test.yaml', `cases:\n${PASSING}${FAILING}`);
+    const result = await run(['test'], dir.path);
+    assert.equal(result.code, 1);
+    assert.match(result.stdout, / {2}✓ passes \(\d+ ms\)\n {2}✗ fails \(\d+ ms\)\n/);
+    assert.match(result.stdout, /weather-report\.agent\.test\.yaml:15: outputs\.report: expected "Lisbon: Rain", got "Lisbon: Sunny, 24 degrees \(metric\)\."\n/);
+    assert.match(result.stdout, /- expected\n\s+\+ actual\n\s+- Lisbon: Rain\n\s+\+ Lisbon: Sunny, 24 degrees \(metric\)\.\n/);
+    assert.match(result.stdout, /2 cases: 1 passed, 1 failed/);
+  });
+
+  it('exits 2 for a test file with problems, naming each at its line', async () => {
+    dir.write('weather-report.agent.test.yaml', 'cases:\n  one:\n    inputs: { cty: Oslo }\n');
+    const result = await run(['test', 'weather-report.agent.test.yaml'], dir.path);
+    assert.equal(result.code, 2);
+    assert.match(result.stdout, /could not run: \d+ problems? in the test file/);
+    assert.match(result.stdout, /weather-report\.agent\.test\.yaml:3:15: unknown-input The agent has no input "cty"\. Did you mean "city"\?/);
+    assert.match(result.stdout, /1 test file could not run/);
+  });
+
+  it('exits 2 when there is no test file to run', async () => {
+    const result = await run(['test'], dir.path);
+    assert.equal(result.code, 2);
+    assert.match(result.stderr, /no \*\.agent\.test\.yaml files in this directory/);
+    assert.match(result.stderr, /No test files to run/);
+  });
+
+  it('--update writes the snapshot cases\' outputs, keeping the rest of the file, then they pass', async () => {
+    const file = dir.write('weather-report.agent.test.yaml', `# kept\ncases:\n  snap:\n    snapshot: true\n    inputs: { city: Oslo }\n    secrets: { WEATHER_API_KEY: k }\n    mocks: { current: { body: { summary: Snow, temperature: -3 } } }\n${FAILING}`);
+    const before = await run(['test'], dir.path);
+    assert.equal(before.code, 1);
+    assert.match(before.stdout, /No snapshot of the outputs yet: run `agent-workflows test --update`/);
+    const update = await run(['test', '--update'], dir.path);
+    assert.match(update.stdout, /✓ snap \(\d+ ms\) \(snapshot written\)/);
+    assert.equal(update.code, 1, 'the case that is not a snapshot still fails');
+    const text = readFileSync(file, 'utf8');
+    assert.match(text, /^# kept\n/);
+    assert.match(text, /expect:\n\s+outputs:\n\s+report: "Oslo: Snow, -3 degrees \(metric\)\."\n\s+temperature: -3\n/);
+    assert.match(text, /report: "Lisbon: Rain"/, 'other expectations are untouched');
+    const after = await run(['test', '--grep', 'SNAP'], dir.path);
+    assert.equal(after.code, 0, after.stdout);
+  });
+
+  it('writes JUnit XML that counts cases and failures, with the failure text', async () => {
+    dir.write('weather-report.agent.test.yaml', `cases:\n${PASSING}${FAILING}`);
+    const result = await run(['test', '--reporter', 'junit', '--output', 'report.xml'], dir.path);
+    assert.equal(result.code, 1);
+    assert.equal(result.stdout, '');
+    assert.match(result.stderr, /2 cases: 1 passed, 1 failed.*\nreport written to report\.xml/);
+    const text = readFileSync(join(dir.path, 'report.xml'), 'utf8');
+    assert.match(text, /<failure message="outputs\.report: expected &quot;Lisbon: Rain&quot;, got &quot;Lisbon: Sunny/);
+    const xml = create(text).end({ format: 'object' }) as {
+      testsuites: { '@tests': string; '@failures': string; testsuite: { testcase: Array<{ '@name': string; failure?: { '@message': string; '#': string } }> } };
+    };
+    assert.equal(xml.testsuites['@tests'], '2');
+    assert.equal(xml.testsuites['@failures'], '1');
+    const [passed, failed] = xml.testsuites.testsuite.testcase;
+    assert.equal(passed!['@name'], 'passes');
+    assert.equal(passed!.failure, undefined);
+    assert.ok(failed!.failure);
+    assert.match(failed!.failure!['#'], /- Lisbon: Rain\n\s+\+ Lisbon: Sunny/);
+  });
+
+  it('prints a JSON report', async () => {
+    dir.write('weather-report.agent.test.yaml', `cases:\n${PASSING}${FAILING}`);
+    const result = await run(['test', '-r', 'json'], dir.path);
+    const json = JSON.parse(result.stdout) as { passed: number; failed: number; files: Array<{ cases: Array<{ name: string; failures: Array<{ line: number; actual: unknown }> }> }> };
+    assert.equal(json.passed, 1);
+    assert.equal(json.failed, 1);
+    assert.deepEqual(json.files[0]!.cases[1]!.failures[0], { ...json.files[0]!.cases[1]!.failures[0], line: 15, actual: 'Lisbon: Sunny, 24 degrees (metric).' });
+  });
+});
