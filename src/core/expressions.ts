@@ -56,10 +56,12 @@ export function scanExpressions(value: string): Expression[] {
 function scanUncached(value: string): Expression[] {
   const found: Expression[] = [];
   let from = 0;
+  // The next "}}" is searched again only once passed: many "{{" before one "}}" (or none) stay linear.
+  let close = -2;
   for (;;) {
     const open = value.indexOf('{{', from);
     if (open === -1) break;
-    const close = value.indexOf('}}', open + 2);
+    if (close !== -1 && close < open + 2) close = value.indexOf('}}', open + 2);
     const nextOpen = value.indexOf('{{', open + 2);
     if (close === -1 || (nextOpen !== -1 && nextOpen < close)) {
       const end = nextOpen === -1 ? value.length : nextOpen;

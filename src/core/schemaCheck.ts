@@ -40,6 +40,7 @@ export function checkSchema(root: YamlNode, value: unknown, sink: ProblemSink): 
   const validate = validator();
   if (validate(value)) return;
   for (const error of validate.errors ?? []) {
+    if (sink.full) return;
     if (error.keyword === 'if' || error.keyword === 'propertyNames' || error.keyword === 'allOf') continue;
     reportError(error, root, sink);
   }
