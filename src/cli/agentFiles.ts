@@ -6,7 +6,8 @@ import { decodeAgentFile } from '../core/parse';
 export const AGENT_FILE = /\.agent\.ya?ml$/;
 const SKIPPED_DIRECTORIES = new Set(['node_modules', '.git', '.vscode-test', 'dist', 'out']);
 
-export type ReadResult = { file: string; text: string } | { file: string; error: string };
+/** A file's text, or why it cannot be used; `code` names a file that was read but is not an agent's text. */
+export type ReadResult = { file: string; text: string } | { file: string; error: string; code?: 'file-too-large' | 'not-text' };
 
 /**
  * Expands the arguments: files as given, directories to every agent file below them. Returns the
@@ -43,7 +44,7 @@ export async function readAgentFile(file: string, cwd: string): Promise<ReadResu
     return { file, error: describeFsError(error, file) };
   }
   const decoded = decodeAgentFile(bytes);
-  return 'text' in decoded ? { file, text: decoded.text } : { file, error: `${file}: ${decoded.error}` };
+  return 'text' in decoded ? { file, text: decoded.text } : { file, error: `${file}: ${decoded.error}`, code: decoded.code };
 }
 
 async function findAgentFiles(directory: string): Promise<string[]> {
