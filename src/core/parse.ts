@@ -5,6 +5,7 @@ import { isMap, isPair, isScalar, isSeq, parseAllDocuments, visit } from 'yaml';
 import type { Document, Node as YamlNode, YAMLMap } from 'yaml';
 import { excessiveNestingOffset, MAX_NESTING_DEPTH } from './nestingDepth';
 import { ProblemSink } from './problemSink';
+import type { Problem } from './problems';
 
 /** Agent files larger than this are not parsed (the YAML parser needs about 1 s per MB). */
 export const MAX_FILE_BYTES = 2 * 1024 * 1024;
@@ -33,6 +34,13 @@ export function decodeAgentFile(bytes: Uint8Array): { text: string } | { error: 
   } catch {
     return { error: 'The file is not valid UTF-8 text. Save it as UTF-8.', code: 'not-text' };
   }
+}
+
+/** The problem for file bytes that decodeAgentFile refused, as validation reports it for text. */
+export function undecodedFileProblems(refused: { error: string; code: 'file-too-large' | 'not-text' }): Problem[] {
+  const sink = new ProblemSink('');
+  sink.add(refused.code, { start: 0, end: 0 }, refused.error);
+  return sink.result();
 }
 
 export function parseAgentFile(text: string): ParsedAgentFile {
