@@ -3,6 +3,7 @@
 // The checks run in a worker thread (ValidationWorker), so the extension host stays responsive.
 import * as vscode from 'vscode';
 import { decodeAgentFile, undecodedFileProblems } from '../core/parse';
+import type { AgentSymbol } from '../core/language/navigation';
 import type { Problem } from '../core/problems';
 import { affects, validationSettings } from '../config';
 import { textPositions, toDiagnostic } from './problemsToDiagnostics';
@@ -27,6 +28,8 @@ export class AgentDiagnostics implements vscode.Disposable {
   private settings = validationSettings();
   /** Started on the first check. */
   private worker: ValidationWorker | undefined;
+  /** The problems of each open document's last published check, with its version, for quick fixes. */
+  private readonly checked = new Map<string, { readonly version: number; readonly problems: readonly Problem[] }>();
 
   constructor(private readonly deps: AgentDiagnosticsDeps) {
     const watcher = vscode.workspace.createFileSystemWatcher(AGENT_FILE_GLOB);
@@ -62,8 +65,25 @@ export class AgentDiagnostics implements vscode.Disposable {
     // Undefined: a newer check of the document replaced this one and publishes instead. A document
     // edited meanwhile has a check of its own scheduled; these offsets would no longer fit it.
     if (problems === undefined) return this.published(document.uri);
-    if (!document.isClosed && document.version === version) this.collection.set(document.uri, problems.map((problem) => toDiagnostic(problem, document, this.deps.docsUri)));
+    if (!document.isClosed && document.version === version) {
+      this.collection.set(document.uri, problems.map((problem) => toDiagnostic(problem, document, this.deps.docsUri)));
+      this.checked.set(document.uri.toString(), { version, problems });
+    }
     return problems;
+  }
+
+  /** The problems shown for this version of the document, when its check is done (for quick fixes). */
+  problemsOf(document: vscode.TextDocument): readonly Problem[] | undefined {
+    const checked = this.checked.get(document.uri.toString());
+    return checked?.version === document.version ? checked.problems : undefined;
+  }
+
+  /** The outline of a document, computed in the worker as parsing a large file takes a while. */
+  async symbolsOf(document: vscode.TextDocument): Promise<AgentSymbol[]> {
+    this.worker ??= this.startWorker();
+    const outcome = await this.worker.run('symbols', document.uri.toString(), document.getText());
+    if (outcome.kind === 'failed') this.deps.logger.error(`The outline of ${document.uri.toString(true)} failed: ${outcome.error}`);
+    return outcome.kind === 'done' ? outcome.result : [];
   }
 
   /** Checks a file: the open document's text if it is open (unless told to read the disk). */
@@ -102,7 +122,7 @@ export class AgentDiagnostics implements vscode.Disposable {
 
   /** The problems of a text, from the worker; undefined when a newer check of the same file replaced it. */
   private async validate(uri: vscode.Uri, text: string): Promise<Problem[] | undefined> {
-    this.worker ??= new ValidationWorker({ scriptPath: this.deps.workerPath, timeLimitMs: VALIDATION_TIME_LIMIT_MS });
+    this.worker ??= this.startWorker();
     const outcome = await this.worker.validate(uri.toString(), text);
     switch (outcome.kind) {
       case 'checked':
@@ -117,6 +137,10 @@ export class AgentDiagnostics implements vscode.Disposable {
       default:
         return undefined;
     }
+  }
+
+  private startWorker(): ValidationWorker {
+    return new ValidationWorker({ scriptPath: this.deps.workerPath, timeLimitMs: VALIDATION_TIME_LIMIT_MS });
   }
 
   /** The problems shown for a file now, as core problems are no longer at hand: counted by severity only. */
@@ -156,6 +180,7 @@ export class AgentDiagnostics implements vscode.Disposable {
     // A file the workspace check covers keeps its problems, as they are on disk now.
     if (this.checkedOnDisk.has(uri.toString()) && uri.scheme !== 'untitled') await this.checkFile(uri, { fromDisk: true });
     else this.collection.delete(uri);
+    this.checked.delete(uri.toString());
   }
 
   /** A document kept in memory after its tab closed gets no open event when shown again. */
@@ -189,6 +214,7 @@ export class AgentDiagnostics implements vscode.Disposable {
   private forget(uri: vscode.Uri): void {
     this.cancelPending(uri);
     this.checkedOnDisk.delete(uri.toString());
+    this.checked.delete(uri.toString());
     this.collection.delete(uri);
   }
 
@@ -200,6 +226,7 @@ export class AgentDiagnostics implements vscode.Disposable {
     for (const timer of this.pending.values()) clearTimeout(timer);
     this.pending.clear();
     this.checkedOnDisk.clear();
+    this.checked.clear();
     this.collection.clear();
   }
 

@@ -1,19 +1,35 @@
-// Runs validations in one long-lived worker thread (dist/validationWorker.js), started on first use,
-// so that checking a large or hostile file never freezes the extension host. Latest wins per
-// document: a newer text replaces a waiting one, and the result of a replaced one is dropped. Each
-// check is bounded: one that takes longer than the time limit has its worker terminated (a new one
-// starts for the next check) and ends with a validation-stopped problem. No vscode here, so it is
-// unit-tested in plain Node.
+// Runs validations (and the outline's symbols) in one long-lived worker thread
+// (dist/validationWorker.js), started on first use, so that parsing a large or hostile file never
+// freezes the extension host. Latest wins per document and task: a newer text replaces a waiting
+// one, and the result of a replaced one is dropped. Each task is bounded: one that takes longer than
+// the time limit has its worker terminated (a new one starts for the next task); a stopped check
+// ends with a validation-stopped problem. No vscode here, so it is unit-tested in plain Node.
 import { Worker } from 'node:worker_threads';
+import type { AgentSymbol } from '../core/language/navigation';
 import { ProblemSink } from '../core/problemSink';
 import type { Problem } from '../core/problems';
 
+/** What the worker computes for a text. */
+export interface WorkerTasks {
+  readonly validate: Problem[];
+  readonly symbols: AgentSymbol[];
+}
+export type WorkerTask = keyof WorkerTasks;
+
 export interface WorkerRequest {
   readonly id: number;
+  readonly task: WorkerTask;
   readonly text: string;
 }
 
-export type WorkerReply = { readonly id: number; readonly problems: Problem[] } | { readonly id: number; readonly error: string };
+export type WorkerReply = { readonly id: number; readonly result: WorkerTasks[WorkerTask] } | { readonly id: number; readonly error: string };
+
+/** How one task ended. */
+export type TaskOutcome<R> =
+  | { readonly kind: 'done'; readonly result: R }
+  | { readonly kind: 'superseded' }
+  | { readonly kind: 'stopped' }
+  | { readonly kind: 'failed'; readonly error: string };
 
 export type ValidationOutcome =
   /** The problems of the text. */
@@ -37,9 +53,11 @@ export const VALIDATION_TIME_LIMIT_MS = 5000;
 
 interface Job {
   readonly id: number;
+  readonly task: WorkerTask;
+  /** The task and the document: latest wins per key. */
   readonly key: string;
   readonly text: string;
-  readonly resolve: (outcome: ValidationOutcome) => void;
+  readonly resolve: (outcome: TaskOutcome<unknown>) => void;
   superseded: boolean;
 }
 
@@ -55,9 +73,23 @@ export class ValidationWorker {
 
   constructor(private readonly options: ValidationWorkerOptions) {}
 
-  /** Validates the text of the document named by `key`; a newer call for the same key supersedes this one. */
-  validate(key: string, text: string): Promise<ValidationOutcome> {
+  /** Validates the text of the document named by `document`; a newer call for the same document supersedes this one. */
+  async validate(document: string, text: string): Promise<ValidationOutcome> {
+    const outcome = await this.run('validate', document, text);
+    switch (outcome.kind) {
+      case 'done':
+        return { kind: 'checked', problems: outcome.result };
+      case 'stopped':
+        return { kind: 'stopped', problems: stoppedProblems(this.options.timeLimitMs, text.length) };
+      default:
+        return outcome;
+    }
+  }
+
+  /** Runs a task in the worker; a newer call for the same task and document supersedes this one. */
+  run<T extends WorkerTask>(task: T, document: string, text: string): Promise<TaskOutcome<WorkerTasks[T]>> {
     if (this.disposed) return Promise.resolve({ kind: 'superseded' });
+    const key = `${task}\u0000${document}`;
     return new Promise((resolve) => {
       const index = this.waiting.findIndex((job) => job.key === key);
       if (index !== -1) {
@@ -65,7 +97,7 @@ export class ValidationWorker {
         this.waiting.splice(index, 1);
       }
       if (this.running?.job.key === key) this.running.job.superseded = true;
-      this.waiting.push({ id: this.nextId++, key, text, resolve, superseded: false });
+      this.waiting.push({ id: this.nextId++, task, key, text, resolve: resolve as (outcome: TaskOutcome<unknown>) => void, superseded: false });
       this.startNext();
     });
   }
@@ -96,7 +128,7 @@ export class ValidationWorker {
     }
     const timer = setTimeout(() => this.stop(job), this.options.timeLimitMs);
     this.running = { job, timer, worker };
-    worker.postMessage({ id: job.id, text: job.text } satisfies WorkerRequest);
+    worker.postMessage({ id: job.id, task: job.task, text: job.text } satisfies WorkerRequest);
   }
 
   private ensureWorker(): Worker {
@@ -112,7 +144,7 @@ export class ValidationWorker {
   private onReply(worker: Worker, reply: WorkerReply): void {
     const running = this.running;
     if (!running || running.worker !== worker || running.job.id !== reply.id) return;
-    this.finish(running.job.superseded ? { kind: 'superseded' } : 'error' in reply ? { kind: 'failed', error: reply.error } : { kind: 'checked', problems: reply.problems });
+    this.finish(running.job.superseded ? { kind: 'superseded' } : 'error' in reply ? { kind: 'failed', error: reply.error } : { kind: 'done', result: reply.result });
   }
 
   private onFailure(worker: Worker, error: string): void {
@@ -120,17 +152,17 @@ export class ValidationWorker {
     if (this.running?.worker === worker) this.finish({ kind: 'failed', error });
   }
 
-  /** The check took too long: terminate its worker; the next check starts a new one. */
+  /** The task took too long: terminate its worker; the next task starts a new one. */
   private stop(job: Job): void {
     const running = this.running;
     if (!running || running.job !== job) return;
     this.restarts++;
     if (this.worker === running.worker) this.worker = undefined;
     void running.worker.terminate();
-    this.finish(job.superseded ? { kind: 'superseded' } : { kind: 'stopped', problems: stoppedProblems(this.options.timeLimitMs, job.text.length) });
+    this.finish(job.superseded ? { kind: 'superseded' } : { kind: 'stopped' });
   }
 
-  private finish(outcome: ValidationOutcome): void {
+  private finish(outcome: TaskOutcome<unknown>): void {
     const running = this.running;
     if (!running) return;
     clearTimeout(running.timer);

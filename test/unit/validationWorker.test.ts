@@ -1,10 +1,11 @@
 // The editor's validation worker (dist/validationWorker.js through ValidationWorker), run for real
-// in a worker thread: same problems as in-process, latest wins per document, a check over its time
+// in a worker thread: same problems and outline as in-process, latest wins per document, a check over its time
 // limit is stopped with a validation-stopped problem and the next check gets a new worker, and the
 // calling thread stays responsive while a hostile file is checked.
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { documentSymbols } from '../../src/core/language/navigation';
 import { validateAgentText } from '../../src/core/validate';
 import { ValidationWorker } from '../../src/language/validationWorkerClient';
 import type { ValidationOutcome } from '../../src/language/validationWorkerClient';
@@ -37,6 +38,13 @@ describe('validation worker', function () {
     const outcome = await worker.validate('a', BROKEN);
     assert.equal(outcome.kind, 'checked');
     assert.deepEqual(problemsOf(outcome), problemsOf({ kind: 'checked', problems: validateAgentText(BROKEN).problems }));
+  });
+
+  it('lists the outline\'s symbols like the core does in-process', async () => {
+    worker = new ValidationWorker({ scriptPath, timeLimitMs: 5000 });
+    const outcome = await worker.run('symbols', 'a', BROKEN);
+    assert.equal(outcome.kind, 'done');
+    assert.deepEqual(outcome.kind === 'done' && outcome.result, documentSymbols(BROKEN));
   });
 
   it('drops results a newer text of the same document replaced, and keeps other documents', async () => {
