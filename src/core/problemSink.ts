@@ -16,7 +16,10 @@ export class ProblemSink {
     this.lines = lines ?? new LineIndex(text);
   }
 
-  add(code: ProblemCode, span: Span, message: string, options: { severity?: Severity; data?: Record<string, string> } = {}): void {
+  add(code: ProblemCode, given: Span, message: string, options: { severity?: Severity; data?: Record<string, string> } = {}): void {
+    // Inside the text: the YAML parser places some errors one past its end.
+    const start = Math.max(0, Math.min(given.start, this.text.length));
+    const span = { start, end: Math.max(start, Math.min(given.end, this.text.length)) };
     const key = `${code}\u0000${span.start}\u0000${span.end}\u0000${message}`;
     if (this.seen.has(key)) return;
     if (this.items.length >= MAX_PROBLEMS) {
