@@ -83,6 +83,14 @@ describe('validation of hostile files (issue 9)', function () {
     assert.match(listed, /The nodes are 'node_0', 'node_1', .*'node_9' and 590 more\.$/);
   });
 
+  it('quotes a long broken expression in a short message', () => {
+    const text = `version: 1\nname: long\nnodes:\n  t: { type: template, text: "{{ inputs.a ${'b '.repeat(50_000)}}}" }\noutputs:\n  o: { from: "{{ nodes.t.body }}" }\n`;
+    const [problem] = validateAgentText(text).problems.filter((p) => p.code === 'expression-syntax');
+    assert.ok(problem);
+    assert.ok(problem.message.length < 300, problem.message.slice(0, 400));
+    assert.match(problem.message, /^Unexpected "b b b .*…" after the reference in "inputs\.a b b .*…"; an expression holds one reference\.$/);
+  });
+
   it('shortens the path of a long circle and names the node it starts at', () => {
     const shape = HOSTILE_SHAPES.find((each) => each.name === 'one long cycle')!;
     const problems = validateAgentText(shape.generate(600)).problems.filter((p) => p.code === 'cycle');
