@@ -28,6 +28,12 @@ export class AgentDiagnostics implements vscode.Disposable {
   private settings = validationSettings();
   /** Started on the first check. */
   private worker: ValidationWorker | undefined;
+  /**
+   * How often each file's problems were withdrawn (closed, deleted), and all of them (validation
+   * turned off): a check still running then publishes nothing when it ends.
+   */
+  private readonly withdrawals = new Map<string, number>();
+  private allWithdrawals = 0;
   /** The problems of each open document's last published check, with its version, for quick fixes. */
   private readonly checked = new Map<string, { readonly version: number; readonly problems: readonly Problem[] }>();
 
@@ -61,11 +67,12 @@ export class AgentDiagnostics implements vscode.Disposable {
   async checkDocument(document: vscode.TextDocument): Promise<readonly Problem[]> {
     this.cancelPending(document.uri);
     const version = document.version;
+    const withdrawals = this.withdrawalsOf(document.uri);
     const problems = await this.validate(document.uri, document.getText());
     // Undefined: a newer check of the document replaced this one and publishes instead. A document
     // edited meanwhile has a check of its own scheduled; these offsets would no longer fit it.
     if (problems === undefined) return this.published(document.uri);
-    if (!document.isClosed && document.version === version) {
+    if (!document.isClosed && document.version === version && this.withdrawalsOf(document.uri) === withdrawals) {
       this.collection.set(document.uri, problems.map((problem) => toDiagnostic(problem, document, this.deps.docsUri)));
       this.checked.set(document.uri.toString(), { version, problems });
     }
@@ -106,8 +113,10 @@ export class AgentDiagnostics implements vscode.Disposable {
       this.forget(uri);
       return [];
     }
+    const withdrawals = this.withdrawalsOf(uri);
     const problems = await this.validate(uri, text);
     if (problems === undefined) return this.published(uri);
+    if (this.withdrawalsOf(uri) !== withdrawals) return problems;
     const positions = textPositions(text);
     this.collection.set(uri, problems.map((problem) => toDiagnostic(problem, positions, this.deps.docsUri)));
     return problems;
@@ -137,6 +146,17 @@ export class AgentDiagnostics implements vscode.Disposable {
       default:
         return undefined;
     }
+  }
+
+  private withdraw(uri: vscode.Uri): void {
+    const key = uri.toString();
+    this.withdrawals.set(key, (this.withdrawals.get(key) ?? 0) + 1);
+    this.checked.delete(key);
+    this.collection.delete(uri);
+  }
+
+  private withdrawalsOf(uri: vscode.Uri): string {
+    return `${this.allWithdrawals}:${this.withdrawals.get(uri.toString()) ?? 0}`;
   }
 
   private startWorker(): ValidationWorker {
@@ -179,8 +199,7 @@ export class AgentDiagnostics implements vscode.Disposable {
     this.cancelPending(uri);
     // A file the workspace check covers keeps its problems, as they are on disk now.
     if (this.checkedOnDisk.has(uri.toString()) && uri.scheme !== 'untitled') await this.checkFile(uri, { fromDisk: true });
-    else this.collection.delete(uri);
-    this.checked.delete(uri.toString());
+    else this.withdraw(uri);
   }
 
   /** A document kept in memory after its tab closed gets no open event when shown again. */
@@ -214,8 +233,7 @@ export class AgentDiagnostics implements vscode.Disposable {
   private forget(uri: vscode.Uri): void {
     this.cancelPending(uri);
     this.checkedOnDisk.delete(uri.toString());
-    this.checked.delete(uri.toString());
-    this.collection.delete(uri);
+    this.withdraw(uri);
   }
 
   private checkOpenDocuments(): void {
@@ -227,6 +245,7 @@ export class AgentDiagnostics implements vscode.Disposable {
     this.pending.clear();
     this.checkedOnDisk.clear();
     this.checked.clear();
+    this.allWithdrawals++;
     this.collection.clear();
   }
 
