@@ -121,6 +121,8 @@ const distBuilds = [
     external: ['vscode'],
     plugins: [...common.plugins, lazyImports(dirname(outfile))],
   })),
+  // The editor's validation worker thread, loaded by the extension on its first check.
+  { ...common, entryPoints: ['src/language/validationWorker.ts'], outfile: 'dist/validationWorker.js' },
   // The graph panel's script runs in the webview (a browser page), not in Node.
   {
     ...common,

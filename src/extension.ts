@@ -57,8 +57,8 @@ export function activate(context: vscode.ExtensionContext): AgentWorkflowsApi {
   registerValidateWorkspaceCommand(context, { diagnostics, logger });
   registerCompletionProvider(context, { workspaceSecretNames, workflowSecrets });
   registerHoverProvider(context);
-  registerCodeActionProvider(context, { workflowSecrets, logger });
-  registerNavigationProviders(context);
+  registerCodeActionProvider(context, { workflowSecrets, logger, diagnostics });
+  registerNavigationProviders(context, { diagnostics });
   registerCodeLensProvider(context);
   registerShowGraph(context, { logger });
   registerNewAgentFileCommand(context);

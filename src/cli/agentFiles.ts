@@ -14,7 +14,8 @@ export interface FileKind {
 export const AGENT_FILES: FileKind = { pattern: AGENT_FILE, description: '*.agent.yaml or *.agent.yml' };
 const SKIPPED_DIRECTORIES = new Set(['node_modules', '.git', '.vscode-test', 'dist', 'out']);
 
-export type ReadResult = { file: string; text: string } | { file: string; error: string };
+/** A file's text, or why it cannot be used; `code` names a file that was read but is not an agent's text. */
+export type ReadResult = { file: string; text: string } | { file: string; error: string; code?: 'file-too-large' | 'not-text' };
 
 /**
  * Expands the arguments: files as given, directories to every file of the kind below them.
@@ -51,7 +52,7 @@ export async function readAgentFile(file: string, cwd: string): Promise<ReadResu
     return { file, error: describeFsError(error, file) };
   }
   const decoded = decodeAgentFile(bytes);
-  return 'text' in decoded ? { file, text: decoded.text } : { file, error: `${file}: ${decoded.error}` };
+  return 'text' in decoded ? { file, text: decoded.text } : { file, error: `${file}: ${decoded.error}`, code: decoded.code };
 }
 
 async function findFiles(directory: string, pattern: RegExp): Promise<string[]> {

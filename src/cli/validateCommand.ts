@@ -11,6 +11,8 @@ interface FileReport {
   readonly file: string;
   readonly problems?: readonly Problem[];
   readonly error?: string;
+  /** For a file that was read but is not an agent's text: not-text or file-too-large. */
+  readonly code?: string;
 }
 
 export async function validateCommand(paths: readonly string[], format: ValidateFormat, io: CliIo): Promise<number> {
@@ -41,7 +43,7 @@ export async function validateCommand(paths: readonly string[], format: Validate
 }
 
 function toJson(report: FileReport): object {
-  if (report.error !== undefined) return { file: report.file, error: report.error, problems: [] };
+  if (report.error !== undefined) return { file: report.file, error: report.error, ...(report.code ? { code: report.code } : {}), problems: [] };
   return {
     file: report.file,
     problems: (report.problems ?? []).map((problem) => ({

@@ -96,6 +96,11 @@ function checkUrl(node: NodeDeclaration, url: StringField, method: string | unde
   // A URL that starts with an expression (a whole URL from an input, say) can only be checked at run time.
   if (trimmed.startsWith('{{')) return checkApiKeyParameter(node, raw, method, at, facts, sink);
   const masked = maskExpressions(raw, expressions, 'x');
+  // Without a scheme, that is the first thing to fix (a space in it may be its only other fault).
+  if (!/^[a-z][a-z0-9+.-]*:/i.test(masked.trim())) {
+    sink.add('invalid-url', whole, `The URL of node "${node.id}" is not a valid URL. It must start with https:// or http://.`);
+    return facts;
+  }
   const space = /\s/.exec(masked.trim());
   if (space) {
     const offset = raw.indexOf(masked.trim()) + space.index;

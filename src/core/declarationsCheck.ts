@@ -11,6 +11,7 @@ const SCALAR_TYPES: Record<string, string> = { string: 'string', number: 'number
 
 export function checkInputs(model: AgentModel, sink: ProblemSink): void {
   for (const input of model.inputs.values()) {
+    if (sink.full) return;
     if (!input.map || input.type === undefined) continue;
     const type = input.type;
     const expected = SCALAR_TYPES[type];

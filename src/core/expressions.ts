@@ -56,10 +56,12 @@ export function scanExpressions(value: string): Expression[] {
 function scanUncached(value: string): Expression[] {
   const found: Expression[] = [];
   let from = 0;
+  // The next "}}" is searched again only once passed: many "{{" before one "}}" (or none) stay linear.
+  let close = -2;
   for (;;) {
     const open = value.indexOf('{{', from);
     if (open === -1) break;
-    const close = value.indexOf('}}', open + 2);
+    if (close !== -1 && close < open + 2) close = value.indexOf('}}', open + 2);
     const nextOpen = value.indexOf('{{', open + 2);
     if (close === -1 || (nextOpen !== -1 && nextOpen < close)) {
       const end = nextOpen === -1 ? value.length : nextOpen;
@@ -93,6 +95,12 @@ export function maskExpressions(value: string, expressions: readonly Expression[
 
 const SEGMENT = /[A-Za-z0-9_-]/;
 
+/** An expression's text for a message: trimmed, and cut short (a hostile one can be megabytes). */
+function shown(text: string): string {
+  const trimmed = text.length > 200 ? text.slice(0, 200).trim() : text.trim();
+  return trimmed.length > 60 ? `${trimmed.slice(0, 57)}…` : trimmed;
+}
+
 function parseInner(inner: string, start: number, end: number): Expression {
   const base = start + 2;
   let i = 0;
@@ -104,7 +112,7 @@ function parseInner(inner: string, start: number, end: number): Expression {
   if (i === inner.length) return fail('The expression is empty. Write a reference such as {{ inputs.NAME }}, {{ nodes.ID.body }} or {{ secrets.NAME }}.');
   const rootStart = i;
   while (i < inner.length && SEGMENT.test(inner[i] as string)) i++;
-  if (i === rootStart) return fail(`"${inner.trim()}" is not a reference. Write {{ inputs.NAME }}, {{ nodes.ID.body }} or {{ secrets.NAME }}.`);
+  if (i === rootStart) return fail(`"${shown(inner)}" is not a reference. Write {{ inputs.NAME }}, {{ nodes.ID.body }} or {{ secrets.NAME }}.`);
   const root = inner.slice(rootStart, i);
   const path: PathPart[] = [];
   while (i < inner.length) {
@@ -113,23 +121,23 @@ function parseInner(inner: string, start: number, end: number): Expression {
       i++;
       const segmentStart = i;
       while (i < inner.length && SEGMENT.test(inner[i] as string)) i++;
-      if (i === segmentStart) return fail(`A name is missing after "." in "${inner.trim()}".`);
+      if (i === segmentStart) return fail(`A name is missing after "." in "${shown(inner)}".`);
       path.push({ name: inner.slice(segmentStart, i), start: base + segmentStart, end: base + i });
     } else if (c === '[') {
       const close = inner.indexOf(']', i);
-      if (close === -1) return fail(`"[" has no closing "]" in "${inner.trim()}".`);
+      if (close === -1) return fail(`"[" has no closing "]" in "${shown(inner)}".`);
       const subscript = inner.slice(i + 1, close).trim();
       let name: string | number;
       if (/^\d+$/.test(subscript)) name = Number(subscript);
       else if (/^"[^"]*"$|^'[^']*'$/.test(subscript)) name = subscript.slice(1, -1);
-      else return fail(`"[${subscript}]" is not an index or a quoted key; write [0] or ["key"].`);
+      else return fail(`"[${shown(subscript)}]" is not an index or a quoted key; write [0] or ["key"].`);
       path.push({ name, start: base + i, end: base + close + 1 });
       i = close + 1;
     } else if (/\s/.test(c)) {
       skipSpace();
-      if (i < inner.length) return fail(`Unexpected "${inner.slice(i).trim()}" after the reference in "${inner.trim()}"; an expression holds one reference.`);
+      if (i < inner.length) return fail(`Unexpected "${shown(inner.slice(i))}" after the reference in "${shown(inner)}"; an expression holds one reference.`);
     } else {
-      return fail(`Unexpected "${c}" in "${inner.trim()}"; references are written like nodes.ID.body.field or inputs.NAME.`);
+      return fail(`Unexpected "${c}" in "${shown(inner)}"; references are written like nodes.ID.body.field or inputs.NAME.`);
     }
   }
   return { start, end, inner, reference: { root, rootStart: base + rootStart, rootEnd: base + rootStart + root.length, path } };

@@ -51,16 +51,17 @@ export function findCycles(dependencies: ReadonlyMap<string, ReadonlySet<string>
 
 /** One path around a cycle, starting and ending at `from`, for messages: a → b → a. */
 export function cyclePath(from: string, members: ReadonlySet<string>, dependencies: ReadonlyMap<string, ReadonlySet<string>>): string[] {
+  // Breadth-first with a read index and a path built backwards: linear in the component's edges.
   const previous = new Map<string, string>();
   const queue = [from];
-  while (queue.length > 0) {
-    const node = queue.shift()!;
+  for (let read = 0; read < queue.length; read++) {
+    const node = queue[read]!;
     for (const next of dependencies.get(node) ?? []) {
       if (!members.has(next)) continue;
       if (next === from) {
-        const path = [from];
-        for (let at: string | undefined = node; at !== undefined && at !== from; at = previous.get(at)) path.splice(1, 0, at);
-        return [...path, from];
+        const backwards = [from];
+        for (let at: string | undefined = node; at !== undefined && at !== from; at = previous.get(at)) backwards.push(at);
+        return [from, ...backwards.slice(1).reverse(), from];
       }
       if (!previous.has(next)) {
         previous.set(next, node);
@@ -83,7 +84,9 @@ export function executionLevels(dependencies: ReadonlyMap<string, ReadonlySet<st
     for (const need of needs) {
       if (!dependencies.has(need)) continue;
       count++;
-      dependents.set(need, [...(dependents.get(need) ?? []), node]);
+      let list = dependents.get(need);
+      if (!list) dependents.set(need, (list = []));
+      list.push(node);
     }
     remaining.set(node, count);
   }

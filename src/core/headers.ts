@@ -151,6 +151,18 @@ function checkAuthorization(header: HeaderString, masked: string, context: Heade
   if (header.expressions.length === 1 && maskedValue === 'x'.repeat(value.length)) return [];
   const schemeEnd = /\s/.exec(maskedValue)?.index ?? maskedValue.length;
   const scheme = value.slice(0, schemeEnd);
+  // "Bearer{{ secrets.T }}": the scheme and the credentials would be sent as one word.
+  const glued = /^(bearer|basic|token|digest)(?=\{\{)/i.exec(value)?.[1];
+  if (glued) {
+    const expression = value.slice(glued.length, schemeEnd);
+    return [{
+      code: 'missing-auth-scheme',
+      start: valueStart,
+      end: valueStart + glued.length,
+      message: `"${glued}" needs a space before the credentials, or it is sent glued to them and the server sees no scheme. Write "${name}: ${glued} ${expression}".`,
+      data: { replacement: `${glued} ` },
+    }];
+  }
   if (scheme.includes('{{')) return [];
   const credentialsStart = valueStart + schemeEnd + (maskedValue.slice(schemeEnd).length - maskedValue.slice(schemeEnd).trimStart().length);
   const credentials = value.slice(credentialsStart - valueStart);

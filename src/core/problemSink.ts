@@ -1,5 +1,5 @@
 // Collects problems for one file, turning spans into line/column ranges and capping the count so a
-// pathological file cannot produce an unbounded list.
+// pathological file cannot produce an unbounded list. Checks stop once the sink is `full`.
 import { LineIndex } from './lineIndex';
 import { compareProblems, PROBLEM_CODES } from './problems';
 import type { Problem, ProblemCode, Severity, Span } from './problems';
@@ -16,14 +16,17 @@ export class ProblemSink {
     this.lines = lines ?? new LineIndex(text);
   }
 
-  add(code: ProblemCode, span: Span, message: string, options: { severity?: Severity; data?: Record<string, string> } = {}): void {
+  add(code: ProblemCode, given: Span, message: string, options: { severity?: Severity; data?: Record<string, string> } = {}): void {
+    // Inside the text: the YAML parser places some errors one past its end.
+    const start = Math.max(0, Math.min(given.start, this.text.length));
+    const span = { start, end: Math.max(start, Math.min(given.end, this.text.length)) };
     const key = `${code}\u0000${span.start}\u0000${span.end}\u0000${message}`;
     if (this.seen.has(key)) return;
-    this.seen.add(key);
     if (this.items.length >= MAX_PROBLEMS) {
       this.dropped++;
       return;
     }
+    this.seen.add(key);
     const problem: Problem = {
       code,
       severity: options.severity ?? PROBLEM_CODES[code].severity,
@@ -33,6 +36,14 @@ export class ProblemSink {
       ...(options.data ? { data: options.data } : {}),
     };
     this.items.push(problem);
+  }
+
+  /**
+   * True once a problem past the cap was dropped: every check stops then, as nothing more would be
+   * shown (a file with a million problems costs no more than one with 500).
+   */
+  get full(): boolean {
+    return this.dropped > 0;
   }
 
   /** True when a problem with this code already covers part of the span. */
@@ -52,7 +63,7 @@ export class ProblemSink {
       sorted.push({
         code: 'too-many-problems',
         severity: 'info',
-        message: `${this.dropped} more problems are not shown; fix the ones above first.`,
+        message: `More problems are not shown: checking stopped after the first ${MAX_PROBLEMS}. Fix the ones above first.`,
         span,
         range: this.lines.range(span),
       });

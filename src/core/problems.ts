@@ -43,6 +43,8 @@ export const PROBLEM_CODES = {
   'not-a-mapping': { severity: 'error', summary: 'The document is not a mapping of keys.' },
   'alias-limit': { severity: 'error', summary: 'YAML aliases expand too much (an alias bomb).' },
   'too-many-problems': { severity: 'info', summary: 'Only the first problems are shown.' },
+  // In the editor only: the validation worker stopped a check that took too long.
+  'validation-stopped': { severity: 'warning', summary: 'Checking the file took too long and was stopped.' },
   // The JSON Schema's rules.
   'missing-property': { severity: 'error', summary: 'A required key is missing.' },
   'unknown-property': { severity: 'error', summary: 'A key that the format does not have.' },

@@ -5,7 +5,7 @@ import { EXPRESSION_ROOTS, NODE_RESULT_FIELDS, SECRET_NAME, scanExpressions } fr
 import type { Expression, Reference } from './expressions';
 import type { AgentModel, StringField } from './model';
 import type { ProblemSink } from './problemSink';
-import { closestMatch, listWords } from './suggest';
+import { closestMatch, listSomeWords, listWords, NameSuggester } from './suggest';
 import { spanOf, valueSpanToSource } from './yamlAst';
 
 /** A reference found in a string, with the string it was found in. */
@@ -25,16 +25,20 @@ export interface ReferenceIndex {
 export function checkReferences(model: AgentModel, text: string, sink: ProblemSink): ReferenceIndex {
   const dependencies = new Map<string, Set<string>>();
   const usedInputs = new Set<string>();
+  const names: Suggesters = { inputs: new NameSuggester(model.inputs.keys()), nodes: new NameSuggester(model.nodes.keys()) };
 
   const visit = (field: StringField, ownerNode: string | undefined): Expression[] => {
     const expressions = scanExpressions(field.value);
+    const at = (start: number, end: number) => valueSpanToSource(text, field.scalar, start, end);
     for (const expression of expressions) {
-      const at = (start: number, end: number) => valueSpanToSource(text, field.scalar, start, end);
+      if (sink.full) break;
       if (expression.error || !expression.reference) {
+        // The inputs it names count as used: "unused" would mislead while the expression is broken.
+        for (const match of expression.inner.matchAll(INPUT_MENTION)) usedInputs.add(match[1]!);
         sink.add('expression-syntax', at(expression.start, expression.end), expression.error ?? 'This expression cannot be read.');
         continue;
       }
-      const found = checkReference(model, expression.reference, at, sink);
+      const found = checkReference(model, expression.reference, at, sink, names);
       if (found?.kind === 'input') usedInputs.add(found.name);
       if (found?.kind === 'node' && ownerNode !== undefined) {
         let set = dependencies.get(ownerNode);
@@ -50,6 +54,7 @@ export function checkReferences(model: AgentModel, text: string, sink: ProblemSi
     for (const field of node.evaluated) visit(field, node.id);
   }
   for (const output of model.outputs.values()) {
+    if (sink.full) break;
     if (!output.from) continue;
     const expressions = visit(output.from, undefined);
     // Only secrets, or nothing at all: a broken reference is reported on its own instead.
@@ -62,23 +67,34 @@ export function checkReferences(model: AgentModel, text: string, sink: ProblemSi
     }
   }
 
-  for (const members of findCycles(dependencies)) {
+  for (const members of sink.full ? [] : findCycles(dependencies)) {
     const memberSet = new Set(members);
+    // One circle through the component; its members are told that circle from their own place, so
+    // a circle of thousands of nodes costs one search, not one per node.
+    const circle = cyclePath(members[0]!, memberSet, dependencies).slice(0, -1);
+    const onCircle = new Map(circle.map((id, index) => [id, index]));
+    let searches = 0;
     for (const id of members) {
+      if (sink.full) break;
       const node = model.nodes.get(id);
       if (!node) continue;
-      const path = cyclePath(id, memberSet, dependencies);
+      const index = onCircle.get(id);
+      const path =
+        index !== undefined ? [...circle.slice(index), ...circle.slice(0, index), id]
+        : searches++ < MAX_CYCLE_SEARCHES ? cyclePath(id, memberSet, dependencies)
+        : undefined;
       sink.add(
         'cycle',
         spanOf(node.keyNode),
-        path.length === 2
+        path?.length === 2
           ? `Node "${id}" references itself, so it could never run. A node can only use the results of other nodes.`
-          : `Nodes depend on each other in a circle: ${path.join(' → ')}. A node runs after every node it references, so remove one of these references.`,
+          : `Nodes depend on each other in a circle: ${path ? shortPath(path) : `${id} → … → ${id}, through ${shortPath([...circle, circle[0]!])}`}. A node runs after every node it references, so remove one of these references.`,
       );
     }
   }
 
   for (const input of model.inputs.values()) {
+    if (sink.full) break;
     if (!usedInputs.has(input.name)) {
       sink.add('unused-input', spanOf(input.keyNode), `Input "${input.name}" is not used by any node or output. Reference it as {{ inputs.${input.name} }} or remove it.`);
     }
@@ -86,11 +102,29 @@ export function checkReferences(model: AgentModel, text: string, sink: ProblemSi
   return { dependencies, usedInputs };
 }
 
+/** "inputs.NAME" in the text of an expression that cannot be read. */
+const INPUT_MENTION = /\binputs\s*\.\s*([A-Za-z_][A-Za-z0-9_-]*)/g;
+
+/** How many members of one circle off its main path get a path of their own. */
+const MAX_CYCLE_SEARCHES = 20;
+
+/** A path for a message: "a → b → c", with the middle left out when it is long. */
+function shortPath(path: readonly string[]): string {
+  if (path.length <= 8) return path.join(' → ');
+  return `${path.slice(0, 4).join(' → ')} → … (${path.length - 7} more) → ${path.slice(-3).join(' → ')}`;
+}
+
+interface Suggesters {
+  readonly inputs: NameSuggester;
+  readonly nodes: NameSuggester;
+}
+
 function checkReference(
   model: AgentModel,
   reference: Reference,
   at: (start: number, end: number) => { start: number; end: number },
   sink: ProblemSink,
+  names: Suggesters,
 ): { kind: 'input' | 'node'; name: string } | undefined {
   const { root, path } = reference;
   // Spans are computed only for problems: mapping offsets costs more than the checks themselves.
@@ -116,11 +150,11 @@ function checkReference(
 
   if (root === 'inputs') {
     if (!model.inputs.has(name)) {
-      const suggestion = closestMatch(name, model.inputs.keys());
+      const suggestion = names.inputs.suggest(name);
       sink.add(
         'unknown-input',
         nameSpan(),
-        `There is no input "${name}".${suggestion ? ` Did you mean "${suggestion}"?` : model.inputs.size ? ` The inputs are ${listWords([...model.inputs.keys()], 'and')}.` : ''} Declare it under "inputs:" to use it.`,
+        `There is no input "${name}".${suggestion ? ` Did you mean "${suggestion}"?` : model.inputs.size ? ` The inputs are ${listSomeWords(model.inputs.keys(), model.inputs.size, 'and')}.` : ''} Declare it under "inputs:" to use it.`,
         suggestion ? { data: { replacement: suggestion } } : {},
       );
       return undefined;
@@ -142,11 +176,11 @@ function checkReference(
   // nodes
   const node = model.nodes.get(name);
   if (!node) {
-    const suggestion = closestMatch(name, model.nodes.keys());
+    const suggestion = names.nodes.suggest(name);
     sink.add(
       'unknown-node',
       nameSpan(),
-      `There is no node "${name}".${suggestion ? ` Did you mean "${suggestion}"?` : model.nodes.size ? ` The nodes are ${listWords([...model.nodes.keys()], 'and')}.` : ''}`,
+      `There is no node "${name}".${suggestion ? ` Did you mean "${suggestion}"?` : model.nodes.size ? ` The nodes are ${listSomeWords(model.nodes.keys(), model.nodes.size, 'and')}.` : ''}`,
       suggestion ? { data: { replacement: suggestion } } : {},
     );
     return undefined;

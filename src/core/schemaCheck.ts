@@ -34,6 +34,7 @@ const AGENT_SCHEMA: SchemaRules = { validate: validateAgentSchema, describePath 
 export function checkSchema(root: YamlNode, value: unknown, sink: ProblemSink, schema: SchemaRules = AGENT_SCHEMA): void {
   if (schema.validate(value)) return;
   for (const error of schema.validate.errors ?? []) {
+    if (sink.full) return;
     if (error.keyword === 'if' || error.keyword === 'propertyNames' || error.keyword === 'allOf') continue;
     reportError(error, root, sink, schema.describePath);
   }
@@ -93,8 +94,10 @@ function reportError(error: ErrorObject, root: YamlNode, sink: ProblemSink, desc
     }
     case 'enum': {
       const allowed = (error.params.allowedValues as unknown[]).map(String);
-      const given = String(error.data);
-      const suggestion = closestMatch(given, allowed);
+      // A list or a mapping where a word belongs is named as such, not as "[object Object]".
+      const structured = error.data !== null && typeof error.data === 'object';
+      const given = structured ? '' : String(error.data);
+      const suggestion = structured ? undefined : closestMatch(given, allowed);
       const code: ProblemCode =
         path[0] === 'nodes' && last === 'type' ? 'unknown-node-type'
         : path[0] === 'inputs' && last === 'type' ? 'invalid-input-type'
@@ -102,7 +105,8 @@ function reportError(error: ErrorObject, root: YamlNode, sink: ProblemSink, desc
         : 'invalid-value';
       const caseOnly = suggestion !== undefined && suggestion.toLowerCase() === given.toLowerCase();
       const lead =
-        code === 'unknown-node-type' ? `Unknown node type "${given}". A node is 'api' (calls an HTTP API) or 'template' (renders text).`
+        structured ? `${capitalize(subject)} is ${describeValue(error.data)}; write one of ${listWords(allowed)}.`
+        : code === 'unknown-node-type' ? `Unknown node type "${given}". A node is 'api' (calls an HTTP API) or 'template' (renders text).`
         : code === 'invalid-input-type' ? `"${given}" is not an input type; use ${listWords(allowed)}.`
         : code === 'unknown-http-method' ? `"${given}" is not an HTTP method; use ${listWords(allowed)}.`
         : `${capitalize(subject)} is "${given}", but must be ${listWords(allowed)}.`;

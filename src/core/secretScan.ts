@@ -49,23 +49,30 @@ export function findSecrets(value: string, keyName = ''): SecretFinding[] {
   if (value.length < 11) return [];
   const masked = value.includes('{{') ? maskExpressions(value, scanExpressions(value), ' ') : value;
   if (!POSSIBLE_TOKEN.test(masked)) return [];
-  const found: SecretFinding[] = [];
-  const overlaps = (start: number, end: number) => found.some((f) => start < f.end && end > f.start);
-  // One pass for all formats: each alternative is a capture group, in the formats' order.
+  // One pass for all formats: each alternative is a capture group, in the formats' order. Matches
+  // of one pass do not overlap and come in order.
+  const known: SecretFinding[] = [];
   for (const match of masked.matchAll(ANY_TOKEN_FORMAT)) {
     const format = TOKEN_FORMATS[match.slice(1).findIndex((group) => group !== undefined)];
     const start = match.index;
-    const end = start + match[0].length;
-    if (format && !overlaps(start, end)) found.push({ start, end, kind: format.kind, secretName: format.secretName });
+    if (format) known.push({ start, end: start + match[0].length, kind: format.kind, secretName: format.secretName });
   }
+  const found = [...known];
+  // Both passes go forward through the string, so one index into `known` finds any overlap.
+  let next = 0;
+  const overlapsKnown = (start: number, end: number): boolean => {
+    while (next < known.length && known[next]!.end <= start) next++;
+    return next < known.length && known[next]!.start < end;
+  };
+  const trimmed = masked.trim();
   // Long random-looking words: hex keys and Base64 secrets. Path segments (commit ids, digests in
   // URLs) are left alone; query values and whole values are not.
   for (const match of masked.matchAll(/[A-Za-z0-9+/_-]{32,}={0,2}/g)) {
     const start = match.index;
     const word = match[0];
     const end = start + word.length;
-    if (overlaps(start, end) || masked[start - 1] === '/' || word.includes('/')) continue;
-    const wholeValue = masked.trim() === word;
+    if (overlapsKnown(start, end) || masked[start - 1] === '/' || word.includes('/')) continue;
+    const wholeValue = trimmed === word;
     if (!wholeValue && !CREDENTIAL_WORDS.test(keyName) && !CREDENTIAL_WORDS.test(masked.slice(Math.max(0, start - 20), start))) continue;
     const hex = /^[0-9a-f]{32,}$|^[0-9A-F]{32,}$/.test(word);
     const random = word.length >= 40 && /[a-z]/.test(word) && /[A-Z]/.test(word) && /[0-9]/.test(word) && !/^[a-z]+(?:[-_][a-z0-9]+)*$/i.test(word);
@@ -79,6 +86,7 @@ export function checkSecrets(document: Document.Parsed, text: string, sink: Prob
   const check = (node: Scalar, keyName: string): void => {
     if (typeof node.value !== 'string') return;
     for (const finding of findSecrets(node.value, keyName)) {
+      if (sink.full) return;
       const span = valueSpanToSource(text, node, finding.start, finding.end);
       if (sink.overlaps('literal-credential', span)) continue;
       sink.add(
@@ -92,6 +100,7 @@ export function checkSecrets(document: Document.Parsed, text: string, sink: Prob
   // A plain walk rather than yaml's visit(): this runs on every keystroke over every value. Keys
   // are names, not values; aliases point at nodes walked where they are defined.
   const walk = (node: unknown, keyName: string): void => {
+    if (sink.full) return;
     if (isScalar(node)) check(node, keyName);
     else if (isMap(node)) {
       for (const pair of node.items) walk(pair.value, isScalar(pair.key) ? String(pair.key.value) : '');

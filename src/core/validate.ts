@@ -22,16 +22,18 @@ export function validateAgentText(text: string): ValidationResult {
   const file = parseAgentFile(text);
   const { sink, root } = file;
   if (file.syntaxBroken || !root) return { problems: sink.result(), file };
+  // Each pass stops once the sink is full (the problem cap): nothing more would be shown.
   checkSchema(root, file.value, sink);
   const model = readModel(root);
-  checkInputs(model, sink);
-  checkDeployment(model, sink);
-  checkReferences(model, text, sink);
+  if (!sink.full) checkInputs(model, sink);
+  if (!sink.full) checkDeployment(model, sink);
+  if (!sink.full) checkReferences(model, text, sink);
   for (const node of model.nodes.values()) {
+    if (sink.full) break;
     if (node.type === 'api') checkApiNode(node, text, sink);
   }
   // After the API node rules, so a credential they flagged is not flagged twice.
-  if (file.document) checkSecrets(file.document, text, sink);
+  if (file.document && !sink.full) checkSecrets(file.document, text, sink);
   return { problems: sink.result(), file, model };
 }
 

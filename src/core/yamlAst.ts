@@ -80,24 +80,88 @@ export function locate(root: YamlNode, path: readonly PathSegment[]): Located {
 
 /**
  * Maps a span inside a scalar's parsed value to the source text. Plain and quoted one-line scalars
- * (escapes included) map exactly; for folded and block scalars the fragment is searched in the
- * source, and when that fails the whole scalar is used.
+ * (escapes included) map exactly; multi-line, block and folded scalars are aligned character by
+ * character with their source, and when that fails the whole scalar is used. The mapping of a
+ * scalar is built once and kept with it, so a scalar with thousands of problems costs one pass.
  */
 export function valueSpanToSource(text: string, scalar: Scalar, start: number, end: number): Span {
   const whole = spanOf(scalar);
   const value = scalar.value;
   if (typeof value !== 'string') return whole;
-  const source = text.slice(whole.start, whole.end);
-  const offsets = oneLineOffsets(scalar, source, value);
-  if (offsets) return { start: whole.start + (offsets[start] as number), end: whole.start + (offsets[end] as number) };
-  const fragment = value.slice(start, end);
-  if (fragment.length === 0) return whole;
-  // The n-th occurrence of the fragment in the value is taken to be the n-th in the source.
-  let occurrence = 0;
-  for (let at = value.indexOf(fragment); at !== -1 && at < start; at = value.indexOf(fragment, at + 1)) occurrence++;
-  let found = source.indexOf(fragment);
-  for (let i = 0; i < occurrence && found !== -1; i++) found = source.indexOf(fragment, found + 1);
-  return found === -1 ? whole : { start: whole.start + found, end: whole.start + found + fragment.length };
+  let mapping = sourceMappings.get(scalar);
+  if (mapping === undefined) {
+    const source = text.slice(whole.start, whole.end);
+    const oneLine = oneLineOffsets(scalar, source, value);
+    mapping = oneLine ? { offsets: oneLine, aligned: false } : (alignedOffsets(scalar, source, value) ?? null);
+    sourceMappings.set(scalar, mapping);
+  }
+  if (!mapping) return whole;
+  const { offsets } = mapping;
+  const clamp = (offset: number) => Math.max(0, Math.min(offset, value.length));
+  const from = clamp(start);
+  const to = clamp(end);
+  // Aligned offsets end just after the last character: the next one may be lines further on.
+  const last = mapping.aligned && to > from ? (offsets[to - 1] as number) + 1 : (offsets[to] as number);
+  return { start: whole.start + (offsets[from] as number), end: whole.start + Math.max(last, offsets[from] as number) };
+}
+
+interface SourceMapping {
+  /** Source offset (relative to the scalar) of every UTF-16 unit of the value, plus the end. */
+  readonly offsets: ArrayLike<number>;
+  /** True for a character alignment (multi-line scalars), false for an exact one-line mapping. */
+  readonly aligned: boolean;
+}
+
+/** Mappings by scalar; a scalar belongs to one parsed text, so its mapping never changes. */
+const sourceMappings = new WeakMap<Scalar, SourceMapping | null>();
+
+/**
+ * For a scalar over several lines, each value character is matched with the next source character
+ * equal to it (a line break or a folded space matches a line break); indentation, the block header
+ * and folded white space are skipped over. Linear: the source position only moves forward.
+ */
+function alignedOffsets(scalar: Scalar, source: string, value: string): SourceMapping | undefined {
+  const offsets = new Int32Array(value.length + 1);
+  const block = scalar.type === Scalar.BLOCK_LITERAL || scalar.type === Scalar.BLOCK_FOLDED;
+  const doubleQuoted = scalar.type === Scalar.QUOTE_DOUBLE;
+  let j = block ? source.indexOf('\n') + 1 : scalar.type === Scalar.QUOTE_SINGLE || doubleQuoted ? 1 : 0;
+  if (block && j === 0) return undefined;
+  for (let i = 0; i < value.length; i++) {
+    const c = value[i] as string;
+    const isBreak = c === '\n' || c === ' ';
+    let escaped = false;
+    while (j < source.length) {
+      const s = source[j] as string;
+      if (s === c || (isBreak && s === '\n')) break;
+      if (doubleQuoted && s === '\\') {
+        const next = source[j + 1];
+        if (next === '\n' || next === '\r') {
+          j += 2;
+          continue;
+        }
+        escaped = true;
+        break;
+      }
+      j++;
+    }
+    if (j >= source.length) {
+      // Trailing line breaks a block scalar keeps may lie past its range: they map to its end.
+      if (value.slice(i).trim() !== '') return undefined;
+      for (; i <= value.length; i++) offsets[i] = source.length;
+      return { offsets, aligned: true };
+    }
+    offsets[i] = j;
+    if (escaped) {
+      const length = ESCAPE_LENGTH[source[j + 1] as string] ?? 2;
+      const code = length > 2 ? Number.parseInt(source.slice(j + 2, j + length), 16) : undefined;
+      if (code !== undefined && code > 0xffff && i + 1 < value.length) offsets[++i] = j;
+      j += length;
+    } else {
+      j++;
+    }
+  }
+  offsets[value.length] = Math.min(j, source.length);
+  return { offsets, aligned: true };
 }
 
 const ESCAPE_LENGTH: Record<string, number> = { x: 4, u: 6, U: 10 };

@@ -1,11 +1,13 @@
 // Keeps the Problems panel in step with agent files: open documents are checked as they change
 // (debounced) and cleared when closed; files checked from disk are re-checked when they change.
+// The checks run in a worker thread (ValidationWorker), so the extension host stays responsive.
 import * as vscode from 'vscode';
-import { decodeAgentFile } from '../core/parse';
+import { decodeAgentFile, undecodedFileProblems } from '../core/parse';
+import type { AgentSymbol } from '../core/language/navigation';
 import type { Problem } from '../core/problems';
-import { validateAgentText } from '../core/validate';
 import { affects, validationSettings } from '../config';
 import { textPositions, toDiagnostic } from './problemsToDiagnostics';
+import { VALIDATION_TIME_LIMIT_MS, ValidationWorker } from './validationWorkerClient';
 
 export const AGENT_LANGUAGE_ID = 'agent-yaml';
 export const AGENT_FILE_GLOB = '**/*.{agent.yaml,agent.yml}';
@@ -13,6 +15,8 @@ export const AGENT_FILE_GLOB = '**/*.{agent.yaml,agent.yml}';
 export interface AgentDiagnosticsDeps {
   readonly logger: vscode.LogOutputChannel;
   readonly docsUri: vscode.Uri;
+  /** The worker script, dist/validationWorker.js. */
+  readonly workerPath: string;
 }
 
 export class AgentDiagnostics implements vscode.Disposable {
@@ -22,6 +26,16 @@ export class AgentDiagnostics implements vscode.Disposable {
   private readonly checkedOnDisk = new Set<string>();
   private readonly disposables: vscode.Disposable[] = [];
   private settings = validationSettings();
+  /** Started on the first check. */
+  private worker: ValidationWorker | undefined;
+  /**
+   * How often each file's problems were withdrawn (closed, deleted), and all of them (validation
+   * turned off): a check still running then publishes nothing when it ends.
+   */
+  private readonly withdrawals = new Map<string, number>();
+  private allWithdrawals = 0;
+  /** The problems of each open document's last published check, with its version, for quick fixes. */
+  private readonly checked = new Map<string, { readonly version: number; readonly problems: readonly Problem[] }>();
 
   constructor(private readonly deps: AgentDiagnosticsDeps) {
     const watcher = vscode.workspace.createFileSystemWatcher(AGENT_FILE_GLOB);
@@ -50,11 +64,33 @@ export class AgentDiagnostics implements vscode.Disposable {
   }
 
   /** Checks a document now and publishes its problems; returns them. */
-  checkDocument(document: vscode.TextDocument): readonly Problem[] {
+  async checkDocument(document: vscode.TextDocument): Promise<readonly Problem[]> {
     this.cancelPending(document.uri);
-    const problems = validateAgentText(document.getText()).problems;
-    this.collection.set(document.uri, problems.map((problem) => toDiagnostic(problem, document, this.deps.docsUri)));
+    const version = document.version;
+    const withdrawals = this.withdrawalsOf(document.uri);
+    const problems = await this.validate(document.uri, document.getText());
+    // Undefined: a newer check of the document replaced this one and publishes instead. A document
+    // edited meanwhile has a check of its own scheduled; these offsets would no longer fit it.
+    if (problems === undefined) return this.published(document.uri);
+    if (!document.isClosed && document.version === version && this.withdrawalsOf(document.uri) === withdrawals) {
+      this.collection.set(document.uri, problems.map((problem) => toDiagnostic(problem, document, this.deps.docsUri)));
+      this.checked.set(document.uri.toString(), { version, problems });
+    }
     return problems;
+  }
+
+  /** The problems shown for this version of the document, when its check is done (for quick fixes). */
+  problemsOf(document: vscode.TextDocument): readonly Problem[] | undefined {
+    const checked = this.checked.get(document.uri.toString());
+    return checked?.version === document.version ? checked.problems : undefined;
+  }
+
+  /** The outline of a document, computed in the worker as parsing a large file takes a while. */
+  async symbolsOf(document: vscode.TextDocument): Promise<AgentSymbol[]> {
+    this.worker ??= this.startWorker();
+    const outcome = await this.worker.run('symbols', document.uri.toString(), document.getText());
+    if (outcome.kind === 'failed') this.deps.logger.error(`The outline of ${document.uri.toString(true)} failed: ${outcome.error}`);
+    return outcome.kind === 'done' ? outcome.result : [];
   }
 
   /** Checks a file: the open document's text if it is open (unless told to read the disk). */
@@ -66,11 +102,10 @@ export class AgentDiagnostics implements vscode.Disposable {
     try {
       const decoded = decodeAgentFile(await vscode.workspace.fs.readFile(uri));
       if ('error' in decoded) {
-        const problem = new vscode.Diagnostic(new vscode.Range(0, 0, 0, 0), decoded.error, vscode.DiagnosticSeverity.Error);
-        problem.source = 'agent-workflows';
-        problem.code = decoded.code;
-        this.collection.set(uri, [problem]);
-        return [];
+        // Returned as well as shown, so Validate Workspace counts the file as an error, not as clean.
+        const problems = undecodedFileProblems(decoded);
+        this.collection.set(uri, problems.map((problem) => toDiagnostic(problem, textPositions(''), this.deps.docsUri)));
+        return problems;
       }
       text = decoded.text;
     } catch (error) {
@@ -78,7 +113,10 @@ export class AgentDiagnostics implements vscode.Disposable {
       this.forget(uri);
       return [];
     }
-    const problems = validateAgentText(text).problems;
+    const withdrawals = this.withdrawalsOf(uri);
+    const problems = await this.validate(uri, text);
+    if (problems === undefined) return this.published(uri);
+    if (this.withdrawalsOf(uri) !== withdrawals) return problems;
     const positions = textPositions(text);
     this.collection.set(uri, problems.map((problem) => toDiagnostic(problem, positions, this.deps.docsUri)));
     return problems;
@@ -87,17 +125,60 @@ export class AgentDiagnostics implements vscode.Disposable {
   dispose(): void {
     for (const timer of this.pending.values()) clearTimeout(timer);
     this.pending.clear();
+    this.worker?.dispose();
     for (const disposable of this.disposables) disposable.dispose();
+  }
+
+  /** The problems of a text, from the worker; undefined when a newer check of the same file replaced it. */
+  private async validate(uri: vscode.Uri, text: string): Promise<Problem[] | undefined> {
+    this.worker ??= this.startWorker();
+    const outcome = await this.worker.validate(uri.toString(), text);
+    switch (outcome.kind) {
+      case 'checked':
+        return outcome.problems;
+      case 'stopped':
+        this.deps.logger.warn(`Validation of ${uri.toString(true)} took more than ${VALIDATION_TIME_LIMIT_MS} ms and was stopped.`);
+        return outcome.problems;
+      case 'failed':
+        // The core never throws for bad input; a failure here is a bug, logged rather than lost.
+        this.deps.logger.error(`Validation of ${uri.toString(true)} failed: ${outcome.error}`);
+        return [];
+      default:
+        return undefined;
+    }
+  }
+
+  private withdraw(uri: vscode.Uri): void {
+    const key = uri.toString();
+    this.withdrawals.set(key, (this.withdrawals.get(key) ?? 0) + 1);
+    this.checked.delete(key);
+    this.collection.delete(uri);
+  }
+
+  private withdrawalsOf(uri: vscode.Uri): string {
+    return `${this.allWithdrawals}:${this.withdrawals.get(uri.toString()) ?? 0}`;
+  }
+
+  private startWorker(): ValidationWorker {
+    return new ValidationWorker({ scriptPath: this.deps.workerPath, timeLimitMs: VALIDATION_TIME_LIMIT_MS });
+  }
+
+  /** The problems shown for a file now, as core problems are no longer at hand: counted by severity only. */
+  private published(uri: vscode.Uri): readonly Problem[] {
+    return (this.collection.get(uri) ?? []).map((diagnostic) => ({
+      code: (typeof diagnostic.code === 'object' ? String(diagnostic.code.value) : String(diagnostic.code)) as Problem['code'],
+      severity: diagnostic.severity === vscode.DiagnosticSeverity.Error ? 'error' : diagnostic.severity === vscode.DiagnosticSeverity.Warning ? 'warning' : 'info',
+      message: diagnostic.message,
+      span: { start: 0, end: 0 },
+      range: { line: diagnostic.range.start.line + 1, column: diagnostic.range.start.character + 1, endLine: diagnostic.range.end.line + 1, endColumn: diagnostic.range.end.character + 1 },
+    }));
   }
 
   private checkDocumentNow(document: vscode.TextDocument): void {
     if (!this.isAgentDocument(document)) return;
-    try {
-      this.checkDocument(document);
-    } catch (error) {
-      // The core never throws for bad input; a throw here is a bug, logged rather than lost.
+    this.checkDocument(document).catch((error: unknown) => {
       this.deps.logger.error(`Validation of ${document.uri.toString(true)} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
-    }
+    });
   }
 
   private schedule(document: vscode.TextDocument): void {
@@ -118,7 +199,7 @@ export class AgentDiagnostics implements vscode.Disposable {
     this.cancelPending(uri);
     // A file the workspace check covers keeps its problems, as they are on disk now.
     if (this.checkedOnDisk.has(uri.toString()) && uri.scheme !== 'untitled') await this.checkFile(uri, { fromDisk: true });
-    else this.collection.delete(uri);
+    else this.withdraw(uri);
   }
 
   /** A document kept in memory after its tab closed gets no open event when shown again. */
@@ -152,7 +233,7 @@ export class AgentDiagnostics implements vscode.Disposable {
   private forget(uri: vscode.Uri): void {
     this.cancelPending(uri);
     this.checkedOnDisk.delete(uri.toString());
-    this.collection.delete(uri);
+    this.withdraw(uri);
   }
 
   private checkOpenDocuments(): void {
@@ -163,6 +244,8 @@ export class AgentDiagnostics implements vscode.Disposable {
     for (const timer of this.pending.values()) clearTimeout(timer);
     this.pending.clear();
     this.checkedOnDisk.clear();
+    this.checked.clear();
+    this.allWithdrawals++;
     this.collection.clear();
   }
 
@@ -178,8 +261,9 @@ export class AgentDiagnostics implements vscode.Disposable {
   }
 }
 
-export function registerDiagnostics(context: vscode.ExtensionContext, deps: AgentDiagnosticsDeps): AgentDiagnostics {
-  const diagnostics = new AgentDiagnostics(deps);
+export function registerDiagnostics(context: vscode.ExtensionContext, deps: Omit<AgentDiagnosticsDeps, 'workerPath'>): AgentDiagnostics {
+  const workerPath = vscode.Uri.joinPath(context.extensionUri, 'dist', 'validationWorker.js').fsPath;
+  const diagnostics = new AgentDiagnostics({ ...deps, workerPath });
   context.subscriptions.push(diagnostics);
   return diagnostics;
 }

@@ -2,10 +2,12 @@
 // A credential moved out of the file is then offered for the secret storage.
 import * as vscode from 'vscode';
 import { indexAgentText } from '../core/language/agentIndex';
+import type { AgentIndex } from '../core/language/agentIndex';
 import { quickFixes } from '../core/language/quickFixes';
 import { validateAgentText } from '../core/validate';
 import type { WorkflowSecrets } from '../secrets/workflowSecrets';
 import { AGENT_LANGUAGE_ID } from './agentDiagnostics';
+import type { AgentDiagnostics } from './agentDiagnostics';
 import { toRange } from './spans';
 
 export const STORE_SECRET_COMMAND = 'agentWorkflows.storeMovedSecret';
@@ -13,21 +15,28 @@ export const STORE_SECRET_COMMAND = 'agentWorkflows.storeMovedSecret';
 export interface CodeActionDeps {
   readonly workflowSecrets: WorkflowSecrets;
   readonly logger: vscode.LogOutputChannel;
+  /** The problems of the last check, so asking for fixes does not validate again on this thread. */
+  readonly diagnostics: AgentDiagnostics;
 }
+
+/** Notes about the check itself, with nothing to fix in the text. */
+const NO_FIXES = new Set(['too-many-problems', 'validation-stopped']);
 
 export function registerCodeActionProvider(context: vscode.ExtensionContext, deps: CodeActionDeps): void {
   const provider: vscode.CodeActionProvider = {
     provideCodeActions(document, range, actionContext) {
-      const ours = actionContext.diagnostics.filter((diagnostic) => diagnostic.source === 'agent-workflows');
+      const ours = actionContext.diagnostics.filter((diagnostic) => diagnostic.source === 'agent-workflows' && !NO_FIXES.has(codeOf(diagnostic)));
       if (ours.length === 0) return [];
       const text = document.getText();
-      const problems = validateAgentText(text).problems;
-      const index = indexAgentText(text);
+      const problems = deps.diagnostics.problemsOf(document) ?? validateAgentText(text).problems;
+      let index: AgentIndex | undefined;
       const actions: vscode.CodeAction[] = [];
       for (const diagnostic of ours) {
-        const code = typeof diagnostic.code === 'object' ? String(diagnostic.code.value) : String(diagnostic.code);
+        const code = codeOf(diagnostic);
         const problem = problems.find((p) => p.code === code && toRange(document, p.span).isEqual(diagnostic.range));
         if (!problem || !range.intersection(diagnostic.range)) continue;
+        // Indexing parses the file: only once a diagnostic here has a problem to fix.
+        index ??= indexAgentText(text);
         for (const fix of quickFixes(text, problem, index)) {
           const action = new vscode.CodeAction(fix.title, vscode.CodeActionKind.QuickFix);
           action.diagnostics = [diagnostic];
@@ -45,6 +54,10 @@ export function registerCodeActionProvider(context: vscode.ExtensionContext, dep
     vscode.languages.registerCodeActionsProvider({ language: AGENT_LANGUAGE_ID }, provider, { providedCodeActionKinds: [vscode.CodeActionKind.QuickFix] }),
     vscode.commands.registerCommand(STORE_SECRET_COMMAND, (name: string, value: string) => offerToStore(deps, name, value)),
   );
+}
+
+function codeOf(diagnostic: vscode.Diagnostic): string {
+  return typeof diagnostic.code === 'object' ? String(diagnostic.code.value) : String(diagnostic.code);
 }
 
 /** After the value left the file: keep it in the secret storage, if the user wants. */

@@ -1,8 +1,9 @@
 // Definition, references, rename and outline, from the core's navigation.
 import * as vscode from 'vscode';
-import { definition, documentSymbols, prepareRename, references, rename, RenameError } from '../core/language/navigation';
+import { definition, prepareRename, references, rename, RenameError } from '../core/language/navigation';
 import type { AgentSymbol } from '../core/language/navigation';
 import { AGENT_LANGUAGE_ID } from './agentDiagnostics';
+import type { AgentDiagnostics } from './agentDiagnostics';
 import { toRange } from './spans';
 
 const SYMBOL_KINDS: Record<AgentSymbol['kind'], vscode.SymbolKind> = {
@@ -12,7 +13,12 @@ const SYMBOL_KINDS: Record<AgentSymbol['kind'], vscode.SymbolKind> = {
   output: vscode.SymbolKind.Property,
 };
 
-export function registerNavigationProviders(context: vscode.ExtensionContext): void {
+export interface NavigationDeps {
+  /** Computes the outline in its worker: VS Code asks for it on every change (breadcrumbs, outline). */
+  readonly diagnostics: AgentDiagnostics;
+}
+
+export function registerNavigationProviders(context: vscode.ExtensionContext, deps: NavigationDeps): void {
   const selector = { language: AGENT_LANGUAGE_ID };
   context.subscriptions.push(
     vscode.languages.registerDefinitionProvider(selector, {
@@ -47,13 +53,13 @@ export function registerNavigationProviders(context: vscode.ExtensionContext): v
       },
     }),
     vscode.languages.registerDocumentSymbolProvider(selector, {
-      provideDocumentSymbols(document) {
+      async provideDocumentSymbols(document) {
         const convert = (symbol: AgentSymbol): vscode.DocumentSymbol => {
           const result = new vscode.DocumentSymbol(symbol.name, symbol.detail, SYMBOL_KINDS[symbol.kind], toRange(document, symbol.span), toRange(document, symbol.selectionSpan));
           result.children = symbol.children.map(convert);
           return result;
         };
-        return documentSymbols(document.getText()).map(convert);
+        return (await deps.diagnostics.symbolsOf(document)).map(convert);
       },
     }),
   );

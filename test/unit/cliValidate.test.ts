@@ -91,6 +91,19 @@ describe('agent-workflows validate', () => {
     chmodSync(locked, 0o644);
   });
 
+  it('names binary and too large files with their code in JSON', async () => {
+    dir.write('binary.agent.yaml', Buffer.from([0x76, 0x00, 0x01]));
+    dir.write('huge.agent.yaml', `# ${'x'.repeat(2 * 1024 * 1024)}\n`);
+    const result = await run(['validate', '--format', 'json', 'binary.agent.yaml', 'huge.agent.yaml', 'missing.agent.yaml'], dir.path);
+    assert.equal(result.code, 2);
+    const files = (JSON.parse(result.stdout) as { files: Array<{ file: string; code?: string; error?: string }> }).files;
+    const byName = new Map(files.map((entry) => [entry.file, entry]));
+    assert.equal(byName.get('binary.agent.yaml')?.code, 'not-text');
+    assert.equal(byName.get('huge.agent.yaml')?.code, 'file-too-large');
+    assert.match(byName.get('missing.agent.yaml')?.error ?? '', /no such file/);
+    assert.equal(byName.get('missing.agent.yaml')?.code, undefined);
+  });
+
   it('exits 2 on usage errors', async () => {
     assert.equal((await run(['validate'], dir.path)).code, 2);
     const badFormat = await run(['validate', '--format', 'xml', 'x.agent.yaml'], dir.path);

@@ -92,4 +92,16 @@ describe('decodeAgentFile', () => {
     assert.match(invalid.error, /UTF-8/);
     assert.equal((decodeAgentFile(Buffer.alloc(MAX_FILE_BYTES + 1, 0x61)) as { code: string }).code, 'file-too-large');
   });
+  it('prints no warnings of the YAML parser to the process (a mapping as a key)', async () => {
+    const warnings: string[] = [];
+    const listener = (warning: Error) => warnings.push(warning.message);
+    process.on('warning', listener);
+    try {
+      validateAgentText('version: 1\nname: a\n? { x: 1 }\n: value\n');
+      await new Promise((resolve) => setImmediate(resolve));
+    } finally {
+      process.off('warning', listener);
+    }
+    assert.deepEqual(warnings, []);
+  });
 });

@@ -39,6 +39,13 @@ describe('quick fixes', () => {
     assert.deepEqual(codes(moved), []);
   });
 
+  it('puts the missing space between "Bearer" and its expression', () => {
+    const { fixes, fixed } = fixFor(node('    settings: ["Authorization: Bearer{{ secrets.CALL_TOKEN }}"]\n'), 'missing-auth-scheme');
+    assert.equal(fixes[0]!.title, 'Change to "Bearer "');
+    assert.match(fixed, /"Authorization: Bearer \{\{ secrets\.CALL_TOKEN \}\}"/);
+    assert.deepEqual(codes(fixed), []);
+  });
+
   it('moves a literal Bearer token into a secret and offers to store it', () => {
     const { fixes, fixed } = fixFor(node('    settings: ["Authorization: Bearer abc123"]\n'), 'literal-credential');
     assert.equal(fixes[0]!.title, 'Move the value to secret CALL_TOKEN');

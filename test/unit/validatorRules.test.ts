@@ -39,3 +39,32 @@ describe('validation rules (fixtures)', () => {
     }
   });
 });
+
+describe('validation messages (issue 9)', () => {
+  const messageOf = (text: string, code: string): string => {
+    const found = validateAgentText(text).problems.filter((p) => p.code === code);
+    assert.equal(found.length, 1, `expected one ${code}: ${validateAgentText(text).problems.map((p) => p.code).join(', ')}`);
+    return found[0]!.message;
+  };
+  const apiNode = (line: string) => `version: 1\nname: m\nnodes:\n  call:\n    type: api\n    method: GET\n${line}\noutputs:\n  o: { from: "{{ nodes.call.body }}" }\n`;
+
+  it('names a mapping given as an input type instead of printing [object Object]', () => {
+    const message = messageOf('version: 1\nname: m\ninputs:\n  a: { type: {} }\nnodes:\n  t: { type: template, text: "{{ inputs.a }}" }\noutputs:\n  o: { from: "{{ nodes.t.body }}" }\n', 'invalid-input-type');
+    assert.equal(message, `The type of input "a" is a mapping; write one of 'string', 'number', 'boolean' or 'file'.`);
+  });
+
+  it('asks for https:// first when a URL has no scheme, even with a space in it', () => {
+    const message = messageOf(apiNode('    url: api.example.com/search?q=two words'), 'invalid-url');
+    assert.equal(message, 'The URL of node "call" is not a valid URL. It must start with https:// or http://.');
+  });
+
+  it('reports "Bearer" glued to its expression', () => {
+    const message = messageOf(apiNode('    url: https://api.example.com/x\n    settings: ["Authorization: Bearer{{ secrets.T }}"]'), 'missing-auth-scheme');
+    assert.equal(message, '"Bearer" needs a space before the credentials, or it is sent glued to them and the server sees no scheme. Write "Authorization: Bearer {{ secrets.T }}".');
+  });
+
+  it('does not call an input unused when the expression naming it cannot be read', () => {
+    const text = 'version: 1\nname: m\ninputs:\n  who: { type: string }\nnodes:\n  t: { type: template, text: "Hello {{ inputs.who " }\noutputs:\n  o: { from: "{{ nodes.t.body }}" }\n';
+    assert.deepEqual(validateAgentText(text).problems.map((p) => p.code), ['expression-syntax']);
+  });
+});

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { isMap, parseDocument } from 'yaml';
 import type { Scalar } from 'yaml';
+import { validateAgentText } from '../../src/core/validate';
 import { getValue, locate, valueSpanToSource } from '../../src/core/yamlAst';
 
 /** Maps the span of `fragment` (its first occurrence in the value) and returns the source text there. */
@@ -30,6 +31,28 @@ describe('valueSpanToSource', () => {
   it('finds fragments in block and folded scalars', () => {
     assert.equal(sourceOf('v: |\n  line one\n  {{ nodes.a.body }}\n', '{{ nodes.a.body }}'), '{{ nodes.a.body }}');
     assert.equal(sourceOf('v: >\n  folded {{ a.b }}\n  text {{ a.b }}\n', 'text'), 'text');
+  });
+});
+
+describe('valueSpanToSource over many problems in one scalar', () => {
+  it('maps every unterminated "{{" of a literal block scalar to its place in the source', () => {
+    const lines = Array.from({ length: 50 }, (_, i) => `      line ${i} {{ here`);
+    const text = `version: 1\nname: b\nnodes:\n  t:\n    type: template\n    text: |\n${lines.join('\n')}\noutputs:\n  o: { from: "{{ nodes.t.body }}" }\n`;
+    const problems = validateAgentText(text).problems.filter((p) => p.code === 'expression-syntax');
+    assert.equal(problems.length, 50);
+    problems.forEach((problem, i) => {
+      assert.equal(problem.range.line, 7 + i);
+      // An unclosed "{{" runs to the next one, lines further on: both ends are mapped.
+      const expected = i < 49 ? `{{ here\n      line ${i + 1} ` : '{{ here\n';
+      assert.equal(text.slice(problem.span.start, problem.span.end), expected);
+    });
+  });
+
+  it('maps fragments of folded and multi-line quoted scalars', () => {
+    assert.equal(sourceOf('v: >\n  one {{ a.b }}\n  two {{ c.d }}\n', '{{ c.d }}'), '{{ c.d }}');
+    assert.equal(sourceOf('v: "first line\n  second {{ x.y }} \\t tab"\n', '{{ x.y }}'), '{{ x.y }}');
+    assert.equal(sourceOf("v: 'it''s\n  {{ x.y }}'\n", '{{ x.y }}'), '{{ x.y }}');
+    assert.equal(sourceOf('v: plain\n  continued {{ x.y }}\n', '{{ x.y }}'), '{{ x.y }}');
   });
 });
 

@@ -38,6 +38,8 @@ const REPLACEMENT_CODES = new Set<ProblemCode>([
   'bearer-quoted-token',
   'insecure-url',
   'insecure-base-url',
+  // Only "Bearer{{ … }}" carries a replacement (the scheme with its space); a bare token has none.
+  'missing-auth-scheme',
 ]);
 
 export function quickFixes(text: string, problem: Problem, index: AgentIndex = indexAgentText(text)): QuickFix[] {

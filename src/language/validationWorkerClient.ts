@@ -1,0 +1,183 @@
+// Runs validations (and the outline's symbols) in one long-lived worker thread
+// (dist/validationWorker.js), started on first use, so that parsing a large or hostile file never
+// freezes the extension host. Latest wins per document and task: a newer text replaces a waiting
+// one, and the result of a replaced one is dropped. Each task is bounded: one that takes longer than
+// the time limit has its worker terminated (a new one starts for the next task); a stopped check
+// ends with a validation-stopped problem. No vscode here, so it is unit-tested in plain Node.
+import { Worker } from 'node:worker_threads';
+import type { AgentSymbol } from '../core/language/navigation';
+import { ProblemSink } from '../core/problemSink';
+import type { Problem } from '../core/problems';
+
+/** What the worker computes for a text. */
+export interface WorkerTasks {
+  readonly validate: Problem[];
+  readonly symbols: AgentSymbol[];
+}
+export type WorkerTask = keyof WorkerTasks;
+
+export interface WorkerRequest {
+  readonly id: number;
+  readonly task: WorkerTask;
+  readonly text: string;
+}
+
+export type WorkerReply = { readonly id: number; readonly result: WorkerTasks[WorkerTask] } | { readonly id: number; readonly error: string };
+
+/** How one task ended. */
+export type TaskOutcome<R> =
+  | { readonly kind: 'done'; readonly result: R }
+  | { readonly kind: 'superseded' }
+  | { readonly kind: 'stopped' }
+  | { readonly kind: 'failed'; readonly error: string };
+
+export type ValidationOutcome =
+  /** The problems of the text. */
+  | { readonly kind: 'checked'; readonly problems: Problem[] }
+  /** A newer text of the same document was given: this result would be stale. */
+  | { readonly kind: 'superseded' }
+  /** The check took too long and was stopped; `problems` holds the validation-stopped problem. */
+  | { readonly kind: 'stopped'; readonly problems: Problem[] }
+  /** The worker failed (a bug, or it could not start). */
+  | { readonly kind: 'failed'; readonly error: string };
+
+export interface ValidationWorkerOptions {
+  /** The worker script: dist/validationWorker.js. */
+  readonly scriptPath: string;
+  /** How long one check may take before its worker is terminated. */
+  readonly timeLimitMs: number;
+}
+
+/** How long a check may take in the editor (a 2 MB file needs about 2 s on a slow machine). */
+export const VALIDATION_TIME_LIMIT_MS = 5000;
+
+interface Job {
+  readonly id: number;
+  readonly task: WorkerTask;
+  /** The task and the document: latest wins per key. */
+  readonly key: string;
+  readonly text: string;
+  readonly resolve: (outcome: TaskOutcome<unknown>) => void;
+  superseded: boolean;
+}
+
+export class ValidationWorker {
+  private worker: Worker | undefined;
+  /** Checks waiting for the worker, at most one per document. */
+  private readonly waiting: Job[] = [];
+  private running: { job: Job; timer: ReturnType<typeof setTimeout>; worker: Worker } | undefined;
+  private nextId = 1;
+  private disposed = false;
+  /** How many workers were terminated for taking too long (for tests and logs). */
+  restarts = 0;
+
+  constructor(private readonly options: ValidationWorkerOptions) {}
+
+  /** Validates the text of the document named by `document`; a newer call for the same document supersedes this one. */
+  async validate(document: string, text: string): Promise<ValidationOutcome> {
+    const outcome = await this.run('validate', document, text);
+    switch (outcome.kind) {
+      case 'done':
+        return { kind: 'checked', problems: outcome.result };
+      case 'stopped':
+        return { kind: 'stopped', problems: stoppedProblems(this.options.timeLimitMs, text.length) };
+      default:
+        return outcome;
+    }
+  }
+
+  /** Runs a task in the worker; a newer call for the same task and document supersedes this one. */
+  run<T extends WorkerTask>(task: T, document: string, text: string): Promise<TaskOutcome<WorkerTasks[T]>> {
+    if (this.disposed) return Promise.resolve({ kind: 'superseded' });
+    const key = `${task}\u0000${document}`;
+    return new Promise((resolve) => {
+      const index = this.waiting.findIndex((job) => job.key === key);
+      if (index !== -1) {
+        this.waiting[index]!.resolve({ kind: 'superseded' });
+        this.waiting.splice(index, 1);
+      }
+      if (this.running?.job.key === key) this.running.job.superseded = true;
+      this.waiting.push({ id: this.nextId++, task, key, text, resolve: resolve as (outcome: TaskOutcome<unknown>) => void, superseded: false });
+      this.startNext();
+    });
+  }
+
+  dispose(): void {
+    this.disposed = true;
+    for (const job of this.waiting.splice(0)) job.resolve({ kind: 'superseded' });
+    if (this.running) {
+      clearTimeout(this.running.timer);
+      this.running.job.resolve({ kind: 'superseded' });
+      this.running = undefined;
+    }
+    void this.worker?.terminate();
+    this.worker = undefined;
+  }
+
+  private startNext(): void {
+    if (this.running || this.disposed) return;
+    const job = this.waiting.shift();
+    if (!job) return;
+    let worker: Worker;
+    try {
+      worker = this.ensureWorker();
+    } catch (error) {
+      job.resolve({ kind: 'failed', error: error instanceof Error ? error.message : String(error) });
+      this.startNext();
+      return;
+    }
+    const timer = setTimeout(() => this.stop(job), this.options.timeLimitMs);
+    this.running = { job, timer, worker };
+    worker.postMessage({ id: job.id, task: job.task, text: job.text } satisfies WorkerRequest);
+  }
+
+  private ensureWorker(): Worker {
+    if (this.worker) return this.worker;
+    const worker = new Worker(this.options.scriptPath);
+    worker.on('message', (reply: WorkerReply) => this.onReply(worker, reply));
+    worker.on('error', (error) => this.onFailure(worker, error.message));
+    worker.on('exit', (code) => this.onFailure(worker, `the validation worker exited (code ${code})`));
+    this.worker = worker;
+    return worker;
+  }
+
+  private onReply(worker: Worker, reply: WorkerReply): void {
+    const running = this.running;
+    if (!running || running.worker !== worker || running.job.id !== reply.id) return;
+    this.finish(running.job.superseded ? { kind: 'superseded' } : 'error' in reply ? { kind: 'failed', error: reply.error } : { kind: 'done', result: reply.result });
+  }
+
+  private onFailure(worker: Worker, error: string): void {
+    if (this.worker === worker) this.worker = undefined;
+    if (this.running?.worker === worker) this.finish({ kind: 'failed', error });
+  }
+
+  /** The task took too long: terminate its worker; the next task starts a new one. */
+  private stop(job: Job): void {
+    const running = this.running;
+    if (!running || running.job !== job) return;
+    this.restarts++;
+    if (this.worker === running.worker) this.worker = undefined;
+    void running.worker.terminate();
+    this.finish(job.superseded ? { kind: 'superseded' } : { kind: 'stopped' });
+  }
+
+  private finish(outcome: TaskOutcome<unknown>): void {
+    const running = this.running;
+    if (!running) return;
+    clearTimeout(running.timer);
+    this.running = undefined;
+    running.job.resolve(outcome);
+    this.startNext();
+  }
+}
+
+function stoppedProblems(limitMs: number, length: number): Problem[] {
+  const sink = new ProblemSink('');
+  sink.add(
+    'validation-stopped',
+    { start: 0, end: 0 },
+    `Validation was stopped after ${limitMs} ms: checking this file (${Math.ceil(length / 1024)} KB) takes too long, so its problems are not shown. Simplify or split the file, or run "agent-workflows validate" on it.`,
+  );
+  return sink.result();
+}

@@ -1,0 +1,96 @@
+// A hostile agent file in the real extension host (issue 9): its diagnostics arrive while the
+// extension host stays responsive (validation and the outline run in a worker thread), and Validate
+// Workspace counts a binary agent file as an error, not as clean (issue 14, point 6).
+import assert from 'node:assert/strict';
+import * as vscode from 'vscode';
+import { HOSTILE_SHAPES } from '../support/hostileAgents';
+import { waitFor } from './wait';
+
+function workspaceUri(...segments: string[]): vscode.Uri {
+  const folder = vscode.workspace.workspaceFolders?.[0];
+  assert.ok(folder, 'the test host opens a workspace folder');
+  return vscode.Uri.joinPath(folder.uri, ...segments);
+}
+
+function codeOf(diagnostic: vscode.Diagnostic): string {
+  return typeof diagnostic.code === 'object' ? String(diagnostic.code.value) : String(diagnostic.code);
+}
+
+/** Measures the longest wait of a 10 ms timer on this thread (the extension host's) while `work` runs. */
+async function longestTimerGap<T>(work: () => Promise<T>): Promise<{ result: T; longestMs: number }> {
+  let last = performance.now();
+  let longestMs = 0;
+  const ticker = setInterval(() => {
+    const now = performance.now();
+    longestMs = Math.max(longestMs, now - last);
+    last = now;
+  }, 10);
+  try {
+    const result = await work();
+    const now = performance.now();
+    return { result, longestMs: Math.max(longestMs, now - last) };
+  } finally {
+    clearInterval(ticker);
+  }
+}
+
+describe('hostile agent files in the editor', () => {
+  const created: vscode.Uri[] = [];
+
+  afterEach(async () => {
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    for (const uri of created.splice(0)) await Promise.resolve(vscode.workspace.fs.delete(uri, { useTrash: false })).catch(() => undefined);
+  });
+
+  it('shows the diagnostics of a 190 KB hostile file while the extension host stays responsive', async function () {
+    this.timeout(60_000);
+    const shape = HOSTILE_SHAPES.find((each) => each.name === 'nodes referencing missing nodes');
+    assert.ok(shape);
+    const text = shape.generate(2700);
+    assert.ok(text.length > 180_000 && text.length < 200_000, `${text.length} characters`);
+    const uri = workspaceUri('hostile-responsive.agent.yaml');
+    await vscode.workspace.fs.writeFile(uri, Buffer.from(text));
+    created.push(uri);
+
+    const { result: diagnostics, longestMs } = await longestTimerGap(async () => {
+      await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(uri));
+      return waitFor(() => {
+        const found = vscode.languages.getDiagnostics(uri);
+        return found.length > 0 ? found : undefined;
+      }, 'the diagnostics of the hostile file', 30_000);
+    });
+    // The first 500 problems and the note that checking stopped there.
+    assert.equal(diagnostics.length, 501);
+    assert.equal(diagnostics.filter((d) => codeOf(d) === 'unknown-node').length, 500);
+    assert.ok(diagnostics.some((d) => codeOf(d) === 'too-many-problems'));
+    assert.ok(longestMs < 150, `the extension host was blocked for ${longestMs.toFixed(0)} ms while the file was opened and checked`);
+
+    // Typing at the end is checked again, and the host stays responsive meanwhile too.
+    const editor = vscode.window.activeTextEditor;
+    assert.ok(editor);
+    const typed = await longestTimerGap(async () => {
+      const end = editor.document.lineAt(editor.document.lineCount - 1).range.end;
+      await editor.edit((edit) => edit.insert(end, '\n# edited\n'));
+      const symbols = (await vscode.commands.executeCommand('vscode.executeDocumentSymbolProvider', uri)) as vscode.DocumentSymbol[] | undefined;
+      return symbols ?? [];
+    });
+    assert.ok(typed.result.some((symbol) => symbol.name === 'nodes'), 'the outline of the edited file');
+    assert.ok(typed.longestMs < 150, `the extension host was blocked for ${typed.longestMs.toFixed(0)} ms after an edit`);
+  });
+
+  it('counts a binary agent file as an error in Validate Workspace', async function () {
+    this.timeout(60_000);
+    type Summary = { files: number; errors: number; filesWithErrors: number };
+    const before = (await vscode.commands.executeCommand('agentWorkflows.validateWorkspace')) as Summary;
+    const uri = workspaceUri('binary-check.agent.yaml');
+    await vscode.workspace.fs.writeFile(uri, new Uint8Array([0x76, 0x00, 0x01, 0x02]));
+    created.push(uri);
+    const after = (await vscode.commands.executeCommand('agentWorkflows.validateWorkspace')) as Summary;
+    assert.equal(after.files, before.files + 1);
+    assert.equal(after.errors, before.errors + 1);
+    assert.equal(after.filesWithErrors, before.filesWithErrors + 1);
+    const shown = vscode.languages.getDiagnostics(uri);
+    assert.deepEqual(shown.map(codeOf), ['not-text']);
+    assert.equal(shown[0]!.severity, vscode.DiagnosticSeverity.Error);
+  });
+});

@@ -1,0 +1,156 @@
+// Validation stays linear in the file size for the hostile shapes of issue 9, stops at the problem
+// cap, and reports nesting that is too deep instead of parsing it. Times are compared with the raw
+// YAML parse of the same file, measured in the same test, with generous bounds: a slow machine
+// slows both sides.
+import assert from 'node:assert/strict';
+import { parseDocument } from 'yaml';
+import { excessiveNestingOffset, MAX_NESTING_DEPTH } from '../../src/core/nestingDepth';
+import { MAX_PROBLEMS } from '../../src/core/problemSink';
+import { validateAgentText } from '../../src/core/validate';
+import { HOSTILE_SHAPES } from '../support/hostileAgents';
+
+/** The fastest of a few runs, in milliseconds. */
+function fastest(work: () => unknown, runs = 2): number {
+  let best = Infinity;
+  for (let i = 0; i < runs; i++) {
+    const start = process.hrtime.bigint();
+    work();
+    best = Math.min(best, Number(process.hrtime.bigint() - start) / 1e6);
+  }
+  return best;
+}
+
+/** A count for each shape giving a file of 30-100 KB: large enough that quadratic work shows. */
+const TEST_COUNTS: Record<string, number> = {
+  'template with many {{ inputs.a }}': 2000,
+  'unterminated {{': 4000,
+  'unterminated {{ in a block scalar': 4000,
+  'nodes referencing missing nodes': 600,
+  'misspelled input references': 700,
+  'one long cycle': 600,
+  'deep [ nesting': 100_000,
+  'deep indentation nesting': 400,
+  'many inputs, all unused': 1000,
+  'many token-like literals': 1000,
+};
+
+describe('validation of hostile files (issue 9)', function () {
+  this.timeout(10_000);
+
+  for (const shape of HOSTILE_SHAPES) {
+    it(`stays linear and bounded: ${shape.name}`, () => {
+      const count = TEST_COUNTS[shape.name];
+      assert.ok(count, `no test size for "${shape.name}"`);
+      const small = shape.generate(count);
+      const large = shape.generate(count * 2);
+      const validateSmall = fastest(() => validateAgentText(small));
+      const validateLarge = fastest(() => validateAgentText(large));
+      // Deep nesting is what makes the parser itself slow (and is refused before parsing): its
+      // reference is the parse of flat text of the same size.
+      const reference = shape.name.startsWith('deep') ? `a: ${'x'.repeat(large.length)}\n` : large;
+      const parseLarge = fastest(() => parseDocument(reference, { uniqueKeys: false }));
+      // Twice the input costs at most about twice the work (2.5x, plus slack for timer noise).
+      assert.ok(validateLarge <= 2.5 * validateSmall + 25, `doubling the input took ${validateLarge.toFixed(1)} ms against ${validateSmall.toFixed(1)} ms`);
+      // And all of validation stays within a small multiple of parsing the YAML alone.
+      assert.ok(validateLarge <= 10 * parseLarge + 25, `validation took ${validateLarge.toFixed(1)} ms, the raw parse ${parseLarge.toFixed(1)} ms`);
+
+      const problems = validateAgentText(large).problems;
+      assert.ok(problems.length <= MAX_PROBLEMS + 1, `${problems.length} problems`);
+      for (const problem of problems) assert.ok(problem.message.length < 1000, `a message of ${problem.message.length} characters: ${problem.message.slice(0, 200)}…`);
+      const last = problems[problems.length - 1];
+      if (problems.length > MAX_PROBLEMS) {
+        assert.equal(last?.code, 'too-many-problems');
+        assert.match(last?.message ?? '', /More problems are not shown/);
+      }
+    });
+  }
+
+  it('reports the problem cap for every shape that has more problems than it', () => {
+    for (const name of ['template with many {{ inputs.a }}', 'unterminated {{', 'nodes referencing missing nodes', 'misspelled input references', 'one long cycle']) {
+      const shape = HOSTILE_SHAPES.find((each) => each.name === name)!;
+      const problems = validateAgentText(shape.generate(TEST_COUNTS[name]!)).problems;
+      assert.equal(problems.length, MAX_PROBLEMS + 1, name);
+      assert.equal(problems[MAX_PROBLEMS]!.code, 'too-many-problems', name);
+    }
+  });
+
+  it('suggests names and lists a few of them when there are thousands', () => {
+    const shape = HOSTILE_SHAPES.find((each) => each.name === 'misspelled input references')!;
+    const problems = validateAgentText(shape.generate(700)).problems;
+    assert.match(problems[0]!.message, /^There is no input "inptu_0"\. Did you mean "input_0"\?/);
+    const missing = HOSTILE_SHAPES.find((each) => each.name === 'nodes referencing missing nodes')!;
+    const listed = validateAgentText(missing.generate(600)).problems[0]!.message;
+    assert.match(listed, /The nodes are 'node_0', 'node_1', .*'node_9' and 590 more\.$/);
+  });
+
+  it('quotes a long broken expression in a short message', () => {
+    const text = `version: 1\nname: long\nnodes:\n  t: { type: template, text: "{{ inputs.a ${'b '.repeat(50_000)}}}" }\noutputs:\n  o: { from: "{{ nodes.t.body }}" }\n`;
+    const [problem] = validateAgentText(text).problems.filter((p) => p.code === 'expression-syntax');
+    assert.ok(problem);
+    assert.ok(problem.message.length < 300, problem.message.slice(0, 400));
+    assert.match(problem.message, /^Unexpected "b b b .*…" after the reference in "inputs\.a b b .*…"; an expression holds one reference\.$/);
+  });
+
+  it('shortens the path of a long circle and names the node it starts at', () => {
+    const shape = HOSTILE_SHAPES.find((each) => each.name === 'one long cycle')!;
+    const problems = validateAgentText(shape.generate(600)).problems.filter((p) => p.code === 'cycle');
+    assert.equal(problems[0]!.message, 'Nodes depend on each other in a circle: n0 → n1 → n2 → n3 → … (594 more) → n598 → n599 → n0. A node runs after every node it references, so remove one of these references.');
+    assert.match(problems[5]!.message, /circle: n5 → n6 → n7 → n8 → … \(594 more\) → n3 → n4 → n5\./);
+  });
+});
+
+describe('nesting depth', () => {
+  const tooDeep = (text: string) => validateAgentText(text).problems.filter((p) => p.message.includes('nested too deeply'));
+
+  it(`reports brackets nested more than ${MAX_NESTING_DEPTH} levels where the limit is passed`, () => {
+    const text = `version: 1\nname: deep\nnodes:\n  a:\n    type: api\n    method: POST\n    url: https://example.com\n    body: ${'['.repeat(150)}${']'.repeat(150)}\n`;
+    const problems = validateAgentText(text).problems;
+    assert.equal(problems.length, 1);
+    assert.equal(problems[0]!.code, 'yaml-syntax');
+    assert.equal(problems[0]!.message, `The YAML is nested too deeply here: an agent file nests lists and mappings at most ${MAX_NESTING_DEPTH} levels deep. Close the brackets that are left open, or flatten the structure.`);
+    assert.equal(problems[0]!.range.line, 8);
+  });
+
+  it('reports deep indentation and "- " entries, and 1 MB of "[" at once', () => {
+    const lines: string[] = [];
+    for (let i = 0; i < 300; i++) lines.push(`${' '.repeat(i)}k${i}:`);
+    assert.equal(tooDeep(`${lines.join('\n')} x\n`).length, 1);
+    assert.equal(tooDeep(`a:\n  - ${'- '.repeat(200)}x\n`).length, 1);
+    const start = process.hrtime.bigint();
+    assert.equal(tooDeep('['.repeat(1024 * 1024)).length, 1);
+    assert.ok(Number(process.hrtime.bigint() - start) / 1e6 < 1000);
+  });
+
+  it('does not count brackets in strings, comments, block scalars or plain text', () => {
+    const many = '['.repeat(300);
+    const text = [
+      'version: 1',
+      'name: brackets in text',
+      `description: "${many}"`,
+      `# ${many}`,
+      'nodes:',
+      '  t:',
+      '    type: template',
+      '    text: |',
+      `      ${many}`,
+      `      ${'{ '.repeat(300)}`,
+      '  u:',
+      '    type: template',
+      `    text: 'it''s ${many}'`,
+      '  v:',
+      '    type: template',
+      `    text: plain ${many} text`,
+      'outputs:',
+      '  o: { from: "{{ nodes.t.body }} {{ nodes.u.body }} {{ nodes.v.body }}" }',
+      '',
+    ].join('\n');
+    assert.deepEqual(validateAgentText(text).problems.map((p) => p.code), []);
+    assert.equal(excessiveNestingOffset(text), undefined);
+  });
+
+  it('allows real nesting up to the limit', () => {
+    const body = `${'['.repeat(MAX_NESTING_DEPTH - 10)}1${']'.repeat(MAX_NESTING_DEPTH - 10)}`;
+    assert.equal(excessiveNestingOffset(`a:\n  b:\n    c: ${body}\n`), undefined);
+    assert.notEqual(excessiveNestingOffset(`a:\n  b:\n    c: ${'['.repeat(MAX_NESTING_DEPTH)}1${']'.repeat(MAX_NESTING_DEPTH)}\n`), undefined);
+  });
+});

@@ -1,0 +1,114 @@
+// The editor's validation worker (dist/validationWorker.js through ValidationWorker), run for real
+// in a worker thread: same problems and outline as in-process, latest wins per document, a check over its time
+// limit is stopped with a validation-stopped problem and the next check gets a new worker, and the
+// calling thread stays responsive while a hostile file is checked.
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { documentSymbols } from '../../src/core/language/navigation';
+import { validateAgentText } from '../../src/core/validate';
+import { ValidationWorker } from '../../src/language/validationWorkerClient';
+import type { ValidationOutcome } from '../../src/language/validationWorkerClient';
+import { HOSTILE_SHAPES } from '../support/hostileAgents';
+import { repoRoot } from '../support/paths';
+
+const scriptPath = join(repoRoot, 'dist', 'validationWorker.js');
+const BROKEN = 'version: 1\nname: w\nnodes:\n  a: { type: template, text: "{{ inputs.nope }}" }\noutputs:\n  o: { from: "{{ nodes.a.body }}" }\n';
+
+function shape(name: string) {
+  const found = HOSTILE_SHAPES.find((each) => each.name === name);
+  assert.ok(found, name);
+  return found;
+}
+
+function problemsOf(outcome: ValidationOutcome): string[] {
+  assert.ok(outcome.kind === 'checked' || outcome.kind === 'stopped', `outcome ${outcome.kind}${outcome.kind === 'failed' ? `: ${outcome.error}` : ''}`);
+  return outcome.problems.map((p) => `${p.range.line}:${p.range.column} ${p.code} ${p.message}`);
+}
+
+describe('validation worker', function () {
+  this.timeout(10_000);
+  let worker: ValidationWorker | undefined;
+
+  before(() => assert.ok(existsSync(scriptPath), `${scriptPath} is built by node esbuild.mjs`));
+  afterEach(() => worker?.dispose());
+
+  it('reports the same problems as validating in-process', async () => {
+    worker = new ValidationWorker({ scriptPath, timeLimitMs: 5000 });
+    const outcome = await worker.validate('a', BROKEN);
+    assert.equal(outcome.kind, 'checked');
+    assert.deepEqual(problemsOf(outcome), problemsOf({ kind: 'checked', problems: validateAgentText(BROKEN).problems }));
+  });
+
+  it('lists the outline\'s symbols like the core does in-process', async () => {
+    worker = new ValidationWorker({ scriptPath, timeLimitMs: 5000 });
+    const outcome = await worker.run('symbols', 'a', BROKEN);
+    assert.equal(outcome.kind, 'done');
+    assert.deepEqual(outcome.kind === 'done' && outcome.result, documentSymbols(BROKEN));
+  });
+
+  it('drops results a newer text of the same document replaced, and keeps other documents', async () => {
+    worker = new ValidationWorker({ scriptPath, timeLimitMs: 5000 });
+    const slow = shape('misspelled input references').generate(1000);
+    const first = worker.validate('a', slow);
+    const second = worker.validate('a', slow);
+    const other = worker.validate('b', BROKEN);
+    const third = worker.validate('a', BROKEN);
+    const outcomes = await Promise.all([first, second, other, third]);
+    assert.deepEqual(outcomes.map((o) => o.kind), ['superseded', 'superseded', 'checked', 'checked']);
+    assert.deepEqual(problemsOf(outcomes[3]!), problemsOf(outcomes[2]!));
+  });
+
+  it('stops a check over its time limit, says so, and starts a new worker for the next one', async () => {
+    worker = new ValidationWorker({ scriptPath, timeLimitMs: 40 });
+    const slow = shape('many inputs, all unused').generate(20_000);
+    const outcome = await worker.validate('a', slow);
+    assert.equal(outcome.kind, 'stopped');
+    assert.deepEqual(
+      problemsOf(outcome),
+      [`1:1 validation-stopped Validation was stopped after 40 ms: checking this file (${Math.ceil(slow.length / 1024)} KB) takes too long, so its problems are not shown. Simplify or split the file, or run "agent-workflows validate" on it.`],
+    );
+    assert.equal(outcome.kind === 'stopped' && outcome.problems[0]!.severity, 'warning');
+    assert.equal(worker.restarts, 1);
+    // The next, small file is checked by a fresh worker (a generous limit: it starts and loads first).
+    const fast = new ValidationWorker({ scriptPath, timeLimitMs: 5000 });
+    try {
+      assert.equal((await fast.validate('a', BROKEN)).kind, 'checked');
+    } finally {
+      fast.dispose();
+    }
+    const again = await worker.validate('b', 'version: 1\n');
+    assert.ok(again.kind === 'checked' || again.kind === 'stopped');
+  });
+
+  it('keeps the calling thread responsive while a large hostile file is checked', async () => {
+    worker = new ValidationWorker({ scriptPath, timeLimitMs: 8000 });
+    await worker.validate('warm-up', BROKEN);
+    const text = shape('many inputs, all unused').generate(20_000);
+    let last = performance.now();
+    let longestGap = 0;
+    const ticker = setInterval(() => {
+      const now = performance.now();
+      longestGap = Math.max(longestGap, now - last);
+      last = now;
+    }, 5);
+    const started = performance.now();
+    try {
+      const outcome = await worker.validate('big', text);
+      assert.equal(outcome.kind, 'checked');
+    } finally {
+      clearInterval(ticker);
+    }
+    const took = performance.now() - started;
+    // In this thread the check would block for all of `took`; in the worker, timers keep running.
+    assert.ok(longestGap < Math.max(100, took / 3), `a timer waited ${longestGap.toFixed(0)} ms during a ${took.toFixed(0)} ms check`);
+  });
+
+  it('answers nothing more after dispose', async () => {
+    worker = new ValidationWorker({ scriptPath, timeLimitMs: 5000 });
+    const pending = worker.validate('a', shape('one long cycle').generate(2000));
+    worker.dispose();
+    assert.equal((await pending).kind, 'superseded');
+    assert.equal((await worker.validate('a', BROKEN)).kind, 'superseded');
+  });
+});
