@@ -40,7 +40,7 @@ describe('agent-workflows test', () => {
     const result = spawnSync(process.execPath, [join(repoRoot, 'dist', 'cli.js'), 'test', 'examples'], { cwd: repoRoot, encoding: 'utf8' });
     assert.equal(result.status, 0, result.stdout + result.stderr);
     assert.match(result.stdout, /^examples\/weather-report\.agent\.test\.yaml\n {2}✓ sunny city \(\d+ ms\)\n/);
-    assert.match(result.stdout, /\n3 cases: 3 passed, 0 failed/);
+    assert.match(result.stdout, /\n13 cases: 13 passed, 0 failed/);
   });
 
   it('prints each failed expectation at its line with a diff, and exits 1', async () => {

@@ -200,9 +200,9 @@ function checkOperator(check: OperatorCheck, actual: unknown, path: string, foun
       if (typeof actual === 'string' && check.value.kind === 'equal' && typeof check.value.value === 'string') {
         if (!actual.includes(check.value.value)) fail(`text containing ${JSON.stringify(check.value.value)}`);
       } else if (Array.isArray(actual)) {
-        if (!actual.some((item) => matchValue(check.value, item, path, 1).length === 0)) fail(`a list with an item ${describeMatcher(check.value)}`);
+        if (!actual.some((item) => matchValue(check.value, item, path, 1).length === 0)) fail(`a list with an item that is ${describeMatcher(check.value)}`);
       } else {
-        fail(check.value.kind === 'equal' && typeof check.value.value === 'string' ? `text containing ${JSON.stringify(check.value.value)}` : `a list with an item ${describeMatcher(check.value)}`);
+        fail(check.value.kind === 'equal' && typeof check.value.value === 'string' ? `text containing ${JSON.stringify(check.value.value)}` : `a list with an item that is ${describeMatcher(check.value)}`);
       }
       return;
     case '$match':
@@ -241,7 +241,7 @@ export function describeMatcher(matcher: Matcher): string {
     case 'list':
       return `a list of ${matcher.items.length} matching items`;
     case 'mapping':
-      return `a mapping with ${[...matcher.keys.keys()].map((key) => JSON.stringify(key)).join(', ') || 'no keys'}`;
+      return matcher.keys.size === 0 ? 'an empty mapping' : `a mapping with ${matcher.subset ? 'at least' : 'exactly'} the keys ${[...matcher.keys.keys()].map((key) => JSON.stringify(key)).join(', ')}`;
     case 'operators':
       return matcher.operators.map((check) => `${check.op} ${'bound' in check ? check.bound : 'regex' in check ? String(check.regex) : 'type' in check ? check.type : 'absent' in check ? String(check.absent) : 'value' in check && check.op === '$eq' ? JSON.stringify(check.value) : '…'}`).join(' and ');
   }
