@@ -39,7 +39,7 @@ describe('agent-workflows test', () => {
   it('runs the examples as the built binary and exits 0', () => {
     const result = spawnSync(process.execPath, [join(repoRoot, 'dist', 'cli.js'), 'test', 'examples'], { cwd: repoRoot, encoding: 'utf8' });
     assert.equal(result.status, 0, result.stdout + result.stderr);
-    assert.match(result.stdout, /^examples\/weather-report\.agent\.test\.yaml\n {2}✓ sunny city \(\d+ ms\)\n/);
+    assert.match(result.stdout, /\nexamples\/weather-report\.agent\.test\.yaml\n {2}✓ sunny city \(\d+ ms\)\n/);
     assert.match(result.stdout, /\n13 cases: 13 passed, 0 failed/);
   });
 
