@@ -12,6 +12,7 @@ export const COMMANDS = {
   stopLocalServer: 'agentWorkflows.stopLocalServer',
   showGraph: 'agentWorkflows.showGraph',
   newAgentFile: 'agentWorkflows.newAgentFile',
+  validateWorkspace: 'agentWorkflows.validateWorkspace',
   showExecutions: 'agentWorkflows.executions.focus',
   openResult: 'agentWorkflows.executions.openResult',
   copyOutput: 'agentWorkflows.executions.copyValue',
@@ -23,3 +24,10 @@ export const COMMANDS = {
   refresh: 'agentWorkflows.executions.refresh',
   clearFinished: 'agentWorkflows.executions.clearFinished',
 } as const;
+
+/**
+ * The commands src/commands/commandsFeature.ts registers when it loads, on the first call of any
+ * of them (src/lazyCommands.ts). The others are the view's refresh, registered at activation, and
+ * the view's focus command, which VS Code makes.
+ */
+export const COMMANDS_LOADED_ON_USE: readonly string[] = Object.values(COMMANDS).filter((id) => id !== COMMANDS.showExecutions && id !== COMMANDS.refresh);

@@ -1,18 +1,9 @@
 // Composition root: builds the shared services and hands them to each feature's register function.
+// Activation only registers: the code of the commands, the language features and the local server
+// loads on first use (src/lazyCommands.ts, esbuild.mjs lazyModules).
 import * as vscode from 'vscode';
-import { registerClearApiKeyCommand } from './commands/clearApiKey';
-import { registerClearSecretCommand } from './commands/clearSecret';
-import { registerCopyAsCurlCommand } from './commands/copyAsCurl';
-import { registerExecutionActions } from './commands/executionActions';
-import { registerNewAgentFileCommand } from './commands/newAgentFile';
-import { registerPollExecutionCommand } from './commands/pollExecution';
-import { registerRunAgentCommand } from './commands/runAgent';
-import { registerRunLocallyCommand } from './commands/runLocally';
-import { registerSetApiKeyCommand } from './commands/setApiKey';
-import { registerSetSecretCommand } from './commands/setSecret';
-import { registerShowGraph } from './commands/showGraph';
-import { registerStartLocalServerCommand } from './commands/startLocalServer';
-import { registerValidateWorkspaceCommand } from './commands/validateWorkspace';
+import { COMMANDS_LOADED_ON_USE } from './commandIds';
+import type { CommandsFeature } from './commands/commandsFeature';
 import { resultsSettings } from './config';
 import { registerDiagnostics } from './language/agentDiagnostics';
 import { registerCodeActionProvider } from './language/codeActionProvider';
@@ -21,14 +12,12 @@ import { registerCompletionProvider } from './language/completionProvider';
 import { registerHoverProvider } from './language/hoverProvider';
 import { registerNavigationProviders } from './language/navigationProviders';
 import { WorkspaceSecretNames } from './language/workspaceSecretNames';
+import { registerLazyCommands } from './lazyCommands';
 import { createLogger } from './logger';
-import { ExecutionRunner } from './runs/executionRunner';
 import { ExecutionStore } from './runs/executionStore';
 import { InputMemory } from './runs/inputPrompts';
 import { LocalServerHost } from './runs/localServerHost';
 import { ResultDocuments, ResultsChannel } from './runs/resultsChannel';
-import { resumeWatching } from './runs/resumeWatching';
-import type { RunDeps } from './runs/runDeps';
 import { ApiKeyStore } from './secrets/apiKeyStore';
 import { WorkflowSecrets } from './secrets/workflowSecrets';
 import { registerExecutionsView } from './views/executionsView';
@@ -47,37 +36,33 @@ export function activate(context: vscode.ExtensionContext): AgentWorkflowsApi {
   const workspaceSecretNames = new WorkspaceSecretNames();
   const store = new ExecutionStore(context.workspaceState, () => resultsSettings().historySize);
   const results = new ResultsChannel(() => resultsSettings().maxOutputLength);
-  const runner = new ExecutionRunner({ store, results, logger });
   const localServer = new LocalServerHost({ keys, workflowSecrets, logger, state: context.workspaceState });
-  // On shutdown the runner stops polling but leaves running records as they are: the next window resumes them.
-  context.subscriptions.push(workspaceSecretNames, keys, store, results, new ResultDocuments(store), localServer, runner);
-  const runDeps: RunDeps = { logger, keys, workflowSecrets, store, results, runner, inputMemory: new InputMemory(context.workspaceState), localServer };
+  const inputMemory = new InputMemory(context.workspaceState);
+  context.subscriptions.push(workspaceSecretNames, keys, store, results, new ResultDocuments(store), localServer);
 
   const diagnostics = registerDiagnostics(context, { logger, docsUri });
-  registerValidateWorkspaceCommand(context, { diagnostics, logger });
   registerCompletionProvider(context, { workspaceSecretNames, workflowSecrets });
   registerHoverProvider(context);
   registerCodeActionProvider(context, { workflowSecrets, logger, diagnostics });
   registerNavigationProviders(context, { diagnostics });
   registerCodeLensProvider(context);
-  registerShowGraph(context, { logger });
-  registerNewAgentFileCommand(context);
-  registerSetApiKeyCommand(context, { keys, localServer });
-  registerClearApiKeyCommand(context, { keys, localServer });
-  registerSetSecretCommand(context, { workflowSecrets, workspaceSecretNames });
-  registerClearSecretCommand(context, { workflowSecrets });
-  registerRunAgentCommand(context, runDeps);
-  registerRunLocallyCommand(context, runDeps);
-  registerPollExecutionCommand(context, runDeps);
-  registerCopyAsCurlCommand(context, runDeps);
-  registerStartLocalServerCommand(context, { localServer, logger });
   const executionsTree = registerExecutionsView(context, { store });
-  registerExecutionActions(context, runDeps);
   registerLocalServerStatus(context, { localServer });
+  const commands = registerLazyCommands(
+    context,
+    COMMANDS_LOADED_ON_USE,
+    () => import('./commands/commandsFeature'),
+    (feature): CommandsFeature => feature.registerCommands(context, { logger, keys, workflowSecrets, workspaceSecretNames, store, results, inputMemory, localServer, diagnostics }),
+    logger,
+  );
 
-  // Unfinished executions of the last session are watched again, once the workspace is trusted.
-  if (vscode.workspace.isTrusted) void resumeWatching(runDeps);
-  else context.subscriptions.push(vscode.workspace.onDidGrantWorkspaceTrust(() => void resumeWatching(runDeps)));
+  // Unfinished executions of the last session are watched again once the workspace is trusted,
+  // after activation: the commands' code loads only when there is one.
+  const resume = (): void => {
+    if (store.active().length > 0) void commands.feature().then((feature) => feature.resumeWatching());
+  };
+  if (vscode.workspace.isTrusted) setTimeout(resume, 0);
+  else context.subscriptions.push(vscode.workspace.onDidGrantWorkspaceTrust(resume));
   logger.info(`Agent Workflows ${String(context.extension.packageJSON.version)} activated.`);
   return { executionsTree };
 }

@@ -15,14 +15,14 @@ import { guardedCommand } from '../runs/commandErrors';
 import { askForInputs } from '../runs/inputPrompts';
 import type { RunDeps } from '../runs/runDeps';
 import { targetInfoFor } from '../runs/serviceTarget';
-import { ExecutionItem } from '../views/executionsTree';
+import { isExecutionItem } from '../views/executionsTree';
 
 export function registerCopyAsCurlCommand(context: vscode.ExtensionContext, deps: RunDeps): void {
   context.subscriptions.push(
     vscode.commands.registerCommand(
       COMMANDS.copyAsCurl,
       guardedCommand('Copy as curl', deps.logger, async (resource) => {
-        const command = resource instanceof ExecutionItem ? curlOfRecord(resource.record) : await curlOfFile(resource, deps);
+        const command = isExecutionItem(resource) ? curlOfRecord(resource.record) : await curlOfFile(resource, deps);
         if (command === undefined) return undefined;
         await vscode.env.clipboard.writeText(command);
         void vscode.window.showInformationMessage('Copied the curl command. Set AGENT_WORKFLOWS_API_KEY in the shell before running it.');

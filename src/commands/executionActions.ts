@@ -7,14 +7,14 @@ import { guardedCommand } from '../runs/commandErrors';
 import { openResultDocument } from '../runs/resultsChannel';
 import type { RunDeps } from '../runs/runDeps';
 import { targetWithKey } from '../runs/serviceTarget';
-import { ExecutionItem, ValueItem } from '../views/executionsTree';
+import { isExecutionItem, isValueItem } from '../views/executionsTree';
 import { runAgentFile } from './runAgent';
 import { runAgentFileLocally } from './runLocally';
 
 export function registerExecutionActions(context: vscode.ExtensionContext, deps: RunDeps): void {
   /** The record an action is about: the clicked item, else one picked from the history. */
   const recordOf = async (item: unknown, filter: (record: ExecutionRecord) => boolean, placeHolder: string): Promise<ExecutionRecord | undefined> => {
-    if (item instanceof ExecutionItem || item instanceof ValueItem) return deps.store.get(item.record.key) ?? item.record;
+    if (isExecutionItem(item) || isValueItem(item)) return deps.store.get(item.record.key) ?? item.record;
     const candidates = deps.store.all().filter(filter);
     if (candidates.length === 0) {
       void vscode.window.showInformationMessage('No execution in the history fits. Run an agent first.');
@@ -40,7 +40,7 @@ export function registerExecutionActions(context: vscode.ExtensionContext, deps:
       COMMANDS.copyOutput,
       guarded('Copy Value', async (item) => {
         let text: string | undefined;
-        if (item instanceof ValueItem) text = item.copyText;
+        if (isValueItem(item)) text = item.copyText;
         else {
           const record = await recordOf(item, (candidate) => candidate.outputs !== undefined, 'The execution whose outputs to copy');
           if (record) text = JSON.stringify(record.outputs ?? null, null, 2);

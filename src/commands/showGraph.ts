@@ -1,10 +1,10 @@
 // "Agent Workflows: Show Graph": opens (or brings forward) the workflow graph beside the agent
 // file's editor. One panel at a time; it follows whichever agent editor is active.
 import * as vscode from 'vscode';
+import { COMMANDS } from '../commandIds';
 import { AGENT_LANGUAGE_ID } from '../language/agentDiagnostics';
 import { GraphPanel } from '../views/graphPanel';
 
-export const SHOW_GRAPH_COMMAND = 'agentWorkflows.showGraph';
 
 export interface ShowGraphDeps {
   readonly logger: vscode.LogOutputChannel;
@@ -31,7 +31,7 @@ export function registerShowGraph(context: vscode.ExtensionContext, deps: ShowGr
     return panel;
   };
 
-  context.subscriptions.push(vscode.commands.registerCommand(SHOW_GRAPH_COMMAND, showGraph), new vscode.Disposable(() => panel?.dispose()));
+  context.subscriptions.push(vscode.commands.registerCommand(COMMANDS.showGraph, showGraph), new vscode.Disposable(() => panel?.dispose()));
 }
 
 /** The agent document to draw: the one the editor title menu passes, else the active editor's. */

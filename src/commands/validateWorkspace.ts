@@ -1,10 +1,10 @@
 // "Agent Workflows: Validate Workspace Agents": checks every agent file in the workspace.
 import * as vscode from 'vscode';
+import { COMMANDS } from '../commandIds';
 import { countProblems } from '../core/validate';
 import type { AgentDiagnostics } from '../language/agentDiagnostics';
 import { AGENT_FILE_GLOB } from '../language/agentDiagnostics';
 
-export const VALIDATE_WORKSPACE_COMMAND = 'agentWorkflows.validateWorkspace';
 const MAX_FILES = 10_000;
 
 export interface WorkspaceValidationSummary {
@@ -21,7 +21,7 @@ export interface ValidateWorkspaceDeps {
 }
 
 export function registerValidateWorkspaceCommand(context: vscode.ExtensionContext, deps: ValidateWorkspaceDeps): void {
-  context.subscriptions.push(vscode.commands.registerCommand(VALIDATE_WORKSPACE_COMMAND, () => validateWorkspace(deps)));
+  context.subscriptions.push(vscode.commands.registerCommand(COMMANDS.validateWorkspace, () => validateWorkspace(deps)));
 }
 
 async function validateWorkspace(deps: ValidateWorkspaceDeps): Promise<WorkspaceValidationSummary> {

@@ -2,10 +2,10 @@
 // (debounced) and cleared when closed; files checked from disk are re-checked when they change.
 // The checks run in a worker thread (ValidationWorker), so the extension host stays responsive.
 import * as vscode from 'vscode';
-import { decodeAgentFile, undecodedFileProblems } from '../core/parse';
 import type { AgentSymbol } from '../core/language/navigation';
 import type { Problem } from '../core/problems';
 import { affects, validationSettings } from '../config';
+import { loadLanguageCore } from './loadLanguageCore';
 import { textPositions, toDiagnostic } from './problemsToDiagnostics';
 import { VALIDATION_TIME_LIMIT_MS, ValidationWorker } from './validationWorkerClient';
 
@@ -100,6 +100,7 @@ export class AgentDiagnostics implements vscode.Disposable {
     this.checkedOnDisk.add(uri.toString());
     let text: string;
     try {
+      const { decodeAgentFile, undecodedFileProblems } = await loadLanguageCore();
       const decoded = decodeAgentFile(await vscode.workspace.fs.readFile(uri));
       if ('error' in decoded) {
         // Returned as well as shown, so Validate Workspace counts the file as an error, not as clean.

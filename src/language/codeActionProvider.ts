@@ -1,16 +1,13 @@
 // Quick fixes for the problems the validator reports, computed by the core and applied as edits.
 // A credential moved out of the file is then offered for the secret storage.
 import * as vscode from 'vscode';
-import { indexAgentText } from '../core/language/agentIndex';
 import type { AgentIndex } from '../core/language/agentIndex';
-import { quickFixes } from '../core/language/quickFixes';
-import { validateAgentText } from '../core/validate';
 import type { WorkflowSecrets } from '../secrets/workflowSecrets';
 import { AGENT_LANGUAGE_ID } from './agentDiagnostics';
 import type { AgentDiagnostics } from './agentDiagnostics';
+import { loadLanguageCore } from './loadLanguageCore';
 import { toRange } from './spans';
 
-export const STORE_SECRET_COMMAND = 'agentWorkflows.storeMovedSecret';
 
 export interface CodeActionDeps {
   readonly workflowSecrets: WorkflowSecrets;
@@ -19,14 +16,18 @@ export interface CodeActionDeps {
   readonly diagnostics: AgentDiagnostics;
 }
 
+/** A quick fix's second step: storing the secret it moved out of the file (internal, not in the palette). */
+export const STORE_SECRET_COMMAND = 'agentWorkflows.storeMovedSecret';
+
 /** Notes about the check itself, with nothing to fix in the text. */
 const NO_FIXES = new Set(['too-many-problems', 'validation-stopped']);
 
 export function registerCodeActionProvider(context: vscode.ExtensionContext, deps: CodeActionDeps): void {
   const provider: vscode.CodeActionProvider = {
-    provideCodeActions(document, range, actionContext) {
+    async provideCodeActions(document, range, actionContext) {
       const ours = actionContext.diagnostics.filter((diagnostic) => diagnostic.source === 'agent-workflows' && !NO_FIXES.has(codeOf(diagnostic)));
       if (ours.length === 0) return [];
+      const { indexAgentText, quickFixes, validateAgentText } = await loadLanguageCore();
       const text = document.getText();
       const problems = deps.diagnostics.problemsOf(document) ?? validateAgentText(text).problems;
       let index: AgentIndex | undefined;

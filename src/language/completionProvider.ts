@@ -1,9 +1,9 @@
 // Shows the core's completions: keys, values, header strings and expressions.
 import * as vscode from 'vscode';
-import { complete } from '../core/language/completion';
 import type { CompletionEntry, CompletionKind } from '../core/language/completion';
 import type { WorkflowSecrets } from '../secrets/workflowSecrets';
 import { AGENT_LANGUAGE_ID } from './agentDiagnostics';
+import { loadLanguageCore } from './loadLanguageCore';
 import { toRange } from './spans';
 import type { WorkspaceSecretNames } from './workspaceSecretNames';
 
@@ -30,7 +30,7 @@ export function registerCompletionProvider(context: vscode.ExtensionContext, dep
       // Workspace secret names are only read when the cursor is after "secrets.".
       const needsSecrets = /secrets\.\w*$/.test(document.lineAt(position.line).text.slice(0, position.character));
       const workspaceSecrets = needsSecrets ? [...(await deps.workspaceSecretNames.names(token)), ...deps.workflowSecrets.names()] : [];
-      const result = complete(text, offset, { workspaceSecrets });
+      const result = (await loadLanguageCore()).complete(text, offset, { workspaceSecrets });
       const range = toRange(document, result.replace);
       return result.items.map((entry) => toItem(entry, range));
     },

@@ -1,7 +1,7 @@
 // Shows the core's hovers.
 import * as vscode from 'vscode';
-import { hover } from '../core/language/hover';
 import { AGENT_LANGUAGE_ID } from './agentDiagnostics';
+import { loadLanguageCore } from './loadLanguageCore';
 import { toRange } from './spans';
 
 export function registerHoverProvider(context: vscode.ExtensionContext): void {
@@ -9,8 +9,8 @@ export function registerHoverProvider(context: vscode.ExtensionContext): void {
     vscode.languages.registerHoverProvider(
       { language: AGENT_LANGUAGE_ID },
       {
-        provideHover(document, position) {
-          const result = hover(document.getText(), document.offsetAt(position));
+        async provideHover(document, position) {
+          const result = (await loadLanguageCore()).hover(document.getText(), document.offsetAt(position));
           return result ? new vscode.Hover(new vscode.MarkdownString(result.contents), toRange(document, result.span)) : undefined;
         },
       },

@@ -1,9 +1,9 @@
 // Definition, references, rename and outline, from the core's navigation.
 import * as vscode from 'vscode';
-import { definition, prepareRename, references, rename, RenameError } from '../core/language/navigation';
 import type { AgentSymbol } from '../core/language/navigation';
 import { AGENT_LANGUAGE_ID } from './agentDiagnostics';
 import type { AgentDiagnostics } from './agentDiagnostics';
+import { loadLanguageCore } from './loadLanguageCore';
 import { toRange } from './spans';
 
 const SYMBOL_KINDS: Record<AgentSymbol['kind'], vscode.SymbolKind> = {
@@ -22,18 +22,19 @@ export function registerNavigationProviders(context: vscode.ExtensionContext, de
   const selector = { language: AGENT_LANGUAGE_ID };
   context.subscriptions.push(
     vscode.languages.registerDefinitionProvider(selector, {
-      provideDefinition(document, position) {
-        const span = definition(document.getText(), document.offsetAt(position));
+      async provideDefinition(document, position) {
+        const span = (await loadLanguageCore()).definition(document.getText(), document.offsetAt(position));
         return span ? new vscode.Location(document.uri, toRange(document, span)) : undefined;
       },
     }),
     vscode.languages.registerReferenceProvider(selector, {
-      provideReferences(document, position, context) {
-        return references(document.getText(), document.offsetAt(position), context.includeDeclaration).map((span) => new vscode.Location(document.uri, toRange(document, span)));
+      async provideReferences(document, position, context) {
+        return (await loadLanguageCore()).references(document.getText(), document.offsetAt(position), context.includeDeclaration).map((span) => new vscode.Location(document.uri, toRange(document, span)));
       },
     }),
     vscode.languages.registerRenameProvider(selector, {
-      prepareRename(document, position) {
+      async prepareRename(document, position) {
+        const { prepareRename, RenameError } = await loadLanguageCore();
         try {
           const { span, name } = prepareRename(document.getText(), document.offsetAt(position));
           return { range: toRange(document, span), placeholder: name };
@@ -42,7 +43,8 @@ export function registerNavigationProviders(context: vscode.ExtensionContext, de
           throw error instanceof RenameError ? new Error(error.message) : error;
         }
       },
-      provideRenameEdits(document, position, newName) {
+      async provideRenameEdits(document, position, newName) {
+        const { rename, RenameError } = await loadLanguageCore();
         const edit = new vscode.WorkspaceEdit();
         try {
           for (const change of rename(document.getText(), document.offsetAt(position), newName)) edit.replace(document.uri, toRange(document, change.span), change.newText);

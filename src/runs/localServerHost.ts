@@ -3,8 +3,6 @@
 // SecretStorage. Its fresh key is stored for its origin, so deployed-style runs can target it.
 import * as vscode from 'vscode';
 import { proxySettings } from '../config';
-import { anyHostDispatcher } from '../core/http/proxy';
-import { startAgentServer } from '../core/server/agentServer';
 import type { AgentServer } from '../core/server/agentServer';
 import type { ApiKeyStore } from '../secrets/apiKeyStore';
 import { originOf } from '../secrets/apiKeyStore';
@@ -36,9 +34,10 @@ export class LocalServerHost implements vscode.Disposable {
     if (this.server && this.server.directory === folder.fsPath) return this.server;
     if (this.starting) return this.starting;
     await this.stop();
-    // API nodes of the served agents call out through VS Code's proxy settings too.
-    const dispatcher = anyHostDispatcher(proxySettings());
     this.starting = (async () => {
+      const { anyHostDispatcher, startAgentServer } = await import('./localServerCode');
+      // API nodes of the served agents call out through VS Code's proxy settings too.
+      const dispatcher = anyHostDispatcher(proxySettings());
       const server = await startAgentServer({
         directory: folder.fsPath,
         port,

@@ -2,6 +2,7 @@
 // else the local agent server when it runs. The key is looked up by the target's origin only, so a
 // file naming another service never receives a key set for a different one.
 import * as vscode from 'vscode';
+import { COMMANDS } from '../commandIds';
 import { proxySettings, serviceSettings } from '../config';
 import type { ExecutionTargetInfo } from '../core/executions/executionRecord';
 import { dispatcherFor } from '../core/http/proxy';
@@ -33,8 +34,8 @@ export function targetInfoFor(file: AgentFile, localServer: LocalServerHost): Ex
     throw new RunBlocked(
       `Where is "${file.displayName}" deployed? Add deployment.baseUrl to the file or set "agentWorkflows.baseUrl", or start the local agent server to run it on this machine.`,
       [
-        { title: 'Start Local Agent Server', run: () => vscode.commands.executeCommand('agentWorkflows.startLocalServer') },
-        { title: 'Run Locally', run: () => vscode.commands.executeCommand('agentWorkflows.runLocally', file.uri) },
+        { title: 'Start Local Agent Server', run: () => vscode.commands.executeCommand(COMMANDS.startLocalServer) },
+        { title: 'Run Locally', run: () => vscode.commands.executeCommand(COMMANDS.runLocally, file.uri) },
         { title: 'Open Settings', run: () => vscode.commands.executeCommand('workbench.action.openSettings', 'agentWorkflows.baseUrl') },
       ],
     );

@@ -81,6 +81,19 @@ export class ValueItem extends vscode.TreeItem {
   }
 }
 
+// Commands are bundled on their own (src/lazyCommands.ts) with their own copy of these classes, so
+// they tell the items they are given apart by contextValue, not instanceof.
+
+/** Whether a command's argument is an execution of the view. */
+export function isExecutionItem(item: unknown): item is ExecutionItem {
+  return item instanceof vscode.TreeItem && typeof item.contextValue === 'string' && item.contextValue.startsWith('execution-');
+}
+
+/** Whether a command's argument is a value (input or output) of the view. */
+export function isValueItem(item: unknown): item is ValueItem {
+  return item instanceof vscode.TreeItem && typeof item.contextValue === 'string' && item.contextValue.startsWith('value-');
+}
+
 export class TraceItem extends vscode.TreeItem {
   constructor(record: ExecutionRecord, entry: TraceEntry) {
     super(entry.node, vscode.TreeItemCollapsibleState.None);

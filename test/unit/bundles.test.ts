@@ -26,6 +26,18 @@ describe('bundles', () => {
     }
   });
 
+  it('the extension entry holds only registration: no package, and its features load on first use', () => {
+    assert.deepEqual([...packagesIn('extension.js')], []);
+    const text = readFileSync(join(dist, 'extension.js'), 'utf8');
+    for (const feature of ['commands', 'language', 'local-server']) assert.ok(text.includes(`require("./lazy/${feature}.js")`), `extension.js loads ${feature} from its own bundle`);
+    for (const heavy of ['src/core/engine/engine.ts', 'src/core/service/agentClient.ts', 'src/core/server/agentServer.ts', 'src/core/graphLayout.ts', 'src/core/validate.ts']) {
+      assert.ok(!text.includes(`// ${heavy}`), `extension.js does not contain ${heavy}`);
+    }
+    assert.ok(packagesIn('lazy/commands.js').has('undici'));
+    assert.ok(packagesIn('lazy/language.js').has('yaml'));
+    assert.ok(packagesIn('lazy/local-server.js').has('busboy'));
+  });
+
   it('each command bundle holds what that command needs', () => {
     assert.ok(packagesIn('lazy/cli-validate.js').has('yaml'));
     assert.ok(!packagesIn('lazy/cli-validate.js').has('undici'), 'validate loads no HTTP client');

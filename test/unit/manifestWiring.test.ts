@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { COMMANDS } from '../../src/commandIds';
+import { COMMANDS, COMMANDS_LOADED_ON_USE } from '../../src/commandIds';
 import { DEFAULT_MAX_OUTPUT_CHARS } from '../../src/core/executions/runReport';
 import { DEFAULT_STATUS_PATH } from '../../src/core/service/target';
 import { repoRoot } from '../support/paths';
@@ -42,7 +42,24 @@ function sourceFiles(dir: string): string[] {
   });
 }
 
-const sources = sourceFiles(join(repoRoot, 'src')).map((path) => ({ path: relative(repoRoot, path), text: readFileSync(path, 'utf8') }));
+// src/lazyCommands.ts registers placeholders for COMMANDS_LOADED_ON_USE (checked below), not commands.
+const LAZY_PLACEHOLDERS = join('src', 'lazyCommands.ts');
+const sources = sourceFiles(join(repoRoot, 'src'))
+  .map((path) => ({ path: relative(repoRoot, path), text: readFileSync(path, 'utf8') }))
+  .filter((file) => file.path !== LAZY_PLACEHOLDERS);
+
+/** The source files a file imports, directly or not (relative imports only). */
+function reachableFrom(path: string): Set<string> {
+  const byPath = new Map(sources.map((file) => [file.path, file.text]));
+  const seen = new Set<string>();
+  const visit = (file: string): void => {
+    if (seen.has(file) || !byPath.has(file)) return;
+    seen.add(file);
+    for (const [, target] of byPath.get(file)!.matchAll(/^import (?!type )[^;]*? from '(\.[^']+)';/gm)) visit(join(file, '..', `${target!}.ts`));
+  };
+  visit(path);
+  return seen;
+}
 
 /** Every `const NAME = 'text'` in src (exported or not); a name defined twice with different text is left out. */
 const constants = new Map<string, string | null>();
@@ -92,6 +109,17 @@ describe('manifest and source', () => {
 
   it('registers every contributed command', () => {
     assert.deepEqual([...contributed].filter((command) => !registeredIds.has(command)), []);
+  });
+
+  it('registers the commands loaded on use in the commands feature, and only there', () => {
+    const feature = reachableFrom(join('src', 'commands', 'commandsFeature.ts'));
+    assert.ok(feature.size > 10, `the commands feature reaches ${feature.size} files`);
+    const inFeature = new Set(registered.filter((entry) => feature.has(entry.where.split(':')[0]!)).map((entry) => entry.value));
+    assert.deepEqual([...COMMANDS_LOADED_ON_USE].filter((id) => !inFeature.has(id)), [], 'loaded on use but not registered when the feature loads');
+    const elsewhere = registered.filter((entry) => !feature.has(entry.where.split(':')[0]!) && COMMANDS_LOADED_ON_USE.includes(entry.value));
+    assert.deepEqual(elsewhere, [], 'registered at activation too: VS Code refuses a command id twice');
+    const activation = reachableFrom(join('src', 'extension.ts'));
+    assert.deepEqual([...feature].filter((file) => activation.has(file) && /src\/commands\//.test(file)), [], 'activation imports no command file');
   });
 
   it('registers each command once', () => {

@@ -1,0 +1,70 @@
+// Every command's code, in a bundle of its own (esbuild.mjs lazyModules) loaded on the first call
+// of any command (src/lazyCommands.ts): the HTTP client, the engine, the graph layout and the run
+// machinery load then, not at activation. Registers each command of COMMAND_IDS.
+import type * as vscode from 'vscode';
+import type { AgentDiagnostics } from '../language/agentDiagnostics';
+import type { WorkspaceSecretNames } from '../language/workspaceSecretNames';
+import { ExecutionRunner } from '../runs/executionRunner';
+import type { ExecutionStore } from '../runs/executionStore';
+import type { InputMemory } from '../runs/inputPrompts';
+import type { LocalServerHost } from '../runs/localServerHost';
+import type { ResultsChannel } from '../runs/resultsChannel';
+import { resumeWatching } from '../runs/resumeWatching';
+import type { RunDeps } from '../runs/runDeps';
+import type { ApiKeyStore } from '../secrets/apiKeyStore';
+import type { WorkflowSecrets } from '../secrets/workflowSecrets';
+import { registerClearApiKeyCommand } from './clearApiKey';
+import { registerClearSecretCommand } from './clearSecret';
+import { registerCopyAsCurlCommand } from './copyAsCurl';
+import { registerExecutionActions } from './executionActions';
+import { registerNewAgentFileCommand } from './newAgentFile';
+import { registerPollExecutionCommand } from './pollExecution';
+import { registerRunAgentCommand } from './runAgent';
+import { registerRunLocallyCommand } from './runLocally';
+import { registerSetApiKeyCommand } from './setApiKey';
+import { registerSetSecretCommand } from './setSecret';
+import { registerShowGraph } from './showGraph';
+import { registerStartLocalServerCommand } from './startLocalServer';
+import { registerValidateWorkspaceCommand } from './validateWorkspace';
+
+/** What the commands are built from: the services the composition root made at activation. */
+export interface CommandsDeps {
+  readonly logger: vscode.LogOutputChannel;
+  readonly keys: ApiKeyStore;
+  readonly workflowSecrets: WorkflowSecrets;
+  readonly workspaceSecretNames: WorkspaceSecretNames;
+  readonly store: ExecutionStore;
+  readonly results: ResultsChannel;
+  readonly inputMemory: InputMemory;
+  readonly localServer: LocalServerHost;
+  readonly diagnostics: AgentDiagnostics;
+}
+
+/** What the rest of the extension may ask of the loaded commands. */
+export interface CommandsFeature {
+  /** Watches again the executions that were running when the window closed. */
+  resumeWatching(): Promise<void>;
+}
+
+export function registerCommands(context: vscode.ExtensionContext, deps: CommandsDeps): CommandsFeature {
+  const { logger, keys, workflowSecrets, workspaceSecretNames, store, results, inputMemory, localServer, diagnostics } = deps;
+  // On shutdown the runner stops polling but leaves running records as they are: the next window resumes them.
+  const runner = new ExecutionRunner({ store, results, logger });
+  context.subscriptions.push(runner);
+  const runDeps: RunDeps = { logger, keys, workflowSecrets, store, results, runner, inputMemory, localServer };
+
+  registerValidateWorkspaceCommand(context, { diagnostics, logger });
+  registerShowGraph(context, { logger });
+  registerNewAgentFileCommand(context);
+  registerSetApiKeyCommand(context, { keys, localServer });
+  registerClearApiKeyCommand(context, { keys, localServer });
+  registerSetSecretCommand(context, { workflowSecrets, workspaceSecretNames });
+  registerClearSecretCommand(context, { workflowSecrets });
+  registerRunAgentCommand(context, runDeps);
+  registerRunLocallyCommand(context, runDeps);
+  registerPollExecutionCommand(context, runDeps);
+  registerCopyAsCurlCommand(context, runDeps);
+  registerStartLocalServerCommand(context, { localServer, logger });
+  registerExecutionActions(context, runDeps);
+  return { resumeWatching: () => resumeWatching(runDeps) };
+}

@@ -1,0 +1,11 @@
+// The core behind the language features (parsing, completion, hovers, navigation, quick fixes),
+// in a bundle of its own (esbuild.mjs lazyModules) that loads when a provider is first asked, not
+// at activation. Providers reach it through loadLanguageCore(); classes they test with instanceof
+// (RenameError) must come from here too, the bundle that throws them.
+export { indexAgentText } from '../core/language/agentIndex';
+export { complete } from '../core/language/completion';
+export { hover } from '../core/language/hover';
+export { definition, prepareRename, references, rename, RenameError } from '../core/language/navigation';
+export { quickFixes } from '../core/language/quickFixes';
+export { decodeAgentFile, undecodedFileProblems } from '../core/parse';
+export { validateAgentText } from '../core/validate';
