@@ -65,12 +65,22 @@ export async function runActivationBenchmark(): Promise<boolean> {
 }
 
 async function openFile(page: Page, name: string): Promise<void> {
+  // After a reload the workbench restores the tabs, but a tab's file opens only once it is shown.
+  const tab = page.locator('.tab', { hasText: name }).first();
+  if (await tab.isVisible().catch(() => false)) {
+    await tab.click();
+    await page.locator('.tab.active', { hasText: name }).waitFor({ timeout: 15_000 });
+    return;
+  }
   await runCommand(page, 'Go to File...');
   const input = page.locator('.quick-input-widget input');
   await input.fill(name);
   await page.locator('.quick-input-list .monaco-list-row', { hasText: name }).first().waitFor({ timeout: 15_000 });
   await page.keyboard.press('Enter');
-  await page.locator('.tab.active', { hasText: name }).waitFor({ timeout: 15_000 });
+  await page.locator('.tab.active', { hasText: name }).waitFor({ timeout: 15_000 }).catch(async (error: unknown) => {
+    await page.screenshot({ path: join(findRepoRoot(), 'out', 'bench-activation.png') }).catch(() => undefined);
+    throw error;
+  });
 }
 
 async function reloadWindow(page: Page): Promise<void> {
@@ -86,7 +96,8 @@ async function runningExtensionTimes(page: Page): Promise<Map<string, number>> {
   for (let attempt = 0; attempt < 20; attempt++) {
     await runCommand(page, 'Developer: Show Running Extensions');
     const rows = page.locator('.runtime-extensions-editor .monaco-list-row');
-    await rows.first().waitFor({ timeout: 30_000 });
+    // The editor sometimes opens empty on a busy machine: ask again.
+    if (!(await rows.first().waitFor({ timeout: 10_000 }).then(() => true, () => false))) continue;
     times.clear();
     for (const row of await rows.all()) {
       const name = (await row.locator('.name').first().innerText().catch(() => '')).trim();

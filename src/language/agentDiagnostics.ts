@@ -60,7 +60,9 @@ export class AgentDiagnostics implements vscode.Disposable {
         else this.clearAll();
       }),
     );
-    this.checkOpenDocuments();
+    // After activation has returned: the first check starts the worker thread.
+    const firstCheck = setTimeout(() => this.checkOpenDocuments(), 0);
+    this.disposables.push(new vscode.Disposable(() => clearTimeout(firstCheck)));
   }
 
   /** Checks a document now and publishes its problems; returns them. */

@@ -7,9 +7,15 @@ import { formatRunHeader, formatRunResult } from '../core/executions/runReport';
 import type { ExecutionRecord } from '../core/executions/executionRecord';
 
 export class ResultsChannel implements vscode.Disposable {
-  private readonly channel = vscode.window.createOutputChannel('Agent Workflows');
+  /** Made on the first run, not at activation. */
+  private made: vscode.OutputChannel | undefined;
 
   constructor(private readonly maxOutputLength: () => number) {}
+
+  private get channel(): vscode.OutputChannel {
+    this.made ??= vscode.window.createOutputChannel('Agent Workflows');
+    return this.made;
+  }
 
   started(record: ExecutionRecord): void {
     this.channel.appendLine('');
@@ -34,7 +40,7 @@ export class ResultsChannel implements vscode.Disposable {
   }
 
   dispose(): void {
-    this.channel.dispose();
+    this.made?.dispose();
   }
 }
 
