@@ -1,7 +1,7 @@
 // Finding and reading agent files (and agent test files) named on the command line.
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
-import { decodeAgentFile } from '../core/parse';
+import { decodeAgentFile } from '../core/document/parse';
 
 export const AGENT_FILE = /\.agent\.ya?ml$/;
 

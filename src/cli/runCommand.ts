@@ -6,7 +6,7 @@ import { DEFAULT_REQUEST_TIMEOUT_MS, startExecution, startMultipartExecution } f
 import { InputError, prepareInputs } from '../core/service/inputValues';
 import { ServiceError } from '../core/service/serviceError';
 import { resolveDeployment } from '../core/service/target';
-import { validateAgentText } from '../core/validate';
+import { validateAgentText } from '../core/validation/validate';
 import { readAgentFile } from './agentFiles';
 import { formatBytes } from '../core/executions/executionRecord';
 import { CliError, ExitCode } from './io';

@@ -2,9 +2,9 @@
 // (debounced) and cleared when closed; files checked from disk are re-checked when they change.
 // The checks run in a worker thread (ValidationWorker), so the extension host stays responsive.
 import * as vscode from 'vscode';
-import { decodeAgentFile, undecodedFileProblems } from '../core/parse';
+import { decodeAgentFile, undecodedFileProblems } from '../core/document/parse';
 import type { AgentSymbol } from '../core/language/navigation';
-import type { Problem } from '../core/problems';
+import type { Problem } from '../core/document/problems';
 import { affects, validationSettings } from '../config';
 import { textPositions, toDiagnostic } from './problemsToDiagnostics';
 import { VALIDATION_TIME_LIMIT_MS, ValidationWorker } from './validationWorkerClient';

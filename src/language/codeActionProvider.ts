@@ -4,7 +4,7 @@ import * as vscode from 'vscode';
 import { indexAgentText } from '../core/language/agentIndex';
 import type { AgentIndex } from '../core/language/agentIndex';
 import { quickFixes } from '../core/language/quickFixes';
-import { validateAgentText } from '../core/validate';
+import { validateAgentText } from '../core/validation/validate';
 import type { WorkflowSecrets } from '../secrets/workflowSecrets';
 import { AGENT_LANGUAGE_ID } from './agentDiagnostics';
 import type { AgentDiagnostics } from './agentDiagnostics';

@@ -1,8 +1,8 @@
 // The agent file a run starts from: its text as the editor has it (unsaved changes included),
 // validated first, so a file with errors never runs.
 import * as vscode from 'vscode';
-import type { AgentModel } from '../core/model';
-import { validateAgentText } from '../core/validate';
+import type { AgentModel } from '../core/document/model';
+import { validateAgentText } from '../core/validation/validate';
 import { AGENT_LANGUAGE_ID } from '../language/agentDiagnostics';
 
 export interface AgentFile {

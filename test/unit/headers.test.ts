@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { base64Error, checkHeaderString, decodeBase64Text, looksLikePlaceholder, parseHeaderString, secretName } from '../../src/core/headers';
+import { base64Error, checkHeaderString, decodeBase64Text, looksLikePlaceholder, parseHeaderString, secretName } from '../../src/core/validation/headers';
 
 describe('parseHeaderString', () => {
   it('splits at the first colon outside expressions and trims the value', () => {
@@ -88,7 +88,7 @@ describe('Base64 helpers', () => {
 
 describe('findSecrets', () => {
   // Imported here to keep the secret scanner's unit cases next to the credential rules.
-  const { findSecrets } = require('../../src/core/secretScan') as typeof import('../../src/core/secretScan');
+  const { findSecrets } = require('../../src/core/validation/secretScan') as typeof import('../../src/core/validation/secretScan');
   it('finds known formats anywhere, never inside expressions', () => {
     assert.deepEqual(findSecrets('see ghp_16C7e42F292c6912E7710c838347Ae178B4a here').map((f) => f.kind), ['GitHub token']);
     assert.deepEqual(findSecrets('{{ secrets.ghp_16C7e42F292c6912E7710c838347Ae178B4a }}'), []);

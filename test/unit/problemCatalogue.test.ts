@@ -2,11 +2,11 @@
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { MAX_PROBLEMS } from '../../src/core/problemSink';
-import { PROBLEM_CODES } from '../../src/core/problems';
-import type { ProblemCode } from '../../src/core/problems';
+import { MAX_PROBLEMS } from '../../src/core/document/problemSink';
+import { PROBLEM_CODES } from '../../src/core/document/problems';
+import type { ProblemCode } from '../../src/core/document/problems';
 import { validateTestText } from '../../src/core/testing/testFile';
-import { validateAgentText } from '../../src/core/validate';
+import { validateAgentText } from '../../src/core/validation/validate';
 import { readAnnotations } from '../support/annotations';
 import { fixturesDir, repoRoot } from '../support/paths';
 

@@ -2,10 +2,10 @@
 // allowed values, required inputs, defaults, and files (with their accepted types) for file inputs.
 import { stat } from 'node:fs/promises';
 import { basename } from 'node:path';
-import type { AgentModel, InputDeclaration } from '../model';
+import type { AgentModel, InputDeclaration } from '../document/model';
 import { acceptsFile, convert, InputError } from '../service/inputValues';
 import { mediaTypeOf } from '../service/multipartBody';
-import { closestMatch, listWords } from '../suggest';
+import { closestMatch, listWords } from '../document/suggest';
 import { FileValue } from './values';
 
 /** A file received for a file input: where its bytes are and what the sender said about it. */

@@ -7,7 +7,7 @@ import { readdir, readFile, stat } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
 import { AgentFileError, loadAgent } from '../engine/agentPlan';
 import type { LoadedAgent } from '../engine/agentPlan';
-import { decodeAgentFile } from '../parse';
+import { decodeAgentFile } from '../document/parse';
 
 export const LOCAL_ACCOUNT = 'local';
 export const AGENT_FILE_PATTERN = /\.agent\.ya?ml$/;

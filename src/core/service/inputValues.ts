@@ -2,8 +2,8 @@
 // allowed values, required inputs and defaults, files for file inputs. Shared by the command line
 // (--input/--file) and the extension's prompts.
 import { extname } from 'node:path';
-import type { AgentModel, InputDeclaration } from '../model';
-import { closestMatch, listWords } from '../suggest';
+import type { AgentModel, InputDeclaration } from '../document/model';
+import { closestMatch, listWords } from '../document/suggest';
 import type { InputValues } from './agentClient';
 import { mediaTypeOf } from './multipartBody';
 import type { FilePart } from './multipartBody';

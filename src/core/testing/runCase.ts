@@ -9,7 +9,7 @@ import type { ExecutionResult } from '../engine/engine';
 import type { NodeResult } from '../engine/evaluate';
 import { resolve } from 'node:path';
 import { filesFromPaths, InputError, resolveInputs } from '../engine/inputs';
-import type { Span } from '../problems';
+import type { Span } from '../document/problems';
 import { matchValue } from './matchers';
 import type { Matcher, Mismatch } from './matchers';
 import type { MockAnswer, RequestExpectations, TestCase } from './testModel';

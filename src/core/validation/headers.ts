@@ -1,8 +1,8 @@
 // Header strings of an API node's `settings:` ("Name: value") and what they say about
 // authorization: the rules of RFC 9110 (token names), RFC 6750 (Bearer) and RFC 7617 (Basic).
-import { maskExpressions, scanExpressions } from './expressions';
-import type { Expression } from './expressions';
-import type { ProblemCode } from './problems';
+import { maskExpressions, scanExpressions } from '../document/expressions';
+import type { Expression } from '../document/expressions';
+import type { ProblemCode } from '../document/problems';
 
 /** RFC 9110 section 5.6.2: token = 1*tchar. */
 export const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
