@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { base64Error, checkHeaderString, decodeBase64Text, looksLikePlaceholder, parseHeaderString, secretName } from '../../src/core/validation/headers';
+import { base64Error, decodeBase64Text, parseHeaderString } from '../../src/core/document/headers';
+import { checkHeaderString, looksLikePlaceholder, secretName } from '../../src/core/validation/headerChecks';
 
 describe('parseHeaderString', () => {
   it('splits at the first colon outside expressions and trims the value', () => {

@@ -2,7 +2,7 @@
 // once, each node's dependencies known and the nodes in an order that respects them.
 import { executionLevels } from '../graph/graph';
 import type { HttpMethod } from '../http/httpRequest';
-import { parseHeaderString } from '../validation/headers';
+import { parseHeaderString } from '../document/headers';
 import type { AgentModel, NodeDeclaration } from '../document/model';
 import type { Problem } from '../document/problems';
 import { validateAgentText } from '../validation/validate';

@@ -6,7 +6,7 @@ import type { Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
 import { maskExpressions } from '../document/expressions';
 import type { Expression } from '../document/expressions';
-import { HEADER_NAME } from '../validation/headers';
+import { HEADER_NAME } from '../document/headers';
 import { httpRequest } from '../http/httpRequest';
 import { NetworkError, safeUrl } from '../http/networkError';
 import { Redactor } from '../redaction';

@@ -4,7 +4,7 @@
 import { isMap } from 'yaml';
 import type { Node as YamlNode, YAMLMap } from 'yaml';
 import { maskExpressions, scanExpressions } from '../document/expressions';
-import { CREDENTIAL_HEADERS, parseHeaderString } from '../validation/headers';
+import { CREDENTIAL_HEADERS, parseHeaderString } from '../document/headers';
 import { readModel } from '../document/model';
 import type { AgentModel, NodeDeclaration, StringField } from '../document/model';
 import type { Problem, Severity, Span } from '../document/problems';

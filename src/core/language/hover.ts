@@ -2,7 +2,7 @@
 import { isMap, isScalar } from 'yaml';
 import type { Node as YamlNode, Scalar } from 'yaml';
 import { scanExpressions } from '../document/expressions';
-import { base64Error, decodeBase64Text, parseHeaderString } from '../validation/headers';
+import { base64Error, decodeBase64Text, parseHeaderString } from '../document/headers';
 import type { NodeDeclaration } from '../document/model';
 import type { Span } from '../document/problems';
 import { entries, spanOf, valueSpanToSource } from '../document/yamlAst';

@@ -2,7 +2,7 @@
 // of the file, the value to offer for the secret storage.
 import { isSeq } from 'yaml';
 import type { Node as YamlNode, Scalar, YAMLSeq } from 'yaml';
-import { looksLikePlaceholder } from '../validation/headers';
+import { looksLikePlaceholder } from '../validation/headerChecks';
 import type { NodeDeclaration } from '../document/model';
 import type { Problem, ProblemCode, Span } from '../document/problems';
 import { findPair, spanOf } from '../document/yamlAst';
