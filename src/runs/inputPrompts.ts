@@ -4,8 +4,8 @@
 import { statSync } from 'node:fs';
 import * as vscode from 'vscode';
 import type { AgentModel, InputDeclaration } from '../core/document/model';
-import { accepts, convert } from '../core/service/inputValues';
-import type { GivenInputs } from '../core/service/inputValues';
+import { accepts, convert } from '../core/inputs/inputValues';
+import type { GivenInputs } from '../core/inputs/inputValues';
 
 const MEMORY_PREFIX = 'agentWorkflows.inputs:';
 

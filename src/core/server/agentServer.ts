@@ -11,8 +11,10 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { resolve } from 'node:path';
 import type { EngineOptions } from '../engine/engine';
-import { InputError, resolveInputs } from '../engine/inputs';
-import type { GivenInputs } from '../engine/inputs';
+import { resolveInputs } from '../engine/inputs';
+import type { GivenFile } from '../engine/inputs';
+import { InputError } from '../inputs/inputValues';
+import type { GivenInputs } from '../inputs/inputValues';
 import type { SecretResolver } from '../engine/secrets';
 import { AgentDirectory } from './agentDirectory';
 import type { DirectoryChange, ServedAgent } from './agentDirectory';
@@ -197,7 +199,7 @@ export async function startAgentServer(options: AgentServerOptions): Promise<Age
     return served as ServedAgent & { loaded: NonNullable<ServedAgent['loaded']> };
   }
 
-  function start(served: ServedAgent & { loaded: NonNullable<ServedAgent['loaded']> }, given: GivenInputs, cleanup?: () => Promise<void>): string {
+  function start(served: ServedAgent & { loaded: NonNullable<ServedAgent['loaded']> }, given: GivenInputs<unknown, GivenFile>, cleanup?: () => Promise<void>): string {
     const { maxProblemsListed } = limits;
     // Only the first unknown names are looked at: a body naming thousands of them would otherwise
     // cost a suggestion each and make an answer larger than the request.
