@@ -21,8 +21,8 @@ import type { DirectoryChange, ServedAgent } from './agentDirectory';
 import { generateApiKey, hasBearerKey } from './apiKey';
 import { SERVER_LIMITS } from '../limits';
 import type { ServerLimits } from '../limits';
-import { ExecutionStore } from './executionStore';
-import type { ExecutionView } from './executionStore';
+import { ServerExecutions } from './serverExecutions';
+import type { ExecutionView } from './serverExecutions';
 import { HttpError, sendError, sendJson, sendJsonText } from './httpErrors';
 import { KeyFailures } from './keyFailures';
 import { receiveUpload } from './multipartUpload';
@@ -86,7 +86,7 @@ export async function startAgentServer(options: AgentServerOptions): Promise<Age
     onChange: (changes) => emit({ kind: 'agents-changed', changes }),
     onWarning: (message) => emit({ kind: 'warning', message }),
   });
-  const store = new ExecutionStore({
+  const executions = new ServerExecutions({
     engine: {
       ...options.engine,
       ...(options.secrets ? { secrets: options.secrets } : {}),
@@ -172,7 +172,7 @@ export async function startAgentServer(options: AgentServerOptions): Promise<Age
         return;
       }
       case 'status': {
-        const found = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(route.executionId) ? store.read(route.executionId.toLowerCase()) : undefined;
+        const found = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(route.executionId) ? executions.read(route.executionId.toLowerCase()) : undefined;
         if (!found || found.account !== route.account) {
           throw new HttpError(404, 'unknown-execution', `No execution "${route.executionId}" in account "${route.account}". Executions are kept for ${Math.round(limits.retentionMs / 60_000)} minutes after they end, and not across server restarts.`);
         }
@@ -225,13 +225,13 @@ export async function startAgentServer(options: AgentServerOptions): Promise<Age
       const more = error.problems.length - listed.length + unknownLeftOut;
       throw new HttpError(400, unknownOnly ? 'unknown-input' : 'invalid-inputs', `${listed.join(' ')}${more > 0 ? ` …and ${more} more problems.` : ''}`, { problems: listed, ...(more > 0 ? { moreProblems: more } : {}) });
     }
-    return store.start({ account: served.account, agent: served.agent, loaded: served.loaded, inputs, ...(cleanup ? { cleanup } : {}) });
+    return executions.start({ account: served.account, agent: served.agent, loaded: served.loaded, inputs, ...(cleanup ? { cleanup } : {}) });
   }
 
   try {
     await listen(server, options.port ?? DEFAULT_PORT, options.host ?? DEFAULT_HOST);
   } catch (error) {
-    await Promise.all([agents.close(), store.close()]);
+    await Promise.all([agents.close(), executions.close()]);
     throw error;
   }
   const address = server.address() as AddressInfo;
@@ -251,7 +251,7 @@ export async function startAgentServer(options: AgentServerOptions): Promise<Age
       (closing ??= (async () => {
         const closed = new Promise<void>((done) => server.close(() => done()));
         server.closeIdleConnections();
-        await Promise.all([agents.close(), store.close()]);
+        await Promise.all([agents.close(), executions.close()]);
         server.closeAllConnections();
         await Promise.allSettled([...handling]);
         await closed;
