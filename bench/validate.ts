@@ -4,7 +4,7 @@
 // same file. Target: each under 750 ms (so the whole `validate` process stays under 1 s), or, where
 // the YAML parser alone takes longer than that, within 1.5x of it.
 import { parseDocument } from 'yaml';
-import { validateAgentText } from '../src/core/validate';
+import { validateAgentText } from '../src/core/validation/validate';
 import { HOSTILE_SHAPES } from '../test/support/hostileAgents';
 import { measurePair, table } from './support';
 

@@ -11,7 +11,7 @@ import { startAgentServer } from '../../src/core/server/agentServer';
 import type { AgentServer } from '../../src/core/server/agentServer';
 import { getStatus, startExecution, startMultipartExecution } from '../../src/core/service/agentClient';
 import type { InputValues, StatusAnswer } from '../../src/core/service/agentClient';
-import { mediaTypeOf } from '../../src/core/service/multipartBody';
+import { mediaTypeOf } from '../../src/core/inputs/mediaTypes';
 import { pollExecution } from '../../src/core/service/poller';
 import { ServiceError } from '../../src/core/service/serviceError';
 import type { AgentTarget } from '../../src/core/service/target';

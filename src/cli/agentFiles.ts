@@ -1,9 +1,8 @@
 // Finding and reading agent files (and agent test files) named on the command line.
-import { readdir, readFile, stat } from 'node:fs/promises';
-import { join, relative, resolve } from 'node:path';
-import { decodeAgentFile } from '../core/parse';
-
-export const AGENT_FILE = /\.agent\.ya?ml$/;
+import { readFile, stat } from 'node:fs/promises';
+import { relative, resolve } from 'node:path';
+import { AGENT_FILE, findFilesUnder } from '../core/document/agentFiles';
+import { decodeAgentFile } from '../core/document/parse';
 
 /** Files a command looks for in a directory: their names, and how a message says so. */
 export interface FileKind {
@@ -12,7 +11,6 @@ export interface FileKind {
 }
 
 export const AGENT_FILES: FileKind = { pattern: AGENT_FILE, description: '*.agent.yaml or *.agent.yml' };
-const SKIPPED_DIRECTORIES = new Set(['node_modules', '.git', '.vscode-test', 'dist', 'out']);
 
 /** A file's text, or why it cannot be used; `code` names a file that was read but is not an agent's text. */
 export type ReadResult = { file: string; text: string } | { file: string; error: string; code?: 'file-too-large' | 'not-text' };
@@ -34,7 +32,7 @@ export async function expandPaths(args: readonly string[], cwd: string, kind: Fi
       continue;
     }
     if (info.isDirectory()) {
-      const found = await findFiles(absolute, kind.pattern);
+      const found = await findFilesUnder(absolute, kind.pattern);
       if (found.length === 0) errors.push({ file: arg, error: `${arg}: no ${kind.description} files in this directory.` });
       for (const file of found) files.push(displayPath(file, cwd));
     } else {
@@ -53,18 +51,6 @@ export async function readAgentFile(file: string, cwd: string): Promise<ReadResu
   }
   const decoded = decodeAgentFile(bytes);
   return 'text' in decoded ? { file, text: decoded.text } : { file, error: `${file}: ${decoded.error}`, code: decoded.code };
-}
-
-async function findFiles(directory: string, pattern: RegExp): Promise<string[]> {
-  const found: string[] = [];
-  const entries = await readdir(directory, { withFileTypes: true });
-  entries.sort((a, b) => a.name.localeCompare(b.name));
-  for (const entry of entries) {
-    const path = join(directory, entry.name);
-    if (entry.isDirectory() && !SKIPPED_DIRECTORIES.has(entry.name)) found.push(...(await findFiles(path, pattern)));
-    else if (entry.isFile() && pattern.test(entry.name)) found.push(path);
-  }
-  return found;
 }
 
 function displayPath(file: string, cwd: string): string {

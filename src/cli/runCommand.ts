@@ -3,10 +3,11 @@
 // --local, runs it on this machine with the workflow engine instead.
 import { resolve } from 'node:path';
 import { DEFAULT_REQUEST_TIMEOUT_MS, startExecution, startMultipartExecution } from '../core/service/agentClient';
-import { InputError, prepareInputs } from '../core/service/inputValues';
+import { InputError, prepareInputs } from '../core/inputs/inputValues';
+import type { InputHints } from '../core/inputs/inputValues';
 import { ServiceError } from '../core/service/serviceError';
 import { resolveDeployment } from '../core/service/target';
-import { validateAgentText } from '../core/validate';
+import { validateAgentText } from '../core/validation/validate';
 import { readAgentFile } from './agentFiles';
 import { formatBytes } from '../core/executions/executionRecord';
 import { CliError, ExitCode } from './io';
@@ -40,7 +41,7 @@ export async function runCommand(path: string, flags: RunFlags, io: CliIo): Prom
       throw new CliError('--local runs the file on this machine: --base-url, --account, --agent and --no-wait do not apply.', ExitCode.usage);
     }
     const given = { values: pairs(flags.input, '--input'), files: resolvePaths(pairs(flags.file, '--file'), io.cwd) };
-    return runLocally(path, read.text, given, { timeoutMs: timeoutMs(flags, 30 * 60), json: flags.json ?? false }, io);
+    return runLocally(path, read.text, given, { timeoutMs: timeoutMs(flags, 30 * 60), json: flags.json ?? false, inputHints: INPUT_HINTS }, io);
   }
 
   let prepared;
@@ -48,7 +49,7 @@ export async function runCommand(path: string, flags: RunFlags, io: CliIo): Prom
     prepared = prepareInputs(
       model,
       { values: pairs(flags.input, '--input'), files: resolvePaths(pairs(flags.file, '--file'), io.cwd) },
-      { value: (name) => `--input ${name}=VALUE`, file: (name) => `--file ${name}=PATH` },
+      INPUT_HINTS,
     );
   } catch (error) {
     if (error instanceof InputError) throw new CliError(error.problems.join('\n'), ExitCode.usage);
@@ -90,6 +91,9 @@ export async function runCommand(path: string, flags: RunFlags, io: CliIo): Prom
   }
   return watchExecution(io, target, executionId, { timeoutMs: Math.max(1, deadline - Date.now()), json: flags.json ?? false });
 }
+
+/** How an input problem says to give an input, here and with --local: the flags. */
+const INPUT_HINTS: InputHints = { value: (name) => `give --input ${name}=VALUE`, file: (name) => `give --file ${name}=PATH` };
 
 /** NAME=VALUE arguments as a record; a missing "=" or a repeated name is a usage error. */
 function pairs(values: readonly string[], flag: string): Record<string, string> {

@@ -7,8 +7,8 @@ import { executeAgent } from '../core/engine/engine';
 import { filesFromPaths, resolveInputs } from '../core/engine/inputs';
 import { envSecretHint, envSecretResolver } from '../core/engine/secrets';
 import type { NodeTrace } from '../core/engine/trace';
-import type { GivenInputs } from '../core/service/inputValues';
-import { InputError } from '../core/service/inputValues';
+import { InputError } from '../core/inputs/inputValues';
+import type { GivenInputs, InputHints } from '../core/inputs/inputValues';
 import { CliError, ExitCode } from './io';
 import type { CliIo } from './io';
 import { createProgress } from './progress';
@@ -16,13 +16,15 @@ import { createProgress } from './progress';
 export interface LocalRunOptions {
   readonly timeoutMs: number;
   readonly json: boolean;
+  /** How a message says to give an input (the run command's flags). */
+  readonly inputHints: InputHints;
 }
 
 export async function runLocally(path: string, text: string, given: GivenInputs, options: LocalRunOptions, io: CliIo): Promise<number> {
   const agent = loadAgent(text, path);
   let inputs;
   try {
-    inputs = resolveInputs(agent.model, { values: given.values ?? {}, files: await filesFromPaths(given.files ?? {}) });
+    inputs = resolveInputs(agent.model, { values: given.values ?? {}, files: await filesFromPaths(given.files ?? {}) }, options.inputHints);
   } catch (error) {
     if (error instanceof InputError) throw new CliError(error.problems.join('\n'), ExitCode.usage);
     throw error;

@@ -1,6 +1,6 @@
 // `agent-workflows validate <file…>`: checks agent files like a compiler and exits 1 on errors.
-import { countProblems, validateAgentText } from '../core/validate';
-import type { Problem } from '../core/problems';
+import { countProblems, validateAgentText } from '../core/validation/validate';
+import type { Problem } from '../core/document/problems';
 import { expandPaths, readAgentFile } from './agentFiles';
 import { ExitCode } from './io';
 import type { CliIo } from './io';

@@ -6,7 +6,7 @@ import { COMMANDS } from '../commandIds';
 import { serviceSettings } from '../config';
 import type { ExecutionRecord } from '../core/executions/executionRecord';
 import { buildCurlCommand } from '../core/service/curl';
-import { prepareInputs } from '../core/service/inputValues';
+import { prepareInputs } from '../core/inputs/inputValues';
 import type { InputValues } from '../core/service/agentClient';
 import { executeUrl, statusUrl } from '../core/service/target';
 import type { AgentTarget } from '../core/service/target';

@@ -4,8 +4,8 @@
 import * as vscode from 'vscode';
 import { COMMANDS } from '../commandIds';
 import type { ExecutionRecord } from '../core/executions/executionRecord';
-import { prepareInputs } from '../core/service/inputValues';
-import type { GivenInputs } from '../core/service/inputValues';
+import { prepareInputs } from '../core/inputs/inputValues';
+import type { GivenInputs } from '../core/inputs/inputValues';
 import { chooseAgentFile, loadAgentFile } from '../runs/agentFile';
 import { guardedCommand } from '../runs/commandErrors';
 import { askForInputs } from '../runs/inputPrompts';

@@ -9,7 +9,7 @@ import type { ExecutionRecord, RecordedInput } from '../core/executions/executio
 import { anyHostDispatcher } from '../core/http/proxy';
 import { loadAgent } from '../core/engine/agentPlan';
 import { filesFromPaths, resolveInputs } from '../core/engine/inputs';
-import type { GivenInputs } from '../core/service/inputValues';
+import type { GivenInputs } from '../core/inputs/inputValues';
 import { chooseAgentFile, loadAgentFile } from '../runs/agentFile';
 import { guardedCommand } from '../runs/commandErrors';
 import { askForInputs } from '../runs/inputPrompts';

@@ -3,7 +3,7 @@
 // The checks run in a worker thread (ValidationWorker), so the extension host stays responsive.
 import * as vscode from 'vscode';
 import type { AgentSymbol } from '../core/language/navigation';
-import type { Problem } from '../core/problems';
+import type { Problem } from '../core/document/problems';
 import { affects, validationSettings } from '../config';
 import { loadLanguageCore } from './loadLanguageCore';
 import { textPositions, toDiagnostic } from './problemsToDiagnostics';

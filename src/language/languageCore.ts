@@ -7,5 +7,5 @@ export { complete } from '../core/language/completion';
 export { hover } from '../core/language/hover';
 export { definition, prepareRename, references, rename, RenameError } from '../core/language/navigation';
 export { quickFixes } from '../core/language/quickFixes';
-export { decodeAgentFile, undecodedFileProblems } from '../core/parse';
-export { validateAgentText } from '../core/validate';
+export { decodeAgentFile, undecodedFileProblems } from '../core/document/parse';
+export { validateAgentText } from '../core/validation/validate';

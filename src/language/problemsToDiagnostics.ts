@@ -1,7 +1,7 @@
 // Translates core problems into VS Code diagnostics.
 import * as vscode from 'vscode';
-import { LineIndex } from '../core/lineIndex';
-import type { Problem, Severity } from '../core/problems';
+import { LineIndex } from '../core/document/lineIndex';
+import type { Problem, Severity } from '../core/document/problems';
 
 /** Codes whose subject is unused, shown faded as well as underlined. */
 const UNNECESSARY = new Set(['unused-input']);

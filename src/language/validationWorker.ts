@@ -4,7 +4,7 @@
 // out. Started and bounded by ValidationWorker.
 import { parentPort } from 'node:worker_threads';
 import { documentSymbols } from '../core/language/navigation';
-import { validateAgentText } from '../core/validate';
+import { validateAgentText } from '../core/validation/validate';
 import type { WorkerReply, WorkerRequest } from './validationWorkerClient';
 
 parentPort?.on('message', (request: WorkerRequest) => {

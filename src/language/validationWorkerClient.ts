@@ -6,8 +6,8 @@
 // ends with a validation-stopped problem. No vscode here, so it is unit-tested in plain Node.
 import { Worker } from 'node:worker_threads';
 import type { AgentSymbol } from '../core/language/navigation';
-import { ProblemSink } from '../core/problemSink';
-import type { Problem } from '../core/problems';
+import { ProblemSink } from '../core/document/problemSink';
+import type { Problem } from '../core/document/problems';
 
 /** What the worker computes for a text. */
 export interface WorkerTasks {

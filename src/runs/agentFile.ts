@@ -1,8 +1,9 @@
 // The agent file a run starts from: its text as the editor has it (unsaved changes included),
 // validated first, so a file with errors never runs.
 import * as vscode from 'vscode';
-import type { AgentModel } from '../core/model';
-import { validateAgentText } from '../core/validate';
+import { AGENT_FILE_ANY_CASE as AGENT_FILE } from '../core/document/agentFiles';
+import type { AgentModel } from '../core/document/model';
+import { validateAgentText } from '../core/validation/validate';
 import { AGENT_LANGUAGE_ID } from '../language/agentDiagnostics';
 
 export interface AgentFile {
@@ -25,8 +26,6 @@ export class RunBlocked extends Error {
     this.name = 'RunBlocked';
   }
 }
-
-const AGENT_FILE = /\.agent\.ya?ml$/i;
 
 export function agentPathOf(uri: vscode.Uri): string {
   const base = uri.path.split('/').pop() ?? uri.path;

@@ -1,7 +1,7 @@
 // How run commands end on a problem: a message that says what to do, with the actions that do it.
 // Unexpected errors are logged with their stack; the user sees the message and a way to the log.
 import * as vscode from 'vscode';
-import { InputError } from '../core/service/inputValues';
+import { InputError } from '../core/inputs/inputValues';
 import { ServiceError } from '../core/service/serviceError';
 import { RunBlocked } from './agentFile';
 

@@ -16,7 +16,7 @@ import type { NodeTrace } from '../core/engine/trace';
 import { startExecution, startMultipartExecution } from '../core/service/agentClient';
 import type { InputValues, StatusAnswer } from '../core/service/agentClient';
 import { checkFiles } from '../core/service/multipartBody';
-import type { FilePart } from '../core/service/multipartBody';
+import type { FilePart } from '../core/inputs/inputValues';
 import { pollExecution } from '../core/service/poller';
 import { ServiceError } from '../core/service/serviceError';
 import type { AgentTarget } from '../core/service/target';

@@ -3,9 +3,9 @@
 // `accept`). The answers are remembered per agent file and offered first next time.
 import { statSync } from 'node:fs';
 import * as vscode from 'vscode';
-import type { AgentModel, InputDeclaration } from '../core/model';
-import { accepts, convert } from '../core/service/inputValues';
-import type { GivenInputs } from '../core/service/inputValues';
+import type { AgentModel, InputDeclaration } from '../core/document/model';
+import { accepts, convert } from '../core/inputs/inputValues';
+import type { GivenInputs } from '../core/inputs/inputValues';
 
 const MEMORY_PREFIX = 'agentWorkflows.inputs:';
 

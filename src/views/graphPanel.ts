@@ -2,9 +2,9 @@
 // active agent editor and the document's changes, and reveals a clicked node in the YAML.
 import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
-import { layoutGraph } from '../core/graphLayout';
-import { buildWorkflowGraph } from '../core/workflowGraph';
-import type { WorkflowGraph } from '../core/workflowGraph';
+import { layoutGraph } from '../core/graph/graphLayout';
+import { buildWorkflowGraph } from '../core/graph/workflowGraph';
+import type { WorkflowGraph } from '../core/graph/workflowGraph';
 import { AGENT_LANGUAGE_ID } from '../language/agentDiagnostics';
 import type { HostMessage, RenderReport, WebviewMessage } from '../webview/graph/protocol';
 

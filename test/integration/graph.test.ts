@@ -4,7 +4,7 @@
 // its entry in the YAML.
 import assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-import { buildWorkflowGraph } from '../../src/core/workflowGraph';
+import { buildWorkflowGraph } from '../../src/core/graph/workflowGraph';
 import type { GraphPanel } from '../../src/views/graphPanel';
 import type { RenderReport } from '../../src/webview/graph/protocol';
 import { waitFor } from './wait';

@@ -2,7 +2,7 @@
 // New Agent File, creates a file from the snippet that validates with no errors.
 import assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-import { validateAgentText } from '../../src/core/validate';
+import { validateAgentText } from '../../src/core/validation/validate';
 import { ScriptedUi } from './scriptedUi';
 import { waitFor } from './wait';
 

@@ -6,7 +6,7 @@
 // A caret line marks columns of the nearest line above that is not an annotation. For column 1,
 // where a caret cannot stand after "#", write the columns out: "#! unknown-property 1-11"
 // (start column, end column exclusive).
-import type { Problem } from '../../src/core/problems';
+import type { Problem } from '../../src/core/document/problems';
 
 export interface ExpectedProblem {
   readonly line: number;

@@ -7,7 +7,7 @@ import { Readable } from 'node:stream';
 import { FormData, request } from 'undici';
 import { envSecretResolver } from '../../src/core/engine/secrets';
 import { startAgentServer } from '../../src/core/server/agentServer';
-import { statusAnswer } from '../../src/core/server/executionStore';
+import { statusAnswer } from '../../src/core/server/serverExecutions';
 import { KeyFailures } from '../../src/core/server/keyFailures';
 import type { AgentServer, AgentServerOptions, ServerEvent } from '../../src/core/server/agentServer';
 import { getStatus, startMultipartExecution } from '../../src/core/service/agentClient';

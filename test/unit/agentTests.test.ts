@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { LineIndex } from '../../src/core/lineIndex';
+import { LineIndex } from '../../src/core/document/lineIndex';
 import { loadSuite, runSuite } from '../../src/core/testing/suite';
 import type { LoadedSuite, SuiteLoadFailure } from '../../src/core/testing/suite';
 import { json, startServer } from '../support/httpServer';

@@ -30,7 +30,7 @@ describe('bundles', () => {
     assert.deepEqual([...packagesIn('extension.js')], []);
     const text = readFileSync(join(dist, 'extension.js'), 'utf8');
     for (const feature of ['commands', 'language', 'local-server']) assert.ok(text.includes(`require("./lazy/${feature}.js")`), `extension.js loads ${feature} from its own bundle`);
-    for (const heavy of ['src/core/engine/engine.ts', 'src/core/service/agentClient.ts', 'src/core/server/agentServer.ts', 'src/core/graphLayout.ts', 'src/core/validate.ts']) {
+    for (const heavy of ['src/core/engine/engine.ts', 'src/core/service/agentClient.ts', 'src/core/server/agentServer.ts', 'src/core/graph/graphLayout.ts', 'src/core/validation/validate.ts']) {
       assert.ok(!text.includes(`// ${heavy}`), `extension.js does not contain ${heavy}`);
     }
     assert.ok(packagesIn('lazy/commands.js').has('undici'));

@@ -8,7 +8,8 @@ import { AgentFileError, loadAgent } from '../../src/core/engine/agentPlan';
 import { executeAgent } from '../../src/core/engine/engine';
 import type { EngineOptions, ExecutionResult } from '../../src/core/engine/engine';
 import { resolveInputs } from '../../src/core/engine/inputs';
-import type { GivenInputs } from '../../src/core/engine/inputs';
+import type { GivenFile } from '../../src/core/engine/inputs';
+import type { GivenInputs } from '../../src/core/inputs/inputValues';
 import { envSecretHint, envSecretResolver } from '../../src/core/engine/secrets';
 import type { NodeTrace } from '../../src/core/engine/trace';
 import { closedPort, json, startServer } from '../support/httpServer';
@@ -16,7 +17,7 @@ import type { TestServer } from '../support/httpServer';
 import { repoRoot } from '../support/paths';
 import { makeTempDir } from '../support/tempDir';
 
-async function run(yaml: string, given: GivenInputs = {}, options: EngineOptions = {}): Promise<ExecutionResult> {
+async function run(yaml: string, given: GivenInputs<unknown, GivenFile> = {}, options: EngineOptions = {}): Promise<ExecutionResult> {
   const agent = loadAgent(yaml, 'test.agent.yaml');
   return executeAgent(agent, resolveInputs(agent.model, given), options);
 }

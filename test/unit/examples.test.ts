@@ -12,7 +12,8 @@ import { loadAgent } from '../../src/core/engine/agentPlan';
 import { executeAgent } from '../../src/core/engine/engine';
 import type { ExecutionResult } from '../../src/core/engine/engine';
 import { resolveInputs } from '../../src/core/engine/inputs';
-import type { GivenInputs } from '../../src/core/engine/inputs';
+import type { GivenFile } from '../../src/core/engine/inputs';
+import type { GivenInputs } from '../../src/core/inputs/inputValues';
 import { DEMO_SECRETS, startMockApis } from '../../scripts/demo/mockApis';
 import type { CredentialRule, MockApis, MockCall } from '../../scripts/demo/mockApis';
 import { repoRoot } from '../support/paths';
@@ -35,7 +36,7 @@ interface ExpectedCall {
 interface ExampleCase {
   /** What the example is there to show, for the test title. */
   readonly shows: string;
-  readonly given: GivenInputs;
+  readonly given: GivenInputs<unknown, GivenFile>;
   readonly outputs: Readonly<Record<string, unknown>>;
   /** In the order the mock APIs answered them (parallel calls: any order). */
   readonly calls: readonly ExpectedCall[];

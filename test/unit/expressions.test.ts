@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { isSingleExpression, maskExpressions, scanExpressions } from '../../src/core/expressions';
+import { isSingleExpression, maskExpressions, scanExpressions } from '../../src/core/document/expressions';
 
 describe('scanExpressions', () => {
   it('finds references with their roots and path parts at exact offsets', () => {

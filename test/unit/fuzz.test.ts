@@ -7,9 +7,9 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { documentSymbols } from '../../src/core/language/navigation';
-import { PROBLEM_CODES } from '../../src/core/problems';
-import type { Problem } from '../../src/core/problems';
-import { validateAgentText } from '../../src/core/validate';
+import { PROBLEM_CODES } from '../../src/core/document/problems';
+import type { Problem } from '../../src/core/document/problems';
+import { validateAgentText } from '../../src/core/validation/validate';
 import { repoRoot } from '../support/paths';
 
 const MUTANTS_PER_FILE = 16;

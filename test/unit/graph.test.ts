@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { cyclePath, executionLevels, findCycles } from '../../src/core/graph';
+import { cyclePath, executionLevels, findCycles } from '../../src/core/graph/graph';
 
 function graph(edges: Record<string, string[]>): Map<string, Set<string>> {
   return new Map(Object.entries(edges).map(([node, needs]) => [node, new Set(needs)]));

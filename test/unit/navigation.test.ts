@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { definition, documentSymbols, prepareRename, references, rename, RenameError } from '../../src/core/language/navigation';
 import type { TextEdit } from '../../src/core/language/quickFixes';
-import { validateAgentText } from '../../src/core/validate';
+import { validateAgentText } from '../../src/core/validation/validate';
 
 const AGENT = `version: 1
 name: Nav

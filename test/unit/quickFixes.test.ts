@@ -2,8 +2,8 @@
 import assert from 'node:assert/strict';
 import { quickFixes } from '../../src/core/language/quickFixes';
 import type { QuickFix, TextEdit } from '../../src/core/language/quickFixes';
-import type { ProblemCode } from '../../src/core/problems';
-import { validateAgentText } from '../../src/core/validate';
+import type { ProblemCode } from '../../src/core/document/problems';
+import { validateAgentText } from '../../src/core/validation/validate';
 
 function applyEdits(text: string, edits: readonly TextEdit[]): string {
   let result = text;

@@ -1,7 +1,7 @@
 // The JSON Schema itself: valid draft-07, documented on every property, and its examples valid.
 import assert from 'node:assert/strict';
 import Ajv from 'ajv';
-import { agentSchema } from '../../src/core/schemaCheck';
+import { agentSchema } from '../../src/core/validation/schemaCheck';
 
 type SchemaObject = Record<string, unknown>;
 const definitions = (agentSchema as SchemaObject).definitions as Record<string, SchemaObject>;

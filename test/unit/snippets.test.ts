@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { validateAgentText } from '../../src/core/validate';
+import { validateAgentText } from '../../src/core/validation/validate';
 import { repoRoot } from '../support/paths';
 
 interface Snippet {

@@ -4,9 +4,9 @@
 // slows both sides.
 import assert from 'node:assert/strict';
 import { parseDocument } from 'yaml';
-import { excessiveNestingOffset, MAX_NESTING_DEPTH } from '../../src/core/nestingDepth';
-import { MAX_PROBLEMS } from '../../src/core/problemSink';
-import { validateAgentText } from '../../src/core/validate';
+import { excessiveNestingOffset, MAX_NESTING_DEPTH } from '../../src/core/document/nestingDepth';
+import { MAX_PROBLEMS } from '../../src/core/document/problemSink';
+import { validateAgentText } from '../../src/core/validation/validate';
 import { HOSTILE_SHAPES } from '../support/hostileAgents';
 
 /** The fastest of a few runs, in milliseconds. */

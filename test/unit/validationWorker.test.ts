@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { documentSymbols } from '../../src/core/language/navigation';
-import { validateAgentText } from '../../src/core/validate';
+import { validateAgentText } from '../../src/core/validation/validate';
 import { ValidationWorker } from '../../src/language/validationWorkerClient';
 import type { ValidationOutcome } from '../../src/language/validationWorkerClient';
 import { HOSTILE_SHAPES } from '../support/hostileAgents';

@@ -4,8 +4,8 @@
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PROBLEM_CODES } from '../../src/core/problems';
-import { validateAgentText } from '../../src/core/validate';
+import { PROBLEM_CODES } from '../../src/core/document/problems';
+import { validateAgentText } from '../../src/core/validation/validate';
 import { formatActual, formatExpected, readAnnotations } from '../support/annotations';
 import { fixturesDir } from '../support/paths';
 

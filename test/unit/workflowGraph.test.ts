@@ -1,12 +1,12 @@
-// The workflow graph the editor draws (src/core/workflowGraph.ts) and its left-to-right layout
-// (src/core/graphLayout.ts), from agent file text.
+// The workflow graph the editor draws (src/core/graph/workflowGraph.ts) and its left-to-right layout
+// (src/core/graph/graphLayout.ts), from agent file text.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { columns, layoutGraph, NODE_SIZE } from '../../src/core/graphLayout';
-import type { GraphLayout, PlacedNode } from '../../src/core/graphLayout';
-import { buildWorkflowGraph, urlHost } from '../../src/core/workflowGraph';
-import type { GraphNode, ProcessingGraphNode, WorkflowGraph } from '../../src/core/workflowGraph';
+import { columns, layoutGraph, NODE_SIZE } from '../../src/core/graph/graphLayout';
+import type { GraphLayout, PlacedNode } from '../../src/core/graph/graphLayout';
+import { buildWorkflowGraph, urlHost } from '../../src/core/graph/workflowGraph';
+import type { GraphNode, ProcessingGraphNode, WorkflowGraph } from '../../src/core/graph/workflowGraph';
 import { fixturesDir, repoRoot } from '../support/paths';
 
 const customer360 = readFileSync(join(repoRoot, 'examples', 'customer-360.agent.yaml'), 'utf8');

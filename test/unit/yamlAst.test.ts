@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { isMap, parseDocument } from 'yaml';
 import type { Scalar } from 'yaml';
-import { validateAgentText } from '../../src/core/validate';
-import { getValue, locate, valueSpanToSource } from '../../src/core/yamlAst';
+import { validateAgentText } from '../../src/core/validation/validate';
+import { getValue, locate, valueSpanToSource } from '../../src/core/document/yamlAst';
 
 /** Maps the span of `fragment` (its first occurrence in the value) and returns the source text there. */
 function sourceOf(yaml: string, fragment: string): string {

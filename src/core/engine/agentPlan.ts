@@ -1,11 +1,11 @@
 // An agent file made ready to run: validated (a file with errors is refused), its strings scanned
 // once, each node's dependencies known and the nodes in an order that respects them.
-import { executionLevels } from '../graph';
+import { executionLevels } from '../graph/graph';
 import type { HttpMethod } from '../http/httpRequest';
-import { parseHeaderString } from '../headers';
-import type { AgentModel, NodeDeclaration } from '../model';
-import type { Problem } from '../problems';
-import { validateAgentText } from '../validate';
+import { parseHeaderString } from '../document/headers';
+import type { AgentModel, NodeDeclaration } from '../document/model';
+import type { Problem } from '../document/problems';
+import { validateAgentText } from '../validation/validate';
 import { compileString } from './evaluate';
 import type { CompiledString } from './evaluate';
 

@@ -4,9 +4,9 @@
 import { createReadStream } from 'node:fs';
 import type { Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
-import { maskExpressions } from '../expressions';
-import type { Expression } from '../expressions';
-import { HEADER_NAME } from '../headers';
+import { maskExpressions } from '../document/expressions';
+import type { Expression } from '../document/expressions';
+import { HEADER_NAME } from '../document/headers';
 import { httpRequest } from '../http/httpRequest';
 import { NetworkError, safeUrl } from '../http/networkError';
 import { Redactor } from '../redaction';

@@ -1,8 +1,8 @@
 // Evaluation of `{{ … }}` expressions. A string that is exactly one expression keeps the value's
 // type; inside a longer string the value is rendered as text (objects as JSON). A reference that
 // points at nothing is an error naming where it is written, the expression and what is missing.
-import { isSingleExpression, scanExpressions } from '../expressions';
-import type { Expression, PathPart, Reference } from '../expressions';
+import { isSingleExpression, scanExpressions } from '../document/expressions';
+import type { Expression, PathPart, Reference } from '../document/expressions';
 import { FileValue, kindOf, renderText } from './values';
 
 /** A string of the agent file, scanned once when the agent is loaded. */

@@ -3,14 +3,14 @@
 // the user is typing and the YAML is briefly broken.
 import { isMap } from 'yaml';
 import type { YAMLMap } from 'yaml';
-import { scanExpressions } from '../expressions';
-import type { Expression, Reference } from '../expressions';
-import { readModel } from '../model';
-import type { AgentModel, StringField } from '../model';
-import { parseAgentFile } from '../parse';
-import type { ParsedAgentFile } from '../parse';
-import type { Span } from '../problems';
-import { spanOf, valueSpanToSource } from '../yamlAst';
+import { scanExpressions } from '../document/expressions';
+import type { Expression, Reference } from '../document/expressions';
+import { readModel } from '../document/model';
+import type { AgentModel, StringField } from '../document/model';
+import { parseAgentFile } from '../document/parse';
+import type { ParsedAgentFile } from '../document/parse';
+import type { Span } from '../document/problems';
+import { spanOf, valueSpanToSource } from '../document/yamlAst';
 
 export type SymbolKind = 'input' | 'node';
 

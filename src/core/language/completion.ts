@@ -1,9 +1,9 @@
 // Completion for agent files: keys, values, header strings and expressions. The core decides what
 // to offer; the VS Code adapter only turns the entries into CompletionItems.
 import { isMap } from 'yaml';
-import { NODE_RESULT_FIELDS } from '../expressions';
-import type { Span } from '../problems';
-import { entries, locate } from '../yamlAst';
+import { NODE_RESULT_FIELDS } from '../document/expressions';
+import type { Span } from '../document/problems';
+import { entries, locate } from '../document/yamlAst';
 import { dependentsOf, indexAgentText } from './agentIndex';
 import type { AgentIndex } from './agentIndex';
 import { cursorContext } from './cursorContext';

@@ -1,7 +1,7 @@
 // Where the cursor is in an agent file, read from the lines around it rather than from the parsed
 // YAML: while the user types, the YAML is often incomplete, but indentation still says which
 // mapping a line belongs to.
-import type { Span } from '../problems';
+import type { Span } from '../document/problems';
 
 export type CursorContext =
   /** Typing a key of the mapping at `path`. */

@@ -1,11 +1,11 @@
 // Hover for agent files: header strings and credentials, references, declarations and keys.
 import { isMap, isScalar } from 'yaml';
 import type { Node as YamlNode, Scalar } from 'yaml';
-import { scanExpressions } from '../expressions';
-import { base64Error, decodeBase64Text, parseHeaderString } from '../headers';
-import type { NodeDeclaration } from '../model';
-import type { Span } from '../problems';
-import { entries, spanOf, valueSpanToSource } from '../yamlAst';
+import { scanExpressions } from '../document/expressions';
+import { base64Error, decodeBase64Text, parseHeaderString } from '../document/headers';
+import type { NodeDeclaration } from '../document/model';
+import type { Span } from '../document/problems';
+import { entries, spanOf, valueSpanToSource } from '../document/yamlAst';
 import { contains, indexAgentText } from './agentIndex';
 import type { AgentIndex, SymbolKind } from './agentIndex';
 import { AUTH_SCHEMES, headerInfo, keyDescription } from './knowledge';

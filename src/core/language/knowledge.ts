@@ -1,6 +1,6 @@
 // What the editor features know about HTTP headers, schemes and media types, and the format's
 // keys (taken from the JSON Schema so the two never disagree).
-import { agentSchema } from '../schemaCheck';
+import { agentSchema } from '../validation/schemaCheck';
 
 export interface HeaderInfo {
   readonly name: string;

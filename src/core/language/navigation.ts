@@ -1,8 +1,8 @@
 // Go to definition, find references, rename and the outline for inputs and nodes.
-import { IDENTIFIER } from '../expressions';
-import type { Span } from '../problems';
+import { IDENTIFIER } from '../document/expressions';
+import type { Span } from '../document/problems';
 import type { Node as YamlNode } from 'yaml';
-import { findPair, spanOf } from '../yamlAst';
+import { findPair, spanOf } from '../document/yamlAst';
 import { declarationSpan, indexAgentText, symbolAt } from './agentIndex';
 import type { AgentIndex, SymbolKind } from './agentIndex';
 import type { TextEdit } from './quickFixes';

@@ -2,10 +2,10 @@
 // of the file, the value to offer for the secret storage.
 import { isSeq } from 'yaml';
 import type { Node as YamlNode, Scalar, YAMLSeq } from 'yaml';
-import { looksLikePlaceholder } from '../headers';
-import type { NodeDeclaration } from '../model';
-import type { Problem, ProblemCode, Span } from '../problems';
-import { findPair, spanOf } from '../yamlAst';
+import { looksLikePlaceholder } from '../validation/headerChecks';
+import type { NodeDeclaration } from '../document/model';
+import type { Problem, ProblemCode, Span } from '../document/problems';
+import { findPair, spanOf } from '../document/yamlAst';
 import { contains, indexAgentText } from './agentIndex';
 import type { AgentIndex } from './agentIndex';
 

@@ -3,15 +3,14 @@
 // "tickets"); its account is the file's deployment.account, or "local".
 import { watch } from 'node:fs';
 import type { FSWatcher } from 'node:fs';
-import { readdir, readFile, stat } from 'node:fs/promises';
-import { join, relative, sep } from 'node:path';
+import { readFile, stat } from 'node:fs/promises';
+import { relative, sep } from 'node:path';
+import { AGENT_FILE, findFilesUnder } from '../document/agentFiles';
+import { decodeAgentFile } from '../document/parse';
 import { AgentFileError, loadAgent } from '../engine/agentPlan';
 import type { LoadedAgent } from '../engine/agentPlan';
-import { decodeAgentFile } from '../parse';
 
 export const LOCAL_ACCOUNT = 'local';
-export const AGENT_FILE_PATTERN = /\.agent\.ya?ml$/;
-const SKIPPED_DIRECTORIES = new Set(['node_modules', '.git', '.vscode-test', 'dist', 'out']);
 
 export interface ServedAgent {
   readonly account: string;
@@ -182,7 +181,7 @@ function key(account: string, agent: string): string {
 }
 
 async function readAgent(path: string, file: string): Promise<ServedAgent> {
-  const agent = file.split('/').pop()!.replace(AGENT_FILE_PATTERN, '');
+  const agent = file.split('/').pop()!.replace(AGENT_FILE, '');
   let bytes: Buffer;
   try {
     bytes = await readFile(path);
@@ -200,27 +199,15 @@ async function readAgent(path: string, file: string): Promise<ServedAgent> {
   }
 }
 
+/** Every agent file below the folder with a stamp that changes when the file does. */
 async function findAgentFiles(directory: string): Promise<Array<{ path: string; stamp: string }>> {
   const found: Array<{ path: string; stamp: string }> = [];
-  let entries;
-  try {
-    entries = await readdir(directory, { withFileTypes: true });
-  } catch (error) {
-    // A folder removed while scanning simply has no agents any more.
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return found;
-    throw error;
-  }
-  entries.sort((a, b) => a.name.localeCompare(b.name));
-  for (const entry of entries) {
-    const path = join(directory, entry.name);
-    if (entry.isDirectory() && !SKIPPED_DIRECTORIES.has(entry.name)) found.push(...(await findAgentFiles(path)));
-    else if (entry.isFile() && AGENT_FILE_PATTERN.test(entry.name)) {
-      try {
-        const info = await stat(path);
-        found.push({ path, stamp: `${info.mtimeMs}:${info.ctimeMs}:${info.size}:${info.ino}` });
-      } catch {
-        // Removed between listing and stat: it is simply gone.
-      }
+  for (const path of await findFilesUnder(directory, AGENT_FILE)) {
+    try {
+      const info = await stat(path);
+      found.push({ path, stamp: `${info.mtimeMs}:${info.ctimeMs}:${info.size}:${info.ino}` });
+    } catch {
+      // Removed between listing and stat: it is simply gone.
     }
   }
   return found;

@@ -7,20 +7,22 @@
 import { rm } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { resolve } from 'node:path';
 import type { EngineOptions } from '../engine/engine';
-import { InputError, resolveInputs } from '../engine/inputs';
-import type { GivenInputs } from '../engine/inputs';
+import { resolveInputs } from '../engine/inputs';
+import type { GivenFile } from '../engine/inputs';
+import { InputError } from '../inputs/inputValues';
+import type { GivenInputs } from '../inputs/inputValues';
 import type { SecretResolver } from '../engine/secrets';
 import { AgentDirectory } from './agentDirectory';
 import type { DirectoryChange, ServedAgent } from './agentDirectory';
 import { generateApiKey, hasBearerKey } from './apiKey';
 import { SERVER_LIMITS } from '../limits';
 import type { ServerLimits } from '../limits';
-import { ExecutionStore } from './executionStore';
-import type { ExecutionView } from './executionStore';
+import { ServerExecutions } from './serverExecutions';
+import type { ExecutionView } from './serverExecutions';
 import { HttpError, sendError, sendJson, sendJsonText } from './httpErrors';
 import { KeyFailures } from './keyFailures';
 import { receiveUpload } from './multipartUpload';
@@ -73,6 +75,21 @@ export interface AgentServer {
   close(): Promise<void>;
 }
 
+/** What every request handler of one server works with. */
+interface ServerContext {
+  readonly limits: ServerLimits;
+  readonly apiKey: string;
+  readonly agents: AgentDirectory;
+  readonly executions: ServerExecutions;
+  readonly keyFailures: KeyFailures;
+  /** Where uploads are stored while their execution runs. */
+  readonly uploadRoot: string;
+  readonly emit: (event: ServerEvent) => void;
+}
+
+/** A served agent that can run. */
+type RunnableAgent = ServedAgent & { loaded: NonNullable<ServedAgent['loaded']> };
+
 export async function startAgentServer(options: AgentServerOptions): Promise<AgentServer> {
   const limits: ServerLimits = { ...SERVER_LIMITS, ...options.limits };
   const apiKey = options.apiKey ?? generateApiKey();
@@ -84,7 +101,7 @@ export async function startAgentServer(options: AgentServerOptions): Promise<Age
     onChange: (changes) => emit({ kind: 'agents-changed', changes }),
     onWarning: (message) => emit({ kind: 'warning', message }),
   });
-  const store = new ExecutionStore({
+  const executions = new ServerExecutions({
     engine: {
       ...options.engine,
       ...(options.secrets ? { secrets: options.secrets } : {}),
@@ -100,136 +117,20 @@ export async function startAgentServer(options: AgentServerOptions): Promise<Age
     maxStatusAnswerBytes: limits.maxStatusAnswerBytes,
     onEnded: (execution) => emit({ kind: 'execution-ended', execution }),
   });
-  const uploadRoot = options.uploadDirectory ?? tmpdir();
+  const context: ServerContext = { limits, apiKey, agents, executions, keyFailures: new KeyFailures(limits.maxKeyFailures), uploadRoot: options.uploadDirectory ?? tmpdir(), emit };
   const handling = new Set<Promise<void>>();
-  const keyFailures = new KeyFailures(limits.maxKeyFailures);
-
   const server = createServer((request, response) => {
     // Kept here: a request destroyed while its body is read no longer has its socket.
     const { socket } = request;
-    const handled = handle(request, response).catch((error: unknown) => {
-      if (!request.complete && (socket.destroyed || (error as NodeJS.ErrnoException | undefined)?.code === 'ECONNRESET')) {
-        // The client went away mid-body: nothing to answer, and nothing went wrong here.
-        emit({ kind: 'warning', message: `Aborted request: ${request.method ?? '?'} ${shortPath(request.url)} from ${socket.remoteAddress ?? 'an unknown address'}; the client closed the connection before sending the whole body.` });
-        response.destroy();
-        return;
-      }
-      const httpError = error instanceof HttpError ? error : toHttpError(error, emit);
-      if (response.headersSent) {
-        response.destroy();
-        return;
-      }
-      // A body not read to its end would be taken for the next request on this connection.
-      sendError(response, httpError, request.complete ? {} : { connection: 'close' });
-      if (!request.complete) request.resume();
-    });
+    const handled = handle(context, request, response).catch((error: unknown) => answerFailure(request, response, socket, error, emit));
     handling.add(handled);
     void handled.finally(() => handling.delete(handled));
   });
 
-  async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
-    const address = request.socket.remoteAddress ?? '';
-    const waitMs = keyFailures.waitMs(address);
-    if (waitMs > 0) {
-      const seconds = Math.ceil(waitMs / 1000);
-      throw new HttpError(429, 'too-many-key-failures', `Too many requests with a wrong API key from ${address}: wait ${seconds} s before trying again, and send "Authorization: Bearer <key>" with the key the local agent server printed when it started.`, {}, { 'retry-after': String(seconds) });
-    }
-    if (hasBearerKey(request.headers.authorization, apiKey)) {
-      keyFailures.succeeded(address);
-    } else {
-      keyFailures.failed(address);
-      throw new HttpError(401, 'unauthorized', 'Missing or wrong API key: send "Authorization: Bearer <key>" with the key the local agent server printed when it started.', {}, { 'www-authenticate': 'Bearer realm="agent-workflows"' });
-    }
-    const route = matchRoute(request.method ?? 'GET', request.url ?? '/');
-    switch (route.kind) {
-      case 'execute': {
-        const served = servedAgent(route.account, route.agent);
-        if (/^multipart\//i.test(request.headers['content-type'] ?? '')) {
-          throw new HttpError(415, 'unsupported-media-type', `Multipart requests go to /api/${route.account}/agent/${route.agent}/execute/multipart.`);
-        }
-        const payload = parsePayload((await readBody(request, limits.maxJsonBytes)).toString('utf8'), 'the request body');
-        const executionId = start(served, { values: payload.inputs });
-        sendJson(response, 200, { status: 'ok', executionId });
-        return;
-      }
-      case 'execute-multipart': {
-        const served = servedAgent(route.account, route.agent);
-        if (!/^multipart\/form-data\s*;/i.test(request.headers['content-type'] ?? '')) {
-          throw new HttpError(415, 'unsupported-media-type', 'Send multipart/form-data with a "payload" part (the JSON) and one part per file input, named as the input.');
-        }
-        const upload = await receiveUpload(request, { maxFileBytes: limits.maxFileBytes, maxFiles: limits.maxFiles, maxPayloadBytes: limits.maxJsonBytes }, uploadRoot);
-        const cleanup = (): Promise<void> => rm(upload.directory, { recursive: true, force: true });
-        try {
-          const payload = parsePayload(upload.payload ?? '', 'the "payload" part');
-          const executionId = start(served, { values: payload.inputs, files: upload.files }, cleanup);
-          sendJson(response, 200, { status: 'ok', executionId });
-        } catch (error) {
-          await cleanup();
-          throw error;
-        }
-        return;
-      }
-      case 'status': {
-        const found = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(route.executionId) ? store.read(route.executionId.toLowerCase()) : undefined;
-        if (!found || found.account !== route.account) {
-          throw new HttpError(404, 'unknown-execution', `No execution "${route.executionId}" in account "${route.account}". Executions are kept for ${Math.round(limits.retentionMs / 60_000)} minutes after they end, and not across server restarts.`);
-        }
-        if ('removed' in found) throw new HttpError(410, 'execution-removed', `Execution "${route.executionId}" is no longer kept. ${found.removed}`);
-        sendJsonText(response, 200, found.answer);
-        return;
-      }
-    }
-  }
-
-  function servedAgent(account: string, agent: string): ServedAgent & { loaded: NonNullable<ServedAgent['loaded']> } {
-    const served = agents.find(account, agent);
-    if (!served) {
-      const list = agents.list().filter((entry) => entry.agent !== '');
-      const here = list.filter((entry) => entry.account === account).map((entry) => entry.agent);
-      const elsewhere = list.find((entry) => entry.agent === agent);
-      throw new HttpError(
-        404,
-        'unknown-agent',
-        `No agent "${agent}" in account "${account}".${elsewhere ? ` ${elsewhere.file} is served as ${elsewhere.account}/${elsewhere.agent}.` : ''}${here.length ? ` Agents in "${account}": ${here.join(', ')}.` : ` This server serves ${list.length ? list.map((entry) => `${entry.account}/${entry.agent}`).join(', ') : 'no agents'} (the agent path is the file name without .agent.yaml).`}`,
-      );
-    }
-    if (!served.loaded) throw new HttpError(422, 'agent-has-errors', served.error ?? `${served.file} cannot run.`, { file: served.file });
-    return served as ServedAgent & { loaded: NonNullable<ServedAgent['loaded']> };
-  }
-
-  function start(served: ServedAgent & { loaded: NonNullable<ServedAgent['loaded']> }, given: GivenInputs, cleanup?: () => Promise<void>): string {
-    const { maxProblemsListed } = limits;
-    // Only the first unknown names are looked at: a body naming thousands of them would otherwise
-    // cost a suggestion each and make an answer larger than the request.
-    let values = given.values ?? {};
-    let unknownLeftOut = 0;
-    const declared = served.loaded.model.inputs;
-    if (Object.keys(values).filter((name) => !declared.has(name)).length > maxProblemsListed) {
-      const kept: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
-      let unknownKept = 0;
-      for (const [name, value] of Object.entries(values)) {
-        if (declared.has(name) || unknownKept++ < maxProblemsListed) kept[name] = value;
-        else unknownLeftOut++;
-      }
-      values = kept;
-    }
-    let inputs;
-    try {
-      inputs = resolveInputs(served.loaded.model, { ...given, values });
-    } catch (error) {
-      if (!(error instanceof InputError)) throw error;
-      const unknownOnly = error.problems.every((problem) => problem.startsWith('The agent has no input'));
-      const listed = error.problems.slice(0, maxProblemsListed);
-      const more = error.problems.length - listed.length + unknownLeftOut;
-      throw new HttpError(400, unknownOnly ? 'unknown-input' : 'invalid-inputs', `${listed.join(' ')}${more > 0 ? ` …and ${more} more problems.` : ''}`, { problems: listed, ...(more > 0 ? { moreProblems: more } : {}) });
-    }
-    return store.start({ account: served.account, agent: served.agent, loaded: served.loaded, inputs, ...(cleanup ? { cleanup } : {}) });
-  }
-
   try {
     await listen(server, options.port ?? DEFAULT_PORT, options.host ?? DEFAULT_HOST);
   } catch (error) {
-    await Promise.all([agents.close(), store.close()]);
+    await Promise.all([agents.close(), executions.close()]);
     throw error;
   }
   const address = server.address() as AddressInfo;
@@ -249,7 +150,7 @@ export async function startAgentServer(options: AgentServerOptions): Promise<Age
       (closing ??= (async () => {
         const closed = new Promise<void>((done) => server.close(() => done()));
         server.closeIdleConnections();
-        await Promise.all([agents.close(), store.close()]);
+        await Promise.all([agents.close(), executions.close()]);
         server.closeAllConnections();
         await Promise.allSettled([...handling]);
         await closed;
@@ -257,9 +158,154 @@ export async function startAgentServer(options: AgentServerOptions): Promise<Age
   };
 }
 
-type Route =
-  | { readonly kind: 'execute' | 'execute-multipart'; readonly account: string; readonly agent: string }
-  | { readonly kind: 'status'; readonly account: string; readonly executionId: string };
+/** Checks the key, then answers the route. */
+async function handle(context: ServerContext, request: IncomingMessage, response: ServerResponse): Promise<void> {
+  authorize(context, request);
+  const route = matchRoute(request.method ?? 'GET', request.url ?? '/');
+  switch (route.kind) {
+    case 'execute':
+      return handleExecute(context, request, response, route);
+    case 'execute-multipart':
+      return handleExecuteMultipart(context, request, response, route);
+    case 'status':
+      return handleStatus(context, response, route);
+  }
+}
+
+/** Every request needs the key; an address that keeps sending a wrong one waits longer each time. */
+function authorize({ apiKey, keyFailures }: ServerContext, request: IncomingMessage): void {
+  const address = request.socket.remoteAddress ?? '';
+  const waitMs = keyFailures.waitMs(address);
+  if (waitMs > 0) {
+    const seconds = Math.ceil(waitMs / 1000);
+    throw new HttpError(429, 'too-many-key-failures', `Too many requests with a wrong API key from ${address}: wait ${seconds} s before trying again, and send "Authorization: Bearer <key>" with the key the local agent server printed when it started.`, {}, { 'retry-after': String(seconds) });
+  }
+  if (hasBearerKey(request.headers.authorization, apiKey)) {
+    keyFailures.succeeded(address);
+  } else {
+    keyFailures.failed(address);
+    throw new HttpError(401, 'unauthorized', 'Missing or wrong API key: send "Authorization: Bearer <key>" with the key the local agent server printed when it started.', {}, { 'www-authenticate': 'Bearer realm="agent-workflows"' });
+  }
+}
+
+/** POST …/execute: the inputs as JSON. */
+async function handleExecute(context: ServerContext, request: IncomingMessage, response: ServerResponse, route: AgentRoute): Promise<void> {
+  const served = servedAgent(context.agents, route.account, route.agent);
+  if (/^multipart\//i.test(request.headers['content-type'] ?? '')) {
+    throw new HttpError(415, 'unsupported-media-type', `Multipart requests go to /api/${route.account}/agent/${route.agent}/execute/multipart.`);
+  }
+  const payload = parsePayload((await readBody(request, context.limits.maxJsonBytes)).toString('utf8'), 'the request body');
+  const executionId = startExecution(context, served, { values: payload.inputs });
+  sendJson(response, 200, { status: 'ok', executionId });
+}
+
+/** POST …/execute/multipart: the JSON in a "payload" part, then one part per file input; the files are removed once the execution ends. */
+async function handleExecuteMultipart(context: ServerContext, request: IncomingMessage, response: ServerResponse, route: AgentRoute): Promise<void> {
+  const { limits } = context;
+  const served = servedAgent(context.agents, route.account, route.agent);
+  if (!/^multipart\/form-data\s*;/i.test(request.headers['content-type'] ?? '')) {
+    throw new HttpError(415, 'unsupported-media-type', 'Send multipart/form-data with a "payload" part (the JSON) and one part per file input, named as the input.');
+  }
+  const upload = await receiveUpload(request, { maxFileBytes: limits.maxFileBytes, maxFiles: limits.maxFiles, maxPayloadBytes: limits.maxJsonBytes }, context.uploadRoot);
+  const cleanup = (): Promise<void> => rm(upload.directory, { recursive: true, force: true });
+  try {
+    const payload = parsePayload(upload.payload ?? '', 'the "payload" part');
+    const executionId = startExecution(context, served, { values: payload.inputs, files: upload.files }, cleanup);
+    sendJson(response, 200, { status: 'ok', executionId });
+  } catch (error) {
+    await cleanup();
+    throw error;
+  }
+}
+
+/** GET …/status: the execution's status answer, or why it is not kept (any more). */
+function handleStatus({ executions, limits }: ServerContext, response: ServerResponse, route: StatusRoute): void {
+  const found = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(route.executionId) ? executions.read(route.executionId.toLowerCase()) : undefined;
+  if (!found || found.account !== route.account) {
+    throw new HttpError(404, 'unknown-execution', `No execution "${route.executionId}" in account "${route.account}". Executions are kept for ${Math.round(limits.retentionMs / 60_000)} minutes after they end, and not across server restarts.`);
+  }
+  if ('removed' in found) throw new HttpError(410, 'execution-removed', `Execution "${route.executionId}" is no longer kept. ${found.removed}`);
+  sendJsonText(response, 200, found.answer);
+}
+
+/** The agent a request names, if it can run; else an answer that says what is served. */
+function servedAgent(agents: AgentDirectory, account: string, agent: string): RunnableAgent {
+  const served = agents.find(account, agent);
+  if (!served) {
+    const list = agents.list().filter((entry) => entry.agent !== '');
+    const here = list.filter((entry) => entry.account === account).map((entry) => entry.agent);
+    const elsewhere = list.find((entry) => entry.agent === agent);
+    throw new HttpError(
+      404,
+      'unknown-agent',
+      `No agent "${agent}" in account "${account}".${elsewhere ? ` ${elsewhere.file} is served as ${elsewhere.account}/${elsewhere.agent}.` : ''}${here.length ? ` Agents in "${account}": ${here.join(', ')}.` : ` This server serves ${list.length ? list.map((entry) => `${entry.account}/${entry.agent}`).join(', ') : 'no agents'} (the agent path is the file name without .agent.yaml).`}`,
+    );
+  }
+  if (!served.loaded) throw new HttpError(422, 'agent-has-errors', served.error ?? `${served.file} cannot run.`, { file: served.file });
+  return served as RunnableAgent;
+}
+
+/** Checks the inputs and starts (or queues) the execution; returns its id. */
+function startExecution({ limits, executions }: ServerContext, served: RunnableAgent, given: GivenInputs<unknown, GivenFile>, cleanup?: () => Promise<void>): string {
+  const { maxProblemsListed } = limits;
+  // Only the first unknown names are looked at: a body naming thousands of them would otherwise
+  // cost a suggestion each and make an answer larger than the request.
+  let values = given.values ?? {};
+  let unknownLeftOut = 0;
+  const declared = served.loaded.model.inputs;
+  if (Object.keys(values).filter((name) => !declared.has(name)).length > maxProblemsListed) {
+    const kept: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
+    let unknownKept = 0;
+    for (const [name, value] of Object.entries(values)) {
+      if (declared.has(name) || unknownKept++ < maxProblemsListed) kept[name] = value;
+      else unknownLeftOut++;
+    }
+    values = kept;
+  }
+  let inputs;
+  try {
+    inputs = resolveInputs(served.loaded.model, { ...given, values });
+  } catch (error) {
+    if (!(error instanceof InputError)) throw error;
+    const unknownOnly = error.problems.every((problem) => problem.startsWith('The agent has no input'));
+    const listed = error.problems.slice(0, maxProblemsListed);
+    const more = error.problems.length - listed.length + unknownLeftOut;
+    throw new HttpError(400, unknownOnly ? 'unknown-input' : 'invalid-inputs', `${listed.join(' ')}${more > 0 ? ` …and ${more} more problems.` : ''}`, { problems: listed, ...(more > 0 ? { moreProblems: more } : {}) });
+  }
+  return executions.start({ account: served.account, agent: served.agent, loaded: served.loaded, inputs, ...(cleanup ? { cleanup } : {}) });
+}
+
+/** Answers a request that failed: its HttpError, or 500 for anything else; nothing to a client that left. */
+function answerFailure(request: IncomingMessage, response: ServerResponse, socket: Socket, error: unknown, emit: (event: ServerEvent) => void): void {
+  if (!request.complete && (socket.destroyed || (error as NodeJS.ErrnoException | undefined)?.code === 'ECONNRESET')) {
+    // The client went away mid-body: nothing to answer, and nothing went wrong here.
+    emit({ kind: 'warning', message: `Aborted request: ${request.method ?? '?'} ${shortPath(request.url)} from ${socket.remoteAddress ?? 'an unknown address'}; the client closed the connection before sending the whole body.` });
+    response.destroy();
+    return;
+  }
+  const httpError = error instanceof HttpError ? error : toHttpError(error, emit);
+  if (response.headersSent) {
+    response.destroy();
+    return;
+  }
+  // A body not read to its end would be taken for the next request on this connection.
+  sendError(response, httpError, request.complete ? {} : { connection: 'close' });
+  if (!request.complete) request.resume();
+}
+
+interface AgentRoute {
+  readonly kind: 'execute' | 'execute-multipart';
+  readonly account: string;
+  readonly agent: string;
+}
+
+interface StatusRoute {
+  readonly kind: 'status';
+  readonly account: string;
+  readonly executionId: string;
+}
+
+type Route = AgentRoute | StatusRoute;
 
 function matchRoute(method: string, rawUrl: string): Route {
   // A request target is a path with an optional query (absolute URLs are for proxies).

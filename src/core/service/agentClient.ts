@@ -4,9 +4,9 @@
 // outputs, a status word, an error), no caller ever holds it to print or store.
 import { httpRequest } from '../http/httpRequest';
 import { NetworkError } from '../http/networkError';
+import type { FilePart, InputValue } from '../inputs/inputValues';
 import { keyRedactor } from '../redaction';
 import { buildMultipartBody } from './multipartBody';
-import type { FilePart } from './multipartBody';
 import { errorForStatus, fromNetworkError, quoteBody, ServiceError } from './serviceError';
 import { checkExecutionId, executeUrl, statusUrl } from './target';
 import type { AgentTarget } from './target';
@@ -17,7 +17,7 @@ export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
 /** The slowest upload speed tolerated before a multipart start is given up (bytes per second). */
 const MIN_UPLOAD_BYTES_PER_SECOND = 256 * 1024;
 
-export type InputValues = Readonly<Record<string, string | number | boolean>>;
+export type InputValues = Readonly<Record<string, InputValue>>;
 
 export interface RequestOptions {
   readonly signal?: AbortSignal;

@@ -1,8 +1,8 @@
 // "Copy as curl": the start request of a run as a shell command, with $AGENT_WORKFLOWS_API_KEY in
 // place of the key, so it can be pasted into a terminal or a CI script.
 import type { InputValues } from './agentClient';
-import type { FilePart } from './multipartBody';
-import { mediaTypeOf } from './multipartBody';
+import type { FilePart } from '../inputs/inputValues';
+import { mediaTypeOf } from '../inputs/mediaTypes';
 
 /** Quotes a word for POSIX shells: single quotes, with embedded single quotes closed and escaped. */
 export function shellQuote(word: string): string {

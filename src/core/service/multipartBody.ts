@@ -4,15 +4,11 @@
 import { randomBytes } from 'node:crypto';
 import { constants, createReadStream } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
-import { basename, extname } from 'node:path';
+import { basename } from 'node:path';
 import { Readable } from 'node:stream';
+import type { FilePart } from '../inputs/inputValues';
+import { mediaTypeOf } from '../inputs/mediaTypes';
 import { ServiceError } from './serviceError';
-
-export interface FilePart {
-  /** The input name: the part's name. */
-  readonly field: string;
-  readonly path: string;
-}
 
 export interface MultipartBody {
   readonly body: Readable;
@@ -20,38 +16,6 @@ export interface MultipartBody {
   readonly contentLength: number;
   /** Size of each file, by input name, as checked before sending. */
   readonly fileSizes: Readonly<Record<string, number>>;
-}
-
-const MEDIA_TYPES: Readonly<Record<string, string>> = {
-  '.pdf': 'application/pdf',
-  '.png': 'image/png',
-  '.jpg': 'image/jpeg',
-  '.jpeg': 'image/jpeg',
-  '.gif': 'image/gif',
-  '.webp': 'image/webp',
-  '.svg': 'image/svg+xml',
-  '.txt': 'text/plain',
-  '.md': 'text/markdown',
-  '.csv': 'text/csv',
-  '.json': 'application/json',
-  '.xml': 'application/xml',
-  '.html': 'text/html',
-  '.yaml': 'application/yaml',
-  '.yml': 'application/yaml',
-  '.zip': 'application/zip',
-  '.gz': 'application/gzip',
-  '.doc': 'application/msword',
-  '.docx': 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
-  '.xls': 'application/vnd.ms-excel',
-  '.xlsx': 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
-  '.pptx': 'application/vnd.openxmlformats-officedocument.presentationml.presentation',
-  '.mp3': 'audio/mpeg',
-  '.wav': 'audio/wav',
-  '.mp4': 'video/mp4',
-};
-
-export function mediaTypeOf(path: string): string {
-  return MEDIA_TYPES[extname(path).toLowerCase()] ?? 'application/octet-stream';
 }
 
 /**

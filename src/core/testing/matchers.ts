@@ -5,9 +5,9 @@
 // test file, so that each mismatch points at the expectation's own place in the file.
 import { isMap, isScalar, isSeq } from 'yaml';
 import type { Node as YamlNode } from 'yaml';
-import type { Span } from '../problems';
-import { closestMatch } from '../suggest';
-import { entries, spanOf } from '../yamlAst';
+import type { Span } from '../document/problems';
+import { closestMatch } from '../document/suggest';
+import { entries, spanOf } from '../document/yamlAst';
 
 export const VALUE_TYPES = ['string', 'number', 'integer', 'boolean', 'object', 'array', 'null'] as const;
 export type ValueType = (typeof VALUE_TYPES)[number];

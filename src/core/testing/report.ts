@@ -3,8 +3,8 @@
 // XML from xmlbuilder2; every value shown is bounded.
 import { diffJson, diffLines } from 'diff';
 import { create } from 'xmlbuilder2';
-import { LineIndex } from '../lineIndex';
-import type { Problem } from '../problems';
+import { LineIndex } from '../document/lineIndex';
+import type { Problem } from '../document/problems';
 import type { CaseFailure, CaseResult } from './runCase';
 
 /** One test file's outcome: its cases' results, or why it could not run. */

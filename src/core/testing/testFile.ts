@@ -4,16 +4,16 @@
 // not live. Pure and synchronous, like agent validation: the same problems in the editor and CLI.
 import { isMap, isScalar } from 'yaml';
 import type { Node as YamlNode, YAMLMap } from 'yaml';
-import type { AgentModel } from '../model';
-import { parseAgentFile } from '../parse';
-import type { ParsedAgentFile } from '../parse';
-import type { ProblemSink } from '../problemSink';
-import type { Problem, Span } from '../problems';
-import { checkSchema } from '../schemaCheck';
-import type { SchemaRules } from '../schemaCheck';
-import { closestMatch, listWords } from '../suggest';
-import { entries, getValue, spanOf } from '../yamlAst';
-import type { PathSegment } from '../yamlAst';
+import type { AgentModel } from '../document/model';
+import { parseAgentFile } from '../document/parse';
+import type { ParsedAgentFile } from '../document/parse';
+import type { ProblemSink } from '../document/problemSink';
+import type { Problem, Span } from '../document/problems';
+import { checkSchema } from '../validation/schemaCheck';
+import type { SchemaRules } from '../validation/schemaCheck';
+import { closestMatch, listWords } from '../document/suggest';
+import { entries, getValue, spanOf } from '../document/yamlAst';
+import type { PathSegment } from '../document/yamlAst';
 import validateAgentTestSchema from './agentTestSchemaValidator.generated';
 import { compileMatcher } from './matchers';
 import type { Matcher } from './matchers';

@@ -1,7 +1,7 @@
 // What an agent test file (NAME.agent.test.yaml) says, read from its YAML with the place of every
 // part, so that results point back into the file: the agent under test and its cases, each with
 // inputs, test secrets, mocked API answers and expectations.
-import type { Span } from '../problems';
+import type { Span } from '../document/problems';
 import type { Matcher } from './matchers';
 
 /** Checks on the request an API node sent to its mock. */

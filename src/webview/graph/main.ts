@@ -3,9 +3,9 @@
 // Everything is built with DOM calls and textContent: names and messages from the file are never
 // parsed as HTML. Positions are set through the CSSOM, which the Content Security Policy allows
 // (it forbids style attributes and inline <style>, not element.style).
-import type { Point, PlacedEdge, PlacedNode } from '../../core/graphLayout';
-import type { Problem } from '../../core/problems';
-import type { AuthBadge } from '../../core/workflowGraph';
+import type { Point, PlacedEdge, PlacedNode } from '../../core/graph/graphLayout';
+import type { Problem } from '../../core/document/problems';
+import type { AuthBadge } from '../../core/graph/workflowGraph';
 import type { HostMessage, RenderReport, ShowGraphMessage, WebviewMessage } from './protocol';
 
 // The project is type-checked as one Node program without the DOM library (adding it with

@@ -1,7 +1,7 @@
 // Messages between the graph panel (extension host) and its webview. Types only: both sides import
 // them, and nothing of the host's code reaches the browser bundle.
-import type { GraphLayout } from '../../core/graphLayout';
-import type { Problem } from '../../core/problems';
+import type { GraphLayout } from '../../core/graph/graphLayout';
+import type { Problem } from '../../core/document/problems';
 
 /** Host → webview: everything to draw, replacing what was drawn before. */
 export interface ShowGraphMessage {

@@ -2,13 +2,13 @@
 // messages that name the place and the fix.
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import type { Node as YamlNode } from 'yaml';
-import agentSchema from '../../schemas/agent.schema.json';
+import agentSchema from '../../../schemas/agent.schema.json';
 import validateAgentSchema from './agentSchemaValidator.generated';
-import type { ProblemSink } from './problemSink';
-import type { ProblemCode, Span } from './problems';
-import { closestMatch, listWords } from './suggest';
-import { describeValue, locate, spanOf } from './yamlAst';
-import type { PathSegment } from './yamlAst';
+import type { ProblemSink } from '../document/problemSink';
+import type { ProblemCode, Span } from '../document/problems';
+import { closestMatch, listWords } from '../document/suggest';
+import { describeValue, locate, spanOf } from '../document/yamlAst';
+import type { PathSegment } from '../document/yamlAst';
 
 export { agentSchema };
 

@@ -14,9 +14,9 @@ import { formatDuration } from '../executions/executionRecord';
 import { HttpError } from './httpErrors';
 import { formatBytes } from './requestBody';
 
-export type ExecutionState = 'queued' | 'running' | 'finished' | 'failed' | 'cancelled';
+export type ServerExecutionState = 'queued' | 'running' | 'finished' | 'failed' | 'cancelled';
 
-export interface ExecutionStoreOptions {
+export interface ServerExecutionsOptions {
   /** Engine settings shared by every execution (not the signal or trace callback). */
   readonly engine: Omit<EngineOptions, 'signal' | 'onTrace'>;
   readonly maxRunning: number;
@@ -38,7 +38,7 @@ export interface ExecutionView {
   readonly executionId: string;
   readonly account: string;
   readonly agent: string;
-  readonly status: ExecutionState;
+  readonly status: ServerExecutionState;
   readonly startedAt: string;
   readonly endedAt?: string;
   readonly durationMs?: number;
@@ -67,7 +67,7 @@ interface Execution {
   readonly createdAt: Date;
   readonly controller: AbortController;
   readonly cleanup: () => Promise<void>;
-  state: ExecutionState;
+  state: ServerExecutionState;
   trace: Map<string, NodeTrace>;
   done?: Promise<void>;
 }
@@ -97,7 +97,7 @@ interface Removal {
 /** Ids of removed executions remembered, to say why a read finds nothing; older ones answer 404. */
 const MAX_REMEMBERED_REMOVALS = 50_000;
 
-export class ExecutionStore {
+export class ServerExecutions {
   /** Queued and running executions. */
   private readonly inFlight = new Map<string, Execution>();
   private readonly queue: Execution[] = [];
@@ -110,7 +110,7 @@ export class ExecutionStore {
   private readonly sweeper: NodeJS.Timeout;
   private closing = false;
 
-  constructor(private readonly options: ExecutionStoreOptions) {
+  constructor(private readonly options: ServerExecutionsOptions) {
     this.sweeper = setInterval(() => this.sweep(), Math.max(1000, Math.min(options.retentionMs, 60_000)));
     this.sweeper.unref();
   }

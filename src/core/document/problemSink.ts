@@ -2,7 +2,7 @@
 // pathological file cannot produce an unbounded list. Checks stop once the sink is `full`.
 import { LineIndex } from './lineIndex';
 import { compareProblems, PROBLEM_CODES } from './problems';
-import type { Problem, ProblemCode, Severity, Span } from './problems';
+import type { Problem, ProblemCode, Span } from './problems';
 
 export const MAX_PROBLEMS = 500;
 
@@ -16,7 +16,8 @@ export class ProblemSink {
     this.lines = lines ?? new LineIndex(text);
   }
 
-  add(code: ProblemCode, given: Span, message: string, options: { severity?: Severity; data?: Record<string, string> } = {}): void {
+  /** Adds a problem; its severity is always the one its code declares in PROBLEM_CODES. */
+  add(code: ProblemCode, given: Span, message: string, options: { data?: Record<string, string> } = {}): void {
     // Inside the text: the YAML parser places some errors one past its end.
     const start = Math.max(0, Math.min(given.start, this.text.length));
     const span = { start, end: Math.max(start, Math.min(given.end, this.text.length)) };
@@ -29,7 +30,7 @@ export class ProblemSink {
     this.seen.add(key);
     const problem: Problem = {
       code,
-      severity: options.severity ?? PROBLEM_CODES[code].severity,
+      severity: PROBLEM_CODES[code].severity,
       message,
       span,
       range: this.lines.range(span),
@@ -62,7 +63,7 @@ export class ProblemSink {
       const span = { start: 0, end: 0 };
       sorted.push({
         code: 'too-many-problems',
-        severity: 'info',
+        severity: PROBLEM_CODES['too-many-problems'].severity,
         message: `More problems are not shown: checking stopped after the first ${MAX_PROBLEMS}. Fix the ones above first.`,
         span,
         range: this.lines.range(span),

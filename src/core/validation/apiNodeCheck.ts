@@ -1,14 +1,14 @@
 // Rules of the generic API node: URL, header strings and their authorization, body.
 import { isMap, isSeq } from 'yaml';
 import type { Node as YamlNode } from 'yaml';
-import { maskExpressions, scanExpressions } from './expressions';
-import { isLoopbackHost } from './http/hosts';
-import { checkHeaderString, literalCredential, secretName } from './headers';
-import type { Finding } from './headers';
-import type { NodeDeclaration, StringField } from './model';
-import type { ProblemSink } from './problemSink';
-import type { Span } from './problems';
-import { spanOf, valueSpanToSource } from './yamlAst';
+import { maskExpressions, scanExpressions } from '../document/expressions';
+import { isLoopbackHost } from '../http/hosts';
+import { checkHeaderString, literalCredential, secretName } from './headerChecks';
+import type { Finding } from './headerChecks';
+import type { NodeDeclaration, StringField } from '../document/model';
+import type { ProblemSink } from '../document/problemSink';
+import type { Span } from '../document/problems';
+import { spanOf, valueSpanToSource } from '../document/yamlAst';
 
 /** Query parameters that carry an API key. */
 const API_KEY_PARAMETERS = new Set(['api_key', 'apikey', 'api-key']);

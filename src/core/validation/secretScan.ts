@@ -1,9 +1,9 @@
 // Secret scanning: literals that look like a known kind of token, anywhere in an agent file.
 import { isMap, isScalar, isSeq } from 'yaml';
 import type { Document, Scalar } from 'yaml';
-import { maskExpressions, scanExpressions } from './expressions';
-import type { ProblemSink } from './problemSink';
-import { valueSpanToSource } from './yamlAst';
+import { maskExpressions, scanExpressions } from '../document/expressions';
+import type { ProblemSink } from '../document/problemSink';
+import { valueSpanToSource } from '../document/yamlAst';
 
 interface TokenFormat {
   readonly kind: string;

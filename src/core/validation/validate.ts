@@ -2,11 +2,11 @@
 // authorization rules. Pure and synchronous: the same result in the editor, the CLI and tests.
 import { checkApiNode } from './apiNodeCheck';
 import { checkDeployment, checkInputs } from './declarationsCheck';
-import { readModel } from './model';
-import type { AgentModel } from './model';
-import { parseAgentFile } from './parse';
-import type { ParsedAgentFile } from './parse';
-import type { Problem } from './problems';
+import { readModel } from '../document/model';
+import type { AgentModel } from '../document/model';
+import { parseAgentFile } from '../document/parse';
+import type { ParsedAgentFile } from '../document/parse';
+import type { Problem } from '../document/problems';
 import { checkReferences } from './references';
 import { checkSchema } from './schemaCheck';
 import { checkSecrets } from './secretScan';

@@ -32,7 +32,7 @@ export interface Problem {
  * stable: they appear in the command line's JSON output and are documented in docs/agent-yaml.md.
  */
 export const PROBLEM_CODES = {
-  // The file as a whole.
+  // The file as a whole: document/parse.ts (too-many-problems: document/problemSink.ts).
   'empty-file': { severity: 'error', summary: 'The file has no content.' },
   'not-text': { severity: 'error', summary: 'The file is binary, not YAML text.' },
   'file-too-large': { severity: 'error', summary: 'The file is larger than agent files may be.' },
@@ -43,9 +43,10 @@ export const PROBLEM_CODES = {
   'not-a-mapping': { severity: 'error', summary: 'The document is not a mapping of keys.' },
   'alias-limit': { severity: 'error', summary: 'YAML aliases expand too much (an alias bomb).' },
   'too-many-problems': { severity: 'info', summary: 'Only the first problems are shown.' },
-  // In the editor only: the validation worker stopped a check that took too long.
+  // In the editor only: the validation worker stopped a check that took too long
+  // (src/language/validationWorkerClient.ts).
   'validation-stopped': { severity: 'warning', summary: 'Checking the file took too long and was stopped.' },
-  // The JSON Schema's rules.
+  // The JSON Schema's rules: validation/schemaCheck.ts.
   'missing-property': { severity: 'error', summary: 'A required key is missing.' },
   'unknown-property': { severity: 'error', summary: 'A key that the format does not have.' },
   'wrong-type': { severity: 'error', summary: 'A value of the wrong type.' },
@@ -55,7 +56,7 @@ export const PROBLEM_CODES = {
   'unknown-node-type': { severity: 'error', summary: 'A node type other than api or template.' },
   'invalid-input-type': { severity: 'error', summary: 'An input type other than string, number, boolean or file.' },
   'unknown-http-method': { severity: 'error', summary: 'An API node method that is not an HTTP method.' },
-  // Expressions and references.
+  // Expressions and references: validation/references.ts (defaults, accept: declarationsCheck.ts).
   'expression-syntax': { severity: 'error', summary: 'A {{ }} expression that cannot be read.' },
   'unknown-expression-root': { severity: 'error', summary: 'An expression that starts with something other than inputs, nodes or secrets.' },
   'unknown-input': { severity: 'error', summary: 'A reference to an input that is not declared.' },
@@ -67,7 +68,7 @@ export const PROBLEM_CODES = {
   'unused-input': { severity: 'info', summary: 'An input that nothing references.' },
   'invalid-input-default': { severity: 'error', summary: 'An input default or allowed value that does not match its type.' },
   'accept-without-file': { severity: 'warning', summary: 'accept on an input that is not a file.' },
-  // API nodes.
+  // API nodes: validation/apiNodeCheck.ts (header strings: validation/headerChecks.ts).
   'invalid-url': { severity: 'error', summary: 'A URL that cannot be parsed.' },
   'unsupported-url-scheme': { severity: 'error', summary: 'A URL that is not http or https.' },
   'insecure-url': { severity: 'warning', summary: 'Credentials sent over plain http to a remote host.' },
@@ -79,7 +80,7 @@ export const PROBLEM_CODES = {
   'body-not-allowed': { severity: 'error', summary: 'A body on a GET or HEAD request.' },
   'json-body-without-content-type': { severity: 'warning', summary: 'A JSON body with no Content-Type header.' },
   'api-key-in-url-non-get': { severity: 'warning', summary: 'api_key in the URL of a request that is not GET.' },
-  // Authorization.
+  // Authorization: validation/headerChecks.ts (possible-secret: validation/secretScan.ts).
   'bearer-missing-token': { severity: 'error', summary: 'Authorization: Bearer with no token.' },
   'bearer-quoted-token': { severity: 'error', summary: 'A Bearer token in quotes.' },
   'bearer-token-has-spaces': { severity: 'error', summary: 'A Bearer token with spaces inside.' },
@@ -91,9 +92,9 @@ export const PROBLEM_CODES = {
   'api-key-empty': { severity: 'error', summary: 'An empty x-api-key header or api_key parameter.' },
   'literal-credential': { severity: 'warning', summary: 'A credential written in the file instead of a secret.' },
   'possible-secret': { severity: 'warning', summary: 'A literal that looks like a known kind of token or key.' },
-  // Deployment.
+  // Deployment: validation/declarationsCheck.ts.
   'insecure-base-url': { severity: 'warning', summary: 'A deployment base URL on plain http to a remote host.' },
-  // Test files (NAME.agent.test.yaml).
+  // Test files (NAME.agent.test.yaml): testing/testFile.ts.
   'unknown-output': { severity: 'error', summary: 'An expectation on an output the agent does not have.' },
   'missing-mock': { severity: 'error', summary: 'An API node with no mock in a case that is not live.' },
   'invalid-expectation': { severity: 'error', summary: 'An expectation with an unknown operator or a bad operand.' },

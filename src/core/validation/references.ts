@@ -1,12 +1,12 @@
 // Expressions and what they reference: unknown inputs and nodes, bad paths, secret names, cycles,
 // outputs and inputs that nothing uses.
-import { findCycles, cyclePath } from './graph';
-import { EXPRESSION_ROOTS, NODE_RESULT_FIELDS, SECRET_NAME, scanExpressions } from './expressions';
-import type { Expression, Reference } from './expressions';
-import type { AgentModel, StringField } from './model';
-import type { ProblemSink } from './problemSink';
-import { closestMatch, listSomeWords, listWords, NameSuggester } from './suggest';
-import { spanOf, valueSpanToSource } from './yamlAst';
+import { findCycles, cyclePath } from '../graph/graph';
+import { EXPRESSION_ROOTS, NODE_RESULT_FIELDS, SECRET_NAME, scanExpressions } from '../document/expressions';
+import type { Expression, Reference } from '../document/expressions';
+import type { AgentModel, StringField } from '../document/model';
+import type { ProblemSink } from '../document/problemSink';
+import { closestMatch, listSomeWords, listWords, NameSuggester } from '../document/suggest';
+import { spanOf, valueSpanToSource } from '../document/yamlAst';
 
 /** A reference found in a string, with the string it was found in. */
 export interface FoundReference {

@@ -3,13 +3,13 @@
 // still gives the declarations that could be read, and its problems alongside.
 import { isMap } from 'yaml';
 import type { Node as YamlNode, YAMLMap } from 'yaml';
-import { maskExpressions, scanExpressions } from './expressions';
-import { CREDENTIAL_HEADERS, parseHeaderString } from './headers';
-import { readModel } from './model';
-import type { AgentModel, NodeDeclaration, StringField } from './model';
-import type { Problem, Severity, Span } from './problems';
-import { validateAgentText } from './validate';
-import { entries, getValue, spanOf } from './yamlAst';
+import { maskExpressions, scanExpressions } from '../document/expressions';
+import { CREDENTIAL_HEADERS, parseHeaderString } from '../document/headers';
+import { readModel } from '../document/model';
+import type { AgentModel, NodeDeclaration, StringField } from '../document/model';
+import type { Problem, Severity, Span } from '../document/problems';
+import { validateAgentText } from '../validation/validate';
+import { entries, getValue, spanOf } from '../document/yamlAst';
 
 /** How a processing node authenticates, as a badge on the node. */
 export type AuthBadge = 'bearer' | 'basic' | 'api-key-header' | 'api-key-url' | 'other' | 'none';

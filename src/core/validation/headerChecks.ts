@@ -1,28 +1,10 @@
-// Header strings of an API node's `settings:` ("Name: value") and what they say about
-// authorization: the rules of RFC 9110 (token names), RFC 6750 (Bearer) and RFC 7617 (Basic).
-import { maskExpressions, scanExpressions } from './expressions';
-import type { Expression } from './expressions';
-import type { ProblemCode } from './problems';
-
-/** RFC 9110 section 5.6.2: token = 1*tchar. */
-export const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
-
-/** Headers whose value is a credential. */
-export const CREDENTIAL_HEADERS = new Set([
-  'authorization',
-  'proxy-authorization',
-  'x-api-key',
-  'api-key',
-  'apikey',
-  'x-apikey',
-  'x-auth-token',
-  'x-access-token',
-  'private-token',
-  'x-goog-api-key',
-  'ocp-apim-subscription-key',
-  'x-functions-key',
-  'x-rapidapi-key',
-]);
+// The rules for header strings of an API node's `settings:` ("Name: value") and what they say
+// about authorization: RFC 9110 (token names), RFC 6750 (Bearer) and RFC 7617 (Basic). Reading a
+// header string is in ../document/headers.ts.
+import { maskExpressions, scanExpressions } from '../document/expressions';
+import { base64Error, CREDENTIAL_HEADERS, decodeBase64Text, HEADER_NAME, parseHeaderString } from '../document/headers';
+import type { HeaderString } from '../document/headers';
+import type { ProblemCode } from '../document/problems';
 
 /** A finding inside one string; offsets are relative to that string. */
 export interface Finding {
@@ -31,37 +13,6 @@ export interface Finding {
   readonly end: number;
   readonly message: string;
   readonly data?: Record<string, string>;
-}
-
-export interface HeaderString {
-  readonly name: string;
-  /** The value with surrounding white space removed. */
-  readonly value: string;
-  readonly nameStart: number;
-  readonly nameEnd: number;
-  readonly valueStart: number;
-  readonly valueEnd: number;
-  readonly expressions: readonly Expression[];
-}
-
-/** Splits "Name: value" at the first colon outside expressions; undefined when there is none. */
-export function parseHeaderString(raw: string, expressions: readonly Expression[] = scanExpressions(raw)): HeaderString | undefined {
-  const colon = maskExpressions(raw, expressions).indexOf(':');
-  if (colon === -1) return undefined;
-  const nameStart = raw.length - raw.trimStart().length;
-  let valueStart = colon + 1;
-  while (valueStart < raw.length && (raw[valueStart] === ' ' || raw[valueStart] === '\t')) valueStart++;
-  let valueEnd = raw.length;
-  while (valueEnd > valueStart && (raw[valueEnd - 1] === ' ' || raw[valueEnd - 1] === '\t')) valueEnd--;
-  return {
-    name: raw.slice(nameStart, colon),
-    value: raw.slice(valueStart, valueEnd),
-    nameStart,
-    nameEnd: colon,
-    valueStart,
-    valueEnd,
-    expressions,
-  };
 }
 
 export interface HeaderContext {
@@ -140,6 +91,24 @@ function checkCredentialValue(header: HeaderString, masked: string, context: Hea
   return [];
 }
 
+/** An Authorization value split at its scheme, as the checks of each scheme see it. */
+interface Credentials {
+  /** The header name as written (Authorization or Proxy-Authorization). */
+  readonly name: string;
+  readonly scheme: string;
+  /** The value, and its span in the settings string. */
+  readonly value: string;
+  readonly valueStart: number;
+  readonly valueEnd: number;
+  /** What follows the scheme, with expressions as written and masked. */
+  readonly credentials: string;
+  readonly maskedCredentials: string;
+  readonly span: { readonly start: number; readonly end: number };
+  readonly hasExpression: boolean;
+  readonly nodeId: string;
+}
+
+/** Authorization and Proxy-Authorization: a scheme, then credentials in the form the scheme asks for. */
 function checkAuthorization(header: HeaderString, masked: string, context: HeaderContext): Finding[] {
   const name = header.name.trim();
   const { value, valueStart, valueEnd } = header;
@@ -166,61 +135,82 @@ function checkAuthorization(header: HeaderString, masked: string, context: Heade
   if (scheme.includes('{{')) return [];
   const credentialsStart = valueStart + schemeEnd + (maskedValue.slice(schemeEnd).length - maskedValue.slice(schemeEnd).trimStart().length);
   const credentials = value.slice(credentialsStart - valueStart);
-  const maskedCredentials = maskedValue.slice(credentialsStart - valueStart);
-  const credentialsSpan = { start: credentialsStart, end: valueEnd };
-  const hasExpression = credentials.includes('{{');
-  const schemeLower = scheme.toLowerCase();
-
-  if (schemeLower === 'bearer') {
-    const fix = `${name}: Bearer {{ secrets.${secretName(context.nodeId, 'TOKEN')} }}`;
-    if (credentials === '') {
-      return [{ code: 'bearer-missing-token', start: valueStart, end: valueEnd, message: `"Bearer" needs a token after it. Write "${fix}".`, data: { secretName: secretName(context.nodeId, 'TOKEN') } }];
-    }
-    if (/^["']|["']$/.test(credentials)) {
-      return [{ code: 'bearer-quoted-token', ...credentialsSpan, message: 'The Bearer token is in quotes, and the quotes would be sent as part of it. Remove them.', data: { replacement: credentials.replace(/^["']|["']$/g, '') } }];
-    }
-    if (/\s/.test(maskedCredentials)) {
-      return [{ code: 'bearer-token-has-spaces', ...credentialsSpan, message: `A Bearer token is one word, but this one has spaces in it. Remove them, or keep the whole token in a secret: "${fix}".` }];
-    }
-    if (!hasExpression) return [literalCredential(credentialsSpan, 'This Bearer token', credentials, `${name}: Bearer {{ secrets.%s }}`, secretName(context.nodeId, 'TOKEN'))];
-    return [];
+  const parts: Credentials = {
+    name,
+    scheme,
+    value,
+    valueStart,
+    valueEnd,
+    credentials,
+    maskedCredentials: maskedValue.slice(credentialsStart - valueStart),
+    span: { start: credentialsStart, end: valueEnd },
+    hasExpression: credentials.includes('{{'),
+    nodeId: context.nodeId,
+  };
+  switch (scheme.toLowerCase()) {
+    case 'bearer':
+      return checkBearer(parts);
+    case 'basic':
+      return checkBasic(parts);
+    default:
+      return checkOtherScheme(parts);
   }
+}
 
-  if (schemeLower === 'basic') {
-    const basicSecret = secretName(context.nodeId, 'BASIC');
-    const fix = `${name}: Basic {{ secrets.${basicSecret} }}`;
-    if (credentials === '') {
-      return [{ code: 'basic-missing-credentials', start: valueStart, end: valueEnd, message: `"Basic" needs the Base64 of user:password after it. Write "${fix}" with the encoded value stored as that secret.` }];
-    }
-    const literalPart = maskExpressions(credentials, scanExpressions(credentials), '');
-    if (literalPart.includes(':')) {
-      return [{
-        code: 'basic-not-encoded',
-        ...credentialsSpan,
-        message: hasExpression
-          ? `Basic credentials are sent as the Base64 of user:password, but this value is written as plain user:password. Store the encoded value as one secret and write "${fix}".`
-          : `These Basic credentials are plain user:password, but Basic sends them Base64-encoded. Encode them (printf %s 'user:password' | base64), store the result as a secret and write "${fix}".`,
-        data: { secretName: basicSecret },
-      }];
-    }
-    if (hasExpression) return [];
-    if (/^["'].*["']$/.test(credentials)) {
-      return [{ code: 'basic-invalid-base64', ...credentialsSpan, message: 'The Basic credentials are in quotes, and the quotes would be sent as part of them. Remove them.' }];
-    }
-    const base64Problem = base64Error(credentials);
-    if (base64Problem) {
-      return [{ code: 'basic-invalid-base64', ...credentialsSpan, message: `The Basic credentials are not valid Base64: ${base64Problem}. Encode "user:password" with Base64 (e.g. \`printf %s 'user:password' | base64\`).` }];
-    }
-    const decoded = decodeBase64Text(credentials);
-    if (decoded === undefined) {
-      return [{ code: 'basic-invalid-base64', ...credentialsSpan, message: 'The Basic credentials decode to binary data, not to user:password text. Encode "user:password" with Base64.' }];
-    }
-    if (!decoded.includes(':')) {
-      return [{ code: 'basic-missing-colon', ...credentialsSpan, message: 'The Basic credentials decode to text without ":", so they are not user:password. Encode "user:password" (with the colon) with Base64.' }];
-    }
-    return [literalCredential(credentialsSpan, 'These Basic credentials', credentials, `${name}: Basic {{ secrets.%s }}`, basicSecret)];
+/** RFC 6750: "Bearer" and one token, which belongs in a secret. */
+function checkBearer({ name, valueStart, valueEnd, credentials, maskedCredentials, span, hasExpression, nodeId }: Credentials): Finding[] {
+  const fix = `${name}: Bearer {{ secrets.${secretName(nodeId, 'TOKEN')} }}`;
+  if (credentials === '') {
+    return [{ code: 'bearer-missing-token', start: valueStart, end: valueEnd, message: `"Bearer" needs a token after it. Write "${fix}".`, data: { secretName: secretName(nodeId, 'TOKEN') } }];
   }
+  if (/^["']|["']$/.test(credentials)) {
+    return [{ code: 'bearer-quoted-token', ...span, message: 'The Bearer token is in quotes, and the quotes would be sent as part of it. Remove them.', data: { replacement: credentials.replace(/^["']|["']$/g, '') } }];
+  }
+  if (/\s/.test(maskedCredentials)) {
+    return [{ code: 'bearer-token-has-spaces', ...span, message: `A Bearer token is one word, but this one has spaces in it. Remove them, or keep the whole token in a secret: "${fix}".` }];
+  }
+  if (!hasExpression) return [literalCredential(span, 'This Bearer token', credentials, `${name}: Bearer {{ secrets.%s }}`, secretName(nodeId, 'TOKEN'))];
+  return [];
+}
 
+/** RFC 7617: "Basic" and the Base64 of user:password, which belongs in a secret. */
+function checkBasic({ name, valueStart, valueEnd, credentials, span, hasExpression, nodeId }: Credentials): Finding[] {
+  const basicSecret = secretName(nodeId, 'BASIC');
+  const fix = `${name}: Basic {{ secrets.${basicSecret} }}`;
+  if (credentials === '') {
+    return [{ code: 'basic-missing-credentials', start: valueStart, end: valueEnd, message: `"Basic" needs the Base64 of user:password after it. Write "${fix}" with the encoded value stored as that secret.` }];
+  }
+  const literalPart = maskExpressions(credentials, scanExpressions(credentials), '');
+  if (literalPart.includes(':')) {
+    return [{
+      code: 'basic-not-encoded',
+      ...span,
+      message: hasExpression
+        ? `Basic credentials are sent as the Base64 of user:password, but this value is written as plain user:password. Store the encoded value as one secret and write "${fix}".`
+        : `These Basic credentials are plain user:password, but Basic sends them Base64-encoded. Encode them (printf %s 'user:password' | base64), store the result as a secret and write "${fix}".`,
+      data: { secretName: basicSecret },
+    }];
+  }
+  if (hasExpression) return [];
+  if (/^["'].*["']$/.test(credentials)) {
+    return [{ code: 'basic-invalid-base64', ...span, message: 'The Basic credentials are in quotes, and the quotes would be sent as part of them. Remove them.' }];
+  }
+  const base64Problem = base64Error(credentials);
+  if (base64Problem) {
+    return [{ code: 'basic-invalid-base64', ...span, message: `The Basic credentials are not valid Base64: ${base64Problem}. Encode "user:password" with Base64 (e.g. \`printf %s 'user:password' | base64\`).` }];
+  }
+  const decoded = decodeBase64Text(credentials);
+  if (decoded === undefined) {
+    return [{ code: 'basic-invalid-base64', ...span, message: 'The Basic credentials decode to binary data, not to user:password text. Encode "user:password" with Base64.' }];
+  }
+  if (!decoded.includes(':')) {
+    return [{ code: 'basic-missing-colon', ...span, message: 'The Basic credentials decode to text without ":", so they are not user:password. Encode "user:password" (with the colon) with Base64.' }];
+  }
+  return [literalCredential(span, 'These Basic credentials', credentials, `${name}: Basic {{ secrets.%s }}`, basicSecret)];
+}
+
+/** Any other scheme (Token, Digest…): only a bare word without a scheme, or literal credentials, are found. */
+function checkOtherScheme({ name, scheme, value, valueStart, valueEnd, credentials, span, hasExpression, nodeId }: Credentials): Finding[] {
   if (credentials === '') {
     // One word with no scheme: most likely a bare token.
     if (hasExpression || value.includes('{{')) return [];
@@ -229,10 +219,10 @@ function checkAuthorization(header: HeaderString, masked: string, context: Heade
       start: valueStart,
       end: valueEnd,
       message: `The ${name} value has no scheme. Write "${name}: Bearer <token>" (OAuth 2.0) or "${name}: Basic <base64 of user:password>", with the credential in a secret.`,
-      data: { secretName: secretName(context.nodeId, 'TOKEN') },
+      data: { secretName: secretName(nodeId, 'TOKEN') },
     }];
   }
-  if (!hasExpression) return [literalCredential(credentialsSpan, `These ${scheme} credentials`, credentials, `${name}: ${scheme} {{ secrets.%s }}`, secretName(context.nodeId, 'TOKEN'))];
+  if (!hasExpression) return [literalCredential(span, `These ${scheme} credentials`, credentials, `${name}: ${scheme} {{ secrets.%s }}`, secretName(nodeId, 'TOKEN'))];
   return [];
 }
 
@@ -260,25 +250,6 @@ export function secretName(nodeId: string, suffix: string): string {
 
 export function looksLikePlaceholder(value: string): boolean {
   return /^<.*>$|^\[.*\]$|^your[_-]|^(x{3,}|\.{3,}|\*{3,}|changeme|todo|token|api[_-]?key|secret|password)$/i.test(value.trim());
-}
-
-/** Why a string is not standard, padded Base64 (RFC 4648 section 4), or undefined when it is. */
-export function base64Error(value: string): string | undefined {
-  const bad = /[^A-Za-z0-9+/=]/.exec(value);
-  if (bad) return bad[0] === '-' || bad[0] === '_' ? `"${bad[0]}" belongs to the URL-safe alphabet, not standard Base64` : `"${bad[0]}" is not a Base64 character`;
-  if (/=[^=]/.test(value) || /={3,}$/.test(value)) return '"=" padding may only appear at the end';
-  if (value.length % 4 !== 0) return `its length (${value.length}) is not a multiple of 4 (is "=" padding missing?)`;
-  return undefined;
-}
-
-/** Decodes Base64 to UTF-8 text, or undefined when the bytes are not text. */
-export function decodeBase64Text(value: string): string | undefined {
-  try {
-    const text = new TextDecoder('utf-8', { fatal: true }).decode(Buffer.from(value, 'base64'));
-    return /[\u0000-\u0008\u000e-\u001f\u007f]/.test(text) ? undefined : text;
-  } catch {
-    return undefined;
-  }
 }
 
 function spanAround(header: HeaderString): { start: number; end: number } {

@@ -1,10 +1,10 @@
 // Rules for declarations that the schema cannot express: input defaults and allowed values that
 // must match the input's type, and the deployment's base URL.
 import { isSeq } from 'yaml';
-import { isLoopbackHost } from './http/hosts';
-import type { AgentModel } from './model';
-import type { ProblemSink } from './problemSink';
-import { findPair, spanOf } from './yamlAst';
+import { isLoopbackHost } from '../http/hosts';
+import type { AgentModel } from '../document/model';
+import type { ProblemSink } from '../document/problemSink';
+import { findPair, spanOf } from '../document/yamlAst';
 import type { Node as YamlNode } from 'yaml';
 
 const SCALAR_TYPES: Record<string, string> = { string: 'string', number: 'number', boolean: 'boolean' };

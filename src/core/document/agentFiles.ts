@@ -1,0 +1,41 @@
+// Which files are agent files, and the one directory walk that finds them (or agent test files):
+// used by the command line (files named on it) and the local server (the folder it serves). The
+// editor finds files through VS Code's own search, with language/agentDiagnostics.ts's glob.
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+
+/** An agent file's name: *.agent.yaml or *.agent.yml, in lower case as the docs write it. */
+export const AGENT_FILE = /\.agent\.ya?ml$/;
+
+/**
+ * The same, in any case, for the editor: VS Code associates the agent language with a file whose
+ * name differs only in case on case-insensitive file systems (Windows, macOS), so a command on
+ * the active editor accepts Tickets.Agent.YAML too. The command line and the server use AGENT_FILE.
+ */
+export const AGENT_FILE_ANY_CASE = new RegExp(AGENT_FILE.source, 'i');
+
+/** Directories no walk enters: dependencies, version control, build output, test downloads. */
+export const SKIPPED_DIRECTORIES: ReadonlySet<string> = new Set(['node_modules', '.git', '.vscode-test', 'dist', 'out']);
+
+/**
+ * Every file below `directory` whose name matches `pattern`, depth first in name order, skipping
+ * SKIPPED_DIRECTORIES. A directory removed while walking has no files (a server rescans while
+ * files change); any other error (e.g. permission denied) is thrown to the caller.
+ */
+export async function findFilesUnder(directory: string, pattern: RegExp): Promise<string[]> {
+  const found: string[] = [];
+  let entries;
+  try {
+    entries = await readdir(directory, { withFileTypes: true });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return found;
+    throw error;
+  }
+  entries.sort((a, b) => a.name.localeCompare(b.name));
+  for (const entry of entries) {
+    const path = join(directory, entry.name);
+    if (entry.isDirectory() && !SKIPPED_DIRECTORIES.has(entry.name)) found.push(...(await findFilesUnder(path, pattern)));
+    else if (entry.isFile() && pattern.test(entry.name)) found.push(path);
+  }
+  return found;
+}

@@ -1,0 +1,56 @@
+// Which files are agent files, and the one directory walk the command line and the local server
+// share (src/core/document/agentFiles.ts), on real folders.
+import assert from 'node:assert/strict';
+import { join, relative, sep } from 'node:path';
+import { runCli } from '../../src/cli/main';
+import { AGENT_FILE, AGENT_FILE_ANY_CASE, findFilesUnder, SKIPPED_DIRECTORIES } from '../../src/core/document/agentFiles';
+import { AgentDirectory } from '../../src/core/server/agentDirectory';
+import { TEST_FILE } from '../../src/core/testing/testFile';
+import { makeTempDir } from '../support/tempDir';
+import type { TempDir } from '../support/tempDir';
+
+const VALID = 'version: 1\nname: Valid\nnodes:\n  hello: { type: template, text: hi }\noutputs:\n  out: { from: "{{ nodes.hello.body }}" }\n';
+
+describe('agent files', () => {
+  let dir: TempDir;
+  beforeEach(() => {
+    dir = makeTempDir();
+    for (const file of ['b/two.agent.yml', 'a/one.agent.yaml', 'zero.agent.yaml', 'a/one.agent.test.yaml', 'notes.yaml', 'a/agent.yaml']) dir.write(file, VALID);
+    for (const skipped of SKIPPED_DIRECTORIES) dir.write(`${skipped}/hidden.agent.yaml`, VALID);
+    dir.write('a/node_modules/pkg/hidden.agent.yaml', VALID);
+  });
+  afterEach(() => dir.remove());
+
+  const names = (paths: readonly string[]): string[] => paths.map((path) => relative(dir.path, path).split(sep).join('/'));
+
+  it('tells agent files from other YAML and from agent test files', () => {
+    for (const name of ['x.agent.yaml', 'x.agent.yml', 'a.b.agent.yaml']) assert.match(name, AGENT_FILE, name);
+    for (const name of ['x.yaml', 'agent.yaml', 'x.agent.test.yaml', 'x.agent.yaml.bak', 'X.Agent.YAML']) assert.doesNotMatch(name, AGENT_FILE, name);
+    // The editor's variant differs only in case.
+    assert.match('X.Agent.YAML', AGENT_FILE_ANY_CASE);
+    assert.doesNotMatch('x.agent.test.yaml', AGENT_FILE_ANY_CASE);
+  });
+
+  it('walks depth first in name order, skipping dependency, version control and build folders', async () => {
+    assert.deepEqual(names(await findFilesUnder(dir.path, AGENT_FILE)), ['a/one.agent.yaml', 'b/two.agent.yml', 'zero.agent.yaml']);
+    assert.deepEqual(names(await findFilesUnder(dir.path, TEST_FILE)), ['a/one.agent.test.yaml']);
+  });
+
+  it('finds nothing in a folder that is gone, and reports other errors', async () => {
+    assert.deepEqual(await findFilesUnder(join(dir.path, 'removed'), AGENT_FILE), []);
+    await assert.rejects(findFilesUnder(join(dir.path, 'notes.yaml'), AGENT_FILE), { code: 'ENOTDIR' });
+  });
+
+  it('is the same set of files for the command line and the local server', async () => {
+    let stderr = '';
+    const code = await runCli(['validate', '.'], { stdout: () => undefined, stderr: (text) => (stderr += text), cwd: dir.path, env: {} });
+    assert.equal(code, 0, stderr);
+    assert.match(stderr, /^3 files checked: /m);
+    const served = await AgentDirectory.open(dir.path, { watch: false });
+    try {
+      assert.deepEqual(served.list().map((agent) => agent.file), ['a/one.agent.yaml', 'b/two.agent.yml', 'zero.agent.yaml']);
+    } finally {
+      await served.close();
+    }
+  });
+});
