@@ -22,4 +22,6 @@ export const COMMANDS = {
   remove: 'agentWorkflows.executions.remove',
   refresh: 'agentWorkflows.executions.refresh',
   clearFinished: 'agentWorkflows.executions.clearFinished',
+  newTestCase: 'agentWorkflows.executions.newTestCase',
+  runAgentTests: 'agentWorkflows.runAgentTests',
 } as const;

@@ -31,12 +31,15 @@ import { resumeWatching } from './runs/resumeWatching';
 import type { RunDeps } from './runs/runDeps';
 import { ApiKeyStore } from './secrets/apiKeyStore';
 import { WorkflowSecrets } from './secrets/workflowSecrets';
+import { registerAgentTests } from './testing/registerAgentTests';
+import type { AgentTestsApi } from './testing/registerAgentTests';
 import { registerExecutionsView } from './views/executionsView';
 import { registerLocalServerStatus } from './views/localServerStatus';
 
 /** What activate() returns: the executions view's data, for other extensions and the integration tests. */
 export interface AgentWorkflowsApi {
   readonly executionsTree: vscode.TreeDataProvider<vscode.TreeItem>;
+  readonly agentTests: AgentTestsApi;
 }
 
 export function activate(context: vscode.ExtensionContext): AgentWorkflowsApi {
@@ -74,12 +77,13 @@ export function activate(context: vscode.ExtensionContext): AgentWorkflowsApi {
   const executionsTree = registerExecutionsView(context, { store });
   registerExecutionActions(context, runDeps);
   registerLocalServerStatus(context, { localServer });
+  const agentTests = registerAgentTests(context, { logger, store });
 
   // Unfinished executions of the last session are watched again, once the workspace is trusted.
   if (vscode.workspace.isTrusted) void resumeWatching(runDeps);
   else context.subscriptions.push(vscode.workspace.onDidGrantWorkspaceTrust(() => void resumeWatching(runDeps)));
   logger.info(`Agent Workflows ${String(context.extension.packageJSON.version)} activated.`);
-  return { executionsTree };
+  return { executionsTree, agentTests };
 }
 
 export function deactivate(): void {}

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { appendCaseFromExecution, NewCaseError } from '../../src/core/testing/newCase';
 import type { CaseFromExecution } from '../../src/core/testing/newCase';
 import { loadSuiteFromText, runSuite } from '../../src/core/testing/suite';
+import { validateTestText } from '../../src/core/testing/testFile';
 import type { LoadedSuite, SuiteLoadFailure } from '../../src/core/testing/suite';
 import { repoRoot } from '../support/paths';
 
@@ -78,5 +79,31 @@ describe('agent tests from the editor', () => {
     const text = appendCaseFromExecution(appendCaseFromExecution(undefined, fromHello('a', 'A')).text, fromHello('b', 'B')).text;
     const suite = loaded(loadSuiteFromText('/virtual/hello.agent.test.yaml', text, () => ({ text: HELLO })));
     assert.deepEqual((await runSuite(suite, { only: new Set(['b']) })).map((result) => result.name), ['b']);
+  });
+});
+
+describe('agent test snippets', () => {
+  const snippets = JSON.parse(readFileSync(join(repoRoot, 'snippets', 'agent-test-yaml.json'), 'utf8')) as Record<string, { prefix: string; body: string[] }>;
+  /** The snippet as VS Code inserts it when every default is accepted (these use ${n:x} and ${n|a,b|}). */
+  const expand = (body: readonly string[]): string =>
+    body
+      .join('\n')
+      .replace(/\$\{\d+:([^${}]*)\}/g, '$1')
+      .replace(/\$\{\d+\|([^,|]*)[^|]*\|\}/g, '$1')
+      .replace(/\\\$/g, '$');
+  const indent = (text: string, spaces: number): string => text.replace(/^/gm, ' '.repeat(spaces));
+  const inContext = (prefix: string, text: string): string => {
+    if (prefix === 'case') return `cases:\n${indent(text, 2)}\n`;
+    if (prefix === 'mock') return `cases:\n  one:\n    mocks:\n${indent(text, 6)}\n`;
+    return `cases:\n  one:\n${indent(text, 4)}\n`;
+  };
+
+  it('expands every snippet, where it belongs, into a test file without problems', () => {
+    assert.deepEqual(Object.values(snippets).map((snippet) => snippet.prefix).sort(), ['case', 'expect', 'expect-failure', 'mock']);
+    for (const snippet of Object.values(snippets)) {
+      const text = inContext(snippet.prefix, expand(snippet.body));
+      const { problems } = validateTestText(text, 'snippet.agent.test.yaml');
+      assert.deepEqual(problems.map((problem) => `${problem.range.line}: ${problem.message}`), [], `${snippet.prefix}:\n${text}`);
+    }
   });
 });

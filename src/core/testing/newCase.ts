@@ -29,7 +29,9 @@ export interface WrittenCase {
 }
 
 /** Thrown when the existing test file cannot take a case (it is not YAML, or cases is not a mapping). */
-export class NewCaseError extends Error {}
+export class NewCaseError extends Error {
+  override readonly name = 'NewCaseError';
+}
 
 const MOCK_COMMENT = ' Fill in what the API answered: the body below is a stub (the execution kept no response bodies).';
 

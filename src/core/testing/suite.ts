@@ -30,6 +30,8 @@ export interface SuiteLoadFailure {
   /** Problems of the test file, when it was read. */
   readonly problems: readonly Problem[];
   readonly text?: string;
+  /** The cases as far as they could be read, for an editor to list them (they do not run). */
+  readonly readSuite?: TestSuite;
 }
 
 /** Reads a test file and its agent from disk and checks both; never throws for bad files. */
@@ -65,8 +67,8 @@ export function loadSuiteFromText(testFile: string, text: string, readAgent: (ag
     }
   });
   const errors = result.problems.filter((problem) => problem.severity === 'error');
-  if (errors.length > 0) return { testFile, message: `${errors.length} ${errors.length === 1 ? 'problem' : 'problems'} in the test file`, problems: result.problems, text };
-  if (agentFailure || !agent || !result.suite) return { testFile, message: agentFailure ?? 'The test file has no cases.', problems: result.problems, text };
+  if (errors.length > 0) return { testFile, message: `${errors.length} ${errors.length === 1 ? 'problem' : 'problems'} in the test file`, problems: result.problems, text, ...(result.suite ? { readSuite: result.suite } : {}) };
+  if (agentFailure || !agent || !result.suite) return { testFile, message: agentFailure ?? 'The test file has no cases.', problems: result.problems, text, ...(result.suite ? { readSuite: result.suite } : {}) };
   return { testFile, text, agentFile, suite: result.suite, agent, problems: result.problems };
 }
 
