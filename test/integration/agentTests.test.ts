@@ -52,6 +52,9 @@ describe('agent tests in VS Code', () => {
   it('discovers the test files of the workspace, a test item per case at its line', async () => {
     const controller = api.agentTests.controller;
     assert.equal(controller.label, 'Agent Tests');
+    // The longest extension wins: a test file is agent-test-yaml, not agent-yaml.
+    assert.equal((await vscode.workspace.openTextDocument(TEST_FILE)).languageId, 'agent-test-yaml');
+    assert.equal((await vscode.workspace.openTextDocument(AGENT_FILE)).languageId, 'agent-yaml');
     await controller.resolveHandler?.(undefined);
     const file = await waitFor(() => controller.items.get(TEST_FILE.toString()), 'the test file item');
     assert.equal(file.uri?.toString(), TEST_FILE.toString());
