@@ -184,7 +184,13 @@ export class AgentTestController implements vscode.Disposable {
     const uri = file.uri!;
     const state = await this.refresh(uri);
     const current = this.fileItem(uri);
-    if (!state || !current) return;
+    if (!state || !current) {
+      // Deleted or unreadable since it was listed (why is in the log).
+      const message = new vscode.TestMessage(`${vscode.workspace.asRelativePath(uri)} cannot be read; see the Agent Workflows log.`);
+      run.errored(file, message);
+      outcomes.set(file.id, { state: 'errored', messages: [outcomeOf(message)] });
+      return;
+    }
     const positions = textPositions(state.text);
     const chosen = [...gather(current.children)].filter((item) => !excluded.has(item.id) && (!only || only.has(caseNameOf(item))));
     run.appendOutput(`${vscode.workspace.asRelativePath(uri)}\r\n`);
@@ -205,6 +211,13 @@ export class AgentTestController implements vscode.Disposable {
       const item = items.get(result.name);
       if (!item) return;
       const location = new vscode.Location(uri, item.range ?? new vscode.Range(0, 0, 0, 0));
+      if (signal.aborted && !result.passed) {
+        // Stopped by the user: not a failure of the case.
+        run.skipped(item);
+        outcomes.set(item.id, { state: 'skipped', messages: [] });
+        run.appendOutput(`  - ${result.name} (cancelled)\r\n`, location, item);
+        return;
+      }
       if (result.passed) {
         run.passed(item, result.durationMs);
         outcomes.set(item.id, { state: 'passed', durationMs: result.durationMs, messages: [] });

@@ -109,6 +109,24 @@ describe('agent tests in VS Code', () => {
     await waitFor(() => !file.children.get(`${TEST_FILE.toString()}::added case`) && file.error === undefined && vscode.languages.getDiagnostics(TEST_FILE).length === 0, 'the items and diagnostics of the saved file');
   });
 
+  it('stops a run when it is cancelled: the unfinished cases are skipped', async () => {
+    const uri = workspaceUri('agent-tests', 'slow.agent.test.yaml');
+    created.push(uri);
+    const slowCase = (name: string): string => `  ${name}:\n    inputs: { who: Ada }\n    secrets: { PROFILE_TOKEN: test-token }\n    mocks: { profile: { body: { title: Dr }, delay_ms: 8000 } }\n    expect: { outputs: { greeting: Hello Dr Ada } }\n`;
+    await vscode.workspace.fs.writeFile(uri, Buffer.from(`agent: greeter.agent.yaml\ncases:\n${slowCase('slow one')}${slowCase('slow two')}`));
+    await api.agentTests.refresh(uri);
+    const file = api.agentTests.controller.items.get(uri.toString());
+    assert.ok(file);
+    const cancel = new vscode.CancellationTokenSource();
+    const started = Date.now();
+    const running = api.agentTests.runTests(new vscode.TestRunRequest([file]), cancel.token);
+    setTimeout(() => cancel.cancel(), 300);
+    const outcomes = await running;
+    assert.ok(Date.now() - started < 4000, `the run ended ${Date.now() - started} ms after it started`);
+    assert.deepEqual([...outcomes.values()].map((outcome) => outcome.state), ['skipped', 'skipped']);
+    cancel.dispose();
+  });
+
   it('adds and removes the items of test files created and deleted on disk', async () => {
     const uri = workspaceUri('agent-tests', 'on-disk.agent.test.yaml');
     created.push(uri);
