@@ -89,6 +89,7 @@ const lazyModules = new Map(
     'src/commands/commandsFeature.ts': 'commands',
     'src/language/languageCore.ts': 'language',
     'src/runs/localServerCode.ts': 'local-server',
+    'src/core/testing/editorEntry.ts': 'agent-tests',
   }).map(([source, name]) => [resolve(source), join('dist', 'lazy', `${name}.js`)]),
 );
 

@@ -23,11 +23,14 @@ export const COMMANDS = {
   remove: 'agentWorkflows.executions.remove',
   refresh: 'agentWorkflows.executions.refresh',
   clearFinished: 'agentWorkflows.executions.clearFinished',
+  newTestCase: 'agentWorkflows.executions.newTestCase',
+  runAgentTests: 'agentWorkflows.runAgentTests',
 } as const;
 
 /**
  * The commands src/commands/commandsFeature.ts registers when it loads, on the first call of any
- * of them (src/lazyCommands.ts). The others are the view's refresh, registered at activation, and
- * the view's focus command, which VS Code makes.
+ * of them (src/lazyCommands.ts). The others are registered at activation by the view and the
+ * agent tests (which load their own code on use), or made by VS Code (the view's focus command).
  */
-export const COMMANDS_LOADED_ON_USE: readonly string[] = Object.values(COMMANDS).filter((id) => id !== COMMANDS.showExecutions && id !== COMMANDS.refresh);
+const REGISTERED_AT_ACTIVATION: readonly string[] = [COMMANDS.showExecutions, COMMANDS.refresh, COMMANDS.newTestCase, COMMANDS.runAgentTests];
+export const COMMANDS_LOADED_ON_USE: readonly string[] = Object.values(COMMANDS).filter((id) => !REGISTERED_AT_ACTIVATION.includes(id));

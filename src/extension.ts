@@ -20,12 +20,15 @@ import { LocalServerHost } from './runs/localServerHost';
 import { ResultDocuments, ResultsChannel } from './runs/resultsChannel';
 import { ApiKeyStore } from './secrets/apiKeyStore';
 import { WorkflowSecrets } from './secrets/workflowSecrets';
+import { registerAgentTests } from './testing/registerAgentTests';
+import type { AgentTestsApi } from './testing/registerAgentTests';
 import { registerExecutionsView } from './views/executionsView';
 import { registerLocalServerStatus } from './views/localServerStatus';
 
 /** What activate() returns: the executions view's data, for other extensions and the integration tests. */
 export interface AgentWorkflowsApi {
   readonly executionsTree: vscode.TreeDataProvider<vscode.TreeItem>;
+  readonly agentTests: AgentTestsApi;
 }
 
 export function activate(context: vscode.ExtensionContext): AgentWorkflowsApi {
@@ -55,6 +58,7 @@ export function activate(context: vscode.ExtensionContext): AgentWorkflowsApi {
     (feature): CommandsFeature => feature.registerCommands(context, { logger, keys, workflowSecrets, workspaceSecretNames, store, results, inputMemory, localServer, diagnostics }),
     logger,
   );
+  const agentTests = registerAgentTests(context, { logger, store });
 
   // Unfinished executions of the last session are watched again once the workspace is trusted,
   // after activation: the commands' code loads only when there is one.
@@ -64,7 +68,7 @@ export function activate(context: vscode.ExtensionContext): AgentWorkflowsApi {
   if (vscode.workspace.isTrusted) setTimeout(resume, 0);
   else context.subscriptions.push(vscode.workspace.onDidGrantWorkspaceTrust(resume));
   logger.info(`Agent Workflows ${String(context.extension.packageJSON.version)} activated.`);
-  return { executionsTree };
+  return { executionsTree, agentTests };
 }
 
 export function deactivate(): void {}

@@ -1,5 +1,5 @@
 // A test file with its agent, ready to run: the test file read and checked against the agent it
-// names (read from disk beside it), and the run of its cases, several at a time.
+// names (read from disk beside it, or given by an editor), and the run of its cases, several at a time.
 import { readFileSync } from 'node:fs';
 import { basename, dirname, relative, resolve } from 'node:path';
 import { AgentFileError, loadAgent } from '../engine/agentPlan';
@@ -30,18 +30,28 @@ export interface SuiteLoadFailure {
   /** Problems of the test file, when it was read. */
   readonly problems: readonly Problem[];
   readonly text?: string;
+  /** The cases as far as they could be read, for an editor to list them (they do not run). */
+  readonly readSuite?: TestSuite;
 }
 
 /** Reads a test file and its agent from disk and checks both; never throws for bad files. */
 export function loadSuite(testFile: string): LoadedSuite | SuiteLoadFailure {
   const read = readText(testFile);
   if ('error' in read) return { testFile, message: read.error, problems: [] };
+  return loadSuiteFromText(testFile, read.text);
+}
+
+/**
+ * Checks a test file's text (an editor's unsaved text, say) and its agent; the agent's text comes
+ * from `readAgent` (given its absolute path; from disk by default), so an editor can give its own.
+ */
+export function loadSuiteFromText(testFile: string, text: string, readAgent: (agentFile: string) => { text: string } | { error: string } = readText): LoadedSuite | SuiteLoadFailure {
   let agentFile = '';
   let agent: LoadedAgent | undefined;
   let agentFailure: string | undefined;
-  const result = validateTestText(read.text, basename(testFile), (agentPath) => {
+  const result = validateTestText(text, basename(testFile), (agentPath) => {
     agentFile = resolve(dirname(testFile), agentPath);
-    const agentRead = readText(agentFile);
+    const agentRead = readAgent(agentFile);
     if ('error' in agentRead) {
       agentFailure = `The agent under test cannot be read: ${agentRead.error}`;
       return undefined;
@@ -57,14 +67,16 @@ export function loadSuite(testFile: string): LoadedSuite | SuiteLoadFailure {
     }
   });
   const errors = result.problems.filter((problem) => problem.severity === 'error');
-  if (errors.length > 0) return { testFile, message: `${errors.length} ${errors.length === 1 ? 'problem' : 'problems'} in the test file`, problems: result.problems, text: read.text };
-  if (agentFailure || !agent || !result.suite) return { testFile, message: agentFailure ?? 'The test file has no cases.', problems: result.problems, text: read.text };
-  return { testFile, text: read.text, agentFile, suite: result.suite, agent, problems: result.problems };
+  if (errors.length > 0) return { testFile, message: `${errors.length} ${errors.length === 1 ? 'problem' : 'problems'} in the test file`, problems: result.problems, text, ...(result.suite ? { readSuite: result.suite } : {}) };
+  if (agentFailure || !agent || !result.suite) return { testFile, message: agentFailure ?? 'The test file has no cases.', problems: result.problems, text, ...(result.suite ? { readSuite: result.suite } : {}) };
+  return { testFile, text, agentFile, suite: result.suite, agent, problems: result.problems };
 }
 
 export interface RunSuiteOptions extends Omit<RunCaseOptions, 'baseDir'> {
   /** Only the cases whose name contains this text (any case). */
   readonly grep?: string;
+  /** Only the cases of these exact names (an editor's selection); with grep, both apply. */
+  readonly only?: ReadonlySet<string>;
   /** Cases running at the same time; default 8. */
   readonly concurrency?: number;
   /** Called as each case ends, in the order they end. */
@@ -74,7 +86,7 @@ export interface RunSuiteOptions extends Omit<RunCaseOptions, 'baseDir'> {
 /** Runs the cases (those grep selects), at most `concurrency` at once; results in file order. */
 export async function runSuite(loaded: LoadedSuite, options: RunSuiteOptions = {}): Promise<CaseResult[]> {
   const grep = options.grep?.toLowerCase();
-  const cases = loaded.suite.cases.filter((testCase) => !grep || testCase.name.toLowerCase().includes(grep));
+  const cases = loaded.suite.cases.filter((testCase) => (!grep || testCase.name.toLowerCase().includes(grep)) && (!options.only || options.only.has(testCase.name)));
   const results: CaseResult[] = new Array(cases.length);
   let next = 0;
   const worker = async (): Promise<void> => {
@@ -90,7 +102,8 @@ export async function runSuite(loaded: LoadedSuite, options: RunSuiteOptions = {
   return results.filter((result) => result !== undefined);
 }
 
-function readText(file: string): { text: string } | { error: string } {
+/** A file's text from disk, decoded as agent files are; what cannot be read, in words. */
+export function readText(file: string): { text: string } | { error: string } {
   let bytes: Buffer;
   try {
     bytes = readFileSync(file);

@@ -1,0 +1,360 @@
+// Agent tests in the Test Explorer: every NAME.agent.test.yaml in the workspace is a test item with
+// a child per case at the case's line, kept up to date from disk (a file watcher) and from open
+// editors (unsaved text included). "Run Locally" runs the chosen cases with the workflow engine and
+// mocked APIs; a failed expectation is a TestMessage at its own line, with a diff when it has an
+// expected value. A test file's problems are diagnostics ("agent-tests") and error its item.
+import * as vscode from 'vscode';
+import type { Problem } from '../core/problems';
+import type { CaseFailure, CaseResult } from '../core/testing/runCase';
+import type { LoadedSuite, SuiteLoadFailure } from '../core/testing/suite';
+import type { TestSuite } from '../core/testing/testFile';
+import { textPositions, toDiagnostic } from '../language/problemsToDiagnostics';
+import { loadTestCore } from './testCore';
+
+export const TEST_LANGUAGE_ID = 'agent-test-yaml';
+export const TEST_FILE_GLOB = '**/*.agent.test.{yaml,yml}';
+const EXCLUDE_GLOB = '**/node_modules/**';
+/** Test files read when the explorer opens; a workspace with more lists the first ones. */
+const MAX_DISCOVERED = 2000;
+const EDIT_DELAY_MS = 250;
+
+/** How one test item ended in the last run (what the Test Explorer shows, for callers and tests). */
+export interface ItemOutcome {
+  readonly state: 'passed' | 'failed' | 'errored' | 'skipped';
+  readonly durationMs?: number;
+  readonly messages: readonly OutcomeMessage[];
+}
+
+export interface OutcomeMessage {
+  readonly message: string;
+  /** Zero-based line of the message's location. */
+  readonly line?: number;
+  readonly expected?: string;
+  readonly actual?: string;
+}
+
+/** What a test file gave when last read. */
+interface FileState {
+  readonly text: string;
+  readonly loaded: LoadedSuite | SuiteLoadFailure;
+}
+
+type Positions = ReturnType<typeof textPositions>;
+
+export class AgentTestController implements vscode.Disposable {
+  readonly controller: vscode.TestController;
+  readonly diagnostics: vscode.DiagnosticCollection;
+  private readonly files = new Map<string, FileState>();
+  private readonly versions = new Map<string, number>();
+  private readonly pendingEdits = new Map<string, NodeJS.Timeout>();
+  private readonly filesChanged = new vscode.EventEmitter<void>();
+  /** Fires when test files appear, go, or change the agent they test (for the code lens). */
+  readonly onDidChangeTestFiles = this.filesChanged.event;
+  private readonly subscriptions: vscode.Disposable[] = [];
+  private discovery: Promise<void> | undefined;
+
+  constructor(private readonly deps: { readonly logger: vscode.LogOutputChannel; readonly docsUri: vscode.Uri }) {
+    this.controller = vscode.tests.createTestController('agentWorkflows.agentTests', 'Agent Tests');
+    this.diagnostics = vscode.languages.createDiagnosticCollection('agent-tests');
+    this.controller.resolveHandler = async (item) => {
+      if (!item) await this.discover();
+    };
+    this.controller.refreshHandler = async () => {
+      this.discovery = undefined;
+      await this.discover();
+    };
+    this.controller.createRunProfile('Run Locally', vscode.TestRunProfileKind.Run, async (request, token) => {
+        await this.runTests(request, token);
+      }, true);
+    const watcher = vscode.workspace.createFileSystemWatcher(TEST_FILE_GLOB);
+    this.subscriptions.push(
+      this.controller,
+      this.diagnostics,
+      this.filesChanged,
+      watcher,
+      watcher.onDidCreate((uri) => void this.refresh(uri)),
+      watcher.onDidChange((uri) => {
+        // An open document is read from the editor, which has the newest text.
+        if (!this.openDocument(uri)?.isDirty) void this.refresh(uri);
+      }),
+      watcher.onDidDelete((uri) => this.forget(uri)),
+      vscode.workspace.onDidOpenTextDocument((document) => {
+        if (this.isTestDocument(document)) void this.refresh(document.uri);
+      }),
+      vscode.workspace.onDidChangeTextDocument((event) => this.onEdit(event.document)),
+      vscode.workspace.onDidCloseTextDocument((document) => {
+        // Unsaved edits are gone with the editor: back to the file on disk.
+        if (this.isTestDocument(document)) void this.refresh(document.uri);
+      }),
+    );
+    for (const document of vscode.workspace.textDocuments) if (this.isTestDocument(document)) void this.refresh(document.uri);
+  }
+
+  /** Finds the workspace's test files (once; refresh finds them again). */
+  discover(): Promise<void> {
+    this.discovery ??= (async () => {
+      const found = await vscode.workspace.findFiles(TEST_FILE_GLOB, EXCLUDE_GLOB, MAX_DISCOVERED);
+      await Promise.all(found.map((uri) => this.refresh(uri)));
+    })();
+    return this.discovery;
+  }
+
+  /** The test files known to test `agentFile` (read so far; see discover). */
+  testFilesOf(agentFile: vscode.Uri): vscode.Uri[] {
+    return [...this.files.entries()].filter(([, state]) => agentFileOf(state.loaded) === agentFile.fsPath).map(([key]) => vscode.Uri.parse(key));
+  }
+
+  fileItem(uri: vscode.Uri): vscode.TestItem | undefined {
+    return this.controller.items.get(uri.toString());
+  }
+
+  /** Reads a test file again (from its editor when open) and updates its items and diagnostics. */
+  async refresh(uri: vscode.Uri): Promise<FileState | undefined> {
+    const key = uri.toString();
+    const version = (this.versions.get(key) ?? 0) + 1;
+    this.versions.set(key, version);
+    try {
+      const text = await this.readText(uri);
+      if (text === undefined) {
+        this.forget(uri);
+        return undefined;
+      }
+      const core = await loadTestCore();
+      const loaded = core.loadSuiteFromText(uri.fsPath, text, (agentFile) => {
+        const open = this.openDocument(vscode.Uri.file(agentFile));
+        return open ? { text: open.getText() } : core.readText(agentFile);
+      });
+      // A newer read started meanwhile: it decides.
+      if (this.versions.get(key) !== version) return this.files.get(key);
+      const before = this.files.get(key);
+      const state = { text, loaded };
+      this.files.set(key, state);
+      this.updateItems(uri, state);
+      this.diagnostics.set(uri, loaded.problems.map((problem) => toDiagnostic(problem, textPositions(text), this.deps.docsUri)));
+      if (!before || agentFileOf(before.loaded) !== agentFileOf(loaded)) this.filesChanged.fire();
+      return state;
+    } catch (error) {
+      this.deps.logger.error(`Reading the test file ${uri.fsPath} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+      return undefined;
+    }
+  }
+
+  /**
+   * Runs the cases a request selects (every test file's, without include), one file after the
+   * other, the cases of a file several at a time. Returns how each item ended, by item id.
+   */
+  async runTests(request: vscode.TestRunRequest, token: vscode.CancellationToken): Promise<Map<string, ItemOutcome>> {
+    const outcomes = new Map<string, ItemOutcome>();
+    if (!request.include) await this.discover();
+    const run = this.controller.createTestRun(request);
+    const abort = new AbortController();
+    const cancelled = token.onCancellationRequested(() => abort.abort());
+    try {
+      const excluded = new Set((request.exclude ?? []).map((item) => item.id));
+      const selection = new Map<string, { file: vscode.TestItem; cases?: Set<string> }>();
+      for (const item of request.include ?? [...gather(this.controller.items)]) {
+        if (excluded.has(item.id)) continue;
+        const file = item.parent ?? item;
+        const entry = selection.get(file.id) ?? { file };
+        if (item.parent) entry.cases = (entry.cases ?? new Set()).add(caseNameOf(item));
+        else delete entry.cases;
+        selection.set(file.id, entry);
+      }
+      for (const { file, cases } of selection.values()) {
+        if (abort.signal.aborted) break;
+        if (!vscode.workspace.isTrusted) {
+          const message = new vscode.TestMessage('Agent tests do not run in Restricted Mode: this workspace is not trusted. Trust it to run them.');
+          run.errored(file, message);
+          outcomes.set(file.id, { state: 'errored', messages: [{ message: message.message as string }] });
+          continue;
+        }
+        await this.runFile(file, cases, excluded, run, outcomes, abort.signal);
+      }
+    } catch (error) {
+      this.deps.logger.error(`Running agent tests failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+      run.appendOutput(`Running agent tests failed: ${error instanceof Error ? error.message : String(error)}\r\n`);
+    } finally {
+      cancelled.dispose();
+      run.end();
+    }
+    return outcomes;
+  }
+
+  private async runFile(file: vscode.TestItem, only: Set<string> | undefined, excluded: ReadonlySet<string>, run: vscode.TestRun, outcomes: Map<string, ItemOutcome>, signal: AbortSignal): Promise<void> {
+    const uri = file.uri!;
+    const state = await this.refresh(uri);
+    const current = this.fileItem(uri);
+    if (!state || !current) {
+      // Deleted or unreadable since it was listed (why is in the log).
+      const message = new vscode.TestMessage(`${vscode.workspace.asRelativePath(uri)} cannot be read; see the Agent Workflows log.`);
+      run.errored(file, message);
+      outcomes.set(file.id, { state: 'errored', messages: [outcomeOf(message)] });
+      return;
+    }
+    const positions = textPositions(state.text);
+    const chosen = [...gather(current.children)].filter((item) => !excluded.has(item.id) && (!only || only.has(caseNameOf(item))));
+    run.appendOutput(`${vscode.workspace.asRelativePath(uri)}\r\n`);
+    const loaded = state.loaded;
+    if (!('suite' in loaded)) {
+      const messages = loaded.problems.filter((problem) => problem.severity === 'error').map((problem) => problemMessage(problem, uri, positions));
+      if (messages.length === 0) messages.push(new vscode.TestMessage(loaded.message));
+      for (const item of [current, ...chosen]) {
+        run.errored(item, messages);
+        outcomes.set(item.id, { state: 'errored', messages: messages.map((message) => outcomeOf(message)) });
+      }
+      run.appendOutput(`  ${loaded.message}\r\n${messages.map((message) => `    ${String(message.message)}`).join('\r\n')}\r\n`);
+      return;
+    }
+    const items = new Map(chosen.map((item) => [caseNameOf(item), item]));
+    for (const item of items.values()) run.started(item);
+    const report = (result: CaseResult): void => {
+      const item = items.get(result.name);
+      if (!item) return;
+      const location = new vscode.Location(uri, item.range ?? new vscode.Range(0, 0, 0, 0));
+      if (signal.aborted && !result.passed) {
+        // Stopped by the user: not a failure of the case.
+        run.skipped(item);
+        outcomes.set(item.id, { state: 'skipped', messages: [] });
+        run.appendOutput(`  - ${result.name} (cancelled)\r\n`, location, item);
+        return;
+      }
+      if (result.passed) {
+        run.passed(item, result.durationMs);
+        outcomes.set(item.id, { state: 'passed', durationMs: result.durationMs, messages: [] });
+        run.appendOutput(`  ✓ ${result.name} (${result.durationMs} ms)\r\n`, location, item);
+        return;
+      }
+      const messages = result.failures.map((failure) => failureMessage(failure, uri, positions));
+      // A case whose inputs were refused did not run: errored, not failed.
+      if (result.execution === undefined) run.errored(item, messages, result.durationMs);
+      else run.failed(item, messages, result.durationMs);
+      outcomes.set(item.id, { state: result.execution === undefined ? 'errored' : 'failed', durationMs: result.durationMs, messages: messages.map((message) => outcomeOf(message)) });
+      run.appendOutput(`  ✗ ${result.name} (${result.durationMs} ms)\r\n${result.failures.map((failure) => `    ${failure.message.replace(/\r?\n/g, '\r\n    ')}`).join('\r\n')}\r\n`, location, item);
+    };
+    const core = await loadTestCore();
+    await core.runSuite(loaded, { only: new Set(items.keys()), signal, onCase: report });
+    for (const item of items.values()) {
+      if (outcomes.has(item.id)) continue;
+      run.skipped(item);
+      outcomes.set(item.id, { state: 'skipped', messages: [] });
+    }
+  }
+
+  private updateItems(uri: vscode.Uri, state: FileState): void {
+    const key = uri.toString();
+    const positions = textPositions(state.text);
+    let file = this.controller.items.get(key);
+    if (!file) {
+      file = this.controller.createTestItem(key, vscode.workspace.asRelativePath(uri), uri);
+      this.controller.items.add(file);
+    }
+    file.range = new vscode.Range(0, 0, 0, 0);
+    const loaded = state.loaded;
+    const suite: TestSuite | undefined = 'suite' in loaded ? loaded.suite : loaded.readSuite;
+    file.error = 'suite' in loaded ? undefined : errorText(loaded);
+    const children = (suite?.cases ?? []).map((testCase, index) => {
+      const item = file.children.get(`${key}::${testCase.name}`) ?? this.controller.createTestItem(`${key}::${testCase.name}`, testCase.name, uri);
+      item.range = new vscode.Range(positions.positionAt(testCase.span.start), positions.positionAt(testCase.span.end));
+      item.sortText = String(index).padStart(6, '0');
+      return item;
+    });
+    file.children.replace(children);
+  }
+
+  private forget(uri: vscode.Uri): void {
+    const key = uri.toString();
+    this.versions.set(key, (this.versions.get(key) ?? 0) + 1);
+    const had = this.files.delete(key);
+    this.controller.items.delete(key);
+    this.diagnostics.delete(uri);
+    if (had) this.filesChanged.fire();
+  }
+
+  private onEdit(document: vscode.TextDocument): void {
+    const key = document.uri.toString();
+    const isTest = this.isTestDocument(document);
+    // An agent being edited changes what its test files may say: they are read again too.
+    const dependents = isTest ? [document.uri] : this.testFilesOf(document.uri);
+    if (dependents.length === 0) return;
+    clearTimeout(this.pendingEdits.get(key));
+    this.pendingEdits.set(
+      key,
+      setTimeout(() => {
+        this.pendingEdits.delete(key);
+        for (const uri of dependents) void this.refresh(uri);
+      }, EDIT_DELAY_MS),
+    );
+  }
+
+  private isTestDocument(document: vscode.TextDocument): boolean {
+    return document.languageId === TEST_LANGUAGE_ID && (document.uri.scheme === 'file' || document.uri.scheme === 'vscode-remote');
+  }
+
+  private openDocument(uri: vscode.Uri): vscode.TextDocument | undefined {
+    const key = uri.toString();
+    return vscode.workspace.textDocuments.find((document) => document.uri.toString() === key);
+  }
+
+  private async readText(uri: vscode.Uri): Promise<string | undefined> {
+    const open = this.openDocument(uri);
+    if (open) return open.getText();
+    try {
+      return new TextDecoder('utf-8').decode(await vscode.workspace.fs.readFile(uri));
+    } catch (error) {
+      if (error instanceof vscode.FileSystemError && error.code === 'FileNotFound') return undefined;
+      throw error;
+    }
+  }
+
+  dispose(): void {
+    for (const timer of this.pendingEdits.values()) clearTimeout(timer);
+    for (const subscription of this.subscriptions) subscription.dispose();
+  }
+}
+
+function* gather(collection: vscode.TestItemCollection): Iterable<vscode.TestItem> {
+  for (const [, item] of collection) yield item;
+}
+
+function caseNameOf(item: vscode.TestItem): string {
+  return item.label;
+}
+
+function agentFileOf(loaded: LoadedSuite | SuiteLoadFailure): string | undefined {
+  return 'agentFile' in loaded ? loaded.agentFile : undefined;
+}
+
+function errorText(failure: SuiteLoadFailure): vscode.MarkdownString {
+  const errors = failure.problems.filter((problem) => problem.severity === 'error');
+  const text = new vscode.MarkdownString();
+  text.appendText(failure.message);
+  for (const problem of errors.slice(0, 10)) text.appendMarkdown('\n\n').appendText(`Line ${problem.range.line}: ${problem.message}`);
+  return text;
+}
+
+function problemMessage(problem: Problem, uri: vscode.Uri, positions: Positions): vscode.TestMessage {
+  const message = new vscode.TestMessage(problem.message);
+  message.location = new vscode.Location(uri, new vscode.Range(positions.positionAt(problem.span.start), positions.positionAt(problem.span.end)));
+  return message;
+}
+
+/** A failed expectation as VS Code shows it: at the expectation's line; a diff when a value was expected. */
+export function failureMessage(failure: CaseFailure, uri: vscode.Uri, positions: Positions): vscode.TestMessage {
+  const message = failure.expectedValue !== undefined ? vscode.TestMessage.diff(failure.message, shown(failure.expectedValue), shown(failure.actual)) : new vscode.TestMessage(failure.message);
+  message.location = new vscode.Location(uri, new vscode.Range(positions.positionAt(failure.span.start), positions.positionAt(failure.span.end)));
+  return message;
+}
+
+function shown(value: unknown): string {
+  if (value === undefined) return '(absent)';
+  return typeof value === 'string' ? value : (JSON.stringify(value, null, 2) ?? String(value));
+}
+
+function outcomeOf(message: vscode.TestMessage): OutcomeMessage {
+  return {
+    message: typeof message.message === 'string' ? message.message : message.message.value,
+    ...(message.location ? { line: message.location.range.start.line } : {}),
+    ...(message.expectedOutput !== undefined ? { expected: message.expectedOutput } : {}),
+    ...(message.actualOutput !== undefined ? { actual: message.actualOutput } : {}),
+  };
+}

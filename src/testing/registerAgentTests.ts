@@ -1,0 +1,149 @@
+// Agent tests in VS Code, registered at activation without loading the test core (see testCore.ts):
+// the Test Explorer's controller, a "Run tests" code lens on agent files that have a test file,
+// the command it runs, and "New Test Case from This Execution" in the Agent Executions view.
+import * as vscode from 'vscode';
+import { COMMANDS } from '../commandIds';
+import { affects, resultsSettings } from '../config';
+import type { ExecutionRecord } from '../core/executions/executionRecord';
+import { AGENT_LANGUAGE_ID } from '../language/agentDiagnostics';
+import { guardedCommand } from '../runs/commandErrors';
+import type { ExecutionStore } from '../runs/executionStore';
+import { ExecutionItem } from '../views/executionsTree';
+import { AgentTestController, TEST_LANGUAGE_ID } from './agentTestController';
+import type { ItemOutcome } from './agentTestController';
+import { newTestCaseFromExecution, NewTestCaseRefused, testFileBeside } from './newTestCase';
+import { loadTestCore } from './testCore';
+
+/** What the agent tests give the extension's API (the integration tests drive them through it). */
+export interface AgentTestsApi {
+  readonly controller: vscode.TestController;
+  /** Runs the cases a request selects, as the Run profile does; how each item ended, by item id. */
+  runTests(request: vscode.TestRunRequest, token?: vscode.CancellationToken): Promise<Map<string, ItemOutcome>>;
+  /** Reads a test file again (as an edit or the watcher does); resolves once its items are updated. */
+  refresh(uri: vscode.Uri): Promise<unknown>;
+}
+
+export function registerAgentTests(context: vscode.ExtensionContext, deps: { readonly logger: vscode.LogOutputChannel; readonly store: ExecutionStore }): AgentTestsApi {
+  const tests = new AgentTestController({ logger: deps.logger, docsUri: vscode.Uri.joinPath(context.extensionUri, 'docs', 'testing-agents.md') });
+  const lenses = new RunTestsCodeLensProvider(tests);
+  const run = (request: vscode.TestRunRequest, token?: vscode.CancellationToken): Promise<Map<string, ItemOutcome>> => tests.runTests(request, token ?? new vscode.CancellationTokenSource().token);
+
+  context.subscriptions.push(
+    tests,
+    lenses,
+    vscode.languages.registerCodeLensProvider({ language: AGENT_LANGUAGE_ID }, lenses),
+    vscode.commands.registerCommand(
+      COMMANDS.runAgentTests,
+      guardedCommand(
+        'Run Tests',
+        deps.logger,
+        async (argument) => {
+          const target = argument instanceof vscode.Uri ? argument : vscode.window.activeTextEditor?.document.uri;
+          if (!target) throw new Error('Open an agent file or its test file first, or run the tests from the Test Explorer.');
+          const testFiles = await testFilesFor(tests, target);
+          if (testFiles.length === 0) {
+            void vscode.window.showInformationMessage(`${vscode.workspace.asRelativePath(target)} has no test file. Create ${vscode.workspace.asRelativePath(testFileBeside(target))} beside it, or use "New Test Case from This Execution" in the Agent Executions view.`);
+            return undefined;
+          }
+          const items = (await Promise.all(testFiles.map(async (uri) => (await tests.refresh(uri), tests.fileItem(uri))))).filter((item): item is vscode.TestItem => item !== undefined);
+          return Object.fromEntries(await run(new vscode.TestRunRequest(items)));
+        },
+        { trusted: 'Running agent tests' },
+      ),
+    ),
+    vscode.commands.registerCommand(
+      COMMANDS.newTestCase,
+      guardedCommand(
+        'New Test Case from This Execution',
+        deps.logger,
+        async (argument) => {
+          const record = await recordOf(argument, deps.store);
+          if (!record) return undefined;
+          try {
+            return await newTestCaseFromExecution(record);
+          } catch (error) {
+            const core = await loadTestCore();
+            if (!(error instanceof NewTestCaseRefused) && !(error instanceof core.NewCaseError)) throw error;
+            void vscode.window.showErrorMessage(`New Test Case from This Execution: ${error.message}`);
+            return undefined;
+          }
+        },
+      ),
+    ),
+  );
+  return { controller: tests.controller, runTests: run, refresh: (uri) => tests.refresh(uri) };
+}
+
+/** The test files of an agent file (the one beside it, and any that name it), or the test file itself. */
+async function testFilesFor(tests: AgentTestController, uri: vscode.Uri): Promise<vscode.Uri[]> {
+  if (/\.agent\.test\.ya?ml$/i.test(uri.path)) return [uri];
+  const found = new Map(tests.testFilesOf(uri).map((file) => [file.toString(), file]));
+  for (const beside of besideCandidates(uri)) if (await exists(beside)) found.set(beside.toString(), beside);
+  return [...found.values()];
+}
+
+function besideCandidates(agentFile: vscode.Uri): vscode.Uri[] {
+  const beside = testFileBeside(agentFile);
+  const other = beside.path.endsWith('.yaml') ? beside.with({ path: beside.path.replace(/\.yaml$/, '.yml') }) : beside.with({ path: beside.path.replace(/\.yml$/, '.yaml') });
+  return [beside, other];
+}
+
+async function exists(uri: vscode.Uri): Promise<boolean> {
+  try {
+    await vscode.workspace.fs.stat(uri);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function recordOf(argument: unknown, store: ExecutionStore): Promise<ExecutionRecord | undefined> {
+  if (argument instanceof ExecutionItem) return store.get(argument.record.key) ?? argument.record;
+  const candidates = store.all().filter((record) => record.state === 'finished' && record.file !== undefined && record.outputs !== undefined);
+  if (candidates.length === 0) {
+    void vscode.window.showInformationMessage('No finished execution of an agent file in the history. Run an agent first, then make a test case of its execution.');
+    return undefined;
+  }
+  const picked = await vscode.window.showQuickPick(
+    candidates.map((record) => ({ label: record.agentName, description: `${record.mode} · ${new Date(record.startedAt).toLocaleString()}`, record })),
+    { placeHolder: 'The execution to make a test case of' },
+  );
+  return picked?.record;
+}
+
+/** "Run tests" above an agent file that has a test file. */
+class RunTestsCodeLensProvider implements vscode.CodeLensProvider, vscode.Disposable {
+  private readonly changed = new vscode.EventEmitter<void>();
+  readonly onDidChangeCodeLenses = this.changed.event;
+  private readonly subscriptions: vscode.Disposable[];
+
+  constructor(private readonly tests: AgentTestController) {
+    this.subscriptions = [
+      tests.onDidChangeTestFiles(() => this.changed.fire()),
+      vscode.workspace.onDidGrantWorkspaceTrust(() => this.changed.fire()),
+      vscode.workspace.onDidChangeConfiguration((event) => {
+        if (affects(event, 'codeLens.enabled')) this.changed.fire();
+      }),
+    ];
+  }
+
+  async provideCodeLenses(document: vscode.TextDocument): Promise<vscode.CodeLens[]> {
+    if (!resultsSettings().codeLens || !vscode.workspace.isTrusted || document.languageId === TEST_LANGUAGE_ID) return [];
+    const testFiles = await testFilesFor(this.tests, document.uri);
+    if (testFiles.length === 0) return [];
+    let nameLine = 0;
+    for (let line = 0; line < document.lineCount; line++) {
+      if (/^name\s*:/.test(document.lineAt(line).text)) {
+        nameLine = line;
+        break;
+      }
+    }
+    const names = testFiles.map((uri) => vscode.workspace.asRelativePath(uri)).join(', ');
+    return [new vscode.CodeLens(new vscode.Range(nameLine, 0, nameLine, 0), { title: '$(beaker) Run tests', tooltip: `Run the cases of ${names} in the Test Explorer`, command: COMMANDS.runAgentTests, arguments: [document.uri] })];
+  }
+
+  dispose(): void {
+    for (const subscription of this.subscriptions) subscription.dispose();
+    this.changed.dispose();
+  }
+}
