@@ -4,7 +4,7 @@
 // mocked APIs; a failed expectation is a TestMessage at its own line, with a diff when it has an
 // expected value. A test file's problems are diagnostics ("agent-tests") and error its item.
 import * as vscode from 'vscode';
-import type { Problem } from '../core/problems';
+import type { Problem } from '../core/document/problems';
 import type { CaseFailure, CaseResult } from '../core/testing/runCase';
 import type { LoadedSuite, SuiteLoadFailure } from '../core/testing/suite';
 import type { TestSuite } from '../core/testing/testFile';

@@ -4,7 +4,7 @@
 // (created when there is none) through the yaml library, so the file's comments and layout stay.
 import { isMap, parseDocument } from 'yaml';
 import type { Document, Scalar, YAMLMap } from 'yaml';
-import { entries } from '../yamlAst';
+import { entries } from '../document/yamlAst';
 
 export interface CaseFromExecution {
   /** The case's name; " (2)", " (3)"… is added when the file has one of that name. */
