@@ -14,7 +14,7 @@ import { registerNavigationProviders } from './language/navigationProviders';
 import { WorkspaceSecretNames } from './language/workspaceSecretNames';
 import { registerLazyCommands } from './lazyCommands';
 import { createLogger } from './logger';
-import { ExecutionStore } from './runs/executionStore';
+import { ExecutionHistory } from './runs/executionHistory';
 import { InputMemory } from './runs/inputPrompts';
 import { LocalServerHost } from './runs/localServerHost';
 import { ResultDocuments, ResultsChannel } from './runs/resultsChannel';
@@ -37,7 +37,7 @@ export function activate(context: vscode.ExtensionContext): AgentWorkflowsApi {
   const workflowSecrets = new WorkflowSecrets(context.secrets, context.globalState);
   const keys = new ApiKeyStore(context.secrets, context.globalState);
   const workspaceSecretNames = new WorkspaceSecretNames();
-  const store = new ExecutionStore(context.workspaceState, () => resultsSettings().historySize);
+  const store = new ExecutionHistory(context.workspaceState, () => resultsSettings().historySize);
   const results = new ResultsChannel(() => resultsSettings().maxOutputLength);
   const localServer = new LocalServerHost({ keys, workflowSecrets, logger, state: context.workspaceState });
   const inputMemory = new InputMemory(context.workspaceState);

@@ -3,6 +3,7 @@
 // registers the real commands in the placeholders' place, and the call is made again with the same
 // arguments. So activation costs one registration per command and no code of theirs.
 import * as vscode from 'vscode';
+import { errorDetail } from './core/errors';
 
 export interface LazyCommands<F> {
   /** The loaded feature (loading it, and so registering its commands, on the first call). */
@@ -30,7 +31,7 @@ export function registerLazyCommands<M, F>(
       },
       (error: unknown) => {
         loading = undefined;
-        logger.error(`Loading commands failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+        logger.error(`Loading commands failed: ${errorDetail(error)}`);
         throw error;
       },
     );

@@ -3,6 +3,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { relative, resolve } from 'node:path';
 import { AGENT_FILE, findFilesUnder } from '../core/document/agentFiles';
 import { decodeAgentFile } from '../core/document/parse';
+import { errorMessage } from '../core/errors';
 
 /** Files a command looks for in a directory: their names, and how a message says so. */
 export interface FileKind {
@@ -69,6 +70,6 @@ export function describeFsError(error: unknown, file: string): string {
     case 'EISDIR':
       return `${file}: is a directory.`;
     default:
-      return `${file}: cannot be read (${error instanceof Error ? error.message : String(error)}).`;
+      return `${file}: cannot be read (${errorMessage(error)}).`;
   }
 }

@@ -8,6 +8,7 @@ import type { ServeFlags } from './serveCommand';
 import type { StatusFlags } from './statusCommand';
 import type { TestFlags } from './testCommand';
 import type { ValidateFormat } from './validateCommand';
+import { errorDetail } from '../core/errors';
 
 declare const AGENT_WORKFLOWS_VERSION: string | undefined;
 
@@ -103,7 +104,7 @@ export async function runCli(argv: readonly string[], rawIo: CliIo): Promise<num
       io.stderr(`agent-workflows: ${error.message}\n`);
       return error.exitCode;
     }
-    io.stderr(`agent-workflows: internal error (please report it): ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    io.stderr(`agent-workflows: internal error (please report it): ${errorDetail(error)}\n`);
     return ExitCode.internal;
   }
 }

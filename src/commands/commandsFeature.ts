@@ -5,7 +5,7 @@ import type * as vscode from 'vscode';
 import type { AgentDiagnostics } from '../language/agentDiagnostics';
 import type { WorkspaceSecretNames } from '../language/workspaceSecretNames';
 import { ExecutionRunner } from '../runs/executionRunner';
-import type { ExecutionStore } from '../runs/executionStore';
+import type { ExecutionHistory } from '../runs/executionHistory';
 import type { InputMemory } from '../runs/inputPrompts';
 import type { LocalServerHost } from '../runs/localServerHost';
 import type { ResultsChannel } from '../runs/resultsChannel';
@@ -33,7 +33,7 @@ export interface CommandsDeps {
   readonly keys: ApiKeyStore;
   readonly workflowSecrets: WorkflowSecrets;
   readonly workspaceSecretNames: WorkspaceSecretNames;
-  readonly store: ExecutionStore;
+  readonly store: ExecutionHistory;
   readonly results: ResultsChannel;
   readonly inputMemory: InputMemory;
   readonly localServer: LocalServerHost;
@@ -55,11 +55,11 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
 
   registerValidateWorkspaceCommand(context, { diagnostics, logger });
   registerShowGraph(context, { logger });
-  registerNewAgentFileCommand(context);
-  registerSetApiKeyCommand(context, { keys, localServer });
-  registerClearApiKeyCommand(context, { keys, localServer });
-  registerSetSecretCommand(context, { workflowSecrets, workspaceSecretNames });
-  registerClearSecretCommand(context, { workflowSecrets });
+  registerNewAgentFileCommand(context, { logger });
+  registerSetApiKeyCommand(context, { keys, localServer, logger });
+  registerClearApiKeyCommand(context, { keys, localServer, logger });
+  registerSetSecretCommand(context, { workflowSecrets, workspaceSecretNames, logger });
+  registerClearSecretCommand(context, { workflowSecrets, logger });
   registerRunAgentCommand(context, runDeps);
   registerRunLocallyCommand(context, runDeps);
   registerPollExecutionCommand(context, runDeps);

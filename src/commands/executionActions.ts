@@ -3,13 +3,12 @@
 import * as vscode from 'vscode';
 import { COMMANDS } from '../commandIds';
 import type { ExecutionRecord } from '../core/executions/executionRecord';
-import { guardedCommand } from '../runs/commandErrors';
+import { guardedCommand } from './commandErrors';
 import { openResultDocument } from '../runs/resultsChannel';
+import { runAgentFile, runAgentFileLocally } from '../runs/agentRuns';
 import type { RunDeps } from '../runs/runDeps';
 import { targetWithKey } from '../runs/serviceTarget';
 import { isExecutionItem, isValueItem } from '../views/executionsTree';
-import { runAgentFile } from './runAgent';
-import { runAgentFileLocally } from './runLocally';
 
 export function registerExecutionActions(context: vscode.ExtensionContext, deps: RunDeps): void {
   /** The record an action is about: the clicked item, else one picked from the history. */

@@ -7,9 +7,9 @@ import type { ExecutionRecord, ExecutionTargetInfo } from '../core/executions/ex
 import { LOCAL_ACCOUNT } from '../core/server/agentDirectory';
 import { ServiceError } from '../core/service/serviceError';
 import { checkExecutionId } from '../core/service/target';
-import { AGENT_LANGUAGE_ID } from '../language/agentDiagnostics';
-import { loadAgentFile, RunBlocked } from '../runs/agentFile';
-import { guardedCommand } from '../runs/commandErrors';
+import { AGENT_LANGUAGE_ID } from '../language/languageIds';
+import { loadAgentFile } from '../runs/agentFile';
+import { RunBlocked, guardedCommand } from './commandErrors';
 import type { RunDeps } from '../runs/runDeps';
 import { targetInfoFor, targetWithKey } from '../runs/serviceTarget';
 

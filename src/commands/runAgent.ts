@@ -3,14 +3,10 @@
 // to the end. From the palette, the explorer and editor menus, and the code lens.
 import * as vscode from 'vscode';
 import { COMMANDS } from '../commandIds';
-import type { ExecutionRecord } from '../core/executions/executionRecord';
-import { prepareInputs } from '../core/inputs/inputValues';
-import type { GivenInputs } from '../core/inputs/inputValues';
-import { chooseAgentFile, loadAgentFile } from '../runs/agentFile';
-import { guardedCommand } from '../runs/commandErrors';
-import { askForInputs } from '../runs/inputPrompts';
+import { chooseAgentFile } from '../runs/agentFile';
+import { runAgentFile } from '../runs/agentRuns';
 import type { RunDeps } from '../runs/runDeps';
-import { targetInfoFor, targetWithKey } from '../runs/serviceTarget';
+import { guardedCommand } from './commandErrors';
 
 
 export function registerRunAgentCommand(context: vscode.ExtensionContext, deps: RunDeps): void {
@@ -28,21 +24,4 @@ export function registerRunAgentCommand(context: vscode.ExtensionContext, deps: 
       ),
     ),
   );
-}
-
-/**
- * Runs an agent file on its service; resolves to the final record, or undefined when the user
- * cancelled a prompt. With `given`, no inputs are asked for (Run Again).
- */
-export async function runAgentFile(uri: vscode.Uri, deps: RunDeps, given?: GivenInputs): Promise<ExecutionRecord | undefined> {
-  const file = await loadAgentFile(uri);
-  const info = targetInfoFor(file, deps.localServer);
-  // The key first: nobody should type inputs for a run that cannot start.
-  const target = await targetWithKey(info, deps, uri);
-  if (!target) return undefined;
-  const inputs = given ?? (await askForInputs(file.model, file.displayName, deps.inputMemory.get(uri)));
-  if (!inputs) return undefined;
-  await deps.inputMemory.set(uri, inputs);
-  const prepared = prepareInputs(file.model, inputs);
-  return deps.runner.runDeployed({ agentName: file.displayName, file: uri, info, target, inputs: prepared.inputs, files: prepared.files });
 }

@@ -2,33 +2,39 @@
 // (scheme, host and port): the active agent file's service, the configured one, or one picked.
 import * as vscode from 'vscode';
 import { COMMANDS } from '../commandIds';
+import { guardedCommand } from './commandErrors';
 import { serviceSettings } from '../config';
 import { checkBaseUrl } from '../core/service/target';
 import { promptForApiKey } from '../secrets/apiKeyPrompt';
 import type { ApiKeyStore } from '../secrets/apiKeyStore';
 import { originOf } from '../secrets/apiKeyStore';
 import { loadAgentFile } from '../runs/agentFile';
-import { AGENT_LANGUAGE_ID } from '../language/agentDiagnostics';
+import { AGENT_LANGUAGE_ID } from '../language/languageIds';
 import type { LocalServerHost } from '../runs/localServerHost';
 import { targetInfoFor } from '../runs/serviceTarget';
+import { errorMessage } from '../core/errors';
 
 
 export interface ApiKeyCommandDeps {
   readonly keys: ApiKeyStore;
   readonly localServer: LocalServerHost;
+  readonly logger: vscode.LogOutputChannel;
 }
 
 export function registerSetApiKeyCommand(context: vscode.ExtensionContext, deps: ApiKeyCommandDeps): void {
   context.subscriptions.push(
-    vscode.commands.registerCommand(COMMANDS.setApiKey, async (baseUrl?: unknown) => {
-      const origin = typeof baseUrl === 'string' && baseUrl ? safeOrigin(baseUrl) : await chooseOrigin(deps, 'Set API Key');
-      if (!origin) return false;
-      const key = await promptForApiKey(origin);
-      if (key === undefined) return false;
-      await deps.keys.set(origin, key);
-      void vscode.window.showInformationMessage(`API key set for ${origin}.`);
-      return true;
-    }),
+    vscode.commands.registerCommand(
+      COMMANDS.setApiKey,
+      guardedCommand('Set API Key', deps.logger, async (baseUrl) => {
+        const origin = typeof baseUrl === 'string' && baseUrl ? safeOrigin(baseUrl) : await chooseOrigin(deps, 'Set API Key');
+        if (!origin) return false;
+        const key = await promptForApiKey(origin);
+        if (key === undefined) return false;
+        await deps.keys.set(origin, key);
+        void vscode.window.showInformationMessage(`API key set for ${origin}.`);
+        return true;
+      }),
+    ),
   );
 }
 
@@ -83,7 +89,7 @@ export async function chooseOrigin(deps: ApiKeyCommandDeps, title: string): Prom
         checkBaseUrl(value.trim(), serviceSettings().allowInsecureHttp);
         return undefined;
       } catch (error) {
-        return error instanceof Error ? error.message : String(error);
+        return errorMessage(error);
       }
     },
   });

@@ -1,7 +1,9 @@
 // "Agent Workflows: Set Secret…": stores a value for {{ secrets.NAME }} in SecretStorage, for local
 // runs and the local server. Offers the names the workspace's agent files reference.
 import * as vscode from 'vscode';
+import { promptForSecret } from '../secrets/secretPrompt';
 import { COMMANDS } from '../commandIds';
+import { guardedCommand } from './commandErrors';
 import type { WorkspaceSecretNames } from '../language/workspaceSecretNames';
 import type { WorkflowSecrets } from '../secrets/workflowSecrets';
 
@@ -10,19 +12,23 @@ const SECRET_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 export interface SecretCommandDeps {
   readonly workflowSecrets: WorkflowSecrets;
   readonly workspaceSecretNames: WorkspaceSecretNames;
+  readonly logger: vscode.LogOutputChannel;
 }
 
 export function registerSetSecretCommand(context: vscode.ExtensionContext, deps: SecretCommandDeps): void {
   context.subscriptions.push(
-    vscode.commands.registerCommand(COMMANDS.setSecret, async (name?: unknown) => {
-      const chosen = typeof name === 'string' && SECRET_NAME.test(name) ? name : await pickSecretName(deps);
-      if (!chosen) return false;
-      const value = await promptForSecret(chosen);
-      if (value === undefined) return false;
-      await deps.workflowSecrets.set(chosen, value);
-      void vscode.window.showInformationMessage(`Secret ${chosen} is set for local runs.`);
-      return true;
-    }),
+    vscode.commands.registerCommand(
+      COMMANDS.setSecret,
+      guardedCommand('Set Secret', deps.logger, async (name) => {
+        const chosen = typeof name === 'string' && SECRET_NAME.test(name) ? name : await pickSecretName(deps);
+        if (!chosen) return false;
+        const value = await promptForSecret(chosen);
+        if (value === undefined) return false;
+        await deps.workflowSecrets.set(chosen, value);
+        void vscode.window.showInformationMessage(`Secret ${chosen} is set for local runs.`);
+        return true;
+      }),
+    ),
   );
 }
 
@@ -41,16 +47,5 @@ async function pickSecretName(deps: SecretCommandDeps): Promise<string | undefin
     title: 'Set Secret',
     prompt: 'The name used in agent files as {{ secrets.NAME }}',
     validateInput: (value) => (SECRET_NAME.test(value) ? undefined : 'Letters, digits and underscores, not starting with a digit (e.g. CRM_TOKEN).'),
-  });
-}
-
-/** A password box for a secret's value; undefined when cancelled. */
-export function promptForSecret(name: string): Thenable<string | undefined> {
-  return vscode.window.showInputBox({
-    title: `Secret ${name}`,
-    prompt: `The value of {{ secrets.${name} }}, kept in VS Code's secret storage (never in settings or files).`,
-    password: true,
-    ignoreFocusOut: true,
-    validateInput: (value) => (value === '' ? 'Enter a value, or press Escape to cancel.' : undefined),
   });
 }

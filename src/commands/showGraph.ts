@@ -2,7 +2,8 @@
 // file's editor. One panel at a time; it follows whichever agent editor is active.
 import * as vscode from 'vscode';
 import { COMMANDS } from '../commandIds';
-import { AGENT_LANGUAGE_ID } from '../language/agentDiagnostics';
+import { guardedCommand } from './commandErrors';
+import { AGENT_LANGUAGE_ID } from '../language/languageIds';
 import { GraphPanel } from '../views/graphPanel';
 
 
@@ -31,7 +32,7 @@ export function registerShowGraph(context: vscode.ExtensionContext, deps: ShowGr
     return panel;
   };
 
-  context.subscriptions.push(vscode.commands.registerCommand(COMMANDS.showGraph, showGraph), new vscode.Disposable(() => panel?.dispose()));
+  context.subscriptions.push(vscode.commands.registerCommand(COMMANDS.showGraph, guardedCommand('Show Graph', deps.logger, showGraph)), new vscode.Disposable(() => panel?.dispose()));
 }
 
 /** The agent document to draw: the one the editor title menu passes, else the active editor's. */

@@ -1,9 +1,10 @@
 // "Agent Workflows: Validate Workspace Agents": checks every agent file in the workspace.
 import * as vscode from 'vscode';
 import { COMMANDS } from '../commandIds';
+import { guardedCommand } from './commandErrors';
 import { countProblems } from '../core/validation/validate';
 import type { AgentDiagnostics } from '../language/agentDiagnostics';
-import { AGENT_FILE_GLOB } from '../language/agentDiagnostics';
+import { AGENT_FILE_GLOB } from '../language/languageIds';
 
 const MAX_FILES = 10_000;
 
@@ -21,7 +22,7 @@ export interface ValidateWorkspaceDeps {
 }
 
 export function registerValidateWorkspaceCommand(context: vscode.ExtensionContext, deps: ValidateWorkspaceDeps): void {
-  context.subscriptions.push(vscode.commands.registerCommand(COMMANDS.validateWorkspace, () => validateWorkspace(deps)));
+  context.subscriptions.push(vscode.commands.registerCommand(COMMANDS.validateWorkspace, guardedCommand('Validate Workspace Agents', deps.logger, () => validateWorkspace(deps))));
 }
 
 async function validateWorkspace(deps: ValidateWorkspaceDeps): Promise<WorkspaceValidationSummary> {

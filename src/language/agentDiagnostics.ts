@@ -5,12 +5,12 @@ import * as vscode from 'vscode';
 import type { AgentSymbol } from '../core/language/navigation';
 import type { Problem } from '../core/document/problems';
 import { affects, validationSettings } from '../config';
+import { AGENT_FILE_GLOB, AGENT_LANGUAGE_ID } from './languageIds';
 import { loadLanguageCore } from './loadLanguageCore';
 import { textPositions, toDiagnostic } from './problemsToDiagnostics';
 import { VALIDATION_TIME_LIMIT_MS, ValidationWorker } from './validationWorkerClient';
+import { errorDetail, errorMessage } from '../core/errors';
 
-export const AGENT_LANGUAGE_ID = 'agent-yaml';
-export const AGENT_FILE_GLOB = '**/*.{agent.yaml,agent.yml}';
 
 export interface AgentDiagnosticsDeps {
   readonly logger: vscode.LogOutputChannel;
@@ -112,7 +112,7 @@ export class AgentDiagnostics implements vscode.Disposable {
       }
       text = decoded.text;
     } catch (error) {
-      this.deps.logger.warn(`Cannot read ${uri.toString(true)}: ${error instanceof Error ? error.message : String(error)}`);
+      this.deps.logger.warn(`Cannot read ${uri.toString(true)}: ${errorMessage(error)}`);
       this.forget(uri);
       return [];
     }
@@ -180,7 +180,7 @@ export class AgentDiagnostics implements vscode.Disposable {
   private checkDocumentNow(document: vscode.TextDocument): void {
     if (!this.isAgentDocument(document)) return;
     this.checkDocument(document).catch((error: unknown) => {
-      this.deps.logger.error(`Validation of ${document.uri.toString(true)} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+      this.deps.logger.error(`Validation of ${document.uri.toString(true)} failed: ${errorDetail(error)}`);
     });
   }
 

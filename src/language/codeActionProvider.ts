@@ -3,7 +3,7 @@
 import * as vscode from 'vscode';
 import type { AgentIndex } from '../core/language/agentIndex';
 import type { WorkflowSecrets } from '../secrets/workflowSecrets';
-import { AGENT_LANGUAGE_ID } from './agentDiagnostics';
+import { AGENT_LANGUAGE_ID } from './languageIds';
 import type { AgentDiagnostics } from './agentDiagnostics';
 import { loadLanguageCore } from './loadLanguageCore';
 import { toRange } from './spans';

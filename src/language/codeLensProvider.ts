@@ -3,7 +3,7 @@ import * as vscode from 'vscode';
 import { COMMANDS } from '../commandIds';
 import { resultsSettings } from '../config';
 import { affects } from '../config';
-import { AGENT_LANGUAGE_ID } from './agentDiagnostics';
+import { AGENT_LANGUAGE_ID } from './languageIds';
 
 class AgentCodeLensProvider implements vscode.CodeLensProvider, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<void>();

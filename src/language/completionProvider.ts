@@ -2,7 +2,7 @@
 import * as vscode from 'vscode';
 import type { CompletionEntry, CompletionKind } from '../core/language/completion';
 import type { WorkflowSecrets } from '../secrets/workflowSecrets';
-import { AGENT_LANGUAGE_ID } from './agentDiagnostics';
+import { AGENT_LANGUAGE_ID } from './languageIds';
 import { loadLanguageCore } from './loadLanguageCore';
 import { toRange } from './spans';
 import type { WorkspaceSecretNames } from './workspaceSecretNames';

@@ -1,6 +1,6 @@
 // Shows the core's hovers.
 import * as vscode from 'vscode';
-import { AGENT_LANGUAGE_ID } from './agentDiagnostics';
+import { AGENT_LANGUAGE_ID } from './languageIds';
 import { loadLanguageCore } from './loadLanguageCore';
 import { toRange } from './spans';
 

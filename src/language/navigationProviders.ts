@@ -1,7 +1,7 @@
 // Definition, references, rename and outline, from the core's navigation.
 import * as vscode from 'vscode';
 import type { AgentSymbol } from '../core/language/navigation';
-import { AGENT_LANGUAGE_ID } from './agentDiagnostics';
+import { AGENT_LANGUAGE_ID } from './languageIds';
 import type { AgentDiagnostics } from './agentDiagnostics';
 import { loadLanguageCore } from './loadLanguageCore';
 import { toRange } from './spans';

@@ -6,6 +6,7 @@ import { parentPort } from 'node:worker_threads';
 import { documentSymbols } from '../core/language/navigation';
 import { validateAgentText } from '../core/validation/validate';
 import type { WorkerReply, WorkerRequest } from './validationWorkerClient';
+import { errorDetail } from '../core/errors';
 
 parentPort?.on('message', (request: WorkerRequest) => {
   let reply: WorkerReply;
@@ -14,7 +15,7 @@ parentPort?.on('message', (request: WorkerRequest) => {
     reply = { id: request.id, result };
   } catch (error) {
     // The core never throws for bad input; a throw is a bug, reported rather than lost.
-    reply = { id: request.id, error: error instanceof Error ? (error.stack ?? error.message) : String(error) };
+    reply = { id: request.id, error: errorDetail(error) };
   }
   parentPort?.postMessage(reply);
 });

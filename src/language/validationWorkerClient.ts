@@ -8,6 +8,7 @@ import { Worker } from 'node:worker_threads';
 import type { AgentSymbol } from '../core/language/navigation';
 import { ProblemSink } from '../core/document/problemSink';
 import type { Problem } from '../core/document/problems';
+import { errorMessage } from '../core/errors';
 
 /** What the worker computes for a text. */
 export interface WorkerTasks {
@@ -122,7 +123,7 @@ export class ValidationWorker {
     try {
       worker = this.ensureWorker();
     } catch (error) {
-      job.resolve({ kind: 'failed', error: error instanceof Error ? error.message : String(error) });
+      job.resolve({ kind: 'failed', error: errorMessage(error) });
       this.startNext();
       return;
     }

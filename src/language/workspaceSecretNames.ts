@@ -1,6 +1,6 @@
 // Secret names used across the workspace's agent files, for completion after "secrets.".
 import * as vscode from 'vscode';
-import { AGENT_FILE_GLOB } from './agentDiagnostics';
+import { AGENT_FILE_GLOB } from './languageIds';
 
 const SECRET_REFERENCE = /\{\{\s*secrets\.([A-Za-z_][A-Za-z0-9_]*)\s*\}\}/g;
 const MAX_FILES = 2000;

@@ -1,10 +1,11 @@
 // The agent file a run starts from: its text as the editor has it (unsaved changes included),
 // validated first, so a file with errors never runs.
 import * as vscode from 'vscode';
+import { RunBlocked } from '../commands/commandErrors';
 import { AGENT_FILE_ANY_CASE as AGENT_FILE } from '../core/document/agentFiles';
 import type { AgentModel } from '../core/document/model';
 import { validateAgentText } from '../core/validation/validate';
-import { AGENT_LANGUAGE_ID } from '../language/agentDiagnostics';
+import { AGENT_LANGUAGE_ID } from '../language/languageIds';
 
 export interface AgentFile {
   readonly uri: vscode.Uri;
@@ -14,17 +15,6 @@ export interface AgentFile {
   readonly displayName: string;
   /** The file name without .agent.yaml: the agent path the local server gives it. */
   readonly agentPath: string;
-}
-
-/** A problem the user can fix; the message says how, and the actions offer to. */
-export class RunBlocked extends Error {
-  constructor(
-    message: string,
-    readonly actions: readonly { readonly title: string; readonly run: () => unknown }[] = [],
-  ) {
-    super(message);
-    this.name = 'RunBlocked';
-  }
 }
 
 export function agentPathOf(uri: vscode.Uri): string {

@@ -21,14 +21,15 @@ import { pollExecution } from '../core/service/poller';
 import { ServiceError } from '../core/service/serviceError';
 import type { AgentTarget } from '../core/service/target';
 import { serviceSettings } from '../config';
-import type { ExecutionStore } from './executionStore';
+import type { ExecutionHistory } from './executionHistory';
 import type { ResultsChannel } from './resultsChannel';
 import { openResultDocument } from './resultsChannel';
 
 import { COMMANDS } from '../commandIds';
+import { errorMessage } from '../core/errors';
 
 export interface RunnerDeps {
-  readonly store: ExecutionStore;
+  readonly store: ExecutionHistory;
   readonly results: ResultsChannel;
   readonly logger: vscode.LogOutputChannel;
 }
@@ -244,7 +245,7 @@ export class ExecutionRunner implements vscode.Disposable {
     // The window is closing: keep the record as it is, so the next window resumes watching.
     if (this.disposed) return record;
     if (error instanceof ServiceError && error.kind === 'cancelled') return this.end(record, { state: 'stopped', endedAt: Date.now() });
-    const message = error instanceof Error ? error.message : String(error);
+    const message = errorMessage(error);
     if (!(error instanceof ServiceError)) this.deps.logger.error(`Run of ${record.agentName} failed: ${error instanceof Error ? (error.stack ?? message) : message}`);
     else this.deps.logger.warn(`Run of ${record.agentName}: ${error.kind}: ${message}`);
     const ended = (await this.deps.store.update(record.key, { state: 'error', error: message, endedAt: Date.now() })) ?? record;

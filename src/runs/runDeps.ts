@@ -3,7 +3,7 @@ import type * as vscode from 'vscode';
 import type { ApiKeyStore } from '../secrets/apiKeyStore';
 import type { WorkflowSecrets } from '../secrets/workflowSecrets';
 import type { ExecutionRunner } from './executionRunner';
-import type { ExecutionStore } from './executionStore';
+import type { ExecutionHistory } from './executionHistory';
 import type { InputMemory } from './inputPrompts';
 import type { LocalServerHost } from './localServerHost';
 import type { ResultsChannel } from './resultsChannel';
@@ -12,7 +12,7 @@ export interface RunDeps {
   readonly logger: vscode.LogOutputChannel;
   readonly keys: ApiKeyStore;
   readonly workflowSecrets: WorkflowSecrets;
-  readonly store: ExecutionStore;
+  readonly store: ExecutionHistory;
   readonly results: ResultsChannel;
   readonly runner: ExecutionRunner;
   readonly inputMemory: InputMemory;

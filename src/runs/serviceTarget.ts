@@ -2,6 +2,7 @@
 // else the local agent server when it runs. The key is looked up by the target's origin only, so a
 // file naming another service never receives a key set for a different one.
 import * as vscode from 'vscode';
+import { RunBlocked } from '../commands/commandErrors';
 import { COMMANDS } from '../commandIds';
 import { proxySettings, serviceSettings } from '../config';
 import type { ExecutionTargetInfo } from '../core/executions/executionRecord';
@@ -14,7 +15,6 @@ import { promptForApiKey } from '../secrets/apiKeyPrompt';
 import type { ApiKeyStore } from '../secrets/apiKeyStore';
 import { originOf } from '../secrets/apiKeyStore';
 import type { AgentFile } from './agentFile';
-import { RunBlocked } from './agentFile';
 import type { LocalServerHost } from './localServerHost';
 
 export interface TargetDeps {

@@ -4,14 +4,15 @@
 // mocked APIs; a failed expectation is a TestMessage at its own line, with a diff when it has an
 // expected value. A test file's problems are diagnostics ("agent-tests") and error its item.
 import * as vscode from 'vscode';
+import { TEST_LANGUAGE_ID } from '../language/languageIds';
 import type { Problem } from '../core/document/problems';
 import type { CaseFailure, CaseResult } from '../core/testing/runCase';
 import type { LoadedSuite, SuiteLoadFailure } from '../core/testing/suite';
 import type { TestSuite } from '../core/testing/testFile';
 import { textPositions, toDiagnostic } from '../language/problemsToDiagnostics';
 import { loadTestCore } from './testCore';
+import { errorDetail, errorMessage } from '../core/errors';
 
-export const TEST_LANGUAGE_ID = 'agent-test-yaml';
 export const TEST_FILE_GLOB = '**/*.agent.test.{yaml,yml}';
 const EXCLUDE_GLOB = '**/node_modules/**';
 /** Test files read when the explorer opens; a workspace with more lists the first ones. */
@@ -134,7 +135,7 @@ export class AgentTestController implements vscode.Disposable {
       if (!before || agentFileOf(before.loaded) !== agentFileOf(loaded)) this.filesChanged.fire();
       return state;
     } catch (error) {
-      this.deps.logger.error(`Reading the test file ${uri.fsPath} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+      this.deps.logger.error(`Reading the test file ${uri.fsPath} failed: ${errorDetail(error)}`);
       return undefined;
     }
   }
@@ -171,8 +172,8 @@ export class AgentTestController implements vscode.Disposable {
         await this.runFile(file, cases, excluded, run, outcomes, abort.signal);
       }
     } catch (error) {
-      this.deps.logger.error(`Running agent tests failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
-      run.appendOutput(`Running agent tests failed: ${error instanceof Error ? error.message : String(error)}\r\n`);
+      this.deps.logger.error(`Running agent tests failed: ${errorDetail(error)}`);
+      run.appendOutput(`Running agent tests failed: ${errorMessage(error)}\r\n`);
     } finally {
       cancelled.dispose();
       run.end();

@@ -5,11 +5,12 @@ import * as vscode from 'vscode';
 import { COMMANDS } from '../commandIds';
 import { affects, resultsSettings } from '../config';
 import type { ExecutionRecord } from '../core/executions/executionRecord';
-import { AGENT_LANGUAGE_ID } from '../language/agentDiagnostics';
-import { guardedCommand } from '../runs/commandErrors';
-import type { ExecutionStore } from '../runs/executionStore';
-import { ExecutionItem } from '../views/executionsTree';
-import { AgentTestController, TEST_LANGUAGE_ID } from './agentTestController';
+import { AGENT_LANGUAGE_ID } from '../language/languageIds';
+import { guardedCommand } from '../commands/commandErrors';
+import type { ExecutionHistory } from '../runs/executionHistory';
+import { isExecutionItem } from '../views/executionsTree';
+import { AgentTestController } from './agentTestController';
+import { TEST_LANGUAGE_ID } from '../language/languageIds';
 import type { ItemOutcome } from './agentTestController';
 import { newTestCaseFromExecution, NewTestCaseRefused, testFileBeside } from './newTestCase';
 import { loadTestCore } from './testCore';
@@ -23,7 +24,7 @@ export interface AgentTestsApi {
   refresh(uri: vscode.Uri): Promise<unknown>;
 }
 
-export function registerAgentTests(context: vscode.ExtensionContext, deps: { readonly logger: vscode.LogOutputChannel; readonly store: ExecutionStore }): AgentTestsApi {
+export function registerAgentTests(context: vscode.ExtensionContext, deps: { readonly logger: vscode.LogOutputChannel; readonly store: ExecutionHistory }): AgentTestsApi {
   const tests = new AgentTestController({ logger: deps.logger, docsUri: vscode.Uri.joinPath(context.extensionUri, 'docs', 'testing-agents.md') });
   const lenses = new RunTestsCodeLensProvider(tests);
   const run = (request: vscode.TestRunRequest, token?: vscode.CancellationToken): Promise<Map<string, ItemOutcome>> => tests.runTests(request, token ?? new vscode.CancellationTokenSource().token);
@@ -97,8 +98,8 @@ async function exists(uri: vscode.Uri): Promise<boolean> {
   }
 }
 
-async function recordOf(argument: unknown, store: ExecutionStore): Promise<ExecutionRecord | undefined> {
-  if (argument instanceof ExecutionItem) return store.get(argument.record.key) ?? argument.record;
+async function recordOf(argument: unknown, store: ExecutionHistory): Promise<ExecutionRecord | undefined> {
+  if (isExecutionItem(argument)) return store.get(argument.record.key) ?? argument.record;
   const candidates = store.all().filter((record) => record.state === 'finished' && record.file !== undefined && record.outputs !== undefined);
   if (candidates.length === 0) {
     void vscode.window.showInformationMessage('No finished execution of an agent file in the history. Run an agent first, then make a test case of its execution.');

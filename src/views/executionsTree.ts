@@ -4,7 +4,7 @@
 import * as vscode from 'vscode';
 import { describeInput, formatAge, formatDuration, isActive } from '../core/executions/executionRecord';
 import type { ExecutionRecord, ExecutionState, TraceEntry } from '../core/executions/executionRecord';
-import type { ExecutionStore } from '../runs/executionStore';
+import type { ExecutionHistory } from '../runs/executionHistory';
 
 type TreeNode = ExecutionItem | GroupItem | ValueItem | TraceItem | MessageItem;
 
@@ -119,7 +119,7 @@ export class ExecutionsTreeProvider implements vscode.TreeDataProvider<TreeNode>
   readonly onDidChangeTreeData = this.changed.event;
   private readonly subscription: vscode.Disposable;
 
-  constructor(private readonly store: ExecutionStore) {
+  constructor(private readonly store: ExecutionHistory) {
     this.subscription = store.onDidChange(() => this.refresh());
   }
 

@@ -5,8 +5,9 @@ import * as vscode from 'vscode';
 import { layoutGraph } from '../core/graph/graphLayout';
 import { buildWorkflowGraph } from '../core/graph/workflowGraph';
 import type { WorkflowGraph } from '../core/graph/workflowGraph';
-import { AGENT_LANGUAGE_ID } from '../language/agentDiagnostics';
+import { AGENT_LANGUAGE_ID } from '../language/languageIds';
 import type { HostMessage, RenderReport, WebviewMessage } from '../webview/graph/protocol';
+import { errorDetail } from '../core/errors';
 
 const VIEW_TYPE = 'agentWorkflows.graph';
 /** Quiet time after the last keystroke before the graph is drawn again. */
@@ -222,7 +223,7 @@ export class GraphPanel implements vscode.Disposable {
   }
 
   private logError(what: string, error: unknown): void {
-    this.deps.logger.error(`${what}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    this.deps.logger.error(`${what}: ${errorDetail(error)}`);
   }
 }
 

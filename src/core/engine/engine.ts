@@ -18,6 +18,7 @@ import type { SecretResolver } from './secrets';
 import type { NodeStatus, NodeTrace } from './trace';
 import { Redactor } from '../redaction';
 import { renderText } from './values';
+import { errorMessage } from '../errors';
 
 export const ENGINE_DEFAULTS = {
   /** Nodes of one execution running at the same time. */
@@ -153,7 +154,7 @@ async function resolveSecrets(names: readonly string[], options: EngineOptions):
         if (value === undefined || value === '') missing.push(name);
         else values.set(name, value);
       } catch (error) {
-        failed.push(`Secret "${name}" could not be read: ${error instanceof Error ? error.message : String(error)}.`);
+        failed.push(`Secret "${name}" could not be read: ${errorMessage(error)}.`);
       }
     }),
   );
@@ -278,5 +279,5 @@ async function runNode(
 function asNodeError(node: string, error: unknown): NodeError {
   if (error instanceof NodeError) return error;
   if (error instanceof ExpressionError) return new NodeError(node, `${error.where.field}: ${error.expression} ${error.reason}`, 'expression', { cause: error });
-  return new NodeError(node, error instanceof Error ? error.message : String(error), 'request', { cause: error });
+  return new NodeError(node, errorMessage(error), 'request', { cause: error });
 }

@@ -1,4 +1,5 @@
 // Network failures, classified so callers can say what happened and what to do about it.
+import { errorMessage } from '../errors';
 
 export type NetworkErrorKind =
   | 'timeout'
@@ -73,7 +74,7 @@ export function classifyNetworkError(error: unknown, url: string, context: { tim
       if (code && TLS_CODES.test(code)) {
         return new NetworkError('tls', `The TLS certificate of ${origin(where)} could not be verified (${code}). Check the URL, or the certificate settings of your network.`, where, { cause: error });
       }
-      return new NetworkError('other', `The request to ${where} failed: ${error instanceof Error ? error.message : String(error)}`, where, { cause: error });
+      return new NetworkError('other', `The request to ${where} failed: ${errorMessage(error)}`, where, { cause: error });
   }
 }
 

@@ -27,6 +27,7 @@ import { HttpError, sendError, sendJson, sendJsonText } from './httpErrors';
 import { KeyFailures } from './keyFailures';
 import { receiveUpload } from './multipartUpload';
 import { parsePayload, readBody } from './requestBody';
+import { errorDetail } from '../errors';
 
 export const DEFAULT_PORT = 8787;
 export const DEFAULT_HOST = '127.0.0.1';
@@ -348,7 +349,7 @@ function shortPath(url: string | undefined): string {
 }
 
 function toHttpError(error: unknown, emit: (event: ServerEvent) => void): HttpError {
-  emit({ kind: 'warning', message: `Internal error while answering a request: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}` });
+  emit({ kind: 'warning', message: `Internal error while answering a request: ${errorDetail(error)}` });
   return new HttpError(500, 'internal', 'The local agent server failed to answer this request; see its output for details.');
 }
 

@@ -13,6 +13,7 @@ import type { NodeTrace } from '../engine/trace';
 import { formatDuration } from '../executions/executionRecord';
 import { HttpError } from './httpErrors';
 import { formatBytes } from './requestBody';
+import { errorMessage } from '../errors';
 
 export type ServerExecutionState = 'queued' | 'running' | 'finished' | 'failed' | 'cancelled';
 
@@ -198,7 +199,7 @@ export class ServerExecutions {
         // The engine reports failures as results; reaching here is a bug, still shown as a failure.
         return {
           status: 'failed',
-          error: { kind: 'request', message: `Internal error: ${error instanceof Error ? error.message : String(error)}` },
+          error: { kind: 'request', message: `Internal error: ${errorMessage(error)}` },
           trace: [...execution.trace.values()],
           startedAt: execution.createdAt.toISOString(),
           endedAt: new Date().toISOString(),

@@ -1,9 +1,20 @@
-// How run commands end on a problem: a message that says what to do, with the actions that do it.
-// Unexpected errors are logged with their stack; the user sees the message and a way to the log.
+// How every command ends on a problem: a message that says what to do, with the actions that do
+// it. Unexpected errors are logged with their stack; the user sees the message and a way to the log.
 import * as vscode from 'vscode';
+import { errorDetail, errorMessage } from '../core/errors';
 import { InputError } from '../core/inputs/inputValues';
 import { ServiceError } from '../core/service/serviceError';
-import { RunBlocked } from './agentFile';
+
+/** A problem the user can fix; the message says how, and the actions offer to. */
+export class RunBlocked extends Error {
+  constructor(
+    message: string,
+    readonly actions: readonly { readonly title: string; readonly run: () => unknown }[] = [],
+  ) {
+    super(message);
+    this.name = 'RunBlocked';
+  }
+}
 
 export async function reportCommandError(error: unknown, what: string, logger: vscode.LogOutputChannel): Promise<undefined> {
   if (error instanceof RunBlocked) {
@@ -20,8 +31,8 @@ export async function reportCommandError(error: unknown, what: string, logger: v
     void vscode.window.showErrorMessage(`${what}: ${error.message}`);
     return undefined;
   }
-  logger.error(`${what} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
-  void vscode.window.showErrorMessage(`${what} failed: ${error instanceof Error ? error.message : String(error)}`, 'Show Log').then((choice) => {
+  logger.error(`${what} failed: ${errorDetail(error)}`);
+  void vscode.window.showErrorMessage(`${what} failed: ${errorMessage(error)}`, 'Show Log').then((choice) => {
     if (choice === 'Show Log') logger.show();
   });
   return undefined;

@@ -6,7 +6,7 @@ import type { ExecutionRecord } from '../core/executions/executionRecord';
 
 const STATE_KEY = 'agentWorkflows.executions';
 
-export class ExecutionStore implements vscode.Disposable {
+export class ExecutionHistory implements vscode.Disposable {
   private records: ExecutionRecord[];
   private readonly changed = new vscode.EventEmitter<ExecutionRecord | undefined>();
   /** Fires with the record that changed, or undefined when several did. */
