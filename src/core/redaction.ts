@@ -12,6 +12,11 @@ export const MASK = '•••';
 const BEARER_TOKEN = /(Bearer\s+)[A-Za-z0-9\-._~+/]+=*/gi;
 /** The fewest characters of a secret's start masked at a cut (fewer for very short secrets). */
 const MIN_PREFIX_AT_CUT = 4;
+/**
+ * Secrets shorter than this are masked only where a whole text is the secret: replacing every "t"
+ * of a one-letter test secret would wreck every output and key without hiding anything.
+ */
+export const MIN_SECRET_IN_TEXT = 4;
 
 export interface RedactorOptions {
   /** Put in place of each secret; REDACTED by default. */
@@ -27,6 +32,8 @@ export interface RedactorOptions {
  */
 export class Redactor {
   private needles: string[] = [];
+  /** Secrets under MIN_SECRET_IN_TEXT characters, masked as whole texts only. */
+  private readonly shortSecrets = new Set<string>();
   readonly mask: string;
   private readonly bearerTokens: boolean;
 
@@ -37,6 +44,10 @@ export class Redactor {
 
   add(secret: string): void {
     if (secret === '') return;
+    if (secret.length < MIN_SECRET_IN_TEXT) {
+      this.shortSecrets.add(secret);
+      return;
+    }
     const encoded = [secret, encodeURIComponent(secret), safeEncodeUri(secret), JSON.stringify(secret).slice(1, -1)];
     const forms = new Set([...encoded, ...encoded.map((form) => form.toLowerCase())]);
     for (const form of forms) if (form !== '' && !this.needles.includes(form)) this.needles.push(form);
@@ -45,6 +56,7 @@ export class Redactor {
   }
 
   text(value: string): string {
+    if (this.shortSecrets.has(value)) return this.mask;
     let result = this.bearerTokens ? value.replace(BEARER_TOKEN, `$1${this.mask}`) : value;
     for (const needle of this.needles) if (result.includes(needle)) result = result.split(needle).join(this.mask);
     return result;

@@ -26,6 +26,14 @@ describe('redaction', () => {
     assert.equal(redactor.excerpt('answer: tok-SUPERSECRET-7', 100), `answer: ${REDACTED}`);
   });
 
+  it('masks a secret of fewer than four characters only where a whole text is the secret', () => {
+    const redactor = new Redactor();
+    redactor.add('t');
+    assert.deepEqual(redactor.value({ greeting: 'hi there', token: 't', list: ['t', 'at'] }), { greeting: 'hi there', token: REDACTED, list: [REDACTED, 'at'] });
+    redactor.add('abcd');
+    assert.equal(redactor.text('xabcdx'), `x${REDACTED}x`, 'four characters and more: anywhere');
+  });
+
   it('masks Bearer tokens and every form of the key for the client', () => {
     const redactor = keyRedactor('Key-ABC-123');
     assert.equal(redactor.text('Authorization: Bearer zzz.yyy key-abc-123 Key-ABC-123'), `Authorization: Bearer ${MASK} ${MASK} ${MASK}`);
