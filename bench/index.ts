@@ -1,8 +1,9 @@
 // `npm run bench`: every benchmark, each reporting against a reference measured in the same run.
 //   npm run bench                 all
 //   npm run bench -- validation   only the named ones (validation, multipart, polling, server,
-//                                 flood, cli, activation)
+//                                 flood, agent-tests, cli, activation)
 import { runActivationBenchmark } from './activation';
+import { runAgentTestsBenchmark } from './agentTests';
 import { runCliBenchmark } from './cli';
 import { runMultipartBenchmark } from './multipart';
 import { runPollingBenchmark } from './polling';
@@ -16,6 +17,7 @@ const benchmarks: Record<string, () => boolean | Promise<boolean>> = {
   polling: () => runPollingBenchmark(),
   server: runServerBenchmark,
   flood: runServerFloodBenchmark,
+  'agent-tests': runAgentTestsBenchmark,
   cli: runCliBenchmark,
   activation: runActivationBenchmark,
 };

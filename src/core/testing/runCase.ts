@@ -77,21 +77,25 @@ export async function runCase(agent: LoadedAgent, testCase: TestCase, options: R
   const mockAgents = new Map([...testCase.mocks].map(([node, mock]) => [node, mockAgentFor(mock, requests)]));
   // A node with no mock in a case that is not live is refused by the file's checks; should one run
   // anyway, it meets a mock agent that answers nothing rather than the network.
-  const unmocked = new MockAgent();
-  unmocked.disableNetConnect();
+  let unmocked: MockAgent | undefined;
+  const answerNothing = (): MockAgent => {
+    unmocked ??= new MockAgent();
+    unmocked.disableNetConnect();
+    return unmocked;
+  };
   try {
     const execution = await executeAgent(agent, inputs, {
       secrets: async (name) => testCase.secrets[name],
       secretHint: (name) => `give it a test value under secrets: ${name} in the case`,
       timeoutMs: testCase.expect.withinMs ? Math.max(testCase.expect.withinMs.ms * 2, 1000) : (options.timeoutMs ?? DEFAULT_TIMEOUT_MS),
-      dispatcherFor: (node) => mockAgents.get(node) ?? (testCase.live ? options.dispatcher : unmocked),
+      dispatcherFor: (node) => mockAgents.get(node) ?? (testCase.live ? options.dispatcher : answerNothing()),
       onNodeResult: (node, result) => nodeResults.set(node, result),
       ...(options.signal ? { signal: options.signal } : {}),
     });
     const failures = checkCase(testCase, execution, nodeResults, requests);
     return { name: testCase.name, passed: failures.length === 0, durationMs: elapsed(started), failures, execution, requests };
   } finally {
-    await Promise.all([...mockAgents.values(), unmocked].map((mockAgent) => mockAgent.close()));
+    await Promise.all([...mockAgents.values(), ...(unmocked ? [unmocked] : [])].map((mockAgent) => mockAgent.close()));
   }
 }
 
