@@ -13,7 +13,7 @@ export async function run(): Promise<void> {
   const summaryFile = process.env[SUMMARY_ENV];
   let summary: Summary | undefined;
   const reporterOptions: SummaryReporter.Options = {
-    summaryFile,
+    ...(summaryFile ? { summaryFile } : {}),
     onEnd: (s) => {
       summary = s;
     },

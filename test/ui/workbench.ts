@@ -116,7 +116,7 @@ export async function textOf(page: Page, selector: string): Promise<string> {
 }
 
 /** Saves a picture of the workbench when a test failed (a picture says more than a timed-out selector). */
-export async function screenshotIfFailed(test: { state?: string; title: string } | undefined, workbench: Workbench | undefined): Promise<void> {
+export async function screenshotIfFailed(test: Pick<Mocha.Test, 'state' | 'title'> | undefined, workbench: Workbench | undefined): Promise<void> {
   if (test?.state !== 'failed' || !workbench) return;
   const dir = join(repoRoot, 'out', 'test-results', 'ui');
   mkdirSync(dir, { recursive: true });

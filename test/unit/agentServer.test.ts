@@ -430,7 +430,7 @@ describe('local agent server', () => {
     const txt = Buffer.from('hello');
     const png = Buffer.from([137, 80, 78, 71]);
 
-    const refusals: Array<[string, Partial<AgentServerOptions['limits']>, Array<[string, string] | [string, Buffer, string, string]>, number, string, RegExp]> = [
+    const refusals: Array<[string, NonNullable<AgentServerOptions['limits']>, Array<[string, string] | [string, Buffer, string, string]>, number, string, RegExp]> = [
       ['a file over the size limit', { maxFileBytes: 1000 }, [['payload', payload], ['doc', txt, 'a.txt', 'text/plain'], ['photo', Buffer.alloc(5000), 'p.png', 'image/png']], 413, 'too-large', /^The file for input "photo" is larger than 1000 bytes/],
       ['more files than allowed', { maxFiles: 1 }, [['payload', payload], ['doc', txt, 'a.txt', 'text/plain'], ['photo', png, 'p.png', 'image/png']], 413, 'too-large', /too many parts: at most 1 files/],
       ['a file for an unknown input', {}, [['payload', payload], ['doc', txt, 'a.txt', 'text/plain'], ['photo', png, 'p.png', 'image/png'], ['avatar', png, 'a.png', 'image/png']], 400, 'unknown-input', /^The agent has no input "avatar"\./],

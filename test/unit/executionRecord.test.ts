@@ -326,7 +326,8 @@ describe('run report', () => {
     assert.match(header, /target: +https:\/\/agents\.example\.com · account acme · agent summarizer/);
     assert.match(header, /inputs: +ticket = "Printer on fire", doc = log\.txt \(12 B\)/);
     assert.match(header, /started: +2026-11-22T12:00:00\.000Z/);
-    assert.match(formatRunHeader({ ...base, inputs: {}, mode: 'local', target: undefined } as ExecutionRecord), /^▶ Summarizer \(local\)\n[\s\S]*inputs: +\(none\)/);
+    const { target: _target, ...untargeted } = base;
+    assert.match(formatRunHeader({ ...untargeted, inputs: {}, mode: 'local' }), /^▶ Summarizer \(local\)\n[\s\S]*inputs: +\(none\)/);
   });
 
   it('ends a finished run with its id, duration, trace and pretty outputs', () => {

@@ -48,7 +48,7 @@ export interface Located {
   /** The node at the path, when it exists. */
   readonly node?: YamlNode;
   /** The key of the last segment, when the last step went through a mapping. */
-  readonly keyNode?: Scalar;
+  readonly keyNode?: Scalar | undefined;
   /** The deepest existing node on the way, for ranges when the path does not exist. */
   readonly nearest: YamlNode;
 }

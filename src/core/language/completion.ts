@@ -166,8 +166,8 @@ function expressionItems(index: AgentIndex, path: readonly string[], before: str
   match = /^nodes\.([\w-]+)\.([\w-]*)$/.exec(trimmed);
   if (match) {
     const node = model?.nodes.get(match[1]!);
-    const fields = node?.type === 'template' ? ['body'] : NODE_RESULT_FIELDS;
-    const docs: Record<string, string> = {
+    const fields = node?.type === 'template' ? (['body'] as const) : NODE_RESULT_FIELDS;
+    const docs: Record<(typeof NODE_RESULT_FIELDS)[number], string> = {
       body: 'The response body (parsed JSON when the response is JSON); go deeper with `.field` or `[0]`. For a template node, the rendered text.',
       status: 'The HTTP status of the response, a number.',
       headers: 'The response headers, names in lower case: `.headers.content-type`.',

@@ -150,7 +150,10 @@ function scanLine(prefix: string): LineScan {
       if (quote === '"' && c === '\\') i++;
       else if (c === quote) {
         if (quote === "'" && prefix[i + 1] === "'") i++;
-        else quote = undefined;
+        else {
+          quote = undefined;
+          openQuote = undefined;
+        }
       }
       continue;
     }
@@ -161,7 +164,7 @@ function scanLine(prefix: string): LineScan {
       return { inComment: true };
     }
   }
-  return { inComment: false, ...(quote ? { openQuote } : {}), ...(openExpression !== undefined ? { openExpression } : {}) };
+  return { inComment: false, ...(openQuote !== undefined ? { openQuote } : {}), ...(openExpression !== undefined ? { openExpression } : {}) };
 }
 
 function unquote(key: string): string {

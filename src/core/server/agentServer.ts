@@ -46,8 +46,8 @@ export interface AgentServerOptions {
   readonly host?: string;
   /** 0 picks a free port. */
   readonly port?: number;
-  /** Generated when not given (see AgentServer.apiKeyGenerated). */
-  readonly apiKey?: string;
+  /** Generated when not given or undefined (see AgentServer.apiKeyGenerated). */
+  readonly apiKey?: string | undefined;
   readonly secrets?: SecretResolver;
   readonly secretHint?: (name: string) => string;
   readonly engine?: Pick<EngineOptions, 'concurrency' | 'nodeTimeoutMs' | 'maxResponseBytes' | 'followRedirects' | 'maxRedirects' | 'dispatcher'>;

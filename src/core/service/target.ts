@@ -95,10 +95,11 @@ export function statusUrl(target: AgentTarget, executionId: string): string {
   return url;
 }
 
+/** One source of the deployment fields; a field it does not give is absent or undefined. */
 export interface DeploymentFields {
-  readonly baseUrl?: string;
-  readonly account?: string;
-  readonly agent?: string;
+  readonly baseUrl?: string | undefined;
+  readonly account?: string | undefined;
+  readonly agent?: string | undefined;
 }
 
 /**
