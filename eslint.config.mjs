@@ -42,7 +42,9 @@ export default defineConfig(
       'no-restricted-imports': [
         'error',
         {
-          paths: [{ name: 'vscode', message: 'src/core runs outside VS Code (command line, local server): pass what it needs in instead.' }],
+          paths: [
+            { name: 'vscode', message: 'src/core runs outside VS Code (command line, local server): pass what it needs in instead.' },
+          ],
         },
       ],
     },

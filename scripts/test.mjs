@@ -57,29 +57,51 @@ try {
   if (needsBuild && !interrupted && (await build())) {
     if (wants('unit') && !interrupted) {
       const summary = join(results, 'unit-summary.json');
-      await suite('unit', [
-        'node_modules/mocha/bin/mocha.js',
-        '--reporter', 'out/test/support/summaryReporter.js',
-        ...(grep ? ['--grep', grep] : []),
-        'out/test/unit/**/*.test.js',
-      ], summary, { AGENT_WORKFLOWS_TEST_SUMMARY: summary, NODE_OPTIONS: withSourceMaps() }, 300);
+      await suite(
+        'unit',
+        [
+          'node_modules/mocha/bin/mocha.js',
+          '--reporter',
+          'out/test/support/summaryReporter.js',
+          ...(grep ? ['--grep', grep] : []),
+          'out/test/unit/**/*.test.js',
+        ],
+        summary,
+        { AGENT_WORKFLOWS_TEST_SUMMARY: summary, NODE_OPTIONS: withSourceMaps() },
+        300,
+      );
     }
     if (wants('integration') && hostReady && !interrupted) {
       const summary = join(results, 'integration-summary.json');
       await suite('integration', ['out/test/host/runWebHost.js', '--summary', summary], summary, hostEnv, hostTimeout + 60);
       // The same host with Workspace Trust on and the folder not trusted (Restricted Mode).
       const restricted = join(results, 'restricted-summary.json');
-      if (!interrupted) await suite('restricted', ['out/test/host/runWebHost.js', '--suite', 'restricted', '--summary', restricted], restricted, hostEnv, hostTimeout + 60);
+      if (!interrupted)
+        await suite(
+          'restricted',
+          ['out/test/host/runWebHost.js', '--suite', 'restricted', '--summary', restricted],
+          restricted,
+          hostEnv,
+          hostTimeout + 60,
+        );
     }
     if (wants('ui') && hostReady && !interrupted) {
       const summary = join(results, 'ui-summary.json');
-      await suite('ui', [
-        'node_modules/mocha/bin/mocha.js',
-        '--reporter', 'out/test/support/summaryReporter.js',
-        '--timeout', '180000',
-        ...(grep ? ['--grep', grep] : []),
-        'out/test/ui/**/*.test.js',
-      ], summary, { AGENT_WORKFLOWS_TEST_SUMMARY: summary, NODE_OPTIONS: withSourceMaps() }, 600);
+      await suite(
+        'ui',
+        [
+          'node_modules/mocha/bin/mocha.js',
+          '--reporter',
+          'out/test/support/summaryReporter.js',
+          '--timeout',
+          '180000',
+          ...(grep ? ['--grep', grep] : []),
+          'out/test/ui/**/*.test.js',
+        ],
+        summary,
+        { AGENT_WORKFLOWS_TEST_SUMMARY: summary, NODE_OPTIONS: withSourceMaps() },
+        600,
+      );
     }
     if (wants('desktop') && !interrupted) {
       const summary = join(results, 'desktop-summary.json');
@@ -107,7 +129,11 @@ async function typecheck() {
 async function lint() {
   const checks = [
     ['eslint .', ['node_modules/eslint/bin/eslint.js', '.'], 'reported problems'],
-    ['prettier --check .', ['node_modules/prettier/bin/prettier.cjs', '--check', '.'], 'found files not formatted (`npm run format` formats them)'],
+    [
+      'prettier --check .',
+      ['node_modules/prettier/bin/prettier.cjs', '--check', '.'],
+      'found files not formatted (`npm run format` formats them)',
+    ],
   ];
   const problems = [];
   let seconds = 0;
@@ -129,7 +155,12 @@ async function lint() {
 async function installTestHost() {
   const run = await stage('test host', 'bash scripts/install-test-host.sh', ['scripts/install-test-host.sh'], {}, 900, undefined, 'bash');
   const ok = run.code === 0 && !run.note;
-  if (!ok) fail('test host', 'bash scripts/install-test-host.sh', run.note ?? `exit code ${run.code}; the integration and UI stages need it (see above)`);
+  if (!ok)
+    fail(
+      'test host',
+      'bash scripts/install-test-host.sh',
+      run.note ?? `exit code ${run.code}; the integration and UI stages need it (see above)`,
+    );
   rows.push(['test host', ok ? 'ready' : 'FAILED (no integration or UI tests run)', run.seconds]);
   return ok;
 }
@@ -162,7 +193,8 @@ async function suite(name, args, summaryFile, env, limitSeconds) {
   }
   if (run.note) fail(name, run.note, '');
   else if (!summary) fail(name, 'crashed', `exit code ${run.code ?? run.signal}, no summary written; see the output above`);
-  else if (run.code !== 0 && summary.failed === 0) fail(name, `exited with code ${run.code ?? run.signal}`, 'although no test failed; see the output above');
+  else if (run.code !== 0 && summary.failed === 0)
+    fail(name, `exited with code ${run.code ?? run.signal}`, 'although no test failed; see the output above');
   const outcome = summary ? `${summary.passed} passed, ${summary.failed} failed` : 'CRASHED';
   rows.push([name, outcome + (summary?.pending ? `, ${summary.pending} pending` : '') + (run.note ? ' (killed)' : ''), run.seconds]);
 }

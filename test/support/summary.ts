@@ -54,10 +54,5 @@ export function readSummary(file: string): Summary | undefined {
 function isSummary(value: unknown): value is Summary {
   if (typeof value !== 'object' || value === null) return false;
   const v = value as Record<string, unknown>;
-  return (
-    typeof v.passed === 'number' &&
-    typeof v.failed === 'number' &&
-    typeof v.pending === 'number' &&
-    Array.isArray(v.failures)
-  );
+  return typeof v.passed === 'number' && typeof v.failed === 'number' && typeof v.pending === 'number' && Array.isArray(v.failures);
 }

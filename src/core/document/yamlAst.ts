@@ -185,7 +185,7 @@ function oneLineOffsets(scalar: Scalar, source: string, value: string): number[]
       if (source[i] === "'" && source[i + 1] === "'") i++;
     }
   } else if (scalar.type === Scalar.QUOTE_DOUBLE) {
-    for (let i = 1; i < last; ) {
+    for (let i = 1; i < last;) {
       if (source[i] !== '\\') {
         offsets.push(i++);
         continue;
