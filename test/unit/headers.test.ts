@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { base64Error, decodeBase64Text, parseHeaderString } from '../../src/core/document/headers';
 import { checkHeaderString, looksLikePlaceholder, secretName } from '../../src/core/validation/headerChecks';
+import { findSecrets } from '../../src/core/validation/secretScan';
 
 describe('parseHeaderString', () => {
   it('splits at the first colon outside expressions and trims the value', () => {
@@ -100,8 +101,6 @@ describe('Base64 helpers', () => {
 });
 
 describe('findSecrets', () => {
-  // Imported here to keep the secret scanner's unit cases next to the credential rules.
-  const { findSecrets } = require('../../src/core/validation/secretScan') as typeof import('../../src/core/validation/secretScan');
   it('finds known formats anywhere, never inside expressions', () => {
     assert.deepEqual(
       findSecrets('see ghp_16C7e42F292c6912E7710c838347Ae178B4a here').map((f) => f.kind),

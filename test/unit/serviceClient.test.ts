@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
+import type { ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { getStatus, startExecution, startMultipartExecution } from '../../src/core/service/agentClient';
 import { parseRetryAfter, ServiceError } from '../../src/core/service/serviceError';
@@ -186,7 +187,7 @@ describe('agent client', () => {
     });
 
     it('waits for a slow answer within the limit, and times out one that trickles past it', async () => {
-      const trickle = (parts: number) => (_request: unknown, response: import('node:http').ServerResponse) => {
+      const trickle = (parts: number) => (_request: unknown, response: ServerResponse) => {
         const body = JSON.stringify({ status: 'ok', executionId: 'slow-1' });
         response.writeHead(200, { 'content-type': 'application/json', 'content-length': String(body.length) });
         let sent = 0;
