@@ -100,7 +100,12 @@ function lazyImports(outDir) {
     setup(build) {
       build.onResolve({ filter: /^\./ }, async (args) => {
         if (args.kind !== 'dynamic-import' || args.pluginData?.resolving) return undefined;
-        const resolved = await build.resolve(args.path, { kind: args.kind, resolveDir: args.resolveDir, importer: args.importer, pluginData: { resolving: true } });
+        const resolved = await build.resolve(args.path, {
+          kind: args.kind,
+          resolveDir: args.resolveDir,
+          importer: args.importer,
+          pluginData: { resolving: true },
+        });
         const bundle = lazyModules.get(resolved.path);
         if (!bundle) return undefined;
         return { path: `./${relative(outDir, bundle)}`, external: true };
@@ -110,7 +115,13 @@ function lazyImports(outDir) {
 }
 
 const distBuilds = [
-  { ...common, entryPoints: ['src/extension.ts'], outfile: 'dist/extension.js', external: ['vscode'], plugins: [...common.plugins, lazyImports('dist')] },
+  {
+    ...common,
+    entryPoints: ['src/extension.ts'],
+    outfile: 'dist/extension.js',
+    external: ['vscode'],
+    plugins: [...common.plugins, lazyImports('dist')],
+  },
   {
     ...common,
     entryPoints: ['src/cli.ts'],
@@ -150,9 +161,7 @@ if (args.has('--tests')) {
   outBuilds.push({
     ...common,
     sourcemap: 'inline',
-    entryPoints: [
-      ...filesUnder('test', (n) => n.endsWith('.ts') && !n.endsWith('.d.ts')),
-    ],
+    entryPoints: [...filesUnder('test', (n) => n.endsWith('.ts') && !n.endsWith('.d.ts'))],
     outdir: 'out/test',
     outbase: 'test',
     packages: 'external',

@@ -34,7 +34,9 @@ export async function runActivationBenchmark(): Promise<boolean> {
       const reference = times.get(REFERENCE);
       if (ours === undefined || reference === undefined) {
         await workbench.page.screenshot({ path: join(findRepoRoot(), 'out', 'bench-activation.png') }).catch(() => undefined);
-        throw new Error(`Show Running Extensions did not list both (${OURS}: ${String(ours)}, ${REFERENCE}: ${String(reference)}); it showed ${[...times.keys()].join(', ')}`);
+        throw new Error(
+          `Show Running Extensions did not list both (${OURS}: ${String(ours)}, ${REFERENCE}: ${String(reference)}); it showed ${[...times.keys()].join(', ')}`,
+        );
       }
       // The first window pays for installing and caching: it is shown, not counted.
       if (run > 0) samples.push({ ours, reference });
@@ -55,7 +57,9 @@ export async function runActivationBenchmark(): Promise<boolean> {
         [REFERENCE, `${reference} ms`, '1.00'],
       ]),
     );
-    console.log(`  code loaded at activation (dist/extension.js, minified): ${(activationBytes / 1024).toFixed(1)} KB (target <= ${TARGET_ACTIVATION_BYTES / 1024} KB)`);
+    console.log(
+      `  code loaded at activation (dist/extension.js, minified): ${(activationBytes / 1024).toFixed(1)} KB (target <= ${TARGET_ACTIVATION_BYTES / 1024} KB)`,
+    );
     console.log(`  VSIX: ${(vsixBytes / 1024).toFixed(1)} KB`);
     return ratio <= TARGET_RATIO && activationBytes <= TARGET_ACTIVATION_BYTES;
   } finally {
@@ -77,10 +81,13 @@ async function openFile(page: Page, name: string): Promise<void> {
   await input.fill(name);
   await page.locator('.quick-input-list .monaco-list-row', { hasText: name }).first().waitFor({ timeout: 15_000 });
   await page.keyboard.press('Enter');
-  await page.locator('.tab.active', { hasText: name }).waitFor({ timeout: 15_000 }).catch(async (error: unknown) => {
-    await page.screenshot({ path: join(findRepoRoot(), 'out', 'bench-activation.png') }).catch(() => undefined);
-    throw error;
-  });
+  await page
+    .locator('.tab.active', { hasText: name })
+    .waitFor({ timeout: 15_000 })
+    .catch(async (error: unknown) => {
+      await page.screenshot({ path: join(findRepoRoot(), 'out', 'bench-activation.png') }).catch(() => undefined);
+      throw error;
+    });
 }
 
 async function reloadWindow(page: Page): Promise<void> {
@@ -97,11 +104,32 @@ async function runningExtensionTimes(page: Page): Promise<Map<string, number>> {
     await runCommand(page, 'Developer: Show Running Extensions');
     const rows = page.locator('.runtime-extensions-editor .monaco-list-row');
     // The editor sometimes opens empty on a busy machine: ask again.
-    if (!(await rows.first().waitFor({ timeout: 10_000 }).then(() => true, () => false))) continue;
+    if (
+      !(await rows
+        .first()
+        .waitFor({ timeout: 10_000 })
+        .then(
+          () => true,
+          () => false,
+        ))
+    )
+      continue;
     times.clear();
     for (const row of await rows.all()) {
-      const name = (await row.locator('.name').first().innerText().catch(() => '')).trim();
-      const time = (await row.locator('.activation-time').first().innerText().catch(() => '')).trim();
+      const name = (
+        await row
+          .locator('.name')
+          .first()
+          .innerText()
+          .catch(() => '')
+      ).trim();
+      const time = (
+        await row
+          .locator('.activation-time')
+          .first()
+          .innerText()
+          .catch(() => '')
+      ).trim();
       const ms = /([\d.]+)\s*ms/.exec(time);
       if (name && ms) times.set(name, Number(ms[1]));
     }

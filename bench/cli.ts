@@ -27,7 +27,10 @@ export function runCliBenchmark(): boolean {
     const rows = [['command', 'median', 'reference', 'median', 'ratio']];
     let ok = true;
     for (const [name, args, referenceName, referenceArgs] of pairs) {
-      const { a, b } = alternate(() => run(args, repoRoot), () => run(referenceArgs, repoRoot));
+      const { a, b } = alternate(
+        () => run(args, repoRoot),
+        () => run(referenceArgs, repoRoot),
+      );
       const ratio = a / b;
       if (ratio > TARGET_RATIO) ok = false;
       rows.push([name, `${a.toFixed(0)} ms`, referenceName, `${b.toFixed(0)} ms`, `${ratio.toFixed(2)}x`]);

@@ -66,8 +66,13 @@ async function curlUpload(target: AgentTarget, file: string): Promise<{ seconds:
 }
 
 /** The client in its own process (see uploadClient.ts). */
-async function clientUpload(target: AgentTarget, file: string): Promise<{ executionId: string; seconds: number; baselineMiB: number; growthMiB: number }> {
-  const child = spawn(process.execPath, ['--expose-gc', join(__dirname, 'uploadClient.js'), target.baseUrl, file], { stdio: ['ignore', 'pipe', 'inherit'] });
+async function clientUpload(
+  target: AgentTarget,
+  file: string,
+): Promise<{ executionId: string; seconds: number; baselineMiB: number; growthMiB: number }> {
+  const child = spawn(process.execPath, ['--expose-gc', join(__dirname, 'uploadClient.js'), target.baseUrl, file], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   let stdout = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
   const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
@@ -106,7 +111,8 @@ export async function runMultipartBenchmark(): Promise<boolean> {
       const document = got.files.document;
       if (document?.bytes !== SIZE) problems.push(`${who}: the server received ${document?.bytes ?? 'no'} file bytes, not ${SIZE}`);
       if (got.bodyBytes !== got.contentLength) problems.push(`${who}: ${got.contentLength} bytes were announced but ${got.bodyBytes} sent`);
-      if (expectedPayload !== undefined && JSON.stringify(JSON.parse(got.payload)) !== JSON.stringify(expectedPayload)) problems.push(`${who}: the payload part arrived as ${got.payload}`);
+      if (expectedPayload !== undefined && JSON.stringify(JSON.parse(got.payload)) !== JSON.stringify(expectedPayload))
+        problems.push(`${who}: the payload part arrived as ${got.payload}`);
       if (document) hashes.add(document.sha256);
     };
     const runCurl = async (): Promise<void> => {
@@ -141,11 +147,30 @@ export async function runMultipartBenchmark(): Promise<boolean> {
     const hash = `${[...hashes][0]?.slice(0, 16) ?? '?'}…`;
     const times = (values: number[]): string => values.map((value) => value.toFixed(2)).join(' / ');
     const rows = [['client', 'best time', 'throughput', 'vs curl', 'RSS growth', `all ${ROUNDS} times (s)`, 'file SHA-256']];
-    if (curlSeconds.length) rows.push(['curl -F', `${best(curlSeconds).toFixed(2)} s`, `${rate(best(curlSeconds)).toFixed(0)} MiB/s`, '1.00x', '(own process)', times(curlSeconds), hash]);
+    if (curlSeconds.length)
+      rows.push([
+        'curl -F',
+        `${best(curlSeconds).toFixed(2)} s`,
+        `${rate(best(curlSeconds)).toFixed(0)} MiB/s`,
+        '1.00x',
+        '(own process)',
+        times(curlSeconds),
+        hash,
+      ]);
     if (ourSeconds.length) {
-      rows.push(['agent-workflows', `${best(ourSeconds).toFixed(2)} s`, `${rate(best(ourSeconds)).toFixed(0)} MiB/s`, ratio ? `${ratio.toFixed(2)}x` : 'n/a', `${growth.toFixed(1)} MiB (from ${baselineMiB.toFixed(0)})`, times(ourSeconds), hash]);
+      rows.push([
+        'agent-workflows',
+        `${best(ourSeconds).toFixed(2)} s`,
+        `${rate(best(ourSeconds)).toFixed(0)} MiB/s`,
+        ratio ? `${ratio.toFixed(2)}x` : 'n/a',
+        `${growth.toFixed(1)} MiB (from ${baselineMiB.toFixed(0)})`,
+        times(ourSeconds),
+        hash,
+      ]);
     }
-    console.log(`Multipart upload of a 1 GiB sparse file, parsed and hashed by the server; best of ${ROUNDS}, alternating who goes first (targets: >= 0.90x curl, < 64 MiB RSS growth)`);
+    console.log(
+      `Multipart upload of a 1 GiB sparse file, parsed and hashed by the server; best of ${ROUNDS}, alternating who goes first (targets: >= 0.90x curl, < 64 MiB RSS growth)`,
+    );
     console.log(table(rows));
     if (!curlAvailable) console.log('curl is not installed: the throughput ratio could not be measured.');
     for (const problem of problems) console.log(`PROBLEM: ${problem}`);

@@ -39,7 +39,12 @@ export async function runPollingBenchmark(durationsSeconds: readonly number[] = 
     response.end(JSON.stringify(Date.now() >= execution.finishesAt ? { status: 'finished', outputs: { id } } : { status: 'running' }));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const target = { baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, account: 'bench', agent: 'poll', apiKey: 'bench' };
+  const target = {
+    baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    account: 'bench',
+    agent: 'poll',
+    apiKey: 'bench',
+  };
   try {
     // All executions are watched at once, as a user with several runs would.
     const results = await Promise.all(
@@ -53,12 +58,20 @@ export async function runPollingBenchmark(durationsSeconds: readonly number[] = 
     const rows = [['execution', 'status requests', 'ideal', 'delay after finish', 'last interval']];
     let ok = true;
     for (const result of results) {
-      rows.push([`${result.seconds} s`, String(result.requests), '1', `${(result.delayMs / 1000).toFixed(2)} s`, `${(result.intervalMs / 1000).toFixed(2)} s`]);
+      rows.push([
+        `${result.seconds} s`,
+        String(result.requests),
+        '1',
+        `${(result.delayMs / 1000).toFixed(2)} s`,
+        `${(result.intervalMs / 1000).toFixed(2)} s`,
+      ]);
       // A little slack for the answer's trip back to the client.
       if (result.delayMs > Math.min(result.intervalMs, POLL_DEFAULTS.maxIntervalMs) + 100) ok = false;
       if (result.seconds >= 60 && result.requests > 20) ok = false;
     }
-    console.log(`Polling (interval ${POLL_DEFAULTS.initialIntervalMs} ms x${POLL_DEFAULTS.backoffFactor} up to ${POLL_DEFAULTS.maxIntervalMs} ms; targets: delay <= one interval, <= ~20 requests for 60 s)`);
+    console.log(
+      `Polling (interval ${POLL_DEFAULTS.initialIntervalMs} ms x${POLL_DEFAULTS.backoffFactor} up to ${POLL_DEFAULTS.maxIntervalMs} ms; targets: delay <= one interval, <= ~20 requests for 60 s)`,
+    );
     console.log(table(rows));
     return ok;
   } finally {

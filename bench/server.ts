@@ -119,7 +119,10 @@ export async function runServerBenchmark(): Promise<boolean> {
     const api = `http://127.0.0.1:${echo.match[1]}`;
     writeFileSync(join(dir, 'orders.agent.yaml'), loadAgent(api));
     writeFileSync(join(dir, 'parallel.agent.yaml'), parallelAgent(api));
-    const server = await startProcess([join(__dirname, '..', '..', 'dist', 'cli.js'), 'serve', dir, '--port', '0', '--api-key', key], /listening on (http:\/\/\S+)/);
+    const server = await startProcess(
+      [join(__dirname, '..', '..', 'dist', 'cli.js'), 'serve', dir, '--port', '0', '--api-key', key],
+      /listening on (http:\/\/\S+)/,
+    );
     children.push(server.child);
     const base = server.match[1]!;
     const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
@@ -131,7 +134,12 @@ export async function runServerBenchmark(): Promise<boolean> {
 
     const startExecution = async (agent: string, inputs: Record<string, unknown>): Promise<string | undefined> => {
       const began = performance.now();
-      const answer = await request(`${base}/api/local/agent/${agent}/execute`, { method: 'POST', headers, body: JSON.stringify({ inputs, stream: false }), dispatcher });
+      const answer = await request(`${base}/api/local/agent/${agent}/execute`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ inputs, stream: false }),
+        dispatcher,
+      });
       const body = (await answer.body.json()) as { status?: string; executionId?: string; error?: string };
       startLatencies.push(performance.now() - began);
       if (answer.statusCode !== 200 || body.status !== 'ok' || !body.executionId) {
@@ -173,8 +181,12 @@ export async function runServerBenchmark(): Promise<boolean> {
     };
     /** Starts every execution at once, then polls them all while they run. */
     const load = async (count: number, record: boolean): Promise<void> => {
-      const ids = await Promise.all(Array.from({ length: count }, (_, n) => guarded(`starting execution ${n}`, () => startExecution('orders', { n }))));
-      await Promise.all(ids.map(async (id, n) => (id ? check(n, await guarded(`polling execution ${n}`, () => poll(id, record)), record) : undefined)));
+      const ids = await Promise.all(
+        Array.from({ length: count }, (_, n) => guarded(`starting execution ${n}`, () => startExecution('orders', { n }))),
+      );
+      await Promise.all(
+        ids.map(async (id, n) => (id ? check(n, await guarded(`polling execution ${n}`, () => poll(id, record)), record) : undefined)),
+      );
     };
 
     // Warm up code paths and open the connections the load will use, unmeasured.
@@ -194,7 +206,12 @@ export async function runServerBenchmark(): Promise<boolean> {
     await Promise.all(
       Array.from({ length: EXECUTIONS }, async (_, n) => {
         const began = performance.now();
-        const answer = await request(`${api}/execute`, { method: 'POST', headers, body: JSON.stringify({ inputs: { n }, stream: false }), dispatcher });
+        const answer = await request(`${api}/execute`, {
+          method: 'POST',
+          headers,
+          body: JSON.stringify({ inputs: { n }, stream: false }),
+          dispatcher,
+        });
         await answer.body.text();
         bare.push(performance.now() - began);
       }),
@@ -214,7 +231,8 @@ export async function runServerBenchmark(): Promise<boolean> {
         continue;
       }
       const calls = (done.trace ?? []).slice(0, PARALLEL_NODES);
-      const spanMs = Math.max(...calls.map((node) => Date.parse(node.endedAt!))) - Math.min(...calls.map((node) => Date.parse(node.startedAt!)));
+      const spanMs =
+        Math.max(...calls.map((node) => Date.parse(node.endedAt!))) - Math.min(...calls.map((node) => Date.parse(node.startedAt!)));
       overlap.push({ durationMs: done.durationMs ?? Number.NaN, spanMs });
     }
 
@@ -228,16 +246,26 @@ export async function runServerBenchmark(): Promise<boolean> {
     const p99 = percentile(statusLatencies, 0.99);
     const ok = errors.length === 0 && endTimes.length === EXECUTIONS && p99 < 50 && medianDuration < limit;
 
-    console.log(`Local agent server: ${EXECUTIONS} executions started at once (4 nodes, 3 API calls each to a local echo API answering after ${API_DELAY_MS - API_JITTER_MS} to ${API_DELAY_MS + API_JITTER_MS} ms), status read every ${POLL_INTERVAL_MS} ms (first read at random within that); server, API and client in separate processes`);
+    console.log(
+      `Local agent server: ${EXECUTIONS} executions started at once (4 nodes, 3 API calls each to a local echo API answering after ${API_DELAY_MS - API_JITTER_MS} to ${API_DELAY_MS + API_JITTER_MS} ms), status read every ${POLL_INTERVAL_MS} ms (first read at random within that); server, API and client in separate processes`,
+    );
     console.log(
       table([
         ['measure', 'result', 'target'],
         ['executions finished', `${endTimes.length}/${EXECUTIONS}`, `${EXECUTIONS}`],
         ['errors', String(errors.length), '0'],
         ['throughput', `${(EXECUTIONS / wallSeconds).toFixed(0)} executions/s (${wallSeconds.toFixed(2)} s)`, ''],
-        ['start latency p50 / p99', `${percentile(startLatencies, 0.5).toFixed(1)} / ${percentile(startLatencies, 0.99).toFixed(1)} ms`, ''],
+        [
+          'start latency p50 / p99',
+          `${percentile(startLatencies, 0.5).toFixed(1)} / ${percentile(startLatencies, 0.99).toFixed(1)} ms`,
+          '',
+        ],
         ['  reference: bare server', `${percentile(bare, 0.5).toFixed(1)} / ${percentile(bare, 0.99).toFixed(1)} ms`, ''],
-        ['status latency p50 / p99', `${percentile(statusLatencies, 0.5).toFixed(1)} / ${p99.toFixed(1)} ms (${statusLatencies.length} requests)`, 'p99 < 50 ms'],
+        [
+          'status latency p50 / p99',
+          `${percentile(statusLatencies, 0.5).toFixed(1)} / ${p99.toFixed(1)} ms (${statusLatencies.length} requests)`,
+          'p99 < 50 ms',
+        ],
         [
           `${PARALLEL_NODES} parallel ${NODE_DELAY_MS} ms nodes`,
           `${medianDuration.toFixed(0)} ms median execution (runs: ${overlap.map((run) => `${run.durationMs.toFixed(0)}`).join(', ')} ms; nodes spanned ${overlap.map((run) => run.spanMs).join(', ')} ms)`,

@@ -45,7 +45,9 @@ export async function runServerFloodBenchmark(): Promise<boolean> {
   let child: ChildProcess | undefined;
   try {
     writeFileSync(join(dir, 'hello.agent.yaml'), helloAgent);
-    const server = spawn(process.execPath, [join(__dirname, '..', '..', 'dist', 'cli.js'), 'serve', dir, '--port', '0', '--api-key', key], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const server = spawn(process.execPath, [join(__dirname, '..', '..', 'dist', 'cli.js'), 'serve', dir, '--port', '0', '--api-key', key], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     child = server;
     let stderr = '';
     server.stderr!.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4000)));
@@ -73,7 +75,14 @@ export async function runServerFloodBenchmark(): Promise<boolean> {
         const body = JSON.stringify({ inputs: { who: `${n}-${index}-`.padEnd(INPUT_CHARS, 'x') }, stream: false });
         for (;;) {
           try {
-            const answer = await request(`${base}/api/local/agent/hello/execute`, { method: 'POST', headers, body, dispatcher, headersTimeout: 30_000, bodyTimeout: 30_000 });
+            const answer = await request(`${base}/api/local/agent/hello/execute`, {
+              method: 'POST',
+              headers,
+              body,
+              dispatcher,
+              headersTimeout: 30_000,
+              bodyTimeout: 30_000,
+            });
             const text = await answer.body.text();
             if (answer.statusCode === 429) {
               refused++;
@@ -95,7 +104,12 @@ export async function runServerFloodBenchmark(): Promise<boolean> {
     const read = async (id: string | undefined): Promise<number | string> => {
       if (!id) return 'no id';
       try {
-        const answer = await request(`${base}/api/local/agent/${id}/status`, { headers, dispatcher, headersTimeout: 10_000, bodyTimeout: 10_000 });
+        const answer = await request(`${base}/api/local/agent/${id}/status`, {
+          headers,
+          dispatcher,
+          headersTimeout: 10_000,
+          bodyTimeout: 10_000,
+        });
         await answer.body.text();
         return answer.statusCode;
       } catch (error) {
@@ -109,7 +123,9 @@ export async function runServerFloodBenchmark(): Promise<boolean> {
     const up = died === undefined && newest === 200;
     const ok = up && errors.length === 0 && started === EXECUTIONS && peak !== undefined && peak < MAX_RSS_BYTES && oldest === 410;
 
-    console.log(`Local agent server flood: ${EXECUTIONS} executions of an agent repeating a ${INPUT_CHARS / 1_000_000} MB input, ${AT_ONCE} POSTs at a time (429s waited out)`);
+    console.log(
+      `Local agent server flood: ${EXECUTIONS} executions of an agent repeating a ${INPUT_CHARS / 1_000_000} MB input, ${AT_ONCE} POSTs at a time (429s waited out)`,
+    );
     console.log(
       table([
         ['measure', 'result', 'target'],
@@ -118,7 +134,11 @@ export async function runServerFloodBenchmark(): Promise<boolean> {
         ['errors', String(errors.length), '0'],
         ['server up and answering', died !== undefined ? `no: exited ${died}` : `yes (newest execution: ${newest})`, 'yes (200)'],
         ['oldest execution', String(oldest), '410 (removed to bound memory)'],
-        ['server peak RSS', peak !== undefined ? `${(peak / (1024 * 1024)).toFixed(0)} MiB` : 'unknown', `< ${MAX_RSS_BYTES / (1024 * 1024)} MiB`],
+        [
+          'server peak RSS',
+          peak !== undefined ? `${(peak / (1024 * 1024)).toFixed(0)} MiB` : 'unknown',
+          `< ${MAX_RSS_BYTES / (1024 * 1024)} MiB`,
+        ],
       ]),
     );
     if (died !== undefined) console.log(`  server stderr: ${stderr.trim().split('\n').slice(-3).join(' | ')}`);

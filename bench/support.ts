@@ -6,10 +6,11 @@ export interface Timing {
   readonly runs: number;
 }
 
-
 export function table(rows: readonly (readonly string[])[]): string {
   const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
-  return rows.map((row) => row.map((cell, column) => (column === 0 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!))).join('  ')).join('\n');
+  return rows
+    .map((row) => row.map((cell, column) => (column === 0 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!))).join('  '))
+    .join('\n');
 }
 
 /**
@@ -23,7 +24,10 @@ export function measurePair(a: () => unknown, b: () => unknown, runs: number, wa
   }
   const times: [number[], number[]] = [[], []];
   for (let i = 0; i < runs; i++) {
-    for (const [side, work] of [[0, a], [1, b]] as const) {
+    for (const [side, work] of [
+      [0, a],
+      [1, b],
+    ] as const) {
       const start = process.hrtime.bigint();
       work();
       times[side].push(Number(process.hrtime.bigint() - start) / 1e6);

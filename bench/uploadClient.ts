@@ -19,7 +19,11 @@ void (async () => {
   const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 20);
   const started = process.hrtime.bigint();
   try {
-    const { executionId } = await startMultipartExecution({ baseUrl, account: 'bench', agent: 'upload', apiKey: 'bench-key' }, { note: 'benchmark "upload" ✓' }, [{ field: 'document', path: file }]);
+    const { executionId } = await startMultipartExecution(
+      { baseUrl, account: 'bench', agent: 'upload', apiKey: 'bench-key' },
+      { note: 'benchmark "upload" ✓' },
+      [{ field: 'document', path: file }],
+    );
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
     peak = Math.max(peak, process.memoryUsage().rss);
     process.stdout.write(`${JSON.stringify({ executionId, seconds, baselineMiB: baseline / MIB, growthMiB: (peak - baseline) / MIB })}\n`);

@@ -12,7 +12,11 @@ import { measurePair, table } from './support';
 export function generateAgent(count: number): string {
   const lines = ['version: 1', 'name: Generated agent', 'inputs:', '  query: { type: string, required: true }', 'nodes:'];
   for (let i = 0; i < count; i++) {
-    const auth = ['"Authorization: Bearer {{ secrets.API_TOKEN }}"', '"Authorization: Basic {{ secrets.BASIC }}"', '"x-api-key: {{ secrets.API_KEY }}"'][i % 3];
+    const auth = [
+      '"Authorization: Bearer {{ secrets.API_TOKEN }}"',
+      '"Authorization: Basic {{ secrets.BASIC }}"',
+      '"x-api-key: {{ secrets.API_KEY }}"',
+    ][i % 3];
     lines.push(
       `  node_${i}:`,
       '    type: api',
@@ -37,11 +41,22 @@ export function runValidationBenchmark(): boolean {
   for (const count of [100, 1000, 2000]) {
     const text = generateAgent(count);
     const runs = count >= 1000 ? 11 : 31;
-    const { a: parse, b: full } = measurePair(() => parseDocument(text), () => validateAgentText(text), runs);
+    const { a: parse, b: full } = measurePair(
+      () => parseDocument(text),
+      () => validateAgentText(text),
+      runs,
+    );
     const problems = validateAgentText(text).problems.length;
     const ratio = full.medianMs / parse.medianMs;
     if (ratio > 1.5 || problems > 0) ok = false;
-    rows.push([String(count), `${(text.length / 1024).toFixed(0)} KB`, `${parse.medianMs.toFixed(1)} ms`, `${full.medianMs.toFixed(1)} ms`, `${ratio.toFixed(2)}x`, String(problems)]);
+    rows.push([
+      String(count),
+      `${(text.length / 1024).toFixed(0)} KB`,
+      `${parse.medianMs.toFixed(1)} ms`,
+      `${full.medianMs.toFixed(1)} ms`,
+      `${ratio.toFixed(2)}x`,
+      String(problems),
+    ]);
   }
   console.log('Validation (median of alternating runs; target: ratio <= 1.50x, 0 problems)');
   console.log(table(rows));
@@ -75,13 +90,27 @@ export function runHostileValidationBenchmark(): boolean {
     const validation = fastestMs(() => validateAgentText(text), 3);
     // The raw parse is the slow part of some of these (deep nesting, many keys): measured once then.
     const first = fastestMs(() => parseDocument(text), 1);
-    const parse = first > 1000 ? first : Math.min(first, fastestMs(() => parseDocument(text), 2));
+    const parse =
+      first > 1000
+        ? first
+        : Math.min(
+            first,
+            fastestMs(() => parseDocument(text), 2),
+          );
     const problems = validateAgentText(text).problems.length;
     if (validation > worst.ms) worst = { ms: validation, name: shape.name };
     if (validation >= Math.max(HOSTILE_TARGET_MS, 1.5 * parse)) ok = false;
-    rows.push([shape.name, `${(text.length / 1024).toFixed(0)} KB`, `${parse.toFixed(1)} ms`, `${validation.toFixed(1)} ms`, String(problems)]);
+    rows.push([
+      shape.name,
+      `${(text.length / 1024).toFixed(0)} KB`,
+      `${parse.toFixed(1)} ms`,
+      `${validation.toFixed(1)} ms`,
+      String(problems),
+    ]);
   }
-  console.log(`Hostile files (fastest of 3 runs; target: each validation under ${HOSTILE_TARGET_MS} ms, or 1.5x the raw parse where that is slower)`);
+  console.log(
+    `Hostile files (fastest of 3 runs; target: each validation under ${HOSTILE_TARGET_MS} ms, or 1.5x the raw parse where that is slower)`,
+  );
   console.log(table(rows));
   console.log(`worst validation: ${worst.ms.toFixed(1)} ms (${worst.name})`);
   return ok;

@@ -1,8 +1,8 @@
-// What `npm test` runs: type check, the test host's installation when it is missing, build, unit
-// tests (plain Node), integration tests (inside VS Code, through code-server and headless
-// Chromium), one after the other. The last line of the output is always `N passed, N failed`
-// (tests of every suite, plus the type check as one check); the exit code is 0 only when nothing
-// failed. See docs/testing.md.
+// What `npm test` runs: type check, lint (ESLint and Prettier's check), the test host's
+// installation when it is missing, build, unit tests (plain Node), integration tests (inside VS
+// Code, through code-server and headless Chromium), one after the other. The last line of the
+// output is always `N passed, N failed` (tests of every suite, plus the type check and the lint as
+// one check each); the exit code is 0 only when nothing failed. See docs/testing.md.
 //
 //   node scripts/test.mjs                       everything
 //   node scripts/test.mjs --only unit           build + unit tests
@@ -10,6 +10,7 @@
 //   node scripts/test.mjs --only ui             build + UI tests (packaged VSIX in code-server, Chromium)
 //   node scripts/test.mjs --only desktop        build + integration tests in desktop VS Code
 //   node scripts/test.mjs --only typecheck      type check only
+//   node scripts/test.mjs --only lint           ESLint and Prettier's check only
 //   ... --grep <regexp>                         only the tests whose full title matches
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
@@ -20,7 +21,7 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 process.chdir(root);
 
 const argv = process.argv.slice(2);
-const STAGES = ['typecheck', 'unit', 'integration', 'ui', 'desktop'];
+const STAGES = ['typecheck', 'lint', 'unit', 'integration', 'ui', 'desktop'];
 const { only, grep } = parseArgs(argv);
 if (only !== undefined && !STAGES.includes(only)) usage(`--only must be one of ${STAGES.join(', ')}`);
 const wants = (stage) => (only ? only === stage : stage !== 'desktop');
@@ -48,6 +49,7 @@ for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
 
 try {
   if (wants('typecheck')) await typecheck();
+  if (wants('lint') && !interrupted) await lint();
   // What the web host stages need beyond `npm ci` (Debian packages, code-server): installed here
   // when missing, so that `npm ci && npm test` is all a fresh machine needs.
   const hostReady = wants('integration') || wants('ui') ? await installTestHost() : true;
@@ -55,29 +57,51 @@ try {
   if (needsBuild && !interrupted && (await build())) {
     if (wants('unit') && !interrupted) {
       const summary = join(results, 'unit-summary.json');
-      await suite('unit', [
-        'node_modules/mocha/bin/mocha.js',
-        '--reporter', 'out/test/support/summaryReporter.js',
-        ...(grep ? ['--grep', grep] : []),
-        'out/test/unit/**/*.test.js',
-      ], summary, { AGENT_WORKFLOWS_TEST_SUMMARY: summary, NODE_OPTIONS: withSourceMaps() }, 300);
+      await suite(
+        'unit',
+        [
+          'node_modules/mocha/bin/mocha.js',
+          '--reporter',
+          'out/test/support/summaryReporter.js',
+          ...(grep ? ['--grep', grep] : []),
+          'out/test/unit/**/*.test.js',
+        ],
+        summary,
+        { AGENT_WORKFLOWS_TEST_SUMMARY: summary, NODE_OPTIONS: withSourceMaps() },
+        300,
+      );
     }
     if (wants('integration') && hostReady && !interrupted) {
       const summary = join(results, 'integration-summary.json');
       await suite('integration', ['out/test/host/runWebHost.js', '--summary', summary], summary, hostEnv, hostTimeout + 60);
       // The same host with Workspace Trust on and the folder not trusted (Restricted Mode).
       const restricted = join(results, 'restricted-summary.json');
-      if (!interrupted) await suite('restricted', ['out/test/host/runWebHost.js', '--suite', 'restricted', '--summary', restricted], restricted, hostEnv, hostTimeout + 60);
+      if (!interrupted)
+        await suite(
+          'restricted',
+          ['out/test/host/runWebHost.js', '--suite', 'restricted', '--summary', restricted],
+          restricted,
+          hostEnv,
+          hostTimeout + 60,
+        );
     }
     if (wants('ui') && hostReady && !interrupted) {
       const summary = join(results, 'ui-summary.json');
-      await suite('ui', [
-        'node_modules/mocha/bin/mocha.js',
-        '--reporter', 'out/test/support/summaryReporter.js',
-        '--timeout', '180000',
-        ...(grep ? ['--grep', grep] : []),
-        'out/test/ui/**/*.test.js',
-      ], summary, { AGENT_WORKFLOWS_TEST_SUMMARY: summary, NODE_OPTIONS: withSourceMaps() }, 600);
+      await suite(
+        'ui',
+        [
+          'node_modules/mocha/bin/mocha.js',
+          '--reporter',
+          'out/test/support/summaryReporter.js',
+          '--timeout',
+          '180000',
+          ...(grep ? ['--grep', grep] : []),
+          'out/test/ui/**/*.test.js',
+        ],
+        summary,
+        { AGENT_WORKFLOWS_TEST_SUMMARY: summary, NODE_OPTIONS: withSourceMaps() },
+        600,
+      );
     }
     if (wants('desktop') && !interrupted) {
       const summary = join(results, 'desktop-summary.json');
@@ -101,10 +125,42 @@ async function typecheck() {
   }
 }
 
+/** ESLint, then Prettier's check (both run, so one report shows every finding): one check. */
+async function lint() {
+  const checks = [
+    ['eslint .', ['node_modules/eslint/bin/eslint.js', '.'], 'reported problems'],
+    [
+      'prettier --check .',
+      ['node_modules/prettier/bin/prettier.cjs', '--check', '.'],
+      'found files not formatted (`npm run format` formats them)',
+    ],
+  ];
+  const problems = [];
+  let seconds = 0;
+  for (const [shown, args, finding] of checks) {
+    if (interrupted) break;
+    const run = await stage('lint', shown, args, {}, 300);
+    seconds += run.seconds;
+    if (run.code !== 0 || run.note) problems.push(`${shown}: ${run.note ?? `${finding}, exit code ${run.code}`}`);
+  }
+  if (problems.length === 0) {
+    tally.passed++;
+    rows.push(['lint', 'passed', seconds]);
+  } else {
+    fail('lint', 'eslint . && prettier --check .', `${problems.join('; ')}; see above`);
+    rows.push(['lint', 'FAILED', seconds]);
+  }
+}
+
 async function installTestHost() {
   const run = await stage('test host', 'bash scripts/install-test-host.sh', ['scripts/install-test-host.sh'], {}, 900, undefined, 'bash');
   const ok = run.code === 0 && !run.note;
-  if (!ok) fail('test host', 'bash scripts/install-test-host.sh', run.note ?? `exit code ${run.code}; the integration and UI stages need it (see above)`);
+  if (!ok)
+    fail(
+      'test host',
+      'bash scripts/install-test-host.sh',
+      run.note ?? `exit code ${run.code}; the integration and UI stages need it (see above)`,
+    );
   rows.push(['test host', ok ? 'ready' : 'FAILED (no integration or UI tests run)', run.seconds]);
   return ok;
 }
@@ -137,7 +193,8 @@ async function suite(name, args, summaryFile, env, limitSeconds) {
   }
   if (run.note) fail(name, run.note, '');
   else if (!summary) fail(name, 'crashed', `exit code ${run.code ?? run.signal}, no summary written; see the output above`);
-  else if (run.code !== 0 && summary.failed === 0) fail(name, `exited with code ${run.code ?? run.signal}`, 'although no test failed; see the output above');
+  else if (run.code !== 0 && summary.failed === 0)
+    fail(name, `exited with code ${run.code ?? run.signal}`, 'although no test failed; see the output above');
   const outcome = summary ? `${summary.passed} passed, ${summary.failed} failed` : 'CRASHED';
   rows.push([name, outcome + (summary?.pending ? `, ${summary.pending} pending` : '') + (run.note ? ' (killed)' : ''), run.seconds]);
 }

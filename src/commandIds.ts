@@ -32,5 +32,10 @@ export const COMMANDS = {
  * of them (src/lazyCommands.ts). The others are registered at activation by the view and the
  * agent tests (which load their own code on use), or made by VS Code (the view's focus command).
  */
-const REGISTERED_AT_ACTIVATION: readonly string[] = [COMMANDS.showExecutions, COMMANDS.refresh, COMMANDS.newTestCase, COMMANDS.runAgentTests];
+const REGISTERED_AT_ACTIVATION: readonly string[] = [
+  COMMANDS.showExecutions,
+  COMMANDS.refresh,
+  COMMANDS.newTestCase,
+  COMMANDS.runAgentTests,
+];
 export const COMMANDS_LOADED_ON_USE: readonly string[] = Object.values(COMMANDS).filter((id) => !REGISTERED_AT_ACTIVATION.includes(id));

@@ -55,7 +55,18 @@ export function activate(context: vscode.ExtensionContext): AgentWorkflowsApi {
     context,
     COMMANDS_LOADED_ON_USE,
     () => import('./commands/commandsFeature'),
-    (feature): CommandsFeature => feature.registerCommands(context, { logger, keys, workflowSecrets, workspaceSecretNames, store, results, inputMemory, localServer, diagnostics }),
+    (feature): CommandsFeature =>
+      feature.registerCommands(context, {
+        logger,
+        keys,
+        workflowSecrets,
+        workspaceSecretNames,
+        store,
+        results,
+        inputMemory,
+        localServer,
+        diagnostics,
+      }),
     logger,
   );
   const agentTests = registerAgentTests(context, { logger, store });

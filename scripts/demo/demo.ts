@@ -91,19 +91,30 @@ async function main(): Promise<number> {
       onEvent: (event) => {
         if (event.kind === 'execution-ended') {
           const { execution } = event;
-          say(`   [server] execution ${execution.executionId} ${execution.account}/${execution.agent} ${execution.status}${execution.durationMs !== undefined ? ` in ${Math.round(execution.durationMs)} ms` : ''}`);
+          say(
+            `   [server] execution ${execution.executionId} ${execution.account}/${execution.agent} ${execution.status}${execution.durationMs !== undefined ? ` in ${Math.round(execution.durationMs)} ms` : ''}`,
+          );
         }
       },
     });
     const agents = server.agents();
     say(`   URL      ${server.url}`);
     say(`   API key  ${maskKey(server.apiKey)} (random, made for this session; clients send "Authorization: Bearer <key>")`);
-    say(`   agents   ${agents.map((agent) => `${agent.account}/${agent.agent}`).join(', ')} (from ${relative(process.cwd(), EXAMPLES_DIR) || '.'})`);
+    say(
+      `   agents   ${agents.map((agent) => `${agent.account}/${agent.agent}`).join(', ')} (from ${relative(process.cwd(), EXAMPLES_DIR) || '.'})`,
+    );
     say(`   secrets  made-up values for ${Object.keys(DEMO_SECRETS).join(', ')}`);
     const broken = agents.filter((agent) => agent.error !== undefined);
-    if (broken.length) throw new DemoFailure(`example agents that cannot run:\n${broken.map((agent) => `  ${agent.file}: ${agent.error}`).join('\n')}`);
+    if (broken.length)
+      throw new DemoFailure(`example agents that cannot run:\n${broken.map((agent) => `  ${agent.file}: ${agent.error}`).join('\n')}`);
 
-    const target = (agent: string): AgentTarget => ({ baseUrl: server!.url, account: 'local', agent, apiKey: server!.apiKey, requestTimeoutMs: 10_000 });
+    const target = (agent: string): AgentTarget => ({
+      baseUrl: server!.url,
+      account: 'local',
+      agent,
+      apiKey: server!.apiKey,
+      requestTimeoutMs: 10_000,
+    });
     const signal = stop.signal;
 
     say();
@@ -115,8 +126,14 @@ async function main(): Promise<number> {
     say(`   execution id ${first.executionId}`);
     const customerRun = await watch(customer, first.executionId, signal);
     const lookups = customerRun.trace.filter((entry) => ['profile', 'invoices', 'tickets'].includes(entry.node));
-    const overlapped = lookups.length === 3 && Math.max(...lookups.map((entry) => Date.parse(entry.startedAt ?? ''))) < Math.min(...lookups.map((entry) => Date.parse(entry.endedAt ?? '')));
-    if (overlapped) say(`   The three lookups ran in parallel: each took about ${MOCK_LATENCY_MS} ms, all three together ${Math.round(customerRun.durationMs)} ms.`);
+    const overlapped =
+      lookups.length === 3 &&
+      Math.max(...lookups.map((entry) => Date.parse(entry.startedAt ?? ''))) <
+        Math.min(...lookups.map((entry) => Date.parse(entry.endedAt ?? '')));
+    if (overlapped)
+      say(
+        `   The three lookups ran in parallel: each took about ${MOCK_LATENCY_MS} ms, all three together ${Math.round(customerRun.durationMs)} ms.`,
+      );
     const callsBefore = mocks.calls.length;
     printCalls(mocks.calls.slice(0, callsBefore));
 
@@ -127,7 +144,9 @@ async function main(): Promise<number> {
     const size = (await stat(RECEIPT_FILE)).size;
     say(`   POST ${server.url}/api/local/agent/receipt-scanner/execute/multipart`);
     say(`        part "payload": ${JSON.stringify({ inputs: receiptInputs, stream: false })}`);
-    say(`        part "receipt": ${relative(process.cwd(), RECEIPT_FILE)} (${size} bytes, ${mediaTypeOf(RECEIPT_FILE)}), streamed from disk`);
+    say(
+      `        part "receipt": ${relative(process.cwd(), RECEIPT_FILE)} (${size} bytes, ${mediaTypeOf(RECEIPT_FILE)}), streamed from disk`,
+    );
     const second = await startMultipartExecution(receipt, receiptInputs, [{ field: 'receipt', path: RECEIPT_FILE }], { signal });
     say(`   execution id ${second.executionId}`);
     await watch(receipt, second.executionId, signal);
@@ -144,7 +163,10 @@ async function main(): Promise<number> {
     }
 
     const refused = mocks.calls.filter((call) => call.credential === undefined || call.status >= 400);
-    if (refused.length) throw new DemoFailure(`API calls that were refused:\n${refused.map((call) => `  ${call.method} https://${call.host}${call.path} answered ${call.status}`).join('\n')}`);
+    if (refused.length)
+      throw new DemoFailure(
+        `API calls that were refused:\n${refused.map((call) => `  ${call.method} https://${call.host}${call.path} answered ${call.status}`).join('\n')}`,
+      );
     const callCount = mocks.calls.length;
 
     say();
@@ -172,13 +194,22 @@ async function main(): Promise<number> {
   // Said last, after the shutdown, so it is the line a reader sees. A cancelled request reports
   // only "cancelled"; the reason given to abort() says why.
   const reason: unknown = stop.signal.aborted && stop.signal.reason instanceof DemoFailure ? stop.signal.reason : failure;
-  const message = reason instanceof DemoFailure || reason instanceof ServiceError ? reason.message : reason instanceof Error ? (reason.stack ?? reason.message) : String(reason);
+  const message =
+    reason instanceof DemoFailure || reason instanceof ServiceError
+      ? reason.message
+      : reason instanceof Error
+        ? (reason.stack ?? reason.message)
+        : String(reason);
   process.stderr.write(`\nDemo failed: ${message}\n`);
   return reason instanceof DemoFailure ? reason.exitCode : 1;
 }
 
 /** Polls an execution with the client's poller, printing each status read, then its trace and outputs. */
-async function watch(target: AgentTarget, executionId: string, signal: AbortSignal): Promise<{ trace: readonly NodeTrace[]; durationMs: number }> {
+async function watch(
+  target: AgentTarget,
+  executionId: string,
+  signal: AbortSignal,
+): Promise<{ trace: readonly NodeTrace[]; durationMs: number }> {
   const outcome = await pollExecution(target, executionId, {
     signal,
     timeoutMs: 30_000,
@@ -188,14 +219,18 @@ async function watch(target: AgentTarget, executionId: string, signal: AbortSign
   const trace = Array.isArray(body.trace) ? (body.trace as NodeTrace[]) : [];
   const durationMs = typeof body.durationMs === 'number' ? body.durationMs : 0;
   if (outcome.kind !== 'finished') {
-    throw new DemoFailure(`execution ${executionId} ended "${outcome.status}": ${typeof body.error === 'string' ? body.error : JSON.stringify(body)}`);
+    throw new DemoFailure(
+      `execution ${executionId} ended "${outcome.status}": ${typeof body.error === 'string' ? body.error : JSON.stringify(body)}`,
+    );
   }
   const startedAt = Date.parse(typeof body.startedAt === 'string' ? body.startedAt : '');
   say('   trace');
   for (const entry of trace) {
     const offset = entry.startedAt ? `+${Math.max(0, Date.parse(entry.startedAt) - startedAt)} ms` : '';
     const call = entry.type === 'api' ? `${entry.method ?? ''} ${entry.url ?? ''} → ${entry.httpStatus ?? '?'}` : 'template';
-    say(`     ${entry.node.padEnd(10)} ${entry.status.padEnd(9)} started ${offset.padEnd(8)} took ${Math.round(entry.durationMs ?? 0)} ms  ${call}`);
+    say(
+      `     ${entry.node.padEnd(10)} ${entry.status.padEnd(9)} started ${offset.padEnd(8)} took ${Math.round(entry.durationMs ?? 0)} ms  ${call}`,
+    );
   }
   say(`   outputs ${indent(JSON.stringify(outcome.outputs, null, 2), '   ')}`);
   return { trace, durationMs };

@@ -184,9 +184,15 @@ const ROUTES: readonly Route[] = [
       const { text, priority, customer } = (json ?? {}) as { text?: unknown; priority?: unknown; customer?: unknown };
       if (typeof text !== 'string' || text.trim() === '') return error(400, 'Give the "text" to summarize.');
       // Not a language model: the first sentence stands in for a summary.
-      const first = text.trim().split(/(?<=[.!?])\s/)[0]!.replace(/[.!?]$/, '');
+      const first = text
+        .trim()
+        .split(/(?<=[.!?])\s/)[0]!
+        .replace(/[.!?]$/, '');
       const who = typeof customer === 'string' && customer !== '' ? customer : 'A customer';
-      return { status: 200, body: { summary: `${who} reports: ${first} (priority ${String(priority ?? 'normal')}).`, model: 'demo-summarizer-1' } };
+      return {
+        status: 200,
+        body: { summary: `${who} reports: ${first} (priority ${String(priority ?? 'normal')}).`, model: 'demo-summarizer-1' },
+      };
     },
   },
   {
@@ -210,7 +216,10 @@ const ROUTES: readonly Route[] = [
       const weather = WEATHER[city.trim().toLowerCase()];
       if (!weather) return error(404, `No weather station for "${city}"; try ${Object.keys(WEATHER).join(', ')}.`);
       const imperial = query.get('units') === 'imperial';
-      return { status: 200, body: { city, summary: weather.summary, temperature: imperial ? Math.round((weather.celsius * 9) / 5 + 32) : weather.celsius } };
+      return {
+        status: 200,
+        body: { city, summary: weather.summary, temperature: imperial ? Math.round((weather.celsius * 9) / 5 + 32) : weather.celsius },
+      };
     },
   },
   {
@@ -238,7 +247,8 @@ const ROUTES: readonly Route[] = [
     answer: ({ json }) => {
       const fields = ((json ?? {}) as { fields?: { project?: { key?: unknown }; summary?: unknown } }).fields;
       const project = fields?.project?.key;
-      if (typeof project !== 'string' || !/^[A-Z][A-Z0-9]*$/.test(project)) return error(400, 'fields.project.key must be a project key such as WEB.');
+      if (typeof project !== 'string' || !/^[A-Z][A-Z0-9]*$/.test(project))
+        return error(400, 'fields.project.key must be a project key such as WEB.');
       if (typeof fields?.summary !== 'string' || fields.summary.trim() === '') return error(400, 'fields.summary is required.');
       return { status: 201, body: { id: '10042', key: `${project}-42`, self: 'https://tracker.example.com/rest/api/2/issue/10042' } };
     },
@@ -250,7 +260,8 @@ const ROUTES: readonly Route[] = [
     credentials: [{ kind: 'bearer', secret: 'OCR_TOKEN' }],
     answer: ({ headers, body }) => {
       const type = (headers['content-type'] ?? '').split(';')[0]!.trim();
-      if (type !== 'application/pdf' && !type.startsWith('image/')) return error(415, `Send a PDF or an image, not ${type || 'no Content-Type'}.`);
+      if (type !== 'application/pdf' && !type.startsWith('image/'))
+        return error(415, `Send a PDF or an image, not ${type || 'no Content-Type'}.`);
       const receipt = readReceipt(body);
       if (!receipt) return error(422, 'No receipt text found in the file.');
       return { status: 200, body: { ...receipt, media_type: type, bytes: body.length } };
@@ -263,8 +274,12 @@ const ROUTES: readonly Route[] = [
     credentials: [{ kind: 'x-api-key', secret: 'EXPENSES_API_KEY' }],
     answer: ({ json }) => {
       const claim = (json ?? {}) as { employee?: unknown; amount?: unknown; currency?: unknown };
-      if (typeof claim.employee !== 'string' || typeof claim.amount !== 'number') return error(400, 'A claim needs "employee" and a numeric "amount".');
-      return { status: 201, body: { id: 'EXP-2025-0193', status: 'submitted', employee: claim.employee, amount: claim.amount, currency: claim.currency } };
+      if (typeof claim.employee !== 'string' || typeof claim.amount !== 'number')
+        return error(400, 'A claim needs "employee" and a numeric "amount".');
+      return {
+        status: 201,
+        body: { id: 'EXP-2025-0193', status: 'submitted', employee: claim.employee, amount: claim.amount, currency: claim.currency },
+      };
     },
   },
 ];
@@ -275,7 +290,9 @@ const ROUTES: readonly Route[] = [
  * <amount>" line give the rest.
  */
 function readReceipt(file: Buffer): { merchant: string; date: string; total: number; currency: string } | undefined {
-  const lines = [...file.toString('latin1').matchAll(/\(((?:[^()\\]|\\.)*)\)\s*Tj/g)].map((match) => match[1]!.trim()).filter((line) => line !== '');
+  const lines = [...file.toString('latin1').matchAll(/\(((?:[^()\\]|\\.)*)\)\s*Tj/g)]
+    .map((match) => match[1]!.trim())
+    .filter((line) => line !== '');
   const date = lines.join('\n').match(/\b(\d{4}-\d{2}-\d{2})\b/)?.[1];
   const total = lines.join('\n').match(/\bTOTAL\s+([A-Z]{3})\s+(\d+(?:\.\d+)?)/i);
   if (!lines[0] || !date || !total) return undefined;
@@ -330,7 +347,8 @@ export async function startMockApis(options: MockApiOptions = {}): Promise<MockA
       let answer: Answer;
       if (!route) answer = error(404, `No mock API for ${request.method ?? '?'} ${host}${url.pathname}.`);
       else if (route.method !== request.method) answer = { ...error(405, `Use ${route.method}.`), headers: { allow: route.method } };
-      else if (!credential) answer = error(401, `Missing or wrong credential: send ${route.credentials.map(describeCredential).join(' or ')}.`);
+      else if (!credential)
+        answer = error(401, `Missing or wrong credential: send ${route.credentials.map(describeCredential).join(' or ')}.`);
       else {
         let json: unknown;
         try {
@@ -338,7 +356,13 @@ export async function startMockApis(options: MockApiOptions = {}): Promise<MockA
         } catch {
           json = undefined;
         }
-        answer = route.answer({ params: url.pathname.match(route.path)!.slice(1), query: url.searchParams, headers: request.headers, body, json });
+        answer = route.answer({
+          params: url.pathname.match(route.path)!.slice(1),
+          query: url.searchParams,
+          headers: request.headers,
+          body,
+          json,
+        });
       }
       const send = (): void => {
         timers.delete(timer);

@@ -20,7 +20,11 @@ export type ReadResult = { file: string; text: string } | { file: string; error:
  * Expands the arguments: files as given, directories to every file of the kind below them.
  * Returns the files in order and the arguments that could not be used.
  */
-export async function expandPaths(args: readonly string[], cwd: string, kind: FileKind = AGENT_FILES): Promise<{ files: string[]; errors: { file: string; error: string }[] }> {
+export async function expandPaths(
+  args: readonly string[],
+  cwd: string,
+  kind: FileKind = AGENT_FILES,
+): Promise<{ files: string[]; errors: { file: string; error: string }[] }> {
   const files: string[] = [];
   const errors: { file: string; error: string }[] = [];
   for (const arg of args) {

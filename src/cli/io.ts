@@ -19,7 +19,12 @@ export interface CliIo {
  * or a file may hold terminal escape sequences); only `terminal` writes control sequences.
  */
 export function printableIo(io: CliIo): CliIo {
-  return { ...io, stdout: (text) => io.stdout(printable(text)), stderr: (text) => io.stderr(printable(text)), terminal: io.terminal ?? io.stderr };
+  return {
+    ...io,
+    stdout: (text) => io.stdout(printable(text)),
+    stderr: (text) => io.stderr(printable(text)),
+    terminal: io.terminal ?? io.stderr,
+  };
 }
 
 /** Exit codes of the `agent-workflows` command line. */
@@ -39,7 +44,10 @@ export const ExitCode = {
 
 /** A failure that ends the command with a message and an exit code. */
 export class CliError extends Error {
-  constructor(message: string, readonly exitCode: number) {
+  constructor(
+    message: string,
+    readonly exitCode: number,
+  ) {
     super(message);
     this.name = 'CliError';
   }

@@ -24,7 +24,9 @@ export async function runCli(argv: readonly string[], rawIo: CliIo): Promise<num
 
   program
     .command('validate')
-    .description('Check agent files and print their problems. Exits 0 with no errors, 1 with errors, 2 on usage errors or unreadable files.')
+    .description(
+      'Check agent files and print their problems. Exits 0 with no errors, 1 with errors, 2 on usage errors or unreadable files.',
+    )
     .argument('<paths...>', 'agent files, or directories to search for *.agent.yaml files')
     .addOption(new Option('-f, --format <format>', 'output format').choices(['text', 'json']).default('text'))
     .action(async (paths: string[], options: { format: ValidateFormat }) => {
@@ -34,7 +36,9 @@ export async function runCli(argv: readonly string[], rawIo: CliIo): Promise<num
   const collect = (value: string, previous: string[]): string[] => [...previous, value];
   program
     .command('run')
-    .description('Run a deployed agent: validate the file, start it with the given inputs, and wait for its outputs. The API key comes from AGENT_WORKFLOWS_API_KEY. With --local, run the file on this machine instead.')
+    .description(
+      'Run a deployed agent: validate the file, start it with the given inputs, and wait for its outputs. The API key comes from AGENT_WORKFLOWS_API_KEY. With --local, run the file on this machine instead.',
+    )
     .argument('<file>', 'the .agent.yaml file of the agent')
     .option('-i, --input <NAME=VALUE>', 'an input value (repeatable)', collect, [])
     .option('-f, --file <NAME=PATH>', 'a file for a file input (repeatable; the run then uses multipart)', collect, [])
@@ -69,7 +73,9 @@ export async function runCli(argv: readonly string[], rawIo: CliIo): Promise<num
 
   program
     .command('test')
-    .description('Run agent tests (*.agent.test.yaml) on this machine: each case runs the agent with its inputs, its API nodes answered by the case\'s mocks, and checks its expectations. Exits 0 when every case passed, 1 when one failed, 2 on usage errors or a test file that cannot run.')
+    .description(
+      "Run agent tests (*.agent.test.yaml) on this machine: each case runs the agent with its inputs, its API nodes answered by the case's mocks, and checks its expectations. Exits 0 when every case passed, 1 when one failed, 2 on usage errors or a test file that cannot run.",
+    )
     .argument('[paths...]', 'test files, or directories to search for *.agent.test.yaml files (default: the current directory)')
     .option('-u, --update', 'write the actual outputs into expect.outputs of the cases marked snapshot: true')
     .option('-g, --grep <text>', 'run only the cases whose name contains this text')
@@ -81,11 +87,16 @@ export async function runCli(argv: readonly string[], rawIo: CliIo): Promise<num
 
   program
     .command('serve')
-    .description('Run the local agent server: the agent service\'s HTTP interface on this machine, for every *.agent.yaml under a folder (reloaded when files change). Stops cleanly on Ctrl-C or SIGTERM.')
+    .description(
+      "Run the local agent server: the agent service's HTTP interface on this machine, for every *.agent.yaml under a folder (reloaded when files change). Stops cleanly on Ctrl-C or SIGTERM.",
+    )
     .argument('[dir]', 'the folder of agent files', '.')
     .option('-p, --port <port>', 'port to listen on (0 picks a free one)', '8787')
     .option('--host <host>', 'address to listen on', '127.0.0.1')
-    .option('--api-key <key>', 'the key clients must send as "Authorization: Bearer <key>" (default: AGENT_WORKFLOWS_API_KEY, else one is made and printed)')
+    .option(
+      '--api-key <key>',
+      'the key clients must send as "Authorization: Bearer <key>" (default: AGENT_WORKFLOWS_API_KEY, else one is made and printed)',
+    )
     .option('--concurrency <n>', 'nodes of one execution that run at the same time', '16')
     .option('--node-timeout <seconds>', 'time limit of each API node call', '30')
     .action(async (dir: string, options: ServeFlags) => {

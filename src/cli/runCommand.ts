@@ -32,16 +32,29 @@ export async function runCommand(path: string, flags: RunFlags, io: CliIo): Prom
   const { problems, model } = validateAgentText(read.text);
   const errors = problems.filter((problem) => problem.severity === 'error');
   if (errors.length || !model) {
-    for (const problem of errors) io.stderr(`${path}:${problem.range.line}:${problem.range.column}: error ${problem.code} ${problem.message}\n`);
-    throw new CliError(`${path} has ${errors.length} ${errors.length === 1 ? 'error' : 'errors'}; fix ${errors.length === 1 ? 'it' : 'them'} before running (agent-workflows validate ${path}).`, ExitCode.usage);
+    for (const problem of errors)
+      io.stderr(`${path}:${problem.range.line}:${problem.range.column}: error ${problem.code} ${problem.message}\n`);
+    throw new CliError(
+      `${path} has ${errors.length} ${errors.length === 1 ? 'error' : 'errors'}; fix ${errors.length === 1 ? 'it' : 'them'} before running (agent-workflows validate ${path}).`,
+      ExitCode.usage,
+    );
   }
 
   if (flags.local) {
     if (flags.baseUrl || flags.account || flags.agent || !flags.wait) {
-      throw new CliError('--local runs the file on this machine: --base-url, --account, --agent and --no-wait do not apply.', ExitCode.usage);
+      throw new CliError(
+        '--local runs the file on this machine: --base-url, --account, --agent and --no-wait do not apply.',
+        ExitCode.usage,
+      );
     }
     const given = { values: pairs(flags.input, '--input'), files: resolvePaths(pairs(flags.file, '--file'), io.cwd) };
-    return runLocally(path, read.text, given, { timeoutMs: timeoutMs(flags, 30 * 60), json: flags.json ?? false, inputHints: INPUT_HINTS }, io);
+    return runLocally(
+      path,
+      read.text,
+      given,
+      { timeoutMs: timeoutMs(flags, 30 * 60), json: flags.json ?? false, inputHints: INPUT_HINTS },
+      io,
+    );
   }
 
   let prepared;
@@ -58,9 +71,17 @@ export async function runCommand(path: string, flags: RunFlags, io: CliIo): Prom
 
   const fields = (() => {
     try {
-      return resolveDeployment({ baseUrl: flags.baseUrl, account: flags.account, agent: flags.agent }, model.deployment ? { baseUrl: model.deployment.baseUrl?.value, account: model.deployment.account, agent: model.deployment.agent } : undefined);
+      return resolveDeployment(
+        { baseUrl: flags.baseUrl, account: flags.account, agent: flags.agent },
+        model.deployment
+          ? { baseUrl: model.deployment.baseUrl?.value, account: model.deployment.account, agent: model.deployment.agent }
+          : undefined,
+      );
     } catch (error) {
-      throw new CliError(`${(error as Error).message.replace('give them as options', 'give them with --base-url, --account and --agent')}`, ExitCode.usage);
+      throw new CliError(
+        `${(error as Error).message.replace('give them as options', 'give them with --base-url, --account and --agent')}`,
+        ExitCode.usage,
+      );
     }
   })();
   const limit = timeoutMs(flags, 30 * 60);
@@ -70,8 +91,13 @@ export async function runCommand(path: string, flags: RunFlags, io: CliIo): Prom
 
   let executionId: string;
   try {
-    const options = { timeoutMs: Math.min(target.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS, limit), ...(io.interrupt ? { signal: io.interrupt } : {}) };
-    const started = prepared.files.length ? await startMultipartExecution(target, prepared.inputs, prepared.files, options) : await startExecution(target, prepared.inputs, options);
+    const options = {
+      timeoutMs: Math.min(target.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS, limit),
+      ...(io.interrupt ? { signal: io.interrupt } : {}),
+    };
+    const started = prepared.files.length
+      ? await startMultipartExecution(target, prepared.inputs, prepared.files, options)
+      : await startExecution(target, prepared.inputs, options);
     executionId = started.executionId;
     const files = Object.entries(started.fileSizes ?? {}).map(([name, size]) => `${name} (${formatBytes(size)})`);
     io.stderr(`started ${model.name ?? path} as execution ${executionId}${files.length ? ` with ${files.join(', ')}` : ''}\n`);
@@ -79,7 +105,8 @@ export async function runCommand(path: string, flags: RunFlags, io: CliIo): Prom
     if (error instanceof ServiceError) {
       io.stderr(`agent-workflows: ${error.message}\n`);
       // The request's own limit was the run's: say which limit ran out (setTimeout may fire a little early).
-      if (error.kind === 'timeout' && Date.now() >= deadline - 50) io.stderr(`agent-workflows: the run's time limit (--timeout ${limit / 1000}) ran out while starting the agent.\n`);
+      if (error.kind === 'timeout' && Date.now() >= deadline - 50)
+        io.stderr(`agent-workflows: the run's time limit (--timeout ${limit / 1000}) ran out while starting the agent.\n`);
       return exitCodeFor(error);
     }
     throw error;

@@ -49,11 +49,18 @@ export async function runLocally(path: string, text: string, given: GivenInputs,
 
   if (result.status === 'finished') {
     io.stderr(`finished in ${formatDuration(result.durationMs)}\n`);
-    io.stdout(options.json ? `${JSON.stringify({ executionId: null, status: 'finished', outputs: result.outputs })}\n` : `${JSON.stringify(result.outputs, null, 2)}\n`);
+    io.stdout(
+      options.json
+        ? `${JSON.stringify({ executionId: null, status: 'finished', outputs: result.outputs })}\n`
+        : `${JSON.stringify(result.outputs, null, 2)}\n`,
+    );
     return ExitCode.ok;
   }
   io.stderr(`agent-workflows: ${result.error.message}\n`);
-  if (options.json) io.stdout(`${JSON.stringify({ executionId: null, status: result.status, error: result.error.message, ...(result.error.node ? { node: result.error.node } : {}) })}\n`);
+  if (options.json)
+    io.stdout(
+      `${JSON.stringify({ executionId: null, status: result.status, error: result.error.message, ...(result.error.node ? { node: result.error.node } : {}) })}\n`,
+    );
   if (result.status === 'cancelled') return io.interrupt?.aborted ? ExitCode.interrupted : ExitCode.problems;
   return result.error.kind === 'timeout' ? ExitCode.timeout : ExitCode.problems;
 }
@@ -61,7 +68,8 @@ export async function runLocally(path: string, text: string, given: GivenInputs,
 function describeNode(entry: NodeTrace): string {
   const parts = [`${entry.node}: ${entry.status}`];
   if (entry.durationMs !== undefined) parts.push(`in ${formatDuration(entry.durationMs)}`);
-  if (entry.method && entry.url) parts.push(`${entry.method} ${entry.url}${entry.httpStatus !== undefined ? ` → ${entry.httpStatus}` : ''}`);
+  if (entry.method && entry.url)
+    parts.push(`${entry.method} ${entry.url}${entry.httpStatus !== undefined ? ` → ${entry.httpStatus}` : ''}`);
   if (entry.bytes !== undefined) parts.push(formatBytes(entry.bytes));
   if (entry.error) parts.push(`(${entry.error})`);
   return parts.join(' ');

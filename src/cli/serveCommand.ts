@@ -24,20 +24,25 @@ export interface ServeFlags {
 export async function serveCommand(dir: string | undefined, flags: ServeFlags, io: CliIo): Promise<number> {
   const directory = resolve(io.cwd, dir ?? '.');
   const info = await stat(directory).catch(() => undefined);
-  if (!info?.isDirectory()) throw new CliError(`${dir ?? '.'} is not a folder; give the folder that holds your *.agent.yaml files.`, ExitCode.usage);
+  if (!info?.isDirectory())
+    throw new CliError(`${dir ?? '.'} is not a folder; give the folder that holds your *.agent.yaml files.`, ExitCode.usage);
   const port = integer(flags.port ?? String(DEFAULT_PORT), '--port', 0, 65535);
   const concurrency = integer(flags.concurrency ?? String(ENGINE_DEFAULTS.concurrency), '--concurrency', 1, 1000);
   const nodeTimeoutSeconds = Number(flags.nodeTimeout ?? ENGINE_DEFAULTS.nodeTimeoutMs / 1000);
-  if (!Number.isFinite(nodeTimeoutSeconds) || nodeTimeoutSeconds <= 0) throw new CliError(`--node-timeout takes a number of seconds greater than 0, not "${flags.nodeTimeout}".`, ExitCode.usage);
+  if (!Number.isFinite(nodeTimeoutSeconds) || nodeTimeoutSeconds <= 0)
+    throw new CliError(`--node-timeout takes a number of seconds greater than 0, not "${flags.nodeTimeout}".`, ExitCode.usage);
   const host = flags.host ?? DEFAULT_HOST;
   const envKey = io.env[API_KEY_ENV]?.trim();
   const apiKey = flags.apiKey ?? (envKey ? envKey : undefined);
-  if (apiKey !== undefined && (apiKey === '' || /\s/.test(apiKey))) throw new CliError('--api-key must be one word without spaces.', ExitCode.usage);
+  if (apiKey !== undefined && (apiKey === '' || /\s/.test(apiKey)))
+    throw new CliError('--api-key must be one word without spaces.', ExitCode.usage);
 
   const log = batchedOutput(io);
   // Said before listening: a short key is the only thing between other machines and the agents.
   if (!isLoopbackHost(host) && apiKey !== undefined && apiKey.length < MIN_REMOTE_API_KEY_LENGTH) {
-    log.stderr(`warning: the API key is ${apiKey.length} character${apiKey.length === 1 ? '' : 's'} long, short enough to guess from another machine. Use a key of at least ${MIN_REMOTE_API_KEY_LENGTH} characters, or leave out --api-key and ${API_KEY_ENV} to have one generated.\n`);
+    log.stderr(
+      `warning: the API key is ${apiKey.length} character${apiKey.length === 1 ? '' : 's'} long, short enough to guess from another machine. Use a key of at least ${MIN_REMOTE_API_KEY_LENGTH} characters, or leave out --api-key and ${API_KEY_ENV} to have one generated.\n`,
+    );
   }
   let server: AgentServer;
   try {
@@ -59,12 +64,16 @@ export async function serveCommand(dir: string | undefined, flags: ServeFlags, i
   try {
     log.stdout(`Local agent server for ${directory}\n  listening on ${server.url}\n`);
     if (server.apiKeyGenerated) {
-      log.stdout(`  API key (made for this session): ${server.apiKey}\n  Clients send "Authorization: Bearer <key>"; pass --api-key or set ${API_KEY_ENV} to choose the key.\n`);
+      log.stdout(
+        `  API key (made for this session): ${server.apiKey}\n  Clients send "Authorization: Bearer <key>"; pass --api-key or set ${API_KEY_ENV} to choose the key.\n`,
+      );
     } else {
       log.stdout(`  API key: from ${flags.apiKey !== undefined ? '--api-key' : API_KEY_ENV}\n`);
     }
     if (!isLoopbackHost(host)) {
-      log.stderr(`warning: listening on ${host}, so other machines can reach this server. Every request needs the key, which travels unencrypted over http.\n`);
+      log.stderr(
+        `warning: listening on ${host}, so other machines can reach this server. Every request needs the key, which travels unencrypted over http.\n`,
+      );
     }
     printAgents(log, io.env, server);
     log.stdout(`Watching for changes. Press Ctrl-C to stop.\n`);
@@ -95,12 +104,15 @@ function printAgents(io: Output, env: CliIo['env'], server: AgentServer): void {
     }
   }
   if (missing.size > 0) {
-    io.stdout(`Secrets are read from ${SECRET_ENV_PREFIX}<NAME> when an execution starts. Not set now: ${[...missing].map(([name, users]) => `${SECRET_ENV_PREFIX}${name} (${users.join(', ')})`).join(', ')}.\n`);
+    io.stdout(
+      `Secrets are read from ${SECRET_ENV_PREFIX}<NAME> when an execution starts. Not set now: ${[...missing].map(([name, users]) => `${SECRET_ENV_PREFIX}${name} (${users.join(', ')})`).join(', ')}.\n`,
+    );
   }
 }
 
 function describeAgent(agent: ServedAgent, url: string): string {
-  if (agent.loaded) return `  ${agent.account}/${agent.agent}  ${agent.file}  POST ${url}/api/${encodeURIComponent(agent.account)}/agent/${encodeURIComponent(agent.agent)}/execute`;
+  if (agent.loaded)
+    return `  ${agent.account}/${agent.agent}  ${agent.file}  POST ${url}/api/${encodeURIComponent(agent.account)}/agent/${encodeURIComponent(agent.agent)}/execute`;
   return `  ✗ ${agent.file} is not served: ${(agent.error ?? 'it cannot run').replace(/\n/g, '\n      ')}`;
 }
 
@@ -140,14 +152,19 @@ function report(io: Output, event: ServerEvent): void {
     case 'agents-changed':
       for (const change of event.changes) {
         if (change.kind === 'removed') io.stdout(`removed ${change.agent.account}/${change.agent.agent} (${change.agent.file})\n`);
-        else if (change.agent.loaded) io.stdout(`${change.kind === 'added' ? 'added' : 'reloaded'} ${change.agent.account}/${change.agent.agent} (${change.agent.file})\n`);
+        else if (change.agent.loaded)
+          io.stdout(
+            `${change.kind === 'added' ? 'added' : 'reloaded'} ${change.agent.account}/${change.agent.agent} (${change.agent.file})\n`,
+          );
         else io.stdout(`${describeAgent(change.agent, '').trimStart()}\n`);
       }
       return;
     case 'execution-ended': {
       const { execution } = event;
       const took = execution.durationMs !== undefined ? ` in ${Math.round(execution.durationMs)} ms` : '';
-      io.stdout(`execution ${execution.executionId} ${execution.account}/${execution.agent} ${execution.status}${took}${execution.error ? `: ${execution.error}` : ''}\n`);
+      io.stdout(
+        `execution ${execution.executionId} ${execution.account}/${execution.agent} ${execution.status}${took}${execution.error ? `: ${execution.error}` : ''}\n`,
+      );
       return;
     }
     case 'warning':
@@ -174,6 +191,7 @@ function waitForStop(io: CliIo): { promise: Promise<void>; dispose: () => void }
 
 function integer(value: string, flag: string, min: number, max: number): number {
   const number = Number(value);
-  if (!Number.isInteger(number) || number < min || number > max) throw new CliError(`${flag} takes a whole number from ${min} to ${max}, not "${value}".`, ExitCode.usage);
+  if (!Number.isInteger(number) || number < min || number > max)
+    throw new CliError(`${flag} takes a whole number from ${min} to ${max}, not "${value}".`, ExitCode.usage);
   return number;
 }

@@ -22,7 +22,10 @@ export interface ServiceFlags {
 export function apiKeyFrom(io: CliIo): string {
   const key = io.env[API_KEY_ENV]?.trim();
   if (!key) {
-    throw new CliError(`No API key: set the ${API_KEY_ENV} environment variable to the key created in the service's editor (Settings, App Token).`, ExitCode.auth);
+    throw new CliError(
+      `No API key: set the ${API_KEY_ENV} environment variable to the key created in the service's editor (Settings, App Token).`,
+      ExitCode.auth,
+    );
   }
   return key;
 }
@@ -31,16 +34,25 @@ export function makeTarget(fields: { baseUrl: string; account: string; agent: st
   try {
     checkBaseUrl(fields.baseUrl, flags.allowInsecureHttp);
   } catch (error) {
-    throw new CliError(`${(error as Error).message}${/clear text/.test((error as Error).message) ? ' (--allow-insecure-http)' : ''}`, ExitCode.usage);
+    throw new CliError(
+      `${(error as Error).message}${/clear text/.test((error as Error).message) ? ' (--allow-insecure-http)' : ''}`,
+      ExitCode.usage,
+    );
   }
-  return { ...fields, apiKey, statusPathTemplate: flags.statusPath ?? DEFAULT_STATUS_PATH, allowInsecureHttp: flags.allowInsecureHttp ?? false };
+  return {
+    ...fields,
+    apiKey,
+    statusPathTemplate: flags.statusPath ?? DEFAULT_STATUS_PATH,
+    allowInsecureHttp: flags.allowInsecureHttp ?? false,
+  };
 }
 
 /** --timeout in seconds, as milliseconds. */
 export function timeoutMs(flags: ServiceFlags, fallbackSeconds: number): number {
   if (flags.timeout === undefined) return fallbackSeconds * 1000;
   const seconds = Number(flags.timeout);
-  if (!Number.isFinite(seconds) || seconds <= 0) throw new CliError(`--timeout takes a number of seconds greater than 0, not "${flags.timeout}".`, ExitCode.usage);
+  if (!Number.isFinite(seconds) || seconds <= 0)
+    throw new CliError(`--timeout takes a number of seconds greater than 0, not "${flags.timeout}".`, ExitCode.usage);
   return seconds * 1000;
 }
 
@@ -79,7 +91,8 @@ export function reportOutcome(io: CliIo, executionId: string, outcome: PollOutco
 
 export function resumeHint(executionId: string, target: AgentTarget): string {
   const parts = ['agent-workflows status', executionId, '--base-url', target.baseUrl, '--account', target.account];
-  if (target.statusPathTemplate && target.statusPathTemplate !== DEFAULT_STATUS_PATH) parts.push('--status-path', `'${target.statusPathTemplate}'`);
+  if (target.statusPathTemplate && target.statusPathTemplate !== DEFAULT_STATUS_PATH)
+    parts.push('--status-path', `'${target.statusPathTemplate}'`);
   return `${parts.join(' ')} --wait`;
 }
 

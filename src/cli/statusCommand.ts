@@ -14,7 +14,8 @@ export interface StatusFlags extends ServiceFlags {
 }
 
 export async function statusCommand(executionId: string, flags: StatusFlags, io: CliIo): Promise<number> {
-  if (!flags.baseUrl || !flags.account) throw new CliError('status needs --base-url and --account (as shown in the Agents tab).', ExitCode.usage);
+  if (!flags.baseUrl || !flags.account)
+    throw new CliError('status needs --base-url and --account (as shown in the Agents tab).', ExitCode.usage);
   try {
     checkExecutionId(executionId);
   } catch (error) {
@@ -25,7 +26,11 @@ export async function statusCommand(executionId: string, flags: StatusFlags, io:
   if (flags.wait) return watchExecution(io, target, executionId, { timeoutMs: limit, json: flags.json ?? false });
   try {
     const answer = await getStatus(target, executionId, io.interrupt ? { signal: io.interrupt } : {});
-    io.stdout(flags.json ? `${JSON.stringify({ executionId, status: answer.status, outputs: answer.outputs ?? null })}\n` : `${answer.status}\n${answer.outputs !== undefined ? `${JSON.stringify(answer.outputs, null, 2)}\n` : ''}`);
+    io.stdout(
+      flags.json
+        ? `${JSON.stringify({ executionId, status: answer.status, outputs: answer.outputs ?? null })}\n`
+        : `${answer.status}\n${answer.outputs !== undefined ? `${JSON.stringify(answer.outputs, null, 2)}\n` : ''}`,
+    );
     const status = answer.status.trim().toLowerCase();
     if (status === 'finished' || IN_PROGRESS_STATUSES.has(status)) return ExitCode.ok;
     if (!flags.json) io.stderr(`Execution ${executionId} ended with status "${answer.status}":\n${JSON.stringify(answer.body, null, 2)}\n`);

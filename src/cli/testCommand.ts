@@ -27,17 +27,30 @@ const TEST_FILES: FileKind = { pattern: TEST_FILE, description: '*.agent.test.ya
 export async function testCommand(paths: readonly string[], flags: TestFlags, io: CliIo): Promise<number> {
   const { files, errors } = await expandPaths(paths.length ? paths : ['.'], io.cwd, TEST_FILES);
   for (const { error } of errors) io.stderr(`agent-workflows: ${error}\n`);
-  if (files.length === 0) throw new CliError(`No test files to run. Test files are named NAME.agent.test.yaml, beside the NAME.agent.yaml they test.`, ExitCode.usage);
+  if (files.length === 0)
+    throw new CliError(
+      `No test files to run. Test files are named NAME.agent.test.yaml, beside the NAME.agent.yaml they test.`,
+      ExitCode.usage,
+    );
 
   const reports: SuiteReport[] = [];
   for (const shown of files) {
     if (io.interrupt?.aborted) break;
     const loaded = loadSuite(resolve(io.cwd, shown));
     if (!('suite' in loaded)) {
-      reports.push({ file: shown, results: [], error: loaded.message, problems: loaded.problems, ...(loaded.text !== undefined ? { text: loaded.text } : {}) });
+      reports.push({
+        file: shown,
+        results: [],
+        error: loaded.message,
+        problems: loaded.problems,
+        ...(loaded.text !== undefined ? { text: loaded.text } : {}),
+      });
       continue;
     }
-    let results = await runSuite(loaded, { ...(flags.grep ? { grep: flags.grep } : {}), ...(io.interrupt ? { signal: io.interrupt } : {}) });
+    let results = await runSuite(loaded, {
+      ...(flags.grep ? { grep: flags.grep } : {}),
+      ...(io.interrupt ? { signal: io.interrupt } : {}),
+    });
     let updated: string[] = [];
     if (flags.update) {
       const snapshots = snapshotOutputs(loaded.suite.cases, results);
@@ -70,4 +83,3 @@ export async function testCommand(paths: readonly string[], flags: TestFlags, io
   if (sum.broken > 0 || errors.length > 0) return ExitCode.usage;
   return sum.failed > 0 ? ExitCode.problems : ExitCode.ok;
 }
-

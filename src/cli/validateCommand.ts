@@ -37,13 +37,16 @@ export async function validateCommand(paths: readonly string[], format: Validate
   }
   for (const report of unreadable) io.stderr(`agent-workflows: ${report.error}\n`);
   const checked = reports.length - unreadable.length;
-  io.stderr(`${checked} ${checked === 1 ? 'file' : 'files'} checked: ${plural(counts.errors, 'error')}, ${plural(counts.warnings, 'warning')}, ${plural(counts.infos, 'info')}${unreadable.length ? `; ${unreadable.length} could not be read` : ''}.\n`);
+  io.stderr(
+    `${checked} ${checked === 1 ? 'file' : 'files'} checked: ${plural(counts.errors, 'error')}, ${plural(counts.warnings, 'warning')}, ${plural(counts.infos, 'info')}${unreadable.length ? `; ${unreadable.length} could not be read` : ''}.\n`,
+  );
   if (unreadable.length > 0) return ExitCode.usage;
   return counts.errors > 0 ? ExitCode.problems : ExitCode.ok;
 }
 
 function toJson(report: FileReport): object {
-  if (report.error !== undefined) return { file: report.file, error: report.error, ...(report.code ? { code: report.code } : {}), problems: [] };
+  if (report.error !== undefined)
+    return { file: report.file, error: report.error, ...(report.code ? { code: report.code } : {}), problems: [] };
   return {
     file: report.file,
     problems: (report.problems ?? []).map((problem) => ({

@@ -8,7 +8,12 @@ import type { CliIo } from './io';
 import { createProgress } from './progress';
 import { exitCodeFor, reportOutcome, resumeHint } from './serviceOptions';
 
-export async function watchExecution(io: CliIo, target: AgentTarget, executionId: string, options: { timeoutMs: number; json: boolean }): Promise<number> {
+export async function watchExecution(
+  io: CliIo,
+  target: AgentTarget,
+  executionId: string,
+  options: { timeoutMs: number; json: boolean },
+): Promise<number> {
   const progress = createProgress(io.stderr, io.stderrIsTTY ?? false, io.terminal);
   const started = Date.now();
   progress.update(`running: ${executionId} 0 s`);
@@ -16,7 +21,10 @@ export async function watchExecution(io: CliIo, target: AgentTarget, executionId
     const outcome = await pollExecution(target, executionId, {
       timeoutMs: options.timeoutMs,
       ...(io.interrupt ? { signal: io.interrupt } : {}),
-      onUpdate: (answer, info) => progress.update(`${answer.status}: ${executionId} ${formatDuration(Date.now() - started)} (${info.requests} ${info.requests === 1 ? 'request' : 'requests'})`),
+      onUpdate: (answer, info) =>
+        progress.update(
+          `${answer.status}: ${executionId} ${formatDuration(Date.now() - started)} (${info.requests} ${info.requests === 1 ? 'request' : 'requests'})`,
+        ),
       onRetry: (error, attempt, delayMs) => progress.line(`retrying in ${formatDuration(delayMs)} (attempt ${attempt}): ${error.message}`),
     });
     progress.done();
@@ -26,11 +34,16 @@ export async function watchExecution(io: CliIo, target: AgentTarget, executionId
     progress.done();
     if (error instanceof ServiceError) {
       if (error.kind === 'cancelled' || error.kind === 'timeout') {
-        io.stderr(`${error.kind === 'cancelled' ? 'Stopped watching' : 'Gave up waiting for'} execution ${executionId}; it may still be running. Resume with:\n  ${resumeHint(executionId, target)}\n`);
+        io.stderr(
+          `${error.kind === 'cancelled' ? 'Stopped watching' : 'Gave up waiting for'} execution ${executionId}; it may still be running. Resume with:\n  ${resumeHint(executionId, target)}\n`,
+        );
       } else {
         io.stderr(`agent-workflows: ${error.message}\n`);
       }
-      if (options.json) io.stdout(`${JSON.stringify({ executionId, status: error.kind === 'cancelled' ? 'stopped-watching' : 'unknown', outputs: null, error: error.message })}\n`);
+      if (options.json)
+        io.stdout(
+          `${JSON.stringify({ executionId, status: error.kind === 'cancelled' ? 'stopped-watching' : 'unknown', outputs: null, error: error.message })}\n`,
+        );
       return exitCodeFor(error);
     }
     throw error;

@@ -4,7 +4,6 @@ import { COMMANDS } from '../commandIds';
 import { guardedCommand } from './commandErrors';
 import type { ApiKeyCommandDeps } from './setApiKey';
 
-
 export function registerClearApiKeyCommand(context: vscode.ExtensionContext, deps: ApiKeyCommandDeps): void {
   context.subscriptions.push(
     vscode.commands.registerCommand(

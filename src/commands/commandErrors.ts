@@ -45,7 +45,10 @@ export async function reportCommandError(error: unknown, what: string, logger: v
 export function requireTrust(what: string): boolean {
   if (vscode.workspace.isTrusted) return true;
   void vscode.window
-    .showWarningMessage(`${what} is disabled in Restricted Mode: this workspace is not trusted, and its agent files could send your keys anywhere. Validation still works. Trust the workspace to run agents.`, 'Manage Workspace Trust')
+    .showWarningMessage(
+      `${what} is disabled in Restricted Mode: this workspace is not trusted, and its agent files could send your keys anywhere. Validation still works. Trust the workspace to run agents.`,
+      'Manage Workspace Trust',
+    )
     .then((choice) => {
       if (choice) void vscode.commands.executeCommand('workbench.trust.manage');
     });

@@ -39,7 +39,10 @@ function keyless(info: { baseUrl: string; account: string; agent: string }): Age
 }
 
 function curlOfRecord(record: ExecutionRecord): string {
-  if (!record.target) throw new RunBlocked(`${record.agentName} ran locally in VS Code; there is no service request to copy. Start the local agent server and use Run Agent to get one.`);
+  if (!record.target)
+    throw new RunBlocked(
+      `${record.agentName} ran locally in VS Code; there is no service request to copy. Start the local agent server and use Run Agent to get one.`,
+    );
   const target = keyless(record.target);
   const inputs: Record<string, string | number | boolean> = {};
   for (const [name, value] of Object.entries(record.inputs)) if (typeof value !== 'object') inputs[name] = value;

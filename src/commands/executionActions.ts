@@ -12,7 +12,11 @@ import { isExecutionItem, isValueItem } from '../views/executionsTree';
 
 export function registerExecutionActions(context: vscode.ExtensionContext, deps: RunDeps): void {
   /** The record an action is about: the clicked item, else one picked from the history. */
-  const recordOf = async (item: unknown, filter: (record: ExecutionRecord) => boolean, placeHolder: string): Promise<ExecutionRecord | undefined> => {
+  const recordOf = async (
+    item: unknown,
+    filter: (record: ExecutionRecord) => boolean,
+    placeHolder: string,
+  ): Promise<ExecutionRecord | undefined> => {
     if (isExecutionItem(item) || isValueItem(item)) return deps.store.get(item.record.key) ?? item.record;
     const candidates = deps.store.all().filter(filter);
     if (candidates.length === 0) {
@@ -20,12 +24,17 @@ export function registerExecutionActions(context: vscode.ExtensionContext, deps:
       return undefined;
     }
     const picked = await vscode.window.showQuickPick(
-      candidates.map((record) => ({ label: record.agentName, description: `${record.state}${record.executionId ? ` · ${record.executionId}` : ''}`, record })),
+      candidates.map((record) => ({
+        label: record.agentName,
+        description: `${record.state}${record.executionId ? ` · ${record.executionId}` : ''}`,
+        record,
+      })),
       { placeHolder },
     );
     return picked?.record;
   };
-  const guarded = <R>(what: string, action: (item: unknown) => Promise<R>, options: { readonly trusted?: string } = {}) => guardedCommand(what, deps.logger, action, options);
+  const guarded = <R>(what: string, action: (item: unknown) => Promise<R>, options: { readonly trusted?: string } = {}) =>
+    guardedCommand(what, deps.logger, action, options);
 
   context.subscriptions.push(
     vscode.commands.registerCommand(
@@ -81,7 +90,11 @@ export function registerExecutionActions(context: vscode.ExtensionContext, deps:
       guarded(
         'Watch Again',
         async (item) => {
-          const record = await recordOf(item, (candidate) => candidate.mode === 'deployed' && candidate.executionId !== undefined && !deps.runner.isWatching(candidate.key), 'The execution to watch again');
+          const record = await recordOf(
+            item,
+            (candidate) => candidate.mode === 'deployed' && candidate.executionId !== undefined && !deps.runner.isWatching(candidate.key),
+            'The execution to watch again',
+          );
           if (!record?.target || !record.executionId) return undefined;
           if (deps.runner.isWatching(record.key)) return record;
           const target = await targetWithKey(record.target, deps, record.file ? vscode.Uri.parse(record.file) : undefined);
@@ -117,4 +130,3 @@ export function registerExecutionActions(context: vscode.ExtensionContext, deps:
     ),
   );
 }
-

@@ -17,7 +17,12 @@ export function registerPollExecutionCommand(context: vscode.ExtensionContext, d
   context.subscriptions.push(
     vscode.commands.registerCommand(
       COMMANDS.pollExecution,
-      guardedCommand('Poll Execution', deps.logger, (executionId) => pollExecutionById(typeof executionId === 'string' ? executionId : undefined, deps), { trusted: 'Watching executions' }),
+      guardedCommand(
+        'Poll Execution',
+        deps.logger,
+        (executionId) => pollExecutionById(typeof executionId === 'string' ? executionId : undefined, deps),
+        { trusted: 'Watching executions' },
+      ),
     ),
   );
 }
@@ -75,7 +80,8 @@ async function serviceOfContext(deps: RunDeps): Promise<{ info: ExecutionTargetI
   if (settings.baseUrl && settings.account) return { info: { baseUrl: settings.baseUrl, account: settings.account, agent: '' } };
   const local = deps.localServer.running;
   if (local) return { info: { baseUrl: local.url, account: LOCAL_ACCOUNT, agent: '' } };
-  throw new RunBlocked('Which service runs the execution? Open its agent file first, or set "agentWorkflows.baseUrl" and "agentWorkflows.account".', [
-    { title: 'Open Settings', run: () => vscode.commands.executeCommand('workbench.action.openSettings', 'agentWorkflows.baseUrl') },
-  ]);
+  throw new RunBlocked(
+    'Which service runs the execution? Open its agent file first, or set "agentWorkflows.baseUrl" and "agentWorkflows.account".',
+    [{ title: 'Open Settings', run: () => vscode.commands.executeCommand('workbench.action.openSettings', 'agentWorkflows.baseUrl') }],
+  );
 }

@@ -8,7 +8,6 @@ import { runAgentFileLocally } from '../runs/agentRuns';
 import type { RunDeps } from '../runs/runDeps';
 import { guardedCommand } from './commandErrors';
 
-
 export function registerRunLocallyCommand(context: vscode.ExtensionContext, deps: RunDeps): void {
   context.subscriptions.push(
     vscode.commands.registerCommand(

@@ -14,7 +14,6 @@ import type { LocalServerHost } from '../runs/localServerHost';
 import { targetInfoFor } from '../runs/serviceTarget';
 import { errorMessage } from '../core/errors';
 
-
 export interface ApiKeyCommandDeps {
   readonly keys: ApiKeyStore;
   readonly localServer: LocalServerHost;
@@ -56,7 +55,10 @@ export async function knownOrigins(deps: ApiKeyCommandDeps): Promise<{ origin: s
   const active = vscode.window.activeTextEditor?.document;
   if (active?.languageId === AGENT_LANGUAGE_ID) {
     try {
-      add(targetInfoFor(await loadAgentFile(active.uri), deps.localServer).baseUrl, `used by ${active.uri.path.split('/').pop() ?? 'the active file'}`);
+      add(
+        targetInfoFor(await loadAgentFile(active.uri), deps.localServer).baseUrl,
+        `used by ${active.uri.path.split('/').pop() ?? 'the active file'}`,
+      );
     } catch {
       // A file with errors names no usable service.
     }
@@ -72,10 +74,13 @@ export async function chooseOrigin(deps: ApiKeyCommandDeps, title: string): Prom
   const OTHER = '$(globe) Another service…';
   if (known.length === 1) return known[0]!.origin;
   if (known.length > 1) {
-    const picked = await vscode.window.showQuickPick([...known.map(({ origin, why }) => ({ label: origin, description: why })), { label: OTHER, description: '' }], {
-      title,
-      placeHolder: 'The service the key is for',
-    });
+    const picked = await vscode.window.showQuickPick(
+      [...known.map(({ origin, why }) => ({ label: origin, description: why })), { label: OTHER, description: '' }],
+      {
+        title,
+        placeHolder: 'The service the key is for',
+      },
+    );
     if (!picked) return undefined;
     if (picked.label !== OTHER) return picked.label;
   }

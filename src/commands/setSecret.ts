@@ -38,7 +38,10 @@ async function pickSecretName(deps: SecretCommandDeps): Promise<string | undefin
   const names = [...new Set([...referenced, ...stored])].sort();
   const NEW = '$(add) Another name…';
   const picked = await vscode.window.showQuickPick(
-    [...names.map((name) => ({ label: name, description: stored.has(name) ? 'set (replace it)' : 'not set' })), { label: NEW, description: '' }],
+    [
+      ...names.map((name) => ({ label: name, description: stored.has(name) ? 'set (replace it)' : 'not set' })),
+      { label: NEW, description: '' },
+    ],
     { title: 'Set Secret', placeHolder: 'The secret to set: {{ secrets.NAME }}' },
   );
   if (!picked) return undefined;
@@ -46,6 +49,7 @@ async function pickSecretName(deps: SecretCommandDeps): Promise<string | undefin
   return vscode.window.showInputBox({
     title: 'Set Secret',
     prompt: 'The name used in agent files as {{ secrets.NAME }}',
-    validateInput: (value) => (SECRET_NAME.test(value) ? undefined : 'Letters, digits and underscores, not starting with a digit (e.g. CRM_TOKEN).'),
+    validateInput: (value) =>
+      SECRET_NAME.test(value) ? undefined : 'Letters, digits and underscores, not starting with a digit (e.g. CRM_TOKEN).',
   });
 }

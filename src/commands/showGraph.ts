@@ -6,7 +6,6 @@ import { guardedCommand } from './commandErrors';
 import { AGENT_LANGUAGE_ID } from '../language/languageIds';
 import { GraphPanel } from '../views/graphPanel';
 
-
 export interface ShowGraphDeps {
   readonly logger: vscode.LogOutputChannel;
 }
@@ -32,11 +31,16 @@ export function registerShowGraph(context: vscode.ExtensionContext, deps: ShowGr
     return panel;
   };
 
-  context.subscriptions.push(vscode.commands.registerCommand(COMMANDS.showGraph, guardedCommand('Show Graph', deps.logger, showGraph)), new vscode.Disposable(() => panel?.dispose()));
+  context.subscriptions.push(
+    vscode.commands.registerCommand(COMMANDS.showGraph, guardedCommand('Show Graph', deps.logger, showGraph)),
+    new vscode.Disposable(() => panel?.dispose()),
+  );
 }
 
 /** The agent document to draw: the one the editor title menu passes, else the active editor's. */
-async function agentDocument(resource: unknown): Promise<{ document: vscode.TextDocument; column: vscode.ViewColumn | undefined } | undefined> {
+async function agentDocument(
+  resource: unknown,
+): Promise<{ document: vscode.TextDocument; column: vscode.ViewColumn | undefined } | undefined> {
   const active = vscode.window.activeTextEditor;
   if (resource instanceof vscode.Uri && resource.toString() !== active?.document.uri.toString()) {
     const document = await vscode.workspace.openTextDocument(resource);

@@ -5,7 +5,10 @@ import { COMMANDS } from '../commandIds';
 import { guardedCommand } from './commandErrors';
 import type { LocalServerHost } from '../runs/localServerHost';
 
-export function registerStartLocalServerCommand(context: vscode.ExtensionContext, deps: { readonly localServer: LocalServerHost; readonly logger: vscode.LogOutputChannel }): void {
+export function registerStartLocalServerCommand(
+  context: vscode.ExtensionContext,
+  deps: { readonly localServer: LocalServerHost; readonly logger: vscode.LogOutputChannel },
+): void {
   context.subscriptions.push(
     vscode.commands.registerCommand(
       COMMANDS.startLocalServer,
@@ -44,7 +47,9 @@ export function registerStartLocalServerCommand(context: vscode.ExtensionContext
 async function pickFolder(): Promise<vscode.Uri | undefined> {
   const folders = vscode.workspace.workspaceFolders ?? [];
   if (folders.length === 0) {
-    void vscode.window.showErrorMessage('Open a folder with agent files first: the local server serves the *.agent.yaml files of a workspace folder.');
+    void vscode.window.showErrorMessage(
+      'Open a folder with agent files first: the local server serves the *.agent.yaml files of a workspace folder.',
+    );
     return undefined;
   }
   if (folders.length === 1) return folders[0]!.uri;

@@ -22,7 +22,12 @@ export interface ValidateWorkspaceDeps {
 }
 
 export function registerValidateWorkspaceCommand(context: vscode.ExtensionContext, deps: ValidateWorkspaceDeps): void {
-  context.subscriptions.push(vscode.commands.registerCommand(COMMANDS.validateWorkspace, guardedCommand('Validate Workspace Agents', deps.logger, () => validateWorkspace(deps))));
+  context.subscriptions.push(
+    vscode.commands.registerCommand(
+      COMMANDS.validateWorkspace,
+      guardedCommand('Validate Workspace Agents', deps.logger, () => validateWorkspace(deps)),
+    ),
+  );
 }
 
 async function validateWorkspace(deps: ValidateWorkspaceDeps): Promise<WorkspaceValidationSummary> {
@@ -47,7 +52,9 @@ async function validateWorkspace(deps: ValidateWorkspaceDeps): Promise<Workspace
       return { files: checked, errors, warnings, filesWithErrors, cancelled: token.isCancellationRequested };
     },
   );
-  deps.logger.info(`Validated ${summary.files} agent files: ${summary.errors} errors, ${summary.warnings} warnings${summary.cancelled ? ' (cancelled)' : ''}.`);
+  deps.logger.info(
+    `Validated ${summary.files} agent files: ${summary.errors} errors, ${summary.warnings} warnings${summary.cancelled ? ' (cancelled)' : ''}.`,
+  );
   void showSummary(summary);
   return summary;
 }
@@ -64,6 +71,7 @@ async function showSummary(summary: WorkspaceValidationSummary): Promise<void> {
   }
   const text = `${checked}: ${summary.errors} ${summary.errors === 1 ? 'error' : 'errors'} in ${summary.filesWithErrors} ${summary.filesWithErrors === 1 ? 'file' : 'files'}, ${summary.warnings} ${summary.warnings === 1 ? 'warning' : 'warnings'}.`;
   const show = 'Show Problems';
-  const choice = summary.errors > 0 ? await vscode.window.showWarningMessage(text, show) : await vscode.window.showInformationMessage(text, show);
+  const choice =
+    summary.errors > 0 ? await vscode.window.showWarningMessage(text, show) : await vscode.window.showInformationMessage(text, show);
   if (choice === show) await vscode.commands.executeCommand('workbench.actions.view.problems');
 }

@@ -11,7 +11,6 @@ import { textPositions, toDiagnostic } from './problemsToDiagnostics';
 import { VALIDATION_TIME_LIMIT_MS, ValidationWorker } from './validationWorkerClient';
 import { errorDetail, errorMessage } from '../core/errors';
 
-
 export interface AgentDiagnosticsDeps {
   readonly logger: vscode.LogOutputChannel;
   readonly docsUri: vscode.Uri;
@@ -75,7 +74,10 @@ export class AgentDiagnostics implements vscode.Disposable {
     // edited meanwhile has a check of its own scheduled; these offsets would no longer fit it.
     if (problems === undefined) return this.published(document.uri);
     if (!document.isClosed && document.version === version && this.withdrawalsOf(document.uri) === withdrawals) {
-      this.collection.set(document.uri, problems.map((problem) => toDiagnostic(problem, document, this.deps.docsUri)));
+      this.collection.set(
+        document.uri,
+        problems.map((problem) => toDiagnostic(problem, document, this.deps.docsUri)),
+      );
       this.checked.set(document.uri.toString(), { version, problems });
     }
     return problems;
@@ -107,7 +109,10 @@ export class AgentDiagnostics implements vscode.Disposable {
       if ('error' in decoded) {
         // Returned as well as shown, so Validate Workspace counts the file as an error, not as clean.
         const problems = undecodedFileProblems(decoded);
-        this.collection.set(uri, problems.map((problem) => toDiagnostic(problem, textPositions(''), this.deps.docsUri)));
+        this.collection.set(
+          uri,
+          problems.map((problem) => toDiagnostic(problem, textPositions(''), this.deps.docsUri)),
+        );
         return problems;
       }
       text = decoded.text;
@@ -121,7 +126,10 @@ export class AgentDiagnostics implements vscode.Disposable {
     if (problems === undefined) return this.published(uri);
     if (this.withdrawalsOf(uri) !== withdrawals) return problems;
     const positions = textPositions(text);
-    this.collection.set(uri, problems.map((problem) => toDiagnostic(problem, positions, this.deps.docsUri)));
+    this.collection.set(
+      uri,
+      problems.map((problem) => toDiagnostic(problem, positions, this.deps.docsUri)),
+    );
     return problems;
   }
 
@@ -170,10 +178,20 @@ export class AgentDiagnostics implements vscode.Disposable {
   private published(uri: vscode.Uri): readonly Problem[] {
     return (this.collection.get(uri) ?? []).map((diagnostic) => ({
       code: (typeof diagnostic.code === 'object' ? String(diagnostic.code.value) : String(diagnostic.code)) as Problem['code'],
-      severity: diagnostic.severity === vscode.DiagnosticSeverity.Error ? 'error' : diagnostic.severity === vscode.DiagnosticSeverity.Warning ? 'warning' : 'info',
+      severity:
+        diagnostic.severity === vscode.DiagnosticSeverity.Error
+          ? 'error'
+          : diagnostic.severity === vscode.DiagnosticSeverity.Warning
+            ? 'warning'
+            : 'info',
       message: diagnostic.message,
       span: { start: 0, end: 0 },
-      range: { line: diagnostic.range.start.line + 1, column: diagnostic.range.start.character + 1, endLine: diagnostic.range.end.line + 1, endColumn: diagnostic.range.end.character + 1 },
+      range: {
+        line: diagnostic.range.start.line + 1,
+        column: diagnostic.range.start.character + 1,
+        endLine: diagnostic.range.end.line + 1,
+        endColumn: diagnostic.range.end.character + 1,
+      },
     }));
   }
 
@@ -217,7 +235,9 @@ export class AgentDiagnostics implements vscode.Disposable {
 
   private onTabsClosed(closed: readonly vscode.Tab[]): void {
     const stillShown = new Set(
-      vscode.window.tabGroups.all.flatMap((group) => group.tabs).flatMap((tab) => (tab.input instanceof vscode.TabInputText ? [tab.input.uri.toString()] : [])),
+      vscode.window.tabGroups.all
+        .flatMap((group) => group.tabs)
+        .flatMap((tab) => (tab.input instanceof vscode.TabInputText ? [tab.input.uri.toString()] : [])),
     );
     for (const tab of closed) {
       if (!(tab.input instanceof vscode.TabInputText) || stillShown.has(tab.input.uri.toString())) continue;

@@ -8,7 +8,6 @@ import type { AgentDiagnostics } from './agentDiagnostics';
 import { loadLanguageCore } from './loadLanguageCore';
 import { toRange } from './spans';
 
-
 export interface CodeActionDeps {
   readonly workflowSecrets: WorkflowSecrets;
   readonly logger: vscode.LogOutputChannel;
@@ -25,7 +24,9 @@ const NO_FIXES = new Set(['too-many-problems', 'validation-stopped']);
 export function registerCodeActionProvider(context: vscode.ExtensionContext, deps: CodeActionDeps): void {
   const provider: vscode.CodeActionProvider = {
     async provideCodeActions(document, range, actionContext) {
-      const ours = actionContext.diagnostics.filter((diagnostic) => diagnostic.source === 'agent-workflows' && !NO_FIXES.has(codeOf(diagnostic)));
+      const ours = actionContext.diagnostics.filter(
+        (diagnostic) => diagnostic.source === 'agent-workflows' && !NO_FIXES.has(codeOf(diagnostic)),
+      );
       if (ours.length === 0) return [];
       const { indexAgentText, quickFixes, validateAgentText } = await loadLanguageCore();
       const text = document.getText();
@@ -44,7 +45,12 @@ export function registerCodeActionProvider(context: vscode.ExtensionContext, dep
           action.isPreferred = fix.isPreferred ?? false;
           action.edit = new vscode.WorkspaceEdit();
           for (const edit of fix.edits) action.edit.replace(document.uri, toRange(document, edit.span), edit.newText);
-          if (fix.storeSecret) action.command = { title: 'Store the secret', command: STORE_SECRET_COMMAND, arguments: [fix.storeSecret.name, fix.storeSecret.value] };
+          if (fix.storeSecret)
+            action.command = {
+              title: 'Store the secret',
+              command: STORE_SECRET_COMMAND,
+              arguments: [fix.storeSecret.name, fix.storeSecret.value],
+            };
           actions.push(action);
         }
       }
@@ -52,7 +58,9 @@ export function registerCodeActionProvider(context: vscode.ExtensionContext, dep
     },
   };
   context.subscriptions.push(
-    vscode.languages.registerCodeActionsProvider({ language: AGENT_LANGUAGE_ID }, provider, { providedCodeActionKinds: [vscode.CodeActionKind.QuickFix] }),
+    vscode.languages.registerCodeActionsProvider({ language: AGENT_LANGUAGE_ID }, provider, {
+      providedCodeActionKinds: [vscode.CodeActionKind.QuickFix],
+    }),
     vscode.commands.registerCommand(STORE_SECRET_COMMAND, (name: string, value: string) => offerToStore(deps, name, value)),
   );
 }

@@ -30,11 +30,25 @@ class AgentCodeLensProvider implements vscode.CodeLensProvider, vscode.Disposabl
       }
     }
     const range = new vscode.Range(nameLine, 0, nameLine, 0);
-    const graph = new vscode.CodeLens(range, { title: '$(type-hierarchy) Show graph', command: COMMANDS.showGraph, arguments: [document.uri] });
+    const graph = new vscode.CodeLens(range, {
+      title: '$(type-hierarchy) Show graph',
+      command: COMMANDS.showGraph,
+      arguments: [document.uri],
+    });
     if (!vscode.workspace.isTrusted) return [graph];
     return [
-      new vscode.CodeLens(range, { title: '$(play) Run agent', tooltip: 'Run on the service named by deployment: (or the local agent server)', command: COMMANDS.runAgent, arguments: [document.uri] }),
-      new vscode.CodeLens(range, { title: '$(debug-alt-small) Run locally', tooltip: 'Run in VS Code with the workflow engine', command: COMMANDS.runLocally, arguments: [document.uri] }),
+      new vscode.CodeLens(range, {
+        title: '$(play) Run agent',
+        tooltip: 'Run on the service named by deployment: (or the local agent server)',
+        command: COMMANDS.runAgent,
+        arguments: [document.uri],
+      }),
+      new vscode.CodeLens(range, {
+        title: '$(debug-alt-small) Run locally',
+        tooltip: 'Run in VS Code with the workflow engine',
+        command: COMMANDS.runLocally,
+        arguments: [document.uri],
+      }),
       new vscode.CodeLens(range, { title: '$(terminal) Copy as curl', command: COMMANDS.copyAsCurl, arguments: [document.uri] }),
       graph,
     ];

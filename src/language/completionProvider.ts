@@ -35,7 +35,9 @@ export function registerCompletionProvider(context: vscode.ExtensionContext, dep
       return result.items.map((entry) => toItem(entry, range));
     },
   };
-  context.subscriptions.push(vscode.languages.registerCompletionItemProvider({ language: AGENT_LANGUAGE_ID }, provider, '.', '{', '"', ':', ' '));
+  context.subscriptions.push(
+    vscode.languages.registerCompletionItemProvider({ language: AGENT_LANGUAGE_ID }, provider, '.', '{', '"', ':', ' '),
+  );
 }
 
 function toItem(entry: CompletionEntry, range: vscode.Range): vscode.CompletionItem {

@@ -29,7 +29,9 @@ export function registerNavigationProviders(context: vscode.ExtensionContext, de
     }),
     vscode.languages.registerReferenceProvider(selector, {
       async provideReferences(document, position, context) {
-        return (await loadLanguageCore()).references(document.getText(), document.offsetAt(position), context.includeDeclaration).map((span) => new vscode.Location(document.uri, toRange(document, span)));
+        return (await loadLanguageCore())
+          .references(document.getText(), document.offsetAt(position), context.includeDeclaration)
+          .map((span) => new vscode.Location(document.uri, toRange(document, span)));
       },
     }),
     vscode.languages.registerRenameProvider(selector, {
@@ -47,7 +49,8 @@ export function registerNavigationProviders(context: vscode.ExtensionContext, de
         const { rename, RenameError } = await loadLanguageCore();
         const edit = new vscode.WorkspaceEdit();
         try {
-          for (const change of rename(document.getText(), document.offsetAt(position), newName)) edit.replace(document.uri, toRange(document, change.span), change.newText);
+          for (const change of rename(document.getText(), document.offsetAt(position), newName))
+            edit.replace(document.uri, toRange(document, change.span), change.newText);
         } catch (error) {
           throw error instanceof RenameError ? new Error(error.message) : error;
         }
@@ -57,7 +60,13 @@ export function registerNavigationProviders(context: vscode.ExtensionContext, de
     vscode.languages.registerDocumentSymbolProvider(selector, {
       async provideDocumentSymbols(document) {
         const convert = (symbol: AgentSymbol): vscode.DocumentSymbol => {
-          const result = new vscode.DocumentSymbol(symbol.name, symbol.detail, SYMBOL_KINDS[symbol.kind], toRange(document, symbol.span), toRange(document, symbol.selectionSpan));
+          const result = new vscode.DocumentSymbol(
+            symbol.name,
+            symbol.detail,
+            SYMBOL_KINDS[symbol.kind],
+            toRange(document, symbol.span),
+            toRange(document, symbol.selectionSpan),
+          );
           result.children = symbol.children.map(convert);
           return result;
         };

@@ -6,7 +6,11 @@ import type { Problem, Severity } from '../core/document/problems';
 /** Codes whose subject is unused, shown faded as well as underlined. */
 const UNNECESSARY = new Set(['unused-input']);
 
-export function toDiagnostic(problem: Problem, document: { positionAt(offset: number): vscode.Position }, docsUri: vscode.Uri): vscode.Diagnostic {
+export function toDiagnostic(
+  problem: Problem,
+  document: { positionAt(offset: number): vscode.Position },
+  docsUri: vscode.Uri,
+): vscode.Diagnostic {
   const range = new vscode.Range(document.positionAt(problem.span.start), document.positionAt(problem.span.end));
   const diagnostic = new vscode.Diagnostic(range, problem.message, toSeverity(problem.severity));
   diagnostic.source = 'agent-workflows';

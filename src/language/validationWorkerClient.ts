@@ -23,7 +23,8 @@ export interface WorkerRequest {
   readonly text: string;
 }
 
-export type WorkerReply = { readonly id: number; readonly result: WorkerTasks[WorkerTask] } | { readonly id: number; readonly error: string };
+export type WorkerReply =
+  { readonly id: number; readonly result: WorkerTasks[WorkerTask] } | { readonly id: number; readonly error: string };
 
 /** How one task ended. */
 export type TaskOutcome<R> =
@@ -98,7 +99,14 @@ export class ValidationWorker {
         this.waiting.splice(index, 1);
       }
       if (this.running?.job.key === key) this.running.job.superseded = true;
-      this.waiting.push({ id: this.nextId++, task, key, text, resolve: resolve as (outcome: TaskOutcome<unknown>) => void, superseded: false });
+      this.waiting.push({
+        id: this.nextId++,
+        task,
+        key,
+        text,
+        resolve: resolve as (outcome: TaskOutcome<unknown>) => void,
+        superseded: false,
+      });
       this.startNext();
     });
   }
@@ -145,7 +153,13 @@ export class ValidationWorker {
   private onReply(worker: Worker, reply: WorkerReply): void {
     const running = this.running;
     if (!running || running.worker !== worker || running.job.id !== reply.id) return;
-    this.finish(running.job.superseded ? { kind: 'superseded' } : 'error' in reply ? { kind: 'failed', error: reply.error } : { kind: 'done', result: reply.result });
+    this.finish(
+      running.job.superseded
+        ? { kind: 'superseded' }
+        : 'error' in reply
+          ? { kind: 'failed', error: reply.error }
+          : { kind: 'done', result: reply.result },
+    );
   }
 
   private onFailure(worker: Worker, error: string): void {

@@ -37,7 +37,19 @@ export async function loadAgentFile(uri: vscode.Uri): Promise<AgentFile> {
         {
           title: 'Open File',
           run: () =>
-            vscode.window.showTextDocument(document, first ? { selection: new vscode.Range(first.range.line - 1, first.range.column - 1, first.range.endLine - 1, first.range.endColumn - 1) } : {}),
+            vscode.window.showTextDocument(
+              document,
+              first
+                ? {
+                    selection: new vscode.Range(
+                      first.range.line - 1,
+                      first.range.column - 1,
+                      first.range.endLine - 1,
+                      first.range.endColumn - 1,
+                    ),
+                  }
+                : {},
+            ),
         },
       ],
     );
@@ -56,7 +68,9 @@ export async function chooseAgentFile(resource: unknown, purpose: string): Promi
   if (active && (active.languageId === AGENT_LANGUAGE_ID || AGENT_FILE.test(active.uri.path))) return active.uri;
   const found = await vscode.workspace.findFiles('**/*.agent.{yaml,yml}', '**/node_modules/**', 500);
   if (found.length === 0) {
-    throw new RunBlocked('There is no agent file (*.agent.yaml) in this workspace. Create one with the "agent" snippet, or open a folder that has one.');
+    throw new RunBlocked(
+      'There is no agent file (*.agent.yaml) in this workspace. Create one with the "agent" snippet, or open a folder that has one.',
+    );
   }
   const picked = await vscode.window.showQuickPick(
     found

@@ -102,9 +102,13 @@ export class ExecutionRunner implements vscode.Disposable {
       report('starting');
       try {
         const options = { signal };
-        const started = request.files.length ? await startMultipartExecution(request.target, request.inputs, request.files, options) : await startExecution(request.target, request.inputs, options);
+        const started = request.files.length
+          ? await startMultipartExecution(request.target, request.inputs, request.files, options)
+          : await startExecution(request.target, request.inputs, options);
         record = (await this.deps.store.update(record.key, { executionId: started.executionId, state: 'running' })) ?? record;
-        this.deps.logger.info(`Started ${request.agentName} on ${request.info.baseUrl} (account ${request.info.account}, agent ${request.info.agent}): execution ${started.executionId}.`);
+        this.deps.logger.info(
+          `Started ${request.agentName} on ${request.info.baseUrl} (account ${request.info.account}, agent ${request.info.agent}): execution ${started.executionId}.`,
+        );
         this.deps.results.note(`  execution: ${started.executionId} (started)`);
       } catch (error) {
         return this.fail(record, error);
@@ -116,7 +120,8 @@ export class ExecutionRunner implements vscode.Disposable {
   /** Watches an execution that was started earlier (Poll Execution…, Watch Again, a resumed watch). */
   async watch(record: ExecutionRecord, target: AgentTarget, style: ProgressStyle): Promise<ExecutionRecord> {
     if (this.active.has(record.key)) throw new Error(`Execution ${record.executionId ?? record.key} is already being watched.`);
-    const current = (await this.deps.store.update(record.key, { state: 'running' })) ?? (await this.deps.store.put({ ...record, state: 'running' }));
+    const current =
+      (await this.deps.store.update(record.key, { state: 'running' })) ?? (await this.deps.store.put({ ...record, state: 'running' }));
     return this.withProgress(current, style, (report, signal) => this.pollToEnd(current, target, report, signal));
   }
 
@@ -148,7 +153,9 @@ export class ExecutionRunner implements vscode.Disposable {
             if (entry.status === 'running') running.add(entry.node);
             else running.delete(entry.node);
             report(running.size ? `running ${[...running].join(', ')}` : 'running');
-            this.deps.logger.debug(`Local run of ${request.agentName}: node ${entry.node} ${entry.status}${entry.durationMs !== undefined ? ` in ${entry.durationMs} ms` : ''}.`);
+            this.deps.logger.debug(
+              `Local run of ${request.agentName}: node ${entry.node} ${entry.status}${entry.durationMs !== undefined ? ` in ${entry.durationMs} ms` : ''}.`,
+            );
           },
         });
       } catch (error) {
@@ -172,7 +179,12 @@ export class ExecutionRunner implements vscode.Disposable {
     this.active.clear();
   }
 
-  private async pollToEnd(record: ExecutionRecord, target: AgentTarget, report: (state: string) => void, signal: AbortSignal): Promise<ExecutionRecord> {
+  private async pollToEnd(
+    record: ExecutionRecord,
+    target: AgentTarget,
+    report: (state: string) => void,
+    signal: AbortSignal,
+  ): Promise<ExecutionRecord> {
     const executionId = record.executionId;
     if (!executionId) return this.fail(record, new Error('The execution has no id to watch.'));
     const settings = serviceSettings();
@@ -185,9 +197,13 @@ export class ExecutionRunner implements vscode.Disposable {
         onUpdate: (answer, progress) => {
           report(answer.status);
           this.deps.logger.trace(`Status of ${executionId}: ${answer.status} (check ${progress.requests}).`);
-          if (answer.status !== record.serviceStatus) void this.deps.store.update(record.key, { serviceStatus: answer.status, ...traceOf(answer) });
+          if (answer.status !== record.serviceStatus)
+            void this.deps.store.update(record.key, { serviceStatus: answer.status, ...traceOf(answer) });
         },
-        onRetry: (error, attempt, delayMs) => this.deps.logger.warn(`Status of ${executionId}: ${error.message} Trying again in ${formatDuration(delayMs)} (attempt ${attempt}).`),
+        onRetry: (error, attempt, delayMs) =>
+          this.deps.logger.warn(
+            `Status of ${executionId}: ${error.message} Trying again in ${formatDuration(delayMs)} (attempt ${attempt}).`,
+          ),
       });
       const base = { serviceStatus: outcome.answer.status, endedAt: Date.now(), ...traceOf(outcome.answer) };
       if (outcome.kind === 'finished') return this.end(record, { ...base, state: 'finished', outputs: outcome.outputs ?? null });
@@ -199,7 +215,11 @@ export class ExecutionRunner implements vscode.Disposable {
   }
 
   /** Runs the body with progress and a cancel that aborts it; the record is active meanwhile. */
-  private async withProgress(record: ExecutionRecord, style: ProgressStyle, body: (report: (state: string) => void, signal: AbortSignal) => Promise<ExecutionRecord>): Promise<ExecutionRecord> {
+  private async withProgress(
+    record: ExecutionRecord,
+    style: ProgressStyle,
+    body: (report: (state: string) => void, signal: AbortSignal) => Promise<ExecutionRecord>,
+  ): Promise<ExecutionRecord> {
     const controller = new AbortController();
     this.active.set(record.key, controller);
     const label = `${record.agentName}${record.executionId ? ` (${record.executionId.slice(0, 8)})` : ''}`;
@@ -207,7 +227,10 @@ export class ExecutionRunner implements vscode.Disposable {
       return await vscode.window.withProgress(
         {
           location: style === 'notification' ? vscode.ProgressLocation.Notification : vscode.ProgressLocation.Window,
-          title: style === 'notification' ? `${record.mode === 'local' ? 'Running locally' : 'Running'}: ${record.agentName}` : `$(sync~spin) ${label}`,
+          title:
+            style === 'notification'
+              ? `${record.mode === 'local' ? 'Running locally' : 'Running'}: ${record.agentName}`
+              : `$(sync~spin) ${label}`,
           cancellable: style === 'notification',
         },
         async (progress, token) => {
@@ -236,7 +259,9 @@ export class ExecutionRunner implements vscode.Disposable {
     if (this.disposed) return record;
     const ended = (await this.deps.store.update(record.key, change)) ?? { ...record, ...change };
     const truncated = this.deps.results.ended(ended);
-    this.deps.logger.info(`${ended.agentName}${ended.executionId ? ` ${ended.executionId}` : ''}: ${ended.state}${ended.serviceStatus ? ` (${ended.serviceStatus})` : ''}.`);
+    this.deps.logger.info(
+      `${ended.agentName}${ended.executionId ? ` ${ended.executionId}` : ''}: ${ended.state}${ended.serviceStatus ? ` (${ended.serviceStatus})` : ''}.`,
+    );
     void this.notify(ended, truncated);
     return ended;
   }
@@ -246,7 +271,8 @@ export class ExecutionRunner implements vscode.Disposable {
     if (this.disposed) return record;
     if (error instanceof ServiceError && error.kind === 'cancelled') return this.end(record, { state: 'stopped', endedAt: Date.now() });
     const message = errorMessage(error);
-    if (!(error instanceof ServiceError)) this.deps.logger.error(`Run of ${record.agentName} failed: ${error instanceof Error ? (error.stack ?? message) : message}`);
+    if (!(error instanceof ServiceError))
+      this.deps.logger.error(`Run of ${record.agentName} failed: ${error instanceof Error ? (error.stack ?? message) : message}`);
     else this.deps.logger.warn(`Run of ${record.agentName}: ${error.kind}: ${message}`);
     const ended = (await this.deps.store.update(record.key, { state: 'error', error: message, endedAt: Date.now() })) ?? record;
     this.deps.results.ended(ended);
@@ -262,14 +288,24 @@ export class ExecutionRunner implements vscode.Disposable {
     const took = record.endedAt !== undefined ? ` in ${formatDuration(record.endedAt - record.startedAt)}` : '';
     let choice: string | undefined;
     if (record.state === 'finished') {
-      choice = await vscode.window.showInformationMessage(`${record.agentName} finished${took}.${truncated ? ' The output is long: open the result to see all of it.' : ''}`, 'Open Result', 'Show Output');
+      choice = await vscode.window.showInformationMessage(
+        `${record.agentName} finished${took}.${truncated ? ' The output is long: open the result to see all of it.' : ''}`,
+        'Open Result',
+        'Show Output',
+      );
     } else if (record.state === 'stopped') {
       choice = await vscode.window.showInformationMessage(
-        record.mode === 'local' ? `${record.agentName} was cancelled.` : `Stopped watching ${record.agentName}; it may still be running. Watch it again from the Agent Executions view.`,
+        record.mode === 'local'
+          ? `${record.agentName} was cancelled.`
+          : `Stopped watching ${record.agentName}; it may still be running. Watch it again from the Agent Executions view.`,
         'Show Output',
       );
     } else {
-      choice = await vscode.window.showWarningMessage(`${record.agentName} ended with status "${record.serviceStatus ?? record.state}"${took}: ${record.error ?? ''}`.trim(), 'Open Result', 'Show Output');
+      choice = await vscode.window.showWarningMessage(
+        `${record.agentName} ended with status "${record.serviceStatus ?? record.state}"${took}: ${record.error ?? ''}`.trim(),
+        'Open Result',
+        'Show Output',
+      );
     }
     if (choice === 'Open Result') await openResultDocument(record);
     else if (choice === 'Show Output') this.deps.results.show();

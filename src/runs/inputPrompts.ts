@@ -45,7 +45,10 @@ export async function askForInputs(model: AgentModel, agentName: string, remembe
       if (path !== null) files[input.name] = path;
       continue;
     }
-    const answer = input.enum || input.type === 'boolean' ? await pickValue(input, title, remembered.values[input.name]) : await typeValue(input, title, remembered.values[input.name]);
+    const answer =
+      input.enum || input.type === 'boolean'
+        ? await pickValue(input, title, remembered.values[input.name])
+        : await typeValue(input, title, remembered.values[input.name]);
     if (answer === undefined) return undefined;
     if (answer !== null) values[input.name] = answer;
   }
@@ -60,7 +63,11 @@ function describe(input: InputDeclaration): string {
 }
 
 /** A value typed in a text box: the converted value, null for "not given", undefined when cancelled. */
-async function typeValue(input: InputDeclaration, title: string, last: string | number | boolean | undefined): Promise<string | number | boolean | null | undefined> {
+async function typeValue(
+  input: InputDeclaration,
+  title: string,
+  last: string | number | boolean | undefined,
+): Promise<string | number | boolean | null | undefined> {
   const optional = !input.required || input.default !== undefined;
   const initial = last !== undefined ? String(last) : input.default !== undefined ? String(input.default) : '';
   const text = await vscode.window.showInputBox({
@@ -85,15 +92,26 @@ interface ValueItem extends vscode.QuickPickItem {
   readonly value: string | number | boolean | null;
 }
 
-async function pickValue(input: InputDeclaration, title: string, last: string | number | boolean | undefined): Promise<string | number | boolean | null | undefined> {
-  const choices = (input.enum ?? [true, false]).filter((value): value is string | number | boolean => ['string', 'number', 'boolean'].includes(typeof value));
+async function pickValue(
+  input: InputDeclaration,
+  title: string,
+  last: string | number | boolean | undefined,
+): Promise<string | number | boolean | null | undefined> {
+  const choices = (input.enum ?? [true, false]).filter((value): value is string | number | boolean =>
+    ['string', 'number', 'boolean'].includes(typeof value),
+  );
   const items: ValueItem[] = choices.map((value) => ({
     label: String(value),
     value,
     ...(value === input.default ? { description: 'default' } : {}),
     ...(value === last ? { detail: 'used last time' } : {}),
   }));
-  if (!input.required || input.default !== undefined) items.push({ label: '(not given)', description: input.default !== undefined ? 'the default applies' : 'the input stays empty', value: null });
+  if (!input.required || input.default !== undefined)
+    items.push({
+      label: '(not given)',
+      description: input.default !== undefined ? 'the default applies' : 'the input stays empty',
+      value: null,
+    });
   // The last value (or the default) first, so Enter repeats it.
   const preferred = last ?? input.default;
   items.sort((a, b) => Number(b.value === preferred) - Number(a.value === preferred));
@@ -107,7 +125,13 @@ async function askForFile(input: InputDeclaration, title: string, last: string |
   if (lastUsable || !input.required) {
     // Offer the last file (or nothing, for an optional input) before opening the dialog.
     const items: (vscode.QuickPickItem & { readonly choice: 'last' | 'browse' | 'none' })[] = [];
-    if (lastUsable) items.push({ label: `$(file) ${lastUsable.split(/[\\/]/).pop() ?? lastUsable}`, description: 'used last time', detail: lastUsable, choice: 'last' });
+    if (lastUsable)
+      items.push({
+        label: `$(file) ${lastUsable.split(/[\\/]/).pop() ?? lastUsable}`,
+        description: 'used last time',
+        detail: lastUsable,
+        choice: 'last',
+      });
     items.push({ label: '$(folder-opened) Choose a file…', choice: 'browse' });
     if (!input.required) items.push({ label: '(no file)', description: 'the input stays empty', choice: 'none' });
     const picked = await vscode.window.showQuickPick(items, { title, placeHolder: describe(input), ignoreFocusOut: true });
@@ -128,7 +152,10 @@ async function askForFile(input: InputDeclaration, title: string, last: string |
     const uri = chosen?.[0];
     if (!uri) return undefined;
     if (!input.accept || accepts(input.accept, uri.fsPath)) return uri.fsPath;
-    const again = await vscode.window.showWarningMessage(`${uri.fsPath} is not of a type "${input.name}" accepts (${input.accept.join(', ')}).`, 'Choose Another File');
+    const again = await vscode.window.showWarningMessage(
+      `${uri.fsPath} is not of a type "${input.name}" accepts (${input.accept.join(', ')}).`,
+      'Choose Another File',
+    );
     if (again !== 'Choose Another File') return undefined;
   }
 }

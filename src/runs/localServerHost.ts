@@ -19,7 +19,12 @@ export class LocalServerHost implements vscode.Disposable {
   readonly onDidChange = this.changed.event;
 
   constructor(
-    private readonly deps: { readonly keys: ApiKeyStore; readonly workflowSecrets: WorkflowSecrets; readonly logger: vscode.LogOutputChannel; readonly state: vscode.Memento },
+    private readonly deps: {
+      readonly keys: ApiKeyStore;
+      readonly workflowSecrets: WorkflowSecrets;
+      readonly logger: vscode.LogOutputChannel;
+      readonly state: vscode.Memento;
+    },
   ) {
     // A window that closed with the server running could not remove its key: do it now.
     void this.forgetStaleKeys();
@@ -46,7 +51,8 @@ export class LocalServerHost implements vscode.Disposable {
         ...(dispatcher ? { engine: { dispatcher } } : {}),
         onEvent: (event) => {
           if (event.kind === 'warning') this.deps.logger.warn(`Local server: ${event.message}`);
-          else if (event.kind === 'agents-changed') this.deps.logger.info(`Local server: ${event.changes.map((change) => `${change.kind} ${change.agent.file}`).join(', ')}`);
+          else if (event.kind === 'agents-changed')
+            this.deps.logger.info(`Local server: ${event.changes.map((change) => `${change.kind} ${change.agent.file}`).join(', ')}`);
           else this.deps.logger.info(`Local server: execution ${event.execution.executionId} ${event.execution.status}`);
         },
       });
@@ -54,7 +60,9 @@ export class LocalServerHost implements vscode.Disposable {
       await this.deps.state.update(SERVER_ORIGINS_KEY, [...this.deps.state.get<string[]>(SERVER_ORIGINS_KEY, []), originOf(server.url)]);
       this.server = server;
       await vscode.commands.executeCommand('setContext', LOCAL_SERVER_RUNNING_CONTEXT, true);
-      this.deps.logger.info(`Local agent server listening on ${server.url} for ${server.directory} (${server.agents().length} agent files).`);
+      this.deps.logger.info(
+        `Local agent server listening on ${server.url} for ${server.directory} (${server.agents().length} agent files).`,
+      );
       this.changed.fire(server);
       return server;
     })();
@@ -80,7 +88,10 @@ export class LocalServerHost implements vscode.Disposable {
 
   private async forget(origin: string): Promise<void> {
     await this.deps.keys.delete(origin);
-    await this.deps.state.update(SERVER_ORIGINS_KEY, this.deps.state.get<string[]>(SERVER_ORIGINS_KEY, []).filter((known) => known !== origin));
+    await this.deps.state.update(
+      SERVER_ORIGINS_KEY,
+      this.deps.state.get<string[]>(SERVER_ORIGINS_KEY, []).filter((known) => known !== origin),
+    );
   }
 
   private async forgetStaleKeys(): Promise<void> {

@@ -19,7 +19,9 @@ export class ResultsChannel implements vscode.Disposable {
 
   started(record: ExecutionRecord): void {
     this.channel.appendLine('');
-    this.channel.appendLine(printable(formatRunHeader(record, record.file ? vscode.workspace.asRelativePath(vscode.Uri.parse(record.file)) : undefined)));
+    this.channel.appendLine(
+      printable(formatRunHeader(record, record.file ? vscode.workspace.asRelativePath(vscode.Uri.parse(record.file)) : undefined)),
+    );
     this.channel.show(true);
   }
 
@@ -77,7 +79,12 @@ export class ResultDocuments implements vscode.TextDocumentContentProvider, vsco
   readonly onDidChange = this.changed.event;
   private readonly subscriptions: vscode.Disposable[];
 
-  constructor(private readonly store: { get(key: string): ExecutionRecord | undefined; readonly onDidChange: vscode.Event<ExecutionRecord | undefined> }) {
+  constructor(
+    private readonly store: {
+      get(key: string): ExecutionRecord | undefined;
+      readonly onDidChange: vscode.Event<ExecutionRecord | undefined>;
+    },
+  ) {
     this.subscriptions = [
       vscode.workspace.registerTextDocumentContentProvider(RESULT_SCHEME, this),
       store.onDidChange((record) => {

@@ -27,7 +27,8 @@ export function targetInfoFor(file: AgentFile, localServer: LocalServerHost): Ex
   const settings = serviceSettings(file.uri);
   const deployment = file.model.deployment;
   const fileBaseUrl = deployment?.baseUrl?.value.trim();
-  if (fileBaseUrl?.includes('{{')) throw new RunBlocked(`deployment.baseUrl of ${file.agentPath} contains an expression; write the service's address itself (https://…).`);
+  if (fileBaseUrl?.includes('{{'))
+    throw new RunBlocked(`deployment.baseUrl of ${file.agentPath} contains an expression; write the service's address itself (https://…).`);
   const local = localServer.running;
   const baseUrl = fileBaseUrl || settings.baseUrl || local?.url;
   if (!baseUrl) {
@@ -43,9 +44,10 @@ export function targetInfoFor(file: AgentFile, localServer: LocalServerHost): Ex
   const toLocal = local !== undefined && baseUrl === local.url;
   const account = deployment?.account?.trim() || (toLocal ? LOCAL_ACCOUNT : settings.account);
   if (!account) {
-    throw new RunBlocked(`The account of "${file.displayName}" is not set: add deployment.account to the file (the path segment after /api/ in the service's Agents tab) or set "agentWorkflows.account".`, [
-      { title: 'Open Settings', run: () => vscode.commands.executeCommand('workbench.action.openSettings', 'agentWorkflows.account') },
-    ]);
+    throw new RunBlocked(
+      `The account of "${file.displayName}" is not set: add deployment.account to the file (the path segment after /api/ in the service's Agents tab) or set "agentWorkflows.account".`,
+      [{ title: 'Open Settings', run: () => vscode.commands.executeCommand('workbench.action.openSettings', 'agentWorkflows.account') }],
+    );
   }
   const agent = deployment?.agent?.trim() || file.agentPath;
   return { baseUrl: baseUrl.replace(/\/+$/, ''), account, agent };
@@ -55,7 +57,12 @@ export function targetInfoFor(file: AgentFile, localServer: LocalServerHost): Ex
  * A full target with its key. When the origin has no key, asks for one (or to reuse one set for
  * another origin, explicitly); resolves to undefined when the user declines.
  */
-export async function targetWithKey(info: ExecutionTargetInfo, deps: TargetDeps, scope?: vscode.Uri, options: { readonly prompt?: boolean } = {}): Promise<AgentTarget | undefined> {
+export async function targetWithKey(
+  info: ExecutionTargetInfo,
+  deps: TargetDeps,
+  scope?: vscode.Uri,
+  options: { readonly prompt?: boolean } = {},
+): Promise<AgentTarget | undefined> {
   const settings = serviceSettings(scope);
   try {
     checkBaseUrl(info.baseUrl, settings.allowInsecureHttp);

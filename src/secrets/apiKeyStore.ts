@@ -47,7 +47,10 @@ export class ApiKeyStore implements vscode.Disposable {
 
   async delete(origin: string): Promise<void> {
     await this.secrets.delete(KEY_PREFIX + origin);
-    await this.state.update(ORIGINS_KEY, this.origins().filter((known) => known !== origin));
+    await this.state.update(
+      ORIGINS_KEY,
+      this.origins().filter((known) => known !== origin),
+    );
     this.changed.fire(origin);
     await this.updateContext();
   }

@@ -23,7 +23,10 @@ export class WorkflowSecrets {
 
   async delete(name: string): Promise<void> {
     await this.secrets.delete(KEY_PREFIX + name);
-    await this.state.update(NAMES_KEY, this.names().filter((known) => known !== name));
+    await this.state.update(
+      NAMES_KEY,
+      this.names().filter((known) => known !== name),
+    );
   }
 
   /** Names of the secrets stored so far. */

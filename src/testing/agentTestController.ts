@@ -64,9 +64,14 @@ export class AgentTestController implements vscode.Disposable {
       this.discovery = undefined;
       await this.discover();
     };
-    this.controller.createRunProfile('Run Locally', vscode.TestRunProfileKind.Run, async (request, token) => {
+    this.controller.createRunProfile(
+      'Run Locally',
+      vscode.TestRunProfileKind.Run,
+      async (request, token) => {
         await this.runTests(request, token);
-      }, true);
+      },
+      true,
+    );
     const watcher = vscode.workspace.createFileSystemWatcher(TEST_FILE_GLOB);
     this.subscriptions.push(
       this.controller,
@@ -102,7 +107,9 @@ export class AgentTestController implements vscode.Disposable {
 
   /** The test files known to test `agentFile` (read so far; see discover). */
   testFilesOf(agentFile: vscode.Uri): vscode.Uri[] {
-    return [...this.files.entries()].filter(([, state]) => agentFileOf(state.loaded) === agentFile.fsPath).map(([key]) => vscode.Uri.parse(key));
+    return [...this.files.entries()]
+      .filter(([, state]) => agentFileOf(state.loaded) === agentFile.fsPath)
+      .map(([key]) => vscode.Uri.parse(key));
   }
 
   fileItem(uri: vscode.Uri): vscode.TestItem | undefined {
@@ -131,7 +138,10 @@ export class AgentTestController implements vscode.Disposable {
       const state = { text, loaded };
       this.files.set(key, state);
       this.updateItems(uri, state);
-      this.diagnostics.set(uri, loaded.problems.map((problem) => toDiagnostic(problem, textPositions(text), this.deps.docsUri)));
+      this.diagnostics.set(
+        uri,
+        loaded.problems.map((problem) => toDiagnostic(problem, textPositions(text), this.deps.docsUri)),
+      );
       if (!before || agentFileOf(before.loaded) !== agentFileOf(loaded)) this.filesChanged.fire();
       return state;
     } catch (error) {
@@ -164,7 +174,9 @@ export class AgentTestController implements vscode.Disposable {
       for (const { file, cases } of selection.values()) {
         if (abort.signal.aborted) break;
         if (!vscode.workspace.isTrusted) {
-          const message = new vscode.TestMessage('Agent tests do not run in Restricted Mode: this workspace is not trusted. Trust it to run them.');
+          const message = new vscode.TestMessage(
+            'Agent tests do not run in Restricted Mode: this workspace is not trusted. Trust it to run them.',
+          );
           run.errored(file, message);
           outcomes.set(file.id, { state: 'errored', messages: [{ message: message.message as string }] });
           continue;
@@ -181,7 +193,14 @@ export class AgentTestController implements vscode.Disposable {
     return outcomes;
   }
 
-  private async runFile(file: vscode.TestItem, only: Set<string> | undefined, excluded: ReadonlySet<string>, run: vscode.TestRun, outcomes: Map<string, ItemOutcome>, signal: AbortSignal): Promise<void> {
+  private async runFile(
+    file: vscode.TestItem,
+    only: Set<string> | undefined,
+    excluded: ReadonlySet<string>,
+    run: vscode.TestRun,
+    outcomes: Map<string, ItemOutcome>,
+    signal: AbortSignal,
+  ): Promise<void> {
     const uri = file.uri!;
     const state = await this.refresh(uri);
     const current = this.fileItem(uri);
@@ -197,7 +216,9 @@ export class AgentTestController implements vscode.Disposable {
     run.appendOutput(`${vscode.workspace.asRelativePath(uri)}\r\n`);
     const loaded = state.loaded;
     if (!('suite' in loaded)) {
-      const messages = loaded.problems.filter((problem) => problem.severity === 'error').map((problem) => problemMessage(problem, uri, positions));
+      const messages = loaded.problems
+        .filter((problem) => problem.severity === 'error')
+        .map((problem) => problemMessage(problem, uri, positions));
       if (messages.length === 0) messages.push(new vscode.TestMessage(loaded.message));
       for (const item of [current, ...chosen]) {
         run.errored(item, messages);
@@ -229,8 +250,16 @@ export class AgentTestController implements vscode.Disposable {
       // A case whose inputs were refused did not run: errored, not failed.
       if (result.execution === undefined) run.errored(item, messages, result.durationMs);
       else run.failed(item, messages, result.durationMs);
-      outcomes.set(item.id, { state: result.execution === undefined ? 'errored' : 'failed', durationMs: result.durationMs, messages: messages.map((message) => outcomeOf(message)) });
-      run.appendOutput(`  ✗ ${result.name} (${result.durationMs} ms)\r\n${result.failures.map((failure) => `    ${failure.message.replace(/\r?\n/g, '\r\n    ')}`).join('\r\n')}\r\n`, location, item);
+      outcomes.set(item.id, {
+        state: result.execution === undefined ? 'errored' : 'failed',
+        durationMs: result.durationMs,
+        messages: messages.map((message) => outcomeOf(message)),
+      });
+      run.appendOutput(
+        `  ✗ ${result.name} (${result.durationMs} ms)\r\n${result.failures.map((failure) => `    ${failure.message.replace(/\r?\n/g, '\r\n    ')}`).join('\r\n')}\r\n`,
+        location,
+        item,
+      );
     };
     const core = await loadTestCore();
     await core.runSuite(loaded, { only: new Set(items.keys()), signal, onCase: report });
@@ -254,7 +283,8 @@ export class AgentTestController implements vscode.Disposable {
     const suite: TestSuite | undefined = 'suite' in loaded ? loaded.suite : loaded.readSuite;
     file.error = 'suite' in loaded ? undefined : errorText(loaded);
     const children = (suite?.cases ?? []).map((testCase, index) => {
-      const item = file.children.get(`${key}::${testCase.name}`) ?? this.controller.createTestItem(`${key}::${testCase.name}`, testCase.name, uri);
+      const item =
+        file.children.get(`${key}::${testCase.name}`) ?? this.controller.createTestItem(`${key}::${testCase.name}`, testCase.name, uri);
       item.range = new vscode.Range(positions.positionAt(testCase.span.start), positions.positionAt(testCase.span.end));
       item.sortText = String(index).padStart(6, '0');
       return item;
@@ -335,14 +365,23 @@ function errorText(failure: SuiteLoadFailure): vscode.MarkdownString {
 
 function problemMessage(problem: Problem, uri: vscode.Uri, positions: Positions): vscode.TestMessage {
   const message = new vscode.TestMessage(problem.message);
-  message.location = new vscode.Location(uri, new vscode.Range(positions.positionAt(problem.span.start), positions.positionAt(problem.span.end)));
+  message.location = new vscode.Location(
+    uri,
+    new vscode.Range(positions.positionAt(problem.span.start), positions.positionAt(problem.span.end)),
+  );
   return message;
 }
 
 /** A failed expectation as VS Code shows it: at the expectation's line; a diff when a value was expected. */
 export function failureMessage(failure: CaseFailure, uri: vscode.Uri, positions: Positions): vscode.TestMessage {
-  const message = failure.expectedValue !== undefined ? vscode.TestMessage.diff(failure.message, shown(failure.expectedValue), shown(failure.actual)) : new vscode.TestMessage(failure.message);
-  message.location = new vscode.Location(uri, new vscode.Range(positions.positionAt(failure.span.start), positions.positionAt(failure.span.end)));
+  const message =
+    failure.expectedValue !== undefined
+      ? vscode.TestMessage.diff(failure.message, shown(failure.expectedValue), shown(failure.actual))
+      : new vscode.TestMessage(failure.message);
+  message.location = new vscode.Location(
+    uri,
+    new vscode.Range(positions.positionAt(failure.span.start), positions.positionAt(failure.span.end)),
+  );
   return message;
 }
 

@@ -17,8 +17,13 @@ export function testFileBeside(agentFile: vscode.Uri): vscode.Uri {
 }
 
 /** Writes the case and opens the test file at it; returns the test file and the case's name. */
-export async function newTestCaseFromExecution(record: ExecutionRecord): Promise<{ readonly testFile: vscode.Uri; readonly caseName: string }> {
-  if (!record.file) throw new NewTestCaseRefused('This execution has no agent file (it was started by id); only executions of an agent file of this workspace can become test cases.');
+export async function newTestCaseFromExecution(
+  record: ExecutionRecord,
+): Promise<{ readonly testFile: vscode.Uri; readonly caseName: string }> {
+  if (!record.file)
+    throw new NewTestCaseRefused(
+      'This execution has no agent file (it was started by id); only executions of an agent file of this workspace can become test cases.',
+    );
   if (record.state !== 'finished' || record.outputs === null || typeof record.outputs !== 'object' || Array.isArray(record.outputs)) {
     throw new NewTestCaseRefused('Only a finished execution with outputs can become a test case: its outputs are what the case expects.');
   }
@@ -28,7 +33,8 @@ export async function newTestCaseFromExecution(record: ExecutionRecord): Promise
   const core = await loadTestCore();
 
   const agentText = await readText(agentUri);
-  if (agentText === undefined) throw new NewTestCaseRefused(`The agent file ${vscode.workspace.asRelativePath(agentUri)} no longer exists.`);
+  if (agentText === undefined)
+    throw new NewTestCaseRefused(`The agent file ${vscode.workspace.asRelativePath(agentUri)} no longer exists.`);
   let nodes: Array<{ id: string; type?: string }>;
   let secretNames: readonly string[] = [];
   try {
@@ -55,7 +61,9 @@ export async function newTestCaseFromExecution(record: ExecutionRecord): Promise
     inputs,
     files,
     outputs: record.outputs as Record<string, unknown>,
-    apiNodes: nodes.filter((node) => node.type === 'api').map((node) => ({ node: node.id, ...(statuses.get(node.id) ? { status: Number(statuses.get(node.id)) } : {}) })),
+    apiNodes: nodes
+      .filter((node) => node.type === 'api')
+      .map((node) => ({ node: node.id, ...(statuses.get(node.id) ? { status: Number(statuses.get(node.id)) } : {}) })),
     secretNames,
   });
 
@@ -68,7 +76,8 @@ export async function newTestCaseFromExecution(record: ExecutionRecord): Promise
     document = await vscode.workspace.openTextDocument(testUri);
     const edit = new vscode.WorkspaceEdit();
     edit.replace(testUri, new vscode.Range(document.positionAt(0), document.positionAt(document.getText().length)), written.text);
-    if (!(await vscode.workspace.applyEdit(edit))) throw new Error(`The test file ${vscode.workspace.asRelativePath(testUri)} could not be edited.`);
+    if (!(await vscode.workspace.applyEdit(edit)))
+      throw new Error(`The test file ${vscode.workspace.asRelativePath(testUri)} could not be edited.`);
     await document.save();
   }
   const at = document.positionAt(written.offset);

@@ -24,10 +24,17 @@ export interface AgentTestsApi {
   refresh(uri: vscode.Uri): Promise<unknown>;
 }
 
-export function registerAgentTests(context: vscode.ExtensionContext, deps: { readonly logger: vscode.LogOutputChannel; readonly store: ExecutionHistory }): AgentTestsApi {
-  const tests = new AgentTestController({ logger: deps.logger, docsUri: vscode.Uri.joinPath(context.extensionUri, 'docs', 'testing-agents.md') });
+export function registerAgentTests(
+  context: vscode.ExtensionContext,
+  deps: { readonly logger: vscode.LogOutputChannel; readonly store: ExecutionHistory },
+): AgentTestsApi {
+  const tests = new AgentTestController({
+    logger: deps.logger,
+    docsUri: vscode.Uri.joinPath(context.extensionUri, 'docs', 'testing-agents.md'),
+  });
   const lenses = new RunTestsCodeLensProvider(tests);
-  const run = (request: vscode.TestRunRequest, token?: vscode.CancellationToken): Promise<Map<string, ItemOutcome>> => tests.runTests(request, token ?? new vscode.CancellationTokenSource().token);
+  const run = (request: vscode.TestRunRequest, token?: vscode.CancellationToken): Promise<Map<string, ItemOutcome>> =>
+    tests.runTests(request, token ?? new vscode.CancellationTokenSource().token);
 
   context.subscriptions.push(
     tests,
@@ -43,10 +50,14 @@ export function registerAgentTests(context: vscode.ExtensionContext, deps: { rea
           if (!target) throw new Error('Open an agent file or its test file first, or run the tests from the Test Explorer.');
           const testFiles = await testFilesFor(tests, target);
           if (testFiles.length === 0) {
-            void vscode.window.showInformationMessage(`${vscode.workspace.asRelativePath(target)} has no test file. Create ${vscode.workspace.asRelativePath(testFileBeside(target))} beside it, or use "New Test Case from This Execution" in the Agent Executions view.`);
+            void vscode.window.showInformationMessage(
+              `${vscode.workspace.asRelativePath(target)} has no test file. Create ${vscode.workspace.asRelativePath(testFileBeside(target))} beside it, or use "New Test Case from This Execution" in the Agent Executions view.`,
+            );
             return undefined;
           }
-          const items = (await Promise.all(testFiles.map(async (uri) => (await tests.refresh(uri), tests.fileItem(uri))))).filter((item): item is vscode.TestItem => item !== undefined);
+          const items = (await Promise.all(testFiles.map(async (uri) => (await tests.refresh(uri), tests.fileItem(uri))))).filter(
+            (item): item is vscode.TestItem => item !== undefined,
+          );
           return Object.fromEntries(await run(new vscode.TestRunRequest(items)));
         },
         { trusted: 'Running agent tests' },
@@ -54,22 +65,18 @@ export function registerAgentTests(context: vscode.ExtensionContext, deps: { rea
     ),
     vscode.commands.registerCommand(
       COMMANDS.newTestCase,
-      guardedCommand(
-        'New Test Case from This Execution',
-        deps.logger,
-        async (argument) => {
-          const record = await recordOf(argument, deps.store);
-          if (!record) return undefined;
-          try {
-            return await newTestCaseFromExecution(record);
-          } catch (error) {
-            const core = await loadTestCore();
-            if (!(error instanceof NewTestCaseRefused) && !(error instanceof core.NewCaseError)) throw error;
-            void vscode.window.showErrorMessage(`New Test Case from This Execution: ${error.message}`);
-            return undefined;
-          }
-        },
-      ),
+      guardedCommand('New Test Case from This Execution', deps.logger, async (argument) => {
+        const record = await recordOf(argument, deps.store);
+        if (!record) return undefined;
+        try {
+          return await newTestCaseFromExecution(record);
+        } catch (error) {
+          const core = await loadTestCore();
+          if (!(error instanceof NewTestCaseRefused) && !(error instanceof core.NewCaseError)) throw error;
+          void vscode.window.showErrorMessage(`New Test Case from This Execution: ${error.message}`);
+          return undefined;
+        }
+      }),
     ),
   );
   return { controller: tests.controller, runTests: run, refresh: (uri) => tests.refresh(uri) };
@@ -85,7 +92,9 @@ async function testFilesFor(tests: AgentTestController, uri: vscode.Uri): Promis
 
 function besideCandidates(agentFile: vscode.Uri): vscode.Uri[] {
   const beside = testFileBeside(agentFile);
-  const other = beside.path.endsWith('.yaml') ? beside.with({ path: beside.path.replace(/\.yaml$/, '.yml') }) : beside.with({ path: beside.path.replace(/\.yml$/, '.yaml') });
+  const other = beside.path.endsWith('.yaml')
+    ? beside.with({ path: beside.path.replace(/\.yaml$/, '.yml') })
+    : beside.with({ path: beside.path.replace(/\.yml$/, '.yaml') });
   return [beside, other];
 }
 
@@ -100,13 +109,21 @@ async function exists(uri: vscode.Uri): Promise<boolean> {
 
 async function recordOf(argument: unknown, store: ExecutionHistory): Promise<ExecutionRecord | undefined> {
   if (isExecutionItem(argument)) return store.get(argument.record.key) ?? argument.record;
-  const candidates = store.all().filter((record) => record.state === 'finished' && record.file !== undefined && record.outputs !== undefined);
+  const candidates = store
+    .all()
+    .filter((record) => record.state === 'finished' && record.file !== undefined && record.outputs !== undefined);
   if (candidates.length === 0) {
-    void vscode.window.showInformationMessage('No finished execution of an agent file in the history. Run an agent first, then make a test case of its execution.');
+    void vscode.window.showInformationMessage(
+      'No finished execution of an agent file in the history. Run an agent first, then make a test case of its execution.',
+    );
     return undefined;
   }
   const picked = await vscode.window.showQuickPick(
-    candidates.map((record) => ({ label: record.agentName, description: `${record.mode} · ${new Date(record.startedAt).toLocaleString()}`, record })),
+    candidates.map((record) => ({
+      label: record.agentName,
+      description: `${record.mode} · ${new Date(record.startedAt).toLocaleString()}`,
+      record,
+    })),
     { placeHolder: 'The execution to make a test case of' },
   );
   return picked?.record;
@@ -140,7 +157,14 @@ class RunTestsCodeLensProvider implements vscode.CodeLensProvider, vscode.Dispos
       }
     }
     const names = testFiles.map((uri) => vscode.workspace.asRelativePath(uri)).join(', ');
-    return [new vscode.CodeLens(new vscode.Range(nameLine, 0, nameLine, 0), { title: '$(beaker) Run tests', tooltip: `Run the cases of ${names} in the Test Explorer`, command: COMMANDS.runAgentTests, arguments: [document.uri] })];
+    return [
+      new vscode.CodeLens(new vscode.Range(nameLine, 0, nameLine, 0), {
+        title: '$(beaker) Run tests',
+        tooltip: `Run the cases of ${names} in the Test Explorer`,
+        command: COMMANDS.runAgentTests,
+        arguments: [document.uri],
+      }),
+    ];
   }
 
   dispose(): void {

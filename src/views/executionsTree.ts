@@ -38,7 +38,13 @@ export class ExecutionItem extends vscode.TreeItem {
     this.description = `${record.state === 'problem' && record.serviceStatus ? record.serviceStatus : STATE_WORDS[record.state]} · ${formatAge(record.startedAt, now)}${duration}${where}`;
     this.iconPath = STATE_ICONS[record.state];
     // e.g. "execution-finished-deployed-id": menus match on the parts they need.
-    this.contextValue = ['execution', record.state, record.mode, record.executionId ? 'id' : 'noid', record.outputs !== undefined ? 'outputs' : 'nooutputs'].join('-');
+    this.contextValue = [
+      'execution',
+      record.state,
+      record.mode,
+      record.executionId ? 'id' : 'noid',
+      record.outputs !== undefined ? 'outputs' : 'nooutputs',
+    ].join('-');
     this.tooltip = tooltipOf(record);
     this.accessibilityInformation = { label: `${record.agentName}, ${STATE_WORDS[record.state]}, ${this.description}` };
   }
@@ -50,7 +56,10 @@ export class GroupItem extends vscode.TreeItem {
     readonly group: 'inputs' | 'outputs' | 'trace',
     readonly count: number,
   ) {
-    super(group === 'inputs' ? 'Inputs' : group === 'outputs' ? 'Outputs' : 'Trace', group === 'outputs' ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.Collapsed);
+    super(
+      group === 'inputs' ? 'Inputs' : group === 'outputs' ? 'Outputs' : 'Trace',
+      group === 'outputs' ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.Collapsed,
+    );
     this.id = `execution:${record.key}:${group}`;
     this.description = String(count);
     this.iconPath = new vscode.ThemeIcon(group === 'inputs' ? 'arrow-right' : group === 'outputs' ? 'output' : 'list-tree');
@@ -71,7 +80,10 @@ export class ValueItem extends vscode.TreeItem {
     super(name, expandable ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
     this.id = `execution:${record.key}:${kind}:${path}`;
     this.description = expandable ? (Array.isArray(value) ? `[${value.length}]` : `{${Object.keys(value).length}}`) : preview(value, kind);
-    this.tooltip = new vscode.MarkdownString().appendCodeblock(kind === 'input' && isFileInput(value, kind) ? describeInput(value) : (JSON.stringify(value, null, 2) ?? String(value)), 'json');
+    this.tooltip = new vscode.MarkdownString().appendCodeblock(
+      kind === 'input' && isFileInput(value, kind) ? describeInput(value) : (JSON.stringify(value, null, 2) ?? String(value)),
+      'json',
+    );
     this.contextValue = `value-${kind}`;
   }
 
@@ -98,8 +110,23 @@ export class TraceItem extends vscode.TreeItem {
   constructor(record: ExecutionRecord, entry: TraceEntry) {
     super(entry.node, vscode.TreeItemCollapsibleState.None);
     this.id = `execution:${record.key}:trace:${entry.node}`;
-    this.description = [entry.status, entry.durationMs !== undefined ? formatDuration(entry.durationMs) : undefined, entry.bytes !== undefined ? `${entry.bytes} B` : undefined, entry.detail].filter(Boolean).join(' · ');
-    this.iconPath = new vscode.ThemeIcon(entry.status === 'succeeded' ? 'check' : entry.status === 'failed' ? 'error' : entry.status === 'running' ? 'sync~spin' : 'circle-outline');
+    this.description = [
+      entry.status,
+      entry.durationMs !== undefined ? formatDuration(entry.durationMs) : undefined,
+      entry.bytes !== undefined ? `${entry.bytes} B` : undefined,
+      entry.detail,
+    ]
+      .filter(Boolean)
+      .join(' · ');
+    this.iconPath = new vscode.ThemeIcon(
+      entry.status === 'succeeded'
+        ? 'check'
+        : entry.status === 'failed'
+          ? 'error'
+          : entry.status === 'running'
+            ? 'sync~spin'
+            : 'circle-outline',
+    );
     this.contextValue = 'trace';
   }
 }
@@ -139,7 +166,8 @@ export class ExecutionsTreeProvider implements vscode.TreeDataProvider<TreeNode>
     if (element instanceof ExecutionItem) return childrenOf(element.record);
     if (element instanceof GroupItem) {
       const record = element.record;
-      if (element.group === 'inputs') return Object.entries(record.inputs).map(([name, value]) => new ValueItem(record, name, name, value, 'input'));
+      if (element.group === 'inputs')
+        return Object.entries(record.inputs).map(([name, value]) => new ValueItem(record, name, name, value, 'input'));
       if (element.group === 'trace') return (record.trace ?? []).map((entry) => new TraceItem(record, entry));
       return fieldsOf(record, '', record.outputs, 'output');
     }
@@ -156,11 +184,19 @@ export class ExecutionsTreeProvider implements vscode.TreeDataProvider<TreeNode>
 function childrenOf(record: ExecutionRecord): TreeNode[] {
   const children: TreeNode[] = [];
   if (record.error) children.push(new MessageItem(record, record.error));
-  else if (record.state === 'stopped') children.push(new MessageItem(record, 'Not watched any more; it may still be running. Use Watch Again.'));
+  else if (record.state === 'stopped')
+    children.push(new MessageItem(record, 'Not watched any more; it may still be running. Use Watch Again.'));
   else if (isActive(record)) children.push(new MessageItem(record, record.executionId ? `Execution ${record.executionId}` : 'Starting…'));
   const inputs = Object.keys(record.inputs).length;
   if (inputs) children.push(new GroupItem(record, 'inputs', inputs));
-  if (record.outputs !== undefined) children.push(new GroupItem(record, 'outputs', record.outputs !== null && typeof record.outputs === 'object' ? Object.keys(record.outputs).length : 1));
+  if (record.outputs !== undefined)
+    children.push(
+      new GroupItem(
+        record,
+        'outputs',
+        record.outputs !== null && typeof record.outputs === 'object' ? Object.keys(record.outputs).length : 1,
+      ),
+    );
   if (record.trace?.length) children.push(new GroupItem(record, 'trace', record.trace.length));
   return children;
 }
@@ -183,9 +219,15 @@ function preview(value: unknown, kind: 'input' | 'output'): string {
 }
 
 function tooltipOf(record: ExecutionRecord): vscode.MarkdownString {
-  const lines = [`**${escape(record.agentName)}** · ${STATE_WORDS[record.state]}${record.serviceStatus ? ` (\`${escape(record.serviceStatus)}\`)` : ''}`, ''];
+  const lines = [
+    `**${escape(record.agentName)}** · ${STATE_WORDS[record.state]}${record.serviceStatus ? ` (\`${escape(record.serviceStatus)}\`)` : ''}`,
+    '',
+  ];
   if (record.executionId) lines.push(`Execution: \`${record.executionId}\``);
-  if (record.target) lines.push(`Service: ${escape(record.target.baseUrl)} · account \`${escape(record.target.account)}\` · agent \`${escape(record.target.agent)}\``);
+  if (record.target)
+    lines.push(
+      `Service: ${escape(record.target.baseUrl)} · account \`${escape(record.target.account)}\` · agent \`${escape(record.target.agent)}\``,
+    );
   else lines.push('Ran locally in VS Code');
   lines.push(`Started: ${new Date(record.startedAt).toLocaleString()}`);
   if (record.endedAt !== undefined) lines.push(`Took: ${formatDuration(record.endedAt - record.startedAt)}`);

@@ -9,7 +9,10 @@ export const EXECUTIONS_VIEW_ID = 'agentWorkflows.executions';
 /** Relative times ("2 min ago") go stale; refresh them while the view is visible. */
 const AGE_REFRESH_MS = 30_000;
 
-export function registerExecutionsView(context: vscode.ExtensionContext, deps: { readonly store: ExecutionHistory }): ExecutionsTreeProvider {
+export function registerExecutionsView(
+  context: vscode.ExtensionContext,
+  deps: { readonly store: ExecutionHistory },
+): ExecutionsTreeProvider {
   const provider = new ExecutionsTreeProvider(deps.store);
   const view = vscode.window.createTreeView(EXECUTIONS_VIEW_ID, { treeDataProvider: provider, showCollapseAll: true });
   let timer: ReturnType<typeof setInterval> | undefined;

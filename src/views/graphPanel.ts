@@ -175,7 +175,10 @@ export class GraphPanel implements vscode.Disposable {
       preserveFocus: false,
       selection,
     });
-    editor.revealRange(new vscode.Range(document.positionAt(extentStart), document.positionAt(extentEnd)), vscode.TextEditorRevealType.InCenterIfOutsideViewport);
+    editor.revealRange(
+      new vscode.Range(document.positionAt(extentStart), document.positionAt(extentEnd)),
+      vscode.TextEditorRevealType.InCenterIfOutsideViewport,
+    );
     // The name stays visible even when the entry is taller than the editor.
     editor.revealRange(selection, vscode.TextEditorRevealType.InCenterIfOutsideViewport);
     return editor;

@@ -19,9 +19,7 @@ export function codeServerPath(): string {
     process.env.AGENT_WORKFLOWS_CODE_SERVER ||
     join(findRepoRoot(), '.vscode-test', `code-server-${CODE_SERVER_VERSION}`, 'node_modules', '.bin', 'code-server');
   if (!existsSync(path)) {
-    throw new Error(
-      `code-server ${CODE_SERVER_VERSION} is not installed (looked for ${path}); run: bash scripts/install-test-host.sh`,
-    );
+    throw new Error(`code-server ${CODE_SERVER_VERSION} is not installed (looked for ${path}); run: bash scripts/install-test-host.sh`);
   }
   return path;
 }
@@ -101,23 +99,25 @@ async function startOnce(executable: string, port: number, options: CodeServerOp
   };
   for (const dir of Object.values(dirs)) mkdirSync(dir, { recursive: true, mode: 0o700 });
   mkdirSync(join(dirs.userData, 'User'));
-  writeFileSync(
-    join(dirs.userData, 'User', 'settings.json'),
-    JSON.stringify({ ...DEFAULT_SETTINGS, ...options.settings }, null, 2),
-  );
+  writeFileSync(join(dirs.userData, 'User', 'settings.json'), JSON.stringify({ ...DEFAULT_SETTINGS, ...options.settings }, null, 2));
   const config = join(root, 'config.yaml');
   writeFileSync(config, `bind-addr: 127.0.0.1:${port}\nauth: none\ncert: false\n`);
 
   const args = [
-    '--config', config,
-    '--bind-addr', `127.0.0.1:${port}`,
-    '--auth', 'none',
+    '--config',
+    config,
+    '--bind-addr',
+    `127.0.0.1:${port}`,
+    '--auth',
+    'none',
     '--disable-telemetry',
     '--disable-update-check',
     '--disable-getting-started-override',
     ...(options.workspaceTrust ? [] : ['--disable-workspace-trust']),
-    '--user-data-dir', dirs.userData,
-    '--extensions-dir', dirs.extensions,
+    '--user-data-dir',
+    dirs.userData,
+    '--extensions-dir',
+    dirs.extensions,
   ];
   const env: Record<string, string | undefined> = {};
   for (const [key, value] of Object.entries(process.env)) if (!INHERITED_ENV_TO_DROP.test(key)) env[key] = value;

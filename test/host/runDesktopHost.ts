@@ -44,12 +44,7 @@ async function runIn(root: string, temp: string, summaryFile: string | undefined
         AGENT_WORKFLOWS_TEST_GREP: process.env.AGENT_WORKFLOWS_TEST_GREP,
         AGENT_WORKFLOWS_TEST_USER_DATA: userDataDir,
       },
-      launchArgs: [
-        workspace,
-        '--disable-extensions',
-        '--user-data-dir', userDataDir,
-        '--extensions-dir', extensionsDir,
-      ],
+      launchArgs: [workspace, '--disable-extensions', '--user-data-dir', userDataDir, '--extensions-dir', extensionsDir],
     });
   } catch (error) {
     // runTests rejects with TestRunFailedError on a non-zero exit, or when the download fails.

@@ -48,7 +48,8 @@ async function runWebHost(argv: readonly string[]): Promise<number> {
   const limitSeconds = secondsFromEnv('AGENT_WORKFLOWS_TEST_TIMEOUT', 300);
   // "integration" (a trusted workspace), or "restricted" (Workspace Trust on, the folder not trusted).
   const suiteName = argValue(argv, 'suite') ?? 'integration';
-  if (suiteName !== 'integration' && suiteName !== 'restricted') throw new Error(`--suite must be integration or restricted, not ${suiteName}`);
+  if (suiteName !== 'integration' && suiteName !== 'restricted')
+    throw new Error(`--suite must be integration or restricted, not ${suiteName}`);
   const restricted = suiteName === 'restricted';
   const testsIndex = join(root, 'out', 'test', suiteName, 'index.js');
   const results = join(root, 'out', 'test-results', restricted ? 'web-host-restricted' : 'web-host');
@@ -79,7 +80,12 @@ async function runWebHost(argv: readonly string[]): Promise<number> {
 
     const server = await startCodeServer({
       env: { [SUMMARY_ENV]: inHostSummary, AGENT_WORKFLOWS_TEST_GREP: process.env.AGENT_WORKFLOWS_TEST_GREP },
-      ...(restricted ? { workspaceTrust: true, settings: { 'security.workspace.trust.startupPrompt': 'never', 'security.workspace.trust.untrustedFiles': 'open' } } : {}),
+      ...(restricted
+        ? {
+            workspaceTrust: true,
+            settings: { 'security.workspace.trust.startupPrompt': 'never', 'security.workspace.trust.untrustedFiles': 'open' },
+          }
+        : {}),
       logFile: join(results, 'code-server.log'),
       signal: abort.signal,
     });
@@ -127,7 +133,10 @@ async function runWebHost(argv: readonly string[]): Promise<number> {
   console.log(JSON.stringify(result, null, 2));
   if (summaryFile) writeSummary(summaryFile, result);
   say(`logs in ${results}`);
-  return interruptedExitCode(abort.signal.reason) ?? (result.failed > 0 || (result.passed === 0 && !process.env.AGENT_WORKFLOWS_TEST_GREP) ? 1 : 0);
+  return (
+    interruptedExitCode(abort.signal.reason) ??
+    (result.failed > 0 || (result.passed === 0 && !process.env.AGENT_WORKFLOWS_TEST_GREP) ? 1 : 0)
+  );
 }
 
 interface SuiteOptions {
@@ -144,10 +153,12 @@ function runSuite({ page, context }: BrowserSession, url: string, options: Suite
     const onAbort = (): void => reject(signal.reason);
     signal.throwIfAborted();
     signal.addEventListener('abort', onAbort, { once: true });
-    const settled = <T>(settle: (value: T) => void) => (value: T): void => {
-      signal.removeEventListener('abort', onAbort);
-      settle(value);
-    };
+    const settled =
+      <T>(settle: (value: T) => void) =>
+      (value: T): void => {
+        signal.removeEventListener('abort', onAbort);
+        settle(value);
+      };
     const done = settled(resolve);
     const fail = settled(reject);
     page.on('crash', () => fail(new Error('the workbench page crashed')));

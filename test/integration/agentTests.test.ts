@@ -60,10 +60,13 @@ describe('agent tests in VS Code', () => {
     assert.equal(file.uri?.toString(), TEST_FILE.toString());
     assert.equal(file.error, undefined);
     const cases = childrenOf(file);
-    assert.deepEqual(cases.map((item) => [item.label, item.range?.start.line]), [
-      ['known person', await lineOf(TEST_FILE, 'known person:')],
-      ['wrong title', await lineOf(TEST_FILE, 'wrong title:')],
-    ]);
+    assert.deepEqual(
+      cases.map((item) => [item.label, item.range?.start.line]),
+      [
+        ['known person', await lineOf(TEST_FILE, 'known person:')],
+        ['wrong title', await lineOf(TEST_FILE, 'wrong title:')],
+      ],
+    );
   });
 
   it('runs a test file: a pass, and a failure as a message at the expectation with expected and actual', async () => {
@@ -75,7 +78,12 @@ describe('agent tests in VS Code', () => {
     const failed = outcomes.get(`${TEST_FILE.toString()}::wrong title`);
     assert.equal(failed?.state, 'failed');
     assert.deepEqual(failed?.messages, [
-      { message: 'outputs.greeting: expected "Hello Dr Alan", got "Hello Mr Alan"', line: await lineOf(TEST_FILE, 'greeting: Hello Dr Alan'), expected: 'Hello Dr Alan', actual: 'Hello Mr Alan' },
+      {
+        message: 'outputs.greeting: expected "Hello Dr Alan", got "Hello Mr Alan"',
+        line: await lineOf(TEST_FILE, 'greeting: Hello Dr Alan'),
+        expected: 'Hello Dr Alan',
+        actual: 'Hello Mr Alan',
+      },
     ]);
   });
 
@@ -84,19 +92,30 @@ describe('agent tests in VS Code', () => {
     const editor = await vscode.window.showTextDocument(document);
     const at = document.positionAt(document.getText().indexOf('Hello Dr Alan'));
     await editor.edit((edit) => edit.replace(new vscode.Range(at, at.translate(0, 'Hello Dr Alan'.length)), 'Hello Mr Alan'));
-    await editor.edit((edit) => edit.insert(document.positionAt(document.getText().length), '\n  added case:\n    inputs: { who: Grace }\n    secrets: { PROFILE_TOKEN: test-token }\n    mocks: { profile: { body: { title: Admiral } } }\n    expect: { outputs: { greeting: { $contains: Admiral } } }\n'));
+    await editor.edit((edit) =>
+      edit.insert(
+        document.positionAt(document.getText().length),
+        '\n  added case:\n    inputs: { who: Grace }\n    secrets: { PROFILE_TOKEN: test-token }\n    mocks: { profile: { body: { title: Admiral } } }\n    expect: { outputs: { greeting: { $contains: Admiral } } }\n',
+      ),
+    );
     assert.ok(document.isDirty);
     const file = api.agentTests.controller.items.get(TEST_FILE.toString())!;
     const added = await waitFor(() => file.children.get(`${TEST_FILE.toString()}::added case`), 'the item of a case added in the editor');
     assert.equal(added.range?.start.line, document.getText().split('\n').indexOf('  added case:'));
     const wrongTitle = file.children.get(`${TEST_FILE.toString()}::wrong title`)!;
     const outcomes = await api.agentTests.runTests(new vscode.TestRunRequest([added, wrongTitle]));
-    assert.deepEqual([...outcomes.entries()].map(([id, outcome]) => [id.split('::')[1], outcome.state]).sort(), [['added case', 'passed'], ['wrong title', 'passed']]);
+    assert.deepEqual([...outcomes.entries()].map(([id, outcome]) => [id.split('::')[1], outcome.state]).sort(), [
+      ['added case', 'passed'],
+      ['wrong title', 'passed'],
+    ]);
 
     // A name the agent does not have: a diagnostic, an errored file item, and an errored run.
     const input = document.positionAt(document.getText().indexOf('{ who: Grace }') + 2);
     await editor.edit((edit) => edit.replace(new vscode.Range(input, input.translate(0, 3)), 'wha'));
-    const diagnostic = await waitFor(() => vscode.languages.getDiagnostics(TEST_FILE).find((entry) => /no input "wha"/.test(entry.message)), 'a diagnostic for the unknown input');
+    const diagnostic = await waitFor(
+      () => vscode.languages.getDiagnostics(TEST_FILE).find((entry) => /no input "wha"/.test(entry.message)),
+      'a diagnostic for the unknown input',
+    );
     assert.equal(diagnostic.range.start.line, input.line);
     assert.match(diagnostic.message, /Did you mean "who"\?/);
     await waitFor(() => file.error !== undefined, 'the file item to be errored');
@@ -106,14 +125,24 @@ describe('agent tests in VS Code', () => {
 
     // Closing without saving: back to the file on disk.
     await vscode.commands.executeCommand('workbench.action.files.revert');
-    await waitFor(() => !file.children.get(`${TEST_FILE.toString()}::added case`) && file.error === undefined && vscode.languages.getDiagnostics(TEST_FILE).length === 0, 'the items and diagnostics of the saved file');
+    await waitFor(
+      () =>
+        !file.children.get(`${TEST_FILE.toString()}::added case`) &&
+        file.error === undefined &&
+        vscode.languages.getDiagnostics(TEST_FILE).length === 0,
+      'the items and diagnostics of the saved file',
+    );
   });
 
   it('stops a run when it is cancelled: the unfinished cases are skipped', async () => {
     const uri = workspaceUri('agent-tests', 'slow.agent.test.yaml');
     created.push(uri);
-    const slowCase = (name: string): string => `  ${name}:\n    inputs: { who: Ada }\n    secrets: { PROFILE_TOKEN: test-token }\n    mocks: { profile: { body: { title: Dr }, delay_ms: 8000 } }\n    expect: { outputs: { greeting: Hello Dr Ada } }\n`;
-    await vscode.workspace.fs.writeFile(uri, Buffer.from(`agent: greeter.agent.yaml\ncases:\n${slowCase('slow one')}${slowCase('slow two')}`));
+    const slowCase = (name: string): string =>
+      `  ${name}:\n    inputs: { who: Ada }\n    secrets: { PROFILE_TOKEN: test-token }\n    mocks: { profile: { body: { title: Dr }, delay_ms: 8000 } }\n    expect: { outputs: { greeting: Hello Dr Ada } }\n`;
+    await vscode.workspace.fs.writeFile(
+      uri,
+      Buffer.from(`agent: greeter.agent.yaml\ncases:\n${slowCase('slow one')}${slowCase('slow two')}`),
+    );
     await api.agentTests.refresh(uri);
     const file = api.agentTests.controller.items.get(uri.toString());
     assert.ok(file);
@@ -123,17 +152,29 @@ describe('agent tests in VS Code', () => {
     setTimeout(() => cancel.cancel(), 300);
     const outcomes = await running;
     assert.ok(Date.now() - started < 4000, `the run ended ${Date.now() - started} ms after it started`);
-    assert.deepEqual([...outcomes.values()].map((outcome) => outcome.state), ['skipped', 'skipped']);
+    assert.deepEqual(
+      [...outcomes.values()].map((outcome) => outcome.state),
+      ['skipped', 'skipped'],
+    );
     cancel.dispose();
   });
 
   it('adds and removes the items of test files created and deleted on disk', async () => {
     const uri = workspaceUri('agent-tests', 'on-disk.agent.test.yaml');
     created.push(uri);
-    await vscode.workspace.fs.writeFile(uri, Buffer.from('agent: greeter.agent.yaml\ncases:\n  from disk:\n    inputs: { who: Ada }\n    live: true\n'));
+    await vscode.workspace.fs.writeFile(
+      uri,
+      Buffer.from('agent: greeter.agent.yaml\ncases:\n  from disk:\n    inputs: { who: Ada }\n    live: true\n'),
+    );
     const item = await waitFor(() => api.agentTests.controller.items.get(uri.toString()), 'the item of a new test file', 15_000);
-    assert.deepEqual(childrenOf(item).map((child) => child.label), ['from disk']);
-    await vscode.workspace.fs.writeFile(uri, Buffer.from('agent: greeter.agent.yaml\ncases:\n  renamed:\n    inputs: { who: Ada }\n    live: true\n'));
+    assert.deepEqual(
+      childrenOf(item).map((child) => child.label),
+      ['from disk'],
+    );
+    await vscode.workspace.fs.writeFile(
+      uri,
+      Buffer.from('agent: greeter.agent.yaml\ncases:\n  renamed:\n    inputs: { who: Ada }\n    live: true\n'),
+    );
     await waitFor(() => item.children.get(`${uri.toString()}::renamed`), 'the item of a case renamed on disk', 15_000);
     await vscode.workspace.fs.delete(uri);
     await waitFor(() => !api.agentTests.controller.items.get(uri.toString()), 'the item of a deleted test file to go', 15_000);
@@ -150,11 +191,25 @@ describe('agent tests in VS Code', () => {
     assert.equal(lenses.length, 1);
     assert.match(lenses[0]!.command!.title, /Run tests/);
     assert.equal(lenses[0]!.range.start.line, await lineOf(AGENT_FILE, 'name: Greeter'));
-    const outcomes = await vscode.commands.executeCommand<Record<string, ItemOutcome>>(lenses[0]!.command!.command, ...(lenses[0]!.command!.arguments ?? []));
-    assert.deepEqual(Object.entries(outcomes).map(([id, outcome]) => [id.split('::')[1], outcome.state]).sort(), [['known person', 'passed'], ['wrong title', 'failed']]);
+    const outcomes = await vscode.commands.executeCommand<Record<string, ItemOutcome>>(
+      lenses[0]!.command!.command,
+      ...(lenses[0]!.command!.arguments ?? []),
+    );
+    assert.deepEqual(
+      Object.entries(outcomes)
+        .map(([id, outcome]) => [id.split('::')[1], outcome.state])
+        .sort(),
+      [
+        ['known person', 'passed'],
+        ['wrong title', 'failed'],
+      ],
+    );
     // No test file, no lens (the provider command needs the document open).
     await vscode.workspace.openTextDocument(workspaceUri('hello.agent.yaml'));
-    const hello = await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', workspaceUri('hello.agent.yaml'));
+    const hello = await vscode.commands.executeCommand<vscode.CodeLens[]>(
+      'vscode.executeCodeLensProvider',
+      workspaceUri('hello.agent.yaml'),
+    );
     assert.ok(!hello.some((lens) => lens.command?.command === 'agentWorkflows.runAgentTests'));
   });
 
@@ -170,19 +225,33 @@ describe('agent tests in VS Code', () => {
       ui.restore();
     }
     assert.equal(record.state, 'finished', record.error);
-    const top = ((await api.executionsTree.getChildren()) ?? []).find((item) => (item as unknown as { record: ExecutionRecord }).record.key === record.key);
+    const top = ((await api.executionsTree.getChildren()) ?? []).find(
+      (item) => (item as unknown as { record: ExecutionRecord }).record.key === record.key,
+    );
     assert.ok(top, 'the execution in the view');
-    const written = await vscode.commands.executeCommand<{ testFile: vscode.Uri; caseName: string }>('agentWorkflows.executions.newTestCase', top);
+    const written = await vscode.commands.executeCommand<{ testFile: vscode.Uri; caseName: string }>(
+      'agentWorkflows.executions.newTestCase',
+      top,
+    );
     assert.equal(written.testFile.toString(), testFile.toString());
     const text = Buffer.from(await vscode.workspace.fs.readFile(testFile)).toString('utf8');
     assert.match(text, /^agent: "?hello\.agent\.yaml"?$/m);
     const editor = vscode.window.activeTextEditor;
     assert.equal(editor?.document.uri.toString(), testFile.toString());
     assert.equal(editor?.selection.start.line, await lineOf(testFile, `${written.caseName}:`));
-    const file = await waitFor(async () => (await api.agentTests.refresh(testFile), api.agentTests.controller.items.get(testFile.toString())), 'the new test file item');
+    const file = await waitFor(
+      async () => (await api.agentTests.refresh(testFile), api.agentTests.controller.items.get(testFile.toString())),
+      'the new test file item',
+    );
     const outcomes = await api.agentTests.runTests(new vscode.TestRunRequest([file]));
-    assert.deepEqual([...outcomes.values()].map((outcome) => outcome.state), ['passed']);
+    assert.deepEqual(
+      [...outcomes.values()].map((outcome) => outcome.state),
+      ['passed'],
+    );
     assert.deepEqual(Object.keys(record.outputs as object), ['greeting']);
-    assert.ok(text.includes(JSON.stringify((record.outputs as { greeting: string }).greeting)) || text.includes((record.outputs as { greeting: string }).greeting));
+    assert.ok(
+      text.includes(JSON.stringify((record.outputs as { greeting: string }).greeting)) ||
+        text.includes((record.outputs as { greeting: string }).greeting),
+    );
   });
 });

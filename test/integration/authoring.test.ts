@@ -18,7 +18,9 @@ function positionOf(document: vscode.TextDocument, needle: string, within = 0): 
 
 async function completionLabels(document: vscode.TextDocument, position: vscode.Position): Promise<string[]> {
   const list = await vscode.commands.executeCommand<vscode.CompletionList>('vscode.executeCompletionItemProvider', document.uri, position);
-  return list.items.filter((item) => item.kind !== vscode.CompletionItemKind.Snippet && item.kind !== vscode.CompletionItemKind.Text).map((item) => (typeof item.label === 'string' ? item.label : item.label.label));
+  return list.items
+    .filter((item) => item.kind !== vscode.CompletionItemKind.Snippet && item.kind !== vscode.CompletionItemKind.Text)
+    .map((item) => (typeof item.label === 'string' ? item.label : item.label.label));
 }
 
 async function replaceText(editor: vscode.TextEditor, needle: string, replacement: string): Promise<void> {
@@ -35,7 +37,8 @@ describe('authoring', () => {
     const { document, editor } = await openFixture();
     await replaceText(editor, '"Accept: application/json"', '"Acc"');
     const names = await completionLabels(document, positionOf(document, '"Acc"', 4));
-    for (const header of ['Authorization', 'x-api-key', 'Content-Type', 'Accept']) assert.ok(names.includes(header), `${header} in ${names.join(', ')}`);
+    for (const header of ['Authorization', 'x-api-key', 'Content-Type', 'Accept'])
+      assert.ok(names.includes(header), `${header} in ${names.join(', ')}`);
     await replaceText(editor, '"Acc"', '"Authorization: "');
     assert.deepEqual(await completionLabels(document, positionOf(document, '"Authorization: "', 16)), ['Bearer', 'Basic']);
     await replaceText(editor, '{{ nodes.fetch.body.text }}', '{{ nodes. }}');
@@ -46,16 +49,31 @@ describe('authoring', () => {
 
   it('shows hovers on header strings and references', async () => {
     const { document } = await openFixture();
-    const hovers = await vscode.commands.executeCommand<vscode.Hover[]>('vscode.executeHoverProvider', document.uri, positionOf(document, 'inputs.ticket', 3));
-    const text = hovers.flatMap((hover) => hover.contents.map((content) => (typeof content === 'string' ? content : (content as vscode.MarkdownString).value))).join('\n');
+    const hovers = await vscode.commands.executeCommand<vscode.Hover[]>(
+      'vscode.executeHoverProvider',
+      document.uri,
+      positionOf(document, 'inputs.ticket', 3),
+    );
+    const text = hovers
+      .flatMap((hover) =>
+        hover.contents.map((content) => (typeof content === 'string' ? content : (content as vscode.MarkdownString).value)),
+      )
+      .join('\n');
     assert.match(text, /Input `ticket`\*\*: type `string`, required/);
-    const basic = await vscode.commands.executeCommand<vscode.Hover[]>('vscode.executeHoverProvider', document.uri, positionOf(document, 'alice:s3cret', 2));
+    const basic = await vscode.commands.executeCommand<vscode.Hover[]>(
+      'vscode.executeHoverProvider',
+      document.uri,
+      positionOf(document, 'alice:s3cret', 2),
+    );
     assert.match((basic[0]!.contents[0] as vscode.MarkdownString).value, /Basic authentication/);
   });
 
   it('applies quick fixes: encode Basic, and move a literal token to a stored secret', async () => {
     const { document } = await openFixture();
-    await waitFor(() => vscode.languages.getDiagnostics(document.uri).some((d) => (d.code as { value: string }).value === 'basic-not-encoded'), 'the Basic problem');
+    await waitFor(
+      () => vscode.languages.getDiagnostics(document.uri).some((d) => (d.code as { value: string }).value === 'basic-not-encoded'),
+      'the Basic problem',
+    );
     const basicRange = new vscode.Range(positionOf(document, 'alice:s3cret'), positionOf(document, 'alice:s3cret', 12));
     const actions = await vscode.commands.executeCommand<vscode.CodeAction[]>('vscode.executeCodeActionProvider', document.uri, basicRange);
     const encode = actions.find((action) => action.title === 'Encode the credentials as Base64');
@@ -63,7 +81,13 @@ describe('authoring', () => {
     assert.ok(await vscode.workspace.applyEdit(encode.edit));
     assert.match(document.getText(), /"Authorization: Basic YWxpY2U6czNjcmV0"/);
 
-    await waitFor(() => vscode.languages.getDiagnostics(document.uri).some((d) => (d.code as { value: string }).value === 'literal-credential' && d.range.start.line === 11), 'the literal token problem');
+    await waitFor(
+      () =>
+        vscode.languages
+          .getDiagnostics(document.uri)
+          .some((d) => (d.code as { value: string }).value === 'literal-credential' && d.range.start.line === 11),
+      'the literal token problem',
+    );
     const tokenRange = new vscode.Range(positionOf(document, 'abc123token'), positionOf(document, 'abc123token', 11));
     const moves = await vscode.commands.executeCommand<vscode.CodeAction[]>('vscode.executeCodeActionProvider', document.uri, tokenRange);
     const move = moves.find((action) => action.title === 'Move the value to secret FETCH_TOKEN');
@@ -85,15 +109,31 @@ describe('authoring', () => {
 
   it('goes to definitions, finds references, renames and outlines', async () => {
     const { document } = await openFixture();
-    const definitions = await vscode.commands.executeCommand<vscode.Location[]>('vscode.executeDefinitionProvider', document.uri, positionOf(document, 'nodes.fetch.body', 8));
+    const definitions = await vscode.commands.executeCommand<vscode.Location[]>(
+      'vscode.executeDefinitionProvider',
+      document.uri,
+      positionOf(document, 'nodes.fetch.body', 8),
+    );
     assert.equal(definitions[0]!.range.start.line, 5);
-    const references = await vscode.commands.executeCommand<vscode.Location[]>('vscode.executeReferenceProvider', document.uri, positionOf(document, 'fetch:', 1));
+    const references = await vscode.commands.executeCommand<vscode.Location[]>(
+      'vscode.executeReferenceProvider',
+      document.uri,
+      positionOf(document, 'fetch:', 1),
+    );
     assert.equal(references.length, 2);
-    const edit = await vscode.commands.executeCommand<vscode.WorkspaceEdit>('vscode.executeDocumentRenameProvider', document.uri, positionOf(document, 'fetch:', 1), 'lookup');
+    const edit = await vscode.commands.executeCommand<vscode.WorkspaceEdit>(
+      'vscode.executeDocumentRenameProvider',
+      document.uri,
+      positionOf(document, 'fetch:', 1),
+      'lookup',
+    );
     assert.ok(await vscode.workspace.applyEdit(edit));
     assert.match(document.getText(), /\n {2}lookup:\n/);
     assert.match(document.getText(), /\{\{ nodes\.lookup\.body\.text \}\}/);
     const symbols = await vscode.commands.executeCommand<vscode.DocumentSymbol[]>('vscode.executeDocumentSymbolProvider', document.uri);
-    assert.deepEqual(symbols.map((s) => `${s.name}: ${s.children.map((c) => c.name).join(', ')}`), ['inputs: ticket', 'nodes: lookup, summarize', 'outputs: summary']);
+    assert.deepEqual(
+      symbols.map((s) => `${s.name}: ${s.children.map((c) => c.name).join(', ')}`),
+      ['inputs: ticket', 'nodes: lookup, summarize', 'outputs: summary'],
+    );
   });
 });

@@ -13,10 +13,16 @@ describe('contributions', () => {
     const document = await vscode.workspace.openTextDocument({ language: 'agent-yaml', content: '' });
     await vscode.window.showTextDocument(document);
     const list = await waitFor(async () => {
-      const result = await vscode.commands.executeCommand<vscode.CompletionList>('vscode.executeCompletionItemProvider', document.uri, new vscode.Position(0, 0));
+      const result = await vscode.commands.executeCommand<vscode.CompletionList>(
+        'vscode.executeCompletionItemProvider',
+        document.uri,
+        new vscode.Position(0, 0),
+      );
       return result.items.some((item) => item.kind === vscode.CompletionItemKind.Snippet) ? result : undefined;
     }, 'snippet completions');
-    const labels = list.items.filter((item) => item.kind === vscode.CompletionItemKind.Snippet).map((item) => (typeof item.label === 'string' ? item.label : item.label.label));
+    const labels = list.items
+      .filter((item) => item.kind === vscode.CompletionItemKind.Snippet)
+      .map((item) => (typeof item.label === 'string' ? item.label : item.label.label));
     for (const prefix of ['agent', 'api-bearer', 'api-basic', 'api-key-header', 'api-key-url', 'template', 'input-file', 'output']) {
       assert.ok(labels.includes(prefix), `snippet ${prefix} in ${labels.join(', ')}`);
     }
@@ -38,7 +44,10 @@ describe('contributions', () => {
     await extension.activate();
     const registered = new Set(await vscode.commands.getCommands(true));
     const contributed = (extension.packageJSON.contributes.commands as { command: string }[]).map((entry) => entry.command);
-    assert.deepEqual(contributed.filter((command) => !registered.has(command)), []);
+    assert.deepEqual(
+      contributed.filter((command) => !registered.has(command)),
+      [],
+    );
     // The view's focus command, which VS Code makes for the contributed view.
     assert.ok(registered.has('agentWorkflows.executions.focus'));
   });
@@ -46,7 +55,8 @@ describe('contributions', () => {
   it('ships the grammar and language configuration it contributes', async () => {
     const extension = vscode.extensions.getExtension(EXTENSION_ID)!;
     const { grammars, languages } = extension.packageJSON.contributes;
-    const read = async (path: string) => JSON.parse(Buffer.from(await vscode.workspace.fs.readFile(vscode.Uri.joinPath(extension.extensionUri, path))).toString('utf8'));
+    const read = async (path: string) =>
+      JSON.parse(Buffer.from(await vscode.workspace.fs.readFile(vscode.Uri.joinPath(extension.extensionUri, path))).toString('utf8'));
     const grammar = await read(grammars[0].path);
     assert.equal(grammar.scopeName, 'source.agent-yaml');
     const configuration = await read(languages[0].configuration);

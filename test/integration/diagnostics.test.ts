@@ -13,7 +13,10 @@ function workspaceUri(...segments: string[]): vscode.Uri {
 function describeDiagnostics(uri: vscode.Uri): string[] {
   return vscode.languages
     .getDiagnostics(uri)
-    .map((d) => `${d.range.start.line + 1}:${d.range.start.character + 1}-${d.range.end.line + 1}:${d.range.end.character + 1} ${vscode.DiagnosticSeverity[d.severity]} ${typeof d.code === 'object' ? d.code.value : String(d.code)}`)
+    .map(
+      (d) =>
+        `${d.range.start.line + 1}:${d.range.start.character + 1}-${d.range.end.line + 1}:${d.range.end.character + 1} ${vscode.DiagnosticSeverity[d.severity]} ${typeof d.code === 'object' ? d.code.value : String(d.code)}`,
+    )
     .sort();
 }
 
@@ -34,8 +37,16 @@ describe('diagnostics', () => {
   it('shows the problems of an opened file with exact ranges, codes and severities', async () => {
     const uri = workspaceUri('broken.agent.yaml');
     await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(uri));
-    const diagnostics = await waitFor(() => (vscode.languages.getDiagnostics(uri).length >= 3 ? describeDiagnostics(uri) : undefined), 'diagnostics of broken.agent.yaml');
-    assert.deepEqual(diagnostics, ['11:31-11:43 Error basic-not-encoded', '14:24-14:29 Error unknown-input', '4:3-4:9 Information unused-input', '8:13-8:17 Error unknown-http-method']);
+    const diagnostics = await waitFor(
+      () => (vscode.languages.getDiagnostics(uri).length >= 3 ? describeDiagnostics(uri) : undefined),
+      'diagnostics of broken.agent.yaml',
+    );
+    assert.deepEqual(diagnostics, [
+      '11:31-11:43 Error basic-not-encoded',
+      '14:24-14:29 Error unknown-input',
+      '4:3-4:9 Information unused-input',
+      '8:13-8:17 Error unknown-http-method',
+    ]);
     const [first] = vscode.languages.getDiagnostics(uri).filter((d) => d.range.start.line === 7);
     assert.equal(first?.source, 'agent-workflows');
     assert.match(first!.message, /Write it as "POST"/);
@@ -47,18 +58,29 @@ describe('diagnostics', () => {
   it('updates as the user types and clears when the file closes', async () => {
     const uri = workspaceUri('broken.agent.yaml');
     const editor = await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(uri));
-    await waitFor(() => vscode.languages.getDiagnostics(uri).some((d) => String((d.code as { value: string }).value) === 'unknown-http-method'), 'the method problem');
+    await waitFor(
+      () => vscode.languages.getDiagnostics(uri).some((d) => String((d.code as { value: string }).value) === 'unknown-http-method'),
+      'the method problem',
+    );
     const methodLine = editor.document.lineAt(7);
     const start = methodLine.text.indexOf('post');
     await editor.edit((edit) => edit.replace(new vscode.Range(7, start, 7, start + 4), 'POST'));
     await waitFor(() => !describeDiagnostics(uri).some((d) => d.endsWith('unknown-http-method')), 'the method problem to go');
-    assert.deepEqual(describeDiagnostics(uri), ['11:31-11:43 Error basic-not-encoded', '14:24-14:29 Error unknown-input', '4:3-4:9 Information unused-input']);
+    assert.deepEqual(describeDiagnostics(uri), [
+      '11:31-11:43 Error basic-not-encoded',
+      '14:24-14:29 Error unknown-input',
+      '4:3-4:9 Information unused-input',
+    ]);
     await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
     await waitFor(() => vscode.languages.getDiagnostics(uri).length === 0, 'diagnostics to clear after close', 20_000);
   });
 
   it('validates the whole workspace and re-checks closed files changed on disk', async () => {
-    const summary = (await vscode.commands.executeCommand('agentWorkflows.validateWorkspace')) as { files: number; errors: number; warnings: number };
+    const summary = (await vscode.commands.executeCommand('agentWorkflows.validateWorkspace')) as {
+      files: number;
+      errors: number;
+      warnings: number;
+    };
     assert.ok(summary.files >= 3, `checked ${summary.files} files`);
     assert.ok(summary.errors >= 3);
     const weather = workspaceUri('nested', 'weather.agent.yml');
@@ -67,7 +89,11 @@ describe('diagnostics', () => {
     try {
       const fixed = Buffer.from(original).toString('utf8').replace('0123456789abcdef0123456789abcdef', '{{ secrets.WEATHER_KEY }}');
       await vscode.workspace.fs.writeFile(weather, Buffer.from(fixed));
-      await waitFor(() => vscode.languages.getDiagnostics(weather).length === 0, 'the closed file to be re-checked after a change on disk', 20_000);
+      await waitFor(
+        () => vscode.languages.getDiagnostics(weather).length === 0,
+        'the closed file to be re-checked after a change on disk',
+        20_000,
+      );
     } finally {
       await vscode.workspace.fs.writeFile(weather, original);
     }

@@ -28,11 +28,19 @@ async function showGraph(): Promise<GraphPanel> {
 }
 
 /** Waits until the webview reports a drawing of the document's current version that passes the check. */
-function drawn(panel: GraphPanel, document: vscode.TextDocument, check: (report: RenderReport) => boolean = () => true): Promise<RenderReport> {
-  return waitFor(() => {
-    const report = panel.rendered;
-    return report && report.uri === document.uri.toString() && report.version === document.version && check(report) ? report : undefined;
-  }, `the graph of ${document.uri.path} (version ${document.version}) to be drawn; last drawn: ${JSON.stringify(panel.rendered)}`, 15_000);
+function drawn(
+  panel: GraphPanel,
+  document: vscode.TextDocument,
+  check: (report: RenderReport) => boolean = () => true,
+): Promise<RenderReport> {
+  return waitFor(
+    () => {
+      const report = panel.rendered;
+      return report && report.uri === document.uri.toString() && report.version === document.version && check(report) ? report : undefined;
+    },
+    `the graph of ${document.uri.path} (version ${document.version}) to be drawn; last drawn: ${JSON.stringify(panel.rendered)}`,
+    15_000,
+  );
 }
 
 async function insertAfter(editor: vscode.TextEditor, needle: string, text: string): Promise<void> {
@@ -80,7 +88,11 @@ describe('graph', () => {
     const editor = await openAgent('hello.agent.yaml');
     const panel = await showGraph();
     await drawn(panel, editor.document, (r) => r.nodes.includes('node:greet'));
-    await insertAfter(editor, 'text: "Hello {{ inputs.who }}"\n', '  shout:\n    type: api\n    method: POST\n    url: https://shout.example.com/v1?api_key={{ secrets.SHOUT_KEY }}\n    body: { text: "{{ nodes.greet.body }}" }\n');
+    await insertAfter(
+      editor,
+      'text: "Hello {{ inputs.who }}"\n',
+      '  shout:\n    type: api\n    method: POST\n    url: https://shout.example.com/v1?api_key={{ secrets.SHOUT_KEY }}\n    body: { text: "{{ nodes.greet.body }}" }\n',
+    );
     const report = await drawn(panel, editor.document, (r) => r.nodes.includes('node:shout'));
     assert.ok(report.edges.includes('node:greet->node:shout'), report.edges.join(', '));
     assert.deepEqual(report.badges['node:shout'], ['API key in URL']);
@@ -105,7 +117,10 @@ describe('graph', () => {
     await insertAfter(editor, '    type: template\n', '     extra: 1\n');
     const report = await drawn(panel, editor.document, (r) => r.problems > 0);
     const problems = buildWorkflowGraph(editor.document.getText()).problems;
-    assert.ok(problems.some((p) => p.code === 'yaml-syntax'), problems.map((p) => p.code).join(', '));
+    assert.ok(
+      problems.some((p) => p.code === 'yaml-syntax'),
+      problems.map((p) => p.code).join(', '),
+    );
     assert.equal(report.problems, problems.length);
     assert.ok(report.nodes.includes('input:who') && report.nodes.includes('node:greet'), report.nodes.join(', '));
   });

@@ -7,13 +7,13 @@ import Mocha from 'mocha';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import SummaryReporter from '../support/summaryReporter';
-import { SUMMARY_ENV, addFailure, emptySummary, writeSummary, type Summary } from '../support/summary';
+import { SUMMARY_ENV, addFailure, emptySummary, writeSummary, type Summary, type SummaryReporterOptions } from '../support/summary';
 
 export async function run(): Promise<void> {
   const summaryFile = process.env[SUMMARY_ENV];
   let summary: Summary | undefined;
-  const reporterOptions: SummaryReporter.Options = {
-    summaryFile,
+  const reporterOptions: SummaryReporterOptions = {
+    ...(summaryFile ? { summaryFile } : {}),
     onEnd: (s) => {
       summary = s;
     },

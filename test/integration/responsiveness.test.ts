@@ -54,10 +54,14 @@ describe('hostile agent files in the editor', () => {
 
     const { result: diagnostics, longestMs } = await longestTimerGap(async () => {
       await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(uri));
-      return waitFor(() => {
-        const found = vscode.languages.getDiagnostics(uri);
-        return found.length > 0 ? found : undefined;
-      }, 'the diagnostics of the hostile file', 30_000);
+      return waitFor(
+        () => {
+          const found = vscode.languages.getDiagnostics(uri);
+          return found.length > 0 ? found : undefined;
+        },
+        'the diagnostics of the hostile file',
+        30_000,
+      );
     });
     // The first 500 problems and the note that checking stopped there.
     assert.equal(diagnostics.length, 501);
@@ -71,10 +75,14 @@ describe('hostile agent files in the editor', () => {
     const typed = await longestTimerGap(async () => {
       const end = editor.document.lineAt(editor.document.lineCount - 1).range.end;
       await editor.edit((edit) => edit.insert(end, '\n# edited\n'));
-      const symbols = (await vscode.commands.executeCommand('vscode.executeDocumentSymbolProvider', uri)) as vscode.DocumentSymbol[] | undefined;
+      const symbols = (await vscode.commands.executeCommand('vscode.executeDocumentSymbolProvider', uri)) as
+        vscode.DocumentSymbol[] | undefined;
       return symbols ?? [];
     });
-    assert.ok(typed.result.some((symbol) => symbol.name === 'nodes'), 'the outline of the edited file');
+    assert.ok(
+      typed.result.some((symbol) => symbol.name === 'nodes'),
+      'the outline of the edited file',
+    );
     assert.ok(typed.longestMs < 150, `the extension host was blocked for ${typed.longestMs.toFixed(0)} ms after an edit`);
   });
 

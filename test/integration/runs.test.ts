@@ -82,7 +82,9 @@ function filesUnder(dir: string): string[] {
   } catch {
     return [];
   }
-  return entries.flatMap((entry) => (entry.isDirectory() ? filesUnder(join(dir, entry.name)) : entry.isFile() ? [join(dir, entry.name)] : []));
+  return entries.flatMap((entry) =>
+    entry.isDirectory() ? filesUnder(join(dir, entry.name)) : entry.isFile() ? [join(dir, entry.name)] : [],
+  );
 }
 
 describe('runs', function () {
@@ -123,11 +125,34 @@ describe('runs', function () {
     );
     writeFileSync(
       join(folder, 'greet.agent.yaml'),
-      ['version: 1', 'name: Greet', 'inputs:', '  who: { type: string, required: true }', 'nodes:', '  hello:', '    type: template', '    text: "Hello {{ inputs.who }}"', 'outputs:', '  greeting: { from: "{{ nodes.hello.body }}" }', ''].join('\n'),
+      [
+        'version: 1',
+        'name: Greet',
+        'inputs:',
+        '  who: { type: string, required: true }',
+        'nodes:',
+        '  hello:',
+        '    type: template',
+        '    text: "Hello {{ inputs.who }}"',
+        'outputs:',
+        '  greeting: { from: "{{ nodes.hello.body }}" }',
+        '',
+      ].join('\n'),
     );
     writeFileSync(
       join(folder, 'slow.agent.yaml'),
-      ['version: 1', 'name: Slow', 'nodes:', '  wait:', '    type: api', '    method: GET', `    url: ${externalApi.url}/wait`, 'outputs:', '  done: { from: "{{ nodes.wait.body.done }}" }', ''].join('\n'),
+      [
+        'version: 1',
+        'name: Slow',
+        'nodes:',
+        '  wait:',
+        '    type: api',
+        '    method: GET',
+        `    url: ${externalApi.url}/wait`,
+        'outputs:',
+        '  done: { from: "{{ nodes.wait.body.done }}" }',
+        '',
+      ].join('\n'),
     );
     writeFileSync(
       join(folder, 'secretive.agent.yaml'),
@@ -184,7 +209,10 @@ describe('runs', function () {
       return `  ${KEY}\n`;
     });
     assert.equal(await vscode.commands.executeCommand('agentWorkflows.setApiKey'), true);
-    assert.ok(ui.messages.some((message) => message.text === `API key set for ${server.url}.`), JSON.stringify(ui.messages));
+    assert.ok(
+      ui.messages.some((message) => message.text === `API key set for ${server.url}.`),
+      JSON.stringify(ui.messages),
+    );
   });
 
   it('runs an agent with text, file and choice inputs, and shows the result in the output and the tree', async () => {
@@ -197,7 +225,11 @@ describe('runs', function () {
     // The prompts said what each input is, and the file dialog was filtered by `accept`.
     assert.match(ui.inputBoxes[0]?.prompt ?? '', /who \(string, required\) · Who the report is for/);
     assert.deepEqual(Object.values(ui.dialogs[0]?.filters ?? {})[0], ['txt']);
-    assert.ok(ui.messages.some((message) => message.kind === 'info' && /^Report finished in/.test(message.text) && message.items.includes('Open Result')));
+    assert.ok(
+      ui.messages.some(
+        (message) => message.kind === 'info' && /^Report finished in/.test(message.text) && message.items.includes('Open Result'),
+      ),
+    );
 
     // The tree: newest first, with the state, and the inputs and outputs as children.
     const [top] = (await api.executionsTree.getChildren()) ?? [];
@@ -207,12 +239,18 @@ describe('runs', function () {
     assert.match(String(top.contextValue), /^execution-finished-deployed-id-outputs$/);
     const groups = (await api.executionsTree.getChildren(top)) ?? [];
     // The local server sends a per-node trace with the status; the tree shows it too.
-    assert.deepEqual(groups.map((group) => group.label), ['Inputs', 'Outputs', 'Trace']);
+    assert.deepEqual(
+      groups.map((group) => group.label),
+      ['Inputs', 'Outputs', 'Trace'],
+    );
     const outputs = (await api.executionsTree.getChildren(groups[1])) ?? [];
     assert.equal(outputs[0]?.label, 'report');
     assert.match(String(outputs[0]?.description), /friendly report for Ada/);
     const inputs = (await api.executionsTree.getChildren(groups[0])) ?? [];
-    assert.deepEqual(inputs.map((item) => `${String(item.label)}=${String(item.description)}`), ['who="Ada"', 'tone="friendly"', `doc=aw-notes-${process.pid}.txt (12 B)`]);
+    assert.deepEqual(
+      inputs.map((item) => `${String(item.label)}=${String(item.description)}`),
+      ['who="Ada"', 'tone="friendly"', `doc=aw-notes-${process.pid}.txt (12 B)`],
+    );
 
     // The results channel, as written to disk: agent, id, inputs (file by name and size), outputs.
     const text = await waitFor(() => {
@@ -281,7 +319,10 @@ describe('runs', function () {
       assert.equal(record.state, 'finished', record.error);
       const finished = ui.messages.find((message) => message.kind === 'info' && message.text.startsWith('Greet finished'));
       assert.match(finished?.text ?? '', /The output is long: open the result to see all of it\./);
-      const document = await waitFor(() => vscode.window.activeTextEditor?.document.languageId === 'json' ? vscode.window.activeTextEditor.document : undefined, 'the result document');
+      const document = await waitFor(
+        () => (vscode.window.activeTextEditor?.document.languageId === 'json' ? vscode.window.activeTextEditor.document : undefined),
+        'the result document',
+      );
       assert.deepEqual((JSON.parse(document.getText()) as { outputs: unknown }).outputs, { greeting: `Hello ${long}` });
       const text = await waitFor(() => {
         const all = resultsChannelText();
@@ -296,7 +337,10 @@ describe('runs', function () {
   it('asks which agent file to run when no agent editor is active', async () => {
     ui.pick((items, options) => {
       assert.equal(options?.title, 'Run Agent');
-      assert.ok(items.some((item) => item.label === 'hello.agent.yaml'), items.map((item) => item.label).join(', '));
+      assert.ok(
+        items.some((item) => item.label === 'hello.agent.yaml'),
+        items.map((item) => item.label).join(', '),
+      );
       return items.find((item) => item.label === 'greet.agent.yaml');
     }).input('Eve');
     const record = await vscode.commands.executeCommand<ExecutionRecord>('agentWorkflows.runAgent');
@@ -334,7 +378,10 @@ describe('runs', function () {
     assert.equal(watched.state, 'finished', watched.error);
     assert.equal(watched.executionId, stopped.executionId);
     assert.deepEqual(watched.outputs, { done: true });
-    assert.ok(watched.trace?.some((entry) => entry.node === 'wait' && entry.status === 'succeeded'), 'the local server sends the trace');
+    assert.ok(
+      watched.trace?.some((entry) => entry.node === 'wait' && entry.status === 'succeeded'),
+      'the local server sends the trace',
+    );
   });
 
   it('offers Set API Key when the service refuses the key', async () => {
@@ -349,7 +396,10 @@ describe('runs', function () {
     const error = ui.messages.find((message) => message.kind === 'error');
     assert.ok(error, 'an error notification');
     assert.deepEqual(error.items, ['Set API Key', 'Show Output']);
-    await waitFor(() => ui.messages.some((message) => message.text === `API key set for ${server.url}.`), 'the key to be set again from the notification');
+    await waitFor(
+      () => ui.messages.some((message) => message.text === `API key set for ${server.url}.`),
+      'the key to be set again from the notification',
+    );
     ui.onMessage = () => undefined;
     ui.input('Bob');
     const again = await vscode.commands.executeCommand<ExecutionRecord>('agentWorkflows.runAgent', uriOf('greet.agent.yaml'));
@@ -368,10 +418,16 @@ describe('runs', function () {
     assert.equal(record.mode, 'local');
     assert.deepEqual(record.outputs, { seen: 'present' });
     assert.equal(externalApi.requests.filter((request) => request.url === '/echo').at(-1)?.headers.authorization, `Bearer ${SECRET_TOKEN}`);
-    assert.deepEqual(record.trace?.map((entry) => `${entry.node}:${entry.status}`), ['call:succeeded']);
+    assert.deepEqual(
+      record.trace?.map((entry) => `${entry.node}:${entry.status}`),
+      ['call:succeeded'],
+    );
     const [top] = (await api.executionsTree.getChildren()) ?? [];
     const groups = (await api.executionsTree.getChildren(top)) ?? [];
-    assert.deepEqual(groups.map((group) => group.label), ['Outputs', 'Trace']);
+    assert.deepEqual(
+      groups.map((group) => group.label),
+      ['Outputs', 'Trace'],
+    );
 
     // Stored now: the next local run asks nothing.
     const second = await vscode.commands.executeCommand<ExecutionRecord>('agentWorkflows.runLocally', uriOf('secretive.agent.yaml'));
@@ -428,7 +484,9 @@ describe('runs', function () {
     assert.notEqual(again.key, record.key);
 
     assert.equal(await vscode.commands.executeCommand('agentWorkflows.executions.remove', top), true);
-    const keys = ((await api.executionsTree.getChildren()) ?? []).map((item) => (item as unknown as { record: ExecutionRecord }).record.key);
+    const keys = ((await api.executionsTree.getChildren()) ?? []).map(
+      (item) => (item as unknown as { record: ExecutionRecord }).record.key,
+    );
     assert.ok(!keys.includes(record.key));
     assert.ok(keys.includes(again.key));
 
@@ -443,7 +501,25 @@ describe('runs', function () {
     // user behind a corporate proxy reaches the real ones: http.proxy tunnels to a TLS endpoint
     // (a self-signed certificate, hence http.proxyStrictSSL off) in front of the mocks.
     const certs = mkdtempSync(join(tmpdir(), 'aw-tls-'));
-    execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', join(certs, 'key.pem'), '-out', join(certs, 'cert.pem'), '-days', '1', '-subj', '/CN=example.com'], { stdio: 'ignore' });
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'rsa:2048',
+        '-nodes',
+        '-keyout',
+        join(certs, 'key.pem'),
+        '-out',
+        join(certs, 'cert.pem'),
+        '-days',
+        '1',
+        '-subj',
+        '/CN=example.com',
+      ],
+      { stdio: 'ignore' },
+    );
     const mocks = await startMockApis();
     const tlsEnd = createTlsServer({ key: readFileSync(join(certs, 'key.pem')), cert: readFileSync(join(certs, 'cert.pem')) }, (clear) => {
       const upstream = connect(Number(new URL(mocks.url).port), '127.0.0.1');
@@ -472,9 +548,16 @@ describe('runs', function () {
       const local = await vscode.commands.executeCommand<ExecutionRecord>('agentWorkflows.runLocally', vscode.Uri.file(example));
       assert.equal(local.state, 'finished', local.error);
       assert.equal((local.outputs as { summary?: string }).summary, 'Ada Lovelace: 2 open invoices, 3 tickets.');
-      assert.deepEqual(local.trace?.map((entry) => entry.status), ['succeeded', 'succeeded', 'succeeded', 'succeeded']);
+      assert.deepEqual(
+        local.trace?.map((entry) => entry.status),
+        ['succeeded', 'succeeded', 'succeeded', 'succeeded'],
+      );
       assert.deepEqual([...new Set(tunnels())].sort(), ['billing.example.com:443', 'crm.example.com:443', 'support.example.com:443']);
-      assert.deepEqual(mocks.calls.map((call) => `${call.host} ${call.status}`).sort(), ['billing.example.com 200', 'crm.example.com 200', 'support.example.com 200']);
+      assert.deepEqual(mocks.calls.map((call) => `${call.host} ${call.status}`).sort(), [
+        'billing.example.com 200',
+        'crm.example.com 200',
+        'support.example.com 200',
+      ]);
 
       // The same example on the local agent server started from its command (secrets now stored).
       await config.update('baseUrl', undefined, vscode.ConfigurationTarget.Workspace);
@@ -521,7 +604,10 @@ describe('runs', function () {
       // agents.invalid resolves nowhere: the run finished only because every request took the
       // proxy's tunnel (one, kept alive for the status requests too).
       assert.ok(tunnels().length >= 1, 'the requests went through the proxy');
-      assert.ok(tunnels().every((target) => target === `agents.invalid:${serverPort}`), tunnels().join(', '));
+      assert.ok(
+        tunnels().every((target) => target === `agents.invalid:${serverPort}`),
+        tunnels().join(', '),
+      );
       const ask = ui.messages.find((message) => message.modal);
       assert.match(ask?.text ?? '', new RegExp(`No API key is set for ${remoteUrl}`));
     } finally {
@@ -536,11 +622,18 @@ describe('runs', function () {
     const root = process.env.AGENT_WORKFLOWS_TEST_USER_DATA;
     assert.ok(root);
     const files = [...filesUnder(root), ...filesUnder(workspaceFolder())].filter((file) => statSync(file).size < 50 * 1024 * 1024);
-    assert.ok(files.some((file) => file.endsWith('Agent Workflows Log.log')), 'the log is among the files checked');
+    assert.ok(
+      files.some((file) => file.endsWith('Agent Workflows Log.log')),
+      'the log is among the files checked',
+    );
     const leaks: string[] = [];
     for (const file of files) {
       const content = readFileSync(file);
-      for (const [name, secret] of [['API key', KEY], ['wrong API key', WRONG_KEY], ['workflow secret', SECRET_TOKEN]] as const) {
+      for (const [name, secret] of [
+        ['API key', KEY],
+        ['wrong API key', WRONG_KEY],
+        ['workflow secret', SECRET_TOKEN],
+      ] as const) {
         if (content.includes(secret)) leaks.push(`${name} in ${file}`);
       }
     }

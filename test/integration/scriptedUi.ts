@@ -5,7 +5,10 @@ import * as vscode from 'vscode';
 
 type Window = Record<string, unknown>;
 export type InputAnswer = string | undefined | ((options: vscode.InputBoxOptions) => string | undefined);
-export type PickAnswer = string | undefined | ((items: readonly vscode.QuickPickItem[], options: vscode.QuickPickOptions | undefined) => vscode.QuickPickItem | undefined);
+export type PickAnswer =
+  | string
+  | undefined
+  | ((items: readonly vscode.QuickPickItem[], options: vscode.QuickPickOptions | undefined) => vscode.QuickPickItem | undefined);
 export interface Message {
   readonly kind: 'info' | 'warning' | 'error';
   readonly text: string;
@@ -40,31 +43,56 @@ export class ScriptedUi {
       // A real input box does not accept a value its validation rejects.
       if (value !== undefined && options.validateInput) {
         const problem = await options.validateInput(value);
-        if (problem) return this.fail(`input box "${options.title}" rejected ${JSON.stringify(value)}: ${typeof problem === 'string' ? problem : problem.message}`);
+        if (problem)
+          return this.fail(
+            `input box "${options.title}" rejected ${JSON.stringify(value)}: ${typeof problem === 'string' ? problem : problem.message}`,
+          );
       }
       return value;
     });
-    patch('showQuickPick', async (itemsOrPromise: readonly (vscode.QuickPickItem | string)[] | Thenable<readonly (vscode.QuickPickItem | string)[]>, options?: vscode.QuickPickOptions) => {
-      const raw = await itemsOrPromise;
-      const items = raw.map((item) => (typeof item === 'string' ? { label: item } : item));
-      this.quickPicks.push({ items, options });
-      if (this.pickAnswers.length === 0) return this.fail(`quick pick "${options?.title ?? options?.placeHolder}"`);
-      const answer = this.pickAnswers.shift();
-      const picked = typeof answer === 'function' ? answer(items, options) : answer === undefined ? undefined : items.find((item) => item.label === answer);
-      if (answer !== undefined && !picked) return this.fail(`quick pick "${options?.title}" has no item ${String(answer)}; items: ${items.map((i) => i.label).join(', ')}`);
-      if (!picked) return undefined;
-      return typeof raw[items.indexOf(picked)] === 'string' ? picked.label : picked;
-    });
+    patch(
+      'showQuickPick',
+      async (
+        itemsOrPromise: readonly (vscode.QuickPickItem | string)[] | Thenable<readonly (vscode.QuickPickItem | string)[]>,
+        options?: vscode.QuickPickOptions,
+      ) => {
+        const raw = await itemsOrPromise;
+        const items = raw.map((item) => (typeof item === 'string' ? { label: item } : item));
+        this.quickPicks.push({ items, options });
+        if (this.pickAnswers.length === 0) return this.fail(`quick pick "${options?.title ?? options?.placeHolder}"`);
+        const answer = this.pickAnswers.shift();
+        const picked =
+          typeof answer === 'function'
+            ? answer(items, options)
+            : answer === undefined
+              ? undefined
+              : items.find((item) => item.label === answer);
+        if (answer !== undefined && !picked)
+          return this.fail(`quick pick "${options?.title}" has no item ${String(answer)}; items: ${items.map((i) => i.label).join(', ')}`);
+        if (!picked) return undefined;
+        return typeof raw[items.indexOf(picked)] === 'string' ? picked.label : picked;
+      },
+    );
     patch('showOpenDialog', async (options: vscode.OpenDialogOptions = {}) => {
       this.dialogs.push(options);
       if (this.dialogAnswers.length === 0) return this.fail(`open dialog "${options.title}"`);
       const uri = this.dialogAnswers.shift();
       return uri ? [uri] : undefined;
     });
-    for (const [name, kind] of [['showInformationMessage', 'info'], ['showWarningMessage', 'warning'], ['showErrorMessage', 'error']] as const) {
+    for (const [name, kind] of [
+      ['showInformationMessage', 'info'],
+      ['showWarningMessage', 'warning'],
+      ['showErrorMessage', 'error'],
+    ] as const) {
       patch(name, async (text: string, ...rest: unknown[]) => {
-        const modal = typeof rest[0] === 'object' && rest[0] !== null && !('title' in (rest[0] as object)) ? Boolean((rest[0] as vscode.MessageOptions).modal) : false;
-        const items = rest.filter((item): item is string | vscode.MessageItem => typeof item === 'string' || (typeof item === 'object' && item !== null && 'title' in item));
+        const modal =
+          typeof rest[0] === 'object' && rest[0] !== null && !('title' in (rest[0] as object))
+            ? Boolean((rest[0] as vscode.MessageOptions).modal)
+            : false;
+        const items = rest.filter(
+          (item): item is string | vscode.MessageItem =>
+            typeof item === 'string' || (typeof item === 'object' && item !== null && 'title' in item),
+        );
         const message: Message = { kind, text, items: items.map((item) => (typeof item === 'string' ? item : item.title)), modal };
         this.messages.push(message);
         const choice = this.onMessage(message);

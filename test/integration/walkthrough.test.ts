@@ -22,7 +22,10 @@ describe('walkthrough', () => {
     const walkthroughs = (extension().packageJSON as { contributes: { walkthroughs: Walkthrough[] } }).contributes.walkthroughs;
     const registered = new Set(await vscode.commands.getCommands(true));
     const steps = walkthroughs.flatMap((walkthrough) => walkthrough.steps);
-    assert.deepEqual(steps.map((step) => step.id), ['createAgent', 'setApiKey', 'runLocally', 'runDeployed']);
+    assert.deepEqual(
+      steps.map((step) => step.id),
+      ['createAgent', 'setApiKey', 'runLocally', 'runDeployed'],
+    );
     for (const step of steps) {
       const links = [...step.description.matchAll(/\(command:([\w.]+)\)/g)].map((match) => match[1]!);
       assert.ok(links.length > 0, `${step.id} links to a command`);
@@ -42,7 +45,10 @@ describe('walkthrough', () => {
       const editor = await vscode.commands.executeCommand<vscode.TextEditor>('agentWorkflows.newAgentFile');
       assert.ok(editor.document.uri.path.endsWith('/walkthrough-agent.agent.yaml'));
       assert.equal(editor.document.languageId, 'agent-yaml');
-      const text = await waitFor(() => (editor.document.getText().includes('outputs:') ? editor.document.getText() : undefined), 'the snippet to be inserted');
+      const text = await waitFor(
+        () => (editor.document.getText().includes('outputs:') ? editor.document.getText() : undefined),
+        'the snippet to be inserted',
+      );
       const errors = validateAgentText(text).problems.filter((problem) => problem.severity === 'error');
       assert.deepEqual(errors, []);
       await editor.document.save();

@@ -64,6 +64,9 @@ describe('restricted mode', function () {
       const found = await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', uri);
       return found?.length ? found : undefined;
     }, 'code lenses');
-    assert.deepEqual(lenses.map((lens) => lens.command?.command), ['agentWorkflows.showGraph']);
+    assert.deepEqual(
+      lenses.map((lens) => lens.command?.command),
+      ['agentWorkflows.showGraph'],
+    );
   });
 });

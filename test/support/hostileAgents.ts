@@ -18,14 +18,34 @@ export const HOSTILE_SHAPES: readonly HostileShape[] = [
     name: 'template with many {{ inputs.a }}',
     issueCount: 4000,
     generate: (count) =>
-      [...HEADER, 'inputs:', '  b: { type: string }', 'nodes:', '  t:', '    type: template', `    text: "${'{{ inputs.a }}'.repeat(count)}"`, 'outputs:', '  o: { from: "{{ nodes.t.body }}" }', ''].join('\n'),
+      [
+        ...HEADER,
+        'inputs:',
+        '  b: { type: string }',
+        'nodes:',
+        '  t:',
+        '    type: template',
+        `    text: "${'{{ inputs.a }}'.repeat(count)}"`,
+        'outputs:',
+        '  o: { from: "{{ nodes.t.body }}" }',
+        '',
+      ].join('\n'),
   },
   {
     // 8,000 unterminated "{{ " in one string (24 KB).
     name: 'unterminated {{',
     issueCount: 8000,
     generate: (count) =>
-      [...HEADER, 'nodes:', '  t:', '    type: template', `    text: "${'{{ '.repeat(count)}"`, 'outputs:', '  o: { from: "{{ nodes.t.body }}" }', ''].join('\n'),
+      [
+        ...HEADER,
+        'nodes:',
+        '  t:',
+        '    type: template',
+        `    text: "${'{{ '.repeat(count)}"`,
+        'outputs:',
+        '  o: { from: "{{ nodes.t.body }}" }',
+        '',
+      ].join('\n'),
   },
   {
     // The same in a literal block scalar, where offsets are not one-to-one with the source.
@@ -34,7 +54,17 @@ export const HOSTILE_SHAPES: readonly HostileShape[] = [
     generate: (count) => {
       const lines: string[] = [];
       for (let i = 0; i < count; i += 20) lines.push(`      ${'{{ '.repeat(Math.min(20, count - i))}`);
-      return [...HEADER, 'nodes:', '  t:', '    type: template', '    text: |', ...lines, 'outputs:', '  o: { from: "{{ nodes.t.body }}" }', ''].join('\n');
+      return [
+        ...HEADER,
+        'nodes:',
+        '  t:',
+        '    type: template',
+        '    text: |',
+        ...lines,
+        'outputs:',
+        '  o: { from: "{{ nodes.t.body }}" }',
+        '',
+      ].join('\n');
     },
   },
   {
@@ -104,6 +134,15 @@ export const HOSTILE_SHAPES: readonly HostileShape[] = [
     name: 'many token-like literals',
     issueCount: 20000,
     generate: (count) =>
-      [...HEADER, 'nodes:', '  t:', '    type: template', `    text: "${Array.from({ length: count }, (_, i) => `ghp_${String(i).padStart(36, 'A')}`).join(' ')}"`, 'outputs:', '  o: { from: "{{ nodes.t.body }}" }', ''].join('\n'),
+      [
+        ...HEADER,
+        'nodes:',
+        '  t:',
+        '    type: template',
+        `    text: "${Array.from({ length: count }, (_, i) => `ghp_${String(i).padStart(36, 'A')}`).join(' ')}"`,
+        'outputs:',
+        '  o: { from: "{{ nodes.t.body }}" }',
+        '',
+      ].join('\n'),
   },
 ];

@@ -18,6 +18,14 @@ export interface Summary {
   failures: Failure[];
 }
 
+/** What test/support/summaryReporter.ts takes as mocha's reporterOptions. */
+export interface SummaryReporterOptions {
+  /** Where to write the summary; defaults to $AGENT_WORKFLOWS_TEST_SUMMARY. */
+  summaryFile?: string;
+  /** Called with the summary when the run ends. */
+  onEnd?: (summary: Summary) => void;
+}
+
 export function emptySummary(): Summary {
   return { passed: 0, failed: 0, pending: 0, failures: [] };
 }
@@ -54,10 +62,5 @@ export function readSummary(file: string): Summary | undefined {
 function isSummary(value: unknown): value is Summary {
   if (typeof value !== 'object' || value === null) return false;
   const v = value as Record<string, unknown>;
-  return (
-    typeof v.passed === 'number' &&
-    typeof v.failed === 'number' &&
-    typeof v.pending === 'number' &&
-    Array.isArray(v.failures)
-  );
+  return typeof v.passed === 'number' && typeof v.failed === 'number' && typeof v.pending === 'number' && Array.isArray(v.failures);
 }

@@ -4,7 +4,7 @@
 // by the integration suite inside VS Code (test/integration/index.ts).
 // `export =` because mocha's CLI loads a reporter with require() and uses module.exports itself.
 import Mocha from 'mocha';
-import { SUMMARY_ENV, addFailure, emptySummary, writeSummary, type Summary } from './summary';
+import { SUMMARY_ENV, addFailure, emptySummary, writeSummary, type Summary, type SummaryReporterOptions } from './summary';
 
 const { EVENT_RUN_END, EVENT_TEST_FAIL, EVENT_TEST_PASS, EVENT_TEST_PENDING } = Mocha.Runner.constants;
 
@@ -13,7 +13,7 @@ class SummaryReporter extends Mocha.reporters.Spec {
 
   constructor(runner: Mocha.Runner, options: Mocha.MochaOptions = {}) {
     super(runner, options);
-    const reporterOptions = (options.reporterOptions ?? {}) as SummaryReporter.Options;
+    const reporterOptions = (options.reporterOptions ?? {}) as SummaryReporterOptions;
     const file = reporterOptions.summaryFile ?? process.env[SUMMARY_ENV];
     runner.on(EVENT_TEST_PASS, () => {
       this.summary.passed++;
@@ -29,15 +29,6 @@ class SummaryReporter extends Mocha.reporters.Spec {
       if (file) writeSummary(file, this.summary);
       reporterOptions.onEnd?.(this.summary);
     });
-  }
-}
-
-declare namespace SummaryReporter {
-  interface Options {
-    /** Where to write the summary; defaults to $AGENT_WORKFLOWS_TEST_SUMMARY. */
-    summaryFile?: string;
-    /** Called with the summary when the run ends. */
-    onEnd?: (summary: Summary) => void;
   }
 }
 

@@ -58,7 +58,12 @@ describe('UI: workflow graph', function () {
     assert.equal((await graph.locator('#status').innerText()).trim(), 'No problems');
     // Themed: the page takes its colours from VS Code's variables (Dark Modern here).
     // (Runs in the page; the tests are type-checked without the DOM library.)
-    const background = await graph.locator('body').evaluate((body) => (globalThis as unknown as { getComputedStyle(e: unknown): { backgroundColor: string } }).getComputedStyle(body).backgroundColor);
+    const background = await graph
+      .locator('body')
+      .evaluate(
+        (body) =>
+          (globalThis as unknown as { getComputedStyle(e: unknown): { backgroundColor: string } }).getComputedStyle(body).backgroundColor,
+      );
     assert.equal(background, 'rgb(31, 31, 31)');
   });
 

@@ -15,7 +15,7 @@ const NEEDED: ReadonlyArray<readonly [RegExp, string]> = [
   [/^schemas\/[^/]+\.schema\.json$/, 'the JSON schema contributed for agent files'],
   [/^media\/.+\.(png|svg|css|md)$/, 'icons, the graph style and the walkthrough pages'],
   [/^docs\/agent-yaml\.md$/, 'the hover\'s "Documentation" link'],
-  [/^dist\/(?!cli\.js$|demo\.js$|lazy\/cli-)[\w/.-]+\.js$/, 'the bundled code (not the command line\'s or the demo)'],
+  [/^dist\/(?!cli\.js$|demo\.js$|lazy\/cli-)[\w/.-]+\.js$/, "the bundled code (not the command line's or the demo)"],
 ];
 
 describe('UI: the packaged extension', function () {
@@ -25,7 +25,17 @@ describe('UI: the packaged extension', function () {
     const files = await listFiles({ cwd: findRepoRoot(), packageManager: PackageManager.None });
     const unneeded = files.filter((file) => !NEEDED.some(([pattern]) => pattern.test(file)));
     assert.deepEqual(unneeded, [], 'files the installed extension does not read');
-    for (const required of ['package.json', 'dist/extension.js', 'dist/validationWorker.js', 'dist/lazy/commands.js', 'dist/lazy/language.js', 'dist/lazy/local-server.js', 'dist/webview/graph.js', 'docs/agent-yaml.md', 'media/icon.png']) {
+    for (const required of [
+      'package.json',
+      'dist/extension.js',
+      'dist/validationWorker.js',
+      'dist/lazy/commands.js',
+      'dist/lazy/language.js',
+      'dist/lazy/local-server.js',
+      'dist/webview/graph.js',
+      'docs/agent-yaml.md',
+      'media/icon.png',
+    ]) {
       assert.ok(files.includes(required), `${required} is packaged`);
     }
     assert.ok(!files.some((file) => file.startsWith('docs/images/')), 'README images are linked, not shipped');

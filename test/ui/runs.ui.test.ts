@@ -63,15 +63,45 @@ describe('UI: running an agent', function () {
       for (const answer of waiting.get(path)?.splice(0) ?? []) answer();
     };
     agents = makeTempDir('agent-workflows-ui-agents-');
-    const greet = ['version: 1', 'name: Greet', 'description: Says hello.', 'inputs:', '  who: { type: string, required: true, description: Who to greet }', 'nodes:', '  hello:', '    type: template', '    text: "Hello {{ inputs.who }}!"', 'outputs:', '  greeting: { from: "{{ nodes.hello.body }}" }', ''].join('\n');
-    const tickets = ['version: 1', 'name: Ticket digest', 'nodes:', '  fetch:', '    type: api', '    method: GET', `    url: ${api.url}/slow`, 'outputs:', '  summary: { from: "{{ nodes.fetch.body.summary }}" }', '  count: { from: "{{ nodes.fetch.body.count }}" }', ''].join('\n');
+    const greet = [
+      'version: 1',
+      'name: Greet',
+      'description: Says hello.',
+      'inputs:',
+      '  who: { type: string, required: true, description: Who to greet }',
+      'nodes:',
+      '  hello:',
+      '    type: template',
+      '    text: "Hello {{ inputs.who }}!"',
+      'outputs:',
+      '  greeting: { from: "{{ nodes.hello.body }}" }',
+      '',
+    ].join('\n');
+    const tickets = [
+      'version: 1',
+      'name: Ticket digest',
+      'nodes:',
+      '  fetch:',
+      '    type: api',
+      '    method: GET',
+      `    url: ${api.url}/slow`,
+      'outputs:',
+      '  summary: { from: "{{ nodes.fetch.body.summary }}" }',
+      '  count: { from: "{{ nodes.fetch.body.count }}" }',
+      '',
+    ].join('\n');
     writeFileSync(join(agents.path, 'greet.agent.yaml'), greet);
     writeFileSync(join(agents.path, 'tickets.agent.yaml'), tickets);
-    writeFileSync(join(agents.path, 'held.agent.yaml'), tickets.replace('name: Ticket digest', 'name: Held digest').replace(`${api.url}/slow`, `${api.url}/hold`));
+    writeFileSync(
+      join(agents.path, 'held.agent.yaml'),
+      tickets.replace('name: Ticket digest', 'name: Held digest').replace(`${api.url}/slow`, `${api.url}/hold`),
+    );
     server = await startAgentServer({ directory: agents.path, port: 0, apiKey: KEY, watch: false });
     workbench = await openWorkbench({
       settings: { 'agentWorkflows.baseUrl': server.url, 'agentWorkflows.account': 'local' },
-      extraFiles: Object.fromEntries(['greet', 'tickets', 'held'].map((name) => [`${name}.agent.yaml`, join(agents.path, `${name}.agent.yaml`)])),
+      extraFiles: Object.fromEntries(
+        ['greet', 'tickets', 'held'].map((name) => [`${name}.agent.yaml`, join(agents.path, `${name}.agent.yaml`)]),
+      ),
     });
   });
   after(async () => {
@@ -151,7 +181,11 @@ describe('UI: running an agent', function () {
     await page.locator('.context-view .action-label', { hasText: 'Watch Again' }).hover({ timeout: 15_000 });
     await page.keyboard.press('Enter');
     await page.locator('.notification-toast', { hasText: 'Held digest finished' }).waitFor({ timeout: 30_000 });
-    await page.locator('.part.sidebar .monaco-list-row', { hasText: 'Held digest' }).filter({ hasText: 'finished' }).first().waitFor({ timeout: 15_000 });
+    await page
+      .locator('.part.sidebar .monaco-list-row', { hasText: 'Held digest' })
+      .filter({ hasText: 'finished' })
+      .first()
+      .waitFor({ timeout: 15_000 });
   });
 
   it('starts the local agent server from the command palette, shows it in the status bar, and stops it', async () => {
@@ -161,7 +195,11 @@ describe('UI: running an agent', function () {
     await status.waitFor({ timeout: 30_000 });
     // What it serves: the workspace's 7 agent files; broken.agent.yaml and authoring.agent.yaml (its plain Basic value) cannot run.
     await runCommand(page, 'Notifications: Show Notifications');
-    await page.locator('.notifications-center .notification-list-item-message', { hasText: /Local agent server on http:\/\/127\.0\.0\.1:\d+: 7 agent files \(2 with errors\)/ }).waitFor({ timeout: 15_000 });
+    await page
+      .locator('.notifications-center .notification-list-item-message', {
+        hasText: /Local agent server on http:\/\/127\.0\.0\.1:\d+: 7 agent files \(2 with errors\)/,
+      })
+      .waitFor({ timeout: 15_000 });
     await runCommand(page, 'Notifications: Clear All Notifications');
     // Clicked only once the palette has closed and the notifications are gone, so the click lands
     // on the item and its notification is the only one.
@@ -169,10 +207,17 @@ describe('UI: running an agent', function () {
     await page.locator('.notification-list-item').first().waitFor({ state: 'hidden', timeout: 15_000 });
     // The notification shows as a toast, or in the notification center when that is still open.
     // A click right after the palette closes is sometimes taken as focus only; click again then.
-    const stop = page.locator('.notification-list-item', { hasText: 'Local agent server on http://127.0.0.1:' }).filter({ visible: true }).first().getByRole('button', { name: 'Stop' });
+    const stop = page
+      .locator('.notification-list-item', { hasText: 'Local agent server on http://127.0.0.1:' })
+      .filter({ visible: true })
+      .first()
+      .getByRole('button', { name: 'Stop' });
     for (let attempt = 1; ; attempt++) {
       await status.click();
-      const appeared = await stop.waitFor({ timeout: 5_000 }).then(() => true, () => false);
+      const appeared = await stop.waitFor({ timeout: 5_000 }).then(
+        () => true,
+        () => false,
+      );
       if (appeared) break;
       assert.ok(attempt < 3, 'a click on the status bar item shows the server with Stop');
     }
@@ -194,6 +239,10 @@ describe('UI: running an agent', function () {
     release('/slow');
     await page.locator('.notification-toast', { hasText: 'Ticket digest finished' }).waitFor({ timeout: 60_000 });
     await runCommand(page, 'Agent Workflows: Focus on Agent Executions View');
-    await page.locator('.monaco-list-row', { hasText: 'Ticket digest' }).filter({ hasText: 'finished' }).first().waitFor({ timeout: 15_000 });
+    await page
+      .locator('.monaco-list-row', { hasText: 'Ticket digest' })
+      .filter({ hasText: 'finished' })
+      .first()
+      .waitFor({ timeout: 15_000 });
   });
 });

@@ -19,9 +19,17 @@ export interface Workbench {
 const repoRoot = findRepoRoot();
 
 /** Runs a command to completion, failing with its output when it fails. */
-function run(command: string, args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}): Promise<string> {
+function run(
+  command: string,
+  args: string[],
+  options: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {},
+): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd: options.cwd ?? repoRoot, env: options.env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(command, args, {
+      cwd: options.cwd ?? repoRoot,
+      env: options.env ?? process.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -51,8 +59,28 @@ export async function installExtension(vsix: string, extensionsDir: string): Pro
   try {
     const config = join(home, 'config.yaml');
     writeFileSync(config, 'auth: none\n');
-    const env = { ...process.env, EXTENSIONS_GALLERY: '{}', XDG_CONFIG_HOME: join(home, 'config'), XDG_DATA_HOME: join(home, 'data'), TMPDIR: home };
-    await run(codeServerPath(), ['--config', config, '--user-data-dir', join(home, 'user-data'), '--extensions-dir', extensionsDir, '--install-extension', vsix, '--force'], { env });
+    const env = {
+      ...process.env,
+      EXTENSIONS_GALLERY: '{}',
+      XDG_CONFIG_HOME: join(home, 'config'),
+      XDG_DATA_HOME: join(home, 'data'),
+      TMPDIR: home,
+    };
+    await run(
+      codeServerPath(),
+      [
+        '--config',
+        config,
+        '--user-data-dir',
+        join(home, 'user-data'),
+        '--extensions-dir',
+        extensionsDir,
+        '--install-extension',
+        vsix,
+        '--force',
+      ],
+      { env },
+    );
   } finally {
     removeDir(home);
   }
@@ -85,7 +113,12 @@ export async function openWorkbench(options: WorkbenchOptions = {}): Promise<Wor
     for (const [name, source] of Object.entries(options.extraFiles ?? {})) cpSync(source, join(workspace, name));
     server = await startCodeServer({
       extensionsDir,
-      settings: { 'workbench.colorTheme': 'Default Dark Modern', 'editor.minimap.enabled': false, 'window.commandCenter': false, ...options.settings },
+      settings: {
+        'workbench.colorTheme': 'Default Dark Modern',
+        'editor.minimap.enabled': false,
+        'window.commandCenter': false,
+        ...options.settings,
+      },
       logFile: join(repoRoot, 'out', 'test-results', 'ui', 'code-server.log'),
     });
     browser = await launchBrowser({ viewport: { width: 1280, height: 760 } });
@@ -116,7 +149,10 @@ export async function textOf(page: Page, selector: string): Promise<string> {
 }
 
 /** Saves a picture of the workbench when a test failed (a picture says more than a timed-out selector). */
-export async function screenshotIfFailed(test: { state?: string; title: string } | undefined, workbench: Workbench | undefined): Promise<void> {
+export async function screenshotIfFailed(
+  test: Pick<Mocha.Test, 'state' | 'title'> | undefined,
+  workbench: Workbench | undefined,
+): Promise<void> {
   if (test?.state !== 'failed' || !workbench) return;
   const dir = join(repoRoot, 'out', 'test-results', 'ui');
   mkdirSync(dir, { recursive: true });

@@ -9,13 +9,15 @@ import { TEST_FILE } from '../../src/core/testing/testFile';
 import { makeTempDir } from '../support/tempDir';
 import type { TempDir } from '../support/tempDir';
 
-const VALID = 'version: 1\nname: Valid\nnodes:\n  hello: { type: template, text: hi }\noutputs:\n  out: { from: "{{ nodes.hello.body }}" }\n';
+const VALID =
+  'version: 1\nname: Valid\nnodes:\n  hello: { type: template, text: hi }\noutputs:\n  out: { from: "{{ nodes.hello.body }}" }\n';
 
 describe('agent files', () => {
   let dir: TempDir;
   beforeEach(() => {
     dir = makeTempDir();
-    for (const file of ['b/two.agent.yml', 'a/one.agent.yaml', 'zero.agent.yaml', 'a/one.agent.test.yaml', 'notes.yaml', 'a/agent.yaml']) dir.write(file, VALID);
+    for (const file of ['b/two.agent.yml', 'a/one.agent.yaml', 'zero.agent.yaml', 'a/one.agent.test.yaml', 'notes.yaml', 'a/agent.yaml'])
+      dir.write(file, VALID);
     for (const skipped of SKIPPED_DIRECTORIES) dir.write(`${skipped}/hidden.agent.yaml`, VALID);
     dir.write('a/node_modules/pkg/hidden.agent.yaml', VALID);
   });
@@ -25,7 +27,8 @@ describe('agent files', () => {
 
   it('tells agent files from other YAML and from agent test files', () => {
     for (const name of ['x.agent.yaml', 'x.agent.yml', 'a.b.agent.yaml']) assert.match(name, AGENT_FILE, name);
-    for (const name of ['x.yaml', 'agent.yaml', 'x.agent.test.yaml', 'x.agent.yaml.bak', 'X.Agent.YAML']) assert.doesNotMatch(name, AGENT_FILE, name);
+    for (const name of ['x.yaml', 'agent.yaml', 'x.agent.test.yaml', 'x.agent.yaml.bak', 'X.Agent.YAML'])
+      assert.doesNotMatch(name, AGENT_FILE, name);
     // The editor's variant differs only in case.
     assert.match('X.Agent.YAML', AGENT_FILE_ANY_CASE);
     assert.doesNotMatch('x.agent.test.yaml', AGENT_FILE_ANY_CASE);
@@ -48,7 +51,10 @@ describe('agent files', () => {
     assert.match(stderr, /^3 files checked: /m);
     const served = await AgentDirectory.open(dir.path, { watch: false });
     try {
-      assert.deepEqual(served.list().map((agent) => agent.file), ['a/one.agent.yaml', 'b/two.agent.yml', 'zero.agent.yaml']);
+      assert.deepEqual(
+        served.list().map((agent) => agent.file),
+        ['a/one.agent.yaml', 'b/two.agent.yml', 'zero.agent.yaml'],
+      );
     } finally {
       await served.close();
     }

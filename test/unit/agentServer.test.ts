@@ -113,15 +113,18 @@ describe('local agent server', () => {
         response.end('y'.repeat(Number(url.searchParams.get('bytes'))));
         return;
       }
-      const timer = setTimeout(() => {
-        timers.delete(timer);
-        json(response, 200, {
-          json: incoming.headers['content-type'] === 'application/json' ? JSON.parse(body.toString()) : null,
-          authorized: incoming.headers.authorization === 'Bearer echo-secret',
-          type: incoming.headers['content-type'] ?? null,
-          base64: body.toString('base64'),
-        });
-      }, Number(url.searchParams.get('delay') ?? 0));
+      const timer = setTimeout(
+        () => {
+          timers.delete(timer);
+          json(response, 200, {
+            json: incoming.headers['content-type'] === 'application/json' ? JSON.parse(body.toString()) : null,
+            authorized: incoming.headers.authorization === 'Bearer echo-secret',
+            type: incoming.headers['content-type'] ?? null,
+            base64: body.toString('base64'),
+          });
+        },
+        Number(url.searchParams.get('delay') ?? 0),
+      );
       timers.add(timer);
     });
     dir.write('echo.agent.yaml', echoAgent(api.url));
@@ -156,11 +159,19 @@ describe('local agent server', () => {
     return server;
   }
 
-  async function call(method: string, path: string, options: { body?: string | FormData; headers?: Record<string, string>; key?: string | null } = {}): Promise<Answer> {
+  async function call(
+    method: string,
+    path: string,
+    options: { body?: string | FormData; headers?: Record<string, string>; key?: string | null } = {},
+  ): Promise<Answer> {
     const key = options.key === undefined ? 'test-key' : options.key;
     const answer = await request(`${server!.url}${path}`, {
       method: method as 'GET',
-      headers: { ...(key !== null ? { authorization: `Bearer ${key}` } : {}), ...(typeof options.body === 'string' ? { 'content-type': 'application/json' } : {}), ...options.headers },
+      headers: {
+        ...(key !== null ? { authorization: `Bearer ${key}` } : {}),
+        ...(typeof options.body === 'string' ? { 'content-type': 'application/json' } : {}),
+        ...options.headers,
+      },
       ...(options.body !== undefined ? { body: options.body } : {}),
     });
     const text = await answer.body.text();
@@ -215,7 +226,11 @@ describe('local agent server', () => {
       await start({ apiKey: undefined });
       assert.equal(server!.apiKeyGenerated, true);
       assert.match(server!.apiKey, /^[A-Za-z0-9_-]{32}$/);
-      const answer = await call('POST', '/api/local/agent/echo/execute', { key: null, headers: { authorization: `bearer ${server!.apiKey}` }, body: JSON.stringify({ inputs: { text: 'x' } }) });
+      const answer = await call('POST', '/api/local/agent/echo/execute', {
+        key: null,
+        headers: { authorization: `bearer ${server!.apiKey}` },
+        body: JSON.stringify({ inputs: { text: 'x' } }),
+      });
       assert.equal(answer.status, 200);
     });
   });
@@ -228,7 +243,10 @@ describe('local agent server', () => {
       assert.equal(running.status, 200);
       assert.equal(running.body.status, 'running');
       assert.equal(running.body.executionId, id);
-      await waitFor(async () => ((await call('GET', `/api/local/agent/${id}/status`)).body.trace as Array<{ status: string }>)[0]?.status === 'running', 'the node to show as running');
+      await waitFor(
+        async () => ((await call('GET', `/api/local/agent/${id}/status`)).body.trace as Array<{ status: string }>)[0]?.status === 'running',
+        'the node to show as running',
+      );
       const done = await ended(id);
       assert.equal(done.status, 'finished');
       assert.deepEqual(done.outputs, { echoed: 'Printer on fire', authorized: true });
@@ -268,7 +286,11 @@ describe('local agent server', () => {
       const second = await execute('echo', { text: 'two' });
       assert.equal((await call('GET', `/api/local/agent/${second}/status`)).body.status, 'queued');
       assert.equal((await ended(second)).status, 'finished');
-      assert.equal((await call('GET', `/api/local/agent/${first}/status`)).body.status, 'finished', 'the first ended before the second started');
+      assert.equal(
+        (await call('GET', `/api/local/agent/${first}/status`)).body.status,
+        'finished',
+        'the first ended before the second started',
+      );
     });
 
     it('forgets ended executions after the retention time, and beyond the most it keeps', async () => {
@@ -280,11 +302,18 @@ describe('local agent server', () => {
       const evicted = await call('GET', `/api/local/agent/${first}/status`);
       assert.equal(evicted.status, 410, 'only the latest is kept');
       assert.equal(evicted.body.code, 'execution-removed');
-      assert.match(evicted.body.error as string, /is no longer kept\. It was removed to keep the server's memory bounded: the server keeps at most 1 ended executions/);
-      const expired = await waitFor(async () => {
-        const answer = await call('GET', `/api/local/agent/${second}/status`);
-        return answer.status === 410 ? answer : undefined;
-      }, 'the execution to be forgotten', 5000);
+      assert.match(
+        evicted.body.error as string,
+        /is no longer kept\. It was removed to keep the server's memory bounded: the server keeps at most 1 ended executions/,
+      );
+      const expired = await waitFor(
+        async () => {
+          const answer = await call('GET', `/api/local/agent/${second}/status`);
+          return answer.status === 410 ? answer : undefined;
+        },
+        'the execution to be forgotten',
+        5000,
+      );
       assert.match(expired.body.error as string, /It ended more than 100 ms ago, and ended executions are kept for 100 ms\./);
     });
 
@@ -294,7 +323,10 @@ describe('local agent server', () => {
       assert.deepEqual((await ended(id, 'acme')).outputs, { text: 'billing' });
       const local = await call('POST', '/api/local/agent/billing/execute', { body: '{}' });
       assert.equal(local.status, 404);
-      assert.match(local.body.error as string, /No agent "billing" in account "local"\. teams\/billing\.agent\.yaml is served as acme\/billing\./);
+      assert.match(
+        local.body.error as string,
+        /No agent "billing" in account "local"\. teams\/billing\.agent\.yaml is served as acme\/billing\./,
+      );
       const otherAccount = await call('GET', `/api/local/agent/${id}/status`);
       assert.equal(otherAccount.status, 404, 'an execution is read in its own account');
     });
@@ -316,24 +348,144 @@ describe('local agent server', () => {
 
   describe('errors', () => {
     const cases: Array<[string, string, string, { body?: string; headers?: Record<string, string> }, number, string, RegExp]> = [
-      ['bad JSON', 'POST', '/api/local/agent/echo/execute', { body: '{"inputs": ' }, 400, 'bad-json', /^The request body is not valid JSON \(.*\)\. Send \{"inputs": \{…\}, "stream": false\}\.$/],
+      [
+        'bad JSON',
+        'POST',
+        '/api/local/agent/echo/execute',
+        { body: '{"inputs": ' },
+        400,
+        'bad-json',
+        /^The request body is not valid JSON \(.*\)\. Send \{"inputs": \{…\}, "stream": false\}\.$/,
+      ],
       ['a JSON list', 'POST', '/api/local/agent/echo/execute', { body: '[1]' }, 400, 'bad-json', /must be a JSON object/],
-      ['inputs that are not an object', 'POST', '/api/local/agent/echo/execute', { body: '{"inputs": [1]}' }, 400, 'bad-request', /^"inputs" in the request body must be an object/],
-      ['an unknown input', 'POST', '/api/local/agent/echo/execute', { body: '{"inputs": {"text": "x", "txet": "y"}}' }, 400, 'unknown-input', /^The agent has no input "txet"\. Did you mean "text"\?$/],
-      ['a missing required input', 'POST', '/api/local/agent/echo/execute', { body: '{"inputs": {}}' }, 400, 'invalid-inputs', /^Input "text" is required: give it in "inputs"\.$/],
-      ['a value of the wrong type', 'POST', '/api/local/agent/echo/execute', { body: '{"inputs": {"text": "x", "delay": "soon"}}' }, 400, 'invalid-inputs', /Input "delay" must be a number, not "soon"/],
-      ['a number in hexadecimal', 'POST', '/api/local/agent/echo/execute', { body: '{"inputs": {"text": "x", "delay": "0x10"}}' }, 400, 'invalid-inputs', /^Input "delay" must be a number, not "0x10"\.$/],
-      ['streaming', 'POST', '/api/local/agent/echo/execute', { body: '{"inputs": {"text": "x"}, "stream": true}' }, 400, 'bad-request', /does not stream results/],
-      ['an unknown agent', 'POST', '/api/local/agent/nope/execute', { body: '{}' }, 404, 'unknown-agent', /^No agent "nope" in account "local"\. Agents in "local": broken, echo, failing, files\.$/],
-      ['an unknown account', 'POST', '/api/other/agent/echo/execute', { body: '{}' }, 404, 'unknown-agent', /No agent "echo" in account "other"\. echo\.agent\.yaml is served as local\/echo\./],
-      ['an agent whose file has errors', 'POST', '/api/local/agent/broken/execute', { body: '{}' }, 422, 'agent-has-errors', /^broken\.agent\.yaml has 1 error and cannot run until it is fixed:\nbroken\.agent\.yaml:6:21: unknown-node There is no node "missing"/],
-      ['an unknown execution', 'GET', '/api/local/agent/3f2b9c1e-8a4d-4c3e-9f1a-2b6c7d8e9f01/status', {}, 404, 'unknown-execution', /^No execution "3f2b9c1e-8a4d-4c3e-9f1a-2b6c7d8e9f01" in account "local"\. Executions are kept for 60 minutes/],
+      [
+        'inputs that are not an object',
+        'POST',
+        '/api/local/agent/echo/execute',
+        { body: '{"inputs": [1]}' },
+        400,
+        'bad-request',
+        /^"inputs" in the request body must be an object/,
+      ],
+      [
+        'an unknown input',
+        'POST',
+        '/api/local/agent/echo/execute',
+        { body: '{"inputs": {"text": "x", "txet": "y"}}' },
+        400,
+        'unknown-input',
+        /^The agent has no input "txet"\. Did you mean "text"\?$/,
+      ],
+      [
+        'a missing required input',
+        'POST',
+        '/api/local/agent/echo/execute',
+        { body: '{"inputs": {}}' },
+        400,
+        'invalid-inputs',
+        /^Input "text" is required: give it in "inputs"\.$/,
+      ],
+      [
+        'a value of the wrong type',
+        'POST',
+        '/api/local/agent/echo/execute',
+        { body: '{"inputs": {"text": "x", "delay": "soon"}}' },
+        400,
+        'invalid-inputs',
+        /Input "delay" must be a number, not "soon"/,
+      ],
+      [
+        'a number in hexadecimal',
+        'POST',
+        '/api/local/agent/echo/execute',
+        { body: '{"inputs": {"text": "x", "delay": "0x10"}}' },
+        400,
+        'invalid-inputs',
+        /^Input "delay" must be a number, not "0x10"\.$/,
+      ],
+      [
+        'streaming',
+        'POST',
+        '/api/local/agent/echo/execute',
+        { body: '{"inputs": {"text": "x"}, "stream": true}' },
+        400,
+        'bad-request',
+        /does not stream results/,
+      ],
+      [
+        'an unknown agent',
+        'POST',
+        '/api/local/agent/nope/execute',
+        { body: '{}' },
+        404,
+        'unknown-agent',
+        /^No agent "nope" in account "local"\. Agents in "local": broken, echo, failing, files\.$/,
+      ],
+      [
+        'an unknown account',
+        'POST',
+        '/api/other/agent/echo/execute',
+        { body: '{}' },
+        404,
+        'unknown-agent',
+        /No agent "echo" in account "other"\. echo\.agent\.yaml is served as local\/echo\./,
+      ],
+      [
+        'an agent whose file has errors',
+        'POST',
+        '/api/local/agent/broken/execute',
+        { body: '{}' },
+        422,
+        'agent-has-errors',
+        /^broken\.agent\.yaml has 1 error and cannot run until it is fixed:\nbroken\.agent\.yaml:6:21: unknown-node There is no node "missing"/,
+      ],
+      [
+        'an unknown execution',
+        'GET',
+        '/api/local/agent/3f2b9c1e-8a4d-4c3e-9f1a-2b6c7d8e9f01/status',
+        {},
+        404,
+        'unknown-execution',
+        /^No execution "3f2b9c1e-8a4d-4c3e-9f1a-2b6c7d8e9f01" in account "local"\. Executions are kept for 60 minutes/,
+      ],
       ['an execution id that is no id', 'GET', '/api/local/agent/..%2F..%2Fetc/status', {}, 404, 'unknown-execution', /No execution/],
-      ['an unknown route', 'GET', '/api/local/agents', {}, 404, 'no-route', /^Nothing at GET \/api\/local\/agents\. This server answers POST \/api\/\{account\}\/agent\/\{agent\}\/execute/],
+      [
+        'an unknown route',
+        'GET',
+        '/api/local/agents',
+        {},
+        404,
+        'no-route',
+        /^Nothing at GET \/api\/local\/agents\. This server answers POST \/api\/\{account\}\/agent\/\{agent\}\/execute/,
+      ],
       ['the wrong method', 'GET', '/api/local/agent/echo/execute', {}, 405, 'method-not-allowed', /answers POST only/],
-      ['multipart sent to /execute', 'POST', '/api/local/agent/echo/execute', { headers: { 'content-type': 'multipart/form-data; boundary=x' } }, 415, 'unsupported-media-type', /go to \/api\/local\/agent\/echo\/execute\/multipart/],
-      ['JSON sent to /execute/multipart', 'POST', '/api/local/agent/files/execute/multipart', { body: '{}' }, 415, 'unsupported-media-type', /Send multipart\/form-data/],
-      ['a body over the JSON limit', 'POST', '/api/local/agent/echo/execute', { body: JSON.stringify({ inputs: { text: 'x'.repeat(2 * 1024 * 1024) } }) }, 413, 'too-large', /^The request body is larger than 1 MiB/],
+      [
+        'multipart sent to /execute',
+        'POST',
+        '/api/local/agent/echo/execute',
+        { headers: { 'content-type': 'multipart/form-data; boundary=x' } },
+        415,
+        'unsupported-media-type',
+        /go to \/api\/local\/agent\/echo\/execute\/multipart/,
+      ],
+      [
+        'JSON sent to /execute/multipart',
+        'POST',
+        '/api/local/agent/files/execute/multipart',
+        { body: '{}' },
+        415,
+        'unsupported-media-type',
+        /Send multipart\/form-data/,
+      ],
+      [
+        'a body over the JSON limit',
+        'POST',
+        '/api/local/agent/echo/execute',
+        { body: JSON.stringify({ inputs: { text: 'x'.repeat(2 * 1024 * 1024) } }) },
+        413,
+        'too-large',
+        /^The request body is larger than 1 MiB/,
+      ],
     ];
     for (const [what, method, path, options, status, code, message] of cases) {
       it(`answers ${status} ${code} for ${what}`, async () => {
@@ -350,12 +502,18 @@ describe('local agent server', () => {
     it('lists every input problem', async () => {
       await start();
       const answer = await call('POST', '/api/local/agent/echo/execute', { body: '{"inputs": {"delay": "x", "extra": 1}}' });
-      assert.deepEqual(answer.body.problems, ['Input "delay" must be a number, not "x".', 'The agent has no input "extra". Its inputs are \'text\' and \'delay\'.', 'Input "text" is required: give it in "inputs".']);
+      assert.deepEqual(answer.body.problems, [
+        'Input "delay" must be a number, not "x".',
+        "The agent has no input \"extra\". Its inputs are 'text' and 'delay'.",
+        'Input "text" is required: give it in "inputs".',
+      ]);
     });
 
     it('accepts a JSON body that starts with a UTF-8 byte order mark, and numbers written in decimal', async () => {
       await start();
-      const answer = await call('POST', '/api/local/agent/echo/execute', { body: '\uFEFF{"inputs": {"text": "with a BOM", "delay": "1e1"}}' });
+      const answer = await call('POST', '/api/local/agent/echo/execute', {
+        body: '\uFEFF{"inputs": {"text": "with a BOM", "delay": "1e1"}}',
+      });
       assert.equal(answer.status, 200, JSON.stringify(answer.body));
       assert.deepEqual((await ended(answer.body.executionId as string)).outputs, { echoed: 'with a BOM', authorized: true });
     });
@@ -364,14 +522,18 @@ describe('local agent server', () => {
       await start();
       const inputs: Record<string, string> = { text: 'x' };
       for (let n = 0; n < 5000; n++) inputs[`unknown_input_${n}`] = 'y';
-      const answer = await request(`${server!.url}/api/local/agent/echo/execute`, { method: 'POST', headers: { authorization: 'Bearer test-key', 'content-type': 'application/json' }, body: JSON.stringify({ inputs }) });
+      const answer = await request(`${server!.url}/api/local/agent/echo/execute`, {
+        method: 'POST',
+        headers: { authorization: 'Bearer test-key', 'content-type': 'application/json' },
+        body: JSON.stringify({ inputs }),
+      });
       const text = await answer.body.text();
       assert.equal(answer.statusCode, 400);
       assert.ok(Buffer.byteLength(text) < 8 * 1024, `the answer is ${Buffer.byteLength(text)} bytes`);
       const body = JSON.parse(text) as { code: string; error: string; problems: string[]; moreProblems: number };
       assert.equal(body.code, 'unknown-input');
       assert.equal(body.problems.length, server!.limits.maxProblemsListed);
-      assert.equal(body.problems[0], 'The agent has no input "unknown_input_0". Its inputs are \'text\' and \'delay\'.');
+      assert.equal(body.problems[0], "The agent has no input \"unknown_input_0\". Its inputs are 'text' and 'delay'.");
       assert.equal(body.moreProblems, 5000 - server!.limits.maxProblemsListed);
       assert.match(body.error, /…and 4980 more problems\.$/);
     });
@@ -382,10 +544,17 @@ describe('local agent server', () => {
       const big = async function* (): AsyncGenerator<Buffer> {
         for (let i = 0; i < 64; i++) yield Buffer.alloc(1024, 32);
       };
-      const answer = await request(`${server!.url}/api/local/agent/echo/execute`, { method: 'POST', headers: { authorization: 'Bearer test-key' }, body: Readable.from(big()) });
+      const answer = await request(`${server!.url}/api/local/agent/echo/execute`, {
+        method: 'POST',
+        headers: { authorization: 'Bearer test-key' },
+        body: Readable.from(big()),
+      });
       assert.equal(answer.statusCode, 413);
       assert.equal(((await answer.body.json()) as { code: string }).code, 'too-large');
-      assert.equal((await call('POST', '/api/local/agent/echo/execute', { body: JSON.stringify({ inputs: { text: 'after' } }) })).status, 200);
+      assert.equal(
+        (await call('POST', '/api/local/agent/echo/execute', { body: JSON.stringify({ inputs: { text: 'after' } }) })).status,
+        200,
+      );
     });
   });
 
@@ -430,15 +599,111 @@ describe('local agent server', () => {
     const txt = Buffer.from('hello');
     const png = Buffer.from([137, 80, 78, 71]);
 
-    const refusals: Array<[string, Partial<AgentServerOptions['limits']>, Array<[string, string] | [string, Buffer, string, string]>, number, string, RegExp]> = [
-      ['a file over the size limit', { maxFileBytes: 1000 }, [['payload', payload], ['doc', txt, 'a.txt', 'text/plain'], ['photo', Buffer.alloc(5000), 'p.png', 'image/png']], 413, 'too-large', /^The file for input "photo" is larger than 1000 bytes/],
-      ['more files than allowed', { maxFiles: 1 }, [['payload', payload], ['doc', txt, 'a.txt', 'text/plain'], ['photo', png, 'p.png', 'image/png']], 413, 'too-large', /too many parts: at most 1 files/],
-      ['a file for an unknown input', {}, [['payload', payload], ['doc', txt, 'a.txt', 'text/plain'], ['photo', png, 'p.png', 'image/png'], ['avatar', png, 'a.png', 'image/png']], 400, 'unknown-input', /^The agent has no input "avatar"\./],
-      ['a file of a type the input does not accept', {}, [['payload', payload], ['doc', png, 'a.png', 'image/png'], ['photo', png, 'p.png', 'image/png']], 400, 'invalid-inputs', /The file for input "doc" \(a\.png, image\/png\) is not of an accepted type: \.txt, text\/plain\./],
-      ['a missing file', {}, [['payload', payload], ['doc', txt, 'a.txt', 'text/plain']], 400, 'invalid-inputs', /^Input "photo" is required: send a file part named "photo"\.$/],
-      ['an unexpected field', {}, [['payload', payload], ['extra', 'x']], 400, 'bad-multipart', /^Unexpected part "extra"/],
-      ['bad JSON in the payload', {}, [['payload', '{nope'], ['doc', txt, 'a.txt', 'text/plain'], ['photo', png, 'p.png', 'image/png']], 400, 'bad-json', /^The "payload" part is not valid JSON/],
-      ['two files for one input', {}, [['payload', payload], ['doc', txt, 'a.txt', 'text/plain'], ['doc', txt, 'b.txt', 'text/plain']], 400, 'bad-multipart', /two files for input "doc"/],
+    const refusals: Array<
+      [
+        string,
+        NonNullable<AgentServerOptions['limits']>,
+        Array<[string, string] | [string, Buffer, string, string]>,
+        number,
+        string,
+        RegExp,
+      ]
+    > = [
+      [
+        'a file over the size limit',
+        { maxFileBytes: 1000 },
+        [
+          ['payload', payload],
+          ['doc', txt, 'a.txt', 'text/plain'],
+          ['photo', Buffer.alloc(5000), 'p.png', 'image/png'],
+        ],
+        413,
+        'too-large',
+        /^The file for input "photo" is larger than 1000 bytes/,
+      ],
+      [
+        'more files than allowed',
+        { maxFiles: 1 },
+        [
+          ['payload', payload],
+          ['doc', txt, 'a.txt', 'text/plain'],
+          ['photo', png, 'p.png', 'image/png'],
+        ],
+        413,
+        'too-large',
+        /too many parts: at most 1 files/,
+      ],
+      [
+        'a file for an unknown input',
+        {},
+        [
+          ['payload', payload],
+          ['doc', txt, 'a.txt', 'text/plain'],
+          ['photo', png, 'p.png', 'image/png'],
+          ['avatar', png, 'a.png', 'image/png'],
+        ],
+        400,
+        'unknown-input',
+        /^The agent has no input "avatar"\./,
+      ],
+      [
+        'a file of a type the input does not accept',
+        {},
+        [
+          ['payload', payload],
+          ['doc', png, 'a.png', 'image/png'],
+          ['photo', png, 'p.png', 'image/png'],
+        ],
+        400,
+        'invalid-inputs',
+        /The file for input "doc" \(a\.png, image\/png\) is not of an accepted type: \.txt, text\/plain\./,
+      ],
+      [
+        'a missing file',
+        {},
+        [
+          ['payload', payload],
+          ['doc', txt, 'a.txt', 'text/plain'],
+        ],
+        400,
+        'invalid-inputs',
+        /^Input "photo" is required: send a file part named "photo"\.$/,
+      ],
+      [
+        'an unexpected field',
+        {},
+        [
+          ['payload', payload],
+          ['extra', 'x'],
+        ],
+        400,
+        'bad-multipart',
+        /^Unexpected part "extra"/,
+      ],
+      [
+        'bad JSON in the payload',
+        {},
+        [
+          ['payload', '{nope'],
+          ['doc', txt, 'a.txt', 'text/plain'],
+          ['photo', png, 'p.png', 'image/png'],
+        ],
+        400,
+        'bad-json',
+        /^The "payload" part is not valid JSON/,
+      ],
+      [
+        'two files for one input',
+        {},
+        [
+          ['payload', payload],
+          ['doc', txt, 'a.txt', 'text/plain'],
+          ['doc', txt, 'b.txt', 'text/plain'],
+        ],
+        400,
+        'bad-multipart',
+        /two files for input "doc"/,
+      ],
     ];
     for (const [what, limits, parts, status, code, message] of refusals) {
       it(`refuses ${what} (${status}) and keeps no file`, async () => {
@@ -453,7 +718,10 @@ describe('local agent server', () => {
 
     it('refuses a multipart body without a boundary', async () => {
       await start();
-      const answer = await call('POST', '/api/local/agent/files/execute/multipart', { headers: { 'content-type': 'multipart/form-data; charset=utf-8' }, body: 'x' });
+      const answer = await call('POST', '/api/local/agent/files/execute/multipart', {
+        headers: { 'content-type': 'multipart/form-data; charset=utf-8' },
+        body: 'x',
+      });
       assert.equal(answer.status, 400);
       assert.equal(answer.body.code, 'bad-multipart');
     });
@@ -462,7 +730,8 @@ describe('local agent server', () => {
   describe('watching the folder', () => {
     it('serves a new agent file, reloads a changed one, and drops a removed or broken one', async () => {
       await start();
-      const agent = (text: string) => `version: 1\nname: Fresh\nnodes:\n  say:\n    type: template\n    text: ${text}\noutputs:\n  said: { from: "{{ nodes.say.body }}" }\n`;
+      const agent = (text: string) =>
+        `version: 1\nname: Fresh\nnodes:\n  say:\n    type: template\n    text: ${text}\noutputs:\n  said: { from: "{{ nodes.say.body }}" }\n`;
       const tryRun = async (): Promise<Answer> => call('POST', '/api/local/agent/fresh/execute', { body: '{}' });
       assert.equal((await tryRun()).status, 404);
 
@@ -520,19 +789,28 @@ outputs:
       const ids: string[] = [];
       // Batches of 3 (300 KB of answers) fit the limit, so each batch is read before the next pushes it out.
       for (let round = 0; round < 4; round++) {
-        const batch = await Promise.all(Array.from({ length: 3 }, (_, n) => execute('hello', { who: String(round * 3 + n).padEnd(size, '.') })));
+        const batch = await Promise.all(
+          Array.from({ length: 3 }, (_, n) => execute('hello', { who: String(round * 3 + n).padEnd(size, '.') })),
+        );
         await Promise.all(batch.map((id) => ended(id)));
         ids.push(...batch);
       }
       const reads = await Promise.all(ids.map((id) => call('GET', `/api/local/agent/${id}/status`)));
       const kept = reads.filter((read) => read.status === 200);
       assert.equal(kept.length, 3, `${kept.length} of 12 executions of over 100 KB each kept under a 350 KB limit`);
-      assert.equal((reads.at(-1)!.body.outputs as { greeting: string }).greeting, `Hello ${'11'.padEnd(size, '.')}`, 'the newest is kept, whole');
+      assert.equal(
+        (reads.at(-1)!.body.outputs as { greeting: string }).greeting,
+        `Hello ${'11'.padEnd(size, '.')}`,
+        'the newest is kept, whole',
+      );
       const removed = reads.filter((read) => read.status === 410);
       assert.equal(removed.length, 12 - kept.length);
       assert.equal(reads[0]!.status, 410, 'the oldest went first');
       assert.equal(removed[0]!.body.code, 'execution-removed');
-      assert.match(removed[0]!.body.error as string, /^Execution "[0-9a-f-]{36}" is no longer kept\. It was removed to keep the server's memory bounded: the server keeps at most 10000 ended executions and 350000 bytes of their status answers, removing the oldest first\./);
+      assert.match(
+        removed[0]!.body.error as string,
+        /^Execution "[0-9a-f-]{36}" is no longer kept\. It was removed to keep the server's memory bounded: the server keeps at most 10000 ended executions and 350000 bytes of their status answers, removing the oldest first\./,
+      );
     });
 
     it('refuses a start with 429 and Retry-After while the executions in flight hold too many bytes of inputs', async () => {
@@ -544,10 +822,21 @@ outputs:
       assert.equal(refused.status, 429, JSON.stringify(refused.body).slice(0, 300));
       assert.equal(refused.headers['retry-after'], '1');
       assert.equal(refused.body.code, 'too-many-executions');
-      assert.match(refused.body.error as string, /^The 2 executions running or waiting already hold 200\d{3} bytes of inputs, and this one's 100\d{3} bytes would pass the 250000 bytes this server holds at once; try again shortly\.$/);
-      assert.equal((await call('POST', '/api/local/agent/echo/execute', { body: JSON.stringify({ inputs: { text: 'small' } }) })).status, 200, 'a small one still fits');
+      assert.match(
+        refused.body.error as string,
+        /^The 2 executions running or waiting already hold 200\d{3} bytes of inputs, and this one's 100\d{3} bytes would pass the 250000 bytes this server holds at once; try again shortly\.$/,
+      );
+      assert.equal(
+        (await call('POST', '/api/local/agent/echo/execute', { body: JSON.stringify({ inputs: { text: 'small' } }) })).status,
+        200,
+        'a small one still fits',
+      );
       await ended(first);
-      assert.equal((await call('POST', '/api/local/agent/echo/execute', { body: JSON.stringify({ inputs: { text } }) })).status, 200, 'accepted again once one has ended');
+      assert.equal(
+        (await call('POST', '/api/local/agent/echo/execute', { body: JSON.stringify({ inputs: { text } }) })).status,
+        200,
+        'accepted again once one has ended',
+      );
     });
 
     it('keeps a status answer within what the client reads: two 9 MB node answers are read by the real client', async () => {
@@ -586,20 +875,42 @@ outputs:
     });
 
     it('fits any status answer in the limit: the trace is cut from the end, then the error, then only the status is left', () => {
-      const base = { executionId: 'e', account: 'local', agent: 'a', status: 'failed' as const, startedAt: 's', endedAt: 'e', durationMs: 1 };
-      const trace = Array.from({ length: 1000 }, (_, n) => ({ node: `node_${n}`, type: 'template' as const, status: 'succeeded' as const }));
-      const cutTrace = JSON.parse(statusAnswer({ ...base, error: 'broken', trace }, 4000).toString()) as { trace: unknown[]; traceLeftOut: number; error: string };
+      const base = {
+        executionId: 'e',
+        account: 'local',
+        agent: 'a',
+        status: 'failed' as const,
+        startedAt: 's',
+        endedAt: 'e',
+        durationMs: 1,
+      };
+      const trace = Array.from({ length: 1000 }, (_, n) => ({
+        node: `node_${n}`,
+        type: 'template' as const,
+        status: 'succeeded' as const,
+      }));
+      const cutTrace = JSON.parse(statusAnswer({ ...base, error: 'broken', trace }, 4000).toString()) as {
+        trace: unknown[];
+        traceLeftOut: number;
+        error: string;
+      };
       assert.ok(JSON.stringify(cutTrace).length <= 4000);
       assert.equal(cutTrace.trace.length + cutTrace.traceLeftOut, 1000);
       assert.deepEqual(cutTrace.trace[0], trace[0], 'the first entries are kept');
       assert.equal(cutTrace.error, 'broken');
-      const cutError = JSON.parse(statusAnswer({ ...base, error: 'e'.repeat(10_000), trace }, 4000).toString()) as { trace: unknown[]; error: string };
+      const cutError = JSON.parse(statusAnswer({ ...base, error: 'e'.repeat(10_000), trace }, 4000).toString()) as {
+        trace: unknown[];
+        error: string;
+      };
       assert.ok(JSON.stringify(cutError).length <= 4000);
       assert.match(cutError.error, /^e+… \(cut: the whole error does not fit in a status answer\)$/);
       const outputs = Object.fromEntries(Array.from({ length: 1000 }, (_, n) => [`output_${n}`, n]));
       const bare = statusAnswer({ ...base, status: 'finished', outputs, trace: [] }, 4000);
       assert.ok(bare.length <= 4000, `${bare.length} bytes`);
-      assert.match((JSON.parse(bare.toString()) as { error: string }).error, /^The status answer of this execution would be larger than 4000 bytes, the most a client reads; only its status is shown\.$/);
+      assert.match(
+        (JSON.parse(bare.toString()) as { error: string }).error,
+        /^The status answer of this execution would be larger than 4000 bytes, the most a client reads; only its status is shown\.$/,
+      );
     });
 
     it('accepts a file of exactly the size limit and a payload of exactly the JSON limit, and refuses one byte more', async () => {
@@ -630,26 +941,37 @@ outputs:
       const sendHalf = async (path: string, contentType: string, half: string): Promise<void> => {
         const socket = connect(server!.port, '127.0.0.1');
         await new Promise<void>((resolve) => socket.once('connect', resolve));
-        socket.write(`POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer test-key\r\nContent-Type: ${contentType}\r\nContent-Length: 1000\r\n\r\n${half}`);
+        socket.write(
+          `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer test-key\r\nContent-Type: ${contentType}\r\nContent-Length: 1000\r\n\r\n${half}`,
+        );
         await waitFor(() => socket.bytesWritten > 100, 'half the body to be sent');
         socket.destroy();
       };
       const warnings = (): string[] => events.flatMap((event) => (event.kind === 'warning' ? [event.message] : []));
       await sendHalf('/api/local/agent/echo/execute', 'application/json', '{"inputs": {"text": "');
       await waitFor(() => warnings().length === 1, 'the server to log the aborted request');
-      await sendHalf('/api/local/agent/files/execute/multipart', 'multipart/form-data; boundary=b', '--b\r\nContent-Disposition: form-data; name="doc"; filename="a.txt"\r\nContent-Type: text/plain\r\n\r\nsome text');
+      await sendHalf(
+        '/api/local/agent/files/execute/multipart',
+        'multipart/form-data; boundary=b',
+        '--b\r\nContent-Disposition: form-data; name="doc"; filename="a.txt"\r\nContent-Type: text/plain\r\n\r\nsome text',
+      );
       await waitFor(() => warnings().length === 2, 'the server to log the aborted upload');
       assert.deepEqual(warnings(), [
         'Aborted request: POST /api/local/agent/echo/execute from 127.0.0.1; the client closed the connection before sending the whole body.',
         'Aborted request: POST /api/local/agent/files/execute/multipart from 127.0.0.1; the client closed the connection before sending the whole body.',
       ]);
-      assert.equal((await call('POST', '/api/local/agent/echo/execute', { body: JSON.stringify({ inputs: { text: 'after' } }) })).status, 200, 'still serving');
+      assert.equal(
+        (await call('POST', '/api/local/agent/echo/execute', { body: JSON.stringify({ inputs: { text: 'after' } }) })).status,
+        200,
+        'still serving',
+      );
       assert.deepEqual(readdirSync(uploads.path), [], 'the partial upload is removed');
     });
 
     it('makes a client address wait after repeated wrong keys (429 with Retry-After), and lets it in again after the wait', async () => {
       await start({ limits: { maxKeyFailures: 3 } });
-      for (let n = 0; n < 3; n++) assert.equal((await call('POST', '/api/local/agent/echo/execute', { key: `wrong-${n}`, body: '{}' })).status, 401);
+      for (let n = 0; n < 3; n++)
+        assert.equal((await call('POST', '/api/local/agent/echo/execute', { key: `wrong-${n}`, body: '{}' })).status, 401);
       const waiting = await call('POST', '/api/local/agent/echo/execute', { body: JSON.stringify({ inputs: { text: 'x' } }) });
       assert.equal(waiting.status, 429, 'the right key waits too: it is not even checked');
       assert.equal(waiting.body.code, 'too-many-key-failures');
@@ -657,7 +979,11 @@ outputs:
       assert.match(waiting.body.error as string, /^Too many requests with a wrong API key from 127\.0\.0\.1: wait 1 s before trying again/);
       await new Promise((resolve) => setTimeout(resolve, 1050));
       assert.equal((await call('POST', '/api/local/agent/echo/execute', { body: JSON.stringify({ inputs: { text: 'x' } }) })).status, 200);
-      assert.equal((await call('POST', '/api/local/agent/echo/execute', { key: 'wrong-again', body: '{}' })).status, 401, 'a right key cleared the count');
+      assert.equal(
+        (await call('POST', '/api/local/agent/echo/execute', { key: 'wrong-again', body: '{}' })).status,
+        401,
+        'a right key cleared the count',
+      );
     });
   });
 
@@ -665,7 +991,10 @@ outputs:
     it('doubles the wait after each further wrong key up to a minute, forgets after a quiet minute, and keeps at most 10 000 addresses', () => {
       let now = 0;
       const failures = new KeyFailures(2, () => now);
-      assert.deepEqual([1, 2, 3, 4, 5].map(() => failures.failed('10.0.0.1')), [0, 1000, 2000, 4000, 8000]);
+      assert.deepEqual(
+        [1, 2, 3, 4, 5].map(() => failures.failed('10.0.0.1')),
+        [0, 1000, 2000, 4000, 8000],
+      );
       for (let n = 0; n < 10; n++) failures.failed('10.0.0.1');
       assert.equal(failures.waitMs('10.0.0.1'), 60_000, 'at most a minute');
       now += 60_000;
@@ -701,7 +1030,10 @@ outputs:
 
     it('says clearly when the port is taken', async () => {
       const first = await start();
-      await assert.rejects(startAgentServer({ directory: dir.path, port: first.port, apiKey: 'k' }), /^Error: Port \d+ on 127\.0\.0\.1 is already in use/);
+      await assert.rejects(
+        startAgentServer({ directory: dir.path, port: first.port, apiKey: 'k' }),
+        /^Error: Port \d+ on 127\.0\.0\.1 is already in use/,
+      );
     });
   });
 });

@@ -13,7 +13,8 @@ import { makeTempDir } from '../support/tempDir';
 import type { TempDir } from '../support/tempDir';
 
 function loaded(result: LoadedSuite | SuiteLoadFailure): LoadedSuite {
-  if (!('suite' in result)) assert.fail(`${result.message}: ${result.problems.map((p) => `${p.range.line}: ${p.code} ${p.message}`).join('; ')}`);
+  if (!('suite' in result))
+    assert.fail(`${result.message}: ${result.problems.map((p) => `${p.range.line}: ${p.code} ${p.message}`).join('; ')}`);
   return result;
 }
 
@@ -39,11 +40,14 @@ describe('agent tests', () => {
   it('runs the example test file: every case passes, and the mocks saw what the agent sent', async () => {
     const suite = loaded(loadSuite(join(repoRoot, 'examples', 'weather-report.agent.test.yaml')));
     const results = await runSuite(suite);
-    assert.deepEqual(results.map((result) => [result.name, result.passed, result.failures.map((f) => f.message)]), [
-      ['sunny city', true, []],
-      ['imperial units', true, []],
-      ['upstream down', true, []],
-    ]);
+    assert.deepEqual(
+      results.map((result) => [result.name, result.passed, result.failures.map((f) => f.message)]),
+      [
+        ['sunny city', true, []],
+        ['imperial units', true, []],
+        ['upstream down', true, []],
+      ],
+    );
     const sent = results[0]!.requests[0]!;
     assert.equal(sent.url, 'https://weather.example.com/v1/current?city=Lisbon&units=metric');
     assert.equal(sent.headers['x-api-key'], 'test-key');
@@ -55,7 +59,10 @@ describe('agent tests', () => {
     const [result] = await runSuite(suite);
     assert.equal(result!.passed, false);
     const failure = result!.failures[0]!;
-    assert.match(failure.message, /^outputs\.report: expected "Lisbon: Rain, 24 degrees \(metric\)\.", got "Lisbon: Sunny, 24 degrees \(metric\)\."/);
+    assert.match(
+      failure.message,
+      /^outputs\.report: expected "Lisbon: Rain, 24 degrees \(metric\)\.", got "Lisbon: Sunny, 24 degrees \(metric\)\."/,
+    );
     assert.equal(new LineIndex(suite.text).range(failure.span).line, 9, 'the line of the expected value');
     assert.equal(failure.expectedValue, 'Lisbon: Rain, 24 degrees (metric).');
     assert.equal(failure.actual, 'Lisbon: Sunny, 24 degrees (metric).');
@@ -72,7 +79,10 @@ describe('agent tests', () => {
     const file = dir.write('weather-report.agent.test.yaml', 'cases:\n  no mock:\n    inputs: { city: Oslo }\n');
     const failure = loadSuite(file) as SuiteLoadFailure;
     assert.ok(!('suite' in failure));
-    assert.deepEqual(failure.problems.map((problem) => [problem.code, problem.range.line]), [['missing-mock', 2]]);
+    assert.deepEqual(
+      failure.problems.map((problem) => [problem.code, problem.range.line]),
+      [['missing-mock', 2]],
+    );
     assert.match(failure.problems[0]!.message, /no mock for API node 'current'.*live: true/);
   });
 
@@ -83,7 +93,10 @@ describe('agent tests', () => {
     );
     const failure = loadSuite(file) as SuiteLoadFailure;
     const messages = failure.problems.map((problem) => `${problem.code}: ${problem.message}`);
-    assert.ok(messages.some((m) => /^unknown-input: The agent has no input "cty"\. Did you mean "city"\?/.test(m)), messages.join('\n'));
+    assert.ok(
+      messages.some((m) => /^unknown-input: The agent has no input "cty"\. Did you mean "city"\?/.test(m)),
+      messages.join('\n'),
+    );
     assert.ok(messages.some((m) => /^unknown-node: A mock names node "curent".*Did you mean "current"\?/.test(m)));
     assert.ok(messages.some((m) => /^invalid-value: Node "report" renders text/.test(m)));
     assert.ok(messages.some((m) => /^unknown-output: The agent has no output "reprot"\. Did you mean "report"\?/.test(m)));
@@ -92,12 +105,24 @@ describe('agent tests', () => {
   });
 
   it('reports the schema problems of a test file in its own words', () => {
-    const file = dir.write('weather-report.agent.test.yaml', 'cases:\n  bad:\n    mocks: { current: { status: 700, bdy: x } }\n    expect: { within_ms: soon }\n');
+    const file = dir.write(
+      'weather-report.agent.test.yaml',
+      'cases:\n  bad:\n    mocks: { current: { status: 700, bdy: x } }\n    expect: { within_ms: soon }\n',
+    );
     const failure = loadSuite(file) as SuiteLoadFailure;
     const messages = failure.problems.map((problem) => problem.message);
-    assert.ok(messages.some((m) => /mock of node "current" in case "bad" has no key "bdy"\. Did you mean "body"\?/i.test(m)), messages.join('\n'));
-    assert.ok(messages.some((m) => /status of the mock of node "current" in case "bad" must be at most 599/i.test(m)), messages.join('\n'));
-    assert.ok(messages.some((m) => /within_ms.*must be/i.test(m)), messages.join('\n'));
+    assert.ok(
+      messages.some((m) => /mock of node "current" in case "bad" has no key "bdy"\. Did you mean "body"\?/i.test(m)),
+      messages.join('\n'),
+    );
+    assert.ok(
+      messages.some((m) => /status of the mock of node "current" in case "bad" must be at most 599/i.test(m)),
+      messages.join('\n'),
+    );
+    assert.ok(
+      messages.some((m) => /within_ms.*must be/i.test(m)),
+      messages.join('\n'),
+    );
   });
 
   it('says when the agent under test is missing or broken', () => {
@@ -111,27 +136,46 @@ describe('agent tests', () => {
   it('sends a live case to the real API, and only the unmocked nodes', async () => {
     const api = await startServer((_request, response) => json(response, 200, { summary: 'Live', temperature: 3 }));
     try {
-      dir.write('live.agent.yaml', `version: 1\nname: live\ninputs:\n  city: { type: string }\nnodes:\n  current:\n    type: api\n    method: GET\n    url: ${api.url}/now?city={{ inputs.city }}\noutputs:\n  summary: { from: "{{ nodes.current.body.summary }}" }\n`);
-      const file = dir.write('live.agent.test.yaml', 'cases:\n  live one:\n    live: true\n    inputs: { city: Oslo }\n    expect: { outputs: { summary: Live } }\n');
+      dir.write(
+        'live.agent.yaml',
+        `version: 1\nname: live\ninputs:\n  city: { type: string }\nnodes:\n  current:\n    type: api\n    method: GET\n    url: ${api.url}/now?city={{ inputs.city }}\noutputs:\n  summary: { from: "{{ nodes.current.body.summary }}" }\n`,
+      );
+      const file = dir.write(
+        'live.agent.test.yaml',
+        'cases:\n  live one:\n    live: true\n    inputs: { city: Oslo }\n    expect: { outputs: { summary: Live } }\n',
+      );
       const [result] = await runSuite(loaded(loadSuite(file)));
       assert.deepEqual(result!.failures, []);
-      assert.deepEqual(api.requests.map((request) => request.url), ['/now?city=Oslo']);
+      assert.deepEqual(
+        api.requests.map((request) => request.url),
+        ['/now?city=Oslo'],
+      );
     } finally {
       await api.close();
     }
   });
 
   it('runs only the cases --grep selects, each well under 100 ms', async () => {
-    const cases = Array.from({ length: 20 }, (_, i) => `  case ${i}:\n    inputs: { city: C${i} }\n    secrets: { WEATHER_API_KEY: k }\n    mocks: { current: { body: { summary: S, temperature: ${i} } } }\n    expect: { outputs: { temperature: ${i} } }\n`).join('');
+    const cases = Array.from(
+      { length: 20 },
+      (_, i) =>
+        `  case ${i}:\n    inputs: { city: C${i} }\n    secrets: { WEATHER_API_KEY: k }\n    mocks: { current: { body: { summary: S, temperature: ${i} } } }\n    expect: { outputs: { temperature: ${i} } }\n`,
+    ).join('');
     const suite = loaded(loadSuite(dir.write('weather-report.agent.test.yaml', `cases:\n${cases}`)));
     const all = await runSuite(suite, { concurrency: 4 });
     assert.equal(all.length, 20);
     assert.ok(all.every((result) => result.passed));
-    assert.deepEqual((await runSuite(suite, { grep: 'CASE 1' })).map((result) => result.name), ['case 1', 'case 10', 'case 11', 'case 12', 'case 13', 'case 14', 'case 15', 'case 16', 'case 17', 'case 18', 'case 19']);
+    assert.deepEqual(
+      (await runSuite(suite, { grep: 'CASE 1' })).map((result) => result.name),
+      ['case 1', 'case 10', 'case 11', 'case 12', 'case 13', 'case 14', 'case 15', 'case 16', 'case 17', 'case 18', 'case 19'],
+    );
   });
 
   it('fails a case that takes longer than within_ms', async () => {
-    const file = dir.write('weather-report.agent.test.yaml', WEATHER_CASE('{ $type: string }').replace('current: { body', 'current: { delay_ms: 150, body') + '      within_ms: 50\n');
+    const file = dir.write(
+      'weather-report.agent.test.yaml',
+      WEATHER_CASE('{ $type: string }').replace('current: { body', 'current: { delay_ms: 150, body') + '      within_ms: 50\n',
+    );
     const [result] = await runSuite(loaded(loadSuite(file)));
     assert.match(result!.failures.map((f) => f.message).join('\n'), /took \d+ ms, more than within_ms: 50/);
   });

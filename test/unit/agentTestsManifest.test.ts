@@ -27,7 +27,10 @@ describe('manifest: agent test files', () => {
     // VS Code gives a file the language of its longest matching extension: the test extensions
     // end with the agent ones, so they must be longer and distinct.
     const agent = contributes.languages.find((entry) => entry.id === 'agent-yaml');
-    for (const extension of language!.extensions) assert.ok(agent!.extensions.some((agentExtension) => extension.length > agentExtension.length && !agent!.extensions.includes(extension)));
+    for (const extension of language!.extensions)
+      assert.ok(
+        agent!.extensions.some((agentExtension) => extension.length > agentExtension.length && !agent!.extensions.includes(extension)),
+      );
     assert.ok(manifest.activationEvents.includes('onLanguage:agent-test-yaml'));
   });
 
@@ -47,6 +50,9 @@ describe('manifest: agent test files', () => {
   it('offers New Test Case only on finished executions with outputs, and Run Tests only when trusted', () => {
     const newCase = contributes.menus['view/item/context']?.find((entry) => entry.command === 'agentWorkflows.executions.newTestCase');
     assert.match(newCase?.when ?? '', /viewItem =~ \/\^execution-finished-\.\*-outputs\$\//);
-    for (const entry of Object.values(contributes.menus).flat().filter((item) => item.command === 'agentWorkflows.runAgentTests')) assert.match(entry.when ?? '', /isWorkspaceTrusted/);
+    for (const entry of Object.values(contributes.menus)
+      .flat()
+      .filter((item) => item.command === 'agentWorkflows.runAgentTests'))
+      assert.match(entry.when ?? '', /isWorkspaceTrusted/);
   });
 });

@@ -11,15 +11,25 @@ import { validateTestText } from '../../src/core/testing/testFile';
 import type { LoadedSuite, SuiteLoadFailure } from '../../src/core/testing/suite';
 import { repoRoot } from '../support/paths';
 
-const HELLO = 'version: 1\nname: Hello\ninputs:\n  who: { type: string, default: world }\nnodes:\n  greet:\n    type: template\n    text: "Hello {{ inputs.who }}"\noutputs:\n  greeting: { from: "{{ nodes.greet.body }}" }\n';
+const HELLO =
+  'version: 1\nname: Hello\ninputs:\n  who: { type: string, default: world }\nnodes:\n  greet:\n    type: template\n    text: "Hello {{ inputs.who }}"\noutputs:\n  greeting: { from: "{{ nodes.greet.body }}" }\n';
 const WEATHER = readFileSync(join(repoRoot, 'examples', 'weather-report.agent.yaml'), 'utf8');
 
 function loaded(result: LoadedSuite | SuiteLoadFailure): LoadedSuite {
-  if (!('suite' in result)) assert.fail(`${result.message}: ${result.problems.map((p) => `${p.range.line}: ${p.code} ${p.message}`).join('; ')}`);
+  if (!('suite' in result))
+    assert.fail(`${result.message}: ${result.problems.map((p) => `${p.range.line}: ${p.code} ${p.message}`).join('; ')}`);
   return result;
 }
 
-const fromHello = (name: string, who: string): CaseFromExecution => ({ name, agentFileName: 'hello.agent.yaml', inputs: { who }, files: {}, outputs: { greeting: `Hello ${who}` }, apiNodes: [], secretNames: [] });
+const fromHello = (name: string, who: string): CaseFromExecution => ({
+  name,
+  agentFileName: 'hello.agent.yaml',
+  inputs: { who },
+  files: {},
+  outputs: { greeting: `Hello ${who}` },
+  apiNodes: [],
+  secretNames: [],
+});
 
 describe('agent tests from the editor', () => {
   it('writes a new test file whose case, from an execution, runs and passes', async () => {
@@ -29,17 +39,30 @@ describe('agent tests from the editor', () => {
     const suite = loaded(loadSuiteFromText('/virtual/hello.agent.test.yaml', written.text, () => ({ text: HELLO })));
     assert.equal(suite.agentFile, join('/virtual', 'hello.agent.yaml'));
     const results = await runSuite(suite);
-    assert.deepEqual(results.map((result) => [result.name, result.passed, result.failures.map((failure) => failure.message)]), [['from execution', true, []]]);
+    assert.deepEqual(
+      results.map((result) => [result.name, result.passed, result.failures.map((failure) => failure.message)]),
+      [['from execution', true, []]],
+    );
   });
 
   it('appends to an existing file, keeping its comments, with a name of its own', () => {
-    const existing = '# Tests of the greeting.\nagent: hello.agent.yaml\ncases:\n  # The default.\n  from execution:\n    expect: { outputs: { greeting: Hello world } }\n';
+    const existing =
+      '# Tests of the greeting.\nagent: hello.agent.yaml\ncases:\n  # The default.\n  from execution:\n    expect: { outputs: { greeting: Hello world } }\n';
     const written = appendCaseFromExecution(existing, fromHello('from execution', 'Bob'));
     assert.equal(written.name, 'from execution (2)');
-    assert.ok(written.text.startsWith('# Tests of the greeting.\nagent: hello.agent.yaml\ncases:\n  # The default.\n  from execution:\n'), written.text);
+    assert.ok(
+      written.text.startsWith('# Tests of the greeting.\nagent: hello.agent.yaml\ncases:\n  # The default.\n  from execution:\n'),
+      written.text,
+    );
     assert.ok(written.text.slice(written.offset).startsWith('from execution (2):'));
     const suite = loaded(loadSuiteFromText('/virtual/hello.agent.test.yaml', written.text, () => ({ text: HELLO })));
-    assert.deepEqual(suite.suite.cases.map((testCase) => [testCase.name, testCase.inputs]), [['from execution', {}], ['from execution (2)', { who: 'Bob' }]]);
+    assert.deepEqual(
+      suite.suite.cases.map((testCase) => [testCase.name, testCase.inputs]),
+      [
+        ['from execution', {}],
+        ['from execution (2)', { who: 'Bob' }],
+      ],
+    );
   });
 
   it('writes a mock stub with the status for every API node, and test values for secrets', () => {
@@ -61,16 +84,27 @@ describe('agent tests from the editor', () => {
   });
 
   it('refuses a test file that is not YAML or whose cases are not a mapping, saying so', () => {
-    assert.throws(() => appendCaseFromExecution('cases: [\n', fromHello('x', 'y')), (error: unknown) => error instanceof NewCaseError && /not valid YAML/.test(error.message));
-    assert.throws(() => appendCaseFromExecution('cases:\n  - a\n', fromHello('x', 'y')), (error: unknown) => error instanceof NewCaseError && /"cases" in the test file is not a mapping/.test(error.message));
+    assert.throws(
+      () => appendCaseFromExecution('cases: [\n', fromHello('x', 'y')),
+      (error: unknown) => error instanceof NewCaseError && /not valid YAML/.test(error.message),
+    );
+    assert.throws(
+      () => appendCaseFromExecution('cases:\n  - a\n', fromHello('x', 'y')),
+      (error: unknown) => error instanceof NewCaseError && /"cases" in the test file is not a mapping/.test(error.message),
+    );
   });
 
   it('checks unsaved test text against the agent text the caller gives, and says when it cannot read it', () => {
     const text = 'cases:\n  one:\n    inputs: { whom: Ada }\n';
     const failure = loadSuiteFromText('/virtual/hello.agent.test.yaml', text, () => ({ text: HELLO }));
     assert.ok(!('suite' in failure));
-    assert.deepEqual(failure.problems.map((problem) => [problem.code, problem.range.line]), [['unknown-input', 3]]);
-    const missing = loadSuiteFromText('/virtual/hello.agent.test.yaml', 'cases:\n  one: {}\n', (file) => ({ error: `${file} does not exist.` }));
+    assert.deepEqual(
+      failure.problems.map((problem) => [problem.code, problem.range.line]),
+      [['unknown-input', 3]],
+    );
+    const missing = loadSuiteFromText('/virtual/hello.agent.test.yaml', 'cases:\n  one: {}\n', (file) => ({
+      error: `${file} does not exist.`,
+    }));
     assert.ok(!('suite' in missing));
     assert.match(missing.message, /The agent under test cannot be read: .*hello\.agent\.yaml does not exist/);
   });
@@ -78,12 +112,18 @@ describe('agent tests from the editor', () => {
   it('runs only the cases named in `only`', async () => {
     const text = appendCaseFromExecution(appendCaseFromExecution(undefined, fromHello('a', 'A')).text, fromHello('b', 'B')).text;
     const suite = loaded(loadSuiteFromText('/virtual/hello.agent.test.yaml', text, () => ({ text: HELLO })));
-    assert.deepEqual((await runSuite(suite, { only: new Set(['b']) })).map((result) => result.name), ['b']);
+    assert.deepEqual(
+      (await runSuite(suite, { only: new Set(['b']) })).map((result) => result.name),
+      ['b'],
+    );
   });
 });
 
 describe('agent test snippets', () => {
-  const snippets = JSON.parse(readFileSync(join(repoRoot, 'snippets', 'agent-test-yaml.json'), 'utf8')) as Record<string, { prefix: string; body: string[] }>;
+  const snippets = JSON.parse(readFileSync(join(repoRoot, 'snippets', 'agent-test-yaml.json'), 'utf8')) as Record<
+    string,
+    { prefix: string; body: string[] }
+  >;
   /** The snippet as VS Code inserts it when every default is accepted (these use ${n:x} and ${n|a,b|}). */
   const expand = (body: readonly string[]): string =>
     body
@@ -99,11 +139,20 @@ describe('agent test snippets', () => {
   };
 
   it('expands every snippet, where it belongs, into a test file without problems', () => {
-    assert.deepEqual(Object.values(snippets).map((snippet) => snippet.prefix).sort(), ['case', 'expect', 'expect-failure', 'mock']);
+    assert.deepEqual(
+      Object.values(snippets)
+        .map((snippet) => snippet.prefix)
+        .sort(),
+      ['case', 'expect', 'expect-failure', 'mock'],
+    );
     for (const snippet of Object.values(snippets)) {
       const text = inContext(snippet.prefix, expand(snippet.body));
       const { problems } = validateTestText(text, 'snippet.agent.test.yaml');
-      assert.deepEqual(problems.map((problem) => `${problem.range.line}: ${problem.message}`), [], `${snippet.prefix}:\n${text}`);
+      assert.deepEqual(
+        problems.map((problem) => `${problem.range.line}: ${problem.message}`),
+        [],
+        `${snippet.prefix}:\n${text}`,
+      );
     }
   });
 });

@@ -29,8 +29,15 @@ describe('bundles', () => {
   it('the extension entry holds only registration: no package, and its features load on first use', () => {
     assert.deepEqual([...packagesIn('extension.js')], []);
     const text = readFileSync(join(dist, 'extension.js'), 'utf8');
-    for (const feature of ['commands', 'language', 'local-server']) assert.ok(text.includes(`require("./lazy/${feature}.js")`), `extension.js loads ${feature} from its own bundle`);
-    for (const heavy of ['src/core/engine/engine.ts', 'src/core/service/agentClient.ts', 'src/core/server/agentServer.ts', 'src/core/graph/graphLayout.ts', 'src/core/validation/validate.ts']) {
+    for (const feature of ['commands', 'language', 'local-server'])
+      assert.ok(text.includes(`require("./lazy/${feature}.js")`), `extension.js loads ${feature} from its own bundle`);
+    for (const heavy of [
+      'src/core/engine/engine.ts',
+      'src/core/service/agentClient.ts',
+      'src/core/server/agentServer.ts',
+      'src/core/graph/graphLayout.ts',
+      'src/core/validation/validate.ts',
+    ]) {
       assert.ok(!text.includes(`// ${heavy}`), `extension.js does not contain ${heavy}`);
     }
     assert.ok(packagesIn('lazy/commands.js').has('undici'));
@@ -46,7 +53,13 @@ describe('bundles', () => {
   });
 
   it('no bundle carries the schema compiler', () => {
-    const bundles = ['extension.js', 'cli.js', ...readdirSync(join(dist, 'lazy')).filter((name) => name.endsWith('.js')).map((name) => `lazy/${name}`)];
+    const bundles = [
+      'extension.js',
+      'cli.js',
+      ...readdirSync(join(dist, 'lazy'))
+        .filter((name) => name.endsWith('.js'))
+        .map((name) => `lazy/${name}`),
+    ];
     assert.ok(bundles.length >= 6);
     for (const bundle of bundles) {
       const text = readFileSync(join(dist, bundle), 'utf8');

@@ -49,19 +49,39 @@ describe('agent-workflows run and status', () => {
   async function cli(args: string[], env: Record<string, string> = { AGENT_WORKFLOWS_API_KEY: KEY }, interrupt?: AbortSignal) {
     let stdout = '';
     let stderr = '';
-    const code = await runCli(args, { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t), cwd: dir.path, env, ...(interrupt ? { interrupt } : {}) });
+    const code = await runCli(args, {
+      stdout: (t) => (stdout += t),
+      stderr: (t) => (stderr += t),
+      cwd: dir.path,
+      env,
+      ...(interrupt ? { interrupt } : {}),
+    });
     assert.doesNotMatch(stdout + stderr, new RegExp(KEY), 'the key never appears in output');
     return { code, stdout, stderr };
   }
 
   it('runs an agent with typed inputs and prints JSON', async () => {
-    service.statusAnswer = (n, _id, response) => json(response, 200, n === 0 ? { status: 'running' } : { status: 'finished', outputs: { text: 'done' } });
-    const result = await cli(['run', 'ticket.agent.yaml', '--input', 'ticket=Printer on fire', '--input', 'urgent=yes', '--input', 'priority=high', '--json']);
+    service.statusAnswer = (n, _id, response) =>
+      json(response, 200, n === 0 ? { status: 'running' } : { status: 'finished', outputs: { text: 'done' } });
+    const result = await cli([
+      'run',
+      'ticket.agent.yaml',
+      '--input',
+      'ticket=Printer on fire',
+      '--input',
+      'urgent=yes',
+      '--input',
+      'priority=high',
+      '--json',
+    ]);
     assert.equal(result.code, 0, result.stderr);
     const printed = JSON.parse(result.stdout) as { executionId: string; status: string; outputs: unknown };
     assert.equal(printed.status, 'finished');
     assert.deepEqual(printed.outputs, { text: 'done' });
-    assert.deepEqual(service.starts[0]?.payload, { inputs: { ticket: 'Printer on fire', urgent: true, priority: 'high', count: 3 }, stream: false });
+    assert.deepEqual(service.starts[0]?.payload, {
+      inputs: { ticket: 'Printer on fire', urgent: true, priority: 'high', count: 3 },
+      stream: false,
+    });
     assert.equal(service.starts[0]?.path, '/api/acme/agent/summarizer/execute');
     assert.match(result.stderr, /started Ticket summarizer as execution /);
   });
@@ -70,7 +90,13 @@ describe('agent-workflows run and status', () => {
     const result = await cli(['run', 'ticket.agent.yaml', '-i', 'ticket=x', '--file', 'screenshot=shot.png']);
     assert.equal(result.code, 0, result.stderr);
     assert.equal(service.starts[0]?.path, '/api/acme/agent/summarizer/execute/multipart');
-    assert.deepEqual(service.starts[0]?.parts.map((p) => [p.name, p.filename, p.data.length]), [['payload', undefined, service.starts[0]?.parts[0]?.data.length], ['screenshot', 'shot.png', 1234]]);
+    assert.deepEqual(
+      service.starts[0]?.parts.map((p) => [p.name, p.filename, p.data.length]),
+      [
+        ['payload', undefined, service.starts[0]?.parts[0]?.data.length],
+        ['screenshot', 'shot.png', 1234],
+      ],
+    );
     assert.match(result.stderr, /with screenshot \(1\.2 KB\)/);
   });
 
@@ -132,7 +158,8 @@ describe('agent-workflows run and status', () => {
     const problem = await cli(['status', printed.executionId, '--base-url', service.url, '--account', 'acme', '--wait']);
     assert.equal(problem.code, 1);
     assert.match(problem.stderr, /ended with status "failed-•••"[\s\S]*bad •••/);
-    for (const output of [text, asJson, problem]) assert.doesNotMatch(output.stdout + output.stderr, new RegExp(`${KEY}|${encodeURIComponent(KEY)}`, 'i'));
+    for (const output of [text, asJson, problem])
+      assert.doesNotMatch(output.stdout + output.stderr, new RegExp(`${KEY}|${encodeURIComponent(KEY)}`, 'i'));
   });
 
   describe('terminal escapes from the service', () => {
@@ -142,7 +169,13 @@ describe('agent-workflows run and status', () => {
     async function raw(args: string[], stderrIsTTY = false) {
       let stdout = '';
       let stderr = '';
-      const code = await runCli(args, { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t), cwd: dir.path, env: { AGENT_WORKFLOWS_API_KEY: KEY }, stderrIsTTY });
+      const code = await runCli(args, {
+        stdout: (t) => (stdout += t),
+        stderr: (t) => (stderr += t),
+        cwd: dir.path,
+        env: { AGENT_WORKFLOWS_API_KEY: KEY },
+        stderrIsTTY,
+      });
       return { code, stdout, stderr };
     }
 
@@ -172,7 +205,7 @@ describe('agent-workflows run and status', () => {
       assert.deepEqual((JSON.parse(result.stdout) as { outputs: unknown }).outputs, { text });
     });
 
-    it('leave only the spinner\'s own sequences on a terminal', async () => {
+    it("leave only the spinner's own sequences on a terminal", async () => {
       service.statusAnswer = (n, _id, response) => json(response, 200, n === 0 ? { status: 'running' } : { status: `failed${EVIL}` });
       const result = await raw(['run', 'ticket.agent.yaml', '-i', 'ticket=x'], true);
       assert.equal(result.code, 1);
@@ -213,7 +246,8 @@ describe('agent-workflows run and status', () => {
     const executionId = started.stdout.trim();
     assert.match(executionId, /^[0-9a-f-]{36}$/);
     assert.equal(service.statusRequests.length, 0);
-    service.statusAnswer = (n, _id, response) => json(response, 200, n < 2 ? { status: 'running' } : { status: 'finished', outputs: { n } });
+    service.statusAnswer = (n, _id, response) =>
+      json(response, 200, n < 2 ? { status: 'running' } : { status: 'finished', outputs: { n } });
     const once = await cli(['status', executionId, '--base-url', service.url, '--account', 'acme']);
     assert.equal(once.code, 0);
     assert.equal(once.stdout, 'running\n');
@@ -232,7 +266,10 @@ describe('agent-workflows run and status', () => {
   it('stops on Ctrl-C as a real process, printing the execution id to resume with', async function () {
     this.timeout(15_000);
     service.statusAnswer = (_n, _id, response) => json(response, 200, { status: 'running' });
-    const child = spawn(process.execPath, [join(repoRoot, 'dist', 'cli.js'), 'run', 'ticket.agent.yaml', '-i', 'ticket=x'], { cwd: dir.path, env: { ...process.env, AGENT_WORKFLOWS_API_KEY: KEY } });
+    const child = spawn(process.execPath, [join(repoRoot, 'dist', 'cli.js'), 'run', 'ticket.agent.yaml', '-i', 'ticket=x'], {
+      cwd: dir.path,
+      env: { ...process.env, AGENT_WORKFLOWS_API_KEY: KEY },
+    });
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     while (service.statusRequests.length < 2) await new Promise((resolve) => setTimeout(resolve, 20));
@@ -259,8 +296,12 @@ describe('agent-workflows run and status', () => {
 
   it('runs as a real process: JSON on stdout, plain progress on stderr, exit codes', async function () {
     this.timeout(15_000);
-    service.statusAnswer = (n, _id, response) => json(response, 200, n === 0 ? { status: 'running' } : { status: 'finished', outputs: { text: 'ünï "done"' } });
-    const finished = await spawnCli(['run', 'ticket.agent.yaml', '--input', 'ticket=Printer on fire', '--file', 'screenshot=shot.png', '--json'], { AGENT_WORKFLOWS_API_KEY: KEY });
+    service.statusAnswer = (n, _id, response) =>
+      json(response, 200, n === 0 ? { status: 'running' } : { status: 'finished', outputs: { text: 'ünï "done"' } });
+    const finished = await spawnCli(
+      ['run', 'ticket.agent.yaml', '--input', 'ticket=Printer on fire', '--file', 'screenshot=shot.png', '--json'],
+      { AGENT_WORKFLOWS_API_KEY: KEY },
+    );
     assert.equal(finished.code, 0, finished.stderr);
     const printed = JSON.parse(finished.stdout) as { executionId: string; status: string; outputs: unknown };
     assert.deepEqual({ ...printed, executionId: 'x' }, { executionId: 'x', status: 'finished', outputs: { text: 'ünï "done"' } });
@@ -286,7 +327,12 @@ describe('agent-workflows run and status', () => {
     assert.match(failed.stderr, /ended with status "failed"[\s\S]*node x failed; key was •••/);
     const failedJson = await cli(['status', 'e-1', '--base-url', service.url, '--account', 'acme', '--wait', '--json']);
     assert.equal(failedJson.code, 1);
-    assert.deepEqual(JSON.parse(failedJson.stdout), { executionId: 'e-1', status: 'failed', outputs: null, answer: { status: 'failed', error: 'node x failed; key was •••' } });
+    assert.deepEqual(JSON.parse(failedJson.stdout), {
+      executionId: 'e-1',
+      status: 'failed',
+      outputs: null,
+      answer: { status: 'failed', error: 'node x failed; key was •••' },
+    });
     const requests = service.statusRequests.length;
     const badId = await cli(['status', '../../admin', '--base-url', service.url, '--account', 'acme', '--wait']);
     assert.equal(badId.code, 2);
@@ -295,7 +341,16 @@ describe('agent-workflows run and status', () => {
   });
 
   it('exits 4 for a wrong path, a refused connection and a server error, 3 for a rotated key', async () => {
-    const notFound = await cli(['status', 'e-1', '--base-url', service.url, '--account', 'acme', '--status-path', '/nowhere/{executionId}']);
+    const notFound = await cli([
+      'status',
+      'e-1',
+      '--base-url',
+      service.url,
+      '--account',
+      'acme',
+      '--status-path',
+      '/nowhere/{executionId}',
+    ]);
     assert.equal(notFound.code, 4);
     assert.match(notFound.stderr, /404 Not Found\): check the account and agent paths/);
     const refused = await cli(['status', 'e-1', '--base-url', `http://127.0.0.1:${await closedPort()}`, '--account', 'acme']);
@@ -319,7 +374,12 @@ describe('agent-workflows run and status', () => {
     assert.equal(result.code, 130);
     const printed = JSON.parse(result.stdout) as { executionId: string; status: string };
     assert.equal(printed.status, 'stopped-watching');
-    assert.match(result.stderr, new RegExp(`Stopped watching execution ${printed.executionId}; it may still be running\\. Resume with:\\n  agent-workflows status ${printed.executionId} --base-url ${service.url} --account acme --wait`));
+    assert.match(
+      result.stderr,
+      new RegExp(
+        `Stopped watching execution ${printed.executionId}; it may still be running\\. Resume with:\\n  agent-workflows status ${printed.executionId} --base-url ${service.url} --account acme --wait`,
+      ),
+    );
   });
 
   it('on Ctrl-C while starting, says the agent may be running instead of suggesting a retry', async () => {
@@ -330,7 +390,10 @@ describe('agent-workflows run and status', () => {
     interrupt.abort();
     const result = await pending;
     assert.equal(result.code, 130);
-    assert.match(result.stderr, /cancelled\. The request may have reached the service, so the agent may be running: check its executions before starting it again\./);
+    assert.match(
+      result.stderr,
+      /cancelled\. The request may have reached the service, so the agent may be running: check its executions before starting it again\./,
+    );
     assert.equal(service.starts.length, 1);
   });
 });

@@ -71,9 +71,22 @@ describe('agent-workflows run --local', () => {
   });
 
   it('prints {"executionId","status","outputs"} with --json', async () => {
-    const result = await cli(['run', '--local', 'triage.agent.yaml', '--input', 'ticket=Slow printer', '--file', 'attachment=log.txt', '--json']);
+    const result = await cli([
+      'run',
+      '--local',
+      'triage.agent.yaml',
+      '--input',
+      'ticket=Slow printer',
+      '--file',
+      'attachment=log.txt',
+      '--json',
+    ]);
     assert.equal(result.code, 0, result.stderr);
-    assert.deepEqual(JSON.parse(result.stdout), { executionId: null, status: 'finished', outputs: { label: 'normal', summary: 'normal (12 bytes attached)' } });
+    assert.deepEqual(JSON.parse(result.stdout), {
+      executionId: null,
+      status: 'finished',
+      outputs: { label: 'normal', summary: 'normal (12 bytes attached)' },
+    });
   });
 
   it('says which secret is missing and how to give it, and calls nothing', async () => {
@@ -85,7 +98,9 @@ describe('agent-workflows run --local', () => {
   });
 
   it('fails with the node and the cause when an API call fails, exit 1', async () => {
-    const result = await cli(['run', '--local', 'triage.agent.yaml', '--input', 'ticket=x', '--file', 'attachment=log.txt', '--json'], { AGENT_SECRET_TRIAGE_TOKEN: 'wrong' });
+    const result = await cli(['run', '--local', 'triage.agent.yaml', '--input', 'ticket=x', '--file', 'attachment=log.txt', '--json'], {
+      AGENT_SECRET_TRIAGE_TOKEN: 'wrong',
+    });
     assert.equal(result.code, 1);
     const answer = JSON.parse(result.stdout) as { status: string; node: string; error: string };
     assert.equal(answer.status, 'failed');

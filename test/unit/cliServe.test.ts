@@ -65,7 +65,12 @@ describe('agent-workflows serve', () => {
 
   beforeEach(async () => {
     dir = makeTempDir();
-    api = await startServer((incoming, response, body) => json(response, 200, { text: JSON.parse(body.toString() || '{}').text ?? null, authorized: incoming.headers.authorization === 'Bearer echo-secret' }));
+    api = await startServer((incoming, response, body) =>
+      json(response, 200, {
+        text: JSON.parse(body.toString() || '{}').text ?? null,
+        authorized: incoming.headers.authorization === 'Bearer echo-secret',
+      }),
+    );
     dir.write('agents/echo.agent.yaml', echoAgent(api.url));
     dir.write('agents/files.agent.yaml', filesAgent);
     dir.write('agents/items.agent.yaml', needsSecret);
@@ -77,8 +82,14 @@ describe('agent-workflows serve', () => {
     dir.remove();
   });
 
-  function serveChild(args: string[], env: Record<string, string> = {}): { child: ChildProcessWithoutNullStreams; output: () => string; exited: Promise<number | null> } {
-    const child = spawn(process.execPath, [join(repoRoot, 'dist', 'cli.js'), 'serve', ...args], { cwd: dir.path, env: { PATH: process.env.PATH ?? '', ...env } });
+  function serveChild(
+    args: string[],
+    env: Record<string, string> = {},
+  ): { child: ChildProcessWithoutNullStreams; output: () => string; exited: Promise<number | null> } {
+    const child = spawn(process.execPath, [join(repoRoot, 'dist', 'cli.js'), 'serve', ...args], {
+      cwd: dir.path,
+      env: { PATH: process.env.PATH ?? '', ...env },
+    });
     children.push(child);
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -87,15 +98,30 @@ describe('agent-workflows serve', () => {
     return { child, output: () => output, exited };
   }
 
-  async function call(method: 'GET' | 'POST', url: string, key: string, body?: unknown): Promise<{ status: number; body: Record<string, unknown> }> {
-    const answer = await request(url, { method, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
+  async function call(
+    method: 'GET' | 'POST',
+    url: string,
+    key: string,
+    body?: unknown,
+  ): Promise<{ status: number; body: Record<string, unknown> }> {
+    const answer = await request(url, {
+      method,
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+    });
     return { status: answer.statusCode, body: (await answer.body.json()) as Record<string, unknown> };
   }
 
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     it(`prints the URL, a generated key and the agents, runs agents with secrets from the environment, and stops on ${signal}`, async () => {
       const served = serveChild(['agents', '--port', '0'], { AGENT_SECRET_ECHO_TOKEN: 'echo-secret' });
-      const started = await waitFor(() => /listening on (http:\/\/127\.0\.0\.1:\d+)\n {2}API key \(made for this session\): (\S+)\n[\s\S]*Press Ctrl-C to stop\./.exec(served.output()) ?? undefined, 'the server to start');
+      const started = await waitFor(
+        () =>
+          /listening on (http:\/\/127\.0\.0\.1:\d+)\n {2}API key \(made for this session\): (\S+)\n[\s\S]*Press Ctrl-C to stop\./.exec(
+            served.output(),
+          ) ?? undefined,
+        'the server to start',
+      );
       const [, url, key] = started;
       const output = served.output();
       assert.match(output, new RegExp(`^Local agent server for ${dir.path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/agents\n`));
@@ -113,7 +139,10 @@ describe('agent-workflows serve', () => {
         return answer.body.status === 'finished' ? answer.body : undefined;
       }, 'the execution to finish');
       assert.deepEqual(done.outputs, { echoed: 'from the CLI', authorized: true });
-      await waitFor(() => served.output().includes(`execution ${String(start.body.executionId)} local/echo finished in`), 'the execution to be logged');
+      await waitFor(
+        () => served.output().includes(`execution ${String(start.body.executionId)} local/echo finished in`),
+        'the execution to be logged',
+      );
 
       served.child.kill(signal);
       assert.equal(await served.exited, 0, served.output());
@@ -138,15 +167,29 @@ describe('agent-workflows serve', () => {
       const stop = new AbortController();
       let stdout = '';
       let stderr = '';
-      const finished = runCli(['serve', ...args], { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t), cwd: dir.path, env, interrupt: stop.signal });
-      const url = await waitFor(() => /listening on (\S+)/.exec(stdout)?.[1] ?? (stderr ? Promise.reject(new Error(stderr)) : undefined), 'serve to start');
+      const finished = runCli(['serve', ...args], {
+        stdout: (t) => (stdout += t),
+        stderr: (t) => (stderr += t),
+        cwd: dir.path,
+        env,
+        interrupt: stop.signal,
+      });
+      const url = await waitFor(
+        () => /listening on (\S+)/.exec(stdout)?.[1] ?? (stderr ? Promise.reject(new Error(stderr)) : undefined),
+        'serve to start',
+      );
       return { url, stop: () => stop.abort(), finished, output: () => stdout + stderr };
     }
 
     async function cli(args: string[]) {
       let stdout = '';
       let stderr = '';
-      const code = await runCli(args, { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t), cwd: join(dir.path, 'agents'), env: { AGENT_WORKFLOWS_API_KEY: KEY } });
+      const code = await runCli(args, {
+        stdout: (t) => (stdout += t),
+        stderr: (t) => (stderr += t),
+        cwd: join(dir.path, 'agents'),
+        env: { AGENT_WORKFLOWS_API_KEY: KEY },
+      });
       return { code, stdout, stderr };
     }
 
@@ -159,13 +202,27 @@ describe('agent-workflows serve', () => {
         assert.equal(echo.code, 0, echo.stderr);
         assert.deepEqual(JSON.parse(echo.stdout).outputs, { echoed: 'hello there', authorized: true });
         dir.write('agents/report.pdf', Buffer.alloc(2048, 7));
-        const files = await cli(['run', 'files.agent.yaml', ...target, '--agent', 'files', '-f', 'doc=report.pdf', '-i', 'title=Q3', '--json']);
+        const files = await cli([
+          'run',
+          'files.agent.yaml',
+          ...target,
+          '--agent',
+          'files',
+          '-f',
+          'doc=report.pdf',
+          '-i',
+          'title=Q3',
+          '--json',
+        ]);
         assert.equal(files.code, 0, files.stderr);
         assert.deepEqual(JSON.parse(files.stdout).outputs, { text: 'Q3: report.pdf (2048 bytes)' });
         const missing = await cli(['run', 'items.agent.yaml', ...target, '--agent', 'items', '--json']);
         assert.equal(missing.code, 1);
         assert.equal(JSON.parse(missing.stdout).status, 'failed');
-        assert.match(JSON.parse(missing.stdout).answer.error, /Secret "ITEMS_KEY" is not set: set the environment variable AGENT_SECRET_ITEMS_KEY/);
+        assert.match(
+          JSON.parse(missing.stdout).answer.error,
+          /Secret "ITEMS_KEY" is not set: set the environment variable AGENT_SECRET_ITEMS_KEY/,
+        );
       } finally {
         serve.stop();
         assert.equal(await serve.finished, 0);
@@ -177,12 +234,21 @@ describe('agent-workflows serve', () => {
       const serveOn = async (host: string, key: string) => {
         let stderr = '';
         // 192.0.2.1 (TEST-NET-1) is no address of this machine: the bind fails at once, nothing listens.
-        const code = await runCli(['serve', 'agents', '--host', host, '--port', '0', '--api-key', key], { stdout: () => undefined, stderr: (t) => (stderr += t), cwd: dir.path, env: {}, interrupt: AbortSignal.abort() });
+        const code = await runCli(['serve', 'agents', '--host', host, '--port', '0', '--api-key', key], {
+          stdout: () => undefined,
+          stderr: (t) => (stderr += t),
+          cwd: dir.path,
+          env: {},
+          interrupt: AbortSignal.abort(),
+        });
         return { code, stderr };
       };
       const short = await serveOn('192.0.2.1', 'k');
       assert.equal(short.code, 2);
-      assert.match(short.stderr, /^warning: the API key is 1 character long, short enough to guess from another machine\. Use a key of at least 16 characters, or leave out --api-key and AGENT_WORKFLOWS_API_KEY to have one generated\.\n/);
+      assert.match(
+        short.stderr,
+        /^warning: the API key is 1 character long, short enough to guess from another machine\. Use a key of at least 16 characters, or leave out --api-key and AGENT_WORKFLOWS_API_KEY to have one generated\.\n/,
+      );
       assert.match(short.stderr, /192\.0\.2\.1 is not an address of this machine/);
       assert.doesNotMatch((await serveOn('192.0.2.1', 'a-key-of-20-chars-xx')).stderr, /warning/, 'a long key is not warned about');
       assert.doesNotMatch((await serveOn('127.0.0.1', 'k')).stderr, /warning/, 'nor a short key on this machine only');

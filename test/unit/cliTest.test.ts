@@ -48,7 +48,10 @@ describe('agent-workflows test', () => {
     const result = await run(['test'], dir.path);
     assert.equal(result.code, 1);
     assert.match(result.stdout, / {2}✓ passes \(\d+ ms\)\n {2}✗ fails \(\d+ ms\)\n/);
-    assert.match(result.stdout, /weather-report\.agent\.test\.yaml:15: outputs\.report: expected "Lisbon: Rain", got "Lisbon: Sunny, 24 degrees \(metric\)\."\n/);
+    assert.match(
+      result.stdout,
+      /weather-report\.agent\.test\.yaml:15: outputs\.report: expected "Lisbon: Rain", got "Lisbon: Sunny, 24 degrees \(metric\)\."\n/,
+    );
     assert.match(result.stdout, /- expected\n\s+\+ actual\n\s+- Lisbon: Rain\n\s+\+ Lisbon: Sunny, 24 degrees \(metric\)\.\n/);
     assert.match(result.stdout, /2 cases: 1 passed, 1 failed/);
   });
@@ -58,7 +61,10 @@ describe('agent-workflows test', () => {
     const result = await run(['test', 'weather-report.agent.test.yaml'], dir.path);
     assert.equal(result.code, 2);
     assert.match(result.stdout, /could not run: \d+ problems? in the test file/);
-    assert.match(result.stdout, /weather-report\.agent\.test\.yaml:3:15: unknown-input The agent has no input "cty"\. Did you mean "city"\?/);
+    assert.match(
+      result.stdout,
+      /weather-report\.agent\.test\.yaml:3:15: unknown-input The agent has no input "cty"\. Did you mean "city"\?/,
+    );
     assert.match(result.stdout, /1 test file could not run/);
   });
 
@@ -69,8 +75,11 @@ describe('agent-workflows test', () => {
     assert.match(result.stderr, /No test files to run/);
   });
 
-  it('--update writes the snapshot cases\' outputs, keeping the rest of the file, then they pass', async () => {
-    const file = dir.write('weather-report.agent.test.yaml', `# kept\ncases:\n  snap:\n    snapshot: true\n    inputs: { city: Oslo }\n    secrets: { WEATHER_API_KEY: k }\n    mocks: { current: { body: { summary: Snow, temperature: -3 } } }\n${FAILING}`);
+  it("--update writes the snapshot cases' outputs, keeping the rest of the file, then they pass", async () => {
+    const file = dir.write(
+      'weather-report.agent.test.yaml',
+      `# kept\ncases:\n  snap:\n    snapshot: true\n    inputs: { city: Oslo }\n    secrets: { WEATHER_API_KEY: k }\n    mocks: { current: { body: { summary: Snow, temperature: -3 } } }\n${FAILING}`,
+    );
     const before = await run(['test'], dir.path);
     assert.equal(before.code, 1);
     assert.match(before.stdout, /No snapshot of the outputs yet: run `agent-workflows test --update`/);
@@ -94,7 +103,11 @@ describe('agent-workflows test', () => {
     const text = readFileSync(join(dir.path, 'report.xml'), 'utf8');
     assert.match(text, /<failure message="outputs\.report: expected &quot;Lisbon: Rain&quot;, got &quot;Lisbon: Sunny/);
     const xml = create(text).end({ format: 'object' }) as {
-      testsuites: { '@tests': string; '@failures': string; testsuite: { testcase: Array<{ '@name': string; failure?: { '@message': string; '#': string } }> } };
+      testsuites: {
+        '@tests': string;
+        '@failures': string;
+        testsuite: { testcase: Array<{ '@name': string; failure?: { '@message': string; '#': string } }> };
+      };
     };
     assert.equal(xml.testsuites['@tests'], '2');
     assert.equal(xml.testsuites['@failures'], '1');
@@ -108,9 +121,17 @@ describe('agent-workflows test', () => {
   it('prints a JSON report', async () => {
     dir.write('weather-report.agent.test.yaml', `cases:\n${PASSING}${FAILING}`);
     const result = await run(['test', '-r', 'json'], dir.path);
-    const json = JSON.parse(result.stdout) as { passed: number; failed: number; files: Array<{ cases: Array<{ name: string; failures: Array<{ line: number; actual: unknown }> }> }> };
+    const json = JSON.parse(result.stdout) as {
+      passed: number;
+      failed: number;
+      files: Array<{ cases: Array<{ name: string; failures: Array<{ line: number; actual: unknown }> }> }>;
+    };
     assert.equal(json.passed, 1);
     assert.equal(json.failed, 1);
-    assert.deepEqual(json.files[0]!.cases[1]!.failures[0], { ...json.files[0]!.cases[1]!.failures[0], line: 15, actual: 'Lisbon: Sunny, 24 degrees (metric).' });
+    assert.deepEqual(json.files[0]!.cases[1]!.failures[0], {
+      ...json.files[0]!.cases[1]!.failures[0],
+      line: 15,
+      actual: 'Lisbon: Sunny, 24 degrees (metric).',
+    });
   });
 });

@@ -8,9 +8,12 @@ import { repoRoot } from '../support/paths';
 import { makeTempDir } from '../support/tempDir';
 import type { TempDir } from '../support/tempDir';
 
-const VALID = 'version: 1\nname: Valid\nnodes:\n  hello: { type: template, text: hi }\noutputs:\n  out: { from: "{{ nodes.hello.body }}" }\n';
-const INVALID = 'version: 1\nname: Invalid\nnodes:\n  call:\n    type: api\n    method: get\n    url: https://api.example.com\noutputs:\n  out: { from: "{{ nodes.call.body }}" }\n';
-const WARNING_ONLY = 'version: 1\nname: Warn\nnodes:\n  call:\n    type: api\n    method: GET\n    url: https://api.example.com\n    settings: ["x-api-key: abc123"]\noutputs:\n  out: { from: "{{ nodes.call.body }}" }\n';
+const VALID =
+  'version: 1\nname: Valid\nnodes:\n  hello: { type: template, text: hi }\noutputs:\n  out: { from: "{{ nodes.hello.body }}" }\n';
+const INVALID =
+  'version: 1\nname: Invalid\nnodes:\n  call:\n    type: api\n    method: get\n    url: https://api.example.com\noutputs:\n  out: { from: "{{ nodes.call.body }}" }\n';
+const WARNING_ONLY =
+  'version: 1\nname: Warn\nnodes:\n  call:\n    type: api\n    method: GET\n    url: https://api.example.com\n    settings: ["x-api-key: abc123"]\noutputs:\n  out: { from: "{{ nodes.call.body }}" }\n';
 
 async function run(args: string[], cwd: string): Promise<{ code: number; stdout: string; stderr: string }> {
   let stdout = '';
@@ -38,7 +41,10 @@ describe('agent-workflows validate', () => {
     dir.write('bad.agent.yaml', INVALID);
     const result = await run(['validate', 'bad.agent.yaml'], dir.path);
     assert.equal(result.code, 1);
-    assert.equal(result.stdout, 'bad.agent.yaml:6:13: error unknown-http-method "get" is not an HTTP method; use \'GET\', \'HEAD\', \'POST\', \'PUT\', \'PATCH\', \'DELETE\' or \'OPTIONS\'. Write it as "GET".\n');
+    assert.equal(
+      result.stdout,
+      "bad.agent.yaml:6:13: error unknown-http-method \"get\" is not an HTTP method; use 'GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE' or 'OPTIONS'. Write it as \"GET\".\n",
+    );
   });
 
   it('exits 0 when there are only warnings', async () => {
@@ -54,7 +60,10 @@ describe('agent-workflows validate', () => {
     const result = await run(['validate', '--format', 'json', 'a'], dir.path);
     assert.equal(result.code, 1);
     const json = JSON.parse(result.stdout) as { files: Array<{ file: string; problems: Array<Record<string, unknown>> }> };
-    assert.deepEqual(json.files.map((f) => f.file), [join('a', 'bad.agent.yaml'), join('a', 'ok.agent.yml')]);
+    assert.deepEqual(
+      json.files.map((f) => f.file),
+      [join('a', 'bad.agent.yaml'), join('a', 'ok.agent.yml')],
+    );
     assert.deepEqual(json.files[0]!.problems[0], {
       line: 6,
       column: 13,
@@ -62,7 +71,7 @@ describe('agent-workflows validate', () => {
       endColumn: 16,
       severity: 'error',
       code: 'unknown-http-method',
-      message: '"get" is not an HTTP method; use \'GET\', \'HEAD\', \'POST\', \'PUT\', \'PATCH\', \'DELETE\' or \'OPTIONS\'. Write it as "GET".',
+      message: "\"get\" is not an HTTP method; use 'GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE' or 'OPTIONS'. Write it as \"GET\".",
     });
     assert.deepEqual(json.files[1]!.problems, []);
   });
@@ -129,7 +138,11 @@ describe('agent-workflows validate', () => {
     const result = spawnSync(process.execPath, [cli, 'validate', 'bad.agent.yaml'], { cwd: dir.path, encoding: 'utf8' });
     assert.equal(result.status, 1);
     assert.match(result.stdout, /^bad\.agent\.yaml:6:13: error unknown-http-method/);
-    const examples = spawnSync(process.execPath, [cli, 'validate', '--format', 'json', join(repoRoot, 'test', 'fixtures', 'rules', 'basic.good.agent.yaml')], { encoding: 'utf8' });
+    const examples = spawnSync(
+      process.execPath,
+      [cli, 'validate', '--format', 'json', join(repoRoot, 'test', 'fixtures', 'rules', 'basic.good.agent.yaml')],
+      { encoding: 'utf8' },
+    );
     assert.equal(examples.status, 0, examples.stderr);
   });
 });

@@ -53,7 +53,13 @@ describe('completion', () => {
     });
 
     it('offers input, output and deployment keys', () => {
-      assert.deepEqual(completeAt('inputs:\n  q:\n    type: string\n    ¦').labels, ['description', 'required', 'default', 'enum', 'accept']);
+      assert.deepEqual(completeAt('inputs:\n  q:\n    type: string\n    ¦').labels, [
+        'description',
+        'required',
+        'default',
+        'enum',
+        'accept',
+      ]);
       assert.deepEqual(completeAt('outputs:\n  o:\n    ¦').labels, ['from', 'description']);
       assert.deepEqual(completeAt('deployment:\n  baseUrl: https://a.example.com\n  ¦').labels, ['account', 'agent']);
     });
@@ -70,7 +76,15 @@ describe('completion', () => {
   describe('values', () => {
     it('offers node types, HTTP methods, input types, required and version', () => {
       assert.deepEqual(completeAt('nodes:\n  a:\n    type: ¦').labels, ['api', 'template']);
-      assert.deepEqual(completeAt('nodes:\n  a:\n    type: api\n    method: P¦').labels, ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
+      assert.deepEqual(completeAt('nodes:\n  a:\n    type: api\n    method: P¦').labels, [
+        'GET',
+        'HEAD',
+        'POST',
+        'PUT',
+        'PATCH',
+        'DELETE',
+        'OPTIONS',
+      ]);
       const partial = completeAt('nodes:\n  a:\n    type: api\n    method: P¦');
       assert.deepEqual(partial.replace, { start: partial.offset - 1, end: partial.offset });
       assert.deepEqual(completeAt('inputs:\n  q: { type: ¦ }').labels, ['string', 'number', 'boolean', 'file']);
@@ -149,7 +163,10 @@ describe('completion', () => {
     });
 
     it('offers the secret names of the file and of the workspace', () => {
-      const text = AGENT.replace('url: https://llm.example.com', 'url: https://llm.example.com?api_key={{ secrets.LLM_KEY }}').replace('{{ nodes.render.body }}', '{{ secrets.¦');
+      const text = AGENT.replace('url: https://llm.example.com', 'url: https://llm.example.com?api_key={{ secrets.LLM_KEY }}').replace(
+        '{{ nodes.render.body }}',
+        '{{ secrets.¦',
+      );
       assert.deepEqual(completeAt(text, { workspaceSecrets: ['CRM_TOKEN'] }).labels, ['CRM_TOKEN', 'LLM_KEY']);
     });
 

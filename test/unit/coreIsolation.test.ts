@@ -16,7 +16,13 @@ function sourceFiles(dir: string): string[] {
 
 describe('src/core isolation', () => {
   it('detects a vscode import in any form', () => {
-    for (const line of ["import * as vscode from 'vscode';", "import type { Uri } from \"vscode\";", "const v = require('vscode');", "await import('vscode')", "import 'vscode';"]) {
+    for (const line of [
+      "import * as vscode from 'vscode';",
+      'import type { Uri } from "vscode";',
+      "const v = require('vscode');",
+      "await import('vscode')",
+      "import 'vscode';",
+    ]) {
       assert.match(line, VSCODE_IMPORT, line);
     }
     assert.doesNotMatch("import { x } from './vscodeLike';", VSCODE_IMPORT);
@@ -24,7 +30,10 @@ describe('src/core isolation', () => {
 
   it('has no file that imports vscode', () => {
     const offenders = sourceFiles(join(repoRoot, 'src', 'core')).filter((file) => VSCODE_IMPORT.test(readFileSync(file, 'utf8')));
-    assert.deepEqual(offenders.map((file) => relative(repoRoot, file)), []);
+    assert.deepEqual(
+      offenders.map((file) => relative(repoRoot, file)),
+      [],
+    );
   });
 
   it('has no file that imports from outside src/core except the schema', () => {
@@ -33,7 +42,8 @@ describe('src/core isolation', () => {
     for (const file of sourceFiles(core)) {
       for (const match of readFileSync(file, 'utf8').matchAll(/from\s+['"](\.{1,2}\/[^'"]+)['"]/g)) {
         const target = relative(repoRoot, resolve(dirname(file), match[1]!));
-        if (!target.startsWith(`src${sep}core${sep}`) && !target.startsWith(`schemas${sep}`)) offenders.push(`${relative(repoRoot, file)}: ${match[1]}`);
+        if (!target.startsWith(`src${sep}core${sep}`) && !target.startsWith(`schemas${sep}`))
+          offenders.push(`${relative(repoRoot, file)}: ${match[1]}`);
       }
     }
     assert.deepEqual(offenders, []);

@@ -25,7 +25,11 @@ describe('copy as curl', () => {
 
   // Asynchronous: the fake service runs in this process, so a blocking spawn would deadlock it.
   async function runInShell(command: string): Promise<string> {
-    const { stdout } = await promisify(execFile)('sh', ['-c', command], { env: { ...process.env, AGENT_WORKFLOWS_API_KEY: 'curl-key' }, encoding: 'utf8', timeout: 10_000 });
+    const { stdout } = await promisify(execFile)('sh', ['-c', command], {
+      env: { ...process.env, AGENT_WORKFLOWS_API_KEY: 'curl-key' },
+      encoding: 'utf8',
+      timeout: 10_000,
+    });
     return stdout;
   }
 
@@ -47,7 +51,12 @@ describe('copy as curl', () => {
 
   it('starts a multipart run with files whose names need quoting', async () => {
     const odd = dir.write('my report; v2, "final".pdf', 'pdf bytes');
-    const command = buildCurlCommand({ executeUrl: executeUrl(target(), true), inputs: { note: "a;b='c'" }, files: [{ field: 'doc', path: odd }], statusUrl: `${service.url}/api/acme/agent/x/status` });
+    const command = buildCurlCommand({
+      executeUrl: executeUrl(target(), true),
+      inputs: { note: "a;b='c'" },
+      files: [{ field: 'doc', path: odd }],
+      statusUrl: `${service.url}/api/acme/agent/x/status`,
+    });
     await runInShell(command.split('\n\n')[0]!);
     const start = service.starts[0]!;
     assert.equal(start.path, '/api/acme/agent/summarizer/execute/multipart');

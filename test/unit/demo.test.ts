@@ -50,7 +50,10 @@ describe('npm run demo', function () {
 
   it('starts the mock APIs and the local agent server on 127.0.0.1, with a masked random key', () => {
     assert.match(run.stdout, /^1\. Mock APIs\n {3}http:\/\/127\.0\.0\.1:\d+ answers for crm\.example\.com, /m);
-    assert.match(run.stdout, /^2\. Local agent server \(what `agent-workflows serve examples` runs\)\n {3}URL {6}http:\/\/127\.0\.0\.1:\d+\n/m);
+    assert.match(
+      run.stdout,
+      /^2\. Local agent server \(what `agent-workflows serve examples` runs\)\n {3}URL {6}http:\/\/127\.0\.0\.1:\d+\n/m,
+    );
     const key = /^ {3}API key {2}(\S{4})…•{8} \(random, made for this session/m.exec(run.stdout);
     assert.ok(key, 'the key is shown masked');
     // The key's first characters are only ever followed by the mask: the whole key is never printed.
@@ -60,11 +63,17 @@ describe('npm run demo', function () {
   });
 
   it('runs Customer 360 with JSON inputs through the client and poller, its lookups in parallel', () => {
-    assert.match(run.stdout, /POST http:\/\/127\.0\.0\.1:\d+\/api\/local\/agent\/customer-360\/execute {2}\{"inputs":\{"customer_id":"C-1042"\},"stream":false\}\n {3}execution id [0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\n {3}poll 1 \(\d+ ms\): (running|finished)/);
+    assert.match(
+      run.stdout,
+      /POST http:\/\/127\.0\.0\.1:\d+\/api\/local\/agent\/customer-360\/execute {2}\{"inputs":\{"customer_id":"C-1042"\},"stream":false\}\n {3}execution id [0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\n {3}poll 1 \(\d+ ms\): (running|finished)/,
+    );
     assert.match(run.stdout, /"summary": "Ada Lovelace: 2 open invoices, 3 tickets\."/);
     assert.match(run.stdout, /The three lookups ran in parallel/);
     assert.match(run.stdout, /GET {2}https:\/\/crm\.example\.com\/v2\/customers\/C-1042 +Authorization: Bearer <CRM_TOKEN> ✓ {2}→ 200/);
-    assert.match(run.stdout, /POST https:\/\/billing\.example\.com\/api\/invoices\/search +Authorization: Basic <BILLING_BASIC> ✓ {2}→ 200/);
+    assert.match(
+      run.stdout,
+      /POST https:\/\/billing\.example\.com\/api\/invoices\/search +Authorization: Basic <BILLING_BASIC> ✓ {2}→ 200/,
+    );
     assert.match(run.stdout, /GET {2}https:\/\/support\.example\.com\/api\/tickets +\?api_key=<SUPPORT_API_KEY> ✓ {2}→ 200/);
   });
 
@@ -73,7 +82,10 @@ describe('npm run demo', function () {
     assert.match(run.stdout, /part "receipt": examples\/files\/receipt\.pdf \(\d+ bytes, application\/pdf\)/);
     assert.match(run.stdout, /"claim_id": "EXP-2025-0193"/);
     assert.match(run.stdout, /"merchant": "CAFE AURORA"/);
-    assert.match(run.stdout, /POST https:\/\/ocr\.example\.com\/v1\/receipts +Authorization: Bearer <OCR_TOKEN> ✓ {2}→ 200 \(sent \d+ bytes of application\/pdf\)/);
+    assert.match(
+      run.stdout,
+      /POST https:\/\/ocr\.example\.com\/v1\/receipts +Authorization: Bearer <OCR_TOKEN> ✓ {2}→ 200 \(sent \d+ bytes of application\/pdf\)/,
+    );
     assert.match(run.stdout, /POST https:\/\/expenses\.example\.com\/api\/claims +x-api-key: <EXPENSES_API_KEY> ✓ {2}→ 201/);
   });
 
@@ -84,7 +96,10 @@ describe('npm run demo', function () {
     assert.equal([...run.stdout.matchAll(/^ {3}poll \d+ \(\d+ ms\): finished/gm)].length, 2);
     assert.match(run.stdout, /A status read with a wrong key is refused \(401 Unauthorized\)/);
     assert.match(run.stdout, /local agent server stopped\n {3}mock APIs stopped\n/);
-    assert.match(run.stdout, /\nDemo finished: 2 agents ran through the local agent server; 5 API calls, each with the expected credential\.\n/);
+    assert.match(
+      run.stdout,
+      /\nDemo finished: 2 agents ran through the local agent server; 5 API calls, each with the expected credential\.\n/,
+    );
   });
 
   it('never prints a secret value', () => {

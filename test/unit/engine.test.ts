@@ -28,7 +28,11 @@ function finished(result: ExecutionResult): Readonly<Record<string, unknown>> {
 }
 
 function failed(result: ExecutionResult): Extract<ExecutionResult, { status: 'failed' | 'cancelled' }> {
-  assert.notEqual(result.status, 'finished', `expected a failure, got outputs ${JSON.stringify(result.status === 'finished' ? result.outputs : null)}`);
+  assert.notEqual(
+    result.status,
+    'finished',
+    `expected a failure, got outputs ${JSON.stringify(result.status === 'finished' ? result.outputs : null)}`,
+  );
   return result as Extract<ExecutionResult, { status: 'failed' | 'cancelled' }>;
 }
 
@@ -67,7 +71,9 @@ describe('workflow engine', () => {
 
   describe('ordering and concurrency', () => {
     it('runs a node after the nodes it references and passes their results on', async () => {
-      const server = await serve((request, response, body) => json(response, 200, { seen: request.url, got: body.length ? JSON.parse(body.toString()) : null }));
+      const server = await serve((request, response, body) =>
+        json(response, 200, { seen: request.url, got: body.length ? JSON.parse(body.toString()) : null }),
+      );
       const result = await run(`version: 1
 name: Chain
 nodes:
@@ -88,17 +94,26 @@ outputs:
   out: { from: "{{ nodes.third.body }}" }
 `);
       assert.deepEqual(finished(result), { out: '/first!' });
-      assert.deepEqual(server.requests.map((request) => request.url), ['/first', '/second']);
+      assert.deepEqual(
+        server.requests.map((request) => request.url),
+        ['/first', '/second'],
+      );
       const [first, second, third] = ['first', 'second', 'third'].map((id) => traceOf(result, id));
       assert.ok(first!.endedAt! <= second!.startedAt!, 'second starts after first ends');
       assert.ok(second!.endedAt! <= third!.startedAt!, 'third starts after second ends');
-      assert.deepEqual(result.trace.map((entry) => entry.node), ['first', 'second', 'third'], 'the trace lists nodes in execution order');
+      assert.deepEqual(
+        result.trace.map((entry) => entry.node),
+        ['first', 'second', 'third'],
+        'the trace lists nodes in execution order',
+      );
     });
 
     it('runs independent nodes at the same time (they overlap on a server that answers after 300 ms)', async () => {
       const server = await delayServer();
       servers.push(server);
-      const nodes = ['a', 'b', 'c', 'd'].map((id) => `  ${id}:\n    type: api\n    method: GET\n    url: ${server.url}/${id}?delay=300\n`).join('');
+      const nodes = ['a', 'b', 'c', 'd']
+        .map((id) => `  ${id}:\n    type: api\n    method: GET\n    url: ${server.url}/${id}?delay=300\n`)
+        .join('');
       const started = Date.now();
       const result = await run(`version: 1
 name: Fan out
@@ -121,8 +136,14 @@ outputs:
     it('never runs more nodes at once than the concurrency allows', async () => {
       const server = await delayServer();
       servers.push(server);
-      const nodes = [1, 2, 3, 4, 5, 6].map((n) => `  n${n}:\n    type: api\n    method: GET\n    url: ${server.url}/${n}?delay=60\n`).join('');
-      const result = await run(`version: 1\nname: Bounded\nnodes:\n${nodes}outputs:\n  last: { from: "{{ nodes.n6.body.path }}" }\n`, {}, { concurrency: 2 });
+      const nodes = [1, 2, 3, 4, 5, 6]
+        .map((n) => `  n${n}:\n    type: api\n    method: GET\n    url: ${server.url}/${n}?delay=60\n`)
+        .join('');
+      const result = await run(
+        `version: 1\nname: Bounded\nnodes:\n${nodes}outputs:\n  last: { from: "{{ nodes.n6.body.path }}" }\n`,
+        {},
+        { concurrency: 2 },
+      );
       assert.equal(finished(result).last, '/6?delay=60');
       assert.equal(server.requests.length, 6);
       assert.equal(server.maxInFlight(), 2);
@@ -131,7 +152,9 @@ outputs:
 
   describe('the API node', () => {
     it('sends method, URL, header strings and a JSON body, and reads status, lower-case headers and a JSON body', async () => {
-      const server = await serve((_request, response) => json(response, 201, { id: 7, tags: ['a', 'b'] }, { 'X-Request-Id': 'r-1', 'content-type': 'application/problem+json' }));
+      const server = await serve((_request, response) =>
+        json(response, 201, { id: 7, tags: ['a', 'b'] }, { 'X-Request-Id': 'r-1', 'content-type': 'application/problem+json' }),
+      );
       const result = await run(
         `version: 1
 name: Api
@@ -163,13 +186,26 @@ outputs:
 `,
         { values: { who: 'a b/c&d', count: '5', flag: true } },
       );
-      assert.deepEqual(finished(result), { status: 201, id: 7, tag: 'b', request_id: 'r-1', whole: { id: 7, tags: ['a', 'b'] }, text: 'id 7 tags ["a","b"]' });
+      assert.deepEqual(finished(result), {
+        status: 201,
+        id: 7,
+        tag: 'b',
+        request_id: 'r-1',
+        whole: { id: 7, tags: ['a', 'b'] },
+        text: 'id 7 tags ["a","b"]',
+      });
       const request = server.requests[0]!;
       assert.equal(request.method, 'PUT');
       assert.equal(request.url, '/items/a%20b%2Fc%26d?q=a%20b%2Fc%26d&n=5', 'values in the path and query are percent-encoded');
       assert.equal(request.headers['x-who'], 'a b/c&d');
       assert.equal(request.headers['content-type'], 'application/json');
-      assert.deepEqual(JSON.parse(request.body.toString()), { who: 'a b/c&d', count: 5, flag: true, text: 'count=5', fixed: [1, true, null] });
+      assert.deepEqual(JSON.parse(request.body.toString()), {
+        who: 'a b/c&d',
+        count: 5,
+        flag: true,
+        text: 'count=5',
+        fixed: [1, true, null],
+      });
       const trace = traceOf(result, 'call');
       assert.equal(trace.httpStatus, 201);
       assert.equal(trace.method, 'PUT');
@@ -205,7 +241,9 @@ outputs:
     });
 
     it('follows a redirect to another origin without the Authorization header', async () => {
-      const target = await serve((request, response) => json(response, 200, { authorization: request.headers.authorization ?? null, key: request.headers['x-api-key'] ?? null }));
+      const target = await serve((request, response) =>
+        json(response, 200, { authorization: request.headers.authorization ?? null, key: request.headers['x-api-key'] ?? null }),
+      );
       const origin = await serve((_request, response) => {
         response.writeHead(302, { location: `${target.url}/landed` });
         response.end();
@@ -261,7 +299,8 @@ outputs:
       assert.equal(origin.requests[0]!.headers['x-custom-token'], 'tok-custom-4711');
       const landed = target.requests[0]!;
       assert.equal(landed.url, '/landed');
-      for (const name of ['x-custom-token', 'x-trace', 'accept-language']) assert.equal(landed.headers[name], undefined, `${name} reached the other origin`);
+      for (const name of ['x-custom-token', 'x-trace', 'accept-language'])
+        assert.equal(landed.headers[name], undefined, `${name} reached the other origin`);
       assert.equal(landed.headers.accept, 'application/json');
       assert.doesNotMatch(JSON.stringify(landed.headers), /tok-custom|lang-secret/);
     });
@@ -271,7 +310,11 @@ outputs:
         response.writeHead(303, { location: '/elsewhere' });
         response.end();
       });
-      const result = await run(`version: 1\nname: R\nnodes:\n  call:\n    type: api\n    method: GET\n    url: ${server.url}/x\noutputs:\n  where: { from: "{{ nodes.call.headers.location }}" }\n  status: { from: "{{ nodes.call.status }}" }\n`, {}, { followRedirects: false });
+      const result = await run(
+        `version: 1\nname: R\nnodes:\n  call:\n    type: api\n    method: GET\n    url: ${server.url}/x\noutputs:\n  where: { from: "{{ nodes.call.headers.location }}" }\n  status: { from: "{{ nodes.call.status }}" }\n`,
+        {},
+        { followRedirects: false },
+      );
       assert.deepEqual(finished(result), { where: '/elsewhere', status: 303 });
     });
   });
@@ -325,14 +368,27 @@ outputs:
       assert.equal(result.status, 'failed');
       assert.equal(result.error.node, 'summarize');
       assert.equal(result.error.kind, 'expression');
-      assert.equal(result.error.message, 'Node "summarize" failed: body.customer: {{ nodes.lookup.body.name }} points at nothing: nodes.lookup.body has no "name" (it has: "id", "email").');
-      assert.deepEqual(result.trace.map((entry) => [entry.node, entry.status]), [['lookup', 'succeeded'], ['summarize', 'failed'], ['after', 'skipped']]);
+      assert.equal(
+        result.error.message,
+        'Node "summarize" failed: body.customer: {{ nodes.lookup.body.name }} points at nothing: nodes.lookup.body has no "name" (it has: "id", "email").',
+      );
+      assert.deepEqual(
+        result.trace.map((entry) => [entry.node, entry.status]),
+        [
+          ['lookup', 'succeeded'],
+          ['summarize', 'failed'],
+          ['after', 'skipped'],
+        ],
+      );
       assert.equal(server.requests.length, 1, 'summarize made no request');
     });
 
     for (const [expression, reason] of [
       ['{{ nodes.lookup.body.items[3] }}', 'nodes.lookup.body.items is a list of 2 items, so there is no [3].'],
-      ['{{ nodes.lookup.body.items.first }}', 'nodes.lookup.body.items is a list of 2 items, so it has no field "first"; use an index such as nodes.lookup.body.items[0].'],
+      [
+        '{{ nodes.lookup.body.items.first }}',
+        'nodes.lookup.body.items is a list of 2 items, so it has no field "first"; use an index such as nodes.lookup.body.items[0].',
+      ],
       ['{{ nodes.lookup.body.count.value }}', 'nodes.lookup.body.count is a number, so it has no field "value".'],
       ['{{ nodes.lookup.body.none.value }}', 'nodes.lookup.body.none is empty (null), so it has no field "value".'],
       ['{{ nodes.lookup.headers.location }}', 'the response of node "lookup" has no "location" header'],
@@ -340,7 +396,11 @@ outputs:
     ] as const) {
       it(`explains why ${expression} points at nothing`, async () => {
         const server = await serve((_request, response) => json(response, 200, { items: [1, 2], count: 3, none: null }));
-        const result = failed(await run(`version: 1\nname: E\ninputs:\n  note: { type: string, default: hi }\nnodes:\n  lookup:\n    type: api\n    method: GET\n    url: ${server.url}/\noutputs:\n  out: { from: "x {{ nodes.lookup.body }} ${expression}" }\n`));
+        const result = failed(
+          await run(
+            `version: 1\nname: E\ninputs:\n  note: { type: string, default: hi }\nnodes:\n  lookup:\n    type: api\n    method: GET\n    url: ${server.url}/\noutputs:\n  out: { from: "x {{ nodes.lookup.body }} ${expression}" }\n`,
+          ),
+        );
         assert.equal(result.error.kind, 'output');
         assert.equal(result.error.output, 'out');
         assert.ok(result.error.message.startsWith(`Output "out": ${expression} points at nothing: ${reason}`), result.error.message);
@@ -354,7 +414,13 @@ outputs:
         const yaml = `version: 1\nname: F\ninputs:\n  doc: { type: file }\nnodes:\n  show:\n    type: template\n    text: "{{ inputs.doc }}"\noutputs:\n  name: { from: "{{ inputs.doc.name }}" }\n  size: { from: "{{ inputs.doc.size }}" }\n  type: { from: "{{ inputs.doc.type }}" }\n  shown: { from: "{{ nodes.show.body }}" }\n  whole: { from: "{{ inputs.doc }}" }\n`;
         const files = { doc: { name: 'report.pdf', size: 3, type: 'application/pdf', path } };
         const outputs = finished(await run(yaml, { files }));
-        assert.deepEqual(outputs, { name: 'report.pdf', size: 3, type: 'application/pdf', shown: '{"name":"report.pdf","size":3,"type":"application/pdf"}', whole: { name: 'report.pdf', size: 3, type: 'application/pdf' } });
+        assert.deepEqual(outputs, {
+          name: 'report.pdf',
+          size: 3,
+          type: 'application/pdf',
+          shown: '{"name":"report.pdf","size":3,"type":"application/pdf"}',
+          whole: { name: 'report.pdf', size: 3, type: 'application/pdf' },
+        });
         const leak = failed(await run(yaml.replace('{{ inputs.doc.name }}', '{{ inputs.doc.localPath }}'), { files }));
         assert.match(leak.error.message, /inputs\.doc has no "localPath" \(it has: "name", "size", "type"\)/);
         assert.doesNotMatch(JSON.stringify(leak), /stored-name/);
@@ -364,15 +430,24 @@ outputs:
     });
 
     it('sends the bytes of a file input as a body', async () => {
-      const server = await serve((request, response, body) => json(response, 200, { type: request.headers['content-type'], length: request.headers['content-length'], bytes: body.toString('base64') }));
+      const server = await serve((request, response, body) =>
+        json(response, 200, {
+          type: request.headers['content-type'],
+          length: request.headers['content-length'],
+          bytes: body.toString('base64'),
+        }),
+      );
       const dir = makeTempDir();
       try {
         const bytes = Buffer.from([0, 1, 2, 250, 255, 10, 13]);
         const path = dir.write('upload', bytes);
         const outputs = finished(
-          await run(`version: 1\nname: Up\ninputs:\n  shot: { type: file }\nnodes:\n  upload:\n    type: api\n    method: POST\n    url: ${server.url}/upload\n    body: "{{ inputs.shot }}"\noutputs:\n  seen: { from: "{{ nodes.upload.body }}" }\n`, {
-            files: { shot: { name: 'shot.png', size: bytes.length, type: 'image/png', path } },
-          }),
+          await run(
+            `version: 1\nname: Up\ninputs:\n  shot: { type: file }\nnodes:\n  upload:\n    type: api\n    method: POST\n    url: ${server.url}/upload\n    body: "{{ inputs.shot }}"\noutputs:\n  seen: { from: "{{ nodes.upload.body }}" }\n`,
+            {
+              files: { shot: { name: 'shot.png', size: bytes.length, type: 'image/png', path } },
+            },
+          ),
         );
         assert.deepEqual(outputs.seen, { type: 'image/png', length: String(bytes.length), bytes: bytes.toString('base64') });
       } finally {
@@ -382,7 +457,12 @@ outputs:
 
     it('refuses a header value that an input would split into two headers', async () => {
       const server = await serve((_request, response) => json(response, 200, {}));
-      const result = failed(await run(`version: 1\nname: H\ninputs:\n  who: { type: string }\nnodes:\n  call:\n    type: api\n    method: GET\n    url: ${server.url}/\n    settings: ["X-Who: {{ inputs.who }}"]\n`, { values: { who: 'me\r\nX-Admin: yes' } }));
+      const result = failed(
+        await run(
+          `version: 1\nname: H\ninputs:\n  who: { type: string }\nnodes:\n  call:\n    type: api\n    method: GET\n    url: ${server.url}/\n    settings: ["X-Who: {{ inputs.who }}"]\n`,
+          { values: { who: 'me\r\nX-Admin: yes' } },
+        ),
+      );
       assert.equal(result.error.kind, 'expression');
       assert.match(result.error.message, /^Node "call" failed: The value of header "X-Who" contains a line break/);
       assert.equal(server.requests.length, 0);
@@ -410,14 +490,25 @@ outputs:
       assert.equal(result.error.kind, 'status');
       assert.equal(result.error.node, 'call');
       assert.equal(result.error.message, `Node "call" failed: GET ${server.url}/x answered 503: "{"error":"maintenance"}".`);
-      assert.deepEqual(result.trace.map((entry) => [entry.node, entry.status, entry.httpStatus]), [['call', 'failed', 503], ['next', 'skipped', undefined]]);
+      assert.deepEqual(
+        result.trace.map((entry) => [entry.node, entry.status, entry.httpStatus]),
+        [
+          ['call', 'failed', 503],
+          ['next', 'skipped', undefined],
+        ],
+      );
     });
 
     it('fails when nothing listens', async () => {
       const port = await closedPort();
       const result = failed(await run(oneCall(`http://127.0.0.1:${port}/x`)));
       assert.equal(result.error.kind, 'request');
-      assert.match(result.error.message, new RegExp(`^Node "call" failed: GET http://127\\.0\\.0\\.1:${port}/x failed: Nothing is listening at http://127\\.0\\.0\\.1:${port} \\(connection refused\\)`));
+      assert.match(
+        result.error.message,
+        new RegExp(
+          `^Node "call" failed: GET http://127\\.0\\.0\\.1:${port}/x failed: Nothing is listening at http://127\\.0\\.0\\.1:${port} \\(connection refused\\)`,
+        ),
+      );
     });
 
     it('fails a node that does not answer within the node time limit', async () => {
@@ -446,7 +537,10 @@ outputs:
       });
       const result = failed(await run(oneCall(server.url)));
       assert.equal(result.error.kind, 'response');
-      assert.equal(result.error.message, 'Node "call" failed: The answer says it is JSON (application/json) but is not valid JSON: "{not json".');
+      assert.equal(
+        result.error.message,
+        'Node "call" failed: The answer says it is JSON (application/json) but is not valid JSON: "{not json".',
+      );
     });
 
     it('stops the nodes still running when another fails, without waiting for them', async () => {
@@ -454,7 +548,11 @@ outputs:
       const broken = await serve((_request, response) => json(response, 500, { error: 'boom' }));
       const started = Date.now();
       const result = failed(
-        await run(`version: 1\nname: Two\nnodes:\n  slow:\n    type: api\n    method: GET\n    url: ${hang.url}/slow\n  bad:\n    type: api\n    method: GET\n    url: ${broken.url}/bad\n`, {}, { nodeTimeoutMs: 20_000 }),
+        await run(
+          `version: 1\nname: Two\nnodes:\n  slow:\n    type: api\n    method: GET\n    url: ${hang.url}/slow\n  bad:\n    type: api\n    method: GET\n    url: ${broken.url}/bad\n`,
+          {},
+          { nodeTimeoutMs: 20_000 },
+        ),
       );
       assert.ok(Date.now() - started < 3000, 'the hanging node was stopped');
       assert.equal(result.error.node, 'bad');
@@ -472,8 +570,13 @@ outputs:
 
     it('refuses to load a file with errors, saying where they are', () => {
       assert.throws(
-        () => loadAgent('version: 1\nname: Broken\nnodes:\n  a:\n    type: template\n    text: "{{ nodes.b.body }}"\n', 'broken.agent.yaml'),
-        (error: unknown) => error instanceof AgentFileError && /^broken\.agent\.yaml has 1 error and cannot run until it is fixed:\nbroken\.agent\.yaml:6:21: unknown-node There is no node "b"/.test(error.message),
+        () =>
+          loadAgent('version: 1\nname: Broken\nnodes:\n  a:\n    type: template\n    text: "{{ nodes.b.body }}"\n', 'broken.agent.yaml'),
+        (error: unknown) =>
+          error instanceof AgentFileError &&
+          /^broken\.agent\.yaml has 1 error and cannot run until it is fixed:\nbroken\.agent\.yaml:6:21: unknown-node There is no node "b"/.test(
+            error.message,
+          ),
       );
     });
   });
@@ -498,11 +601,14 @@ outputs:
     const secrets = envSecretResolver({ AGENT_SECRET_API_KEY: SECRET, AGENT_SECRET_TOKEN: 'tok-9f8e7d6c' });
     const assertNoSecret = (value: unknown): void => {
       const text = JSON.stringify(value);
-      for (const secret of [SECRET, encodeURIComponent(SECRET), JSON.stringify(SECRET).slice(1, -1), 'tok-9f8e7d6c']) assert.ok(!text.includes(secret), `"${secret}" appears in ${text}`);
+      for (const secret of [SECRET, encodeURIComponent(SECRET), JSON.stringify(SECRET).slice(1, -1), 'tok-9f8e7d6c'])
+        assert.ok(!text.includes(secret), `"${secret}" appears in ${text}`);
     };
 
     it('sends secrets but redacts them from outputs and the trace, even when the API echoes them back', async () => {
-      const server = await serve((request, response, body) => json(response, 200, { url: request.url, authorization: request.headers.authorization, body: body.toString() }));
+      const server = await serve((request, response, body) =>
+        json(response, 200, { url: request.url, authorization: request.headers.authorization, body: body.toString() }),
+      );
       const traces: NodeTrace[] = [];
       const result = await run(agent(server.url), {}, { secrets, onTrace: (entry) => traces.push(entry) });
       const outputs = finished(result);
@@ -511,14 +617,20 @@ outputs:
       assert.equal(request.url, `/echo/${encodeURIComponent(SECRET)}?api_key=${encodeURIComponent(SECRET)}`);
       assert.deepEqual(JSON.parse(request.body.toString()), { key: SECRET });
       assert.equal(outputs.direct, 'token [redacted]');
-      assert.deepEqual(outputs.echoed, { url: '/echo/[redacted]?api_key=[redacted]', authorization: 'Bearer [redacted]', body: '{"key":"[redacted]"}' });
+      assert.deepEqual(outputs.echoed, {
+        url: '/echo/[redacted]?api_key=[redacted]',
+        authorization: 'Bearer [redacted]',
+        body: '{"key":"[redacted]"}',
+      });
       assert.equal(traceOf(result, 'call').url, `${server.url}/echo/[redacted]`);
       assertNoSecret(result);
       assertNoSecret(traces);
     });
 
     it('redacts secrets from errors', async () => {
-      const server = await serve((request, response) => json(response, 401, { error: `bad key ${decodeURIComponent(request.url!.split('=')[1]!)}` }));
+      const server = await serve((request, response) =>
+        json(response, 401, { error: `bad key ${decodeURIComponent(request.url!.split('=')[1]!)}` }),
+      );
       const traces: NodeTrace[] = [];
       const result = failed(await run(agent(server.url), {}, { secrets, onTrace: (entry) => traces.push(entry) }));
       assert.match(result.error.message, /answered 401: "\{"error":"bad key \[redacted\]"\}"/);
@@ -550,7 +662,11 @@ outputs:
     it('redacts a secret lower-cased by URL parsing in a host name', async () => {
       const port = await closedPort();
       const result = failed(
-        await run(`version: 1\nname: Host\nnodes:\n  call:\n    type: api\n    method: GET\n    url: http://{{ secrets.HOST }}:${port}/x\noutputs:\n  s: { from: "{{ nodes.call.status }}" }\n`, {}, { secrets: envSecretResolver({ AGENT_SECRET_HOST: 'LocalHost' }) }),
+        await run(
+          `version: 1\nname: Host\nnodes:\n  call:\n    type: api\n    method: GET\n    url: http://{{ secrets.HOST }}:${port}/x\noutputs:\n  s: { from: "{{ nodes.call.status }}" }\n`,
+          {},
+          { secrets: envSecretResolver({ AGENT_SECRET_HOST: 'LocalHost' }) },
+        ),
       );
       assert.equal(result.error.kind, 'request');
       assert.match(result.error.message, /\[redacted\]/);
@@ -559,15 +675,34 @@ outputs:
 
     it('fails before any call when a secret is missing, naming it and how to provide it', async () => {
       const server = await serve((_request, response) => json(response, 200, {}));
-      const result = failed(await run(agent(server.url), {}, { secrets: envSecretResolver({ AGENT_SECRET_TOKEN: 'tok-9f8e7d6c' }), secretHint: envSecretHint }));
+      const result = failed(
+        await run(agent(server.url), {}, { secrets: envSecretResolver({ AGENT_SECRET_TOKEN: 'tok-9f8e7d6c' }), secretHint: envSecretHint }),
+      );
       assert.equal(result.error.kind, 'secret');
-      assert.equal(result.error.message, 'The agent uses a secret that is not available. Secret "API_KEY" is not set: set the environment variable AGENT_SECRET_API_KEY where the server or command runs.');
+      assert.equal(
+        result.error.message,
+        'The agent uses a secret that is not available. Secret "API_KEY" is not set: set the environment variable AGENT_SECRET_API_KEY where the server or command runs.',
+      );
       assert.equal(server.requests.length, 0);
-      assert.deepEqual(result.trace.map((entry) => entry.status), ['skipped']);
+      assert.deepEqual(
+        result.trace.map((entry) => entry.status),
+        ['skipped'],
+      );
     });
 
     it('reports a resolver that fails', async () => {
-      const result = failed(await run(agent('http://127.0.0.1:9'), {}, { secrets: async (name) => { if (name === 'TOKEN') throw new Error('keychain locked'); return 'value'; } }));
+      const result = failed(
+        await run(
+          agent('http://127.0.0.1:9'),
+          {},
+          {
+            secrets: async (name) => {
+              if (name === 'TOKEN') throw new Error('keychain locked');
+              return 'value';
+            },
+          },
+        ),
+      );
       assert.equal(result.error.kind, 'secret');
       assert.match(result.error.message, /Secret "TOKEN" could not be read: keychain locked\./);
     });
@@ -593,13 +728,28 @@ outputs:
       assert.equal(result.status, 'cancelled');
       assert.equal(result.error.kind, 'cancelled');
       assert.equal(result.error.message, 'The execution was cancelled (stopped: "slow").');
-      assert.deepEqual(result.trace.map((entry) => [entry.node, entry.status]), [['slow', 'cancelled'], ['after', 'skipped']]);
-      assert.deepEqual(traces.map((entry) => `${entry.node}:${entry.status}`), ['slow:running', 'slow:cancelled']);
+      assert.deepEqual(
+        result.trace.map((entry) => [entry.node, entry.status]),
+        [
+          ['slow', 'cancelled'],
+          ['after', 'skipped'],
+        ],
+      );
+      assert.deepEqual(
+        traces.map((entry) => `${entry.node}:${entry.status}`),
+        ['slow:running', 'slow:cancelled'],
+      );
     });
 
     it('does not start when already cancelled', async () => {
       const server = await serve((_request, response) => json(response, 200, {}));
-      const result = failed(await run(`version: 1\nname: C\nnodes:\n  a:\n    type: api\n    method: GET\n    url: ${server.url}/\n`, {}, { signal: AbortSignal.abort() }));
+      const result = failed(
+        await run(
+          `version: 1\nname: C\nnodes:\n  a:\n    type: api\n    method: GET\n    url: ${server.url}/\n`,
+          {},
+          { signal: AbortSignal.abort() },
+        ),
+      );
       assert.equal(result.status, 'cancelled');
       assert.equal(server.requests.length, 0);
     });
@@ -607,7 +757,9 @@ outputs:
 
   it('can load every complete agent in docs/local-server.md', () => {
     const text = readFileSync(join(repoRoot, 'docs', 'local-server.md'), 'utf8');
-    const blocks = [...text.matchAll(/```yaml\n([\s\S]*?)```/g)].map((match) => match[1]!).filter((block) => block.startsWith('version: 1'));
+    const blocks = [...text.matchAll(/```yaml\n([\s\S]*?)```/g)]
+      .map((match) => match[1]!)
+      .filter((block) => block.startsWith('version: 1'));
     assert.ok(blocks.length > 0);
     for (const block of blocks) assert.doesNotThrow(() => loadAgent(block, 'docs/local-server.md'));
   });
@@ -631,14 +783,30 @@ outputs:
     const model = loadAgent(yaml).model;
 
     it('applies defaults, converts text to the input type and leaves optional inputs empty', async () => {
-      assert.deepEqual(resolveInputs(model, { values: { ticket: 'Printer', count: '3', urgent: 'yes' } }).values, { ticket: 'Printer', count: 3, urgent: true, priority: 'low', shot: null });
-      assert.deepEqual(resolveInputs(model, { values: { ticket: 'x', count: null } }).values, { ticket: 'x', count: 10, urgent: null, priority: 'low', shot: null });
+      assert.deepEqual(resolveInputs(model, { values: { ticket: 'Printer', count: '3', urgent: 'yes' } }).values, {
+        ticket: 'Printer',
+        count: 3,
+        urgent: true,
+        priority: 'low',
+        shot: null,
+      });
+      assert.deepEqual(resolveInputs(model, { values: { ticket: 'x', count: null } }).values, {
+        ticket: 'x',
+        count: 10,
+        urgent: null,
+        priority: 'low',
+        shot: null,
+      });
       assert.equal(finished(await run(yaml, { values: { ticket: 'Printer', priority: 'high' } })).text, 'Printer|10||high');
     });
 
     it('lists every problem: unknown, missing, wrong type, not allowed, wrong kind of value, file type', () => {
       assert.throws(
-        () => resolveInputs(model, { values: { tickt: 'x', count: 'many', priority: 'urgent', urgent: { yes: true } }, files: { shot: { name: 'a.gif', size: 1, type: 'image/gif', path: '/nowhere' } } }),
+        () =>
+          resolveInputs(model, {
+            values: { tickt: 'x', count: 'many', priority: 'urgent', urgent: { yes: true } },
+            files: { shot: { name: 'a.gif', size: 1, type: 'image/gif', path: '/nowhere' } },
+          }),
         (error: unknown) => {
           assert.deepEqual((error as { problems: string[] }).problems, [
             'The agent has no input "tickt". Did you mean "ticket"?',
@@ -651,8 +819,15 @@ outputs:
           return true;
         },
       );
-      assert.throws(() => resolveInputs(model, { values: { ticket: 'x', shot: 'a.png' } }), /Input "shot" is a file input: send the file as a part named "shot"/);
-      assert.throws(() => resolveInputs(model, { values: { ticket: 'x' }, files: { ticket: { name: 'a.png', size: 1, type: 'image/png', path: '/x' } } }), /Input "ticket" is a string input, not a file/);
+      assert.throws(
+        () => resolveInputs(model, { values: { ticket: 'x', shot: 'a.png' } }),
+        /Input "shot" is a file input: send the file as a part named "shot"/,
+      );
+      assert.throws(
+        () =>
+          resolveInputs(model, { values: { ticket: 'x' }, files: { ticket: { name: 'a.png', size: 1, type: 'image/png', path: '/x' } } }),
+        /Input "ticket" is a string input, not a file/,
+      );
     });
 
     it('treats input names such as "constructor" like any other', async () => {

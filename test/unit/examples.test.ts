@@ -48,7 +48,15 @@ const CASES: Readonly<Record<string, ExampleCase>> = {
     shows: 'an API key in the x-api-key header',
     given: { values: { city: 'Lisbon' } },
     outputs: { report: 'Lisbon: Sunny, 24 degrees (metric).', temperature: 24 },
-    calls: [{ method: 'GET', host: 'weather.example.com', path: '/v1/current', credential: { kind: 'x-api-key', secret: 'WEATHER_API_KEY' }, query: { city: 'Lisbon', units: 'metric' } }],
+    calls: [
+      {
+        method: 'GET',
+        host: 'weather.example.com',
+        path: '/v1/current',
+        credential: { kind: 'x-api-key', secret: 'WEATHER_API_KEY' },
+        query: { city: 'Lisbon', units: 'metric' },
+      },
+    ],
   },
   'exchange-rates.agent.yaml': {
     shows: 'an API key in the URL (?api_key=)',
@@ -66,7 +74,9 @@ const CASES: Readonly<Record<string, ExampleCase>> = {
   },
   'bug-report.agent.yaml': {
     shows: 'Basic authentication on a POST',
-    given: { values: { project: 'WEB', title: 'Checkout button does nothing on Safari', details: 'Add an item, press Checkout: nothing happens.' } },
+    given: {
+      values: { project: 'WEB', title: 'Checkout button does nothing on Safari', details: 'Add an item, press Checkout: nothing happens.' },
+    },
     outputs: { key: 'WEB-42', url: 'https://tracker.example.com/browse/WEB-42' },
     calls: [
       {
@@ -88,11 +98,21 @@ const CASES: Readonly<Record<string, ExampleCase>> = {
   },
   'receipt-scanner.agent.yaml': {
     shows: 'a file input uploaded as the body, with a Bearer token, then an x-api-key call',
-    given: { values: { employee: 'E-314' }, files: { receipt: { name: 'receipt.pdf', size: statSync(receiptFile).size, type: 'application/pdf', path: receiptFile } } },
+    given: {
+      values: { employee: 'E-314' },
+      files: { receipt: { name: 'receipt.pdf', size: statSync(receiptFile).size, type: 'application/pdf', path: receiptFile } },
+    },
     outputs: {
       claim_id: 'EXP-2025-0193',
       status: 'submitted',
-      receipt: { merchant: 'CAFE AURORA', date: '2025-06-27', total: 23.4, currency: 'EUR', media_type: 'application/pdf', bytes: statSync(receiptFile).size },
+      receipt: {
+        merchant: 'CAFE AURORA',
+        date: '2025-06-27',
+        total: 23.4,
+        currency: 'EUR',
+        media_type: 'application/pdf',
+        bytes: statSync(receiptFile).size,
+      },
     },
     calls: [
       { method: 'POST', host: 'ocr.example.com', path: '/v1/receipts', credential: { kind: 'bearer', secret: 'OCR_TOKEN' } },
@@ -101,7 +121,15 @@ const CASES: Readonly<Record<string, ExampleCase>> = {
         host: 'expenses.example.com',
         path: '/api/claims',
         credential: { kind: 'x-api-key', secret: 'EXPENSES_API_KEY' },
-        json: { employee: 'E-314', purpose: 'Business meal', merchant: 'CAFE AURORA', date: '2025-06-27', amount: 23.4, currency: 'EUR', attachment: 'receipt.pdf' },
+        json: {
+          employee: 'E-314',
+          purpose: 'Business meal',
+          merchant: 'CAFE AURORA',
+          date: '2025-06-27',
+          amount: 23.4,
+          currency: 'EUR',
+          attachment: 'receipt.pdf',
+        },
       },
     ],
   },
@@ -117,21 +145,47 @@ const CASES: Readonly<Record<string, ExampleCase>> = {
       ],
     },
     calls: [
-      { method: 'GET', host: 'crm.example.com', path: '/v2/customers/C-1042', credential: { kind: 'bearer', secret: 'CRM_TOKEN' }, query: {} },
-      { method: 'POST', host: 'billing.example.com', path: '/api/invoices/search', credential: { kind: 'basic', secret: 'BILLING_BASIC' }, json: { customer: 'C-1042', status: 'open' } },
-      { method: 'GET', host: 'support.example.com', path: '/api/tickets', credential: { kind: 'api_key', secret: 'SUPPORT_API_KEY' }, query: { customer: 'C-1042', api_key: DEMO_SECRETS.SUPPORT_API_KEY } },
+      {
+        method: 'GET',
+        host: 'crm.example.com',
+        path: '/v2/customers/C-1042',
+        credential: { kind: 'bearer', secret: 'CRM_TOKEN' },
+        query: {},
+      },
+      {
+        method: 'POST',
+        host: 'billing.example.com',
+        path: '/api/invoices/search',
+        credential: { kind: 'basic', secret: 'BILLING_BASIC' },
+        json: { customer: 'C-1042', status: 'open' },
+      },
+      {
+        method: 'GET',
+        host: 'support.example.com',
+        path: '/api/tickets',
+        credential: { kind: 'api_key', secret: 'SUPPORT_API_KEY' },
+        query: { customer: 'C-1042', api_key: DEMO_SECRETS.SUPPORT_API_KEY },
+      },
     ],
     parallel: true,
   },
   'ticket-summarizer.agent.yaml': {
     shows: 'a chain of three calls: ?api_key=, then Bearer, then Basic',
-    given: { values: { ticket: 'The CSV export times out after 30 seconds. It started yesterday.', customer_id: 'C-1042', priority: 'high' } },
+    given: {
+      values: { ticket: 'The CSV export times out after 30 seconds. It started yesterday.', customer_id: 'C-1042', priority: 'high' },
+    },
     outputs: {
       summary: 'Ada Lovelace reports: The CSV export times out after 30 seconds (priority high).',
       ticket_url: 'https://helpdesk.example.com/tickets/4711',
     },
     calls: [
-      { method: 'GET', host: 'crm.example.com', path: '/v2/customers/C-1042', credential: { kind: 'api_key', secret: 'CRM_KEY' }, query: { api_key: DEMO_SECRETS.CRM_KEY } },
+      {
+        method: 'GET',
+        host: 'crm.example.com',
+        path: '/v2/customers/C-1042',
+        credential: { kind: 'api_key', secret: 'CRM_KEY' },
+        query: { api_key: DEMO_SECRETS.CRM_KEY },
+      },
       {
         method: 'POST',
         host: 'llm.example.com',
@@ -144,13 +198,18 @@ const CASES: Readonly<Record<string, ExampleCase>> = {
         host: 'helpdesk.example.com',
         path: '/api/tickets',
         credential: { kind: 'basic', secret: 'HELPDESK_BASIC' },
-        json: { title: 'The CSV export times out after 30 seconds. It started yesterday.', text: 'Ada Lovelace reports: The CSV export times out after 30 seconds (priority high).' },
+        json: {
+          title: 'The CSV export times out after 30 seconds. It started yesterday.',
+          text: 'Ada Lovelace reports: The CSV export times out after 30 seconds (priority high).',
+        },
       },
     ],
   },
 };
 
-const exampleFiles = readdirSync(examplesDir).filter((name) => /\.agent\.ya?ml$/.test(name)).sort();
+const exampleFiles = readdirSync(examplesDir)
+  .filter((name) => /\.agent\.ya?ml$/.test(name))
+  .sort();
 const demoSecrets = async (name: string): Promise<string | undefined> => (DEMO_SECRETS as Readonly<Record<string, string>>)[name];
 
 /** The credential a call carried, wherever it was: checks there is exactly the expected one. */
@@ -202,7 +261,11 @@ describe('examples', () => {
   });
 
   it('validate with no errors with the command line', async () => {
-    const { stdout, stderr } = await promisify(execFile)(process.execPath, [join(repoRoot, 'dist', 'cli.js'), 'validate', ...exampleFiles.map((name) => join(examplesDir, name))], { encoding: 'utf8' });
+    const { stdout, stderr } = await promisify(execFile)(
+      process.execPath,
+      [join(repoRoot, 'dist', 'cli.js'), 'validate', ...exampleFiles.map((name) => join(examplesDir, name))],
+      { encoding: 'utf8' },
+    );
     assert.equal(stdout, '');
     assert.match(stderr, new RegExp(`^${exampleFiles.length} files checked: 0 errors, 0 warnings, 0 infos\\.`));
   });
@@ -210,8 +273,14 @@ describe('examples', () => {
   it('cover the four authorization methods, a file input and parallel nodes', () => {
     const kinds = new Set(Object.values(CASES).flatMap((example) => example.calls.map((call) => call.credential.kind)));
     assert.deepEqual([...kinds].sort(), ['api_key', 'basic', 'bearer', 'x-api-key']);
-    assert.ok(Object.values(CASES).some((example) => Object.keys(example.given.files ?? {}).length > 0), 'an example with a file input');
-    assert.ok(Object.values(CASES).some((example) => example.parallel), 'an example with parallel nodes');
+    assert.ok(
+      Object.values(CASES).some((example) => Object.keys(example.given.files ?? {}).length > 0),
+      'an example with a file input',
+    );
+    assert.ok(
+      Object.values(CASES).some((example) => example.parallel),
+      'an example with parallel nodes',
+    );
   });
 
   for (const name of exampleFiles) {
@@ -232,14 +301,20 @@ describe('examples', () => {
     if (!example) continue;
     it(`${name} runs against the mock APIs and sends the expected credentials: ${example.shows}`, async () => {
       const agent = loadAgent(text, name);
-      const result = await executeAgent(agent, resolveInputs(agent.model, example.given), { secrets: demoSecrets, dispatcher: mocks.dispatcher, timeoutMs: 20_000 });
+      const result = await executeAgent(agent, resolveInputs(agent.model, example.given), {
+        secrets: demoSecrets,
+        dispatcher: mocks.dispatcher,
+        timeoutMs: 20_000,
+      });
       assert.deepEqual(finishedOutputs(result), example.outputs);
 
       const calls = [...mocks.calls];
       assert.equal(calls.length, example.calls.length, calls.map((call) => `${call.method} ${call.host}${call.path}`).join(', '));
       for (const expected of example.calls) {
         const where = `${expected.method} https://${expected.host}${expected.path}`;
-        const call = calls.find((candidate) => candidate.host === expected.host && candidate.path === expected.path && candidate.method === expected.method);
+        const call = calls.find(
+          (candidate) => candidate.host === expected.host && candidate.path === expected.path && candidate.method === expected.method,
+        );
         assert.ok(call, `${where} was called`);
         assert.ok(call.status < 300, `${where} answered ${call.status}: ${call.body.toString()}`);
         assertCredential(call, expected.credential, where);
@@ -251,18 +326,30 @@ describe('examples', () => {
       }
       if (!example.parallel) {
         // A chain: each call starts after the one before it was answered, in the order listed.
-        assert.deepEqual(calls.map((call) => call.host), example.calls.map((call) => call.host));
-        for (let index = 1; index < calls.length; index++) assert.ok(calls[index]!.receivedAt >= calls[index - 1]!.answeredAt, `call ${index + 1} waited for call ${index}`);
+        assert.deepEqual(
+          calls.map((call) => call.host),
+          example.calls.map((call) => call.host),
+        );
+        for (let index = 1; index < calls.length; index++)
+          assert.ok(calls[index]!.receivedAt >= calls[index - 1]!.answeredAt, `call ${index + 1} waited for call ${index}`);
       } else {
         // Every call arrived before any was answered: they ran at the same time.
-        assert.ok(Math.max(...calls.map((call) => call.receivedAt)) < Math.min(...calls.map((call) => call.answeredAt)), 'the independent calls overlapped');
+        assert.ok(
+          Math.max(...calls.map((call) => call.receivedAt)) < Math.min(...calls.map((call) => call.answeredAt)),
+          'the independent calls overlapped',
+        );
       }
     });
   }
 
   it('sends the file of a file input as the body, with its media type', async () => {
     const agent = loadAgent(readFileSync(join(examplesDir, 'receipt-scanner.agent.yaml'), 'utf8'));
-    finishedOutputs(await executeAgent(agent, resolveInputs(agent.model, CASES['receipt-scanner.agent.yaml']!.given), { secrets: demoSecrets, dispatcher: mocks.dispatcher }));
+    finishedOutputs(
+      await executeAgent(agent, resolveInputs(agent.model, CASES['receipt-scanner.agent.yaml']!.given), {
+        secrets: demoSecrets,
+        dispatcher: mocks.dispatcher,
+      }),
+    );
     const upload = mocks.calls.find((call) => call.host === 'ocr.example.com');
     assert.ok(upload);
     assert.equal(upload.headers['content-type'], 'application/pdf');
@@ -276,7 +363,10 @@ describe('examples', () => {
       dispatcher: mocks.dispatcher,
     });
     assert.equal(result.status, 'failed');
-    assert.match(result.status === 'failed' ? result.error.message : '', /Node "current" failed: GET https:\/\/weather\.example\.com\/v1\/current answered 401/);
+    assert.match(
+      result.status === 'failed' ? result.error.message : '',
+      /Node "current" failed: GET https:\/\/weather\.example\.com\/v1\/current answered 401/,
+    );
     assert.doesNotMatch(JSON.stringify(result), /not-the-weather-key/);
     assert.equal(mocks.calls[0]?.credential, undefined);
   });

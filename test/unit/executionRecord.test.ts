@@ -1,7 +1,14 @@
 // The run history as the extension keeps it (plain data in workspace state: cap, storage read back,
 // number formats) and the text a run leaves in the results output channel: common cases, then edges.
 import assert from 'node:assert/strict';
-import { capHistory, describeInput, formatAge, formatBytes, formatDuration, parseStoredHistory } from '../../src/core/executions/executionRecord';
+import {
+  capHistory,
+  describeInput,
+  formatAge,
+  formatBytes,
+  formatDuration,
+  parseStoredHistory,
+} from '../../src/core/executions/executionRecord';
 import type { ExecutionRecord, ExecutionState } from '../../src/core/executions/executionRecord';
 import { DEFAULT_MAX_OUTPUT_CHARS, formatRunHeader, formatRunResult } from '../../src/core/executions/runReport';
 
@@ -20,7 +27,13 @@ describe('execution record', () => {
     });
 
     it('counts only ended executions against the cap', () => {
-      const given = [record('e1', 1, 'error'), record('r1', 2, 'running'), record('e2', 3, 'stopped'), record('s1', 4, 'starting'), record('e3', 5, 'finished')];
+      const given = [
+        record('e1', 1, 'error'),
+        record('r1', 2, 'running'),
+        record('e2', 3, 'stopped'),
+        record('s1', 4, 'starting'),
+        record('e3', 5, 'finished'),
+      ];
       assert.deepEqual(keys(capHistory(given, 2)), ['e3', 's1', 'e2', 'r1']);
     });
 
@@ -38,12 +51,18 @@ describe('execution record', () => {
 
   describe('parseStoredHistory', () => {
     it('reads anything that is not a list as an empty history', () => {
-      for (const stored of [undefined, null, 0, 'text', true, {}, { 0: record('a', 1), length: 1 }]) assert.deepEqual(parseStoredHistory(stored), [], JSON.stringify(stored));
+      for (const stored of [undefined, null, 0, 'text', true, {}, { 0: record('a', 1), length: 1 }])
+        assert.deepEqual(parseStoredHistory(stored), [], JSON.stringify(stored));
     });
 
     it('keeps records in every state, with their optional and unknown fields, in stored order', () => {
       const states: ExecutionState[] = ['starting', 'running', 'finished', 'problem', 'error', 'stopped'];
-      const stored = states.map((state, index) => ({ ...record(state, index, state), mode: index % 2 ? 'local' : 'deployed', outputs: { n: index }, fromANewerVersion: true }));
+      const stored = states.map((state, index) => ({
+        ...record(state, index, state),
+        mode: index % 2 ? 'local' : 'deployed',
+        outputs: { n: index },
+        fromANewerVersion: true,
+      }));
       assert.deepEqual(parseStoredHistory(JSON.parse(JSON.stringify(stored))), stored);
     });
 
@@ -163,7 +182,13 @@ describe('run report text', () => {
 
   describe('formatRunResult', () => {
     it('ends a finished run with its id, duration and pretty-printed outputs, indented under "outputs:"', () => {
-      const report = formatRunResult({ ...deployed, state: 'finished', executionId: 'e-1', endedAt: started + 65_000, outputs: { summary: 'Fire.', tags: ['urgent'], nested: { ok: true } } });
+      const report = formatRunResult({
+        ...deployed,
+        state: 'finished',
+        executionId: 'e-1',
+        endedAt: started + 65_000,
+        outputs: { summary: 'Fire.', tags: ['urgent'], nested: { ok: true } },
+      });
       assert.equal(report.truncated, false);
       assert.equal(
         report.text,
@@ -192,10 +217,16 @@ describe('run report text', () => {
 
     it('keeps outputs exactly at the limit, and cuts one character more with a note saying how many are left out', () => {
       const outputs = 'abcde'; // "abcde" with its quotes: 7 characters
-      assert.deepEqual(formatRunResult({ ...deployed, state: 'finished', outputs }, 7), { text: '  status:    finished\n  outputs:\n    "abcde"', truncated: false });
+      assert.deepEqual(formatRunResult({ ...deployed, state: 'finished', outputs }, 7), {
+        text: '  status:    finished\n  outputs:\n    "abcde"',
+        truncated: false,
+      });
       const cut = formatRunResult({ ...deployed, state: 'finished', outputs }, 6);
       assert.equal(cut.truncated, true);
-      assert.equal(cut.text, '  status:    finished\n  outputs:\n    "abcde\n    … (1 more character: open the full result from the Agent Executions view or the notification)');
+      assert.equal(
+        cut.text,
+        '  status:    finished\n  outputs:\n    "abcde\n    … (1 more character: open the full result from the Agent Executions view or the notification)',
+      );
     });
 
     it(`cuts at ${DEFAULT_MAX_OUTPUT_CHARS} characters when no limit is given`, () => {
@@ -207,12 +238,18 @@ describe('run report text', () => {
     });
 
     it('names the service status a run ended with, or "unknown" when there was none', () => {
-      assert.equal(formatRunResult({ ...deployed, state: 'problem', serviceStatus: 'timeout', endedAt: started + 2500 }).text, '  status:    ended with status "timeout" after 2.5 s');
+      assert.equal(
+        formatRunResult({ ...deployed, state: 'problem', serviceStatus: 'timeout', endedAt: started + 2500 }).text,
+        '  status:    ended with status "timeout" after 2.5 s',
+      );
       assert.equal(formatRunResult({ ...deployed, state: 'problem' }).text, '  status:    ended with status "unknown"');
     });
 
     it('says a stopped run may still be running and how to watch it again', () => {
-      assert.equal(formatRunResult({ ...deployed, state: 'stopped' }).text, '  status:    stopped watching (it may still be running; watch it again from the Agent Executions view)');
+      assert.equal(
+        formatRunResult({ ...deployed, state: 'stopped' }).text,
+        '  status:    stopped watching (it may still be running; watch it again from the Agent Executions view)',
+      );
     });
 
     it('shows an active run by its state, without a duration', () => {
@@ -220,8 +257,21 @@ describe('run report text', () => {
     });
 
     it('lines up every line of a multi-line error under its first', () => {
-      const report = formatRunResult({ ...deployed, state: 'error', endedAt: started + 1500, error: 'HTTP 502 from the service:\n<html>\n  Bad gateway' });
-      assert.equal(report.text, ['  status:    could not complete after 1.5 s', '  error:     HTTP 502 from the service:', '             <html>', '               Bad gateway'].join('\n'));
+      const report = formatRunResult({
+        ...deployed,
+        state: 'error',
+        endedAt: started + 1500,
+        error: 'HTTP 502 from the service:\n<html>\n  Bad gateway',
+      });
+      assert.equal(
+        report.text,
+        [
+          '  status:    could not complete after 1.5 s',
+          '  error:     HTTP 502 from the service:',
+          '             <html>',
+          '               Bad gateway',
+        ].join('\n'),
+      );
     });
 
     it('lists the trace of a local run node by node, with only the details each node has', () => {
@@ -255,14 +305,26 @@ describe('execution history', () => {
   it('keeps the newest ended executions up to the cap, and every running one', () => {
     const records = [record('a', 1), record('b', 5, 'running'), record('c', 3), record('d', 4, 'problem'), record('e', 2, 'starting')];
     const kept = capHistory(records, 2);
-    assert.deepEqual(kept.map((r) => r.key), ['b', 'd', 'c', 'e']);
+    assert.deepEqual(
+      kept.map((r) => r.key),
+      ['b', 'd', 'c', 'e'],
+    );
   });
 
   it('reads back only well-formed records from storage', () => {
     assert.deepEqual(parseStoredHistory(undefined), []);
     assert.deepEqual(parseStoredHistory({ key: 'x' }), []);
     const good = record('ok', 1);
-    const stored = [good, null, 'text', { ...good, key: 3 }, { ...good, state: 'exploded' }, { ...good, mode: 'remote' }, { ...good, inputs: null }, { ...good, startedAt: '1' }];
+    const stored = [
+      good,
+      null,
+      'text',
+      { ...good, key: 3 },
+      { ...good, state: 'exploded' },
+      { ...good, mode: 'remote' },
+      { ...good, inputs: null },
+      { ...good, startedAt: '1' },
+    ];
     assert.deepEqual(parseStoredHistory(JSON.parse(JSON.stringify(stored))), [good]);
   });
 
@@ -298,9 +360,21 @@ describe('execution history', () => {
   });
 
   it('drops stored records whose inputs or trace are not what a record holds', () => {
-    const good = record('ok', 1, 'finished', { inputs: { a: 'x', n: 2, b: true, doc: { file: 'f.txt', size: 3 } }, trace: [{ node: 'n', status: 'succeeded' }] });
-    const stored = [good, { ...good, key: 'bad-input', inputs: { x: null } }, { ...good, key: 'bad-file', inputs: { doc: { file: 'f' } } }, { ...good, key: 'bad-trace', trace: 'abc' }, { ...good, key: 'bad-entry', trace: [{ node: 1 }] }];
-    assert.deepEqual(parseStoredHistory(JSON.parse(JSON.stringify(stored))).map((r) => r.key), ['ok']);
+    const good = record('ok', 1, 'finished', {
+      inputs: { a: 'x', n: 2, b: true, doc: { file: 'f.txt', size: 3 } },
+      trace: [{ node: 'n', status: 'succeeded' }],
+    });
+    const stored = [
+      good,
+      { ...good, key: 'bad-input', inputs: { x: null } },
+      { ...good, key: 'bad-file', inputs: { doc: { file: 'f' } } },
+      { ...good, key: 'bad-trace', trace: 'abc' },
+      { ...good, key: 'bad-entry', trace: [{ node: 1 }] },
+    ];
+    assert.deepEqual(
+      parseStoredHistory(JSON.parse(JSON.stringify(stored))).map((r) => r.key),
+      ['ok'],
+    );
   });
 
   it('describes file inputs by name and size, values as typed', () => {
@@ -326,11 +400,18 @@ describe('run report', () => {
     assert.match(header, /target: +https:\/\/agents\.example\.com · account acme · agent summarizer/);
     assert.match(header, /inputs: +ticket = "Printer on fire", doc = log\.txt \(12 B\)/);
     assert.match(header, /started: +2026-11-22T12:00:00\.000Z/);
-    assert.match(formatRunHeader({ ...base, inputs: {}, mode: 'local', target: undefined } as ExecutionRecord), /^▶ Summarizer \(local\)\n[\s\S]*inputs: +\(none\)/);
+    const { target: _target, ...untargeted } = base;
+    assert.match(formatRunHeader({ ...untargeted, inputs: {}, mode: 'local' }), /^▶ Summarizer \(local\)\n[\s\S]*inputs: +\(none\)/);
   });
 
   it('ends a finished run with its id, duration, trace and pretty outputs', () => {
-    const report = formatRunResult({ ...base, state: 'finished', endedAt: started + 3200, outputs: { summary: 'Fire.', count: 2 }, trace: [{ node: 'fetch', status: 'succeeded', durationMs: 120, bytes: 512 }] });
+    const report = formatRunResult({
+      ...base,
+      state: 'finished',
+      endedAt: started + 3200,
+      outputs: { summary: 'Fire.', count: 2 },
+      trace: [{ node: 'fetch', status: 'succeeded', durationMs: 120, bytes: 512 }],
+    });
     assert.equal(report.truncated, false);
     assert.match(report.text, /execution: 3f2b9c1e-/);
     assert.match(report.text, /status: +finished after 3\.2 s/);
@@ -346,8 +427,14 @@ describe('run report', () => {
   });
 
   it('says how a run ended when it did not finish', () => {
-    assert.match(formatRunResult({ ...base, state: 'problem', serviceStatus: 'failed', error: 'Node "fetch" failed:\nHTTP 500' }).text, /status: +ended with status "failed"[\s\S]*error: +Node "fetch" failed:\n {13}HTTP 500/);
+    assert.match(
+      formatRunResult({ ...base, state: 'problem', serviceStatus: 'failed', error: 'Node "fetch" failed:\nHTTP 500' }).text,
+      /status: +ended with status "failed"[\s\S]*error: +Node "fetch" failed:\n {13}HTTP 500/,
+    );
     assert.match(formatRunResult({ ...base, state: 'stopped' }).text, /stopped watching \(it may still be running; watch it again/);
-    assert.match(formatRunResult({ ...base, state: 'error', error: 'The key was refused.' }).text, /status: +could not complete[\s\S]*error: +The key was refused\./);
+    assert.match(
+      formatRunResult({ ...base, state: 'error', error: 'The key was refused.' }).text,
+      /status: +could not complete[\s\S]*error: +The key was refused\./,
+    );
   });
 });

@@ -7,16 +7,25 @@ describe('scanExpressions', () => {
     const [first, second] = scanExpressions(value);
     assert.equal(value.slice(first!.start, first!.end), '{{ inputs.name }}');
     assert.equal(first!.reference?.root, 'inputs');
-    assert.deepEqual(first!.reference?.path.map((p) => p.name), ['name']);
+    assert.deepEqual(
+      first!.reference?.path.map((p) => p.name),
+      ['name'],
+    );
     const part = first!.reference!.path[0]!;
     assert.equal(value.slice(part.start, part.end), 'name');
-    assert.deepEqual(second!.reference?.path.map((p) => p.name), ['lookup', 'body', 'items', 0, 'full name']);
+    assert.deepEqual(
+      second!.reference?.path.map((p) => p.name),
+      ['lookup', 'body', 'items', 0, 'full name'],
+    );
     assert.equal(value.slice(second!.reference!.rootStart, second!.reference!.rootEnd), 'nodes');
   });
 
   it('accepts dashes in names, for header names and ids', () => {
     const [expression] = scanExpressions('{{ nodes.post-ticket.headers.content-type }}');
-    assert.deepEqual(expression!.reference?.path.map((p) => p.name), ['post-ticket', 'headers', 'content-type']);
+    assert.deepEqual(
+      expression!.reference?.path.map((p) => p.name),
+      ['post-ticket', 'headers', 'content-type'],
+    );
   });
 
   it('reports an unclosed expression up to the next one', () => {

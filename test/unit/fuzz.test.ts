@@ -41,7 +41,37 @@ const pick = <T>(items: readonly T[], next: () => number): T => items[Math.floor
 const at = (text: string, next: () => number): number => Math.floor(next() * (text.length + 1));
 const insert = (text: string, offset: number, piece: string): string => text.slice(0, offset) + piece + text.slice(offset);
 
-const NOISE = ['{{', '}}', '{{ ', '{{ inputs.', '{{ nodes.x.', '{{ secrets.', '{{}}', '{{ inputs.a }', '[', ']', '{', '}', ':', ': ', '- ', '"', "'", '#', '&a ', '*a', '!tag ', '|', '>', '\t', '\r', '\n', '---\n', '%YAML 1.2\n', '? '];
+const NOISE = [
+  '{{',
+  '}}',
+  '{{ ',
+  '{{ inputs.',
+  '{{ nodes.x.',
+  '{{ secrets.',
+  '{{}}',
+  '{{ inputs.a }',
+  '[',
+  ']',
+  '{',
+  '}',
+  ':',
+  ': ',
+  '- ',
+  '"',
+  "'",
+  '#',
+  '&a ',
+  '*a',
+  '!tag ',
+  '|',
+  '>',
+  '\t',
+  '\r',
+  '\n',
+  '---\n',
+  '%YAML 1.2\n',
+  '? ',
+];
 const UNICODE = ['é', '\u0301', '😀', '\u202e', '\ufeff', '\u2028', '\ud800', '\udc00', '中文', '\u0000', '\u0007', '\u00a0', 'ﬃ'];
 
 const MUTATIONS: readonly Mutation[] = [
@@ -68,13 +98,16 @@ const MUTATIONS: readonly Mutation[] = [
     return insert(text, at(text, next), `${open}x${close}`);
   },
   // A long string, with or without expressions in it.
-  (text, next) => insert(text, at(text, next), pick(['x', 'ab ', '{{ inputs.a }}', '{{ ', 'ghp_', '%20'], next).repeat(500 + Math.floor(next() * 3000))),
+  (text, next) =>
+    insert(text, at(text, next), pick(['x', 'ab ', '{{ inputs.a }}', '{{ ', 'ghp_', '%20'], next).repeat(500 + Math.floor(next() * 3000))),
   // Unicode: astral characters, combining marks, lone surrogates, BOM, line separators.
   (text, next) => insert(text, at(text, next), pick(UNICODE, next).repeat(1 + Math.floor(next() * 4))),
   // "{{" noise inside existing values.
   (text, next) => {
     const quote = text.indexOf('"', at(text, next));
-    return quote === -1 ? insert(text, at(text, next), '{{') : insert(text, quote + 1, pick(['{{', '{{ nodes.', '}} {{', '{{ inputs.x }}{{'], next));
+    return quote === -1
+      ? insert(text, at(text, next), '{{')
+      : insert(text, quote + 1, pick(['{{', '{{ nodes.', '}} {{', '{{ inputs.x }}{{'], next));
   },
   // A whole line indented more or less.
   (text, next) => {
@@ -89,9 +122,18 @@ function checkProblem(problem: Problem, text: string, where: string): void {
   assert.ok(problem.code in PROBLEM_CODES, `${where}: unknown code ${problem.code}`);
   assert.ok(typeof problem.message === 'string' && problem.message.trim().length > 0, `${where}: ${problem.code} without a message`);
   const { span, range } = problem;
-  assert.ok(span.start >= 0 && span.start <= span.end && span.end <= text.length, `${where}: ${problem.code} span ${span.start}-${span.end} outside 0-${text.length}`);
-  assert.ok(range.line >= 1 && range.column >= 1 && range.endLine >= range.line, `${where}: ${problem.code} range ${JSON.stringify(range)}`);
-  assert.ok(range.endLine > range.line || range.endColumn >= range.column, `${where}: ${problem.code} range ${JSON.stringify(range)} ends before it starts`);
+  assert.ok(
+    span.start >= 0 && span.start <= span.end && span.end <= text.length,
+    `${where}: ${problem.code} span ${span.start}-${span.end} outside 0-${text.length}`,
+  );
+  assert.ok(
+    range.line >= 1 && range.column >= 1 && range.endLine >= range.line,
+    `${where}: ${problem.code} range ${JSON.stringify(range)}`,
+  );
+  assert.ok(
+    range.endLine > range.line || range.endColumn >= range.column,
+    `${where}: ${problem.code} range ${JSON.stringify(range)} ends before it starts`,
+  );
 }
 
 describe('fuzz: mutated example and fixture agents', function () {

@@ -402,9 +402,17 @@ describe('TextMate grammar', () => {
       ]);
       assert.deepEqual(scopesOf(doc, 1, 'https://crm.example.com/'), ['string.unquoted.plain.out']);
       assert.deepEqual(scopesOf(doc, 1, 'inputs'), ['string.unquoted.plain.out', 'meta.embedded.expression', 'variable.language.root']);
-      assert.deepEqual(scopesOf(doc, 1, 'customer_id'), ['string.unquoted.plain.out', 'meta.embedded.expression', 'variable.other.property']);
+      assert.deepEqual(scopesOf(doc, 1, 'customer_id'), [
+        'string.unquoted.plain.out',
+        'meta.embedded.expression',
+        'variable.other.property',
+      ]);
       assert.deepEqual(scopesOf(doc, 1, '?api_key='), ['string.unquoted.plain.out']);
-      assert.deepEqual(scopesOf(doc, 1, 'CRM_KEY'), ['string.unquoted.plain.out', 'meta.embedded.expression', 'variable.other.constant.secret']);
+      assert.deepEqual(scopesOf(doc, 1, 'CRM_KEY'), [
+        'string.unquoted.plain.out',
+        'meta.embedded.expression',
+        'variable.other.constant.secret',
+      ]);
       assert.deepEqual(scopesOf(doc, 2, 'content-type'), ['string.quoted.single', 'meta.embedded.expression', 'variable.other.property']);
       assert.deepEqual(scopesOf(doc, 4, '  Dear '), ['string.unquoted.block']);
       assert.deepEqual(scopesOf(doc, 4, 'nodes'), ['string.unquoted.block', 'meta.embedded.expression', 'variable.language.root']);
@@ -420,7 +428,11 @@ describe('TextMate grammar', () => {
       assert.deepEqual(scopesOf(doc, 1, 'input'), ['string.quoted.double', 'meta.embedded.expression', 'invalid.illegal.root']);
       assert.deepEqual(scopesOf(doc, 1, 'ticket'), ['string.quoted.double', 'meta.embedded.expression', 'variable.other.property']);
       assert.deepEqual(scopesOf(doc, 2, 'unknown'), ['string.unquoted.plain.out', 'meta.embedded.expression', 'invalid.illegal.root']);
-      assert.deepEqual(scopesOf(doc, 2, '{{'), ['string.unquoted.plain.out', 'meta.embedded.expression', 'punctuation.definition.expression.begin']);
+      assert.deepEqual(scopesOf(doc, 2, '{{'), [
+        'string.unquoted.plain.out',
+        'meta.embedded.expression',
+        'punctuation.definition.expression.begin',
+      ]);
       // A root is a whole word: "inputsX" and "nodes_1" are not "inputs" and "nodes".
       const words = await tokenize('c: "{{ inputsX.a }}{{ nodes_1 }}"');
       assert.equal(innermost(words, 1, 'inputsX'), 'invalid.illegal.root');
@@ -487,7 +499,12 @@ describe('TextMate grammar', () => {
       const headerPlain = ['meta.settings', 'string.unquoted.plain.out', 'meta.header'];
       assert.deepEqual(scopesOf(doc, 10, 'X-Trace'), [...headerPlain, 'support.type.property-name.header']);
       assert.deepEqual(scopesOf(doc, 10, ':'), [...headerPlain, 'punctuation.separator.header']);
-      assert.deepEqual(scopesOf(doc, 10, 'inputs'), [...headerPlain, 'string.unquoted.header-value', 'meta.embedded.expression', 'variable.language.root']);
+      assert.deepEqual(scopesOf(doc, 10, 'inputs'), [
+        ...headerPlain,
+        'string.unquoted.header-value',
+        'meta.embedded.expression',
+        'variable.language.root',
+      ]);
       // After the block: an ordinary key, and an ordinary string that happens to look like a header.
       assert.deepEqual(scopesOf(doc, 11, 'body'), KEY);
       assert.deepEqual(scopesOf(doc, 12, 'note'), KEY);
@@ -532,12 +549,33 @@ describe('TextMate grammar', () => {
       ]);
       const flow = ['meta.settings', 'meta.flow-sequence'];
       assert.deepEqual(scopesOf(doc, 2, '['), [...flow, 'punctuation.definition.sequence.begin']);
-      assert.deepEqual(scopesOf(doc, 2, 'Content-Type'), [...flow, 'string.quoted.double', 'meta.header', 'support.type.property-name.header']);
+      assert.deepEqual(scopesOf(doc, 2, 'Content-Type'), [
+        ...flow,
+        'string.quoted.double',
+        'meta.header',
+        'support.type.property-name.header',
+      ]);
       assert.deepEqual(scopesOf(doc, 2, ':', 2), [...flow, 'string.quoted.double', 'meta.header', 'punctuation.separator.header']);
-      assert.deepEqual(scopesOf(doc, 2, 'application/json'), [...flow, 'string.quoted.double', 'meta.header', 'string.unquoted.header-value']);
+      assert.deepEqual(scopesOf(doc, 2, 'application/json'), [
+        ...flow,
+        'string.quoted.double',
+        'meta.header',
+        'string.unquoted.header-value',
+      ]);
       assert.deepEqual(scopesOf(doc, 2, ','), [...flow, 'punctuation.separator.sequence']);
-      assert.deepEqual(scopesOf(doc, 2, 'Authorization'), [...flow, 'string.quoted.single', 'meta.header', 'support.type.property-name.header']);
-      assert.deepEqual(scopesOf(doc, 2, 'Basic'), [...flow, 'string.quoted.single', 'meta.header', 'string.unquoted.header-value', 'keyword.other.auth-scheme']);
+      assert.deepEqual(scopesOf(doc, 2, 'Authorization'), [
+        ...flow,
+        'string.quoted.single',
+        'meta.header',
+        'support.type.property-name.header',
+      ]);
+      assert.deepEqual(scopesOf(doc, 2, 'Basic'), [
+        ...flow,
+        'string.quoted.single',
+        'meta.header',
+        'string.unquoted.header-value',
+        'keyword.other.auth-scheme',
+      ]);
       assert.deepEqual(scopesOf(doc, 2, 'B', 2), [
         ...flow,
         'string.quoted.single',
@@ -546,10 +584,26 @@ describe('TextMate grammar', () => {
         'meta.embedded.expression',
         'variable.other.constant.secret',
       ]);
-      assert.deepEqual(scopesOf(doc, 2, 'Accept'), [...flow, 'string.unquoted.plain.in', 'meta.header', 'support.type.property-name.header']);
-      assert.deepEqual(scopesOf(doc, 2, 'text/plain'), [...flow, 'string.unquoted.plain.in', 'meta.header', 'string.unquoted.header-value']);
+      assert.deepEqual(scopesOf(doc, 2, 'Accept'), [
+        ...flow,
+        'string.unquoted.plain.in',
+        'meta.header',
+        'support.type.property-name.header',
+      ]);
+      assert.deepEqual(scopesOf(doc, 2, 'text/plain'), [
+        ...flow,
+        'string.unquoted.plain.in',
+        'meta.header',
+        'string.unquoted.header-value',
+      ]);
       assert.deepEqual(scopesOf(doc, 3, 'url'), KEY);
-      assert.deepEqual(scopesOf(doc, 6, 'Bearer'), [...flow, 'string.quoted.double', 'meta.header', 'string.unquoted.header-value', 'keyword.other.auth-scheme']);
+      assert.deepEqual(scopesOf(doc, 6, 'Bearer'), [
+        ...flow,
+        'string.quoted.double',
+        'meta.header',
+        'string.unquoted.header-value',
+        'keyword.other.auth-scheme',
+      ]);
       assert.deepEqual(scopesOf(doc, 6, ' why'), [...flow, 'comment.line.number-sign']);
       assert.deepEqual(scopesOf(doc, 7, 'Accept'), [...flow, 'string.quoted.double', 'meta.header', 'support.type.property-name.header']);
       assert.deepEqual(scopesOf(doc, 8, ']'), [...flow, 'punctuation.definition.sequence.end']);
@@ -588,7 +642,9 @@ describe('TextMate grammar', () => {
         return index + 1;
       };
       assert.deepEqual(scopesOf(doc, at('version'), 'version'), KEY);
-      assert.deepEqual(scopesOf(doc, at('deployment:'), ' where the deployed agent lives (paths from the editor'), ['comment.line.number-sign']);
+      assert.deepEqual(scopesOf(doc, at('deployment:'), ' where the deployed agent lives (paths from the editor'), [
+        'comment.line.number-sign',
+      ]);
       assert.deepEqual(scopesOf(doc, at('baseUrl'), 'https://agents.example.com'), ['string.unquoted.plain.out']);
       assert.deepEqual(scopesOf(doc, at('priority:'), 'low'), ['meta.flow-mapping', 'meta.flow-sequence', 'string.unquoted.plain.in']);
       assert.deepEqual(scopesOf(doc, at('priority:'), 'default'), ['meta.flow-mapping', 'entity.name.tag']);
@@ -599,9 +655,16 @@ describe('TextMate grammar', () => {
         'meta.embedded.expression',
         'variable.other.property',
       ]);
-      assert.deepEqual(scopesOf(doc, at('url: https://crm'), 'CRM_KEY'), ['string.unquoted.plain.out', 'meta.embedded.expression', 'variable.other.constant.secret']);
+      assert.deepEqual(scopesOf(doc, at('url: https://crm'), 'CRM_KEY'), [
+        'string.unquoted.plain.out',
+        'meta.embedded.expression',
+        'variable.other.constant.secret',
+      ]);
       const firstSettings = at('settings:');
-      assert.deepEqual(scopesOf(doc, firstSettings, ' header strings: "Name: value", exactly as'), ['meta.settings', 'comment.line.number-sign']);
+      assert.deepEqual(scopesOf(doc, firstSettings, ' header strings: "Name: value", exactly as'), [
+        'meta.settings',
+        'comment.line.number-sign',
+      ]);
       assert.deepEqual(scopesOf(doc, firstSettings + 1, 'Accept'), [...HEADER_DQ, 'support.type.property-name.header']);
       // The blank line and the next node id end the first settings block.
       assert.deepEqual(scopesOf(doc, at('summarize:'), 'summarize'), KEY);
@@ -614,7 +677,11 @@ describe('TextMate grammar', () => {
       // body: right after the settings block is an ordinary key again, and so are its strings.
       assert.deepEqual(scopesOf(doc, bearer + 2, 'body'), KEY);
       assert.deepEqual(scopesOf(doc, bearer + 3, 'text'), KEY);
-      assert.deepEqual(scopesOf(doc, bearer + 3, 'ticket'), ['string.quoted.double', 'meta.embedded.expression', 'variable.other.property']);
+      assert.deepEqual(scopesOf(doc, bearer + 3, 'ticket'), [
+        'string.quoted.double',
+        'meta.embedded.expression',
+        'variable.other.property',
+      ]);
       const basic = at('Basic');
       assert.deepEqual(scopesOf(doc, basic, 'Basic'), [...VALUE_DQ, 'keyword.other.auth-scheme']);
       assert.deepEqual(scopesOf(doc, basic, 'HELPDESK_BASIC'), [...VALUE_DQ, 'meta.embedded.expression', 'variable.other.constant.secret']);
@@ -623,7 +690,11 @@ describe('TextMate grammar', () => {
       assert.deepEqual(scopesOf(doc, basic + 3, 'title'), ['meta.flow-mapping', 'entity.name.tag']);
       assert.deepEqual(scopesOf(doc, at('type: template'), 'template'), ['string.unquoted.plain.out']);
       assert.deepEqual(scopesOf(doc, at('Hello'), 'Hello '), ['string.quoted.double']);
-      assert.deepEqual(scopesOf(doc, at('Hello'), 'lookup_customer'), ['string.quoted.double', 'meta.embedded.expression', 'variable.other.property']);
+      assert.deepEqual(scopesOf(doc, at('Hello'), 'lookup_customer'), [
+        'string.quoted.double',
+        'meta.embedded.expression',
+        'variable.other.property',
+      ]);
     });
 
     it('leaves no region open at the end of any example or test fixture', async () => {
@@ -636,11 +707,15 @@ describe('TextMate grammar', () => {
       for (const { file, text } of wellFormed) {
         const doc = await tokenize(`${text}\nlast_key: value`);
         const last = doc.lines.length;
-        assert.deepEqual(lineTokens(doc, last), [
-          ['last_key', 'entity.name.tag'],
-          [':', 'punctuation.separator.key-value.mapping'],
-          ['value', 'string.unquoted.plain.out'],
-        ], file);
+        assert.deepEqual(
+          lineTokens(doc, last),
+          [
+            ['last_key', 'entity.name.tag'],
+            [':', 'punctuation.separator.key-value.mapping'],
+            ['value', 'string.unquoted.plain.out'],
+          ],
+          file,
+        );
         assert.deepEqual(scopesOf(doc, last, 'last_key'), KEY, file);
       }
     });

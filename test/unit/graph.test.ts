@@ -19,7 +19,10 @@ describe('graph', () => {
 
   it('orders nodes in levels of independent nodes', () => {
     const g = graph({ fetch: [], summarize: ['fetch'], post: ['summarize', 'fetch'], greet: ['fetch'], other: [] });
-    assert.deepEqual(executionLevels(g).map((level) => level.sort()), [['fetch', 'other'], ['greet', 'summarize'], ['post']]);
+    assert.deepEqual(
+      executionLevels(g).map((level) => level.sort()),
+      [['fetch', 'other'], ['greet', 'summarize'], ['post']],
+    );
   });
 
   it('handles a chain of 20,000 nodes without overflowing the stack', () => {

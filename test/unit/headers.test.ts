@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { base64Error, decodeBase64Text, parseHeaderString } from '../../src/core/document/headers';
 import { checkHeaderString, looksLikePlaceholder, secretName } from '../../src/core/validation/headerChecks';
+import { findSecrets } from '../../src/core/validation/secretScan';
 
 describe('parseHeaderString', () => {
   it('splits at the first colon outside expressions and trims the value', () => {
@@ -35,7 +36,12 @@ describe('checkHeaderString', () => {
   });
 
   it('never puts a credential in a message', () => {
-    for (const raw of ['Authorization: Bearer sekrit-value-1', 'Authorization: Basic c2VrcmV0OnZhbHVl', 'x-api-key: sekrit-value-1', 'Authorization: Basic user:sekrit']) {
+    for (const raw of [
+      'Authorization: Bearer sekrit-value-1',
+      'Authorization: Basic c2VrcmV0OnZhbHVl',
+      'x-api-key: sekrit-value-1',
+      'Authorization: Basic user:sekrit',
+    ]) {
       const { findings } = checkHeaderString(raw, { nodeId: 'call' });
       // Each of these is a finding: without one there would be no message to look at.
       assert.ok(findings.length > 0, raw);
@@ -58,8 +64,14 @@ describe('checkHeaderString', () => {
 
   it('says "are … them" for credentials and "is … it" for a token or value', () => {
     const message = (raw: string) => checkHeaderString(raw, { nodeId: 'n' }).findings[0]!.message;
-    assert.match(message('Authorization: Basic c2VrcmV0OnZhbHVl'), /^These Basic credentials are written in the file, .* use them\. Move them to a secret/);
-    assert.match(message('Authorization: Token abc123xyz'), /^These Token credentials are written in the file, .* use them\. Move them to a secret/);
+    assert.match(
+      message('Authorization: Basic c2VrcmV0OnZhbHVl'),
+      /^These Basic credentials are written in the file, .* use them\. Move them to a secret/,
+    );
+    assert.match(
+      message('Authorization: Token abc123xyz'),
+      /^These Token credentials are written in the file, .* use them\. Move them to a secret/,
+    );
     assert.match(message('Authorization: Token YOUR_TOKEN'), /^These Token credentials look like a placeholder\. Replace them /);
     assert.match(message('Authorization: Bearer abc123xyz'), /^This Bearer token is written in the file, .* use it\. Move it to a secret/);
     assert.match(message('x-api-key: abc123xyz'), /^This x-api-key value is written in the file/);
@@ -89,12 +101,16 @@ describe('Base64 helpers', () => {
 });
 
 describe('findSecrets', () => {
-  // Imported here to keep the secret scanner's unit cases next to the credential rules.
-  const { findSecrets } = require('../../src/core/validation/secretScan') as typeof import('../../src/core/validation/secretScan');
   it('finds known formats anywhere, never inside expressions', () => {
-    assert.deepEqual(findSecrets('see ghp_16C7e42F292c6912E7710c838347Ae178B4a here').map((f) => f.kind), ['GitHub token']);
+    assert.deepEqual(
+      findSecrets('see ghp_16C7e42F292c6912E7710c838347Ae178B4a here').map((f) => f.kind),
+      ['GitHub token'],
+    );
     assert.deepEqual(findSecrets('{{ secrets.ghp_16C7e42F292c6912E7710c838347Ae178B4a }}'), []);
-    assert.deepEqual(findSecrets('-----BEGIN RSA PRIVATE KEY-----').map((f) => f.secretName), ['PRIVATE_KEY']);
+    assert.deepEqual(
+      findSecrets('-----BEGIN RSA PRIVATE KEY-----').map((f) => f.secretName),
+      ['PRIVATE_KEY'],
+    );
   });
 
   it('flags long random words only as whole values or near a credential word', () => {

@@ -30,7 +30,13 @@ describe('httpRequest', () => {
 
   it('sends the method, headers and body, and returns status, lower-case headers and body', async () => {
     const server = await serve((_request, response, body) => json(response, 201, { got: body.toString() }, { 'X-Trace': 'abc' }));
-    const response = await httpRequest({ method: 'POST', url: `${server.url}/items?q=1`, headers: { 'Content-Type': 'text/plain' }, body: 'hello', timeoutMs: 5000 });
+    const response = await httpRequest({
+      method: 'POST',
+      url: `${server.url}/items?q=1`,
+      headers: { 'Content-Type': 'text/plain' },
+      body: 'hello',
+      timeoutMs: 5000,
+    });
     assert.equal(response.status, 201);
     assert.equal(response.headers['x-trace'], 'abc');
     assert.deepEqual(JSON.parse(response.body.toString()), { got: 'hello' });
@@ -98,20 +104,36 @@ describe('httpRequest', () => {
         response.end();
       } else json(response, 200, { auth: request.headers.authorization ?? null });
     });
-    const response = await httpRequest({ method: 'GET', url: `${server.url}/old`, headers: { Authorization: 'Bearer k' }, timeoutMs: 5000 });
+    const response = await httpRequest({
+      method: 'GET',
+      url: `${server.url}/old`,
+      headers: { Authorization: 'Bearer k' },
+      timeoutMs: 5000,
+    });
     assert.deepEqual(JSON.parse(response.body.toString()), { auth: 'Bearer k' });
     assert.equal(response.url, `${server.url}/new`);
   });
 
   it('never sends credentials to another origin on a redirect', async () => {
-    const other = await serve((request, response) => json(response, 200, { authorization: request.headers.authorization ?? null, key: request.headers['x-api-key'] ?? null, accept: request.headers.accept ?? null }));
+    const other = await serve((request, response) =>
+      json(response, 200, {
+        authorization: request.headers.authorization ?? null,
+        key: request.headers['x-api-key'] ?? null,
+        accept: request.headers.accept ?? null,
+      }),
+    );
     // localhost and 127.0.0.1 are different origins.
     const target = `http://localhost:${other.port}/landing`;
     const server = await serve((_request, response) => {
       response.writeHead(302, { location: target });
       response.end();
     });
-    const response = await httpRequest({ method: 'GET', url: server.url, headers: { Authorization: 'Bearer secret', 'x-api-key': 'k', Accept: 'application/json' }, timeoutMs: 5000 });
+    const response = await httpRequest({
+      method: 'GET',
+      url: server.url,
+      headers: { Authorization: 'Bearer secret', 'x-api-key': 'k', Accept: 'application/json' },
+      timeoutMs: 5000,
+    });
     assert.deepEqual(JSON.parse(response.body.toString()), { authorization: null, key: null, accept: 'application/json' });
   });
 
@@ -122,11 +144,21 @@ describe('httpRequest', () => {
       response.writeHead(302, { location: `${other.url}/landing` });
       response.end();
     });
-    const headers = { 'X-Custom-Token': 'tok-custom', Cookie: 'session=1', 'X-Request-Id': 'r1', Accept: 'application/json', 'User-Agent': 'ua', 'Accept-Language': 'secret-lang' };
+    const headers = {
+      'X-Custom-Token': 'tok-custom',
+      Cookie: 'session=1',
+      'X-Request-Id': 'r1',
+      Accept: 'application/json',
+      'User-Agent': 'ua',
+      'Accept-Language': 'secret-lang',
+    };
     await httpRequest({ method: 'GET', url: `${server.url}/start`, headers, timeoutMs: 5000, secretHeaders: ['accept-language'] });
     assert.equal(server.requests[0]!.headers['x-custom-token'], 'tok-custom');
     const landed = other.requests[0]!.headers;
-    assert.deepEqual([landed['x-custom-token'], landed.cookie, landed['x-request-id'], landed['accept-language']], [undefined, undefined, undefined, undefined]);
+    assert.deepEqual(
+      [landed['x-custom-token'], landed.cookie, landed['x-request-id'], landed['accept-language']],
+      [undefined, undefined, undefined, undefined],
+    );
     assert.deepEqual([landed.accept, landed['user-agent']], ['application/json', 'ua']);
   });
 
@@ -161,8 +193,13 @@ describe('httpRequest', () => {
     it('does not repeat a POST, which could run twice', async () => {
       const server = await closesReusedConnections();
       pool = new Pool(server.url, { connections: 1 });
-      assert.equal((await httpRequest({ method: 'POST', url: `${server.url}/execute`, body: '{}', timeoutMs: 5000, dispatcher: pool })).status, 200);
-      const error = await rejection(httpRequest({ method: 'POST', url: `${server.url}/execute`, body: '{}', timeoutMs: 5000, dispatcher: pool }));
+      assert.equal(
+        (await httpRequest({ method: 'POST', url: `${server.url}/execute`, body: '{}', timeoutMs: 5000, dispatcher: pool })).status,
+        200,
+      );
+      const error = await rejection(
+        httpRequest({ method: 'POST', url: `${server.url}/execute`, body: '{}', timeoutMs: 5000, dispatcher: pool }),
+      );
       assert.equal(error.kind, 'reset');
       assert.equal(server.requests.length, 2);
     });
@@ -175,11 +212,19 @@ describe('httpRequest', () => {
         response.end();
       } else json(response, 200, { method: request.method, body: body.toString() });
     });
-    const seeOther = await httpRequest({ method: 'POST', url: `${server.url}/see-other`, body: 'x', headers: { 'content-type': 'text/plain' }, timeoutMs: 5000 });
+    const seeOther = await httpRequest({
+      method: 'POST',
+      url: `${server.url}/see-other`,
+      body: 'x',
+      headers: { 'content-type': 'text/plain' },
+      timeoutMs: 5000,
+    });
     assert.deepEqual(JSON.parse(seeOther.body.toString()), { method: 'GET', body: '' });
     const replay = await httpRequest({ method: 'POST', url: `${server.url}/temporary`, body: 'again', timeoutMs: 5000 });
     assert.deepEqual(JSON.parse(replay.body.toString()), { method: 'POST', body: 'again' });
-    const error = await rejection(httpRequest({ method: 'POST', url: `${server.url}/temporary`, body: Readable.from(['streamed']), timeoutMs: 5000 }));
+    const error = await rejection(
+      httpRequest({ method: 'POST', url: `${server.url}/temporary`, body: Readable.from(['streamed']), timeoutMs: 5000 }),
+    );
     assert.equal(error.kind, 'redirect');
   });
 

@@ -46,24 +46,47 @@ describe('input check', () => {
 
   it('finds the same problems for a service request and for the engine, each saying how to give an input its own way', () => {
     const given = { values: { tickt: 'x', count: 'many', priority: 'urgent' } };
-    const common = ['The agent has no input "tickt". Did you mean "ticket"?', 'Input "count" must be a number, not "many".', 'Input "priority" must be one of "low", "high", not "urgent".'];
-    assert.deepEqual(problemsOf(() => prepareInputs(model, given, FLAGS)), [...common, 'Input "ticket" is required: give --input ticket=VALUE. (Ticket text)']);
-    assert.deepEqual(problemsOf(() => resolveInputs(model, given)), [...common, 'Input "ticket" is required: give it in "inputs". (Ticket text)']);
+    const common = [
+      'The agent has no input "tickt". Did you mean "ticket"?',
+      'Input "count" must be a number, not "many".',
+      'Input "priority" must be one of "low", "high", not "urgent".',
+    ];
+    assert.deepEqual(
+      problemsOf(() => prepareInputs(model, given, FLAGS)),
+      [...common, 'Input "ticket" is required: give --input ticket=VALUE. (Ticket text)'],
+    );
+    assert.deepEqual(
+      problemsOf(() => resolveInputs(model, given)),
+      [...common, 'Input "ticket" is required: give it in "inputs". (Ticket text)'],
+    );
   });
 
   it('names the flag to use for a value given to a file input and a file given to a value input', () => {
-    assert.deepEqual(problemsOf(() => prepareInputs(model, { values: { ticket: 'x', shot: 'a.png' }, files: { count: '/tmp/a.png' } }, FLAGS)), [
-      'Input "shot" is a file input: give --file shot=PATH instead of a value.',
-      'Input "count" is a number input, not a file: give --input count=VALUE instead.',
+    assert.deepEqual(
+      problemsOf(() => prepareInputs(model, { values: { ticket: 'x', shot: 'a.png' }, files: { count: '/tmp/a.png' } }, FLAGS)),
+      [
+        'Input "shot" is a file input: give --file shot=PATH instead of a value.',
+        'Input "count" is a number input, not a file: give --input count=VALUE instead.',
+      ],
+    );
+    assert.deepEqual(
+      problemsOf(() => prepareInputs(model, { values: { ticket: 'x' }, files: { shot: '/tmp/a.gif' } }, FLAGS)),
+      ['The file for input "shot" (/tmp/a.gif) is not of an accepted type: image/png, .jpg.'],
+    );
+    assert.deepEqual(prepareInputs(model, { values: { ticket: 'x' }, files: { shot: '/tmp/a.JPG' } }, FLAGS).files, [
+      { field: 'shot', path: '/tmp/a.JPG' },
     ]);
-    assert.deepEqual(problemsOf(() => prepareInputs(model, { values: { ticket: 'x' }, files: { shot: '/tmp/a.gif' } }, FLAGS)), ['The file for input "shot" (/tmp/a.gif) is not of an accepted type: image/png, .jpg.']);
-    assert.deepEqual(prepareInputs(model, { values: { ticket: 'x' }, files: { shot: '/tmp/a.JPG' } }, FLAGS).files, [{ field: 'shot', path: '/tmp/a.JPG' }]);
   });
 
   it('takes input names such as "constructor" for a service request too', () => {
-    const named = loadAgent('version: 1\nname: P\ninputs:\n  constructor: { type: string, default: built }\n  toString: { type: string, required: true }\nnodes:\n  a: { type: template, text: hi }\n').model;
+    const named = loadAgent(
+      'version: 1\nname: P\ninputs:\n  constructor: { type: string, default: built }\n  toString: { type: string, required: true }\nnodes:\n  a: { type: template, text: hi }\n',
+    ).model;
     assert.deepEqual(prepareInputs(named, { values: { toString: 'given' } }).inputs, { constructor: 'built', toString: 'given' });
-    assert.deepEqual(problemsOf(() => prepareInputs(named, {}, FLAGS)), ['Input "toString" is required: give --input toString=VALUE.']);
+    assert.deepEqual(
+      problemsOf(() => prepareInputs(named, {}, FLAGS)),
+      ['Input "toString" is required: give --input toString=VALUE.'],
+    );
   });
 
   it('tells a local run on the command line to use --input, not a request payload', async () => {
@@ -71,7 +94,12 @@ describe('input check', () => {
     try {
       dir.write('inputs.agent.yaml', YAML);
       let stderr = '';
-      const code = await runCli(['run', '--local', 'inputs.agent.yaml', '--input', 'shot=a.png'], { stdout: () => undefined, stderr: (text) => (stderr += text), cwd: dir.path, env: {} });
+      const code = await runCli(['run', '--local', 'inputs.agent.yaml', '--input', 'shot=a.png'], {
+        stdout: () => undefined,
+        stderr: (text) => (stderr += text),
+        cwd: dir.path,
+        env: {},
+      });
       assert.equal(code, 2);
       assert.match(stderr, /Input "shot" is a file input: give --file shot=PATH instead of a value\./);
       assert.match(stderr, /Input "ticket" is required: give --input ticket=VALUE\. \(Ticket text\)/);

@@ -31,9 +31,15 @@ describe('manifest', () => {
   it('contributes every command id the code uses, and uses every contributed one', () => {
     const used = new Set(Object.values(COMMANDS));
     // VS Code makes the focus command of a contributed view.
-    assert.deepEqual([...used].filter((command) => !commands.has(command) && command !== 'agentWorkflows.executions.focus'), []);
+    assert.deepEqual(
+      [...used].filter((command) => !commands.has(command) && command !== 'agentWorkflows.executions.focus'),
+      [],
+    );
     const source = ['validateWorkspace', 'storeMovedSecret'].map((name) => `agentWorkflows.${name}`);
-    assert.deepEqual([...commands].filter((command) => !used.has(command as never) && !source.includes(command)), []);
+    assert.deepEqual(
+      [...commands].filter((command) => !used.has(command as never) && !source.includes(command)),
+      [],
+    );
     for (const entry of contributes.commands) assert.equal(entry.category, 'Agent Workflows', entry.command);
   });
 
@@ -55,8 +61,14 @@ describe('manifest', () => {
 
   it('offers running only in trusted workspaces, and says so', () => {
     assert.equal(manifest.capabilities.untrustedWorkspaces.supported, 'limited');
-    for (const setting of manifest.capabilities.untrustedWorkspaces.restrictedConfigurations ?? []) assert.ok(contributes.configuration.properties[setting], setting);
-    const running = ['agentWorkflows.runAgent', 'agentWorkflows.runLocally', 'agentWorkflows.pollExecution', 'agentWorkflows.startLocalServer'];
+    for (const setting of manifest.capabilities.untrustedWorkspaces.restrictedConfigurations ?? [])
+      assert.ok(contributes.configuration.properties[setting], setting);
+    const running = [
+      'agentWorkflows.runAgent',
+      'agentWorkflows.runLocally',
+      'agentWorkflows.pollExecution',
+      'agentWorkflows.startLocalServer',
+    ];
     for (const [menu, entries] of Object.entries(contributes.menus)) {
       for (const entry of entries) {
         if (running.includes(entry.command)) assert.match(entry.when ?? '', /isWorkspaceTrusted/, `${menu}: ${entry.command}`);
@@ -75,7 +87,10 @@ describe('manifest', () => {
     assert.ok(!manifest.activationEvents.includes('*'));
     assert.ok(!manifest.activationEvents.includes('onStartupFinished'));
     // workspaceContains makes VS Code search the whole workspace at every window start.
-    assert.deepEqual(manifest.activationEvents.filter((event) => event.startsWith('workspaceContains')), []);
+    assert.deepEqual(
+      manifest.activationEvents.filter((event) => event.startsWith('workspaceContains')),
+      [],
+    );
     assert.ok(manifest.activationEvents.includes('onLanguage:agent-yaml'));
   });
 });

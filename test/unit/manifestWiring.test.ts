@@ -55,7 +55,8 @@ function reachableFrom(path: string): Set<string> {
   const visit = (file: string): void => {
     if (seen.has(file) || !byPath.has(file)) return;
     seen.add(file);
-    for (const [, target] of byPath.get(file)!.matchAll(/^import (?!type )[^;]*? from '(\.[^']+)';/gm)) visit(join(file, '..', `${target!}.ts`));
+    for (const [, target] of byPath.get(file)!.matchAll(/^import (?!type )[^;]*? from '(\.[^']+)';/gm))
+      visit(join(file, '..', `${target!}.ts`));
   };
   visit(path);
   return seen;
@@ -104,24 +105,40 @@ const viewCommand = (command: string): boolean => [...views].some((view) => comm
 
 describe('manifest and source', () => {
   it('finds the command registrations it checks', () => {
-    assert.ok(registered.length >= contributed.size, `found ${registered.length} registerCommand calls for ${contributed.size} contributed commands`);
+    assert.ok(
+      registered.length >= contributed.size,
+      `found ${registered.length} registerCommand calls for ${contributed.size} contributed commands`,
+    );
   });
 
   it('registers every contributed command', () => {
-    assert.deepEqual([...contributed].filter((command) => !registeredIds.has(command)), []);
+    assert.deepEqual(
+      [...contributed].filter((command) => !registeredIds.has(command)),
+      [],
+    );
   });
 
   it('registers the commands loaded on use in the commands feature, and only there', () => {
     const feature = reachableFrom(join('src', 'commands', 'commandsFeature.ts'));
     assert.ok(feature.size > 10, `the commands feature reaches ${feature.size} files`);
     const inFeature = new Set(registered.filter((entry) => feature.has(entry.where.split(':')[0]!)).map((entry) => entry.value));
-    assert.deepEqual([...COMMANDS_LOADED_ON_USE].filter((id) => !inFeature.has(id)), [], 'loaded on use but not registered when the feature loads');
-    const elsewhere = registered.filter((entry) => !feature.has(entry.where.split(':')[0]!) && COMMANDS_LOADED_ON_USE.includes(entry.value));
+    assert.deepEqual(
+      [...COMMANDS_LOADED_ON_USE].filter((id) => !inFeature.has(id)),
+      [],
+      'loaded on use but not registered when the feature loads',
+    );
+    const elsewhere = registered.filter(
+      (entry) => !feature.has(entry.where.split(':')[0]!) && COMMANDS_LOADED_ON_USE.includes(entry.value),
+    );
     assert.deepEqual(elsewhere, [], 'registered at activation too: VS Code refuses a command id twice');
     const activation = reachableFrom(join('src', 'extension.ts'));
     // commandErrors.ts (guardedCommand) serves the commands registered at activation too.
     const shared = join('src', 'commands', 'commandErrors.ts');
-    assert.deepEqual([...feature].filter((file) => activation.has(file) && /src\/commands\//.test(file) && file !== shared), [], 'activation imports no command file');
+    assert.deepEqual(
+      [...feature].filter((file) => activation.has(file) && /src\/commands\//.test(file) && file !== shared),
+      [],
+      'activation imports no command file',
+    );
   });
 
   it('registers each command once', () => {
@@ -136,15 +153,20 @@ describe('manifest and source', () => {
 
   it('contributes every command it registers, but for the internal ones', () => {
     assert.deepEqual([...registeredIds].filter((command) => !contributed.has(command)).sort(), [...INTERNAL].sort());
-    for (const command of INTERNAL) assert.ok(!Object.values(COMMANDS).includes(command as never), `${command} is internal, not in COMMANDS`);
+    for (const command of INTERNAL)
+      assert.ok(!Object.values(COMMANDS).includes(command as never), `${command} is internal, not in COMMANDS`);
   });
 
   it('has COMMANDS name only registered commands or the focus command of a contributed view', () => {
-    for (const [name, command] of Object.entries(COMMANDS)) assert.ok(registeredIds.has(command) || viewCommand(command), `COMMANDS.${name} = ${command}`);
+    for (const [name, command] of Object.entries(COMMANDS))
+      assert.ok(registeredIds.has(command) || viewCommand(command), `COMMANDS.${name} = ${command}`);
   });
 
   it('runs, and attaches to code lenses and code actions, only extension commands that exist', () => {
-    const used = [...firstArguments(/\bexecuteCommand\(\s*([^,()]+?)\s*[,)]/g), ...firstArguments(/\bcommand(?::| =) ((?:COMMANDS\.\w+)|(?:[A-Z_]+_COMMAND)|(?:'agentWorkflows\.[^']*'))/g)];
+    const used = [
+      ...firstArguments(/\bexecuteCommand\(\s*([^,()]+?)\s*[,)]/g),
+      ...firstArguments(/\bcommand(?::| =) ((?:COMMANDS\.\w+)|(?:[A-Z_]+_COMMAND)|(?:'agentWorkflows\.[^']*'))/g),
+    ];
     const ours = used.filter(({ value }) => value.startsWith('agentWorkflows.'));
     assert.ok(ours.length >= 5, `found ${ours.length} uses`);
     for (const { value, where } of ours) assert.ok(registeredIds.has(value) || viewCommand(value), `${where}: ${value}`);
@@ -152,16 +174,24 @@ describe('manifest and source', () => {
 
   it('sets every extension context key that a `when` clause tests', () => {
     const set = new Set(firstArguments(/\bexecuteCommand\(\s*'setContext',\s*([^,()]+?)\s*,/g).map((entry) => entry.value));
-    const clauses = [...Object.values(manifest.contributes.menus).flat(), ...manifest.contributes.viewsWelcome].map((entry) => entry.when ?? '');
-    const keys = new Set(clauses.flatMap((when) => [...when.matchAll(/\bagentWorkflows\.[\w.]+/g)].map((match) => match[0])).filter((key) => !views.has(key)));
+    const clauses = [...Object.values(manifest.contributes.menus).flat(), ...manifest.contributes.viewsWelcome].map(
+      (entry) => entry.when ?? '',
+    );
+    const keys = new Set(
+      clauses.flatMap((when) => [...when.matchAll(/\bagentWorkflows\.[\w.]+/g)].map((match) => match[0])).filter((key) => !views.has(key)),
+    );
     assert.ok(keys.size > 0);
-    assert.deepEqual([...keys].filter((key) => !set.has(key)), []);
+    assert.deepEqual(
+      [...keys].filter((key) => !set.has(key)),
+      [],
+    );
   });
 
   it('names only contributed languages in `editorLangId ==` clauses', () => {
     const languages = new Set(manifest.contributes.languages.map((language) => language.id));
     for (const entry of Object.values(manifest.contributes.menus).flat()) {
-      for (const match of entry.when?.matchAll(/editorLangId == ([\w-]+)/g) ?? []) assert.ok(languages.has(match[1]!), `${entry.command}: ${match[1]}`);
+      for (const match of entry.when?.matchAll(/editorLangId == ([\w-]+)/g) ?? [])
+        assert.ok(languages.has(match[1]!), `${entry.command}: ${match[1]}`);
     }
   });
 
@@ -169,14 +199,20 @@ describe('manifest and source', () => {
     const config = sources.find((file) => file.path === join('src', 'config.ts'));
     const prefix = 'agentWorkflows.';
     /** `config.get<T>('name', fallback)` in src/config.ts (the `http` section is read as `http.get`). */
-    const reads = [...(config?.text ?? '').matchAll(/\bconfig\.get<[^>]+>\('([\w.]+)',\s*([^)]+)\)/g)].map(([, name, fallback]) => ({ name: prefix + name!, fallback: fallback!.trim() }));
+    const reads = [...(config?.text ?? '').matchAll(/\bconfig\.get<[^>]+>\('([\w.]+)',\s*([^)]+)\)/g)].map(([, name, fallback]) => ({
+      name: prefix + name!,
+      fallback: fallback!.trim(),
+    }));
     /** `clamp(config.get<number>('name', fallback), min, max)`. */
-    const clamps = [...(config?.text ?? '').matchAll(/\bclamp\(config\.get<number>\('([\w.]+)',[^)]*\),\s*([^,]+),\s*([^)]+)\)/g)].map(([, name, min, max]) => ({ name: prefix + name!, min: min!.trim(), max: max!.trim() }));
+    const clamps = [...(config?.text ?? '').matchAll(/\bclamp\(config\.get<number>\('([\w.]+)',[^)]*\),\s*([^,]+),\s*([^)]+)\)/g)].map(
+      ([, name, min, max]) => ({ name: prefix + name!, min: min!.trim(), max: max!.trim() }),
+    );
 
     function value(expression: string): unknown {
       if (/^'[^']*'$/.test(expression)) return expression.slice(1, -1);
       if (expression === 'true' || expression === 'false') return expression === 'true';
-      if (/^[\d_.]+(?:\s*\*\s*[\d_.]+)*$/.test(expression)) return expression.split('*').reduce((product, factor) => product * Number(factor.trim().replace(/_/g, '')), 1);
+      if (/^[\d_.]+(?:\s*\*\s*[\d_.]+)*$/.test(expression))
+        return expression.split('*').reduce((product, factor) => product * Number(factor.trim().replace(/_/g, '')), 1);
       return resolve(expression, 'src/config.ts');
     }
 
@@ -194,7 +230,9 @@ describe('manifest and source', () => {
       for (const { name, min, max } of clamps) {
         assert.deepEqual([value(min), value(max)], [properties[name]?.minimum, properties[name]?.maximum], name);
       }
-      const numbers = Object.entries(properties).filter(([, property]) => typeof property.default === 'number').map(([name]) => name);
+      const numbers = Object.entries(properties)
+        .filter(([, property]) => typeof property.default === 'number')
+        .map(([name]) => name);
       assert.deepEqual(clamps.map((clamp) => clamp.name).sort(), numbers.sort(), 'every number setting is clamped');
     });
 

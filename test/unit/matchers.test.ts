@@ -87,7 +87,10 @@ describe('matchers', () => {
   it('points each mismatch at its path and at the expectation in the file', () => {
     const { matcher, text } = expectation('report: "Lisbon: Sunny"\ndetails:\n  temp: { $gte: 20 }\n');
     const mismatches = matchValue(matcher, { report: 'Lisbon: Rain', details: { temp: 12 } });
-    assert.deepEqual(mismatches.map((m) => m.path), ['report', 'details.temp']);
+    assert.deepEqual(
+      mismatches.map((m) => m.path),
+      ['report', 'details.temp'],
+    );
     assert.equal(text.slice(mismatches[0]!.span.start, mismatches[0]!.span.end), '"Lisbon: Sunny"');
     assert.equal(text.slice(mismatches[1]!.span.start, mismatches[1]!.span.end), '20');
     assert.equal(mismatches[0]!.expectedValue, 'Lisbon: Sunny', 'a plain value can be diffed');
@@ -97,12 +100,23 @@ describe('matchers', () => {
 
   it('names keys that need quoting in paths', () => {
     const { matcher } = expectation('"x-id": 1\nitems: [{ "a b": 1 }]');
-    assert.deepEqual(matchValue(matcher, { 'x-id': 2, items: [{ 'a b': 2 }] }).map((m) => m.path), ['x-id', 'items[0]["a b"]']);
+    assert.deepEqual(
+      matchValue(matcher, { 'x-id': 2, items: [{ 'a b': 2 }] }).map((m) => m.path),
+      ['x-id', 'items[0]["a b"]'],
+    );
   });
 
   it('stops at the limit of mismatches', () => {
     const { matcher } = expectation(`[${Array.from({ length: 200 }, () => '1').join(', ')}]`);
-    assert.equal(matchValue(matcher, Array.from({ length: 200 }, () => 2), '', 50).length, 50);
+    assert.equal(
+      matchValue(
+        matcher,
+        Array.from({ length: 200 }, () => 2),
+        '',
+        50,
+      ).length,
+      50,
+    );
   });
 
   it('reports problems of the expectation itself, with a suggestion', () => {

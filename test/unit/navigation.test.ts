@@ -24,7 +24,8 @@ const at = (needle: string, within = 1) => AGENT.indexOf(needle) + within;
 const textOf = (span: { start: number; end: number }) => AGENT.slice(span.start, span.end);
 function applyEdits(text: string, edits: readonly TextEdit[]): string {
   let result = text;
-  for (const edit of [...edits].sort((a, b) => b.span.start - a.span.start)) result = result.slice(0, edit.span.start) + edit.newText + result.slice(edit.span.end);
+  for (const edit of [...edits].sort((a, b) => b.span.start - a.span.start))
+    result = result.slice(0, edit.span.start) + edit.newText + result.slice(edit.span.end);
   return result;
 }
 
@@ -46,7 +47,10 @@ describe('navigation', () => {
   });
 
   it('renames a node everywhere, keeping quotes, and the result is still valid', () => {
-    assert.deepEqual(prepareRename(AGENT, at('"summarize"', 2)), { span: { start: at('"summarize"'), end: at('"summarize"') + 9 }, name: 'summarize' });
+    assert.deepEqual(prepareRename(AGENT, at('"summarize"', 2)), {
+      span: { start: at('"summarize"'), end: at('"summarize"') + 9 },
+      name: 'summarize',
+    });
     const renamed = applyEdits(AGENT, rename(AGENT, at('nodes.summarize', 8), 'digest'));
     assert.match(renamed, /  "digest":\n/);
     assert.match(renamed, /\{\{ nodes\.digest\.body \}\}/);
@@ -64,11 +68,14 @@ describe('navigation', () => {
 
   it('outlines inputs, nodes and outputs under their sections', () => {
     const symbols = documentSymbols(AGENT);
-    assert.deepEqual(symbols.map((s) => [s.name, s.detail, s.children.map((c) => `${c.name} (${c.detail})`)]), [
-      ['inputs', '1 input', ['ticket (string, required)']],
-      ['nodes', '2 nodes', ['fetch (GET api.example.com)', 'summarize (template)']],
-      ['outputs', '1 output', ['out ({{ nodes.summarize.body }} {{ nodes.fetch.status }})']],
-    ]);
+    assert.deepEqual(
+      symbols.map((s) => [s.name, s.detail, s.children.map((c) => `${c.name} (${c.detail})`)]),
+      [
+        ['inputs', '1 input', ['ticket (string, required)']],
+        ['nodes', '2 nodes', ['fetch (GET api.example.com)', 'summarize (template)']],
+        ['outputs', '1 output', ['out ({{ nodes.summarize.body }} {{ nodes.fetch.status }})']],
+      ],
+    );
     const fetch = symbols[1]!.children[0]!;
     assert.equal(textOf(fetch.selectionSpan), 'fetch');
     assert.match(textOf(fetch.span), /^fetch:\n    type: api[\s\S]*inputs\.ticket \}\}$/);

@@ -25,7 +25,10 @@ describe('parseAgentFile', () => {
   it('reports a second document at its separator and still checks the first', () => {
     const text = 'version: 1\nname: a\n---\nversion: 1\nname: b\n';
     const problems = validateAgentText(text).problems;
-    assert.deepEqual(problems.map((p) => [p.code, p.range.line, p.range.column]), [['multiple-documents', 3, 1]]);
+    assert.deepEqual(
+      problems.map((p) => [p.code, p.range.line, p.range.column]),
+      [['multiple-documents', 3, 1]],
+    );
   });
 
   it('reports YAML syntax errors with their position and stops there', () => {
@@ -36,16 +39,29 @@ describe('parseAgentFile', () => {
   });
 
   it('reports duplicate keys on the second key and keeps checking', () => {
-    const problems = validateAgentText('version: 1\nname: a\nnodes:\n  x: { type: template, text: a }\n  x: { type: template, text: b }\n').problems;
-    assert.deepEqual(problems.map((p) => `${p.range.line}:${p.range.column}-${p.range.endColumn} ${p.code}`), ['5:3-4 duplicate-key']);
+    const problems = validateAgentText(
+      'version: 1\nname: a\nnodes:\n  x: { type: template, text: a }\n  x: { type: template, text: b }\n',
+    ).problems;
+    assert.deepEqual(
+      problems.map((p) => `${p.range.line}:${p.range.column}-${p.range.endColumn} ${p.code}`),
+      ['5:3-4 duplicate-key'],
+    );
   });
 
   it('stops an alias bomb quickly with a problem on the first alias', function () {
     this.timeout(5000);
     const levels = ['a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]'];
-    for (let i = 1; i < 9; i++) levels.push(`l${i}: &l${i} [${Array(9).fill(i === 1 ? '*a' : `*l${i - 1}`).join(',')}]`);
+    for (let i = 1; i < 9; i++)
+      levels.push(
+        `l${i}: &l${i} [${Array(9)
+          .fill(i === 1 ? '*a' : `*l${i - 1}`)
+          .join(',')}]`,
+      );
     const problems = validateAgentText(`${levels.join('\n')}\n`).problems;
-    assert.deepEqual(problems.map((p) => p.code), ['alias-limit']);
+    assert.deepEqual(
+      problems.map((p) => p.code),
+      ['alias-limit'],
+    );
     assert.equal(problems[0]!.range.line, 2);
   });
 
@@ -54,7 +70,10 @@ describe('parseAgentFile', () => {
     const big = `version: 1\nname: big\ndescription: "${'x'.repeat(10 * 1024 * 1024)}"\n`;
     const file = parseAgentFile(big);
     assert.equal(file.document, undefined);
-    assert.deepEqual(file.sink.result().map((p) => p.code), ['file-too-large']);
+    assert.deepEqual(
+      file.sink.result().map((p) => p.code),
+      ['file-too-large'],
+    );
     assert.match(file.sink.result()[0]!.message, /10\.0 MB.*2 MB/);
   });
 

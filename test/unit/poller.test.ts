@@ -46,9 +46,13 @@ describe('pollExecution', () => {
   }
 
   it('polls until finished, reports every answer, and returns the outputs', async () => {
-    service.statusAnswer = (n, _id, response) => json(response, 200, n < 3 ? { status: 'running', progress: n } : { status: 'finished', outputs: { summary: 'done' } });
+    service.statusAnswer = (n, _id, response) =>
+      json(response, 200, n < 3 ? { status: 'running', progress: n } : { status: 'finished', outputs: { summary: 'done' } });
     const updates: string[] = [];
-    const outcome = await pollExecution(target, 'e1', { ...FAST, onUpdate: (answer, progress) => updates.push(`${progress.requests}:${answer.status}`) });
+    const outcome = await pollExecution(target, 'e1', {
+      ...FAST,
+      onUpdate: (answer, progress) => updates.push(`${progress.requests}:${answer.status}`),
+    });
     assert.equal(outcome.kind, 'finished');
     assert.deepEqual(outcome.kind === 'finished' && outcome.outputs, { summary: 'done' });
     assert.deepEqual(updates, ['1:running', '2:running', '3:running', '4:finished']);
@@ -93,11 +97,15 @@ describe('pollExecution', () => {
     await pollExecution(target, 'e1', { ...FAST, onRetry: (_error, attempt, delay) => retries.push(attempt * 10_000 + delay) });
     assert.ok(times[1]! - times[0]! >= 950, `waited ${times[1]! - times[0]!} ms after 429`);
     assert.ok(times[2]! - times[1]! >= 950, `waited ${times[2]! - times[1]!} ms after 503`);
-    assert.deepEqual(retries.map((r) => Math.floor(r / 10_000)), [1, 2]);
+    assert.deepEqual(
+      retries.map((r) => Math.floor(r / 10_000)),
+      [1, 2],
+    );
   });
 
   it('retries transient faults a bounded number of times, then fails', async () => {
-    service.statusAnswer = (n, _id, response) => (n < 2 ? json(response, 502, { error: 'bad gateway' }) : json(response, 200, { status: 'finished' }));
+    service.statusAnswer = (n, _id, response) =>
+      n < 2 ? json(response, 502, { error: 'bad gateway' }) : json(response, 200, { status: 'finished' });
     assert.equal((await pollExecution(target, 'e1', FAST)).kind, 'finished');
     const before = service.statusRequests.length;
     service.statusAnswer = (_n, _id, response) => json(response, 500, { error: 'down' });
@@ -178,7 +186,11 @@ describe('pollExecution', () => {
       const controller = new AbortController();
       const requestsBefore = service.statusRequests.length;
       let answered = false;
-      const pending = pollExecution(target, `e${i}`, { initialIntervalMs: 10_000, signal: controller.signal, onUpdate: () => (answered = true) });
+      const pending = pollExecution(target, `e${i}`, {
+        initialIntervalMs: 10_000,
+        signal: controller.signal,
+        onUpdate: () => (answered = true),
+      });
       await until(() => service.statusRequests.length > requestsBefore, 'the status read');
       if (i % 2 === 0) await until(() => answered, 'the answer');
       controller.abort();
@@ -215,20 +227,29 @@ describe('pollExecution', () => {
       if (n > 0) json(response, 200, { status: 'finished', outputs: { n } });
     };
     const retries: string[] = [];
-    const outcome = await pollExecution({ ...target, requestTimeoutMs: 200 }, 'e1', { ...FAST, onRetry: (error) => retries.push(error.kind) });
+    const outcome = await pollExecution({ ...target, requestTimeoutMs: 200 }, 'e1', {
+      ...FAST,
+      onRetry: (error) => retries.push(error.kind),
+    });
     assert.deepEqual(outcome.kind === 'finished' && outcome.outputs, { n: 1 });
     assert.deepEqual(retries, ['timeout']);
   });
 
   it('retries a refused connection a bounded number of times', async () => {
     const attempts: number[] = [];
-    const error = await failure(pollExecution({ ...target, baseUrl: `http://127.0.0.1:${await closedPort()}` }, 'e1', { ...FAST, maxRetries: 2, onRetry: (_error, attempt) => attempts.push(attempt) }));
+    const error = await failure(
+      pollExecution({ ...target, baseUrl: `http://127.0.0.1:${await closedPort()}` }, 'e1', {
+        ...FAST,
+        maxRetries: 2,
+        onRetry: (_error, attempt) => attempts.push(attempt),
+      }),
+    );
     assert.equal(error.kind, 'network');
     assert.match(error.message, /connection refused/);
     assert.deepEqual(attempts, [1, 2]);
   });
 
-  it('stops at once on an answer that is not the service\'s (HTML, 404), without retrying', async () => {
+  it("stops at once on an answer that is not the service's (HTML, 404), without retrying", async () => {
     service.statusAnswer = (_n, _id, response) => {
       response.writeHead(200, { 'content-type': 'text/html' });
       response.end('<html>proxy login</html>');
@@ -240,7 +261,8 @@ describe('pollExecution', () => {
   });
 
   it('accepts the terminal status in any case and spacing, and treats other progress words as running', async () => {
-    service.statusAnswer = (n, _id, response) => json(response, 200, { status: ['queued', 'PENDING', 'in_progress', ' Finished '][n], outputs: { n } });
+    service.statusAnswer = (n, _id, response) =>
+      json(response, 200, { status: ['queued', 'PENDING', 'in_progress', ' Finished '][n], outputs: { n } });
     const outcome = await pollExecution(target, 'e1', FAST);
     assert.equal(outcome.kind, 'finished');
     assert.equal(service.statusRequests.length, 4);

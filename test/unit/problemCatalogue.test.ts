@@ -20,12 +20,14 @@ const SAMPLES: Partial<Record<ProblemCode, string>> = {
   'duplicate-key': 'version: 1\nname: a\nname: b\n',
   'multiple-documents': 'version: 1\nname: a\n---\nversion: 1\nname: b\n',
   'not-a-mapping': '- version: 1\n',
-  'alias-limit': 'a: &a [x, x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\nc: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]\nd: [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c]\n',
+  'alias-limit':
+    'a: &a [x, x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\nc: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]\nd: [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c]\n',
   'too-many-problems': `version: 1\nname: many\nnodes:\n${Array.from({ length: MAX_PROBLEMS + 20 }, (_, i) => `  n${i}: { type: template, text: "{{ nodes.missing${i}.body }}" }\n`).join('')}`,
 };
 
 /** Test files (against TEST_AGENT) for the codes only test files have. */
-const TEST_AGENT = 'version: 1\nname: a\ninputs:\n  city: { type: string }\nnodes:\n  fetch: { type: api, method: GET, url: "https://x.example/{{ inputs.city }}" }\noutputs:\n  report: { from: "{{ nodes.fetch.body }}" }\n';
+const TEST_AGENT =
+  'version: 1\nname: a\ninputs:\n  city: { type: string }\nnodes:\n  fetch: { type: api, method: GET, url: "https://x.example/{{ inputs.city }}" }\noutputs:\n  report: { from: "{{ nodes.fetch.body }}" }\n';
 const TEST_FILE_SAMPLES: Partial<Record<ProblemCode, string>> = {
   'unknown-output': 'cases:\n  one:\n    mocks: { fetch: { body: x } }\n    expect: { outputs: { reprot: x } }\n',
   'missing-mock': 'cases:\n  one:\n    inputs: { city: Oslo }\n',
@@ -58,7 +60,10 @@ describe('problem catalogue', () => {
       const agent = validateAgentText(TEST_AGENT);
       assert.deepEqual(agent.problems, [], 'the sample agent is valid');
       const problems = validateTestText(text, 'a.agent.test.yaml', agent.model).problems;
-      assert.deepEqual(problems.map((problem) => problem.code), [code]);
+      assert.deepEqual(
+        problems.map((problem) => problem.code),
+        [code],
+      );
       assert.equal(problems[0]!.severity, PROBLEM_CODES[code as ProblemCode].severity);
     });
   }

@@ -39,13 +39,40 @@ describe('TLS failures', () => {
     this.timeout(20_000);
     const dir = makeTempDir();
     try {
-      execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', join(dir.path, 'key.pem'), '-out', join(dir.path, 'cert.pem'), '-days', '1', '-subj', '/CN=127.0.0.1'], { stdio: 'ignore' });
-      const server = createServer({ key: readFileSync(join(dir.path, 'key.pem')), cert: readFileSync(join(dir.path, 'cert.pem')) }, (_request, response) => response.end('{}'));
+      execFileSync(
+        'openssl',
+        [
+          'req',
+          '-x509',
+          '-newkey',
+          'rsa:2048',
+          '-nodes',
+          '-keyout',
+          join(dir.path, 'key.pem'),
+          '-out',
+          join(dir.path, 'cert.pem'),
+          '-days',
+          '1',
+          '-subj',
+          '/CN=127.0.0.1',
+        ],
+        { stdio: 'ignore' },
+      );
+      const server = createServer(
+        { key: readFileSync(join(dir.path, 'key.pem')), cert: readFileSync(join(dir.path, 'cert.pem')) },
+        (_request, response) => response.end('{}'),
+      );
       await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
       const url = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
       try {
-        await assert.rejects(httpRequest({ method: 'GET', url, timeoutMs: 5000 }), (error: unknown) => error instanceof NetworkError && error.kind === 'tls' && /certificate/.test(error.message));
-        await assert.rejects(getStatus({ baseUrl: url, account: 'a', agent: 'b', apiKey: 'k' }, 'e1'), (error: unknown) => error instanceof ServiceError && error.kind === 'network' && /TLS certificate/.test(error.message));
+        await assert.rejects(
+          httpRequest({ method: 'GET', url, timeoutMs: 5000 }),
+          (error: unknown) => error instanceof NetworkError && error.kind === 'tls' && /certificate/.test(error.message),
+        );
+        await assert.rejects(
+          getStatus({ baseUrl: url, account: 'a', agent: 'b', apiKey: 'k' }, 'e1'),
+          (error: unknown) => error instanceof ServiceError && error.kind === 'network' && /TLS certificate/.test(error.message),
+        );
       } finally {
         server.closeAllConnections();
         await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -26,13 +26,36 @@ const direct: ProxyConfig = { proxy: '', strictSSL: true, noProxy: [] };
 describe('proxy', () => {
   describe('isLoopbackHost', () => {
     it('knows localhost, its subdomains, 127.0.0.0/8 and ::1 with or without brackets, in any case', () => {
-      for (const host of ['localhost', 'LocalHost', 'foo.localhost', 'a.b.localhost', '127.0.0.1', '127.255.255.254', '127.0.0.53', '::1', '[::1]']) {
+      for (const host of [
+        'localhost',
+        'LocalHost',
+        'foo.localhost',
+        'a.b.localhost',
+        '127.0.0.1',
+        '127.255.255.254',
+        '127.0.0.53',
+        '::1',
+        '[::1]',
+      ]) {
         assert.equal(isLoopbackHost(host), true, host);
       }
     });
 
     it('does not take look-alikes for loopback', () => {
-      for (const host of ['128.0.0.1', '126.0.0.1', '127.0.0', '127.0.0.1.nip.io', 'localhost.example.com', 'mylocalhost', 'localhost-dev', '0.0.0.0', '::2', '[::2]', '10.0.0.1', '']) {
+      for (const host of [
+        '128.0.0.1',
+        '126.0.0.1',
+        '127.0.0',
+        '127.0.0.1.nip.io',
+        'localhost.example.com',
+        'mylocalhost',
+        'localhost-dev',
+        '0.0.0.0',
+        '::2',
+        '[::2]',
+        '10.0.0.1',
+        '',
+      ]) {
         assert.equal(isLoopbackHost(host), false, host);
       }
     });
@@ -42,13 +65,16 @@ describe('proxy', () => {
     it('matches a plain entry as the host itself and its subdomains, on label boundaries only', () => {
       const noProxy = ['example.com'];
       for (const host of ['example.com', 'api.example.com', 'a.b.example.com']) assert.equal(bypassesProxy(host, noProxy), true, host);
-      for (const host of ['notexample.com', 'example.com.evil.org', 'example.org', 'com']) assert.equal(bypassesProxy(host, noProxy), false, host);
+      for (const host of ['notexample.com', 'example.com.evil.org', 'example.org', 'com'])
+        assert.equal(bypassesProxy(host, noProxy), false, host);
     });
 
     it('matches a leading-dot or "*." entry as subdomains and the domain itself', () => {
       for (const entry of ['.example.com', '*.example.com']) {
-        for (const host of ['example.com', 'api.example.com', 'a.b.example.com']) assert.equal(bypassesProxy(host, [entry]), true, `${host} by ${entry}`);
-        for (const host of ['badexample.com', 'example.com.evil.org']) assert.equal(bypassesProxy(host, [entry]), false, `${host} by ${entry}`);
+        for (const host of ['example.com', 'api.example.com', 'a.b.example.com'])
+          assert.equal(bypassesProxy(host, [entry]), true, `${host} by ${entry}`);
+        for (const host of ['badexample.com', 'example.com.evil.org'])
+          assert.equal(bypassesProxy(host, [entry]), false, `${host} by ${entry}`);
       }
     });
 
@@ -72,15 +98,28 @@ describe('proxy', () => {
     const proxied: ProxyConfig = { proxy: 'http://proxy.invalid:3128', strictSSL: true, noProxy: [] };
 
     it('leaves a loopback base URL to undici, even with a proxy set', () => {
-      for (const baseUrl of ['http://localhost:8787', 'http://127.0.0.1:8787', 'http://[::1]:8787', 'http://agents.localhost', 'https://127.3.2.1']) {
+      for (const baseUrl of [
+        'http://localhost:8787',
+        'http://127.0.0.1:8787',
+        'http://[::1]:8787',
+        'http://agents.localhost',
+        'https://127.3.2.1',
+      ]) {
         assert.equal(dispatcherFor(baseUrl, proxied, {}), undefined, baseUrl);
-        assert.equal(dispatcherFor(baseUrl, direct, { HTTPS_PROXY: 'http://proxy.invalid:3128' }), undefined, `${baseUrl} with HTTPS_PROXY`);
+        assert.equal(
+          dispatcherFor(baseUrl, direct, { HTTPS_PROXY: 'http://proxy.invalid:3128' }),
+          undefined,
+          `${baseUrl} with HTTPS_PROXY`,
+        );
       }
     });
 
     it('leaves a noProxy host to undici', () => {
       assert.equal(dispatcherFor('https://agents.corp.example', { ...proxied, noProxy: ['.corp.example'] }, {}), undefined);
-      assert.equal(dispatcherFor('https://agents.corp.example', { ...direct, noProxy: ['*'] }, { HTTPS_PROXY: 'http://proxy.invalid:3128' }), undefined);
+      assert.equal(
+        dispatcherFor('https://agents.corp.example', { ...direct, noProxy: ['*'] }, { HTTPS_PROXY: 'http://proxy.invalid:3128' }),
+        undefined,
+      );
     });
 
     it('uses a ProxyAgent for any other host', () => {
@@ -93,7 +132,10 @@ describe('proxy', () => {
       assert.ok(insecure instanceof Agent);
       assert.ok(!(insecure instanceof ProxyAgent));
       const loopback = dispatcherFor('https://127.0.0.1:8443', { ...proxied, strictSSL: false }, {});
-      assert.ok(loopback instanceof Agent && !(loopback instanceof ProxyAgent), 'loopback skips the proxy but still skips the certificate check');
+      assert.ok(
+        loopback instanceof Agent && !(loopback instanceof ProxyAgent),
+        'loopback skips the proxy but still skips the certificate check',
+      );
     });
 
     it('ignores the environment when it names no proxy', () => {
@@ -109,7 +151,9 @@ describe('proxy', () => {
     const hostOf = (): string => `proxied.test:${service.port}`;
 
     beforeEach(async () => {
-      service = await startServer((request, response, body) => json(response, 200, { method: request.method, path: request.url, host: request.headers.host, body: body.toString() }));
+      service = await startServer((request, response, body) =>
+        json(response, 200, { method: request.method, path: request.url, host: request.headers.host, body: body.toString() }),
+      );
       proxy = await startConnectProxy(() => service.port);
     });
     afterEach(async () => {
@@ -123,10 +167,25 @@ describe('proxy', () => {
       const url = `http://${hostOf()}/api/acme/agent/summarizer/execute`;
       dispatcher = dispatcherFor(url, { ...direct, proxy: proxy.url }, {});
       assert.ok(dispatcher);
-      const response = await httpRequest({ method: 'POST', url, headers: { 'content-type': 'application/json', authorization: 'Bearer sk-secret' }, body: '{"ticket":"Printer on fire"}', timeoutMs: 5000, dispatcher });
+      const response = await httpRequest({
+        method: 'POST',
+        url,
+        headers: { 'content-type': 'application/json', authorization: 'Bearer sk-secret' },
+        body: '{"ticket":"Printer on fire"}',
+        timeoutMs: 5000,
+        dispatcher,
+      });
       assert.equal(response.status, 200);
-      assert.deepEqual(JSON.parse(response.body.toString()), { method: 'POST', path: '/api/acme/agent/summarizer/execute', host: hostOf(), body: '{"ticket":"Printer on fire"}' });
-      assert.deepEqual(proxy.tunnels.map((tunnel) => tunnel.target), [hostOf()]);
+      assert.deepEqual(JSON.parse(response.body.toString()), {
+        method: 'POST',
+        path: '/api/acme/agent/summarizer/execute',
+        host: hostOf(),
+        body: '{"ticket":"Printer on fire"}',
+      });
+      assert.deepEqual(
+        proxy.tunnels.map((tunnel) => tunnel.target),
+        [hostOf()],
+      );
       assert.equal(service.requests[0]?.headers.authorization, 'Bearer sk-secret');
       assert.equal(proxy.tunnels[0]?.headers.authorization, undefined, 'the API key travels inside the tunnel, not in the CONNECT request');
     });
@@ -169,8 +228,14 @@ describe('proxy', () => {
         const url = `http://${hostOf()}/status`;
         dispatcher = dispatcherFor(url, { ...direct, proxy: refusing.url }, {});
         assert.ok(dispatcher);
-        await assert.rejects(httpRequest({ method: 'GET', url, timeoutMs: 5000, dispatcher }), (error: unknown) => error instanceof NetworkError && /407/.test(error.message));
-        assert.deepEqual(refusing.tunnels.map((tunnel) => tunnel.target), [hostOf()]);
+        await assert.rejects(
+          httpRequest({ method: 'GET', url, timeoutMs: 5000, dispatcher }),
+          (error: unknown) => error instanceof NetworkError && /407/.test(error.message),
+        );
+        assert.deepEqual(
+          refusing.tunnels.map((tunnel) => tunnel.target),
+          [hostOf()],
+        );
         assert.equal(service.requests.length, 0);
       } finally {
         await refusing.close();
@@ -189,8 +254,30 @@ describe('proxy', () => {
       dir = makeTempDir();
       const key = join(dir.path, 'key.pem');
       const cert = join(dir.path, 'cert.pem');
-      execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', key, '-out', cert, '-days', '1', '-subj', '/CN=proxied.test'], { stdio: 'ignore' });
-      const server = createHttpsServer({ key: readFileSync(key), cert: readFileSync(cert) }, (request, response) => json(response, 200, { path: request.url }));
+      execFileSync(
+        'openssl',
+        [
+          'req',
+          '-x509',
+          '-newkey',
+          'ec',
+          '-pkeyopt',
+          'ec_paramgen_curve:prime256v1',
+          '-nodes',
+          '-keyout',
+          key,
+          '-out',
+          cert,
+          '-days',
+          '1',
+          '-subj',
+          '/CN=proxied.test',
+        ],
+        { stdio: 'ignore' },
+      );
+      const server = createHttpsServer({ key: readFileSync(key), cert: readFileSync(cert) }, (request, response) =>
+        json(response, 200, { path: request.url }),
+      );
       await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
       tlsPort = (server.address() as AddressInfo).port;
       closeTls = () =>
@@ -212,11 +299,17 @@ describe('proxy', () => {
       const lax = dispatcherFor(url, { ...direct, proxy: proxy.url, strictSSL: false }, {});
       assert.ok(strict && lax);
       try {
-        await assert.rejects(httpRequest({ method: 'GET', url, timeoutMs: 5000, dispatcher: strict }), (error: unknown) => error instanceof NetworkError && error.kind === 'tls');
+        await assert.rejects(
+          httpRequest({ method: 'GET', url, timeoutMs: 5000, dispatcher: strict }),
+          (error: unknown) => error instanceof NetworkError && error.kind === 'tls',
+        );
         const response = await httpRequest({ method: 'GET', url, timeoutMs: 5000, dispatcher: lax });
         assert.equal(response.status, 200);
         assert.deepEqual(JSON.parse(response.body.toString()), { path: '/api/acme/agent/x/status' });
-        assert.deepEqual(proxy.tunnels.map((tunnel) => tunnel.target), [`proxied.test:${tlsPort}`, `proxied.test:${tlsPort}`]);
+        assert.deepEqual(
+          proxy.tunnels.map((tunnel) => tunnel.target),
+          [`proxied.test:${tlsPort}`, `proxied.test:${tlsPort}`],
+        );
       } finally {
         await strict.destroy();
         await lax.destroy();

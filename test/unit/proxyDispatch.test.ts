@@ -12,7 +12,8 @@ import type { TestServer } from '../support/httpServer';
 
 describe('proxy settings', () => {
   it('knows loopback hosts', () => {
-    for (const host of ['localhost', 'LOCALHOST', 'api.localhost', '127.0.0.1', '127.1.2.3', '::1', '[::1]']) assert.ok(isLoopbackHost(host), host);
+    for (const host of ['localhost', 'LOCALHOST', 'api.localhost', '127.0.0.1', '127.1.2.3', '::1', '[::1]'])
+      assert.ok(isLoopbackHost(host), host);
     for (const host of ['128.0.0.1', 'localhost.example.com', 'example.com', '10.0.0.1', '::2']) assert.ok(!isLoopbackHost(host), host);
   });
 
@@ -32,13 +33,33 @@ describe('proxy settings', () => {
     assert.equal(dispatcherFor('https://agents.example.com', { proxy: '', strictSSL: true, noProxy: [] }, {}), undefined);
     assert.equal(anyHostDispatcher({ proxy: '', strictSSL: true, noProxy: [] }, {}), undefined);
     assert.ok(dispatcherFor('https://agents.example.com', { proxy: '', strictSSL: false, noProxy: [] }, {}) instanceof Agent);
-    assert.equal(dispatcherFor('http://127.0.0.1:8787', { proxy: 'http://proxy.invalid:3128', strictSSL: true, noProxy: [] }, {}), undefined, 'loopback never goes through the proxy');
-    assert.equal(dispatcherFor('https://agents.example.com', { proxy: 'http://proxy.invalid:3128', strictSSL: true, noProxy: ['example.com'] }, {}), undefined);
+    assert.equal(
+      dispatcherFor('http://127.0.0.1:8787', { proxy: 'http://proxy.invalid:3128', strictSSL: true, noProxy: [] }, {}),
+      undefined,
+      'loopback never goes through the proxy',
+    );
+    assert.equal(
+      dispatcherFor('https://agents.example.com', { proxy: 'http://proxy.invalid:3128', strictSSL: true, noProxy: ['example.com'] }, {}),
+      undefined,
+    );
   });
 
   it('reads NO_PROXY from the environment too', () => {
-    assert.equal(dispatcherFor('https://agents.example.com', { proxy: 'http://proxy.invalid:3128', strictSSL: true, noProxy: [] }, { NO_PROXY: 'other.org, .example.com' }), undefined);
-    assert.ok(dispatcherFor('https://agents.example.org', { proxy: 'http://proxy.invalid:3128', strictSSL: true, noProxy: [] }, { no_proxy: 'example.com' }));
+    assert.equal(
+      dispatcherFor(
+        'https://agents.example.com',
+        { proxy: 'http://proxy.invalid:3128', strictSSL: true, noProxy: [] },
+        { NO_PROXY: 'other.org, .example.com' },
+      ),
+      undefined,
+    );
+    assert.ok(
+      dispatcherFor(
+        'https://agents.example.org',
+        { proxy: 'http://proxy.invalid:3128', strictSSL: true, noProxy: [] },
+        { no_proxy: 'example.com' },
+      ),
+    );
   });
 
   it('says when it is the proxy that refuses the connection', async () => {
@@ -47,7 +68,12 @@ describe('proxy settings', () => {
     const dispatcher = dispatcherFor(url, { proxy: `http://127.0.0.1:${down}`, strictSSL: true, noProxy: [] }, {});
     assert.ok(dispatcher);
     await assert.rejects(httpRequest({ method: 'GET', url, timeoutMs: 5000, dispatcher }), (error: Error) => {
-      assert.match(error.message, new RegExp(`The connection to 127\\.0\\.0\\.1:${down} was refused on the way to http://agents\\.invalid:8443\\. If that is your proxy`));
+      assert.match(
+        error.message,
+        new RegExp(
+          `The connection to 127\\.0\\.0\\.1:${down} was refused on the way to http://agents\\.invalid:8443\\. If that is your proxy`,
+        ),
+      );
       return true;
     });
     await dispatcher.destroy();
@@ -72,7 +98,10 @@ describe('proxy settings', () => {
       const response = await httpRequest({ method: 'GET', url, timeoutMs: 5000, dispatcher });
       assert.equal(response.status, 200);
       assert.deepEqual(JSON.parse(response.body.toString()), { host: `agents.invalid:${target.port}`, path: '/api/acme/agent/x/status' });
-      assert.deepEqual(proxy.tunnels.map((tunnel) => tunnel.target), [`agents.invalid:${target.port}`]);
+      assert.deepEqual(
+        proxy.tunnels.map((tunnel) => tunnel.target),
+        [`agents.invalid:${target.port}`],
+      );
       await dispatcher.destroy();
     });
 
@@ -88,10 +117,20 @@ describe('proxy settings', () => {
     it('lets API nodes reach any host through the proxy, and loopback directly', async () => {
       const dispatcher = anyHostDispatcher({ proxy: proxy.url, strictSSL: true, noProxy: ['direct.invalid'] }, {});
       assert.ok(dispatcher);
-      assert.equal((await httpRequest({ method: 'GET', url: `http://api.invalid:${target.port}/a`, timeoutMs: 5000, dispatcher })).status, 200);
+      assert.equal(
+        (await httpRequest({ method: 'GET', url: `http://api.invalid:${target.port}/a`, timeoutMs: 5000, dispatcher })).status,
+        200,
+      );
       assert.equal((await httpRequest({ method: 'GET', url: `${target.url}/b`, timeoutMs: 5000, dispatcher })).status, 200);
-      assert.deepEqual(proxy.tunnels.map((tunnel) => tunnel.target), [`api.invalid:${target.port}`], 'only the remote host went through the proxy');
-      await assert.rejects(httpRequest({ method: 'GET', url: `http://direct.invalid:${target.port}/c`, timeoutMs: 5000, dispatcher }), 'a noProxy host is reached directly (and does not resolve)');
+      assert.deepEqual(
+        proxy.tunnels.map((tunnel) => tunnel.target),
+        [`api.invalid:${target.port}`],
+        'only the remote host went through the proxy',
+      );
+      await assert.rejects(
+        httpRequest({ method: 'GET', url: `http://direct.invalid:${target.port}/c`, timeoutMs: 5000, dispatcher }),
+        'a noProxy host is reached directly (and does not resolve)',
+      );
       assert.equal(proxy.tunnels.length, 1);
       await dispatcher.destroy();
     });

@@ -7,14 +7,21 @@ import { validateAgentText } from '../../src/core/validation/validate';
 
 function applyEdits(text: string, edits: readonly TextEdit[]): string {
   let result = text;
-  for (const edit of [...edits].sort((a, b) => b.span.start - a.span.start)) result = result.slice(0, edit.span.start) + edit.newText + result.slice(edit.span.end);
+  for (const edit of [...edits].sort((a, b) => b.span.start - a.span.start))
+    result = result.slice(0, edit.span.start) + edit.newText + result.slice(edit.span.end);
   return result;
 }
 
 /** The fixes offered for the one problem with this code, and the text after the first fix. */
 function fixFor(text: string, code: ProblemCode, which = 0): { fixes: QuickFix[]; fixed: string } {
   const problems = validateAgentText(text).problems.filter((p) => p.code === code);
-  assert.equal(problems.length, 1, `expected one ${code}, got ${validateAgentText(text).problems.map((p) => p.code).join(', ')}`);
+  assert.equal(
+    problems.length,
+    1,
+    `expected one ${code}, got ${validateAgentText(text)
+      .problems.map((p) => p.code)
+      .join(', ')}`,
+  );
   const fixes = quickFixes(text, problems[0]!);
   assert.ok(fixes.length > which, `no fix for ${code}`);
   return { fixes, fixed: applyEdits(text, fixes[which]!.edits) };
@@ -75,10 +82,16 @@ describe('quick fixes', () => {
   });
 
   it('adds Content-Type to a block list, a flow list, or creates settings', () => {
-    const block = fixFor(node('    settings:\n      - "Accept: application/json"\n', '    body: { a: 1 }\n'), 'json-body-without-content-type').fixed;
+    const block = fixFor(
+      node('    settings:\n      - "Accept: application/json"\n', '    body: { a: 1 }\n'),
+      'json-body-without-content-type',
+    ).fixed;
     assert.match(block, /      - "Accept: application\/json"\n      - "Content-Type: application\/json"\n/);
     assert.deepEqual(codes(block), []);
-    const flow = fixFor(node('    settings: ["Accept: application/json"]\n', '    body: { a: 1 }\n'), 'json-body-without-content-type').fixed;
+    const flow = fixFor(
+      node('    settings: ["Accept: application/json"]\n', '    body: { a: 1 }\n'),
+      'json-body-without-content-type',
+    ).fixed;
     assert.match(flow, /settings: \["Accept: application\/json", "Content-Type: application\/json"\]/);
     const none = fixFor(node('', '    body:\n      a: 1\n'), 'json-body-without-content-type').fixed;
     assert.match(none, /    settings:\n      - "Content-Type: application\/json"\n    body:\n/);
@@ -86,7 +99,10 @@ describe('quick fixes', () => {
   });
 
   it('fixes a header string without a colon and one with a space before it', () => {
-    assert.match(fixFor(node('    settings: ["Accept application/json"]\n', '', 'GET'), 'header-missing-colon').fixed, /settings: \["Accept: application\/json"\]/);
+    assert.match(
+      fixFor(node('    settings: ["Accept application/json"]\n', '', 'GET'), 'header-missing-colon').fixed,
+      /settings: \["Accept: application\/json"\]/,
+    );
     const spaced = fixFor(node("    settings:\n      - 'Accept : text/plain'\n", '', 'GET'), 'invalid-header-name').fixed;
     assert.match(spaced, /- "Accept: text\/plain"/);
     assert.deepEqual(codes(spaced), []);
@@ -100,7 +116,10 @@ describe('quick fixes', () => {
   });
 
   it('moves api_key from a POST URL into an x-api-key header', () => {
-    const text = node('    settings: ["Content-Type: text/plain"]\n', '    body: hi\n').replace('/v1/items', '/v1/items?api_key={{ secrets.K }}&page=2');
+    const text = node('    settings: ["Content-Type: text/plain"]\n', '    body: hi\n').replace(
+      '/v1/items',
+      '/v1/items?api_key={{ secrets.K }}&page=2',
+    );
     const { fixed } = fixFor(text, 'api-key-in-url-non-get');
     assert.match(fixed, /url: https:\/\/api\.example\.com\/v1\/items\?page=2\n/);
     assert.match(fixed, /settings: \["Content-Type: text\/plain", "x-api-key: \{\{ secrets\.K \}\}"\]/);
@@ -119,7 +138,10 @@ describe('quick fixes', () => {
   });
 
   it('changes the method when a GET has a body', () => {
-    const fixed = fixFor(node('    settings: ["Content-Type: application/json"]\n', '    body: { a: 1 }\n', 'GET'), 'body-not-allowed').fixed;
+    const fixed = fixFor(
+      node('    settings: ["Content-Type: application/json"]\n', '    body: { a: 1 }\n', 'GET'),
+      'body-not-allowed',
+    ).fixed;
     assert.match(fixed, /method: POST/);
     assert.deepEqual(codes(fixed), []);
   });

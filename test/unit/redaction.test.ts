@@ -6,7 +6,14 @@ describe('redaction', () => {
   it('finds a secret as written, percent-encoded, JSON-escaped and lower-cased', () => {
     const redactor = new Redactor();
     redactor.add('Sk/Live "X"');
-    for (const form of ['Sk/Live "X"', encodeURIComponent('Sk/Live "X"'), encodeURI('Sk/Live "X"'), 'Sk/Live \\"X\\"', 'sk/live "x"', encodeURIComponent('Sk/Live "X"').toLowerCase()]) {
+    for (const form of [
+      'Sk/Live "X"',
+      encodeURIComponent('Sk/Live "X"'),
+      encodeURI('Sk/Live "X"'),
+      'Sk/Live \\"X\\"',
+      'sk/live "x"',
+      encodeURIComponent('Sk/Live "X"').toLowerCase(),
+    ]) {
       assert.equal(redactor.text(`<${form}>`), `<${REDACTED}>`, form);
     }
   });
@@ -29,7 +36,11 @@ describe('redaction', () => {
   it('masks a secret of fewer than four characters only where a whole text is the secret', () => {
     const redactor = new Redactor();
     redactor.add('t');
-    assert.deepEqual(redactor.value({ greeting: 'hi there', token: 't', list: ['t', 'at'] }), { greeting: 'hi there', token: REDACTED, list: [REDACTED, 'at'] });
+    assert.deepEqual(redactor.value({ greeting: 'hi there', token: 't', list: ['t', 'at'] }), {
+      greeting: 'hi there',
+      token: REDACTED,
+      list: [REDACTED, 'at'],
+    });
     redactor.add('abcd');
     assert.equal(redactor.text('xabcdx'), `x${REDACTED}x`, 'four characters and more: anywhere');
   });

@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
+import type { ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { getStatus, startExecution, startMultipartExecution } from '../../src/core/service/agentClient';
 import { parseRetryAfter, ServiceError } from '../../src/core/service/serviceError';
@@ -99,7 +100,8 @@ describe('agent client', () => {
       ];
       for (const [status, kind, message] of statuses) {
         const before = service.starts.length;
-        service.startAnswer = (response) => json(response, status, { error: `nope ${status}`, echo: `Bearer ${KEY}` }, status === 429 ? { 'retry-after': '7' } : {});
+        service.startAnswer = (response) =>
+          json(response, status, { error: `nope ${status}`, echo: `Bearer ${KEY}` }, status === 429 ? { 'retry-after': '7' } : {});
         const error = await failure(startExecution(target, {}));
         assert.equal(error.kind, kind, String(status));
         assert.equal(error.status, status);
@@ -118,7 +120,9 @@ describe('agent client', () => {
     });
 
     it('does not send the key to another origin on a redirect', async () => {
-      const other = await serve((request, response) => json(response, 200, { status: 'ok', executionId: request.headers.authorization ? 'leaked-key' : 'no-key-here' }));
+      const other = await serve((request, response) =>
+        json(response, 200, { status: 'ok', executionId: request.headers.authorization ? 'leaked-key' : 'no-key-here' }),
+      );
       const redirector = await serve((_request, response) => {
         response.writeHead(307, { location: `http://localhost:${other.port}/api/acme/agent/a/execute` });
         response.end();
@@ -153,7 +157,7 @@ describe('agent client', () => {
       }
     });
 
-    it('masks the key lower-cased or percent-encoded, and a key cut by the quote\'s limit', async () => {
+    it("masks the key lower-cased or percent-encoded, and a key cut by the quote's limit", async () => {
       const mixedKey = 'Sk-Live/ABCdef+0123456789';
       service.apiKey = mixedKey;
       const answers = [
@@ -183,7 +187,7 @@ describe('agent client', () => {
     });
 
     it('waits for a slow answer within the limit, and times out one that trickles past it', async () => {
-      const trickle = (parts: number) => (_request: unknown, response: import('node:http').ServerResponse) => {
+      const trickle = (parts: number) => (_request: unknown, response: ServerResponse) => {
         const body = JSON.stringify({ status: 'ok', executionId: 'slow-1' });
         response.writeHead(200, { 'content-type': 'application/json', 'content-length': String(body.length) });
         let sent = 0;
@@ -247,11 +251,14 @@ describe('agent client', () => {
       assert.equal(request?.path, '/api/acme/agent/ticket-summarizer/execute/multipart');
       assert.match(request?.contentType ?? '', /^multipart\/form-data; boundary=/);
       assert.deepEqual(request?.payload, { inputs: { ticket: 'quote " and ✓' }, stream: false });
-      assert.deepEqual(request?.parts.map((p) => [p.name, p.filename, p.mimeType, p.data.length]), [
-        ['payload', undefined, undefined, Buffer.byteLength(JSON.stringify(request?.payload))],
-        ['document', 'report.pdf', 'application/pdf', 13],
-        ['screenshot', 'shot.png', 'image/png', 300_000],
-      ]);
+      assert.deepEqual(
+        request?.parts.map((p) => [p.name, p.filename, p.mimeType, p.data.length]),
+        [
+          ['payload', undefined, undefined, Buffer.byteLength(JSON.stringify(request?.payload))],
+          ['document', 'report.pdf', 'application/pdf', 13],
+          ['screenshot', 'shot.png', 'image/png', 300_000],
+        ],
+      );
       assert.ok(request?.parts[2]?.data.every((byte) => byte === 7));
     });
 
@@ -290,11 +297,14 @@ describe('agent client', () => {
       const [received] = service.server.requests;
       assert.equal(received?.headers['content-length'], String(received?.body.length));
       assert.equal(received?.headers['transfer-encoding'], undefined);
-      assert.deepEqual(service.starts[0]?.parts.map((p) => [p.name, p.filename, p.mimeType, p.data.toString()]), [
-        ['payload', undefined, undefined, JSON.stringify({ inputs: { note: 'ünï' }, stream: false })],
-        ['empty', 'empty.csv', 'text/csv', ''],
-        ['data', 'data.json', 'application/json', JSON.stringify({ rows: [1, 2, 3] })],
-      ]);
+      assert.deepEqual(
+        service.starts[0]?.parts.map((p) => [p.name, p.filename, p.mimeType, p.data.toString()]),
+        [
+          ['payload', undefined, undefined, JSON.stringify({ inputs: { note: 'ünï' }, stream: false })],
+          ['empty', 'empty.csv', 'text/csv', ''],
+          ['data', 'data.json', 'application/json', JSON.stringify({ rows: [1, 2, 3] })],
+        ],
+      );
     });
 
     it('sends the whole payload JSON with quotes, backslashes, line breaks and non-ASCII intact', async () => {
@@ -373,14 +383,17 @@ describe('agent client', () => {
     });
 
     it('keeps the key on a same-origin redirect and drops it for another origin', async () => {
-      const other = await serve((request, response) => json(response, 200, { status: 'finished', outputs: { sawKey: request.headers.authorization !== undefined } }));
+      const other = await serve((request, response) =>
+        json(response, 200, { status: 'finished', outputs: { sawKey: request.headers.authorization !== undefined } }),
+      );
       const redirector = await serve((request, response) => {
         const crossOrigin = (request.url ?? '').includes('cross');
         response.writeHead(302, { location: crossOrigin ? `http://localhost:${other.port}/elsewhere` : '/api/acme/agent/e-2/moved' });
         response.end();
       });
       const moved = await serve((request, response) => {
-        if ((request.url ?? '').endsWith('/moved')) json(response, 200, { status: 'finished', outputs: { sawKey: request.headers.authorization === `Bearer ${KEY}` } });
+        if ((request.url ?? '').endsWith('/moved'))
+          json(response, 200, { status: 'finished', outputs: { sawKey: request.headers.authorization === `Bearer ${KEY}` } });
         else {
           response.writeHead(302, { location: '/api/acme/agent/e-2/moved' });
           response.end();
@@ -406,26 +419,44 @@ describe('agent client', () => {
     });
 
     it('resolves the deployment from options, the file, then settings, naming what is missing', () => {
-      assert.deepEqual(resolveDeployment({ agent: 'cli' }, { baseUrl: 'https://a.example.com', account: 'file', agent: 'file' }, { account: 'settings' }), {
-        baseUrl: 'https://a.example.com',
-        account: 'file',
-        agent: 'cli',
-      });
+      assert.deepEqual(
+        resolveDeployment({ agent: 'cli' }, { baseUrl: 'https://a.example.com', account: 'file', agent: 'file' }, { account: 'settings' }),
+        {
+          baseUrl: 'https://a.example.com',
+          account: 'file',
+          agent: 'cli',
+        },
+      );
       assert.throws(() => resolveDeployment({ baseUrl: 'https://a.example.com' }), /account, agent are not set/);
     });
 
     it('fills a status template, encoding every segment', () => {
       const odd = { ...target, baseUrl: 'https://agents.example.com/base/', account: 'a b', agent: 'x/y' };
       assert.equal(statusUrl(odd, 'e-1'), 'https://agents.example.com/base/api/a%20b/agent/e-1/status');
-      assert.equal(statusUrl({ ...odd, statusPathTemplate: '{baseUrl}/v2/{account}/{agent}/runs/{executionId}' }, 'e.1~x'), 'https://agents.example.com/base/v2/a%20b/x%2Fy/runs/e.1~x');
+      assert.equal(
+        statusUrl({ ...odd, statusPathTemplate: '{baseUrl}/v2/{account}/{agent}/runs/{executionId}' }, 'e.1~x'),
+        'https://agents.example.com/base/v2/a%20b/x%2Fy/runs/e.1~x',
+      );
       assert.throws(() => statusUrl(odd, 'e%2F..'), /not an execution id/);
     });
 
     it('refuses a status template that would take the key to another host', async () => {
-      for (const template of ['{baseUrl}@attacker.example/{executionId}', '{baseUrl}.attacker.example/{executionId}', 'https://attacker.example/{executionId}{baseUrl}', '{baseUrl}:8080/{executionId}']) {
-        assert.throws(() => statusUrl({ ...target, statusPathTemplate: template }, 'e-1'), /leads away from http:\/\/127\.0\.0\.1:\d+; it must be a path on the base URL/, template);
+      for (const template of [
+        '{baseUrl}@attacker.example/{executionId}',
+        '{baseUrl}.attacker.example/{executionId}',
+        'https://attacker.example/{executionId}{baseUrl}',
+        '{baseUrl}:8080/{executionId}',
+      ]) {
+        assert.throws(
+          () => statusUrl({ ...target, statusPathTemplate: template }, 'e-1'),
+          /leads away from http:\/\/127\.0\.0\.1:\d+; it must be a path on the base URL/,
+          template,
+        );
       }
-      assert.equal((await failure(getStatus({ ...target, statusPathTemplate: '{baseUrl}@attacker.example/{executionId}' }, 'e-1'))).kind, 'config');
+      assert.equal(
+        (await failure(getStatus({ ...target, statusPathTemplate: '{baseUrl}@attacker.example/{executionId}' }, 'e-1'))).kind,
+        'config',
+      );
       assert.equal(service.server.requests.length, 0);
     });
   });

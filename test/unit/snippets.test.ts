@@ -18,7 +18,7 @@ export function expandSnippet(body: readonly string[]): string {
   let text = body.join('\n');
   const defaults = new Map<string, string>();
   // Placeholders with defaults (possibly nested), innermost first, then choices, then tab stops.
-  for (let previous = ''; previous !== text; ) {
+  for (let previous = ''; previous !== text;) {
     previous = text;
     text = text.replace(/\$\{(\d+):([^${}]*)\}/g, (_, index: string, value: string) => {
       defaults.set(index, value);
@@ -46,7 +46,8 @@ function indent(text: string, spaces: number): string {
 function inContext(prefix: string, expanded: string): string {
   const base = 'version: 1\nname: Snippet test\n';
   if (prefix === 'agent') return expanded;
-  if (prefix === 'deployment') return `${base}${expanded}\nnodes:\n  hello: { type: template, text: hi }\noutputs:\n  out: { from: "{{ nodes.hello.body }}" }\n`;
+  if (prefix === 'deployment')
+    return `${base}${expanded}\nnodes:\n  hello: { type: template, text: hi }\noutputs:\n  out: { from: "{{ nodes.hello.body }}" }\n`;
   if (prefix.startsWith('input-')) {
     const name = /^(\w+):/.exec(expanded)?.[1];
     return `${base}inputs:\n${indent(expanded, 2)}\nnodes:\n  echo: { type: template, text: "{{ inputs.${name} }}" }\noutputs:\n  out: { from: "{{ nodes.echo.body }}" }\n`;
@@ -65,7 +66,19 @@ function inContext(prefix: string, expanded: string): string {
 describe('snippets', () => {
   it('covers a new agent, each authorization method, a template node, each input type and an output', () => {
     const prefixes = new Set(Object.values(snippets).map((snippet) => snippet.prefix));
-    for (const prefix of ['agent', 'api-bearer', 'api-basic', 'api-key-header', 'api-key-url', 'template', 'input-string', 'input-number', 'input-boolean', 'input-file', 'output']) {
+    for (const prefix of [
+      'agent',
+      'api-bearer',
+      'api-basic',
+      'api-key-header',
+      'api-key-url',
+      'template',
+      'input-string',
+      'input-number',
+      'input-boolean',
+      'input-file',
+      'output',
+    ]) {
       assert.ok(prefixes.has(prefix), `missing snippet ${prefix}`);
     }
   });
@@ -78,7 +91,11 @@ describe('snippets', () => {
     it(`"${name}" (${snippet.prefix}) expands to a file with no errors or warnings`, () => {
       const text = inContext(snippet.prefix, expandSnippet(snippet.body));
       const problems = validateAgentText(text).problems.filter((problem) => problem.severity !== 'info');
-      assert.deepEqual(problems.map((p) => `${p.range.line}:${p.range.column} ${p.code} ${p.message}`), [], text);
+      assert.deepEqual(
+        problems.map((p) => `${p.range.line}:${p.range.column} ${p.code} ${p.message}`),
+        [],
+        text,
+      );
     });
   }
 });

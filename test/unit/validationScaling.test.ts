@@ -50,13 +50,20 @@ describe('validation of hostile files (issue 9)', function () {
       const reference = shape.name.startsWith('deep') ? `a: ${'x'.repeat(large.length)}\n` : large;
       const parseLarge = fastest(() => parseDocument(reference, { uniqueKeys: false }));
       // Twice the input costs at most about twice the work (2.5x, plus slack for timer noise).
-      assert.ok(validateLarge <= 2.5 * validateSmall + 25, `doubling the input took ${validateLarge.toFixed(1)} ms against ${validateSmall.toFixed(1)} ms`);
+      assert.ok(
+        validateLarge <= 2.5 * validateSmall + 25,
+        `doubling the input took ${validateLarge.toFixed(1)} ms against ${validateSmall.toFixed(1)} ms`,
+      );
       // And all of validation stays within a small multiple of parsing the YAML alone.
-      assert.ok(validateLarge <= 10 * parseLarge + 25, `validation took ${validateLarge.toFixed(1)} ms, the raw parse ${parseLarge.toFixed(1)} ms`);
+      assert.ok(
+        validateLarge <= 10 * parseLarge + 25,
+        `validation took ${validateLarge.toFixed(1)} ms, the raw parse ${parseLarge.toFixed(1)} ms`,
+      );
 
       const problems = validateAgentText(large).problems;
       assert.ok(problems.length <= MAX_PROBLEMS + 1, `${problems.length} problems`);
-      for (const problem of problems) assert.ok(problem.message.length < 1000, `a message of ${problem.message.length} characters: ${problem.message.slice(0, 200)}…`);
+      for (const problem of problems)
+        assert.ok(problem.message.length < 1000, `a message of ${problem.message.length} characters: ${problem.message.slice(0, 200)}…`);
       const last = problems[problems.length - 1];
       if (problems.length > MAX_PROBLEMS) {
         assert.equal(last?.code, 'too-many-problems');
@@ -66,7 +73,13 @@ describe('validation of hostile files (issue 9)', function () {
   }
 
   it('reports the problem cap for every shape that has more problems than it', () => {
-    for (const name of ['template with many {{ inputs.a }}', 'unterminated {{', 'nodes referencing missing nodes', 'misspelled input references', 'one long cycle']) {
+    for (const name of [
+      'template with many {{ inputs.a }}',
+      'unterminated {{',
+      'nodes referencing missing nodes',
+      'misspelled input references',
+      'one long cycle',
+    ]) {
       const shape = HOSTILE_SHAPES.find((each) => each.name === name)!;
       const problems = validateAgentText(shape.generate(TEST_COUNTS[name]!)).problems;
       assert.equal(problems.length, MAX_PROBLEMS + 1, name);
@@ -88,13 +101,19 @@ describe('validation of hostile files (issue 9)', function () {
     const [problem] = validateAgentText(text).problems.filter((p) => p.code === 'expression-syntax');
     assert.ok(problem);
     assert.ok(problem.message.length < 300, problem.message.slice(0, 400));
-    assert.match(problem.message, /^Unexpected "b b b .*…" after the reference in "inputs\.a b b .*…"; an expression holds one reference\.$/);
+    assert.match(
+      problem.message,
+      /^Unexpected "b b b .*…" after the reference in "inputs\.a b b .*…"; an expression holds one reference\.$/,
+    );
   });
 
   it('shortens the path of a long circle and names the node it starts at', () => {
     const shape = HOSTILE_SHAPES.find((each) => each.name === 'one long cycle')!;
     const problems = validateAgentText(shape.generate(600)).problems.filter((p) => p.code === 'cycle');
-    assert.equal(problems[0]!.message, 'Nodes depend on each other in a circle: n0 → n1 → n2 → n3 → … (594 more) → n598 → n599 → n0. A node runs after every node it references, so remove one of these references.');
+    assert.equal(
+      problems[0]!.message,
+      'Nodes depend on each other in a circle: n0 → n1 → n2 → n3 → … (594 more) → n598 → n599 → n0. A node runs after every node it references, so remove one of these references.',
+    );
     assert.match(problems[5]!.message, /circle: n5 → n6 → n7 → n8 → … \(594 more\) → n3 → n4 → n5\./);
   });
 });
@@ -107,7 +126,10 @@ describe('nesting depth', () => {
     const problems = validateAgentText(text).problems;
     assert.equal(problems.length, 1);
     assert.equal(problems[0]!.code, 'yaml-syntax');
-    assert.equal(problems[0]!.message, `The YAML is nested too deeply here: an agent file nests lists and mappings at most ${MAX_NESTING_DEPTH} levels deep. Close the brackets that are left open, or flatten the structure.`);
+    assert.equal(
+      problems[0]!.message,
+      `The YAML is nested too deeply here: an agent file nests lists and mappings at most ${MAX_NESTING_DEPTH} levels deep. Close the brackets that are left open, or flatten the structure.`,
+    );
     assert.equal(problems[0]!.range.line, 8);
   });
 
@@ -144,13 +166,19 @@ describe('nesting depth', () => {
       '  o: { from: "{{ nodes.t.body }} {{ nodes.u.body }} {{ nodes.v.body }}" }',
       '',
     ].join('\n');
-    assert.deepEqual(validateAgentText(text).problems.map((p) => p.code), []);
+    assert.deepEqual(
+      validateAgentText(text).problems.map((p) => p.code),
+      [],
+    );
     assert.equal(excessiveNestingOffset(text), undefined);
   });
 
   it('allows real nesting up to the limit', () => {
     const body = `${'['.repeat(MAX_NESTING_DEPTH - 10)}1${']'.repeat(MAX_NESTING_DEPTH - 10)}`;
     assert.equal(excessiveNestingOffset(`a:\n  b:\n    c: ${body}\n`), undefined);
-    assert.notEqual(excessiveNestingOffset(`a:\n  b:\n    c: ${'['.repeat(MAX_NESTING_DEPTH)}1${']'.repeat(MAX_NESTING_DEPTH)}\n`), undefined);
+    assert.notEqual(
+      excessiveNestingOffset(`a:\n  b:\n    c: ${'['.repeat(MAX_NESTING_DEPTH)}1${']'.repeat(MAX_NESTING_DEPTH)}\n`),
+      undefined,
+    );
   });
 });

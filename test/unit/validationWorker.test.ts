@@ -13,7 +13,8 @@ import { HOSTILE_SHAPES } from '../support/hostileAgents';
 import { repoRoot } from '../support/paths';
 
 const scriptPath = join(repoRoot, 'dist', 'validationWorker.js');
-const BROKEN = 'version: 1\nname: w\nnodes:\n  a: { type: template, text: "{{ inputs.nope }}" }\noutputs:\n  o: { from: "{{ nodes.a.body }}" }\n';
+const BROKEN =
+  'version: 1\nname: w\nnodes:\n  a: { type: template, text: "{{ inputs.nope }}" }\noutputs:\n  o: { from: "{{ nodes.a.body }}" }\n';
 
 function shape(name: string) {
   const found = HOSTILE_SHAPES.find((each) => each.name === name);
@@ -22,7 +23,10 @@ function shape(name: string) {
 }
 
 function problemsOf(outcome: ValidationOutcome): string[] {
-  assert.ok(outcome.kind === 'checked' || outcome.kind === 'stopped', `outcome ${outcome.kind}${outcome.kind === 'failed' ? `: ${outcome.error}` : ''}`);
+  assert.ok(
+    outcome.kind === 'checked' || outcome.kind === 'stopped',
+    `outcome ${outcome.kind}${outcome.kind === 'failed' ? `: ${outcome.error}` : ''}`,
+  );
   return outcome.problems.map((p) => `${p.range.line}:${p.range.column} ${p.code} ${p.message}`);
 }
 
@@ -40,7 +44,7 @@ describe('validation worker', function () {
     assert.deepEqual(problemsOf(outcome), problemsOf({ kind: 'checked', problems: validateAgentText(BROKEN).problems }));
   });
 
-  it('lists the outline\'s symbols like the core does in-process', async () => {
+  it("lists the outline's symbols like the core does in-process", async () => {
     worker = new ValidationWorker({ scriptPath, timeLimitMs: 5000 });
     const outcome = await worker.run('symbols', 'a', BROKEN);
     assert.equal(outcome.kind, 'done');
@@ -55,7 +59,10 @@ describe('validation worker', function () {
     const other = worker.validate('b', BROKEN);
     const third = worker.validate('a', BROKEN);
     const outcomes = await Promise.all([first, second, other, third]);
-    assert.deepEqual(outcomes.map((o) => o.kind), ['superseded', 'superseded', 'checked', 'checked']);
+    assert.deepEqual(
+      outcomes.map((o) => o.kind),
+      ['superseded', 'superseded', 'checked', 'checked'],
+    );
     assert.deepEqual(problemsOf(outcomes[3]!), problemsOf(outcomes[2]!));
   });
 
@@ -64,10 +71,9 @@ describe('validation worker', function () {
     const slow = shape('many inputs, all unused').generate(20_000);
     const outcome = await worker.validate('a', slow);
     assert.equal(outcome.kind, 'stopped');
-    assert.deepEqual(
-      problemsOf(outcome),
-      [`1:1 validation-stopped Validation was stopped after 40 ms: checking this file (${Math.ceil(slow.length / 1024)} KB) takes too long, so its problems are not shown. Simplify or split the file, or run "agent-workflows validate" on it.`],
-    );
+    assert.deepEqual(problemsOf(outcome), [
+      `1:1 validation-stopped Validation was stopped after 40 ms: checking this file (${Math.ceil(slow.length / 1024)} KB) takes too long, so its problems are not shown. Simplify or split the file, or run "agent-workflows validate" on it.`,
+    ]);
     assert.equal(outcome.kind === 'stopped' && outcome.problems[0]!.severity, 'warning');
     assert.equal(worker.restarts, 1);
     // The next, small file is checked by a fresh worker (a generous limit: it starts and loads first).

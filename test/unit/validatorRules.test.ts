@@ -10,7 +10,9 @@ import { formatActual, formatExpected, readAnnotations } from '../support/annota
 import { fixturesDir } from '../support/paths';
 
 const rulesDir = join(fixturesDir, 'rules');
-const files = readdirSync(rulesDir).filter((name) => name.endsWith('.agent.yaml')).sort();
+const files = readdirSync(rulesDir)
+  .filter((name) => name.endsWith('.agent.yaml'))
+  .sort();
 const badFiles = files.filter((name) => name.endsWith('.bad.agent.yaml'));
 
 describe('validation rules (fixtures)', () => {
@@ -27,7 +29,10 @@ describe('validation rules (fixtures)', () => {
     it(`${good} has no problems`, () => {
       assert.ok(files.includes(good), `${good} is missing: every bad fixture has a good counterpart`);
       const problems = validateAgentText(readFileSync(join(rulesDir, good), 'utf8')).problems;
-      assert.deepEqual(problems.map((problem) => `${formatActual(problem)} ${problem.message}`), []);
+      assert.deepEqual(
+        problems.map((problem) => `${formatActual(problem)} ${problem.message}`),
+        [],
+      );
     });
   }
 
@@ -43,13 +48,23 @@ describe('validation rules (fixtures)', () => {
 describe('validation messages (issue 9)', () => {
   const messageOf = (text: string, code: string): string => {
     const found = validateAgentText(text).problems.filter((p) => p.code === code);
-    assert.equal(found.length, 1, `expected one ${code}: ${validateAgentText(text).problems.map((p) => p.code).join(', ')}`);
+    assert.equal(
+      found.length,
+      1,
+      `expected one ${code}: ${validateAgentText(text)
+        .problems.map((p) => p.code)
+        .join(', ')}`,
+    );
     return found[0]!.message;
   };
-  const apiNode = (line: string) => `version: 1\nname: m\nnodes:\n  call:\n    type: api\n    method: GET\n${line}\noutputs:\n  o: { from: "{{ nodes.call.body }}" }\n`;
+  const apiNode = (line: string) =>
+    `version: 1\nname: m\nnodes:\n  call:\n    type: api\n    method: GET\n${line}\noutputs:\n  o: { from: "{{ nodes.call.body }}" }\n`;
 
   it('names a mapping given as an input type instead of printing [object Object]', () => {
-    const message = messageOf('version: 1\nname: m\ninputs:\n  a: { type: {} }\nnodes:\n  t: { type: template, text: "{{ inputs.a }}" }\noutputs:\n  o: { from: "{{ nodes.t.body }}" }\n', 'invalid-input-type');
+    const message = messageOf(
+      'version: 1\nname: m\ninputs:\n  a: { type: {} }\nnodes:\n  t: { type: template, text: "{{ inputs.a }}" }\noutputs:\n  o: { from: "{{ nodes.t.body }}" }\n',
+      'invalid-input-type',
+    );
     assert.equal(message, `The type of input "a" is a mapping; write one of 'string', 'number', 'boolean' or 'file'.`);
   });
 
@@ -59,12 +74,22 @@ describe('validation messages (issue 9)', () => {
   });
 
   it('reports "Bearer" glued to its expression', () => {
-    const message = messageOf(apiNode('    url: https://api.example.com/x\n    settings: ["Authorization: Bearer{{ secrets.T }}"]'), 'missing-auth-scheme');
-    assert.equal(message, '"Bearer" needs a space before the credentials, or it is sent glued to them and the server sees no scheme. Write "Authorization: Bearer {{ secrets.T }}".');
+    const message = messageOf(
+      apiNode('    url: https://api.example.com/x\n    settings: ["Authorization: Bearer{{ secrets.T }}"]'),
+      'missing-auth-scheme',
+    );
+    assert.equal(
+      message,
+      '"Bearer" needs a space before the credentials, or it is sent glued to them and the server sees no scheme. Write "Authorization: Bearer {{ secrets.T }}".',
+    );
   });
 
   it('does not call an input unused when the expression naming it cannot be read', () => {
-    const text = 'version: 1\nname: m\ninputs:\n  who: { type: string }\nnodes:\n  t: { type: template, text: "Hello {{ inputs.who " }\noutputs:\n  o: { from: "{{ nodes.t.body }}" }\n';
-    assert.deepEqual(validateAgentText(text).problems.map((p) => p.code), ['expression-syntax']);
+    const text =
+      'version: 1\nname: m\ninputs:\n  who: { type: string }\nnodes:\n  t: { type: template, text: "Hello {{ inputs.who " }\noutputs:\n  o: { from: "{{ nodes.t.body }}" }\n';
+    assert.deepEqual(
+      validateAgentText(text).problems.map((p) => p.code),
+      ['expression-syntax'],
+    );
   });
 });

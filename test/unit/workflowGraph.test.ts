@@ -52,7 +52,16 @@ describe('workflow graph', () => {
       assert.deepEqual(graph.problems, []);
       assert.deepEqual(
         graph.nodes.map((n) => n.key),
-        ['input:customer_id', 'node:profile', 'node:invoices', 'node:tickets', 'node:summary', 'output:summary', 'output:profile', 'output:invoices'],
+        [
+          'input:customer_id',
+          'node:profile',
+          'node:invoices',
+          'node:tickets',
+          'node:summary',
+          'output:summary',
+          'output:profile',
+          'output:invoices',
+        ],
       );
     });
 
@@ -118,11 +127,14 @@ describe('workflow graph', () => {
           '',
         ].join('\n'),
       );
-      assert.deepEqual(edges(graph), ['input:a -> node:one', 'node:one -> node:two', 'input:a -> output:echo', 'node:two -> output:both', 'node:one -> output:both']);
-      assert.deepEqual(
-        graph.problems.map((p) => p.code).sort(),
-        ['cycle', 'unknown-input', 'unknown-node'],
-      );
+      assert.deepEqual(edges(graph), [
+        'input:a -> node:one',
+        'node:one -> node:two',
+        'input:a -> output:echo',
+        'node:two -> output:both',
+        'node:one -> output:both',
+      ]);
+      assert.deepEqual(graph.problems.map((p) => p.code).sort(), ['cycle', 'unknown-input', 'unknown-node']);
     });
 
     it('are drawn for references inside a body, a URL and settings', () => {
@@ -155,7 +167,8 @@ describe('workflow graph', () => {
   });
 
   describe('auth badges', () => {
-    const badges = (settings: string[], url?: string, method?: string) => processing(buildWorkflowGraph(apiAgent(settings, url, method)), 'call').auth;
+    const badges = (settings: string[], url?: string, method?: string) =>
+      processing(buildWorkflowGraph(apiAgent(settings, url, method)), 'call').auth;
 
     it('tell Bearer, Basic, an API key header and an API key in the URL apart', () => {
       assert.deepEqual(badges(['Authorization: Bearer {{ secrets.TOKEN }}']), ['bearer']);
@@ -178,7 +191,10 @@ describe('workflow graph', () => {
 
     it('list every way a node sends credentials, once each', () => {
       assert.deepEqual(
-        badges(['Authorization: Bearer {{ secrets.A }}', 'x-api-key: {{ secrets.B }}', 'Authorization: Bearer {{ secrets.C }}'], 'https://api.example.com/v1?api_key={{ secrets.D }}'),
+        badges(
+          ['Authorization: Bearer {{ secrets.A }}', 'x-api-key: {{ secrets.B }}', 'Authorization: Bearer {{ secrets.C }}'],
+          'https://api.example.com/v1?api_key={{ secrets.D }}',
+        ),
         ['bearer', 'api-key-header', 'api-key-url'],
       );
     });
@@ -210,7 +226,10 @@ describe('workflow graph', () => {
       assert.equal(summarize.method, 'post');
       assert.deepEqual(node(graph, 'input:ticket').problems, { errors: 0, warnings: 0, infos: 1 });
       assert.deepEqual(node(graph, 'output:summary').problems, { errors: 0, warnings: 0, infos: 0 });
-      assert.deepEqual(graph.problems.map((p) => p.code), ['unused-input', 'unknown-http-method', 'basic-not-encoded', 'unknown-input']);
+      assert.deepEqual(
+        graph.problems.map((p) => p.code),
+        ['unused-input', 'unknown-http-method', 'basic-not-encoded', 'unknown-input'],
+      );
     });
 
     it('still draws what the YAML parser recovered around a syntax error', () => {
@@ -234,7 +253,10 @@ describe('workflow graph', () => {
       const graph = buildWorkflowGraph(text);
       assert.ok(graph.problems.some((p) => p.code === 'yaml-syntax'));
       assert.equal(graph.readable, true);
-      assert.deepEqual(graph.nodes.map((n) => n.key), ['input:who', 'node:greet', 'node:shout', 'output:greeting']);
+      assert.deepEqual(
+        graph.nodes.map((n) => n.key),
+        ['input:who', 'node:greet', 'node:shout', 'output:greeting'],
+      );
       assert.deepEqual(edges(graph), ['input:who -> node:greet', 'node:greet -> output:greeting']);
       assert.ok(processing(graph, 'shout').problems.errors > 0, 'the broken line is inside shout');
     });
@@ -251,14 +273,22 @@ describe('workflow graph', () => {
         const graph = buildWorkflowGraph(text);
         assert.deepEqual(graph.nodes, [], JSON.stringify(text));
         assert.deepEqual(graph.edges, []);
-        assert.ok(graph.problems.some((p) => p.code === code), `${JSON.stringify(text)}: ${graph.problems.map((p) => p.code).join(', ')}`);
+        assert.ok(
+          graph.problems.some((p) => p.code === code),
+          `${JSON.stringify(text)}: ${graph.problems.map((p) => p.code).join(', ')}`,
+        );
         assert.deepEqual(layoutGraph(graph), { width: 0, height: 0, nodes: [], edges: [] });
       }
     });
 
     it('keeps the first of two entries with the same name, as validation does', () => {
-      const graph = buildWorkflowGraph(['version: 1', 'name: Twice', 'inputs:', '  a: { type: string }', '  a: { type: number }', ''].join('\n'));
-      assert.deepEqual(graph.nodes.map((n) => n.key), ['input:a']);
+      const graph = buildWorkflowGraph(
+        ['version: 1', 'name: Twice', 'inputs:', '  a: { type: string }', '  a: { type: number }', ''].join('\n'),
+      );
+      assert.deepEqual(
+        graph.nodes.map((n) => n.key),
+        ['input:a'],
+      );
       const input = node(graph, 'input:a');
       assert.ok(input.kind === 'input' && input.valueType === 'string');
       assert.ok(graph.problems.some((p) => p.code === 'duplicate-key'));
@@ -301,7 +331,10 @@ describe('workflow graph layout', () => {
     assert.ok(x('node:summary') < x('output:summary'));
     assert.equal(x('output:summary'), x('output:profile'));
     assert.equal(x('output:profile'), x('output:invoices'));
-    assert.deepEqual(layout.edges.map((e) => `${e.from} -> ${e.to}`), edges(graph));
+    assert.deepEqual(
+      layout.edges.map((e) => `${e.from} -> ${e.to}`),
+      edges(graph),
+    );
     for (const edge of layout.edges) {
       const from = placed(layout, edge.from);
       const to = placed(layout, edge.to);
@@ -313,7 +346,8 @@ describe('workflow graph layout', () => {
       assert.deepEqual(last, { x: to.x, y: to.y + to.height / 2 });
       assert.equal(edge.points[1]!.y, first.y);
       assert.equal(edge.points[edge.points.length - 2]!.y, last.y);
-      for (let i = 1; i < edge.points.length; i++) assert.ok(edge.points[i]!.x > edge.points[i - 1]!.x, `${edge.from} -> ${edge.to} runs left to right`);
+      for (let i = 1; i < edge.points.length; i++)
+        assert.ok(edge.points[i]!.x > edge.points[i - 1]!.x, `${edge.from} -> ${edge.to} runs left to right`);
     }
   });
 
@@ -360,7 +394,16 @@ describe('workflow graph layout', () => {
 
   it('survives cycles and long chains', () => {
     const cyclic = buildWorkflowGraph(
-      ['version: 1', 'name: Loop', 'nodes:', '  a: { type: template, text: "{{ nodes.b.body }}" }', '  b: { type: template, text: "{{ nodes.a.body }}" }', 'outputs:', '  out: { from: "{{ nodes.a.body }}" }', ''].join('\n'),
+      [
+        'version: 1',
+        'name: Loop',
+        'nodes:',
+        '  a: { type: template, text: "{{ nodes.b.body }}" }',
+        '  b: { type: template, text: "{{ nodes.a.body }}" }',
+        'outputs:',
+        '  out: { from: "{{ nodes.a.body }}" }',
+        '',
+      ].join('\n'),
     );
     assert.ok(cyclic.problems.some((p) => p.code === 'cycle'));
     const layout = layoutGraph(cyclic);

@@ -65,7 +65,12 @@ function scanUncached(value: string): Expression[] {
     const nextOpen = value.indexOf('{{', open + 2);
     if (close === -1 || (nextOpen !== -1 && nextOpen < close)) {
       const end = nextOpen === -1 ? value.length : nextOpen;
-      found.push({ start: open, end, inner: value.slice(open + 2, end), error: `"{{" has no closing "}}". Close the expression: {{ inputs.NAME }}.` });
+      found.push({
+        start: open,
+        end,
+        inner: value.slice(open + 2, end),
+        error: `"{{" has no closing "}}". Close the expression: {{ inputs.NAME }}.`,
+      });
       from = end;
       continue;
     }
@@ -109,10 +114,12 @@ function parseInner(inner: string, start: number, end: number): Expression {
   };
   const fail = (error: string): Expression => ({ start, end, inner, error });
   skipSpace();
-  if (i === inner.length) return fail('The expression is empty. Write a reference such as {{ inputs.NAME }}, {{ nodes.ID.body }} or {{ secrets.NAME }}.');
+  if (i === inner.length)
+    return fail('The expression is empty. Write a reference such as {{ inputs.NAME }}, {{ nodes.ID.body }} or {{ secrets.NAME }}.');
   const rootStart = i;
   while (i < inner.length && SEGMENT.test(inner[i] as string)) i++;
-  if (i === rootStart) return fail(`"${shown(inner)}" is not a reference. Write {{ inputs.NAME }}, {{ nodes.ID.body }} or {{ secrets.NAME }}.`);
+  if (i === rootStart)
+    return fail(`"${shown(inner)}" is not a reference. Write {{ inputs.NAME }}, {{ nodes.ID.body }} or {{ secrets.NAME }}.`);
   const root = inner.slice(rootStart, i);
   const path: PathPart[] = [];
   while (i < inner.length) {
@@ -135,7 +142,8 @@ function parseInner(inner: string, start: number, end: number): Expression {
       i = close + 1;
     } else if (/\s/.test(c)) {
       skipSpace();
-      if (i < inner.length) return fail(`Unexpected "${shown(inner.slice(i))}" after the reference in "${shown(inner)}"; an expression holds one reference.`);
+      if (i < inner.length)
+        return fail(`Unexpected "${shown(inner.slice(i))}" after the reference in "${shown(inner)}"; an expression holds one reference.`);
     } else {
       return fail(`Unexpected "${c}" in "${shown(inner)}"; references are written like nodes.ID.body.field or inputs.NAME.`);
     }

@@ -58,7 +58,10 @@ export function parseHeaderString(raw: string, expressions: readonly Expression[
 /** Why a string is not standard, padded Base64 (RFC 4648 section 4), or undefined when it is. */
 export function base64Error(value: string): string | undefined {
   const bad = /[^A-Za-z0-9+/=]/.exec(value);
-  if (bad) return bad[0] === '-' || bad[0] === '_' ? `"${bad[0]}" belongs to the URL-safe alphabet, not standard Base64` : `"${bad[0]}" is not a Base64 character`;
+  if (bad)
+    return bad[0] === '-' || bad[0] === '_'
+      ? `"${bad[0]}" belongs to the URL-safe alphabet, not standard Base64`
+      : `"${bad[0]}" is not a Base64 character`;
   if (/=[^=]/.test(value) || /={3,}$/.test(value)) return '"=" padding may only appear at the end';
   if (value.length % 4 !== 0) return `its length (${value.length}) is not a multiple of 4 (is "=" padding missing?)`;
   return undefined;

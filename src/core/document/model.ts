@@ -102,7 +102,11 @@ export function readModel(root: YAMLMap): AgentModel {
     const baseUrl = stringField(deploymentMap, 'baseUrl');
     const account = plainString(deploymentMap, 'account');
     const agent = plainString(deploymentMap, 'agent');
-    deployment = { ...(baseUrl ? { baseUrl } : {}), ...(account !== undefined ? { account } : {}), ...(agent !== undefined ? { agent } : {}) };
+    deployment = {
+      ...(baseUrl ? { baseUrl } : {}),
+      ...(account !== undefined ? { account } : {}),
+      ...(agent !== undefined ? { agent } : {}),
+    };
   }
   const name = plainString(root, 'name');
   const description = plainString(root, 'description');
@@ -129,7 +133,9 @@ function readInput(map: YAMLMap): Omit<InputDeclaration, 'name' | 'keyNode' | 'm
     required: isScalar(requiredNode) && requiredNode.value === true,
     ...(isScalar(defaultNode) ? { default: defaultNode.value } : {}),
     ...(isSeq(enumNode) ? { enum: enumNode.items.map((item) => (isScalar(item) ? item.value : undefined)) } : {}),
-    ...(isSeq(acceptNode) ? { accept: acceptNode.items.flatMap((item) => (isScalar(item) && typeof item.value === 'string' ? [item.value] : [])) } : {}),
+    ...(isSeq(acceptNode)
+      ? { accept: acceptNode.items.flatMap((item) => (isScalar(item) && typeof item.value === 'string' ? [item.value] : [])) }
+      : {}),
   };
 }
 

@@ -157,7 +157,11 @@ function reportDuplicateKeys(document: Document.Parsed, text: string, sink: Prob
         const range = (pair.key as YamlNode).range;
         if (!range) continue;
         const key = text.slice(range[0], Math.min(range[1], range[0] + 100));
-        sink.add('duplicate-key', { start: range[0], end: range[1] }, `The key ${key} appears twice in the same mapping; YAML would keep only one of them. Remove or rename one.`);
+        sink.add(
+          'duplicate-key',
+          { start: range[0], end: range[1] },
+          `The key ${key} appears twice in the same mapping; YAML would keep only one of them. Remove or rename one.`,
+        );
       }
     } else if (isSeq(node)) {
       for (const item of node.items) pending.push(item);

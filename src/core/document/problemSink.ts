@@ -12,7 +12,10 @@ export class ProblemSink {
   private dropped = 0;
   readonly lines: LineIndex;
 
-  constructor(readonly text: string, lines?: LineIndex) {
+  constructor(
+    readonly text: string,
+    lines?: LineIndex,
+  ) {
     this.lines = lines ?? new LineIndex(text);
   }
 

@@ -58,12 +58,15 @@ export const PROBLEM_CODES = {
   'unknown-http-method': { severity: 'error', summary: 'An API node method that is not an HTTP method.' },
   // Expressions and references: validation/references.ts (defaults, accept: declarationsCheck.ts).
   'expression-syntax': { severity: 'error', summary: 'A {{ }} expression that cannot be read.' },
-  'unknown-expression-root': { severity: 'error', summary: 'An expression that starts with something other than inputs, nodes or secrets.' },
+  'unknown-expression-root': {
+    severity: 'error',
+    summary: 'An expression that starts with something other than inputs, nodes or secrets.',
+  },
   'unknown-input': { severity: 'error', summary: 'A reference to an input that is not declared.' },
   'unknown-node': { severity: 'error', summary: 'A reference to a node that does not exist.' },
   'invalid-node-field': { severity: 'error', summary: 'A node reference without body, status or headers.' },
   'invalid-secret-name': { severity: 'error', summary: 'A secret name that is not a valid identifier.' },
-  'cycle': { severity: 'error', summary: 'Nodes that depend on each other in a circle.' },
+  cycle: { severity: 'error', summary: 'Nodes that depend on each other in a circle.' },
   'output-without-reference': { severity: 'warning', summary: 'An output that references no input or node.' },
   'unused-input': { severity: 'info', summary: 'An input that nothing references.' },
   'invalid-input-default': { severity: 'error', summary: 'An input default or allowed value that does not match its type.' },

@@ -48,7 +48,7 @@ export interface Located {
   /** The node at the path, when it exists. */
   readonly node?: YamlNode;
   /** The key of the last segment, when the last step went through a mapping. */
-  readonly keyNode?: Scalar;
+  readonly keyNode?: Scalar | undefined;
   /** The deepest existing node on the way, for ranges when the path does not exist. */
   readonly nearest: YamlNode;
 }
@@ -185,7 +185,7 @@ function oneLineOffsets(scalar: Scalar, source: string, value: string): number[]
       if (source[i] === "'" && source[i + 1] === "'") i++;
     }
   } else if (scalar.type === Scalar.QUOTE_DOUBLE) {
-    for (let i = 1; i < last; ) {
+    for (let i = 1; i < last;) {
       if (source[i] !== '\\') {
         offsets.push(i++);
         continue;

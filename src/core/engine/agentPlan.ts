@@ -66,7 +66,9 @@ export class AgentFileError extends Error {
     readonly model?: AgentModel,
   ) {
     const errors = problems.filter((problem) => problem.severity === 'error');
-    const shown = errors.slice(0, 5).map((problem) => `${source}:${problem.range.line}:${problem.range.column}: ${problem.code} ${problem.message}`);
+    const shown = errors
+      .slice(0, 5)
+      .map((problem) => `${source}:${problem.range.line}:${problem.range.column}: ${problem.code} ${problem.message}`);
     super(
       `${source} has ${errors.length} ${errors.length === 1 ? 'error' : 'errors'} and cannot run until ${errors.length === 1 ? 'it is' : 'they are'} fixed:\n${shown.join('\n')}${errors.length > 5 ? `\n… and ${errors.length - 5} more (agent-workflows validate ${source})` : ''}`,
     );
@@ -98,7 +100,12 @@ export function loadAgent(text: string, source = 'the agent file'): LoadedAgent 
     const needs = new Set<string>();
     dependencies.set(node.id, needs);
     const field = (value: string): CompiledString => scan(compileString(value), needs);
-    compiled.set(node.id, node.type === 'api' ? apiNodePlan(node, documentValue.nodes?.[node.id]?.body, field, needs) : { kind: 'template', id: node.id, text: field(node.text?.value ?? ''), dependencies: needs });
+    compiled.set(
+      node.id,
+      node.type === 'api'
+        ? apiNodePlan(node, documentValue.nodes?.[node.id]?.body, field, needs)
+        : { kind: 'template', id: node.id, text: field(node.text?.value ?? ''), dependencies: needs },
+    );
   }
   const outputs = [...model.outputs.values()].map((output) => ({ name: output.name, from: scan(compileString(output.from?.value ?? '')) }));
   const order = executionLevels(dependencies).flat();
@@ -110,7 +117,12 @@ export function loadAgent(text: string, source = 'the agent file'): LoadedAgent 
   };
 }
 
-function apiNodePlan(node: NodeDeclaration, body: unknown, field: (value: string) => CompiledString, dependencies: ReadonlySet<string>): ApiNodePlan {
+function apiNodePlan(
+  node: NodeDeclaration,
+  body: unknown,
+  field: (value: string) => CompiledString,
+  dependencies: ReadonlySet<string>,
+): ApiNodePlan {
   const headers: HeaderTemplate[] = [];
   for (const setting of node.settings) {
     // Validation guarantees the colon; split before filling in, so a value cannot move it.
@@ -121,12 +133,22 @@ function apiNodePlan(node: NodeDeclaration, body: unknown, field: (value: string
     if (typeof value === 'string') return { kind: 'string', value: field(value), path };
     if (Array.isArray(value)) return { kind: 'list', items: value.map((item, index) => template(item, `${path}[${index}]`)) };
     if (value !== null && typeof value === 'object') {
-      return { kind: 'map', entries: Object.entries(value).map(([key, item]) => [key, template(item, /^[A-Za-z_][A-Za-z0-9_-]*$/.test(key) ? `${path}.${key}` : `${path}[${JSON.stringify(key)}]`)] as const) };
+      return {
+        kind: 'map',
+        entries: Object.entries(value).map(
+          ([key, item]) =>
+            [key, template(item, /^[A-Za-z_][A-Za-z0-9_-]*$/.test(key) ? `${path}.${key}` : `${path}[${JSON.stringify(key)}]`)] as const,
+        ),
+      };
     }
     return { kind: 'literal', value: typeof value === 'number' || typeof value === 'boolean' ? value : null };
   };
   const plannedBody: ApiNodePlan['body'] =
-    body === undefined || body === null ? undefined : typeof body === 'string' ? { kind: 'text', value: field(body) } : { kind: 'json', template: template(body, 'body') };
+    body === undefined || body === null
+      ? undefined
+      : typeof body === 'string'
+        ? { kind: 'text', value: field(body) }
+        : { kind: 'json', template: template(body, 'body') };
   return {
     kind: 'api',
     id: node.id,

@@ -41,7 +41,12 @@ export interface ApiNodeOutcome {
 /** Called as soon as the request is known, so a trace can show what is being called. */
 export type RequestListener = (request: { readonly method: string; readonly url: string }) => void;
 
-export async function runApiNode(node: ApiNodePlan, scope: Scope, settings: ApiCallSettings, onRequest?: RequestListener): Promise<ApiNodeOutcome> {
+export async function runApiNode(
+  node: ApiNodePlan,
+  scope: Scope,
+  settings: ApiCallSettings,
+  onRequest?: RequestListener,
+): Promise<ApiNodeOutcome> {
   const url = buildUrl(node, scope);
   const headers = buildHeaders(node, scope);
   const body = buildBody(node, scope, headers);
@@ -49,7 +54,9 @@ export async function runApiNode(node: ApiNodePlan, scope: Scope, settings: ApiC
   const redactor = settings.redactor ?? new Redactor();
   // Headers built from a secret (directly or through a node's answer) never follow a redirect to
   // another origin, whatever their name.
-  const secretHeaders = Object.entries(headers).filter(([, value]) => redactor.text(value) !== value).map(([name]) => name);
+  const secretHeaders = Object.entries(headers)
+    .filter(([, value]) => redactor.text(value) !== value)
+    .map(([name]) => name);
   onRequest?.({ method: node.method, url: shownUrl });
   let response;
   try {
@@ -67,16 +74,34 @@ export async function runApiNode(node: ApiNodePlan, scope: Scope, settings: ApiC
       secretHeaders,
     });
   } catch (error) {
-    if (error instanceof NetworkError) throw new NodeError(node.id, `${node.method} ${shownUrl} failed: ${error.message}`, error.kind === 'aborted' ? 'cancelled' : 'request', { cause: error });
+    if (error instanceof NetworkError)
+      throw new NodeError(
+        node.id,
+        `${node.method} ${shownUrl} failed: ${error.message}`,
+        error.kind === 'aborted' ? 'cancelled' : 'request',
+        { cause: error },
+      );
     throw error;
   } finally {
     body?.cleanup?.();
   }
   const outcome = { method: node.method, url: shownUrl, bytes: response.body.length };
   if (response.status >= 400) {
-    throw new NodeError(node.id, `${node.method} ${shownUrl} answered ${response.status}${describeBody(response.body, redactor)}.`, 'status', { httpStatus: response.status, bytes: response.body.length });
+    throw new NodeError(
+      node.id,
+      `${node.method} ${shownUrl} answered ${response.status}${describeBody(response.body, redactor)}.`,
+      'status',
+      { httpStatus: response.status, bytes: response.body.length },
+    );
   }
-  return { ...outcome, result: { status: response.status, headers: response.headers, body: parseBody(node, response.headers['content-type'], response.body, node.method, redactor) } };
+  return {
+    ...outcome,
+    result: {
+      status: response.status,
+      headers: response.headers,
+      body: parseBody(node, response.headers['content-type'], response.body, node.method, redactor),
+    },
+  };
 }
 
 /**
@@ -90,20 +115,31 @@ function buildUrl(node: ApiNodePlan, scope: Scope): string {
   let text: string;
   if (template.single) {
     const value = evaluateString(template, scope, where);
-    if (typeof value !== 'string') throw new NodeError(node.id, `The url is ${kindOf(value)} after filling in ${template.text.trim()}, not a URL.`, 'expression');
+    if (typeof value !== 'string')
+      throw new NodeError(node.id, `The url is ${kindOf(value)} after filling in ${template.text.trim()}, not a URL.`, 'expression');
     text = value.trim();
   } else {
     const originEnd = originEndOf(maskExpressions(template.text, template.expressions));
-    text = renderString(template, scope, where, (value: unknown, expression: Expression) => (expression.start < originEnd ? renderText(value) : encodeURIComponent(renderText(value))));
+    text = renderString(template, scope, where, (value: unknown, expression: Expression) =>
+      expression.start < originEnd ? renderText(value) : encodeURIComponent(renderText(value)),
+    );
   }
   let url: URL;
   try {
     url = new URL(text);
   } catch {
-    throw new NodeError(node.id, `The url is not a valid URL once its expressions are filled in: "${text}". Check the values it is built from.`, 'expression');
+    throw new NodeError(
+      node.id,
+      `The url is not a valid URL once its expressions are filled in: "${text}". Check the values it is built from.`,
+      'expression',
+    );
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new NodeError(node.id, `The url must be http:// or https://, not ${url.protocol}// (after filling in its expressions).`, 'expression');
+    throw new NodeError(
+      node.id,
+      `The url must be http:// or https://, not ${url.protocol}// (after filling in its expressions).`,
+      'expression',
+    );
   }
   return url.toString();
 }
@@ -122,17 +158,26 @@ function buildHeaders(node: ApiNodePlan, scope: Scope): Record<string, string> {
   for (const header of node.headers) {
     const nameWhere: Where = { node: node.id, field: `settings "${header.name.text}"` };
     const name = renderText(evaluateString(header.name, scope, nameWhere)).trim();
-    if (!HEADER_NAME.test(name)) throw new NodeError(node.id, `The header name "${name}" (from ${header.name.text}) is not a valid header name.`, 'expression');
+    if (!HEADER_NAME.test(name))
+      throw new NodeError(node.id, `The header name "${name}" (from ${header.name.text}) is not a valid header name.`, 'expression');
     const value = renderString(header.value, scope, { node: node.id, field: `settings "${name}"` }, renderText);
     // A value filled in from an input or a response must not be able to start a new header line.
     if (/[\u0000-\u0008\u000a-\u001f\u007f]/.test(value)) {
-      throw new NodeError(node.id, `The value of header "${name}" contains a line break or control character once its expressions are filled in; HTTP does not allow that.`, 'expression');
+      throw new NodeError(
+        node.id,
+        `The value of header "${name}" contains a line break or control character once its expressions are filled in; HTTP does not allow that.`,
+        'expression',
+      );
     }
     const existing = headers.get(name.toLowerCase());
     if (existing) existing.value = `${existing.value}, ${value}`;
     else headers.set(name.toLowerCase(), { name, value });
   }
-  if (!headers.has('user-agent')) headers.set('user-agent', { name: 'User-Agent', value: `agent-workflows/${typeof AGENT_WORKFLOWS_VERSION === 'string' ? AGENT_WORKFLOWS_VERSION : 'dev'}` });
+  if (!headers.has('user-agent'))
+    headers.set('user-agent', {
+      name: 'User-Agent',
+      value: `agent-workflows/${typeof AGENT_WORKFLOWS_VERSION === 'string' ? AGENT_WORKFLOWS_VERSION : 'dev'}`,
+    });
   return Object.fromEntries([...headers.values()].map((header) => [header.name, header.value]));
 }
 
@@ -193,7 +238,12 @@ function parseBody(node: ApiNodePlan, contentType: string | undefined, body: Buf
   try {
     return JSON.parse(text) as unknown;
   } catch {
-    throw new NodeError(node.id, `The answer says it is JSON (${contentType}) but is not valid JSON${describeBody(body, redactor)}.`, 'response', { bytes: body.length });
+    throw new NodeError(
+      node.id,
+      `The answer says it is JSON (${contentType}) but is not valid JSON${describeBody(body, redactor)}.`,
+      'response',
+      { bytes: body.length },
+    );
   }
 }
 

@@ -81,7 +81,9 @@ export async function executeAgent(agent: LoadedAgent, inputs: ResolvedInputs, o
   const started = performance.now();
   const redactor = new Redactor();
   const plan = agent.plan;
-  const traces = new Map<string, MutableTrace>(plan.nodes.map((node) => [node.id, { node: node.id, type: node.kind, status: 'pending' as NodeStatus }]));
+  const traces = new Map<string, MutableTrace>(
+    plan.nodes.map((node) => [node.id, { node: node.id, type: node.kind, status: 'pending' as NodeStatus }]),
+  );
   const finish = (outcome: { outputs: Record<string, unknown> } | { error: ExecutionFailure; cancelled?: boolean }): ExecutionResult => {
     const times: ExecutionTimes = {
       trace: [...traces.values()].map((entry) => ({ ...entry, ...(entry.status === 'pending' ? { status: 'skipped' as const } : {}) })),
@@ -110,7 +112,12 @@ export async function executeAgent(agent: LoadedAgent, inputs: ResolvedInputs, o
     const stopped = [...traces.values()].filter((entry) => entry.status === 'cancelled').map((entry) => `"${entry.node}"`);
     const which = stopped.length ? ` (stopped: ${stopped.join(', ')})` : '';
     return stopReason === 'timeout'
-      ? { error: { kind: 'timeout', message: `The execution did not finish within its time limit of ${formatSeconds(options.timeoutMs ?? 0)}${which}.` } }
+      ? {
+          error: {
+            kind: 'timeout',
+            message: `The execution did not finish within its time limit of ${formatSeconds(options.timeoutMs ?? 0)}${which}.`,
+          },
+        }
       : { error: { kind: 'cancelled', message: `The execution was cancelled${which}.` }, cancelled: true };
   };
 
@@ -132,7 +139,9 @@ export async function executeAgent(agent: LoadedAgent, inputs: ResolvedInputs, o
         outputs.push([output.name, evaluateString(output.from, scope, { output: output.name, field: 'from' })]);
       } catch (error) {
         if (!(error instanceof ExpressionError)) throw error;
-        return finish({ error: { kind: 'output', output: output.name, message: `Output "${output.name}": ${error.expression} ${error.reason}` } });
+        return finish({
+          error: { kind: 'output', output: output.name, message: `Output "${output.name}": ${error.expression} ${error.reason}` },
+        });
       }
     }
     // fromEntries defines each name as a field, even "__proto__".
@@ -143,7 +152,10 @@ export async function executeAgent(agent: LoadedAgent, inputs: ResolvedInputs, o
   }
 }
 
-async function resolveSecrets(names: readonly string[], options: EngineOptions): Promise<{ values: Map<string, string> } | { error: ExecutionFailure }> {
+async function resolveSecrets(
+  names: readonly string[],
+  options: EngineOptions,
+): Promise<{ values: Map<string, string> } | { error: ExecutionFailure }> {
   const values = new Map<string, string>();
   const missing: string[] = [];
   const failed: string[] = [];
@@ -164,7 +176,14 @@ async function resolveSecrets(names: readonly string[], options: EngineOptions):
   for (const value of values.values()) redactor.add(value);
   const hint = options.secretHint ?? ((name: string) => `store it as secret ${name}`);
   const lines = [...missing.sort().map((name) => `Secret "${name}" is not set: ${hint(name)}.`), ...failed];
-  return { error: { kind: 'secret', message: redactor.text(`The agent uses ${missing.length + failed.length === 1 ? 'a secret that is' : 'secrets that are'} not available. ${lines.join(' ')}`) } };
+  return {
+    error: {
+      kind: 'secret',
+      message: redactor.text(
+        `The agent uses ${missing.length + failed.length === 1 ? 'a secret that is' : 'secrets that are'} not available. ${lines.join(' ')}`,
+      ),
+    },
+  };
 }
 
 /** Runs the nodes in dependency order, at most `concurrency` at a time. Returns the first failure. */
@@ -207,7 +226,11 @@ function runNodes(
       entry.startedAt = new Date().toISOString();
       report(entry);
       const end = (status: NodeStatus, extra: Partial<MutableTrace>): void => {
-        Object.assign(entry, extra, { status, endedAt: new Date().toISOString(), durationMs: Math.round((performance.now() - startedAt) * 10) / 10 });
+        Object.assign(entry, extra, {
+          status,
+          endedAt: new Date().toISOString(),
+          durationMs: Math.round((performance.now() - startedAt) * 10) / 10,
+        });
         report(entry);
       };
       runNode(node, scope, options, signal, redactor, (request) => {
@@ -232,7 +255,11 @@ function runNodes(
               end('cancelled', {});
               return;
             }
-            end('failed', { error: nodeError.reason, ...(nodeError.details.httpStatus !== undefined ? { httpStatus: nodeError.details.httpStatus } : {}), ...(nodeError.details.bytes !== undefined ? { bytes: nodeError.details.bytes } : {}) });
+            end('failed', {
+              error: nodeError.reason,
+              ...(nodeError.details.httpStatus !== undefined ? { httpStatus: nodeError.details.httpStatus } : {}),
+              ...(nodeError.details.bytes !== undefined ? { bytes: nodeError.details.bytes } : {}),
+            });
             failure = { kind: nodeError.kind, node: node.id, message: nodeError.message };
             onFailure();
           },
@@ -273,11 +300,16 @@ async function runNode(
     },
     onRequest,
   );
-  return { result: outcome.result, bytes: outcome.bytes, ...(outcome.result.status !== undefined ? { httpStatus: outcome.result.status } : {}) };
+  return {
+    result: outcome.result,
+    bytes: outcome.bytes,
+    ...(outcome.result.status !== undefined ? { httpStatus: outcome.result.status } : {}),
+  };
 }
 
 function asNodeError(node: string, error: unknown): NodeError {
   if (error instanceof NodeError) return error;
-  if (error instanceof ExpressionError) return new NodeError(node, `${error.where.field}: ${error.expression} ${error.reason}`, 'expression', { cause: error });
+  if (error instanceof ExpressionError)
+    return new NodeError(node, `${error.where.field}: ${error.expression} ${error.reason}`, 'expression', { cause: error });
   return new NodeError(node, errorMessage(error), 'request', { cause: error });
 }

@@ -68,7 +68,12 @@ export function evaluateString(compiled: CompiledString, scope: Scope, where: Wh
 }
 
 /** The text of a string with each expression's value passed through `render` (e.g. to encode it for a URL). */
-export function renderString(compiled: CompiledString, scope: Scope, where: Where, render: (value: unknown, expression: Expression) => string): string {
+export function renderString(
+  compiled: CompiledString,
+  scope: Scope,
+  where: Where,
+  render: (value: unknown, expression: Expression) => string,
+): string {
   let text = '';
   let at = 0;
   for (const expression of compiled.expressions) {
@@ -116,7 +121,9 @@ function resolveReference(reference: Reference, scope: Scope, fail: (reason: str
         // Header names are case-insensitive; the result holds them in lower case.
         const lower = String(header.name).toLowerCase();
         if (!Object.hasOwn(result.headers, lower)) {
-          throw fail(`points at nothing: the response of node "${name}" has no "${lower}" header${listKeys(result.headers, 'its headers')}.`);
+          throw fail(
+            `points at nothing: the response of node "${name}" has no "${lower}" header${listKeys(result.headers, 'its headers')}.`,
+          );
         }
         return walk(result.headers[lower], afterHeader, `nodes.${name}.headers.${lower}`, fail);
       }
@@ -132,9 +139,15 @@ function walk(value: unknown, path: readonly PathPart[], described: string, fail
   let current = value;
   let at = described;
   for (const part of path) {
-    const step = typeof part.name === 'number' ? `[${part.name}]` : /^[A-Za-z_][A-Za-z0-9_-]*$/.test(part.name) ? `.${part.name}` : `[${JSON.stringify(part.name)}]`;
+    const step =
+      typeof part.name === 'number'
+        ? `[${part.name}]`
+        : /^[A-Za-z_][A-Za-z0-9_-]*$/.test(part.name)
+          ? `.${part.name}`
+          : `[${JSON.stringify(part.name)}]`;
     if (Array.isArray(current)) {
-      if (typeof part.name !== 'number') throw fail(`points at nothing: ${at} is ${kindOf(current)}, so it has no field "${part.name}"; use an index such as ${at}[0].`);
+      if (typeof part.name !== 'number')
+        throw fail(`points at nothing: ${at} is ${kindOf(current)}, so it has no field "${part.name}"; use an index such as ${at}[0].`);
       if (part.name >= current.length) throw fail(`points at nothing: ${at} is ${kindOf(current)}, so there is no ${step}.`);
       current = current[part.name];
     } else if (current !== null && typeof current === 'object') {
@@ -143,7 +156,9 @@ function walk(value: unknown, path: readonly PathPart[], described: string, fail
       if (!Object.hasOwn(current, key)) throw fail(`points at nothing: ${at} has no "${key}"${listKeys(current, 'it has')}.`);
       current = (current as Record<string, unknown>)[key];
     } else {
-      throw fail(`points at nothing: ${at} is ${kindOf(current)}, so it has no ${typeof part.name === 'number' ? `item ${step}` : `field "${part.name}"`}.`);
+      throw fail(
+        `points at nothing: ${at} is ${kindOf(current)}, so it has no ${typeof part.name === 'number' ? `item ${step}` : `field "${part.name}"`}.`,
+      );
     }
     at += step;
   }
@@ -153,6 +168,9 @@ function walk(value: unknown, path: readonly PathPart[], described: string, fail
 function listKeys(value: object, lead: string): string {
   const keys = Object.keys(value instanceof FileValue ? value.toJSON() : value);
   if (keys.length === 0) return ' (it is empty)';
-  const shown = keys.slice(0, 12).map((key) => `"${key}"`).join(', ');
+  const shown = keys
+    .slice(0, 12)
+    .map((key) => `"${key}"`)
+    .join(', ');
   return ` (${lead}: ${shown}${keys.length > 12 ? `, … ${keys.length - 12} more` : ''})`;
 }

@@ -33,10 +33,18 @@ const REQUEST_HINTS: InputHints = {
 };
 
 /** The inputs of one execution; `hints` say how to give an input where they come from (default: a request). */
-export function resolveInputs(model: AgentModel, given: GivenInputs<unknown, GivenFile>, hints: InputHints = REQUEST_HINTS): ResolvedInputs {
+export function resolveInputs(
+  model: AgentModel,
+  given: GivenInputs<unknown, GivenFile>,
+  hints: InputHints = REQUEST_HINTS,
+): ResolvedInputs {
   // Input names such as "constructor" are valid: no inherited property may pass for a value.
   const values: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
-  for (const input of checkInputs(model, given, hints, (file) => ({ shown: `${file.name}, ${file.type}`, name: file.name, type: file.type }))) {
+  for (const input of checkInputs(model, given, hints, (file) => ({
+    shown: `${file.name}, ${file.type}`,
+    name: file.name,
+    type: file.type,
+  }))) {
     values[input.name] = input.kind === 'value' ? input.value : input.kind === 'file' ? new FileValue(input.file) : null;
   }
   return { values: { ...values } };

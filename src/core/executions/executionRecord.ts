@@ -106,12 +106,22 @@ function isRecord(value: unknown): value is ExecutionRecord {
 
 /** Whether a trace entry (stored, or sent by a server) names its node and status. */
 export function hasNodeAndStatus(entry: unknown): entry is { readonly node: string; readonly status: string } {
-  return typeof entry === 'object' && entry !== null && typeof (entry as TraceEntry).node === 'string' && typeof (entry as TraceEntry).status === 'string';
+  return (
+    typeof entry === 'object' &&
+    entry !== null &&
+    typeof (entry as TraceEntry).node === 'string' &&
+    typeof (entry as TraceEntry).status === 'string'
+  );
 }
 
 function isRecordedInput(value: unknown): boolean {
   if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') return true;
-  return typeof value === 'object' && value !== null && typeof (value as { file?: unknown }).file === 'string' && typeof (value as { size?: unknown }).size === 'number';
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as { file?: unknown }).file === 'string' &&
+    typeof (value as { size?: unknown }).size === 'number'
+  );
 }
 
 /** "3.2 s", "2 min 5 s", "1 h 4 min". */

@@ -17,7 +17,9 @@ export function formatRunHeader(record: ExecutionRecord, fileLabel = record.file
   if (record.target) lines.push(`  target:    ${record.target.baseUrl} · account ${record.target.account} · agent ${record.target.agent}`);
   if (fileLabel) lines.push(`  file:      ${fileLabel}`);
   const inputs = Object.entries(record.inputs);
-  lines.push(inputs.length ? `  inputs:    ${inputs.map(([name, value]) => `${name} = ${describeInput(value)}`).join(', ')}` : '  inputs:    (none)');
+  lines.push(
+    inputs.length ? `  inputs:    ${inputs.map(([name, value]) => `${name} = ${describeInput(value)}`).join(', ')}` : '  inputs:    (none)',
+  );
   lines.push(`  started:   ${new Date(record.startedAt).toISOString()}`);
   return lines.join('\n');
 }
@@ -28,7 +30,9 @@ export function formatRunResult(record: ExecutionRecord, maxOutputChars = DEFAUL
   const took = record.endedAt !== undefined ? ` after ${formatDuration(record.endedAt - record.startedAt)}` : '';
   lines.push(`  status:    ${statusLine(record)}${took}`);
   for (const entry of record.trace ?? []) {
-    lines.push(`    · ${entry.node}: ${entry.status}${entry.durationMs !== undefined ? ` in ${formatDuration(entry.durationMs)}` : ''}${entry.bytes !== undefined ? `, ${entry.bytes} bytes` : ''}${entry.detail ? ` (${entry.detail})` : ''}`);
+    lines.push(
+      `    · ${entry.node}: ${entry.status}${entry.durationMs !== undefined ? ` in ${formatDuration(entry.durationMs)}` : ''}${entry.bytes !== undefined ? `, ${entry.bytes} bytes` : ''}${entry.detail ? ` (${entry.detail})` : ''}`,
+    );
   }
   let truncated = false;
   if (record.error) lines.push(`  error:     ${indentRest(record.error)}`);

@@ -105,7 +105,15 @@ function runDagre(
     const end = { x: to.x, y: to.y + to.height / 2 };
     const bends = label.points.slice(1, -1);
     const lead = Math.min(EDGE_LEAD, (end.x - start.x) / 4);
-    return [{ ...edge, points: [start, { x: start.x + lead, y: start.y }, ...bends, { x: end.x - lead, y: end.y }, end].map((p) => ({ x: round(p.x), y: round(p.y) })) }];
+    return [
+      {
+        ...edge,
+        points: [start, { x: start.x + lead, y: start.y }, ...bends, { x: end.x - lead, y: end.y }, end].map((p) => ({
+          x: round(p.x),
+          y: round(p.y),
+        })),
+      },
+    ];
   });
   const size = g.graph();
   return { width: Math.ceil(size.width ?? 0), height: Math.ceil(size.height ?? 0), nodes, edges: placedEdges };
@@ -153,7 +161,8 @@ export function columns(graph: Pick<WorkflowGraph, 'nodes' | 'edges'>): Map<stri
   const ranks = new Map<string, number>();
   const dependencies = new Map<string, string[]>();
   for (const edge of graph.edges) {
-    if (edge.to.startsWith('node:') && edge.from.startsWith('node:')) dependencies.set(edge.to, [...(dependencies.get(edge.to) ?? []), edge.from]);
+    if (edge.to.startsWith('node:') && edge.from.startsWith('node:'))
+      dependencies.set(edge.to, [...(dependencies.get(edge.to) ?? []), edge.from]);
   }
   const onPath = new Set<string>();
   // Iterative depth-first search, so a long chain of nodes cannot overflow the stack; a reference

@@ -167,7 +167,8 @@ export function authBadges(node: NodeDeclaration): AuthBadge[] {
     }
   }
   if (node.url && urlHasApiKey(node.url.value)) add('api-key-url');
-  const apiLike = node.type === 'api' || (node.type !== 'template' && (node.url !== undefined || node.method !== undefined || node.settings.length > 0));
+  const apiLike =
+    node.type === 'api' || (node.type !== 'template' && (node.url !== undefined || node.method !== undefined || node.settings.length > 0));
   if (badges.length === 0 && apiLike) badges.push('none');
   return badges;
 }

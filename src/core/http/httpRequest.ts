@@ -69,7 +69,13 @@ export async function httpRequest(options: HttpRequest): Promise<HttpResponse> {
         // A kept-alive connection the server closed while idle fails the next request before any
         // byte of the answer. A GET or HEAD changes nothing on the server, so once on a new
         // connection is safe; anything else could run twice.
-        if ((method !== 'GET' && method !== 'HEAD') || body instanceof Readable || signal.aborted || classifyNetworkError(error, url, { timedOut: false, cancelled: false }).kind !== 'reset') throw error;
+        if (
+          (method !== 'GET' && method !== 'HEAD') ||
+          body instanceof Readable ||
+          signal.aborted ||
+          classifyNetworkError(error, url, { timedOut: false, cancelled: false }).kind !== 'reset'
+        )
+          throw error;
         response = await send();
       }
       const location = response.headers.location;
@@ -95,12 +101,20 @@ export async function httpRequest(options: HttpRequest): Promise<HttpResponse> {
         body = undefined;
         headers = withoutBodyHeaders(headers);
       } else if (body instanceof Readable) {
-        throw new NetworkError('redirect', `${safeUrl(url)} answered ${response.statusCode} (repeat the request elsewhere), but a streamed upload cannot be sent twice. Use the final URL.`, safeUrl(url));
+        throw new NetworkError(
+          'redirect',
+          `${safeUrl(url)} answered ${response.statusCode} (repeat the request elsewhere), but a streamed upload cannot be sent twice. Use the final URL.`,
+          safeUrl(url),
+        );
       }
       url = next.toString();
     }
   } catch (error) {
-    throw classifyNetworkError(error, url, { timedOut: timeout.signal.aborted, cancelled: options.signal?.aborted ?? false, timeoutMs: options.timeoutMs });
+    throw classifyNetworkError(error, url, {
+      timedOut: timeout.signal.aborted,
+      cancelled: options.signal?.aborted ?? false,
+      timeoutMs: options.timeoutMs,
+    });
   } finally {
     clearTimeout(timer);
   }
@@ -114,7 +128,11 @@ async function readBody(stream: AsyncIterable<Uint8Array> & { destroy(error?: Er
     size += chunk.length;
     if (size > limit) {
       stream.destroy();
-      throw new NetworkError('too-large', `The answer of ${safeUrl(url)} is larger than ${limit} bytes, the most that is read.`, safeUrl(url));
+      throw new NetworkError(
+        'too-large',
+        `The answer of ${safeUrl(url)} is larger than ${limit} bytes, the most that is read.`,
+        safeUrl(url),
+      );
     }
     chunks.push(Buffer.from(chunk));
   }
@@ -133,13 +151,26 @@ function flattenHeaders(headers: Record<string, string | string[] | undefined>):
  * Headers that carry no credential whatever their value (much as the Fetch standard's CORS-safelisted
  * request headers), so they may follow a redirect to another origin.
  */
-const CROSS_ORIGIN_SAFE_HEADERS: ReadonlySet<string> = new Set(['accept', 'accept-encoding', 'accept-language', 'cache-control', 'content-language', 'content-length', 'content-type', 'pragma', 'user-agent']);
+const CROSS_ORIGIN_SAFE_HEADERS: ReadonlySet<string> = new Set([
+  'accept',
+  'accept-encoding',
+  'accept-language',
+  'cache-control',
+  'content-language',
+  'content-length',
+  'content-type',
+  'pragma',
+  'user-agent',
+]);
 
 /**
  * The headers that may follow a redirect to another origin: only the safelisted ones, and none that
  * holds a secret. Credentials hide in any header (X-Custom-Token), so everything else is dropped.
  */
-export function withoutCredentials(headers: Readonly<Record<string, string>>, secretHeaders: readonly string[] = []): Record<string, string> {
+export function withoutCredentials(
+  headers: Readonly<Record<string, string>>,
+  secretHeaders: readonly string[] = [],
+): Record<string, string> {
   const secret = new Set(secretHeaders.map((name) => name.toLowerCase()));
   const kept: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers)) {

@@ -1,16 +1,7 @@
 // Network failures, classified so callers can say what happened and what to do about it.
 import { errorMessage } from '../errors';
 
-export type NetworkErrorKind =
-  | 'timeout'
-  | 'refused'
-  | 'reset'
-  | 'dns'
-  | 'tls'
-  | 'aborted'
-  | 'too-large'
-  | 'redirect'
-  | 'other';
+export type NetworkErrorKind = 'timeout' | 'refused' | 'reset' | 'dns' | 'tls' | 'aborted' | 'too-large' | 'redirect' | 'other';
 
 export class NetworkError extends Error {
   constructor(
@@ -43,36 +34,67 @@ export function safeUrl(url: string | URL): string {
 const TLS_CODES = /^(CERT_|ERR_TLS_|ERR_SSL_|UNABLE_TO_|SELF_SIGNED_|DEPTH_ZERO_|HOSTNAME_MISMATCH|ERR_OSSL)/;
 
 /** Turns what undici or Node throws into a NetworkError. */
-export function classifyNetworkError(error: unknown, url: string, context: { timedOut: boolean; cancelled: boolean; timeoutMs?: number }): NetworkError {
+export function classifyNetworkError(
+  error: unknown,
+  url: string,
+  context: { timedOut: boolean; cancelled: boolean; timeoutMs?: number },
+): NetworkError {
   if (error instanceof NetworkError) return error;
   const where = safeUrl(url);
   const code = findCode(error);
   if (context.cancelled) return new NetworkError('aborted', `The request to ${where} was cancelled.`, where, { cause: error });
-  if (context.timedOut || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT' || code === 'ETIMEDOUT') {
+  if (
+    context.timedOut ||
+    code === 'UND_ERR_HEADERS_TIMEOUT' ||
+    code === 'UND_ERR_BODY_TIMEOUT' ||
+    code === 'UND_ERR_CONNECT_TIMEOUT' ||
+    code === 'ETIMEDOUT'
+  ) {
     const after = context.timeoutMs !== undefined ? ` after ${formatSeconds(context.timeoutMs)}` : '';
-    return new NetworkError('timeout', `${where} did not answer${after}. Check that the service is up, or allow more time.`, where, { cause: error });
+    return new NetworkError('timeout', `${where} did not answer${after}. Check that the service is up, or allow more time.`, where, {
+      cause: error,
+    });
   }
   switch (code) {
     case 'ECONNREFUSED': {
       // Refused on another port than the URL's: the connection was to a proxy, not the service.
       const peer = findPeer(error);
       if (peer && peer.port !== portOf(where)) {
-        return new NetworkError('refused', `The connection to ${peer.address}:${peer.port} was refused on the way to ${origin(where)}. If that is your proxy (http.proxy, HTTPS_PROXY), check that it is running.`, where, { cause: error });
+        return new NetworkError(
+          'refused',
+          `The connection to ${peer.address}:${peer.port} was refused on the way to ${origin(where)}. If that is your proxy (http.proxy, HTTPS_PROXY), check that it is running.`,
+          where,
+          { cause: error },
+        );
       }
-      return new NetworkError('refused', `Nothing is listening at ${origin(where)} (connection refused). Check the URL and that the service is running.`, where, { cause: error });
+      return new NetworkError(
+        'refused',
+        `Nothing is listening at ${origin(where)} (connection refused). Check the URL and that the service is running.`,
+        where,
+        { cause: error },
+      );
     }
     case 'ECONNRESET':
     case 'EPIPE':
     case 'UND_ERR_SOCKET':
     case 'UND_ERR_CLOSED':
-      return new NetworkError('reset', `The connection to ${origin(where)} was closed before the answer was complete. Try again.`, where, { cause: error });
+      return new NetworkError('reset', `The connection to ${origin(where)} was closed before the answer was complete. Try again.`, where, {
+        cause: error,
+      });
     case 'ENOTFOUND':
     case 'EAI_AGAIN':
     case 'EAI_NONAME':
-      return new NetworkError('dns', `The host of ${origin(where)} could not be found. Check the URL and your network.`, where, { cause: error });
+      return new NetworkError('dns', `The host of ${origin(where)} could not be found. Check the URL and your network.`, where, {
+        cause: error,
+      });
     default:
       if (code && TLS_CODES.test(code)) {
-        return new NetworkError('tls', `The TLS certificate of ${origin(where)} could not be verified (${code}). Check the URL, or the certificate settings of your network.`, where, { cause: error });
+        return new NetworkError(
+          'tls',
+          `The TLS certificate of ${origin(where)} could not be verified (${code}). Check the URL, or the certificate settings of your network.`,
+          where,
+          { cause: error },
+        );
       }
       return new NetworkError('other', `The request to ${where} failed: ${errorMessage(error)}`, where, { cause: error });
   }

@@ -24,7 +24,11 @@ export function bypassesProxy(hostname: string, noProxy: readonly string[]): boo
 }
 
 /** A dispatcher for requests to baseUrl, or undefined for undici's default. */
-export function dispatcherFor(baseUrl: string, config: ProxyConfig, env: Readonly<Record<string, string | undefined>> = process.env): Dispatcher | undefined {
+export function dispatcherFor(
+  baseUrl: string,
+  config: ProxyConfig,
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): Dispatcher | undefined {
   const proxy = proxyUrl(config, env);
   const hostname = new URL(baseUrl).hostname;
   const tls = tlsOptions(config);
@@ -38,12 +42,22 @@ export function dispatcherFor(baseUrl: string, config: ProxyConfig, env: Readonl
  * A dispatcher for calls to any host (the API nodes of a local run): through the proxy, except
  * loopback and the noProxy hosts, which undici decides per request. Undefined for undici's default.
  */
-export function anyHostDispatcher(config: ProxyConfig, env: Readonly<Record<string, string | undefined>> = process.env): Dispatcher | undefined {
+export function anyHostDispatcher(
+  config: ProxyConfig,
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): Dispatcher | undefined {
   const proxy = proxyUrl(config, env);
   const tls = tlsOptions(config);
   if (proxy) {
-    const noProxy = [...noProxyList(config, env), 'localhost', '127.0.0.1', '::1', '.localhost'].filter((entry) => entry.trim() !== '').join(',');
-    return new EnvHttpProxyAgent({ httpProxy: proxy, httpsProxy: proxy, noProxy, ...(tls ? { connect: tls, requestTls: tls, proxyTls: tls } : {}) });
+    const noProxy = [...noProxyList(config, env), 'localhost', '127.0.0.1', '::1', '.localhost']
+      .filter((entry) => entry.trim() !== '')
+      .join(',');
+    return new EnvHttpProxyAgent({
+      httpProxy: proxy,
+      httpsProxy: proxy,
+      noProxy,
+      ...(tls ? { connect: tls, requestTls: tls, proxyTls: tls } : {}),
+    });
   }
   return tls ? new Agent({ connect: tls }) : undefined;
 }

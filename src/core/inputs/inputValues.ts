@@ -80,7 +80,12 @@ export type CheckedInput<File> =
  * declaration for required inputs and defaults) and throws one InputError naming every problem.
  * A value of null or undefined counts as not given. The result is in the order of the passes.
  */
-export function checkInputs<File>(model: AgentModel, given: GivenInputs<unknown, File>, hints: InputHints, factsOf: (file: File) => FileFacts): CheckedInput<File>[] {
+export function checkInputs<File>(
+  model: AgentModel,
+  given: GivenInputs<unknown, File>,
+  hints: InputHints,
+  factsOf: (file: File) => FileFacts,
+): CheckedInput<File>[] {
   const problems: string[] = [];
   const checked: CheckedInput<File>[] = [];
   const givenValues = given.values ?? {};
@@ -114,7 +119,9 @@ export function checkInputs<File>(model: AgentModel, given: GivenInputs<unknown,
     if (!input) {
       problems.push(unknown(name));
     } else if (input.type !== 'file') {
-      problems.push(`Input "${name}" is a ${input.type ?? 'value'} input, not a file: ${hints.valueNotFile?.(name) ?? `${hints.value(name)} instead`}.`);
+      problems.push(
+        `Input "${name}" is a ${input.type ?? 'value'} input, not a file: ${hints.valueNotFile?.(name) ?? `${hints.value(name)} instead`}.`,
+      );
     } else {
       const facts = factsOf(file);
       if (input.accept && !acceptsFile(input.accept, facts.name, facts.type)) {
@@ -126,10 +133,16 @@ export function checkInputs<File>(model: AgentModel, given: GivenInputs<unknown,
   }
 
   for (const input of declared.values()) {
-    const givenAtAll = input.type === 'file' ? Object.hasOwn(givenFiles, input.name) : Object.hasOwn(givenValues, input.name) && givenValues[input.name] !== null && givenValues[input.name] !== undefined;
+    const givenAtAll =
+      input.type === 'file'
+        ? Object.hasOwn(givenFiles, input.name)
+        : Object.hasOwn(givenValues, input.name) && givenValues[input.name] !== null && givenValues[input.name] !== undefined;
     if (givenAtAll) continue; // used, or already reported as a problem
     if (input.default !== undefined && input.type !== 'file') checked.push({ name: input.name, kind: 'value', value: input.default });
-    else if (input.required) problems.push(`Input "${input.name}" is required: ${input.type === 'file' ? hints.file(input.name) : hints.value(input.name)}.${input.description ? ` (${input.description})` : ''}`);
+    else if (input.required)
+      problems.push(
+        `Input "${input.name}" is required: ${input.type === 'file' ? hints.file(input.name) : hints.value(input.name)}.${input.description ? ` (${input.description})` : ''}`,
+      );
     else checked.push({ name: input.name, kind: 'absent' });
   }
   if (problems.length) throw new InputError(problems);

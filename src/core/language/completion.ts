@@ -51,7 +51,10 @@ export function complete(text: string, offset: number, options: CompletionOption
     case 'header':
       return { items: headerItems(context.before), replace: context.partial };
     case 'expression':
-      return { items: expressionItems(indexAgentText(text), context.path, context.before, closesLater(text, offset), options), replace: context.partial };
+      return {
+        items: expressionItems(indexAgentText(text), context.path, context.before, closesLater(text, offset), options),
+        replace: context.partial,
+      };
     default:
       return none;
   }
@@ -77,15 +80,30 @@ function keyItems(index: AgentIndex, path: readonly string[]): CompletionEntry[]
 
 function valueItems(path: readonly string[], key: string, quoted: boolean): CompletionEntry[] {
   const values = (docs: Readonly<Record<string, string>>): CompletionEntry[] =>
-    Object.entries(docs).map(([value, documentation], position) => ({ label: value, kind: 'value', documentation, sortText: String(position).padStart(2, '0') }));
+    Object.entries(docs).map(([value, documentation], position) => ({
+      label: value,
+      kind: 'value',
+      documentation,
+      sortText: String(position).padStart(2, '0'),
+    }));
   const section = path[0];
   if (section === 'nodes' && path.length === 2 && key === 'type') return values(NODE_TYPE_DOCS);
   if (section === 'nodes' && path.length === 2 && key === 'method') return values(HTTP_METHOD_DOCS);
   if (section === 'inputs' && path.length === 2 && key === 'type') return values(INPUT_TYPE_DOCS);
-  if (section === 'inputs' && path.length === 2 && key === 'required') return values({ true: 'A run must give this input.', false: 'The input may be left out.' });
+  if (section === 'inputs' && path.length === 2 && key === 'required')
+    return values({ true: 'A run must give this input.', false: 'The input may be left out.' });
   if (path.length === 0 && key === 'version') return values({ 1: 'The only version of the format.' });
   if (section === 'outputs' && path.length === 2 && key === 'from' && !quoted) {
-    return [{ label: '"{{ nodes.… }}"', kind: 'value', insertText: '"{{ $0 }}"', snippet: true, retrigger: true, documentation: 'An expression over the results of the nodes.' }];
+    return [
+      {
+        label: '"{{ nodes.… }}"',
+        kind: 'value',
+        insertText: '"{{ $0 }}"',
+        snippet: true,
+        retrigger: true,
+        documentation: 'An expression over the results of the nodes.',
+      },
+    ];
   }
   return [];
 }
@@ -120,21 +138,53 @@ function headerItems(before: string): CompletionEntry[] {
     return [];
   }
   if (/^x-api-key$|^api-key$/.test(lower) && /^\s*$/.test(value)) {
-    return [{ label: '{{ secrets.API_KEY }}', kind: 'secret', documentation: 'The key, from a secret.', insertText: '{{ secrets.${1:API_KEY} }}', snippet: true }];
+    return [
+      {
+        label: '{{ secrets.API_KEY }}',
+        kind: 'secret',
+        documentation: 'The key, from a secret.',
+        insertText: '{{ secrets.${1:API_KEY} }}',
+        snippet: true,
+      },
+    ];
   }
   const values = headerInfo(name)?.values ?? [];
   return values.map((media, position) => ({ label: media, kind: 'value' as const, sortText: String(position).padStart(2, '0') }));
 }
 
-function expressionItems(index: AgentIndex, path: readonly string[], before: string, closed: boolean, options: CompletionOptions): CompletionEntry[] {
+function expressionItems(
+  index: AgentIndex,
+  path: readonly string[],
+  before: string,
+  closed: boolean,
+  options: CompletionOptions,
+): CompletionEntry[] {
   const close = closed ? '' : ' }}';
   const trimmed = before.trimStart();
   const model = index.model;
   if (/^[A-Za-z_-]*$/.test(trimmed)) {
     return [
-      { label: 'inputs', kind: 'keyword', documentation: 'The inputs of the agent: `{{ inputs.NAME }}`.', insertText: 'inputs.', retrigger: true },
-      { label: 'nodes', kind: 'keyword', documentation: 'The results of other nodes: `{{ nodes.ID.body }}`, `.status`, `.headers.NAME`.', insertText: 'nodes.', retrigger: true },
-      { label: 'secrets', kind: 'keyword', documentation: 'A secret, never written in the file: `{{ secrets.NAME }}`.', insertText: 'secrets.', retrigger: true },
+      {
+        label: 'inputs',
+        kind: 'keyword',
+        documentation: 'The inputs of the agent: `{{ inputs.NAME }}`.',
+        insertText: 'inputs.',
+        retrigger: true,
+      },
+      {
+        label: 'nodes',
+        kind: 'keyword',
+        documentation: 'The results of other nodes: `{{ nodes.ID.body }}`, `.status`, `.headers.NAME`.',
+        insertText: 'nodes.',
+        retrigger: true,
+      },
+      {
+        label: 'secrets',
+        kind: 'keyword',
+        documentation: 'A secret, never written in the file: `{{ secrets.NAME }}`.',
+        insertText: 'secrets.',
+        retrigger: true,
+      },
     ];
   }
   let match = /^inputs\.([\w-]*)$/.exec(trimmed);
@@ -166,8 +216,8 @@ function expressionItems(index: AgentIndex, path: readonly string[], before: str
   match = /^nodes\.([\w-]+)\.([\w-]*)$/.exec(trimmed);
   if (match) {
     const node = model?.nodes.get(match[1]!);
-    const fields = node?.type === 'template' ? ['body'] : NODE_RESULT_FIELDS;
-    const docs: Record<string, string> = {
+    const fields = node?.type === 'template' ? (['body'] as const) : NODE_RESULT_FIELDS;
+    const docs: Record<(typeof NODE_RESULT_FIELDS)[number], string> = {
       body: 'The response body (parsed JSON when the response is JSON); go deeper with `.field` or `[0]`. For a template node, the rendered text.',
       status: 'The HTTP status of the response, a number.',
       headers: 'The response headers, names in lower case: `.headers.content-type`.',
@@ -198,4 +248,3 @@ function closesLater(text: string, offset: number): boolean {
   const open = rest.indexOf('{{');
   return close !== -1 && (open === -1 || close < open);
 }
-

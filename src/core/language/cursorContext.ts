@@ -11,7 +11,13 @@ export type CursorContext =
   /** Inside `{{ … }}`: `before` is the expression text up to the cursor. */
   | { readonly kind: 'expression'; readonly path: readonly string[]; readonly before: string; readonly partial: Span }
   /** Inside a header string of `settings:`: `before` is the string up to the cursor. */
-  | { readonly kind: 'header'; readonly path: readonly string[]; readonly before: string; readonly partial: Span; readonly stringStart: number }
+  | {
+      readonly kind: 'header';
+      readonly path: readonly string[];
+      readonly before: string;
+      readonly partial: Span;
+      readonly stringStart: number;
+    }
   | { readonly kind: 'none' };
 
 // A key at the start of a line (after an optional "- "): quoted, or plain without quotes inside.
@@ -46,7 +52,13 @@ export function cursorContext(text: string, offset: number): CursorContext {
       const before = prefix.slice(scan.openQuote + 1);
       const partialLength = /[^\s:]*$/.exec(before)![0].length;
       const path = inSettingsFlow ? [...parentPath, 'settings'] : parentPath;
-      return { kind: 'header', path, before, partial: { start: offset - partialLength, end: offset }, stringStart: lineStart + scan.openQuote };
+      return {
+        kind: 'header',
+        path,
+        before,
+        partial: { start: offset - partialLength, end: offset },
+        stringStart: lineStart + scan.openQuote,
+      };
     }
     return { kind: 'none' };
   }
@@ -62,7 +74,13 @@ export function cursorContext(text: string, offset: number): CursorContext {
       const flowKey = /^\s*([A-Za-z_][\w-]*)\s*:\s*(.*)$/.exec(lastItem);
       if (flowKey) {
         const partialLength = flowKey[2]!.replace(/^["']/, '').length;
-        return { kind: 'value', path: [...parentPath, key], key: flowKey[1]!, partial: { start: offset - partialLength, end: offset }, quoted: /^["']/.test(flowKey[2]!) };
+        return {
+          kind: 'value',
+          path: [...parentPath, key],
+          key: flowKey[1]!,
+          partial: { start: offset - partialLength, end: offset },
+          quoted: /^["']/.test(flowKey[2]!),
+        };
       }
       const partialLength = /[A-Za-z0-9_-]*$/.exec(lastItem)![0].length;
       return { kind: 'key', path: [...parentPath, key], partial: { start: offset - partialLength, end: offset } };
@@ -150,7 +168,10 @@ function scanLine(prefix: string): LineScan {
       if (quote === '"' && c === '\\') i++;
       else if (c === quote) {
         if (quote === "'" && prefix[i + 1] === "'") i++;
-        else quote = undefined;
+        else {
+          quote = undefined;
+          openQuote = undefined;
+        }
       }
       continue;
     }
@@ -161,7 +182,11 @@ function scanLine(prefix: string): LineScan {
       return { inComment: true };
     }
   }
-  return { inComment: false, ...(quote ? { openQuote } : {}), ...(openExpression !== undefined ? { openExpression } : {}) };
+  return {
+    inComment: false,
+    ...(openQuote !== undefined ? { openQuote } : {}),
+    ...(openExpression !== undefined ? { openExpression } : {}),
+  };
 }
 
 function unquote(key: string): string {

@@ -18,7 +18,13 @@ export interface HoverResult {
 
 export function hover(text: string, offset: number): HoverResult | undefined {
   const index = indexAgentText(text);
-  return referenceHover(index, offset) ?? headerHover(index, offset) ?? urlKeyHover(index, offset) ?? declarationHover(index, offset) ?? keyHover(index, offset);
+  return (
+    referenceHover(index, offset) ??
+    headerHover(index, offset) ??
+    urlKeyHover(index, offset) ??
+    declarationHover(index, offset) ??
+    keyHover(index, offset)
+  );
 }
 
 function referenceHover(index: AgentIndex, offset: number): HoverResult | undefined {
@@ -40,13 +46,30 @@ function referenceHover(index: AgentIndex, offset: number): HoverResult | undefi
       const facts = [`type \`${input.type ?? '?'}\``, input.required ? 'required' : 'optional'];
       if (input.default !== undefined) facts.push(`default \`${JSON.stringify(input.default)}\``);
       if (input.enum) facts.push(`one of ${input.enum.map((v) => `\`${String(v)}\``).join(', ')}`);
-      return { contents: `**Input \`${input.name}\`**: ${facts.join(', ')}${input.description ? `\n\n${input.description}` : ''}`, span: site.span };
+      return {
+        contents: `**Input \`${input.name}\`**: ${facts.join(', ')}${input.description ? `\n\n${input.description}` : ''}`,
+        span: site.span,
+      };
     }
     if (reference.root === 'nodes') {
       const node = index.model?.nodes.get(String(first.name));
       if (!node) return { contents: `There is no node \`${String(first.name)}\`.`, span: site.span };
       const field = reference.path[1]?.name;
-      return { contents: `${describeNode(node)}${field !== undefined ? `\n\nReads its \`${String(field)}\`${reference.path.length > 2 ? ` at \`${reference.path.slice(2).map((p) => p.name).join('.')}\`` : ''}.` : ''}`, span: site.span };
+      return {
+        contents: `${describeNode(node)}${
+          field !== undefined
+            ? `\n\nReads its \`${String(field)}\`${
+                reference.path.length > 2
+                  ? ` at \`${reference.path
+                      .slice(2)
+                      .map((p) => p.name)
+                      .join('.')}\``
+                  : ''
+              }.`
+            : ''
+        }`,
+        span: site.span,
+      };
     }
     return undefined;
   }
@@ -60,7 +83,8 @@ function describeNode(node: NodeDeclaration): string {
     if (node.description) lines.push('', node.description);
     return lines.join('\n');
   }
-  if (node.type === 'template') return `**Node \`${node.id}\`**: template node${node.text ? `, renders \`${truncate(node.text.value, 80)}\`` : ''}${node.description ? `\n\n${node.description}` : ''}`;
+  if (node.type === 'template')
+    return `**Node \`${node.id}\`**: template node${node.text ? `, renders \`${truncate(node.text.value, 80)}\`` : ''}${node.description ? `\n\n${node.description}` : ''}`;
   return `**Node \`${node.id}\`**${node.type ? ` (type \`${node.type}\`)` : ''}`;
 }
 
@@ -88,7 +112,10 @@ function headerHover(index: AgentIndex, offset: number): HoverResult | undefined
       if (offset <= nameSpan.end + 1 || offset < valueSpan.start) {
         return { contents: `**${name}**\n\n${info?.description ?? 'An HTTP request header sent by this node.'}`, span: nameSpan };
       }
-      return { contents: credentialHover(header.name.trim(), header.value) ?? `**${name}**: ${info?.description ?? 'an HTTP request header.'}`, span: valueSpan };
+      return {
+        contents: credentialHover(header.name.trim(), header.value) ?? `**${name}**: ${info?.description ?? 'an HTTP request header.'}`,
+        span: valueSpan,
+      };
     }
   }
   return undefined;
@@ -108,7 +135,10 @@ function credentialHover(name: string, value: string): string | undefined {
   // Basic: say what the value decodes to, never the password.
   let decoded: string;
   if (credentials.includes('{{')) {
-    decoded = scanExpressions(credentials).length === 1 && credentials.trim().startsWith('{{') ? 'The secret must hold the Base64 of `user:password`.' : 'Basic sends the Base64 of `user:password`; keep the whole encoded value in one secret.';
+    decoded =
+      scanExpressions(credentials).length === 1 && credentials.trim().startsWith('{{')
+        ? 'The secret must hold the Base64 of `user:password`.'
+        : 'Basic sends the Base64 of `user:password`; keep the whole encoded value in one secret.';
   } else if (credentials === '') {
     decoded = 'No credentials yet.';
   } else {
@@ -143,9 +173,14 @@ function declarationHover(index: AgentIndex, offset: number): HoverResult | unde
     const span = spanOf(keyNode);
     if (!contains(span, offset)) return undefined;
     const uses = index.references.filter((site) => site.kind === kind && site.name === name);
-    const users = [...new Set(uses.map((site) => (site.ownerNode !== undefined ? `node \`${site.ownerNode}\`` : `output \`${site.ownerOutput}\``)))];
+    const users = [
+      ...new Set(uses.map((site) => (site.ownerNode !== undefined ? `node \`${site.ownerNode}\`` : `output \`${site.ownerOutput}\``))),
+    ];
     const what = kind === 'input' ? `Input \`${name}\`` : `Node \`${name}\``;
-    return { contents: users.length ? `**${what}** is used by ${users.join(', ')}.` : `**${what}** is not used by any node or output.`, span };
+    return {
+      contents: users.length ? `**${what}** is used by ${users.join(', ')}.` : `**${what}** is not used by any node or output.`,
+      span,
+    };
   };
   for (const input of index.model?.inputs.values() ?? []) {
     const found = check('input', input.name, input.keyNode);

@@ -10,18 +10,49 @@ export interface HeaderInfo {
 }
 
 export const COMMON_HEADERS: readonly HeaderInfo[] = [
-  { name: 'Authorization', description: 'Credentials for the API. `Bearer <token>` sends an OAuth 2.0 access token; `Basic <base64 of user:password>` sends a user name and password. Keep the credential in a secret: `Authorization: Bearer {{ secrets.API_TOKEN }}`.' },
-  { name: 'x-api-key', description: 'An API key sent in a header, as many APIs (AWS API Gateway among them) expect it. Keep the key in a secret: `x-api-key: {{ secrets.API_KEY }}`.' },
-  { name: 'Content-Type', description: 'The media type of the body this node sends. A mapping or list body is JSON: `Content-Type: application/json`.', values: ['application/json', 'application/x-www-form-urlencoded', 'text/plain', 'text/csv', 'application/xml', 'application/octet-stream'] },
-  { name: 'Accept', description: 'The media types this node wants back. With `application/json`, the response body is parsed and fields can be read as `{{ nodes.ID.body.field }}`.', values: ['application/json', 'text/plain', 'text/csv', 'application/xml', '*/*'] },
+  {
+    name: 'Authorization',
+    description:
+      'Credentials for the API. `Bearer <token>` sends an OAuth 2.0 access token; `Basic <base64 of user:password>` sends a user name and password. Keep the credential in a secret: `Authorization: Bearer {{ secrets.API_TOKEN }}`.',
+  },
+  {
+    name: 'x-api-key',
+    description:
+      'An API key sent in a header, as many APIs (AWS API Gateway among them) expect it. Keep the key in a secret: `x-api-key: {{ secrets.API_KEY }}`.',
+  },
+  {
+    name: 'Content-Type',
+    description: 'The media type of the body this node sends. A mapping or list body is JSON: `Content-Type: application/json`.',
+    values: [
+      'application/json',
+      'application/x-www-form-urlencoded',
+      'text/plain',
+      'text/csv',
+      'application/xml',
+      'application/octet-stream',
+    ],
+  },
+  {
+    name: 'Accept',
+    description:
+      'The media types this node wants back. With `application/json`, the response body is parsed and fields can be read as `{{ nodes.ID.body.field }}`.',
+    values: ['application/json', 'text/plain', 'text/csv', 'application/xml', '*/*'],
+  },
   { name: 'Accept-Language', description: 'The languages this node prefers in the answer, e.g. `en-US, en;q=0.8`.' },
-  { name: 'Cache-Control', description: 'Caching directives, e.g. `no-cache` to ask for a fresh answer.', values: ['no-cache', 'no-store', 'max-age=0'] },
+  {
+    name: 'Cache-Control',
+    description: 'Caching directives, e.g. `no-cache` to ask for a fresh answer.',
+    values: ['no-cache', 'no-store', 'max-age=0'],
+  },
   { name: 'User-Agent', description: 'Names the client; some APIs require one.' },
-  { name: 'Idempotency-Key', description: 'A unique key that lets the API recognise a repeated request (Stripe and others), e.g. `{{ inputs.request_id }}`.' },
+  {
+    name: 'Idempotency-Key',
+    description: 'A unique key that lets the API recognise a repeated request (Stripe and others), e.g. `{{ inputs.request_id }}`.',
+  },
   { name: 'If-None-Match', description: 'Asks for the resource only if its ETag differs (the answer is 304 otherwise).' },
   { name: 'If-Match', description: 'Changes the resource only if its ETag matches (the answer is 412 otherwise).' },
   { name: 'Prefer', description: 'Preferences for how the server answers, e.g. `return=representation`.' },
-  { name: 'X-Request-Id', description: 'An id to trace this request in the API\'s logs.' },
+  { name: 'X-Request-Id', description: "An id to trace this request in the API's logs." },
   { name: 'Proxy-Authorization', description: 'Credentials for a proxy between this node and the API. Keep them in a secret.' },
 ];
 
@@ -31,8 +62,17 @@ export function headerInfo(name: string): HeaderInfo | undefined {
 }
 
 export const AUTH_SCHEMES = [
-  { name: 'Bearer', secret: 'API_TOKEN', description: 'OAuth 2.0 access token (RFC 6750): `Authorization: Bearer <token>`. The token is one word; keep it in a secret.' },
-  { name: 'Basic', secret: 'BASIC_CREDENTIALS', description: 'User name and password (RFC 7617): `Authorization: Basic <base64 of user:password>`. Store the encoded value as one secret; typically used with POST.' },
+  {
+    name: 'Bearer',
+    secret: 'API_TOKEN',
+    description: 'OAuth 2.0 access token (RFC 6750): `Authorization: Bearer <token>`. The token is one word; keep it in a secret.',
+  },
+  {
+    name: 'Basic',
+    secret: 'BASIC_CREDENTIALS',
+    description:
+      'User name and password (RFC 7617): `Authorization: Basic <base64 of user:password>`. Store the encoded value as one secret; typically used with POST.',
+  },
 ] as const;
 
 export const HTTP_METHOD_DOCS: Readonly<Record<string, string>> = {
@@ -57,7 +97,13 @@ export const INPUT_TYPE_DOCS: Readonly<Record<string, string>> = {
   file: 'A file; agents with file inputs run through the multipart endpoint.',
 };
 
-type SchemaObject = { properties?: Record<string, SchemaObject>; description?: string; title?: string; $ref?: string; definitions?: Record<string, SchemaObject> };
+type SchemaObject = {
+  properties?: Record<string, SchemaObject>;
+  description?: string;
+  title?: string;
+  $ref?: string;
+  definitions?: Record<string, SchemaObject>;
+};
 const schema = agentSchema as unknown as SchemaObject;
 
 function resolve(node: SchemaObject | undefined): SchemaObject | undefined {
@@ -73,7 +119,13 @@ export function keysFor(path: readonly string[], nodeType: string | undefined): 
   else if (path.length === 1 && section === 'deployment') target = resolve(schema.properties?.deployment);
   else if (path.length === 2 && section === 'inputs') target = schema.definitions?.input;
   else if (path.length === 2 && section === 'outputs') target = schema.definitions?.output;
-  else if (path.length === 2 && section === 'nodes') target = nodeType === 'api' ? schema.definitions?.apiNode : nodeType === 'template' ? schema.definitions?.templateNode : schema.definitions?.node;
+  else if (path.length === 2 && section === 'nodes')
+    target =
+      nodeType === 'api'
+        ? schema.definitions?.apiNode
+        : nodeType === 'template'
+          ? schema.definitions?.templateNode
+          : schema.definitions?.node;
   return Object.entries(target?.properties ?? {}).map(([key, value]) => ({ key, description: resolve(value)?.description ?? '' }));
 }
 

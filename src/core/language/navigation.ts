@@ -45,12 +45,16 @@ export function rename(text: string, offset: number, newName: string): TextEdit[
   const index = indexAgentText(text);
   const symbol = symbolAt(index, offset);
   if (!symbol) throw new RenameError('Only input names and node ids can be renamed here.');
-  if (!IDENTIFIER.test(newName)) throw new RenameError(`"${newName}" is not a valid name: use letters, digits, "_" and "-", starting with a letter or "_".`);
+  if (!IDENTIFIER.test(newName))
+    throw new RenameError(`"${newName}" is not a valid name: use letters, digits, "_" and "-", starting with a letter or "_".`);
   const taken = symbol.kind === 'input' ? index.model?.inputs.has(newName) : index.model?.nodes.has(newName);
-  if (taken && newName !== symbol.name) throw new RenameError(`There is already ${symbol.kind === 'input' ? 'an input' : 'a node'} "${newName}".`);
+  if (taken && newName !== symbol.name)
+    throw new RenameError(`There is already ${symbol.kind === 'input' ? 'an input' : 'a node'} "${newName}".`);
   return referenceSpans(index, symbol.kind, symbol.name, true).map((span) => {
     const written = text.slice(span.start, span.end);
-    return /^(["']).*\1$/.test(written) ? { span: { start: span.start + 1, end: span.end - 1 }, newText: newName } : { span, newText: newName };
+    return /^(["']).*\1$/.test(written)
+      ? { span: { start: span.start + 1, end: span.end - 1 }, newText: newName }
+      : { span, newText: newName };
   });
 }
 
@@ -75,7 +79,16 @@ export function documentSymbols(text: string): AgentSymbol[] {
     if (!pair) return [];
     const keySpan = spanOf(pair.key as YamlNode);
     const valueSpan = spanOf(pair.value as YamlNode | null, keySpan);
-    return [{ name: key, kind: 'section', detail: `${children.length} ${kind}${children.length === 1 ? '' : 's'}`, span: { start: keySpan.start, end: Math.max(valueSpan.end, keySpan.end) }, selectionSpan: keySpan, children }];
+    return [
+      {
+        name: key,
+        kind: 'section',
+        detail: `${children.length} ${kind}${children.length === 1 ? '' : 's'}`,
+        span: { start: keySpan.start, end: Math.max(valueSpan.end, keySpan.end) },
+        selectionSpan: keySpan,
+        children,
+      },
+    ];
   };
   const entry = (name: string, kind: AgentSymbol['kind'], detail: string, keyNode: YamlNode, value: YamlNode | undefined): AgentSymbol => {
     const keySpan = spanOf(keyNode);
@@ -84,11 +97,21 @@ export function documentSymbols(text: string): AgentSymbol[] {
     while (end > keySpan.end && /\s/.test(text[end - 1]!)) end--;
     return { name, kind, detail, span: { start: keySpan.start, end }, selectionSpan: keySpan, children: [] };
   };
-  const inputs = [...model.inputs.values()].map((input) => entry(input.name, 'input', `${input.type ?? ''}${input.required ? ', required' : ''}`, input.keyNode, input.map));
-  const nodes = [...model.nodes.values()].map((node) =>
-    entry(node.id, 'node', node.type === 'api' ? `${node.method ?? ''} ${hostOf(node.url?.value)}`.trim() : (node.type ?? ''), node.keyNode, node.map),
+  const inputs = [...model.inputs.values()].map((input) =>
+    entry(input.name, 'input', `${input.type ?? ''}${input.required ? ', required' : ''}`, input.keyNode, input.map),
   );
-  const outputs = [...model.outputs.values()].map((output) => entry(output.name, 'output', output.from?.value ?? '', output.keyNode, output.from?.scalar));
+  const nodes = [...model.nodes.values()].map((node) =>
+    entry(
+      node.id,
+      'node',
+      node.type === 'api' ? `${node.method ?? ''} ${hostOf(node.url?.value)}`.trim() : (node.type ?? ''),
+      node.keyNode,
+      node.map,
+    ),
+  );
+  const outputs = [...model.outputs.values()].map((output) =>
+    entry(output.name, 'output', output.from?.value ?? '', output.keyNode, output.from?.scalar),
+  );
   return [...section('inputs', 'input', inputs), ...section('nodes', 'node', nodes), ...section('outputs', 'output', outputs)];
 }
 

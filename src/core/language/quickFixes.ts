@@ -44,16 +44,25 @@ const REPLACEMENT_CODES = new Set<ProblemCode>([
 
 export function quickFixes(text: string, problem: Problem, index: AgentIndex = indexAgentText(text)): QuickFix[] {
   const data = problem.data ?? {};
-  const fix = (title: string, edits: TextEdit[], extra: Partial<QuickFix> = {}): QuickFix[] => [{ title, problemCode: problem.code, edits, isPreferred: true, ...extra }];
+  const fix = (title: string, edits: TextEdit[], extra: Partial<QuickFix> = {}): QuickFix[] => [
+    { title, problemCode: problem.code, edits, isPreferred: true, ...extra },
+  ];
   switch (problem.code) {
     case 'basic-not-encoded': {
       const credentials = text.slice(problem.span.start, problem.span.end);
       const secret = uniqueSecretName(index, data.secretName ?? 'BASIC_CREDENTIALS');
       if (credentials.includes('{{')) {
-        return fix(`Use one secret for the encoded credentials: {{ secrets.${secret} }}`, [{ span: problem.span, newText: `{{ secrets.${secret} }}` }]);
+        return fix(`Use one secret for the encoded credentials: {{ secrets.${secret} }}`, [
+          { span: problem.span, newText: `{{ secrets.${secret} }}` },
+        ]);
       }
       return [
-        { title: 'Encode the credentials as Base64', problemCode: problem.code, isPreferred: true, edits: [{ span: problem.span, newText: Buffer.from(credentials, 'utf8').toString('base64') }] },
+        {
+          title: 'Encode the credentials as Base64',
+          problemCode: problem.code,
+          isPreferred: true,
+          edits: [{ span: problem.span, newText: Buffer.from(credentials, 'utf8').toString('base64') }],
+        },
         {
           title: `Move the encoded credentials to secret ${secret}`,
           problemCode: problem.code,
@@ -66,7 +75,8 @@ export function quickFixes(text: string, problem: Problem, index: AgentIndex = i
     case 'possible-secret': {
       const literal = text.slice(problem.span.start, problem.span.end);
       const secret = uniqueSecretName(index, data.secretName ?? 'API_KEY');
-      const inUrl = index.model && [...index.model.nodes.values()].some((node) => node.url && contains(spanOf(node.url.scalar), problem.span.start));
+      const inUrl =
+        index.model && [...index.model.nodes.values()].some((node) => node.url && contains(spanOf(node.url.scalar), problem.span.start));
       const value = inUrl ? safeDecode(literal) : literal;
       return fix(
         looksLikePlaceholder(literal) ? `Replace the placeholder with {{ secrets.${secret} }}` : `Move the value to secret ${secret}`,
@@ -83,7 +93,9 @@ export function quickFixes(text: string, problem: Problem, index: AgentIndex = i
     case 'invalid-header-name': {
       const scalar = settingAt(index, problem.span.start);
       if (!scalar || data.replacement === undefined) return [];
-      return fix(`Write it as "${data.replacement.split(':')[0]}: …"`, [{ span: spanOf(scalar), newText: JSON.stringify(data.replacement) }]);
+      return fix(`Write it as "${data.replacement.split(':')[0]}: …"`, [
+        { span: spanOf(scalar), newText: JSON.stringify(data.replacement) },
+      ]);
     }
     case 'duplicate-header': {
       const scalar = settingAt(index, problem.span.start);
@@ -100,8 +112,15 @@ export function quickFixes(text: string, problem: Problem, index: AgentIndex = i
       const after = text[problem.span.end];
       // Remove "name=value" with one separator: "?a=1&key=v" -> "?a=1", "?key=v&b=2" -> "?b=2".
       const removal: Span =
-        after === '&' ? { start: problem.span.start, end: problem.span.end + 1 } : before === '?' || before === '&' ? { start: problem.span.start - 1, end: problem.span.end } : problem.span;
-      return fix('Send the API key as an x-api-key header', [{ span: removal, newText: '' }, ...addHeaderEdits(text, node, `x-api-key: ${safeDecode(value)}`)]);
+        after === '&'
+          ? { start: problem.span.start, end: problem.span.end + 1 }
+          : before === '?' || before === '&'
+            ? { start: problem.span.start - 1, end: problem.span.end }
+            : problem.span;
+      return fix('Send the API key as an x-api-key header', [
+        { span: removal, newText: '' },
+        ...addHeaderEdits(text, node, `x-api-key: ${safeDecode(value)}`),
+      ]);
     }
     case 'body-not-allowed': {
       const node = nodeWhere(index, (n) => n.bodyPair !== undefined && contains(spanOf(n.bodyPair.key as YamlNode), problem.span.start));

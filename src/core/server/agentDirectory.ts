@@ -106,13 +106,17 @@ export class AgentDirectory {
     try {
       this.watcher = watch(this.directory, { recursive: true }, () => this.scheduleRescan());
       this.watcher.on('error', (error) => {
-        this.options.onWarning?.(`Watching ${this.directory} stopped (${error.message}); checking for changes every ${this.pollInterval() / 1000} s instead.`);
+        this.options.onWarning?.(
+          `Watching ${this.directory} stopped (${error.message}); checking for changes every ${this.pollInterval() / 1000} s instead.`,
+        );
         this.watcher?.close();
         this.watcher = undefined;
         this.startPolling();
       });
     } catch (error) {
-      this.options.onWarning?.(`${this.directory} cannot be watched here (${(error as Error).message}); checking for changes every ${this.pollInterval() / 1000} s instead.`);
+      this.options.onWarning?.(
+        `${this.directory} cannot be watched here (${(error as Error).message}); checking for changes every ${this.pollInterval() / 1000} s instead.`,
+      );
       this.startPolling();
     }
   }
@@ -157,20 +161,34 @@ export class AgentDirectory {
     this.byPath = new Map();
     // Of two files with the same agent path, the one nearer the top of the folder is served.
     const depth = (file: string): number => file.split('/').length;
-    const ordered = [...next.values()].sort((a, b) => depth(a.agent.file) - depth(b.agent.file) || a.agent.file.localeCompare(b.agent.file));
+    const ordered = [...next.values()].sort(
+      (a, b) => depth(a.agent.file) - depth(b.agent.file) || a.agent.file.localeCompare(b.agent.file),
+    );
     for (const entry of ordered) {
       const path = key(entry.agent.account, entry.agent.agent);
       if (entry.agent.agent !== '' && !this.byPath.has(path)) this.byPath.set(path, entry.agent);
     }
-    if (report && changes.length > 0) this.options.onChange?.(changes.map((change) => (change.kind === 'removed' ? change : { ...change, agent: this.resolved(change.agent) })));
+    if (report && changes.length > 0)
+      this.options.onChange?.(
+        changes.map((change) => (change.kind === 'removed' ? change : { ...change, agent: this.resolved(change.agent) })),
+      );
   }
 
   /** The agent as served: a file whose agent path another file already has cannot run. */
   private resolved(agent: ServedAgent): ServedAgent {
-    if (agent.agent === '') return { ...agent, error: agent.error ?? 'The file name has nothing before ".agent.yaml", so the agent has no path. Rename the file.' };
+    if (agent.agent === '')
+      return {
+        ...agent,
+        error: agent.error ?? 'The file name has nothing before ".agent.yaml", so the agent has no path. Rename the file.',
+      };
     const owner = this.byPath.get(key(agent.account, agent.agent));
     if (owner && owner.file !== agent.file) {
-      return { account: agent.account, agent: agent.agent, file: agent.file, error: `${owner.file} already serves ${agent.account}/${agent.agent}; rename one of the files (the agent path is the file name).` };
+      return {
+        account: agent.account,
+        agent: agent.agent,
+        file: agent.file,
+        error: `${owner.file} already serves ${agent.account}/${agent.agent}; rename one of the files (the agent path is the file name).`,
+      };
     }
     return agent;
   }
@@ -186,7 +204,12 @@ async function readAgent(path: string, file: string): Promise<ServedAgent> {
   try {
     bytes = await readFile(path);
   } catch (error) {
-    return { account: LOCAL_ACCOUNT, agent, file, error: `${file} cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}).` };
+    return {
+      account: LOCAL_ACCOUNT,
+      agent,
+      file,
+      error: `${file} cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}).`,
+    };
   }
   const decoded = decodeAgentFile(bytes);
   if ('error' in decoded) return { account: LOCAL_ACCOUNT, agent, file, error: `${file}: ${decoded.error}` };

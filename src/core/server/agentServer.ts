@@ -46,11 +46,14 @@ export interface AgentServerOptions {
   readonly host?: string;
   /** 0 picks a free port. */
   readonly port?: number;
-  /** Generated when not given (see AgentServer.apiKeyGenerated). */
-  readonly apiKey?: string;
+  /** Generated when not given or undefined (see AgentServer.apiKeyGenerated). */
+  readonly apiKey?: string | undefined;
   readonly secrets?: SecretResolver;
   readonly secretHint?: (name: string) => string;
-  readonly engine?: Pick<EngineOptions, 'concurrency' | 'nodeTimeoutMs' | 'maxResponseBytes' | 'followRedirects' | 'maxRedirects' | 'dispatcher'>;
+  readonly engine?: Pick<
+    EngineOptions,
+    'concurrency' | 'nodeTimeoutMs' | 'maxResponseBytes' | 'followRedirects' | 'maxRedirects' | 'dispatcher'
+  >;
   readonly limits?: Partial<ServerLimits>;
   /** Reload agents when files change (default true). */
   readonly watch?: boolean;
@@ -118,7 +121,15 @@ export async function startAgentServer(options: AgentServerOptions): Promise<Age
     maxStatusAnswerBytes: limits.maxStatusAnswerBytes,
     onEnded: (execution) => emit({ kind: 'execution-ended', execution }),
   });
-  const context: ServerContext = { limits, apiKey, agents, executions, keyFailures: new KeyFailures(limits.maxKeyFailures), uploadRoot: options.uploadDirectory ?? tmpdir(), emit };
+  const context: ServerContext = {
+    limits,
+    apiKey,
+    agents,
+    executions,
+    keyFailures: new KeyFailures(limits.maxKeyFailures),
+    uploadRoot: options.uploadDirectory ?? tmpdir(),
+    emit,
+  };
   const handling = new Set<Promise<void>>();
   const server = createServer((request, response) => {
     // Kept here: a request destroyed while its body is read no longer has its socket.
@@ -179,13 +190,25 @@ function authorize({ apiKey, keyFailures }: ServerContext, request: IncomingMess
   const waitMs = keyFailures.waitMs(address);
   if (waitMs > 0) {
     const seconds = Math.ceil(waitMs / 1000);
-    throw new HttpError(429, 'too-many-key-failures', `Too many requests with a wrong API key from ${address}: wait ${seconds} s before trying again, and send "Authorization: Bearer <key>" with the key the local agent server printed when it started.`, {}, { 'retry-after': String(seconds) });
+    throw new HttpError(
+      429,
+      'too-many-key-failures',
+      `Too many requests with a wrong API key from ${address}: wait ${seconds} s before trying again, and send "Authorization: Bearer <key>" with the key the local agent server printed when it started.`,
+      {},
+      { 'retry-after': String(seconds) },
+    );
   }
   if (hasBearerKey(request.headers.authorization, apiKey)) {
     keyFailures.succeeded(address);
   } else {
     keyFailures.failed(address);
-    throw new HttpError(401, 'unauthorized', 'Missing or wrong API key: send "Authorization: Bearer <key>" with the key the local agent server printed when it started.', {}, { 'www-authenticate': 'Bearer realm="agent-workflows"' });
+    throw new HttpError(
+      401,
+      'unauthorized',
+      'Missing or wrong API key: send "Authorization: Bearer <key>" with the key the local agent server printed when it started.',
+      {},
+      { 'www-authenticate': 'Bearer realm="agent-workflows"' },
+    );
   }
 }
 
@@ -193,7 +216,11 @@ function authorize({ apiKey, keyFailures }: ServerContext, request: IncomingMess
 async function handleExecute(context: ServerContext, request: IncomingMessage, response: ServerResponse, route: AgentRoute): Promise<void> {
   const served = servedAgent(context.agents, route.account, route.agent);
   if (/^multipart\//i.test(request.headers['content-type'] ?? '')) {
-    throw new HttpError(415, 'unsupported-media-type', `Multipart requests go to /api/${route.account}/agent/${route.agent}/execute/multipart.`);
+    throw new HttpError(
+      415,
+      'unsupported-media-type',
+      `Multipart requests go to /api/${route.account}/agent/${route.agent}/execute/multipart.`,
+    );
   }
   const payload = parsePayload((await readBody(request, context.limits.maxJsonBytes)).toString('utf8'), 'the request body');
   const executionId = startExecution(context, served, { values: payload.inputs });
@@ -201,13 +228,26 @@ async function handleExecute(context: ServerContext, request: IncomingMessage, r
 }
 
 /** POST …/execute/multipart: the JSON in a "payload" part, then one part per file input; the files are removed once the execution ends. */
-async function handleExecuteMultipart(context: ServerContext, request: IncomingMessage, response: ServerResponse, route: AgentRoute): Promise<void> {
+async function handleExecuteMultipart(
+  context: ServerContext,
+  request: IncomingMessage,
+  response: ServerResponse,
+  route: AgentRoute,
+): Promise<void> {
   const { limits } = context;
   const served = servedAgent(context.agents, route.account, route.agent);
   if (!/^multipart\/form-data\s*;/i.test(request.headers['content-type'] ?? '')) {
-    throw new HttpError(415, 'unsupported-media-type', 'Send multipart/form-data with a "payload" part (the JSON) and one part per file input, named as the input.');
+    throw new HttpError(
+      415,
+      'unsupported-media-type',
+      'Send multipart/form-data with a "payload" part (the JSON) and one part per file input, named as the input.',
+    );
   }
-  const upload = await receiveUpload(request, { maxFileBytes: limits.maxFileBytes, maxFiles: limits.maxFiles, maxPayloadBytes: limits.maxJsonBytes }, context.uploadRoot);
+  const upload = await receiveUpload(
+    request,
+    { maxFileBytes: limits.maxFileBytes, maxFiles: limits.maxFiles, maxPayloadBytes: limits.maxJsonBytes },
+    context.uploadRoot,
+  );
   const cleanup = (): Promise<void> => rm(upload.directory, { recursive: true, force: true });
   try {
     const payload = parsePayload(upload.payload ?? '', 'the "payload" part');
@@ -221,11 +261,18 @@ async function handleExecuteMultipart(context: ServerContext, request: IncomingM
 
 /** GET …/status: the execution's status answer, or why it is not kept (any more). */
 function handleStatus({ executions, limits }: ServerContext, response: ServerResponse, route: StatusRoute): void {
-  const found = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(route.executionId) ? executions.read(route.executionId.toLowerCase()) : undefined;
+  const found = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(route.executionId)
+    ? executions.read(route.executionId.toLowerCase())
+    : undefined;
   if (!found || found.account !== route.account) {
-    throw new HttpError(404, 'unknown-execution', `No execution "${route.executionId}" in account "${route.account}". Executions are kept for ${Math.round(limits.retentionMs / 60_000)} minutes after they end, and not across server restarts.`);
+    throw new HttpError(
+      404,
+      'unknown-execution',
+      `No execution "${route.executionId}" in account "${route.account}". Executions are kept for ${Math.round(limits.retentionMs / 60_000)} minutes after they end, and not across server restarts.`,
+    );
   }
-  if ('removed' in found) throw new HttpError(410, 'execution-removed', `Execution "${route.executionId}" is no longer kept. ${found.removed}`);
+  if ('removed' in found)
+    throw new HttpError(410, 'execution-removed', `Execution "${route.executionId}" is no longer kept. ${found.removed}`);
   sendJsonText(response, 200, found.answer);
 }
 
@@ -247,7 +294,12 @@ function servedAgent(agents: AgentDirectory, account: string, agent: string): Ru
 }
 
 /** Checks the inputs and starts (or queues) the execution; returns its id. */
-function startExecution({ limits, executions }: ServerContext, served: RunnableAgent, given: GivenInputs<unknown, GivenFile>, cleanup?: () => Promise<void>): string {
+function startExecution(
+  { limits, executions }: ServerContext,
+  served: RunnableAgent,
+  given: GivenInputs<unknown, GivenFile>,
+  cleanup?: () => Promise<void>,
+): string {
   const { maxProblemsListed } = limits;
   // Only the first unknown names are looked at: a body naming thousands of them would otherwise
   // cost a suggestion each and make an answer larger than the request.
@@ -271,16 +323,30 @@ function startExecution({ limits, executions }: ServerContext, served: RunnableA
     const unknownOnly = error.problems.every((problem) => problem.startsWith('The agent has no input'));
     const listed = error.problems.slice(0, maxProblemsListed);
     const more = error.problems.length - listed.length + unknownLeftOut;
-    throw new HttpError(400, unknownOnly ? 'unknown-input' : 'invalid-inputs', `${listed.join(' ')}${more > 0 ? ` …and ${more} more problems.` : ''}`, { problems: listed, ...(more > 0 ? { moreProblems: more } : {}) });
+    throw new HttpError(
+      400,
+      unknownOnly ? 'unknown-input' : 'invalid-inputs',
+      `${listed.join(' ')}${more > 0 ? ` …and ${more} more problems.` : ''}`,
+      { problems: listed, ...(more > 0 ? { moreProblems: more } : {}) },
+    );
   }
   return executions.start({ account: served.account, agent: served.agent, loaded: served.loaded, inputs, ...(cleanup ? { cleanup } : {}) });
 }
 
 /** Answers a request that failed: its HttpError, or 500 for anything else; nothing to a client that left. */
-function answerFailure(request: IncomingMessage, response: ServerResponse, socket: Socket, error: unknown, emit: (event: ServerEvent) => void): void {
+function answerFailure(
+  request: IncomingMessage,
+  response: ServerResponse,
+  socket: Socket,
+  error: unknown,
+  emit: (event: ServerEvent) => void,
+): void {
   if (!request.complete && (socket.destroyed || (error as NodeJS.ErrnoException | undefined)?.code === 'ECONNRESET')) {
     // The client went away mid-body: nothing to answer, and nothing went wrong here.
-    emit({ kind: 'warning', message: `Aborted request: ${request.method ?? '?'} ${shortPath(request.url)} from ${socket.remoteAddress ?? 'an unknown address'}; the client closed the connection before sending the whole body.` });
+    emit({
+      kind: 'warning',
+      message: `Aborted request: ${request.method ?? '?'} ${shortPath(request.url)} from ${socket.remoteAddress ?? 'an unknown address'}; the client closed the connection before sending the whole body.`,
+    });
     response.destroy();
     return;
   }
@@ -313,7 +379,10 @@ function matchRoute(method: string, rawUrl: string): Route {
   const pathname = rawUrl.startsWith('/') ? rawUrl.split(/[?#]/, 1)[0]! : new URL(rawUrl, 'http://localhost').pathname;
   let segments: string[];
   try {
-    segments = pathname.split('/').slice(1).map((segment) => decodeURIComponent(segment));
+    segments = pathname
+      .split('/')
+      .slice(1)
+      .map((segment) => decodeURIComponent(segment));
   } catch {
     throw new HttpError(400, 'bad-request', `The path ${pathname} is not validly percent-encoded.`);
   }

@@ -40,7 +40,12 @@ export function sendJson(response: ServerResponse, status: number, body: unknown
 }
 
 /** Sends JSON already serialized (a status answer is serialized once, when its execution ends). */
-export function sendJsonText(response: ServerResponse, status: number, text: string | Buffer, headers: Readonly<Record<string, string>> = {}): void {
+export function sendJsonText(
+  response: ServerResponse,
+  status: number,
+  text: string | Buffer,
+  headers: Readonly<Record<string, string>> = {},
+): void {
   response.writeHead(status, {
     'content-type': 'application/json; charset=utf-8',
     'content-length': String(Buffer.byteLength(text)),

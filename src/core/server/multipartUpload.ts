@@ -37,7 +37,13 @@ export async function receiveUpload(request: IncomingMessage, limits: MultipartL
       headers: request.headers,
       defParamCharset: 'utf8',
       // busboy cuts a part off when it reaches the size limit: one byte more lets exactly the limit through.
-      limits: { fileSize: limits.maxFileBytes + 1, files: limits.maxFiles, fields: MAX_FIELDS, fieldSize: limits.maxPayloadBytes + 1, parts: limits.maxFiles + MAX_FIELDS },
+      limits: {
+        fileSize: limits.maxFileBytes + 1,
+        files: limits.maxFiles,
+        fields: MAX_FIELDS,
+        fieldSize: limits.maxPayloadBytes + 1,
+        parts: limits.maxFiles + MAX_FIELDS,
+      },
     });
   } catch (error) {
     throw new HttpError(400, 'bad-multipart', `The request is not multipart/form-data with a boundary (${(error as Error).message}).`);
@@ -63,8 +69,16 @@ export async function receiveUpload(request: IncomingMessage, limits: MultipartL
       resolve();
     };
     parser.on('field', (name, value, info) => {
-      if (name !== 'payload') fail(new HttpError(400, 'bad-multipart', `Unexpected part "${name}": send the inputs as JSON in a part named "payload", and one file part per file input, named as the input.`));
-      else if (info.valueTruncated) fail(new HttpError(413, 'too-large', `The payload part is larger than ${formatBytes(limits.maxPayloadBytes)}.`));
+      if (name !== 'payload')
+        fail(
+          new HttpError(
+            400,
+            'bad-multipart',
+            `Unexpected part "${name}": send the inputs as JSON in a part named "payload", and one file part per file input, named as the input.`,
+          ),
+        );
+      else if (info.valueTruncated)
+        fail(new HttpError(413, 'too-large', `The payload part is larger than ${formatBytes(limits.maxPayloadBytes)}.`));
       else if (payload !== undefined) fail(new HttpError(400, 'bad-multipart', 'The request has two "payload" parts; send one.'));
       else payload = value;
     });
@@ -75,14 +89,30 @@ export async function receiveUpload(request: IncomingMessage, limits: MultipartL
       }
       if (Object.hasOwn(files, name) || name === 'payload') {
         stream.resume();
-        fail(new HttpError(400, 'bad-multipart', name === 'payload' ? 'The "payload" part must be JSON text, not a file.' : `The request has two files for input "${name}"; a file input takes one.`));
+        fail(
+          new HttpError(
+            400,
+            'bad-multipart',
+            name === 'payload'
+              ? 'The "payload" part must be JSON text, not a file.'
+              : `The request has two files for input "${name}"; a file input takes one.`,
+          ),
+        );
         return;
       }
       // The name on disk is a counter: the sender's file name never becomes a path.
       const path = join(directory, String(++fileCount));
       let size = 0;
       stream.on('data', (chunk: Buffer) => (size += chunk.length));
-      stream.on('limit', () => fail(new HttpError(413, 'too-large', `The file for input "${name}" is larger than ${formatBytes(limits.maxFileBytes)}, the most this server accepts.`)));
+      stream.on('limit', () =>
+        fail(
+          new HttpError(
+            413,
+            'too-large',
+            `The file for input "${name}" is larger than ${formatBytes(limits.maxFileBytes)}, the most this server accepts.`,
+          ),
+        ),
+      );
       const file: GivenFile = { name: baseName(info.filename) || name, size: 0, type: info.mimeType || 'application/octet-stream', path };
       files[name] = file;
       const sink = createWriteStream(path, { flags: 'wx' });
@@ -98,15 +128,19 @@ export async function receiveUpload(request: IncomingMessage, limits: MultipartL
             open.delete(stop);
             files[name] = { ...file, size };
           },
-          (error: unknown) => fail(new HttpError(500, 'internal', `The file for input "${name}" could not be stored: ${(error as Error).message}.`)),
+          (error: unknown) =>
+            fail(new HttpError(500, 'internal', `The file for input "${name}" could not be stored: ${(error as Error).message}.`)),
         ),
       );
     });
-    const tooMany = (): void => fail(new HttpError(413, 'too-large', `The request has too many parts: at most ${limits.maxFiles} files and one payload part.`));
+    const tooMany = (): void =>
+      fail(new HttpError(413, 'too-large', `The request has too many parts: at most ${limits.maxFiles} files and one payload part.`));
     parser.on('filesLimit', tooMany);
     parser.on('partsLimit', tooMany);
     parser.on('fieldsLimit', tooMany);
-    parser.on('error', (error) => fail(new HttpError(400, 'bad-multipart', `The multipart body cannot be read: ${(error as Error).message}.`)));
+    parser.on('error', (error) =>
+      fail(new HttpError(400, 'bad-multipart', `The multipart body cannot be read: ${(error as Error).message}.`)),
+    );
     parser.on('close', () => resolve());
     const gone = (): void => {
       if (!request.complete) fail(new HttpError(400, 'bad-multipart', 'The client stopped sending the request.'));

@@ -9,14 +9,18 @@ export async function readBody(request: IncomingMessage, limit: number): Promise
   let size = 0;
   for await (const chunk of request as AsyncIterable<Buffer>) {
     size += chunk.length;
-      if (size > limit) throw tooLarge(limit);
+    if (size > limit) throw tooLarge(limit);
     chunks.push(chunk);
   }
   return Buffer.concat(chunks);
 }
 
 function tooLarge(limit: number): HttpError {
-  return new HttpError(413, 'too-large', `The request body is larger than ${formatBytes(limit)}, the most this server accepts. Send files with …/execute/multipart.`);
+  return new HttpError(
+    413,
+    'too-large',
+    `The request body is larger than ${formatBytes(limit)}, the most this server accepts. Send files with …/execute/multipart.`,
+  );
 }
 
 export interface ExecutePayload {
@@ -35,14 +39,22 @@ export function parsePayload(text: string, where: string): ExecutePayload {
   try {
     value = JSON.parse(json);
   } catch (error) {
-    throw new HttpError(400, 'bad-json', `${subject} is not valid JSON (${(error as Error).message}). Send {"inputs": {…}, "stream": false}.`);
+    throw new HttpError(
+      400,
+      'bad-json',
+      `${subject} is not valid JSON (${(error as Error).message}). Send {"inputs": {…}, "stream": false}.`,
+    );
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     throw new HttpError(400, 'bad-json', `${subject} must be a JSON object: {"inputs": {…}, "stream": false}.`);
   }
   const { inputs, stream } = value as { inputs?: unknown; stream?: unknown };
   if (inputs !== undefined && inputs !== null && (typeof inputs !== 'object' || Array.isArray(inputs))) {
-    throw new HttpError(400, 'bad-request', `"inputs" in ${where} must be an object of input names and values, e.g. {"inputs": {"ticket": "…"}}.`);
+    throw new HttpError(
+      400,
+      'bad-request',
+      `"inputs" in ${where} must be an object of input names and values, e.g. {"inputs": {"ticket": "…"}}.`,
+    );
   }
   if (stream !== undefined && stream !== false) {
     throw new HttpError(400, 'bad-request', `The local agent server does not stream results; send "stream": false and poll …/status.`);

@@ -120,7 +120,13 @@ export class ServerExecutions {
   start(request: StartRequest): string {
     if (this.closing) throw new HttpError(503, 'internal', 'The server is shutting down.');
     if (this.running.size >= this.options.maxRunning && this.queue.length >= this.options.maxQueued) {
-      throw new HttpError(429, 'too-many-executions', `${this.queue.length} executions are already waiting to run; try again shortly.`, {}, { 'retry-after': '1' });
+      throw new HttpError(
+        429,
+        'too-many-executions',
+        `${this.queue.length} executions are already waiting to run; try again shortly.`,
+        {},
+        { 'retry-after': '1' },
+      );
     }
     const inputBytes = jsonBytes(request.inputs.values);
     // One execution is always let in, whatever its size: the body limit bounds it already.
@@ -257,12 +263,30 @@ export class ServerExecutions {
 }
 
 function liveView(execution: Execution): ExecutionView {
-  return { executionId: execution.id, account: execution.account, agent: execution.agent, status: execution.state, startedAt: execution.createdAt.toISOString(), trace: [...execution.trace.values()] };
+  return {
+    executionId: execution.id,
+    account: execution.account,
+    agent: execution.agent,
+    status: execution.state,
+    startedAt: execution.createdAt.toISOString(),
+    trace: [...execution.trace.values()],
+  };
 }
 
 function endedView(execution: Execution, result: ExecutionResult): ExecutionView {
-  const ended = { executionId: execution.id, account: execution.account, agent: execution.agent, status: result.status, startedAt: result.startedAt, endedAt: result.endedAt, durationMs: result.durationMs, trace: result.trace };
-  return result.status === 'finished' ? { ...ended, outputs: result.outputs } : { ...ended, error: result.error.message, ...(result.error.node !== undefined ? { node: result.error.node } : {}) };
+  const ended = {
+    executionId: execution.id,
+    account: execution.account,
+    agent: execution.agent,
+    status: result.status,
+    startedAt: result.startedAt,
+    endedAt: result.endedAt,
+    durationMs: result.durationMs,
+    trace: result.trace,
+  };
+  return result.status === 'finished'
+    ? { ...ended, outputs: result.outputs }
+    : { ...ended, error: result.error.message, ...(result.error.node !== undefined ? { node: result.error.node } : {}) };
 }
 
 /** Bytes of a value as JSON: what it costs to keep or to send, near enough. */
@@ -322,5 +346,10 @@ export function statusAnswer(view: ExecutionView, maxBytes: number): Buffer {
   // Nothing left to shorten (e.g. thousands of output names): the status alone, saying why.
   const { executionId, account, agent, status, startedAt, endedAt, durationMs } = view;
   const bare = { executionId, account, agent, status, startedAt, endedAt, durationMs, trace: [], traceLeftOut: view.trace.length };
-  return Buffer.from(JSON.stringify({ ...bare, error: `The status answer of this execution would be larger than ${formatBytes(maxBytes)}, the most a client reads; only its status is shown.${view.error !== undefined ? ` Its error begins: ${view.error.slice(0, 1000)}` : ''}` }));
+  return Buffer.from(
+    JSON.stringify({
+      ...bare,
+      error: `The status answer of this execution would be larger than ${formatBytes(maxBytes)}, the most a client reads; only its status is shown.${view.error !== undefined ? ` Its error begins: ${view.error.slice(0, 1000)}` : ''}`,
+    }),
+  );
 }

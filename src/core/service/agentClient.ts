@@ -45,7 +45,10 @@ export interface StatusAnswer {
 function headers(target: AgentTarget, extra: Record<string, string> = {}): Record<string, string> {
   // A key pasted with a line break would make an invalid header; say so without showing it.
   if (target.apiKey === '' || /[^\x21-\x7e]/.test(target.apiKey)) {
-    throw new ServiceError('auth', 'The API key is empty or contains spaces, line breaks or other characters a key cannot have. Copy it again from the service\'s editor (Settings, App Token).');
+    throw new ServiceError(
+      'auth',
+      "The API key is empty or contains spaces, line breaks or other characters a key cannot have. Copy it again from the service's editor (Settings, App Token).",
+    );
   }
   return {
     Authorization: `Bearer ${target.apiKey}`,
@@ -56,39 +59,55 @@ function headers(target: AgentTarget, extra: Record<string, string> = {}): Recor
 }
 
 /** POST …/execute with {"inputs", "stream"}. Never retried: a second POST would start a second run. */
-export async function startExecution(target: AgentTarget, inputs: InputValues, options: RequestOptions & { readonly stream?: boolean } = {}): Promise<Started> {
+export async function startExecution(
+  target: AgentTarget,
+  inputs: InputValues,
+  options: RequestOptions & { readonly stream?: boolean } = {},
+): Promise<Started> {
   const url = executeUrl(target, false);
   const body = JSON.stringify({ inputs, stream: options.stream ?? false });
-  const response = await send('Starting the agent', () =>
-    httpRequest({
-      method: 'POST',
-      url,
-      headers: headers(target, { 'Content-Type': 'application/json' }),
-      body,
-      timeoutMs: options.timeoutMs ?? target.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
-      ...(options.signal ? { signal: options.signal } : {}),
-      ...(target.dispatcher ? { dispatcher: target.dispatcher } : {}),
-    }),
+  const response = await send(
+    'Starting the agent',
+    () =>
+      httpRequest({
+        method: 'POST',
+        url,
+        headers: headers(target, { 'Content-Type': 'application/json' }),
+        body,
+        timeoutMs: options.timeoutMs ?? target.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
+        ...(options.signal ? { signal: options.signal } : {}),
+        ...(target.dispatcher ? { dispatcher: target.dispatcher } : {}),
+      }),
     { unsafeToRepeat: true },
   );
   return { executionId: readStarted(response.status, response.body, response.headers, target.apiKey) };
 }
 
 /** POST …/execute/multipart: the payload part with the JSON (string inputs), then one part per file. */
-export async function startMultipartExecution(target: AgentTarget, inputs: InputValues, files: readonly FilePart[], options: RequestOptions & { readonly stream?: boolean } = {}): Promise<Started> {
+export async function startMultipartExecution(
+  target: AgentTarget,
+  inputs: InputValues,
+  files: readonly FilePart[],
+  options: RequestOptions & { readonly stream?: boolean } = {},
+): Promise<Started> {
   const url = executeUrl(target, true);
   const multipart = await buildMultipartBody({ inputs, stream: options.stream ?? false }, files);
-  const timeoutMs = Math.min((target.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS) + Math.ceil((multipart.contentLength / MIN_UPLOAD_BYTES_PER_SECOND) * 1000), options.timeoutMs ?? Infinity);
-  const response = await send('Starting the agent', () =>
-    httpRequest({
-      method: 'POST',
-      url,
-      headers: headers(target, { 'Content-Type': multipart.contentType, 'Content-Length': String(multipart.contentLength) }),
-      body: multipart.body,
-      timeoutMs,
-      ...(options.signal ? { signal: options.signal } : {}),
-      ...(target.dispatcher ? { dispatcher: target.dispatcher } : {}),
-    }),
+  const timeoutMs = Math.min(
+    (target.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS) + Math.ceil((multipart.contentLength / MIN_UPLOAD_BYTES_PER_SECOND) * 1000),
+    options.timeoutMs ?? Infinity,
+  );
+  const response = await send(
+    'Starting the agent',
+    () =>
+      httpRequest({
+        method: 'POST',
+        url,
+        headers: headers(target, { 'Content-Type': multipart.contentType, 'Content-Length': String(multipart.contentLength) }),
+        body: multipart.body,
+        timeoutMs,
+        ...(options.signal ? { signal: options.signal } : {}),
+        ...(target.dispatcher ? { dispatcher: target.dispatcher } : {}),
+      }),
     { unsafeToRepeat: true },
   );
   return { executionId: readStarted(response.status, response.body, response.headers, target.apiKey), fileSizes: multipart.fileSizes };
@@ -107,8 +126,12 @@ export async function getStatus(target: AgentTarget, executionId: string, option
       ...(target.dispatcher ? { dispatcher: target.dispatcher } : {}),
     }),
   );
-  if (response.status < 200 || response.status >= 300) throw errorForStatus(response.status, response.body, 'Reading the execution status', response.headers, target.apiKey);
-  const body = keyRedactor(target.apiKey).value(parseJsonObject(response.body, 'The status answer', target.apiKey)) as Record<string, unknown>;
+  if (response.status < 200 || response.status >= 300)
+    throw errorForStatus(response.status, response.body, 'Reading the execution status', response.headers, target.apiKey);
+  const body = keyRedactor(target.apiKey).value(parseJsonObject(response.body, 'The status answer', target.apiKey)) as Record<
+    string,
+    unknown
+  >;
   if (typeof body.status !== 'string' || body.status.trim() === '') {
     const quoted = quoteBody(response.body, target.apiKey);
     throw new ServiceError('bad-response', `The status answer has no "status": ${quoted}.`, { status: response.status, body: quoted });
@@ -130,7 +153,11 @@ function readStarted(status: number, raw: Buffer, responseHeaders: Readonly<Reco
   const body = parseJsonObject(raw, 'The answer to the start request', secret);
   const quoted = quoteBody(raw, secret);
   if (body.status !== 'ok') {
-    throw new ServiceError('bad-response', `The service did not start the agent: it answered ${quoted} instead of {"status": "ok", "executionId": …}.`, { status, body: quoted });
+    throw new ServiceError(
+      'bad-response',
+      `The service did not start the agent: it answered ${quoted} instead of {"status": "ok", "executionId": …}.`,
+      { status, body: quoted },
+    );
   }
   if (typeof body.executionId !== 'string') {
     throw new ServiceError('bad-response', `The service answered without an execution id: ${quoted}.`, { status, body: quoted });
@@ -140,7 +167,10 @@ function readStarted(status: number, raw: Buffer, responseHeaders: Readonly<Reco
     if (keyRedactor(secret).text(body.executionId) !== body.executionId) throw new Error('the id holds the key');
     return checkExecutionId(body.executionId);
   } catch {
-    throw new ServiceError('bad-response', `The service answered with an execution id that cannot be polled: ${quoted}.`, { status, body: quoted });
+    throw new ServiceError('bad-response', `The service answered with an execution id that cannot be polled: ${quoted}.`, {
+      status,
+      body: quoted,
+    });
   }
 }
 
@@ -151,7 +181,9 @@ function parseJsonObject(raw: Buffer, what: string, secret: string): Record<stri
   } catch {
     const html = /^\s*</.test(raw.toString('utf8', 0, 64));
     const quoted = quoteBody(raw, secret);
-    throw new ServiceError('bad-response', `${what} is not JSON${html ? ' but an HTML page (is the base URL right?)' : ''}: ${quoted}.`, { body: quoted });
+    throw new ServiceError('bad-response', `${what} is not JSON${html ? ' but an HTML page (is the base URL right?)' : ''}: ${quoted}.`, {
+      body: quoted,
+    });
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     const quoted = quoteBody(raw, secret);

@@ -32,9 +32,11 @@ export function buildCurlCommand(request: CurlRequest): string {
   } else {
     // --form-string sends the JSON as it is (no @file or <file reading, no ;type parsing).
     lines.push(['--form-string', shellQuote(`payload=${payload}`)]);
-    for (const file of request.files) lines.push(['-F', shellQuote(`${file.field}=@${curlFormPath(file.path)};type=${mediaTypeOf(file.path)}`)]);
+    for (const file of request.files)
+      lines.push(['-F', shellQuote(`${file.field}=@${curlFormPath(file.path)};type=${mediaTypeOf(file.path)}`)]);
   }
   let command = lines.map((parts) => parts.join(' ')).join(' \\\n  ');
-  if (request.statusUrl) command += `\n\ncurl -sS ${shellQuote(request.statusUrl)} \\\n  -H "Authorization: Bearer $AGENT_WORKFLOWS_API_KEY"`;
+  if (request.statusUrl)
+    command += `\n\ncurl -sS ${shellQuote(request.statusUrl)} \\\n  -H "Authorization: Bearer $AGENT_WORKFLOWS_API_KEY"`;
   return `${command}\n`;
 }

@@ -36,9 +36,15 @@ export async function checkFiles(files: readonly FilePart[]): Promise<Record<str
       info = await stat(file.path);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
-      throw new ServiceError('config', code === 'ENOENT' ? `The file for input "${file.field}" does not exist: ${file.path}.` : `The file for input "${file.field}" cannot be read: ${file.path} (${code ?? String(error)}).`);
+      throw new ServiceError(
+        'config',
+        code === 'ENOENT'
+          ? `The file for input "${file.field}" does not exist: ${file.path}.`
+          : `The file for input "${file.field}" cannot be read: ${file.path} (${code ?? String(error)}).`,
+      );
     }
-    if (info.isDirectory()) throw new ServiceError('config', `The file for input "${file.field}" is a directory: ${file.path}. Give a file.`);
+    if (info.isDirectory())
+      throw new ServiceError('config', `The file for input "${file.field}" is a directory: ${file.path}. Give a file.`);
     if (!info.isFile()) throw new ServiceError('config', `The file for input "${file.field}" is not a regular file: ${file.path}.`);
     try {
       await access(file.path, constants.R_OK);
@@ -53,7 +59,10 @@ export async function checkFiles(files: readonly FilePart[]): Promise<Record<str
 export async function buildMultipartBody(payload: unknown, files: readonly FilePart[]): Promise<MultipartBody> {
   const clash = files.find((file) => file.field === 'payload');
   if (clash) {
-    throw new ServiceError('config', 'A file input named "payload" cannot be sent: the multipart start uses that name for the part with the JSON. Rename the input.');
+    throw new ServiceError(
+      'config',
+      'A file input named "payload" cannot be sent: the multipart start uses that name for the part with the JSON. Rename the input.',
+    );
   }
   const fileSizes = await checkFiles(files);
   const boundary = `----AgentWorkflows${randomBytes(16).toString('hex')}`;
@@ -70,7 +79,10 @@ export async function buildMultipartBody(payload: unknown, files: readonly FileP
   const crlf = Buffer.from('\r\n');
   const closing = Buffer.from(`--${boundary}--\r\n`);
   const contentLength =
-    payloadPart.length + fileHeaders.reduce((sum, header) => sum + header.length, 0) + files.reduce((sum, file) => sum + fileSizes[file.field]! + crlf.length, 0) + closing.length;
+    payloadPart.length +
+    fileHeaders.reduce((sum, header) => sum + header.length, 0) +
+    files.reduce((sum, file) => sum + fileSizes[file.field]! + crlf.length, 0) +
+    closing.length;
 
   async function* parts(): AsyncGenerator<Buffer> {
     yield payloadPart;
@@ -87,11 +99,19 @@ export async function buildMultipartBody(payload: unknown, files: readonly FileP
         }
       }
       if (sent !== size) {
-        throw new ServiceError('config', `The file for input "${file.field}" changed while it was being sent (${size} bytes expected, ${sent} read). Try again.`);
+        throw new ServiceError(
+          'config',
+          `The file for input "${file.field}" changed while it was being sent (${size} bytes expected, ${sent} read). Try again.`,
+        );
       }
       yield crlf;
     }
     yield closing;
   }
-  return { body: Readable.from(parts(), { objectMode: false }), contentType: `multipart/form-data; boundary=${boundary}`, contentLength, fileSizes };
+  return {
+    body: Readable.from(parts(), { objectMode: false }),
+    contentType: `multipart/form-data; boundary=${boundary}`,
+    contentLength,
+    fileSizes,
+  };
 }

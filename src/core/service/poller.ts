@@ -28,7 +28,13 @@ export type PollOutcome =
   | { readonly kind: 'finished'; readonly outputs: unknown; readonly answer: StatusAnswer; readonly requests: number }
   | { readonly kind: 'problem'; readonly status: string; readonly answer: StatusAnswer; readonly requests: number };
 
-export const POLL_DEFAULTS: Readonly<{ initialIntervalMs: number; maxIntervalMs: number; backoffFactor: number; timeoutMs: number; maxRetries: number }> = {
+export const POLL_DEFAULTS: Readonly<{
+  initialIntervalMs: number;
+  maxIntervalMs: number;
+  backoffFactor: number;
+  timeoutMs: number;
+  maxRetries: number;
+}> = {
   initialIntervalMs: 500,
   maxIntervalMs: 5000,
   backoffFactor: 1.5,
@@ -44,7 +50,11 @@ export async function pollExecution(target: AgentTarget, executionId: string, op
   let failures = 0;
   let requests = 0;
   const overLimit = (cause?: unknown): ServiceError =>
-    new ServiceError('timeout', `Stopped waiting for execution ${executionId} after ${Math.round(settings.timeoutMs / 1000)} s; it may still be running. Check it again later by its id.`, cause !== undefined ? { cause } : {});
+    new ServiceError(
+      'timeout',
+      `Stopped waiting for execution ${executionId} after ${Math.round(settings.timeoutMs / 1000)} s; it may still be running. Check it again later by its id.`,
+      cause !== undefined ? { cause } : {},
+    );
   for (;;) {
     checkCancelled(options.signal, executionId);
     if (Date.now() >= deadline) throw overLimit();
@@ -78,7 +88,12 @@ export async function pollExecution(target: AgentTarget, executionId: string, op
 
 /** Faults a GET may be repeated after: the service was busy or the network hiccupped. */
 function isTransient(error: ServiceError): boolean {
-  return error.kind === 'server' || error.kind === 'rate-limited' || error.kind === 'timeout' || (error.kind === 'network' && (error.cause as { transient?: boolean } | undefined)?.transient === true);
+  return (
+    error.kind === 'server' ||
+    error.kind === 'rate-limited' ||
+    error.kind === 'timeout' ||
+    (error.kind === 'network' && (error.cause as { transient?: boolean } | undefined)?.transient === true)
+  );
 }
 
 function checkCancelled(signal: AbortSignal | undefined, executionId: string): void {

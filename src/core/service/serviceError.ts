@@ -45,12 +45,20 @@ const MAX_QUOTE = 300;
  * the quote is cut.
  */
 export function quoteBody(body: string | Buffer, secret?: string): string {
-  const text = keyRedactor(secret).excerpt(typeof body === 'string' ? body : body.toString('utf8'), MAX_QUOTE, { normalize: (redacted) => redacted.replace(/\s+/g, ' ').trim() });
+  const text = keyRedactor(secret).excerpt(typeof body === 'string' ? body : body.toString('utf8'), MAX_QUOTE, {
+    normalize: (redacted) => redacted.replace(/\s+/g, ' ').trim(),
+  });
   return text === '' ? '(an empty answer)' : `"${text}"`;
 }
 
 /** Turns an HTTP error status into a ServiceError that says what to do. */
-export function errorForStatus(status: number, body: Buffer, what: string, headers: Readonly<Record<string, string>>, secret?: string): ServiceError {
+export function errorForStatus(
+  status: number,
+  body: Buffer,
+  what: string,
+  headers: Readonly<Record<string, string>>,
+  secret?: string,
+): ServiceError {
   const quoted = quoteBody(body, secret);
   const details = { status, body: quoted };
   if (status === 401 || status === 403) {
@@ -61,21 +69,46 @@ export function errorForStatus(status: number, body: Buffer, what: string, heade
     );
   }
   if (status === 404) {
-    return new ServiceError('not-found', `${what} found nothing (404 Not Found): check the account and agent paths (copy them from the Agents tab of the service's editor) and the base URL. It answered ${quoted}.`, details);
+    return new ServiceError(
+      'not-found',
+      `${what} found nothing (404 Not Found): check the account and agent paths (copy them from the Agents tab of the service's editor) and the base URL. It answered ${quoted}.`,
+      details,
+    );
   }
   if (status === 410) {
-    return new ServiceError('not-found', `${what} found nothing (410 Gone): the service no longer keeps this execution (its results are kept for a limited time, and a local server drops the oldest to bound its memory). Run the agent again for new results. It answered ${quoted}.`, details);
+    return new ServiceError(
+      'not-found',
+      `${what} found nothing (410 Gone): the service no longer keeps this execution (its results are kept for a limited time, and a local server drops the oldest to bound its memory). Run the agent again for new results. It answered ${quoted}.`,
+      details,
+    );
   }
-  if (status === 413) return new ServiceError('too-large', `${what} was too large for the service (413 Payload Too Large): send smaller inputs or files. It answered ${quoted}.`, details);
+  if (status === 413)
+    return new ServiceError(
+      'too-large',
+      `${what} was too large for the service (413 Payload Too Large): send smaller inputs or files. It answered ${quoted}.`,
+      details,
+    );
   if (status === 429) {
     const retryAfterMs = parseRetryAfter(headers['retry-after']);
-    return new ServiceError('rate-limited', `${what} was rate-limited (429 Too Many Requests)${retryAfterMs !== undefined ? `; the service asks to wait ${Math.ceil(retryAfterMs / 1000)} s` : ''}. Try again later.`, { ...details, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) });
+    return new ServiceError(
+      'rate-limited',
+      `${what} was rate-limited (429 Too Many Requests)${retryAfterMs !== undefined ? `; the service asks to wait ${Math.ceil(retryAfterMs / 1000)} s` : ''}. Try again later.`,
+      { ...details, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) },
+    );
   }
   if (status >= 500) {
     const retryAfterMs = parseRetryAfter(headers['retry-after']);
-    return new ServiceError('server', `${what} failed on the service's side (${status}). Try again later; if it persists, the service may be down. It answered ${quoted}.`, { ...details, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) });
+    return new ServiceError(
+      'server',
+      `${what} failed on the service's side (${status}). Try again later; if it persists, the service may be down. It answered ${quoted}.`,
+      { ...details, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) },
+    );
   }
-  return new ServiceError('bad-request', `${what} was rejected (${status}): ${quoted}. Check the inputs against the agent's declarations.`, details);
+  return new ServiceError(
+    'bad-request',
+    `${what} was rejected (${status}): ${quoted}. Check the inputs against the agent's declarations.`,
+    details,
+  );
 }
 
 /**

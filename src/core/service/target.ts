@@ -33,7 +33,10 @@ export function checkBaseUrl(baseUrl: string, allowInsecureHttp = false): URL {
     throw new ServiceError('config', `The base URL must start with https:// (or http:// for a local server), not ${url.protocol}//.`);
   }
   if (url.username || url.password || url.search || url.hash) {
-    throw new ServiceError('config', 'The base URL must not contain a user name, password, query or fragment; the API key is sent in the Authorization header.');
+    throw new ServiceError(
+      'config',
+      'The base URL must not contain a user name, password, query or fragment; the API key is sent in the Authorization header.',
+    );
   }
   if (url.protocol === 'http:' && !isLoopbackHost(url.hostname) && !allowInsecureHttp) {
     throw new ServiceError(
@@ -48,7 +51,10 @@ export function checkBaseUrl(baseUrl: string, allowInsecureHttp = false): URL {
 export function checkExecutionId(executionId: string): string {
   const id = executionId.trim();
   if (!/^[A-Za-z0-9][A-Za-z0-9._~-]{0,127}$/.test(id) || id === '.' || id === '..') {
-    throw new ServiceError('config', `"${executionId.slice(0, 80)}" is not an execution id: expected a UUID such as 3f2b9c1e-8a4d-4c3e-9f1a-2b6c7d8e9f01.`);
+    throw new ServiceError(
+      'config',
+      `"${executionId.slice(0, 80)}" is not an execution id: expected a UUID such as 3f2b9c1e-8a4d-4c3e-9f1a-2b6c7d8e9f01.`,
+    );
   }
   return id;
 }
@@ -80,7 +86,9 @@ export function statusUrl(target: AgentTarget, executionId: string): string {
     .replace(/\{agent\}/g, segment(target.agent))
     .replace(/\{executionId\}/g, segment(id));
   // A template without {baseUrl} is a path on the base URL.
-  const url = filled.includes('{baseUrl}') ? filled.replace('{baseUrl}', target.baseUrl.replace(/\/+$/, '')) : join(target.baseUrl, filled.startsWith('/') ? filled : `/${filled}`);
+  const url = filled.includes('{baseUrl}')
+    ? filled.replace('{baseUrl}', target.baseUrl.replace(/\/+$/, ''))
+    : join(target.baseUrl, filled.startsWith('/') ? filled : `/${filled}`);
   // The key goes with the request, so a template (which may come from a workspace's settings) must
   // not lead it to another host, e.g. "{baseUrl}@attacker.example/{executionId}".
   let origin: string | undefined;
@@ -90,29 +98,41 @@ export function statusUrl(target: AgentTarget, executionId: string): string {
     origin = undefined;
   }
   if (origin !== new URL(target.baseUrl).origin) {
-    throw new ServiceError('config', `The status path template "${template}" leads away from ${new URL(target.baseUrl).origin}; it must be a path on the base URL, like the default ${DEFAULT_STATUS_PATH}.`);
+    throw new ServiceError(
+      'config',
+      `The status path template "${template}" leads away from ${new URL(target.baseUrl).origin}; it must be a path on the base URL, like the default ${DEFAULT_STATUS_PATH}.`,
+    );
   }
   return url;
 }
 
+/** One source of the deployment fields; a field it does not give is absent or undefined. */
 export interface DeploymentFields {
-  readonly baseUrl?: string;
-  readonly account?: string;
-  readonly agent?: string;
+  readonly baseUrl?: string | undefined;
+  readonly account?: string | undefined;
+  readonly agent?: string | undefined;
 }
 
 /**
  * Picks each field from the first source that has it (explicit options, then the file's
  * deployment, then settings), or says which are missing and where to set them.
  */
-export function resolveDeployment(...sources: readonly (DeploymentFields | undefined)[]): { baseUrl: string; account: string; agent: string } {
-  const pick = (field: keyof DeploymentFields): string | undefined => sources.map((source) => source?.[field]?.trim()).find((value) => value !== undefined && value !== '');
+export function resolveDeployment(...sources: readonly (DeploymentFields | undefined)[]): {
+  baseUrl: string;
+  account: string;
+  agent: string;
+} {
+  const pick = (field: keyof DeploymentFields): string | undefined =>
+    sources.map((source) => source?.[field]?.trim()).find((value) => value !== undefined && value !== '');
   const baseUrl = pick('baseUrl');
   const account = pick('account');
   const agent = pick('agent');
   const missing = [!baseUrl && 'baseUrl', !account && 'account', !agent && 'agent'].filter(Boolean) as string[];
   if (missing.length) {
-    throw new ServiceError('config', `The agent's ${missing.join(', ')} ${missing.length === 1 ? 'is' : 'are'} not set: add them under "deployment:" in the agent file (paths from the Agents tab of the service's editor), or give them as options.`);
+    throw new ServiceError(
+      'config',
+      `The agent's ${missing.join(', ')} ${missing.length === 1 ? 'is' : 'are'} not set: add them under "deployment:" in the agent file (paths from the Agents tab of the service's editor), or give them as options.`,
+    );
   }
   return { baseUrl: baseUrl!, account: account!, agent: agent! };
 }

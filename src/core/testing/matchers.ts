@@ -73,9 +73,16 @@ export function compileMatcher(node: YamlNode | null | undefined, report: Report
       return { kind: 'mapping', keys: new Map(pairs.map((pair) => [pair.key, compileMatcher(pair.value, report)])), subset: false, span };
     }
     if (operators.length !== pairs.length) {
-      report(span, 'This mapping mixes operators ($…) with plain keys: put the operators in a mapping of their own under the key they check, or write the literal value under $eq.');
+      report(
+        span,
+        'This mapping mixes operators ($…) with plain keys: put the operators in a mapping of their own under the key they check, or write the literal value under $eq.',
+      );
     }
-    return { kind: 'operators', operators: operators.map((pair) => compileOperator(pair.key, pair.value, spanOf(pair.keyNode), report)), span };
+    return {
+      kind: 'operators',
+      operators: operators.map((pair) => compileOperator(pair.key, pair.value, spanOf(pair.keyNode), report)),
+      span,
+    };
   }
   return { kind: 'equal', value: isScalar(node) ? node.toJSON() : (node?.toJSON() ?? null), span };
 }
@@ -112,11 +119,15 @@ function compileOperator(op: string, node: YamlNode | null, keySpan: Span, repor
     }
     case '$type':
       if (typeof value === 'string' && (VALUE_TYPES as readonly string[]).includes(value)) return { op, type: value as ValueType, span };
-      report(span, `$type takes one of ${VALUE_TYPES.join(', ')}${typeof value === 'string' && closestMatch(value, VALUE_TYPES) ? ` (did you mean "${closestMatch(value, VALUE_TYPES)}"?)` : ''}.`);
+      report(
+        span,
+        `$type takes one of ${VALUE_TYPES.join(', ')}${typeof value === 'string' && closestMatch(value, VALUE_TYPES) ? ` (did you mean "${closestMatch(value, VALUE_TYPES)}"?)` : ''}.`,
+      );
       return never;
     case '$length': {
       const matcher = compileMatcher(node, report);
-      if (matcher.kind === 'operators' || (matcher.kind === 'equal' && Number.isInteger(matcher.value) && (matcher.value as number) >= 0)) return { op, matcher, span };
+      if (matcher.kind === 'operators' || (matcher.kind === 'equal' && Number.isInteger(matcher.value) && (matcher.value as number) >= 0))
+        return { op, matcher, span };
       report(span, '$length takes a whole number, or a matcher such as { $gte: 1 }.');
       return never;
     }
@@ -133,14 +144,18 @@ function compileOperator(op: string, node: YamlNode | null, keySpan: Span, repor
       return never;
     default: {
       const suggestion = closestMatch(op, OPERATOR_NAMES);
-      report(keySpan, `"${op}" is not an operator${suggestion ? `; did you mean "${suggestion}"?` : ''}. Operators: ${OPERATOR_NAMES.join(', ')}. To expect a key that starts with $, write the value under $eq.`);
+      report(
+        keySpan,
+        `"${op}" is not an operator${suggestion ? `; did you mean "${suggestion}"?` : ''}. Operators: ${OPERATOR_NAMES.join(', ')}. To expect a key that starts with $, write the value under $eq.`,
+      );
       return never;
     }
   }
 }
 
 function asSubset(matcher: Matcher): Matcher {
-  if (matcher.kind === 'mapping') return { ...matcher, subset: true, keys: new Map([...matcher.keys].map(([key, inner]) => [key, asSubset(inner)])) };
+  if (matcher.kind === 'mapping')
+    return { ...matcher, subset: true, keys: new Map([...matcher.keys].map(([key, inner]) => [key, asSubset(inner)])) };
   if (matcher.kind === 'list') return { ...matcher, items: matcher.items.map(asSubset) };
   return matcher;
 }
@@ -156,11 +171,18 @@ function collect(matcher: Matcher, actual: unknown, path: string, found: Mismatc
   if (found.length >= limit) return;
   switch (matcher.kind) {
     case 'equal':
-      if (!deepEqual(matcher.value, actual)) found.push({ path, expected: JSON.stringify(matcher.value), actual, expectedValue: matcher.value, span: matcher.span });
+      if (!deepEqual(matcher.value, actual))
+        found.push({ path, expected: JSON.stringify(matcher.value), actual, expectedValue: matcher.value, span: matcher.span });
       return;
     case 'list':
       if (!Array.isArray(actual) || actual.length !== matcher.items.length) {
-        found.push({ path, expected: `a list of ${matcher.items.length} item${matcher.items.length === 1 ? '' : 's'}`, actual, expectedValue: plainValueOf(matcher), span: matcher.span });
+        found.push({
+          path,
+          expected: `a list of ${matcher.items.length} item${matcher.items.length === 1 ? '' : 's'}`,
+          actual,
+          expectedValue: plainValueOf(matcher),
+          span: matcher.span,
+        });
         return;
       }
       matcher.items.forEach((item, index) => collect(item, actual[index], `${path}[${index}]`, found, limit));
@@ -172,9 +194,17 @@ function collect(matcher: Matcher, actual: unknown, path: string, found: Mismatc
       }
       if (!matcher.subset) {
         const extra = Object.keys(actual).filter((key) => !matcher.keys.has(key));
-        if (extra.length > 0) found.push({ path, expected: `no other keys (found ${extra.map((key) => JSON.stringify(key)).join(', ')}; use $subset to allow them)`, actual, expectedValue: plainValueOf(matcher), span: matcher.span });
+        if (extra.length > 0)
+          found.push({
+            path,
+            expected: `no other keys (found ${extra.map((key) => JSON.stringify(key)).join(', ')}; use $subset to allow them)`,
+            actual,
+            expectedValue: plainValueOf(matcher),
+            span: matcher.span,
+          });
       }
-      for (const [key, inner] of matcher.keys) collect(inner, Object.hasOwn(actual, key) ? actual[key] : undefined, joinPath(path, key), found, limit);
+      for (const [key, inner] of matcher.keys)
+        collect(inner, Object.hasOwn(actual, key) ? actual[key] : undefined, joinPath(path, key), found, limit);
       return;
     }
     case 'operators':
@@ -200,16 +230,22 @@ function checkOperator(check: OperatorCheck, actual: unknown, path: string, foun
       if (typeof actual === 'string' && check.value.kind === 'equal' && typeof check.value.value === 'string') {
         if (!actual.includes(check.value.value)) fail(`text containing ${JSON.stringify(check.value.value)}`);
       } else if (Array.isArray(actual)) {
-        if (!actual.some((item) => matchValue(check.value, item, path, 1).length === 0)) fail(`a list with an item that is ${describeMatcher(check.value)}`);
+        if (!actual.some((item) => matchValue(check.value, item, path, 1).length === 0))
+          fail(`a list with an item that is ${describeMatcher(check.value)}`);
       } else {
-        fail(check.value.kind === 'equal' && typeof check.value.value === 'string' ? `text containing ${JSON.stringify(check.value.value)}` : `a list with an item that is ${describeMatcher(check.value)}`);
+        fail(
+          check.value.kind === 'equal' && typeof check.value.value === 'string'
+            ? `text containing ${JSON.stringify(check.value.value)}`
+            : `a list with an item that is ${describeMatcher(check.value)}`,
+        );
       }
       return;
     case '$match':
       if (typeof actual !== 'string' || !check.regex.test(actual)) fail(`text matching ${String(check.regex)}`);
       return;
     case '$type':
-      if (typeOf(actual) !== check.type && !(check.type === 'number' && typeOf(actual) === 'integer')) fail(`a value of type ${check.type}`);
+      if (typeOf(actual) !== check.type && !(check.type === 'number' && typeOf(actual) === 'integer'))
+        fail(`a value of type ${check.type}`);
       return;
     case '$length': {
       const length = typeof actual === 'string' || Array.isArray(actual) ? actual.length : undefined;
@@ -221,7 +257,9 @@ function checkOperator(check: OperatorCheck, actual: unknown, path: string, foun
     case '$gte':
     case '$lt':
     case '$lte': {
-      const holds = typeof actual === 'number' && { $gt: actual > check.bound, $gte: actual >= check.bound, $lt: actual < check.bound, $lte: actual <= check.bound }[check.op];
+      const holds =
+        typeof actual === 'number' &&
+        { $gt: actual > check.bound, $gte: actual >= check.bound, $lt: actual < check.bound, $lte: actual <= check.bound }[check.op];
       if (!holds) fail(`a number ${COMPARISON_WORDS[check.op]} ${check.bound}`);
       return;
     }
@@ -241,9 +279,16 @@ export function describeMatcher(matcher: Matcher): string {
     case 'list':
       return `a list of ${matcher.items.length} matching items`;
     case 'mapping':
-      return matcher.keys.size === 0 ? 'an empty mapping' : `a mapping with ${matcher.subset ? 'at least' : 'exactly'} the keys ${[...matcher.keys.keys()].map((key) => JSON.stringify(key)).join(', ')}`;
+      return matcher.keys.size === 0
+        ? 'an empty mapping'
+        : `a mapping with ${matcher.subset ? 'at least' : 'exactly'} the keys ${[...matcher.keys.keys()].map((key) => JSON.stringify(key)).join(', ')}`;
     case 'operators':
-      return matcher.operators.map((check) => `${check.op} ${'bound' in check ? check.bound : 'regex' in check ? String(check.regex) : 'type' in check ? check.type : 'absent' in check ? String(check.absent) : 'value' in check && check.op === '$eq' ? JSON.stringify(check.value) : '…'}`).join(' and ');
+      return matcher.operators
+        .map(
+          (check) =>
+            `${check.op} ${'bound' in check ? check.bound : 'regex' in check ? String(check.regex) : 'type' in check ? check.type : 'absent' in check ? String(check.absent) : 'value' in check && check.op === '$eq' ? JSON.stringify(check.value) : '…'}`,
+        )
+        .join(' and ');
   }
 }
 

@@ -38,14 +38,19 @@ const MOCK_COMMENT = ' Fill in what the API answered: the body below is a stub (
 export function appendCaseFromExecution(existing: string | undefined, testCase: CaseFromExecution): WrittenCase {
   const blank = existing === undefined || existing.trim() === '';
   const doc: Document = blank ? parseDocument(`agent: ${JSON.stringify(testCase.agentFileName)}\ncases: {}\n`) : parseDocument(existing);
-  if (doc.errors.length > 0) throw new NewCaseError(`The test file is not valid YAML (${doc.errors[0]?.message.split('\n')[0] ?? 'syntax error'}); fix it, then add the case again.`);
-  if (!isMap(doc.contents)) throw new NewCaseError('The test file is not a mapping with "agent" and "cases"; fix it, then add the case again.');
+  if (doc.errors.length > 0)
+    throw new NewCaseError(
+      `The test file is not valid YAML (${doc.errors[0]?.message.split('\n')[0] ?? 'syntax error'}); fix it, then add the case again.`,
+    );
+  if (!isMap(doc.contents))
+    throw new NewCaseError('The test file is not a mapping with "agent" and "cases"; fix it, then add the case again.');
   let cases = doc.get('cases', true);
   if (cases === undefined || cases === null || (isMap(cases) && cases.items.length === 0)) {
     cases = doc.createNode({});
     doc.set('cases', cases);
   }
-  if (!isMap(cases)) throw new NewCaseError('"cases" in the test file is not a mapping of case names to cases; fix it, then add the case again.');
+  if (!isMap(cases))
+    throw new NewCaseError('"cases" in the test file is not a mapping of case names to cases; fix it, then add the case again.');
   const casesMap = cases as YAMLMap;
   casesMap.flow = false;
   const taken = new Set([...entries(casesMap)].map((entry) => entry.key));
@@ -55,8 +60,10 @@ export function appendCaseFromExecution(existing: string | undefined, testCase: 
   const body: Record<string, unknown> = {};
   if (Object.keys(testCase.inputs).length) body.inputs = testCase.inputs;
   if (Object.keys(testCase.files).length) body.files = testCase.files;
-  if (testCase.secretNames.length) body.secrets = Object.fromEntries(testCase.secretNames.map((secret) => [secret, `test-${secret.toLowerCase().replace(/_/g, '-')}`]));
-  if (testCase.apiNodes.length) body.mocks = Object.fromEntries(testCase.apiNodes.map(({ node, status }) => [node, { status: status ?? 200, body: {} }]));
+  if (testCase.secretNames.length)
+    body.secrets = Object.fromEntries(testCase.secretNames.map((secret) => [secret, `test-${secret.toLowerCase().replace(/_/g, '-')}`]));
+  if (testCase.apiNodes.length)
+    body.mocks = Object.fromEntries(testCase.apiNodes.map(({ node, status }) => [node, { status: status ?? 200, body: {} }]));
   body.expect = { outputs: testCase.outputs };
   const caseNode = doc.createNode(body) as YAMLMap;
   const mocks = caseNode.get('mocks', true);

@@ -52,13 +52,16 @@ export function formatText(reports: readonly SuiteReport[]): string {
     if (report.error !== undefined) {
       lines.push(`  could not run: ${report.error}`);
       for (const problem of report.problems ?? []) {
-        if (problem.severity === 'error') lines.push(`  ${report.file}:${problem.range.line}:${problem.range.column}: ${problem.code} ${problem.message}`);
+        if (problem.severity === 'error')
+          lines.push(`  ${report.file}:${problem.range.line}:${problem.range.column}: ${problem.code} ${problem.message}`);
       }
       continue;
     }
     const index = report.text !== undefined ? new LineIndex(report.text) : undefined;
     for (const result of report.results) {
-      lines.push(`  ${result.passed ? '✓' : '✗'} ${result.name} (${formatMs(result.durationMs)})${report.updated?.includes(result.name) ? ' (snapshot written)' : ''}`);
+      lines.push(
+        `  ${result.passed ? '✓' : '✗'} ${result.name} (${formatMs(result.durationMs)})${report.updated?.includes(result.name) ? ' (snapshot written)' : ''}`,
+      );
       for (const failure of result.failures) {
         const at = index ? `${report.file}:${index.range(failure.span).line}: ` : '';
         lines.push(`      ${at}${failure.message}`);
@@ -84,7 +87,9 @@ export function diffOf(failure: CaseFailure): string[] {
   const changes =
     typeof expected === 'string' && typeof actual === 'string'
       ? diffLines(bound(expected), bound(actual), { maxEditLength: MAX_DIFF_EDITS })
-      : diffJson(bound(JSON.stringify(expected, null, 2)), bound(JSON.stringify(actual, null, 2) ?? 'undefined'), { maxEditLength: MAX_DIFF_EDITS });
+      : diffJson(bound(JSON.stringify(expected, null, 2)), bound(JSON.stringify(actual, null, 2) ?? 'undefined'), {
+          maxEditLength: MAX_DIFF_EDITS,
+        });
   if (!changes) return [`- ${bound(JSON.stringify(expected))}`, `+ ${bound(JSON.stringify(actual))}`];
   const lines = ['- expected', '+ actual'];
   for (const change of changes) {
@@ -102,7 +107,18 @@ export function formatJson(reports: readonly SuiteReport[]): string {
         const index = report.text !== undefined ? new LineIndex(report.text) : undefined;
         return {
           file: report.file,
-          ...(report.error !== undefined ? { error: report.error, problems: (report.problems ?? []).map((p) => ({ line: p.range.line, column: p.range.column, severity: p.severity, code: p.code, message: p.message })) } : {}),
+          ...(report.error !== undefined
+            ? {
+                error: report.error,
+                problems: (report.problems ?? []).map((p) => ({
+                  line: p.range.line,
+                  column: p.range.column,
+                  severity: p.severity,
+                  code: p.code,
+                  message: p.message,
+                })),
+              }
+            : {}),
           ...(report.updated?.length ? { updated: report.updated } : {}),
           cases: report.results.map((result) => ({
             name: result.name,
@@ -145,15 +161,29 @@ export function formatJunit(reports: readonly SuiteReport[]): string {
       time: seconds(report.results.reduce((sum, result) => sum + result.durationMs, 0)),
     });
     if (report.error !== undefined) {
-      const problems = (report.problems ?? []).filter((p) => p.severity === 'error').map((p) => `${report.file}:${p.range.line}:${p.range.column}: ${p.code} ${p.message}`);
-      suite.ele('testcase', { name: '(test file)', classname: report.file, time: '0' }).ele('error', { message: report.error }).txt(problems.join('\n'));
+      const problems = (report.problems ?? [])
+        .filter((p) => p.severity === 'error')
+        .map((p) => `${report.file}:${p.range.line}:${p.range.column}: ${p.code} ${p.message}`);
+      suite
+        .ele('testcase', { name: '(test file)', classname: report.file, time: '0' })
+        .ele('error', { message: report.error })
+        .txt(problems.join('\n'));
       continue;
     }
     for (const result of report.results) {
       const firstLine = index && result.failures[0] ? index.range(result.failures[0].span).line : undefined;
-      const testcase = suite.ele('testcase', { name: result.name, classname: report.file, file: report.file, time: seconds(result.durationMs), ...(firstLine ? { line: String(firstLine) } : {}) });
+      const testcase = suite.ele('testcase', {
+        name: result.name,
+        classname: report.file,
+        file: report.file,
+        time: seconds(result.durationMs),
+        ...(firstLine ? { line: String(firstLine) } : {}),
+      });
       if (result.passed) continue;
-      const details = result.failures.flatMap((failure) => [(index ? `line ${index.range(failure.span).line}: ` : '') + failure.message, ...diffOf(failure).map((line) => `  ${line}`)]);
+      const details = result.failures.flatMap((failure) => [
+        (index ? `line ${index.range(failure.span).line}: ` : '') + failure.message,
+        ...diffOf(failure).map((line) => `  ${line}`),
+      ]);
       testcase.ele('failure', { message: result.failures[0]?.message ?? 'failed', type: 'AssertionError' }).txt(details.join('\n'));
     }
   }

@@ -117,15 +117,24 @@ function mockAgentFor(mock: MockAnswer, requests: RecordedRequest[]): MockAgent 
   return mockAgent;
 }
 
-function recordRequest(node: string, request: { path: string; method: string; origin?: string; headers?: unknown; body?: unknown }): RecordedRequest {
+function recordRequest(
+  node: string,
+  request: { path: string; method: string; origin?: string; headers?: unknown; body?: unknown },
+): RecordedRequest {
   const headers: Record<string, string> = {};
   const raw = request.headers;
   if (Array.isArray(raw)) {
     for (let i = 0; i + 1 < raw.length; i += 2) headers[String(raw[i]).toLowerCase()] = String(raw[i + 1]);
   } else if (raw && typeof raw === 'object') {
-    for (const [name, value] of Object.entries(raw as Record<string, unknown>)) headers[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : String(value);
+    for (const [name, value] of Object.entries(raw as Record<string, unknown>))
+      headers[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : String(value);
   }
-  const text = typeof request.body === 'string' ? request.body : Buffer.isBuffer(request.body) || request.body instanceof Uint8Array ? Buffer.from(request.body).toString('utf8') : undefined;
+  const text =
+    typeof request.body === 'string'
+      ? request.body
+      : Buffer.isBuffer(request.body) || request.body instanceof Uint8Array
+        ? Buffer.from(request.body).toString('utf8')
+        : undefined;
   let body: unknown = text === undefined ? (request.body == null ? undefined : '(a stream)') : text;
   if (text !== undefined && /json/i.test(headers['content-type'] ?? '')) {
     try {
@@ -138,7 +147,12 @@ function recordRequest(node: string, request: { path: string; method: string; or
 }
 
 /** Every expectation of the case against what the execution did. */
-export function checkCase(testCase: TestCase, execution: ExecutionResult, nodeResults: ReadonlyMap<string, NodeResult>, requests: readonly RecordedRequest[]): CaseFailure[] {
+export function checkCase(
+  testCase: TestCase,
+  execution: ExecutionResult,
+  nodeResults: ReadonlyMap<string, NodeResult>,
+  requests: readonly RecordedRequest[],
+): CaseFailure[] {
   const failures: CaseFailure[] = [];
   const expect = testCase.expect;
   const add = (mismatches: Mismatch[], what: string): void => {
@@ -156,31 +170,52 @@ export function checkCase(testCase: TestCase, execution: ExecutionResult, nodeRe
   };
 
   if (expect.failsAt) {
-    if (execution.status !== 'failed') failures.push({ message: `Expected the execution to fail at node "${expect.failsAt.node}", but it ${execution.status === 'finished' ? 'finished' : 'was cancelled'}.`, span: expect.failsAt.span });
-    else if (execution.error.node !== expect.failsAt.node) failures.push({ message: `Expected the execution to fail at node "${expect.failsAt.node}", but it failed ${execution.error.node ? `at node "${execution.error.node}"` : `(${execution.error.kind})`}: ${execution.error.message}`, span: expect.failsAt.span });
+    if (execution.status !== 'failed')
+      failures.push({
+        message: `Expected the execution to fail at node "${expect.failsAt.node}", but it ${execution.status === 'finished' ? 'finished' : 'was cancelled'}.`,
+        span: expect.failsAt.span,
+      });
+    else if (execution.error.node !== expect.failsAt.node)
+      failures.push({
+        message: `Expected the execution to fail at node "${expect.failsAt.node}", but it failed ${execution.error.node ? `at node "${execution.error.node}"` : `(${execution.error.kind})`}: ${execution.error.message}`,
+        span: expect.failsAt.span,
+      });
   } else if (execution.status !== 'finished' && !expect.error) {
-    failures.push({ message: `The execution ${execution.status === 'failed' ? 'failed' : 'was cancelled'}: ${execution.error.message}`, span: testCase.span });
+    failures.push({
+      message: `The execution ${execution.status === 'failed' ? 'failed' : 'was cancelled'}: ${execution.error.message}`,
+      span: testCase.span,
+    });
   }
   if (expect.error) {
-    if (execution.status === 'finished') failures.push({ message: 'Expected the execution to fail, but it finished.', span: expect.error.span });
+    if (execution.status === 'finished')
+      failures.push({ message: 'Expected the execution to fail, but it finished.', span: expect.error.span });
     else add(matchValue(expect.error, execution.error.message), 'error');
   }
   if (testCase.snapshot && !expect.outputs) {
-    failures.push({ message: 'No snapshot of the outputs yet: run `agent-workflows test --update` to write them into expect.outputs.', path: 'outputs', span: testCase.span });
+    failures.push({
+      message: 'No snapshot of the outputs yet: run `agent-workflows test --update` to write them into expect.outputs.',
+      path: 'outputs',
+      span: testCase.span,
+    });
   }
   if (expect.outputs && execution.status === 'finished') {
-    for (const [name, matcher] of expect.outputs) add(matchValue(matcher, Object.hasOwn(execution.outputs, name) ? execution.outputs[name] : undefined), `outputs.${name}`);
+    for (const [name, matcher] of expect.outputs)
+      add(matchValue(matcher, Object.hasOwn(execution.outputs, name) ? execution.outputs[name] : undefined), `outputs.${name}`);
   }
   for (const [node, expected] of expect.nodes ?? []) {
     const result = nodeResults.get(node);
     const trace = execution.trace.find((entry) => entry.node === node);
     if (!result && trace?.httpStatus === undefined) {
-      failures.push({ message: `Node "${node}" has no result: it ${trace?.status ?? 'did not run'}${trace?.error ? ` (${trace.error})` : ''}.`, span: expected.span });
+      failures.push({
+        message: `Node "${node}" has no result: it ${trace?.status ?? 'did not run'}${trace?.error ? ` (${trace.error})` : ''}.`,
+        span: expected.span,
+      });
       continue;
     }
     if (expected.status) add(matchValue(expected.status, result?.status ?? trace?.httpStatus), `nodes.${node}.status`);
     if (expected.body) add(matchValue(expected.body, result?.body), `nodes.${node}.body`);
-    for (const [name, matcher] of expected.headers ?? []) add(matchValue(matcher, result?.headers?.[name]), `nodes.${node}.headers.${name}`);
+    for (const [name, matcher] of expected.headers ?? [])
+      add(matchValue(matcher, result?.headers?.[name]), `nodes.${node}.headers.${name}`);
   }
   for (const mock of testCase.mocks.values()) {
     if (!mock.expectRequest) continue;
@@ -192,12 +227,22 @@ export function checkCase(testCase: TestCase, execution: ExecutionResult, nodeRe
     checkRequest(mock.expectRequest, sent, `requests.${mock.node}`, add);
   }
   if (expect.withinMs && execution.durationMs > expect.withinMs.ms) {
-    failures.push({ message: `The execution took ${Math.round(execution.durationMs)} ms, more than within_ms: ${expect.withinMs.ms}.`, span: expect.withinMs.span, expected: `at most ${expect.withinMs.ms} ms`, actual: Math.round(execution.durationMs) });
+    failures.push({
+      message: `The execution took ${Math.round(execution.durationMs)} ms, more than within_ms: ${expect.withinMs.ms}.`,
+      span: expect.withinMs.span,
+      expected: `at most ${expect.withinMs.ms} ms`,
+      actual: Math.round(execution.durationMs),
+    });
   }
   return failures;
 }
 
-function checkRequest(expected: RequestExpectations, sent: RecordedRequest, what: string, add: (mismatches: Mismatch[], what: string) => void): void {
+function checkRequest(
+  expected: RequestExpectations,
+  sent: RecordedRequest,
+  what: string,
+  add: (mismatches: Mismatch[], what: string) => void,
+): void {
   const check = (matcher: Matcher | undefined, actual: unknown, field: string): void => {
     if (matcher) add(matchValue(matcher, actual), `${what}.${field}`);
   };

@@ -5,7 +5,10 @@ import type { CaseResult } from './runCase';
 import type { TestCase } from './testModel';
 
 /** The outputs to write: those of the snapshot cases whose execution finished. */
-export function snapshotOutputs(cases: readonly TestCase[], results: readonly CaseResult[]): Map<string, Readonly<Record<string, unknown>>> {
+export function snapshotOutputs(
+  cases: readonly TestCase[],
+  results: readonly CaseResult[],
+): Map<string, Readonly<Record<string, unknown>>> {
   const snapshots = new Map<string, Readonly<Record<string, unknown>>>();
   for (const result of results) {
     const testCase = cases.find((candidate) => candidate.name === result.name);

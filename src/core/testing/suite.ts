@@ -45,7 +45,11 @@ export function loadSuite(testFile: string): LoadedSuite | SuiteLoadFailure {
  * Checks a test file's text (an editor's unsaved text, say) and its agent; the agent's text comes
  * from `readAgent` (given its absolute path; from disk by default), so an editor can give its own.
  */
-export function loadSuiteFromText(testFile: string, text: string, readAgent: (agentFile: string) => { text: string } | { error: string } = readText): LoadedSuite | SuiteLoadFailure {
+export function loadSuiteFromText(
+  testFile: string,
+  text: string,
+  readAgent: (agentFile: string) => { text: string } | { error: string } = readText,
+): LoadedSuite | SuiteLoadFailure {
   let agentFile = '';
   let agent: LoadedAgent | undefined;
   let agentFailure: string | undefined;
@@ -67,8 +71,22 @@ export function loadSuiteFromText(testFile: string, text: string, readAgent: (ag
     }
   });
   const errors = result.problems.filter((problem) => problem.severity === 'error');
-  if (errors.length > 0) return { testFile, message: `${errors.length} ${errors.length === 1 ? 'problem' : 'problems'} in the test file`, problems: result.problems, text, ...(result.suite ? { readSuite: result.suite } : {}) };
-  if (agentFailure || !agent || !result.suite) return { testFile, message: agentFailure ?? 'The test file has no cases.', problems: result.problems, text, ...(result.suite ? { readSuite: result.suite } : {}) };
+  if (errors.length > 0)
+    return {
+      testFile,
+      message: `${errors.length} ${errors.length === 1 ? 'problem' : 'problems'} in the test file`,
+      problems: result.problems,
+      text,
+      ...(result.suite ? { readSuite: result.suite } : {}),
+    };
+  if (agentFailure || !agent || !result.suite)
+    return {
+      testFile,
+      message: agentFailure ?? 'The test file has no cases.',
+      problems: result.problems,
+      text,
+      ...(result.suite ? { readSuite: result.suite } : {}),
+    };
   return { testFile, text, agentFile, suite: result.suite, agent, problems: result.problems };
 }
 
@@ -86,7 +104,9 @@ export interface RunSuiteOptions extends Omit<RunCaseOptions, 'baseDir'> {
 /** Runs the cases (those grep selects), at most `concurrency` at once; results in file order. */
 export async function runSuite(loaded: LoadedSuite, options: RunSuiteOptions = {}): Promise<CaseResult[]> {
   const grep = options.grep?.toLowerCase();
-  const cases = loaded.suite.cases.filter((testCase) => (!grep || testCase.name.toLowerCase().includes(grep)) && (!options.only || options.only.has(testCase.name)));
+  const cases = loaded.suite.cases.filter(
+    (testCase) => (!grep || testCase.name.toLowerCase().includes(grep)) && (!options.only || options.only.has(testCase.name)),
+  );
   const results: CaseResult[] = new Array(cases.length);
   let next = 0;
   const worker = async (): Promise<void> => {

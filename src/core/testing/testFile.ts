@@ -48,7 +48,11 @@ export function defaultAgentPath(testFileName: string): string {
  * declarations of the agent under test, or how to get them from the agent's path as the file
  * names it), the names the cases use are checked against it.
  */
-export function validateTestText(text: string, fileName: string, agent?: AgentModel | ((agentPath: string) => AgentModel | undefined)): TestFileResult {
+export function validateTestText(
+  text: string,
+  fileName: string,
+  agent?: AgentModel | ((agentPath: string) => AgentModel | undefined),
+): TestFileResult {
   const file = parseAgentFile(text);
   const { sink, root } = file;
   if (file.syntaxBroken || !root) return { problems: sink.result(), file };
@@ -157,33 +161,64 @@ function checkAgainstAgent(testCase: TestCase, caseMap: YAMLMap, agent: AgentMod
     return pair ? spanOf(pair.keyNode) : testCase.span;
   };
   const inputNames = [...agent.inputs.keys()];
-  for (const [section, names] of [['inputs', Object.keys(testCase.inputs)], ['files', Object.keys(testCase.files)]] as const) {
+  for (const [section, names] of [
+    ['inputs', Object.keys(testCase.inputs)],
+    ['files', Object.keys(testCase.files)],
+  ] as const) {
     for (const name of names) {
       const input = agent.inputs.get(name);
       if (!input) {
         const suggestion = closestMatch(name, inputNames);
-        sink.add('unknown-input', keySpan(section, name), `The agent has no input "${name}".${suggestion ? ` Did you mean "${suggestion}"?` : inputNames.length ? ` Its inputs: ${listWords(inputNames, 'and')}.` : ' It declares no inputs.'}`, suggestion ? { data: { replacement: suggestion } } : {});
+        sink.add(
+          'unknown-input',
+          keySpan(section, name),
+          `The agent has no input "${name}".${suggestion ? ` Did you mean "${suggestion}"?` : inputNames.length ? ` Its inputs: ${listWords(inputNames, 'and')}.` : ' It declares no inputs.'}`,
+          suggestion ? { data: { replacement: suggestion } } : {},
+        );
       } else if (section === 'files' && input.type !== 'file') {
-        sink.add('invalid-value', keySpan(section, name), `Input "${name}" is of type ${input.type ?? 'string'}, not file: give its value under inputs.`);
+        sink.add(
+          'invalid-value',
+          keySpan(section, name),
+          `Input "${name}" is of type ${input.type ?? 'string'}, not file: give its value under inputs.`,
+        );
       } else if (section === 'inputs' && input.type === 'file') {
-        sink.add('invalid-value', keySpan(section, name), `Input "${name}" is a file: give the file's path, relative to this test file, under files.`);
+        sink.add(
+          'invalid-value',
+          keySpan(section, name),
+          `Input "${name}" is a file: give the file's path, relative to this test file, under files.`,
+        );
       }
     }
   }
   const nodeIds = [...agent.nodes.keys()];
   const unknownNode = (span: Span, id: string, what: string): void => {
     const suggestion = closestMatch(id, nodeIds);
-    sink.add('unknown-node', span, `${what} names node "${id}", which the agent does not have.${suggestion ? ` Did you mean "${suggestion}"?` : nodeIds.length ? ` Its nodes: ${listWords(nodeIds, 'and')}.` : ''}`, suggestion ? { data: { replacement: suggestion } } : {});
+    sink.add(
+      'unknown-node',
+      span,
+      `${what} names node "${id}", which the agent does not have.${suggestion ? ` Did you mean "${suggestion}"?` : nodeIds.length ? ` Its nodes: ${listWords(nodeIds, 'and')}.` : ''}`,
+      suggestion ? { data: { replacement: suggestion } } : {},
+    );
   };
   for (const mock of testCase.mocks.values()) {
     const node = agent.nodes.get(mock.node);
     if (!node) unknownNode(mock.span, mock.node, 'A mock');
-    else if (node.type !== 'api') sink.add('invalid-value', mock.span, `Node "${mock.node}" renders text (${node.type ?? 'no type'}); only API nodes call an API and can be mocked.`);
+    else if (node.type !== 'api')
+      sink.add(
+        'invalid-value',
+        mock.span,
+        `Node "${mock.node}" renders text (${node.type ?? 'no type'}); only API nodes call an API and can be mocked.`,
+      );
   }
   if (!testCase.live) {
     const unmocked = [...agent.nodes.values()].filter((node) => node.type === 'api' && !testCase.mocks.has(node.id)).map((node) => node.id);
     if (unmocked.length) {
-      sink.add('missing-mock', testCase.span, `Case "${testCase.name}" has no mock for API node${unmocked.length === 1 ? '' : 's'} ${listWords(unmocked, 'and')}: add ${unmocked.length === 1 ? 'one' : 'them'} under mocks (nothing leaves the machine in a local test), or set "live: true" to call the real API${unmocked.length === 1 ? '' : 's'}.`, { data: { nodes: unmocked.join(',') } });
+      sink.add(
+        'missing-mock',
+        testCase.span,
+        `Case "${testCase.name}" has no mock for API node${unmocked.length === 1 ? '' : 's'} ${listWords(unmocked, 'and')}: add ${unmocked.length === 1 ? 'one' : 'them'} under mocks (nothing leaves the machine in a local test), or set "live: true" to call the real API${unmocked.length === 1 ? '' : 's'}.`,
+        { data: { nodes: unmocked.join(',') } },
+      );
     }
   }
   const expectMap = getValue(caseMap, 'expect');
@@ -196,9 +231,15 @@ function checkAgainstAgent(testCase: TestCase, caseMap: YAMLMap, agent: AgentMod
   for (const name of testCase.expect.outputs?.keys() ?? []) {
     if (agent.outputs.has(name)) continue;
     const suggestion = closestMatch(name, outputNames);
-    sink.add('unknown-output', expectKeySpan('outputs', name), `The agent has no output "${name}".${suggestion ? ` Did you mean "${suggestion}"?` : outputNames.length ? ` Its outputs: ${listWords(outputNames, 'and')}.` : ' It declares no outputs.'}`, suggestion ? { data: { replacement: suggestion } } : {});
+    sink.add(
+      'unknown-output',
+      expectKeySpan('outputs', name),
+      `The agent has no output "${name}".${suggestion ? ` Did you mean "${suggestion}"?` : outputNames.length ? ` Its outputs: ${listWords(outputNames, 'and')}.` : ' It declares no outputs.'}`,
+      suggestion ? { data: { replacement: suggestion } } : {},
+    );
   }
-  for (const id of testCase.expect.nodes?.keys() ?? []) if (!agent.nodes.has(id)) unknownNode(expectKeySpan('nodes', id), id, 'An expectation');
+  for (const id of testCase.expect.nodes?.keys() ?? [])
+    if (!agent.nodes.has(id)) unknownNode(expectKeySpan('nodes', id), id, 'An expectation');
   const failsAt = testCase.expect.failsAt;
   if (failsAt && !agent.nodes.has(failsAt.node)) unknownNode(failsAt.span, failsAt.node, 'fails_at');
 }
@@ -212,7 +253,12 @@ export function describeTestPath(path: readonly PathSegment[]): string {
   const owner = `case "${String(name)}"`;
   if (field === undefined) return owner;
   if (key === undefined) return `the ${String(field)} of ${owner}`;
-  const item = field === 'mocks' ? `the mock of node "${String(key)}"` : field === 'inputs' || field === 'files' || field === 'secrets' ? `${String(field).replace(/s$/, '')} "${String(key)}"` : `${String(field)}.${String(key)}`;
+  const item =
+    field === 'mocks'
+      ? `the mock of node "${String(key)}"`
+      : field === 'inputs' || field === 'files' || field === 'secrets'
+        ? `${String(field).replace(/s$/, '')} "${String(key)}"`
+        : `${String(field)}.${String(key)}`;
   return rest.length === 0 ? `${item} in ${owner}` : `${rest.join('.')} of ${item} in ${owner}`;
 }
 

@@ -17,7 +17,12 @@ const HTTP_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', '
 
 export function checkApiNode(node: NodeDeclaration, text: string, sink: ProblemSink): void {
   const report = (field: StringField, finding: Finding): void => {
-    sink.add(finding.code, valueSpanToSource(text, field.scalar, finding.start, finding.end), finding.message, finding.data ? { data: finding.data } : {});
+    sink.add(
+      finding.code,
+      valueSpanToSource(text, field.scalar, finding.start, finding.end),
+      finding.message,
+      finding.data ? { data: finding.data } : {},
+    );
   };
 
   // Header strings.
@@ -104,7 +109,11 @@ function checkUrl(node: NodeDeclaration, url: StringField, method: string | unde
   const space = /\s/.exec(masked.trim());
   if (space) {
     const offset = raw.indexOf(masked.trim()) + space.index;
-    sink.add('invalid-url', at(offset, offset + 1), `The URL of node "${node.id}" contains a space; encode it as %20 (or move the value into an expression).`);
+    sink.add(
+      'invalid-url',
+      at(offset, offset + 1),
+      `The URL of node "${node.id}" contains a space; encode it as %20 (or move the value into an expression).`,
+    );
     return facts;
   }
   let parsed: URL;
@@ -118,10 +127,18 @@ function checkUrl(node: NodeDeclaration, url: StringField, method: string | unde
   const schemeEnd = raw.indexOf(':');
   facts.schemeSpan = at(raw.indexOf(trimmed), schemeEnd);
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
-    sink.add('unsupported-url-scheme', facts.schemeSpan, `The URL of node "${node.id}" uses "${parsed.protocol.slice(0, -1)}:", but an API node calls http:// or https:// URLs.`);
+    sink.add(
+      'unsupported-url-scheme',
+      facts.schemeSpan,
+      `The URL of node "${node.id}" uses "${parsed.protocol.slice(0, -1)}:", but an API node calls http:// or https:// URLs.`,
+    );
     return facts;
   }
-  if (parsed.protocol === 'http:' && !isLoopbackHost(parsed.hostname) && !raw.slice(0, raw.indexOf('/', schemeEnd + 3) >>> 0).includes('{{')) {
+  if (
+    parsed.protocol === 'http:' &&
+    !isLoopbackHost(parsed.hostname) &&
+    !raw.slice(0, raw.indexOf('/', schemeEnd + 3) >>> 0).includes('{{')
+  ) {
     facts.insecureHost = parsed.hostname;
   }
   return checkApiKeyParameter(node, raw, method, at, facts, sink);
@@ -149,9 +166,19 @@ function checkApiKeyParameter(
       const valueStart = offset + (equals === -1 ? part.length : equals + 1);
       const paramSpan = at(offset, offset + part.length);
       if (value.trim() === '') {
-        sink.add('api-key-empty', paramSpan, `The ${name} parameter in the URL of node "${node.id}" is empty. Write "${name}={{ secrets.${secretName(node.id, 'API_KEY')} }}".`);
+        sink.add(
+          'api-key-empty',
+          paramSpan,
+          `The ${name} parameter in the URL of node "${node.id}" is empty. Write "${name}={{ secrets.${secretName(node.id, 'API_KEY')} }}".`,
+        );
       } else if (!value.includes('{{')) {
-        const finding = literalCredential({ start: valueStart, end: valueStart + value.length }, `This ${name} value`, decodeSafely(value), `${name}={{ secrets.%s }}`, secretName(node.id, 'API_KEY'));
+        const finding = literalCredential(
+          { start: valueStart, end: valueStart + value.length },
+          `This ${name} value`,
+          decodeSafely(value),
+          `${name}={{ secrets.%s }}`,
+          secretName(node.id, 'API_KEY'),
+        );
         sink.add(finding.code, at(finding.start, finding.end), finding.message, finding.data ? { data: finding.data } : {});
       }
       if (method && method !== 'GET') {
@@ -167,7 +194,6 @@ function checkApiKeyParameter(
   }
   return facts;
 }
-
 
 function decodeSafely(text: string): string {
   try {

@@ -19,25 +19,51 @@ export function checkInputs(model: AgentModel, sink: ProblemSink): void {
     const enumPair = findPair(input.map, 'enum');
     const acceptPair = findPair(input.map, 'accept');
     if (input.type === 'file') {
-      if (defaultPair) sink.add('invalid-input-default', spanOf(defaultPair.key as YamlNode), `File input "${input.name}" cannot have a default; a run must pick the file. Remove "default".`);
-      if (enumPair) sink.add('invalid-input-default', spanOf(enumPair.key as YamlNode), `File input "${input.name}" cannot list allowed values; use "accept" for the allowed file types.`);
+      if (defaultPair)
+        sink.add(
+          'invalid-input-default',
+          spanOf(defaultPair.key as YamlNode),
+          `File input "${input.name}" cannot have a default; a run must pick the file. Remove "default".`,
+        );
+      if (enumPair)
+        sink.add(
+          'invalid-input-default',
+          spanOf(enumPair.key as YamlNode),
+          `File input "${input.name}" cannot list allowed values; use "accept" for the allowed file types.`,
+        );
     } else if (expected) {
       if (defaultPair && input.default !== undefined && typeof input.default !== expected) {
-        sink.add('invalid-input-default', spanOf(defaultPair.value as YamlNode), `The default of ${input.type} input "${input.name}" is ${describe(input.default)}; it must be a ${input.type}${hint(input.type, input.default)}.`);
+        sink.add(
+          'invalid-input-default',
+          spanOf(defaultPair.value as YamlNode),
+          `The default of ${input.type} input "${input.name}" is ${describe(input.default)}; it must be a ${input.type}${hint(input.type, input.default)}.`,
+        );
       }
       if (enumPair && isSeq(enumPair.value)) {
         input.enum?.forEach((allowed, index) => {
           if (allowed !== undefined && typeof allowed !== expected) {
             const item = (enumPair.value as { items: YamlNode[] }).items[index];
-            sink.add('invalid-input-default', spanOf(item), `Allowed value ${describe(allowed)} of ${input.type} input "${input.name}" is not a ${input.type}${hint(type, allowed)}.`);
+            sink.add(
+              'invalid-input-default',
+              spanOf(item),
+              `Allowed value ${describe(allowed)} of ${input.type} input "${input.name}" is not a ${input.type}${hint(type, allowed)}.`,
+            );
           }
         });
         if (defaultPair && input.default !== undefined && input.enum && !input.enum.includes(input.default)) {
-          sink.add('invalid-input-default', spanOf(defaultPair.value as YamlNode), `The default of input "${input.name}" is not one of its allowed values (${input.enum.map((v) => JSON.stringify(v)).join(', ')}).`);
+          sink.add(
+            'invalid-input-default',
+            spanOf(defaultPair.value as YamlNode),
+            `The default of input "${input.name}" is not one of its allowed values (${input.enum.map((v) => JSON.stringify(v)).join(', ')}).`,
+          );
         }
       }
       if (acceptPair) {
-        sink.add('accept-without-file', spanOf(acceptPair.key as YamlNode), `"accept" only applies to file inputs, and "${input.name}" is a ${input.type} input. Remove it, or make the input "type: file".`);
+        sink.add(
+          'accept-without-file',
+          spanOf(acceptPair.key as YamlNode),
+          `"accept" only applies to file inputs, and "${input.name}" is a ${input.type} input. Remove it, or make the input "type: file".`,
+        );
       }
     }
   }
@@ -50,11 +76,19 @@ export function checkDeployment(model: AgentModel, sink: ProblemSink): void {
   try {
     parsed = new URL(baseUrl.value);
   } catch {
-    sink.add('invalid-url', spanOf(baseUrl.scalar), 'The deployment baseUrl is not a valid URL. Check the host and port, e.g. "https://agents.example.com".');
+    sink.add(
+      'invalid-url',
+      spanOf(baseUrl.scalar),
+      'The deployment baseUrl is not a valid URL. Check the host and port, e.g. "https://agents.example.com".',
+    );
     return;
   }
   if (parsed.search || parsed.hash) {
-    sink.add('invalid-url', spanOf(baseUrl.scalar), 'The deployment baseUrl must not have a query or fragment; requests add /api/{account}/agent/... to it.');
+    sink.add(
+      'invalid-url',
+      spanOf(baseUrl.scalar),
+      'The deployment baseUrl must not have a query or fragment; requests add /api/{account}/agent/... to it.',
+    );
   }
   if (parsed.protocol === 'http:' && !isLoopbackHost(parsed.hostname)) {
     sink.add(
@@ -76,4 +110,3 @@ function hint(type: string, value: unknown): string {
   if (type === 'string' && (typeof value === 'number' || typeof value === 'boolean')) return `; quote it: "${String(value)}"`;
   return '';
 }
-

@@ -42,7 +42,12 @@ export function checkHeaderString(raw: string, context: HeaderContext): { header
   const findings: Finding[] = [];
   const { name } = header;
   if (name.trim() === '') {
-    findings.push({ code: 'invalid-header-name', start: 0, end: header.nameEnd + 1, message: 'The header name before ":" is missing. Write "Name: value", e.g. "Accept: application/json".' });
+    findings.push({
+      code: 'invalid-header-name',
+      start: 0,
+      end: header.nameEnd + 1,
+      message: 'The header name before ":" is missing. Write "Name: value", e.g. "Accept: application/json".',
+    });
     return { header, findings };
   }
   const masked = maskExpressions(raw, expressions, 'x');
@@ -80,13 +85,34 @@ function checkCredentialValue(header: HeaderString, masked: string, context: Hea
   if (lower === 'authorization' || lower === 'proxy-authorization') return checkAuthorization(header, masked, context);
   if (CREDENTIAL_HEADERS.has(lower)) {
     if (value === '') {
-      return [{ code: 'api-key-empty', ...spanAround(header), message: `The ${header.name.trim()} header has no value. Put the key in a secret: "${header.name.trim()}: {{ secrets.${secretName(context.nodeId, 'API_KEY')} }}".` }];
+      return [
+        {
+          code: 'api-key-empty',
+          ...spanAround(header),
+          message: `The ${header.name.trim()} header has no value. Put the key in a secret: "${header.name.trim()}: {{ secrets.${secretName(context.nodeId, 'API_KEY')} }}".`,
+        },
+      ];
     }
-    if (header.expressions.length === 0) return [literalCredential(valueSpan, `This ${header.name.trim()} value`, value, `${header.name.trim()}: {{ secrets.%s }}`, secretName(context.nodeId, 'API_KEY'))];
+    if (header.expressions.length === 0)
+      return [
+        literalCredential(
+          valueSpan,
+          `This ${header.name.trim()} value`,
+          value,
+          `${header.name.trim()}: {{ secrets.%s }}`,
+          secretName(context.nodeId, 'API_KEY'),
+        ),
+      ];
     return [];
   }
   if (value === '') {
-    return [{ code: 'empty-header-value', ...spanAround(header), message: `The ${header.name.trim()} header has no value; remove it or give it one.` }];
+    return [
+      {
+        code: 'empty-header-value',
+        ...spanAround(header),
+        message: `The ${header.name.trim()} header has no value; remove it or give it one.`,
+      },
+    ];
   }
   return [];
 }
@@ -113,7 +139,13 @@ function checkAuthorization(header: HeaderString, masked: string, context: Heade
   const name = header.name.trim();
   const { value, valueStart, valueEnd } = header;
   if (value === '') {
-    return [{ code: 'bearer-missing-token', ...spanAround(header), message: `${name} has no value. Write "${name}: Bearer {{ secrets.${secretName(context.nodeId, 'TOKEN')} }}" or "${name}: Basic {{ secrets.${secretName(context.nodeId, 'BASIC')} }}".` }];
+    return [
+      {
+        code: 'bearer-missing-token',
+        ...spanAround(header),
+        message: `${name} has no value. Write "${name}: Bearer {{ secrets.${secretName(context.nodeId, 'TOKEN')} }}" or "${name}: Basic {{ secrets.${secretName(context.nodeId, 'BASIC')} }}".`,
+      },
+    ];
   }
   const maskedValue = masked.slice(valueStart, valueEnd);
   // A value that is one expression carries scheme and credentials together (e.g. a whole secret).
@@ -124,13 +156,15 @@ function checkAuthorization(header: HeaderString, masked: string, context: Heade
   const glued = /^(bearer|basic|token|digest)(?=\{\{)/i.exec(value)?.[1];
   if (glued) {
     const expression = value.slice(glued.length, schemeEnd);
-    return [{
-      code: 'missing-auth-scheme',
-      start: valueStart,
-      end: valueStart + glued.length,
-      message: `"${glued}" needs a space before the credentials, or it is sent glued to them and the server sees no scheme. Write "${name}: ${glued} ${expression}".`,
-      data: { replacement: `${glued} ` },
-    }];
+    return [
+      {
+        code: 'missing-auth-scheme',
+        start: valueStart,
+        end: valueStart + glued.length,
+        message: `"${glued}" needs a space before the credentials, or it is sent glued to them and the server sees no scheme. Write "${name}: ${glued} ${expression}".`,
+        data: { replacement: `${glued} ` },
+      },
+    ];
   }
   if (scheme.includes('{{')) return [];
   const credentialsStart = valueStart + schemeEnd + (maskedValue.slice(schemeEnd).length - maskedValue.slice(schemeEnd).trimStart().length);
@@ -161,15 +195,37 @@ function checkAuthorization(header: HeaderString, masked: string, context: Heade
 function checkBearer({ name, valueStart, valueEnd, credentials, maskedCredentials, span, hasExpression, nodeId }: Credentials): Finding[] {
   const fix = `${name}: Bearer {{ secrets.${secretName(nodeId, 'TOKEN')} }}`;
   if (credentials === '') {
-    return [{ code: 'bearer-missing-token', start: valueStart, end: valueEnd, message: `"Bearer" needs a token after it. Write "${fix}".`, data: { secretName: secretName(nodeId, 'TOKEN') } }];
+    return [
+      {
+        code: 'bearer-missing-token',
+        start: valueStart,
+        end: valueEnd,
+        message: `"Bearer" needs a token after it. Write "${fix}".`,
+        data: { secretName: secretName(nodeId, 'TOKEN') },
+      },
+    ];
   }
   if (/^["']|["']$/.test(credentials)) {
-    return [{ code: 'bearer-quoted-token', ...span, message: 'The Bearer token is in quotes, and the quotes would be sent as part of it. Remove them.', data: { replacement: credentials.replace(/^["']|["']$/g, '') } }];
+    return [
+      {
+        code: 'bearer-quoted-token',
+        ...span,
+        message: 'The Bearer token is in quotes, and the quotes would be sent as part of it. Remove them.',
+        data: { replacement: credentials.replace(/^["']|["']$/g, '') },
+      },
+    ];
   }
   if (/\s/.test(maskedCredentials)) {
-    return [{ code: 'bearer-token-has-spaces', ...span, message: `A Bearer token is one word, but this one has spaces in it. Remove them, or keep the whole token in a secret: "${fix}".` }];
+    return [
+      {
+        code: 'bearer-token-has-spaces',
+        ...span,
+        message: `A Bearer token is one word, but this one has spaces in it. Remove them, or keep the whole token in a secret: "${fix}".`,
+      },
+    ];
   }
-  if (!hasExpression) return [literalCredential(span, 'This Bearer token', credentials, `${name}: Bearer {{ secrets.%s }}`, secretName(nodeId, 'TOKEN'))];
+  if (!hasExpression)
+    return [literalCredential(span, 'This Bearer token', credentials, `${name}: Bearer {{ secrets.%s }}`, secretName(nodeId, 'TOKEN'))];
   return [];
 }
 
@@ -178,33 +234,67 @@ function checkBasic({ name, valueStart, valueEnd, credentials, span, hasExpressi
   const basicSecret = secretName(nodeId, 'BASIC');
   const fix = `${name}: Basic {{ secrets.${basicSecret} }}`;
   if (credentials === '') {
-    return [{ code: 'basic-missing-credentials', start: valueStart, end: valueEnd, message: `"Basic" needs the Base64 of user:password after it. Write "${fix}" with the encoded value stored as that secret.` }];
+    return [
+      {
+        code: 'basic-missing-credentials',
+        start: valueStart,
+        end: valueEnd,
+        message: `"Basic" needs the Base64 of user:password after it. Write "${fix}" with the encoded value stored as that secret.`,
+      },
+    ];
   }
   const literalPart = maskExpressions(credentials, scanExpressions(credentials), '');
   if (literalPart.includes(':')) {
-    return [{
-      code: 'basic-not-encoded',
-      ...span,
-      message: hasExpression
-        ? `Basic credentials are sent as the Base64 of user:password, but this value is written as plain user:password. Store the encoded value as one secret and write "${fix}".`
-        : `These Basic credentials are plain user:password, but Basic sends them Base64-encoded. Encode them (printf %s 'user:password' | base64), store the result as a secret and write "${fix}".`,
-      data: { secretName: basicSecret },
-    }];
+    return [
+      {
+        code: 'basic-not-encoded',
+        ...span,
+        message: hasExpression
+          ? `Basic credentials are sent as the Base64 of user:password, but this value is written as plain user:password. Store the encoded value as one secret and write "${fix}".`
+          : `These Basic credentials are plain user:password, but Basic sends them Base64-encoded. Encode them (printf %s 'user:password' | base64), store the result as a secret and write "${fix}".`,
+        data: { secretName: basicSecret },
+      },
+    ];
   }
   if (hasExpression) return [];
   if (/^["'].*["']$/.test(credentials)) {
-    return [{ code: 'basic-invalid-base64', ...span, message: 'The Basic credentials are in quotes, and the quotes would be sent as part of them. Remove them.' }];
+    return [
+      {
+        code: 'basic-invalid-base64',
+        ...span,
+        message: 'The Basic credentials are in quotes, and the quotes would be sent as part of them. Remove them.',
+      },
+    ];
   }
   const base64Problem = base64Error(credentials);
   if (base64Problem) {
-    return [{ code: 'basic-invalid-base64', ...span, message: `The Basic credentials are not valid Base64: ${base64Problem}. Encode "user:password" with Base64 (e.g. \`printf %s 'user:password' | base64\`).` }];
+    return [
+      {
+        code: 'basic-invalid-base64',
+        ...span,
+        message: `The Basic credentials are not valid Base64: ${base64Problem}. Encode "user:password" with Base64 (e.g. \`printf %s 'user:password' | base64\`).`,
+      },
+    ];
   }
   const decoded = decodeBase64Text(credentials);
   if (decoded === undefined) {
-    return [{ code: 'basic-invalid-base64', ...span, message: 'The Basic credentials decode to binary data, not to user:password text. Encode "user:password" with Base64.' }];
+    return [
+      {
+        code: 'basic-invalid-base64',
+        ...span,
+        message: 'The Basic credentials decode to binary data, not to user:password text. Encode "user:password" with Base64.',
+      },
+    ];
   }
   if (!decoded.includes(':')) {
-    return [{ code: 'basic-missing-colon', ...span, message: 'The Basic credentials decode to text without ":", so they are not user:password. Encode "user:password" (with the colon) with Base64.' }];
+    return [
+      {
+        code: 'basic-missing-colon',
+        ...span,
+        message:
+          'The Basic credentials decode to text without ":", so they are not user:password. Encode "user:password" (with the colon) with Base64.',
+      },
+    ];
   }
   return [literalCredential(span, 'These Basic credentials', credentials, `${name}: Basic {{ secrets.%s }}`, basicSecret)];
 }
@@ -214,20 +304,37 @@ function checkOtherScheme({ name, scheme, value, valueStart, valueEnd, credentia
   if (credentials === '') {
     // One word with no scheme: most likely a bare token.
     if (hasExpression || value.includes('{{')) return [];
-    return [{
-      code: 'missing-auth-scheme',
-      start: valueStart,
-      end: valueEnd,
-      message: `The ${name} value has no scheme. Write "${name}: Bearer <token>" (OAuth 2.0) or "${name}: Basic <base64 of user:password>", with the credential in a secret.`,
-      data: { secretName: secretName(nodeId, 'TOKEN') },
-    }];
+    return [
+      {
+        code: 'missing-auth-scheme',
+        start: valueStart,
+        end: valueEnd,
+        message: `The ${name} value has no scheme. Write "${name}: Bearer <token>" (OAuth 2.0) or "${name}: Basic <base64 of user:password>", with the credential in a secret.`,
+        data: { secretName: secretName(nodeId, 'TOKEN') },
+      },
+    ];
   }
-  if (!hasExpression) return [literalCredential(span, `These ${scheme} credentials`, credentials, `${name}: ${scheme} {{ secrets.%s }}`, secretName(nodeId, 'TOKEN'))];
+  if (!hasExpression)
+    return [
+      literalCredential(
+        span,
+        `These ${scheme} credentials`,
+        credentials,
+        `${name}: ${scheme} {{ secrets.%s }}`,
+        secretName(nodeId, 'TOKEN'),
+      ),
+    ];
   return [];
 }
 
 /** A credential written in the file: say where it belongs instead. */
-export function literalCredential(span: { start: number; end: number }, what: string, literal: string, template: string, suggested: string): Finding {
+export function literalCredential(
+  span: { start: number; end: number },
+  what: string,
+  literal: string,
+  template: string,
+  suggested: string,
+): Finding {
   const replacement = template.replace('%s', suggested);
   const placeholder = looksLikePlaceholder(literal);
   // "These Basic credentials are …, move them" but "This Bearer token is …, move it".
@@ -244,7 +351,10 @@ export function literalCredential(span: { start: number; end: number }, what: st
 
 /** The secret name to suggest for a credential of a node, e.g. SUMMARIZE_TOKEN. */
 export function secretName(nodeId: string, suffix: string): string {
-  const base = nodeId.toUpperCase().replace(/[^A-Z0-9_]+/g, '_').replace(/^(?=\d)/, '_');
+  const base = nodeId
+    .toUpperCase()
+    .replace(/[^A-Z0-9_]+/g, '_')
+    .replace(/^(?=\d)/, '_');
   return `${base}_${suffix}`;
 }
 

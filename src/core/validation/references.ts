@@ -80,9 +80,11 @@ export function checkReferences(model: AgentModel, text: string, sink: ProblemSi
       if (!node) continue;
       const index = onCircle.get(id);
       const path =
-        index !== undefined ? [...circle.slice(index), ...circle.slice(0, index), id]
-        : searches++ < MAX_CYCLE_SEARCHES ? cyclePath(id, memberSet, dependencies)
-        : undefined;
+        index !== undefined
+          ? [...circle.slice(index), ...circle.slice(0, index), id]
+          : searches++ < MAX_CYCLE_SEARCHES
+            ? cyclePath(id, memberSet, dependencies)
+            : undefined;
       sink.add(
         'cycle',
         spanOf(node.keyNode),
@@ -96,7 +98,11 @@ export function checkReferences(model: AgentModel, text: string, sink: ProblemSi
   for (const input of model.inputs.values()) {
     if (sink.full) break;
     if (!usedInputs.has(input.name)) {
-      sink.add('unused-input', spanOf(input.keyNode), `Input "${input.name}" is not used by any node or output. Reference it as {{ inputs.${input.name} }} or remove it.`);
+      sink.add(
+        'unused-input',
+        spanOf(input.keyNode),
+        `Input "${input.name}" is not used by any node or output. Reference it as {{ inputs.${input.name} }} or remove it.`,
+      );
     }
   }
   return { dependencies, usedInputs };
@@ -187,7 +193,12 @@ function checkReference(
   }
   const field = path[1];
   if (!field) {
-    sink.add('invalid-node-field', nameSpan(), `Say which part of node "${name}" to use: {{ nodes.${name}.body }}, {{ nodes.${name}.status }} or {{ nodes.${name}.headers.NAME }}.`, { data: { replacement: `${name}.body` } });
+    sink.add(
+      'invalid-node-field',
+      nameSpan(),
+      `Say which part of node "${name}" to use: {{ nodes.${name}.body }}, {{ nodes.${name}.status }} or {{ nodes.${name}.headers.NAME }}.`,
+      { data: { replacement: `${name}.body` } },
+    );
     return { kind: 'node', name };
   }
   const fieldName = String(field.name);
@@ -200,7 +211,12 @@ function checkReference(
       { data: { replacement: suggestion ?? `body.${fieldName}` } },
     );
   } else if (node.type === 'template' && fieldName !== 'body') {
-    sink.add('invalid-node-field', at(field.start, field.end), `Node "${name}" is a template node; its result is only {{ nodes.${name}.body }} (the rendered text).`, { data: { replacement: 'body' } });
+    sink.add(
+      'invalid-node-field',
+      at(field.start, field.end),
+      `Node "${name}" is a template node; its result is only {{ nodes.${name}.body }} (the rendered text).`,
+      { data: { replacement: 'body' } },
+    );
   }
   return { kind: 'node', name };
 }

@@ -53,7 +53,10 @@ function reportError(error: ErrorObject, root: YamlNode, sink: ProblemSink, desc
     const keyPath = [...path, error.propertyName];
     const keyNode = locate(root, keyPath).keyNode;
     const kind = path[0] === 'inputs' ? 'Input name' : path[0] === 'outputs' ? 'Output name' : path[0] === 'nodes' ? 'Node id' : 'Name';
-    const fixed = error.propertyName.replace(/[^A-Za-z0-9_-]+/g, '_').replace(/^(?=[0-9-])/, '_').slice(0, 64);
+    const fixed = error.propertyName
+      .replace(/[^A-Za-z0-9_-]+/g, '_')
+      .replace(/^(?=[0-9-])/, '_')
+      .slice(0, 64);
     sink.add(
       'invalid-name',
       keyNode ? spanOf(keyNode) : valueSpan,
@@ -82,14 +85,18 @@ function reportError(error: ErrorObject, root: YamlNode, sink: ProblemSink, desc
       sink.add(
         'unknown-property',
         keyNode ? spanOf(keyNode) : keySpan,
-        `${capitalize(subject)} has no key "${unknown}".${suggestion ? ` Did you mean "${suggestion}"?` : elsewhere ?? (allowed.length ? ` It takes ${listWords(allowed, 'and')}.` : '')}`,
+        `${capitalize(subject)} has no key "${unknown}".${suggestion ? ` Did you mean "${suggestion}"?` : (elsewhere ?? (allowed.length ? ` It takes ${listWords(allowed, 'and')}.` : ''))}`,
         suggestion ? { data: { replacement: suggestion } } : {},
       );
       return;
     }
     case 'type': {
       const expected = String(error.params.type).split(',').map(typeWord);
-      sink.add('wrong-type', valueSpan, `${capitalize(subject)} must be ${expected.join(' or ')}, not ${describeValue(error.data)}.${typeFix(path, error.data)}`);
+      sink.add(
+        'wrong-type',
+        valueSpan,
+        `${capitalize(subject)} must be ${expected.join(' or ')}, not ${describeValue(error.data)}.${typeFix(path, error.data)}`,
+      );
       return;
     }
     case 'enum': {
@@ -99,24 +106,35 @@ function reportError(error: ErrorObject, root: YamlNode, sink: ProblemSink, desc
       const given = structured ? '' : String(error.data);
       const suggestion = structured ? undefined : closestMatch(given, allowed);
       const code: ProblemCode =
-        path[0] === 'nodes' && last === 'type' ? 'unknown-node-type'
-        : path[0] === 'inputs' && last === 'type' ? 'invalid-input-type'
-        : path[0] === 'nodes' && last === 'method' ? 'unknown-http-method'
-        : 'invalid-value';
+        path[0] === 'nodes' && last === 'type'
+          ? 'unknown-node-type'
+          : path[0] === 'inputs' && last === 'type'
+            ? 'invalid-input-type'
+            : path[0] === 'nodes' && last === 'method'
+              ? 'unknown-http-method'
+              : 'invalid-value';
       const caseOnly = suggestion !== undefined && suggestion.toLowerCase() === given.toLowerCase();
-      const lead =
-        structured ? `${capitalize(subject)} is ${describeValue(error.data)}; write one of ${listWords(allowed)}.`
-        : code === 'unknown-node-type' ? `Unknown node type "${given}". A node is 'api' (calls an HTTP API) or 'template' (renders text).`
-        : code === 'invalid-input-type' ? `"${given}" is not an input type; use ${listWords(allowed)}.`
-        : code === 'unknown-http-method' ? `"${given}" is not an HTTP method; use ${listWords(allowed)}.`
-        : `${capitalize(subject)} is "${given}", but must be ${listWords(allowed)}.`;
+      const lead = structured
+        ? `${capitalize(subject)} is ${describeValue(error.data)}; write one of ${listWords(allowed)}.`
+        : code === 'unknown-node-type'
+          ? `Unknown node type "${given}". A node is 'api' (calls an HTTP API) or 'template' (renders text).`
+          : code === 'invalid-input-type'
+            ? `"${given}" is not an input type; use ${listWords(allowed)}.`
+            : code === 'unknown-http-method'
+              ? `"${given}" is not an HTTP method; use ${listWords(allowed)}.`
+              : `${capitalize(subject)} is "${given}", but must be ${listWords(allowed)}.`;
       const tail = caseOnly ? ` Write it as "${suggestion}".` : suggestion ? ` Did you mean "${suggestion}"?` : '';
       sink.add(code, valueSpan, lead + tail, suggestion ? { data: { replacement: suggestion } } : {});
       return;
     }
     case 'const': {
       if (path.length === 1 && path[0] === 'version') {
-        sink.add('unsupported-version', valueSpan, `Version ${JSON.stringify(error.data)} is not supported; this extension reads format version 1. Write "version: 1".`, { data: { replacement: '1' } });
+        sink.add(
+          'unsupported-version',
+          valueSpan,
+          `Version ${JSON.stringify(error.data)} is not supported; this extension reads format version 1. Write "version: 1".`,
+          { data: { replacement: '1' } },
+        );
       } else {
         sink.add('invalid-value', valueSpan, `${capitalize(subject)} must be ${JSON.stringify(error.params.allowedValue)}.`);
       }
@@ -124,11 +142,23 @@ function reportError(error: ErrorObject, root: YamlNode, sink: ProblemSink, desc
     }
     case 'pattern': {
       if (path[0] === 'deployment' && last === 'baseUrl') {
-        sink.add('invalid-url', valueSpan, 'The deployment baseUrl must start with https:// (or http:// for a local server), e.g. "https://agents.example.com".');
+        sink.add(
+          'invalid-url',
+          valueSpan,
+          'The deployment baseUrl must start with https:// (or http:// for a local server), e.g. "https://agents.example.com".',
+        );
       } else if (path[0] === 'deployment') {
-        sink.add('invalid-value', valueSpan, `${capitalize(subject)} must be one path segment (letters, digits, "-", "_", "." and "~"), as shown in the Agents tab.`);
+        sink.add(
+          'invalid-value',
+          valueSpan,
+          `${capitalize(subject)} must be one path segment (letters, digits, "-", "_", "." and "~"), as shown in the Agents tab.`,
+        );
       } else if (path.includes('accept')) {
-        sink.add('invalid-value', valueSpan, `${capitalize(subject)} must be a media type such as "image/png" or "image/*", or an extension such as ".pdf".`);
+        sink.add(
+          'invalid-value',
+          valueSpan,
+          `${capitalize(subject)} must be a media type such as "image/png" or "image/*", or an extension such as ".pdf".`,
+        );
       } else {
         sink.add('invalid-value', valueSpan, `${capitalize(subject)} ${error.message ?? 'is not valid'}.`);
       }
@@ -141,17 +171,29 @@ function reportError(error: ErrorObject, root: YamlNode, sink: ProblemSink, desc
       sink.add('invalid-value', valueSpan, `${capitalize(subject)} is longer than ${String(error.params.limit)} characters.`);
       return;
     case 'minItems':
-      sink.add('invalid-value', valueSpan, `${capitalize(subject)} must list at least ${String(error.params.limit)} value; remove it or add one.`);
+      sink.add(
+        'invalid-value',
+        valueSpan,
+        `${capitalize(subject)} must list at least ${String(error.params.limit)} value; remove it or add one.`,
+      );
       return;
     case 'minProperties':
       sink.add('invalid-value', valueSpan, `${capitalize(subject)} must have at least ${String(error.params.limit)} entry; add one.`);
       return;
     case 'minimum':
     case 'maximum':
-      sink.add('invalid-value', valueSpan, `${capitalize(subject)} must be ${error.keyword === 'minimum' ? 'at least' : 'at most'} ${String(error.params.limit)}.`);
+      sink.add(
+        'invalid-value',
+        valueSpan,
+        `${capitalize(subject)} must be ${error.keyword === 'minimum' ? 'at least' : 'at most'} ${String(error.params.limit)}.`,
+      );
       return;
     case 'uniqueItems':
-      sink.add('invalid-value', valueSpan, `${capitalize(subject)} lists the same value twice (items ${String(error.params.j + 1)} and ${String(error.params.i + 1)}); remove one.`);
+      sink.add(
+        'invalid-value',
+        valueSpan,
+        `${capitalize(subject)} lists the same value twice (items ${String(error.params.j + 1)} and ${String(error.params.i + 1)}); remove one.`,
+      );
       return;
     default:
       sink.add('invalid-value', valueSpan, `${capitalize(subject)} ${error.message ?? 'is not valid'}.`);
@@ -176,11 +218,15 @@ function describePath(path: readonly PathSegment[]): string {
   if (path.length === 0) return 'the agent';
   const [section, name, ...rest] = path;
   const owner =
-    section === 'inputs' ? `input "${String(name)}"`
-    : section === 'outputs' ? `output "${String(name)}"`
-    : section === 'nodes' ? `node "${String(name)}"`
-    : section === 'deployment' ? 'the deployment'
-    : undefined;
+    section === 'inputs'
+      ? `input "${String(name)}"`
+      : section === 'outputs'
+        ? `output "${String(name)}"`
+        : section === 'nodes'
+          ? `node "${String(name)}"`
+          : section === 'deployment'
+            ? 'the deployment'
+            : undefined;
   if (owner === undefined) return `"${String(section)}"`;
   if (section === 'deployment') return name === undefined ? owner : `the deployment's ${String(name)}`;
   if (name === undefined) return `"${String(section)}"`;
@@ -230,7 +276,8 @@ function misplacedKeyHint(key: string, path: readonly PathSegment[], data: unkno
   const type = data && typeof data === 'object' && 'type' in data ? String((data as { type: unknown }).type) : undefined;
   if (path[0] === 'nodes' && path.length === 2) {
     if (key === 'text' && type === 'api') return ' "text" belongs to template nodes; an API node sends a "body".';
-    if (['method', 'url', 'settings', 'body'].includes(key) && type === 'template') return ` "${key}" belongs to API nodes ("type: api"); a template node has "text".`;
+    if (['method', 'url', 'settings', 'body'].includes(key) && type === 'template')
+      return ` "${key}" belongs to API nodes ("type: api"); a template node has "text".`;
     if (key === 'headers') return ' Headers go in "settings:" as "Name: value" strings.';
   }
   return undefined;

@@ -75,7 +75,8 @@ export function findSecrets(value: string, keyName = ''): SecretFinding[] {
     const wholeValue = trimmed === word;
     if (!wholeValue && !CREDENTIAL_WORDS.test(keyName) && !CREDENTIAL_WORDS.test(masked.slice(Math.max(0, start - 20), start))) continue;
     const hex = /^[0-9a-f]{32,}$|^[0-9A-F]{32,}$/.test(word);
-    const random = word.length >= 40 && /[a-z]/.test(word) && /[A-Z]/.test(word) && /[0-9]/.test(word) && !/^[a-z]+(?:[-_][a-z0-9]+)*$/i.test(word);
+    const random =
+      word.length >= 40 && /[a-z]/.test(word) && /[A-Z]/.test(word) && /[0-9]/.test(word) && !/^[a-z]+(?:[-_][a-z0-9]+)*$/i.test(word);
     if (hex || random) found.push({ start, end, kind: hex ? 'long hexadecimal key' : 'long random key', secretName: 'API_KEY' });
   }
   return found.sort((a, b) => a.start - b.start);

@@ -107,7 +107,11 @@ function drawHeader(message: ShowGraphMessage): void {
   const errors = message.problems.filter((p) => p.severity === 'error').length;
   const warnings = message.problems.filter((p) => p.severity === 'warning').length;
   const infos = message.problems.length - errors - warnings;
-  const parts = [errors ? plural(errors, 'error') : '', warnings ? plural(warnings, 'warning') : '', infos ? plural(infos, 'hint') : ''].filter(Boolean);
+  const parts = [
+    errors ? plural(errors, 'error') : '',
+    warnings ? plural(warnings, 'warning') : '',
+    infos ? plural(infos, 'hint') : '',
+  ].filter(Boolean);
   status.textContent = parts.length ? parts.join(', ') : 'No problems';
   status.className = `status ${errors ? 'has-errors' : warnings ? 'has-warnings' : 'ok'}`;
 }
@@ -131,7 +135,8 @@ function drawProblems(problems: readonly Problem[]): void {
     item.append(button);
     list.append(item);
   }
-  if (problems.length > MAX_LISTED_PROBLEMS) list.append(element('li', 'more', `and ${problems.length - MAX_LISTED_PROBLEMS} more (see the Problems panel)`));
+  if (problems.length > MAX_LISTED_PROBLEMS)
+    list.append(element('li', 'more', `and ${problems.length - MAX_LISTED_PROBLEMS} more (see the Problems panel)`));
 }
 
 function drawGraph(message: ShowGraphMessage): void {
@@ -158,10 +163,22 @@ function drawEdges(edges: readonly PlacedEdge[], width: number, height: number):
   svg.setAttribute('height', String(height));
   svg.setAttribute('aria-hidden', 'true');
   const defs = document.createElementNS(SVG, 'defs');
-  for (const [id, className] of [['arrow', 'arrow'], ['arrow-active', 'arrow active']] as const) {
+  for (const [id, className] of [
+    ['arrow', 'arrow'],
+    ['arrow-active', 'arrow active'],
+  ] as const) {
     const marker = document.createElementNS(SVG, 'marker');
     marker.id = id;
-    for (const [name, value] of Object.entries({ viewBox: '0 0 10 10', refX: '9', refY: '5', markerWidth: '8', markerHeight: '8', markerUnits: 'userSpaceOnUse', orient: 'auto' })) marker.setAttribute(name, value);
+    for (const [name, value] of Object.entries({
+      viewBox: '0 0 10 10',
+      refX: '9',
+      refY: '5',
+      markerWidth: '8',
+      markerHeight: '8',
+      markerUnits: 'userSpaceOnUse',
+      orient: 'auto',
+    }))
+      marker.setAttribute(name, value);
     const tip = document.createElementNS(SVG, 'path');
     tip.setAttribute('d', 'M0,0 L10,5 L0,10 z');
     tip.setAttribute('class', className);
@@ -190,7 +207,9 @@ function basisPath(points: readonly Point[]): string {
   let [x0, y0, x1, y1] = [first.x, first.y, second.x, second.y];
   const parts = [`M${f(x0)},${f(y0)}`, `L${f((5 * x0 + x1) / 6)},${f((5 * y0 + y1) / 6)}`];
   const curve = (x: number, y: number) =>
-    parts.push(`C${f((2 * x0 + x1) / 3)},${f((2 * y0 + y1) / 3)} ${f((x0 + 2 * x1) / 3)},${f((y0 + 2 * y1) / 3)} ${f((x0 + 4 * x1 + x) / 6)},${f((y0 + 4 * y1 + y) / 6)}`);
+    parts.push(
+      `C${f((2 * x0 + x1) / 3)},${f((2 * y0 + y1) / 3)} ${f((x0 + 2 * x1) / 3)},${f((y0 + 2 * y1) / 3)} ${f((x0 + 4 * x1 + x) / 6)},${f((y0 + 4 * y1 + y) / 6)}`,
+    );
   for (const p of points.slice(2)) {
     curve(p.x, p.y);
     [x0, y0, x1, y1] = [x1, y1, p.x, p.y];
@@ -202,7 +221,10 @@ function basisPath(points: readonly Point[]): string {
 
 function drawNode(node: PlacedNode): DomElement {
   const severity = node.problems.errors ? 'error' : node.problems.warnings ? 'warning' : node.problems.infos ? 'info' : 'none';
-  const kindClass = node.kind === 'node' ? `kind-node type-${node.type === 'api' || node.type === 'template' ? node.type : 'unknown'}` : `kind-${node.kind}`;
+  const kindClass =
+    node.kind === 'node'
+      ? `kind-node type-${node.type === 'api' || node.type === 'template' ? node.type : 'unknown'}`
+      : `kind-${node.kind}`;
   const box = element('button', `gnode ${kindClass} severity-${severity}`);
   box.type = 'button';
   box.dataset.key = node.key;
@@ -212,12 +234,27 @@ function drawNode(node: PlacedNode): DomElement {
   box.style.height = `${node.height}px`;
 
   const head = element('div', 'gnode-head');
-  const kindLabel = node.kind === 'input' ? 'IN' : node.kind === 'output' ? 'OUT' : node.type === 'api' ? 'API' : node.type === 'template' ? 'TEXT' : (node.type ?? '?').toUpperCase();
+  const kindLabel =
+    node.kind === 'input'
+      ? 'IN'
+      : node.kind === 'output'
+        ? 'OUT'
+        : node.type === 'api'
+          ? 'API'
+          : node.type === 'template'
+            ? 'TEXT'
+            : (node.type ?? '?').toUpperCase();
   head.append(element('span', 'gnode-kind', kindLabel), element('span', 'gnode-name', node.name));
   const count = node.problems.errors + node.problems.warnings + node.problems.infos;
   if (count) {
     const marker = element('span', 'gnode-problems', `${severity === 'error' ? '✕' : severity === 'warning' ? '⚠' : 'ℹ'} ${count}`);
-    marker.title = [node.problems.errors ? plural(node.problems.errors, 'error') : '', node.problems.warnings ? plural(node.problems.warnings, 'warning') : '', node.problems.infos ? plural(node.problems.infos, 'hint') : ''].filter(Boolean).join(', ');
+    marker.title = [
+      node.problems.errors ? plural(node.problems.errors, 'error') : '',
+      node.problems.warnings ? plural(node.problems.warnings, 'warning') : '',
+      node.problems.infos ? plural(node.problems.infos, 'hint') : '',
+    ]
+      .filter(Boolean)
+      .join(', ');
     head.append(marker);
   }
   box.append(head);
@@ -293,7 +330,9 @@ function readBack(uri: string, version: number): RenderReport {
     if (labels.length) badges[key] = labels;
     return key;
   });
-  const edges = [...document.querySelectorAll('#canvas path.gedge')].filter((path) => path.getAttribute('d')).map((path) => `${path.dataset.from}->${path.dataset.to}`);
+  const edges = [...document.querySelectorAll('#canvas path.gedge')]
+    .filter((path) => path.getAttribute('d'))
+    .map((path) => `${path.dataset.from}->${path.dataset.to}`);
   return { uri, version, nodes, edges, badges, problems: document.querySelectorAll('#problems .problem').length };
 }
 
