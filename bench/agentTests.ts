@@ -113,7 +113,8 @@ export async function runAgentTestsBenchmark(): Promise<boolean> {
       times.load.push(performance.now() - started);
       const results = await runSuite(suite, { concurrency: CONCURRENCY });
       const failed = results.filter((result) => !result.passed);
-      if (results.length !== CASES || failed.length) throw new Error(`${failed.length} of ${results.length} cases failed: ${failed[0]?.failures[0]?.message ?? ''}`);
+      if (results.length !== CASES || failed.length)
+        throw new Error(`${failed.length} of ${results.length} cases failed: ${failed[0]?.failures[0]?.message ?? ''}`);
       times.tests.push(performance.now() - started);
       times.engine.push(await engineOnly());
     }
@@ -121,13 +122,25 @@ export async function runAgentTestsBenchmark(): Promise<boolean> {
     const tests = best(times.tests);
     const engine = best(times.engine);
     const ratio = tests / engine;
-    console.log(`Agent tests: ${CASES} cases of a 5-node agent, ${CONCURRENCY} at a time, best of 3 (target: test layer <= ${TARGET_RATIO}x the engine alone)`);
+    console.log(
+      `Agent tests: ${CASES} cases of a 5-node agent, ${CONCURRENCY} at a time, best of 3 (target: test layer <= ${TARGET_RATIO}x the engine alone)`,
+    );
     console.log(
       table([
         ['run', 'time', 'cases/s', 'ratio'],
-        ['agent-workflows test layer (read, check, mocks, expectations)', `${(tests / 1000).toFixed(2)} s`, (CASES / (tests / 1000)).toFixed(0), `${ratio.toFixed(2)}x`],
+        [
+          'agent-workflows test layer (read, check, mocks, expectations)',
+          `${(tests / 1000).toFixed(2)} s`,
+          (CASES / (tests / 1000)).toFixed(0),
+          `${ratio.toFixed(2)}x`,
+        ],
         ['  of which reading and checking the test file (YAML parse)', `${(best(times.load) / 1000).toFixed(2)} s`, '', ''],
-        ['  of which running the cases and checking them', `${((tests - best(times.load)) / 1000).toFixed(2)} s`, (CASES / ((tests - best(times.load)) / 1000)).toFixed(0), `${((tests - best(times.load)) / engine).toFixed(2)}x`],
+        [
+          '  of which running the cases and checking them',
+          `${((tests - best(times.load)) / 1000).toFixed(2)} s`,
+          (CASES / ((tests - best(times.load)) / 1000)).toFixed(0),
+          `${((tests - best(times.load)) / engine).toFixed(2)}x`,
+        ],
         ['the engine alone, same mocked answers', `${(engine / 1000).toFixed(2)} s`, (CASES / (engine / 1000)).toFixed(0), '1.00x'],
       ]),
     );
