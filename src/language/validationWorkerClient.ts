@@ -93,18 +93,26 @@ export class ValidationWorker {
     if (this.disposed) return Promise.resolve({ kind: 'superseded' });
     const key = `${task}\u0000${document}`;
     return new Promise((resolve) => {
+      // A check (validate) that a newer one replaces is told so: its result must not be shown. A
+      // query (the outline) still wants an answer: a waiting one gets the newer query's, and a
+      // running one its own.
+      const answerToo: Array<(outcome: TaskOutcome<unknown>) => void> = [];
       const index = this.waiting.findIndex((job) => job.key === key);
       if (index !== -1) {
-        this.waiting[index]!.resolve({ kind: 'superseded' });
-        this.waiting.splice(index, 1);
+        const replaced = this.waiting.splice(index, 1)[0]!;
+        if (task === 'validate') replaced.resolve({ kind: 'superseded' });
+        else answerToo.push(replaced.resolve);
       }
-      if (this.running?.job.key === key) this.running.job.superseded = true;
+      if (task === 'validate' && this.running?.job.key === key) this.running.job.superseded = true;
       this.waiting.push({
         id: this.nextId++,
         task,
         key,
         text,
-        resolve: resolve as (outcome: TaskOutcome<unknown>) => void,
+        resolve: (outcome) => {
+          (resolve as (outcome: TaskOutcome<unknown>) => void)(outcome);
+          for (const answer of answerToo) answer(outcome);
+        },
         superseded: false,
       });
       this.startNext();

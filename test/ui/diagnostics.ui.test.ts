@@ -72,6 +72,6 @@ describe('UI: diagnostics in the editor', function () {
     await runCommand(page, 'Agent Workflows: Validate Workspace Agents');
     const toast = page.locator('.notification-toast', { hasText: 'Checked' });
     await toast.first().waitFor({ timeout: 30_000 });
-    assert.match(await toast.first().innerText(), /Checked 4 agent files: \d+ errors? in \d+ files?, \d+ warnings?\./);
+    assert.match(await toast.first().innerText(), /Checked 5 agent files: \d+ errors? in \d+ files?, \d+ warnings?\./);
   });
 });

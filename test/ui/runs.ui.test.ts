@@ -193,11 +193,11 @@ describe('UI: running an agent', function () {
     await runCommand(page, 'Agent Workflows: Start Local Agent Server');
     const status = page.locator('.statusbar-item', { hasText: /Local agents :\d+/ });
     await status.waitFor({ timeout: 30_000 });
-    // What it serves: the workspace's 7 agent files; broken.agent.yaml and authoring.agent.yaml (its plain Basic value) cannot run.
+    // What it serves: the workspace's 8 agent files (agent-tests/greeter.agent.yaml among them); broken.agent.yaml and authoring.agent.yaml (its plain Basic value) cannot run.
     await runCommand(page, 'Notifications: Show Notifications');
     await page
       .locator('.notifications-center .notification-list-item-message', {
-        hasText: /Local agent server on http:\/\/127\.0\.0\.1:\d+: 7 agent files \(2 with errors\)/,
+        hasText: /Local agent server on http:\/\/127\.0\.0\.1:\d+: 8 agent files \(2 with errors\)/,
       })
       .waitFor({ timeout: 15_000 });
     await runCommand(page, 'Notifications: Clear All Notifications');

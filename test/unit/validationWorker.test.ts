@@ -66,6 +66,21 @@ describe('validation worker', function () {
     assert.deepEqual(problemsOf(outcomes[3]!), problemsOf(outcomes[2]!));
   });
 
+  it("answers every outline request, a replaced waiting one with the newer text's symbols", async () => {
+    worker = new ValidationWorker({ scriptPath, timeLimitMs: 5000 });
+    const slow = shape('misspelled input references').generate(1000);
+    const running = worker.run('symbols', 'a', slow);
+    const replaced = worker.run('symbols', 'a', slow);
+    const newest = worker.run('symbols', 'a', BROKEN);
+    const outcomes = await Promise.all([running, replaced, newest]);
+    assert.deepEqual(
+      outcomes.map((o) => o.kind),
+      ['done', 'done', 'done'],
+    );
+    assert.deepEqual(outcomes[1], outcomes[2], 'the replaced request gets the newest answer');
+    assert.deepEqual(outcomes[2]!.kind === 'done' && outcomes[2]!.result, documentSymbols(BROKEN));
+  });
+
   it('stops a check over its time limit, says so, and starts a new worker for the next one', async () => {
     worker = new ValidationWorker({ scriptPath, timeLimitMs: 40 });
     const slow = shape('many inputs, all unused').generate(20_000);
