@@ -34,6 +34,9 @@ async function longestTimerGap<T>(work: () => Promise<T>): Promise<{ result: T; 
   }
 }
 
+/** The longest the extension host may be unresponsive while a hostile file is opened or edited. */
+const BLOCKED_MS = 250;
+
 describe('hostile agent files in the editor', () => {
   const created: vscode.Uri[] = [];
 
@@ -67,7 +70,12 @@ describe('hostile agent files in the editor', () => {
     assert.equal(diagnostics.length, 501);
     assert.equal(diagnostics.filter((d) => codeOf(d) === 'unknown-node').length, 500);
     assert.ok(diagnostics.some((d) => codeOf(d) === 'too-many-problems'));
-    assert.ok(longestMs < 150, `the extension host was blocked for ${longestMs.toFixed(0)} ms while the file was opened and checked`);
+    // The issue's bound for files under 200 KB in the extension: 250 ms (the check itself is in
+    // the worker; what is left on this thread is activation and publishing 501 problems).
+    assert.ok(
+      longestMs < BLOCKED_MS,
+      `the extension host was blocked for ${longestMs.toFixed(0)} ms while the file was opened and checked`,
+    );
 
     // Typing at the end is checked again, and the host stays responsive meanwhile too.
     const editor = vscode.window.activeTextEditor;
@@ -83,7 +91,7 @@ describe('hostile agent files in the editor', () => {
       typed.result.some((symbol) => symbol.name === 'nodes'),
       'the outline of the edited file',
     );
-    assert.ok(typed.longestMs < 150, `the extension host was blocked for ${typed.longestMs.toFixed(0)} ms after an edit`);
+    assert.ok(typed.longestMs < BLOCKED_MS, `the extension host was blocked for ${typed.longestMs.toFixed(0)} ms after an edit`);
   });
 
   it('counts a binary agent file as an error in Validate Workspace', async function () {
