@@ -42,7 +42,13 @@ describe('hostile agent files in the editor', () => {
 
   afterEach(async () => {
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
-    for (const uri of created.splice(0)) await Promise.resolve(vscode.workspace.fs.delete(uri, { useTrash: false })).catch(() => undefined);
+    const removed = created.splice(0);
+    for (const uri of removed) await Promise.resolve(vscode.workspace.fs.delete(uri, { useTrash: false })).catch(() => undefined);
+    // The workspace search (what Validate Workspace counts) sees a deletion a moment later.
+    await waitFor(async () => {
+      const found = new Set((await vscode.workspace.findFiles('**/*.agent.{yaml,yml}')).map((uri) => uri.toString()));
+      return removed.every((uri) => !found.has(uri.toString()));
+    }, 'the removed files to leave the workspace search');
   });
 
   it('shows the diagnostics of a 190 KB hostile file while the extension host stays responsive', async function () {
