@@ -81,6 +81,16 @@ export async function runCli(argv: readonly string[], rawIo: CliIo): Promise<num
     .option('-g, --grep <text>', 'run only the cases whose name contains this text')
     .addOption(new Option('-r, --reporter <format>', 'report format').choices(['text', 'json', 'junit']).default('text'))
     .option('-o, --output <file>', 'write the report to this file instead of standard output (a summary still goes to standard error)')
+    .option(
+      '--deployed',
+      "send each case to the deployed agent (the file's deployment, or the options below; the key from AGENT_WORKFLOWS_API_KEY) and check its outputs; mocks are not used",
+    )
+    .option('--base-url <url>', "with --deployed: the service's base URL (default: the agent file's deployment.baseUrl)")
+    .option('--account <account>', "with --deployed: the account path (default: the agent file's deployment.account)")
+    .option('--agent <agent>', "with --deployed: the agent path (default: the agent file's deployment.agent)")
+    .option('--status-path <template>', 'with --deployed: the status URL template')
+    .option('--timeout <seconds>', 'with --deployed: the most each case may take (default 300)')
+    .option('--allow-insecure-http', 'with --deployed: allow an http:// base URL that is not loopback')
     .action(async (paths: string[], options: TestFlags) => {
       exitCode = await (await import('./testCommand')).testCommand(paths, options, io);
     });

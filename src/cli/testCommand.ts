@@ -8,14 +8,21 @@ import type { SuiteReport } from '../core/testing/report';
 import { afterSnapshot, snapshotOutputs, writeSnapshots } from '../core/testing/snapshot';
 import { loadSuite, runSuite } from '../core/testing/suite';
 import { TEST_FILE } from '../core/testing/testFile';
+import type { LoadedSuite } from '../core/testing/suite';
+import type { AgentTarget } from '../core/service/target';
+import { resolveDeployment } from '../core/service/target';
 import { describeFsError, expandPaths } from './agentFiles';
 import type { FileKind } from './agentFiles';
 import { CliError, ExitCode } from './io';
 import type { CliIo } from './io';
+import { apiKeyFrom, makeTarget, timeoutMs } from './serviceOptions';
+import type { ServiceFlags } from './serviceOptions';
 
 export type TestReporter = 'text' | 'json' | 'junit';
 
-export interface TestFlags {
+export interface TestFlags extends ServiceFlags {
+  /** Send the cases to the deployed agent instead of running them on this machine. */
+  readonly deployed?: boolean;
   readonly update?: boolean;
   readonly grep?: string;
   readonly reporter: TestReporter;
@@ -32,6 +39,14 @@ export async function testCommand(paths: readonly string[], flags: TestFlags, io
       `No test files to run. Test files are named NAME.agent.test.yaml, beside the NAME.agent.yaml they test.`,
       ExitCode.usage,
     );
+
+  if (!flags.deployed && (flags.baseUrl || flags.account || flags.agent || flags.statusPath || flags.timeout)) {
+    throw new CliError('--base-url, --account, --agent, --status-path and --timeout go with --deployed.', ExitCode.usage);
+  }
+  if (flags.deployed && flags.update) {
+    throw new CliError('--update writes snapshots from local runs: run it without --deployed.', ExitCode.usage);
+  }
+  const apiKey = flags.deployed ? apiKeyFrom(io) : '';
 
   const reports: SuiteReport[] = [];
   for (const shown of files) {
@@ -50,6 +65,7 @@ export async function testCommand(paths: readonly string[], flags: TestFlags, io
     let results = await runSuite(loaded, {
       ...(flags.grep ? { grep: flags.grep } : {}),
       ...(io.interrupt ? { signal: io.interrupt } : {}),
+      ...(flags.deployed ? { deployed: { target: deploymentOf(loaded, flags, apiKey), timeoutMs: timeoutMs(flags, 5 * 60) } } : {}),
     });
     let updated: string[] = [];
     if (flags.update) {
@@ -82,4 +98,22 @@ export async function testCommand(paths: readonly string[], flags: TestFlags, io
   const sum = totals(reports);
   if (sum.broken > 0 || errors.length > 0) return ExitCode.usage;
   return sum.failed > 0 ? ExitCode.problems : ExitCode.ok;
+}
+
+/** Where a test file's agent is deployed: the flags, else the agent file's deployment block. */
+function deploymentOf(loaded: LoadedSuite, flags: TestFlags, apiKey: string): AgentTarget {
+  const deployment = loaded.agent.model.deployment;
+  let fields;
+  try {
+    fields = resolveDeployment(
+      { baseUrl: flags.baseUrl, account: flags.account, agent: flags.agent },
+      deployment ? { baseUrl: deployment.baseUrl?.value, account: deployment.account, agent: deployment.agent } : undefined,
+    );
+  } catch (error) {
+    throw new CliError(
+      `${loaded.agentFile}: ${(error as Error).message.replace('give them as options', 'give them with --base-url, --account and --agent')}`,
+      ExitCode.usage,
+    );
+  }
+  return makeTarget(fields, flags, apiKey);
 }

@@ -62,6 +62,7 @@ export function formatText(reports: readonly SuiteReport[]): string {
       lines.push(
         `  ${result.passed ? '✓' : '✗'} ${result.name} (${formatMs(result.durationMs)})${report.updated?.includes(result.name) ? ' (snapshot written)' : ''}`,
       );
+      for (const note of result.notes ?? []) lines.push(`      note: ${note}`);
       for (const failure of result.failures) {
         const at = index ? `${report.file}:${index.range(failure.span).line}: ` : '';
         lines.push(`      ${at}${failure.message}`);
@@ -124,6 +125,7 @@ export function formatJson(reports: readonly SuiteReport[]): string {
             name: result.name,
             passed: result.passed,
             durationMs: result.durationMs,
+            ...(result.notes?.length ? { notes: result.notes } : {}),
             failures: result.failures.map((failure) => ({
               message: failure.message,
               ...(index ? { line: index.range(failure.span).line } : {}),
@@ -179,12 +181,20 @@ export function formatJunit(reports: readonly SuiteReport[]): string {
         time: seconds(result.durationMs),
         ...(firstLine ? { line: String(firstLine) } : {}),
       });
-      if (result.passed) continue;
+      // JUnit's order: a failure first, then the test's output.
+      const notes = (): void => {
+        if (result.notes?.length) testcase.ele('system-out').txt(result.notes.join('\n'));
+      };
+      if (result.passed) {
+        notes();
+        continue;
+      }
       const details = result.failures.flatMap((failure) => [
         (index ? `line ${index.range(failure.span).line}: ` : '') + failure.message,
         ...diffOf(failure).map((line) => `  ${line}`),
       ]);
       testcase.ele('failure', { message: result.failures[0]?.message ?? 'failed', type: 'AssertionError' }).txt(details.join('\n'));
+      notes();
     }
   }
   return `${root.end({ prettyPrint: true })}\n`;

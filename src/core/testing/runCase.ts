@@ -47,6 +47,8 @@ export interface CaseResult {
   /** Undefined when the case could not run (its inputs were refused). */
   readonly execution?: ExecutionResult;
   readonly requests: readonly RecordedRequest[];
+  /** What the reader should know about how the case ran (e.g. what a deployed run leaves out). */
+  readonly notes?: readonly string[];
 }
 
 export interface RunCaseOptions {

@@ -6,6 +6,8 @@ import { AgentFileError, loadAgent } from '../engine/agentPlan';
 import type { LoadedAgent } from '../engine/agentPlan';
 import { decodeAgentFile } from '../document/parse';
 import type { Problem } from '../document/problems';
+import { runCaseDeployed } from './deployed';
+import type { DeployedRunOptions } from './deployed';
 import { runCase } from './runCase';
 import type { CaseResult, RunCaseOptions } from './runCase';
 import { validateTestText } from './testFile';
@@ -99,6 +101,8 @@ export interface RunSuiteOptions extends Omit<RunCaseOptions, 'baseDir'> {
   readonly concurrency?: number;
   /** Called as each case ends, in the order they end. */
   readonly onCase?: (result: CaseResult) => void;
+  /** Run the cases against this deployment instead of on this machine. */
+  readonly deployed?: Omit<DeployedRunOptions, 'baseDir' | 'signal'>;
 }
 
 /** Runs the cases (those grep selects), at most `concurrency` at once; results in file order. */
@@ -113,7 +117,14 @@ export async function runSuite(loaded: LoadedSuite, options: RunSuiteOptions = {
     while (next < cases.length && !options.signal?.aborted) {
       const index = next++;
       const testCase = cases[index] as TestCase;
-      const result = await runCase(loaded.agent, testCase, { ...options, baseDir: dirname(loaded.testFile) });
+      const baseDir = dirname(loaded.testFile);
+      const result = options.deployed
+        ? await runCaseDeployed(loaded.agent, testCase, {
+            ...options.deployed,
+            baseDir,
+            ...(options.signal ? { signal: options.signal } : {}),
+          })
+        : await runCase(loaded.agent, testCase, { ...options, baseDir });
       results[index] = result;
       options.onCase?.(result);
     }

@@ -1,0 +1,99 @@
+// `agent-workflows test --deployed`: the cases go to a real local agent server on 127.0.0.1 through
+// the real client, whose API node calls a real API server; outputs and failures are checked, and
+// what only a local run uses (mocks, expect_request) is named, not applied.
+import assert from 'node:assert/strict';
+import { runCli } from '../../src/cli/main';
+import { startAgentServer } from '../../src/core/server/agentServer';
+import type { AgentServer } from '../../src/core/server/agentServer';
+import { json, startServer } from '../support/httpServer';
+import type { TestServer } from '../support/httpServer';
+import { makeTempDir } from '../support/tempDir';
+import type { TempDir } from '../support/tempDir';
+
+const KEY = 'deployed-test-key-0123456789';
+
+describe('agent-workflows test --deployed', () => {
+  let dir: TempDir;
+  let api: TestServer;
+  let server: AgentServer;
+
+  beforeEach(async () => {
+    dir = makeTempDir();
+    api = await startServer((request, response) => {
+      if (request.url?.startsWith('/fail')) json(response, 500, { error: 'down' });
+      else json(response, 200, { name: 'Ada from the real API' });
+    });
+    dir.write(
+      'lookup.agent.yaml',
+      `version: 1\nname: Lookup\ninputs:\n  id: { type: string, required: true }\nnodes:\n  fetch:\n    type: api\n    method: GET\n    url: ${api.url}/{{ inputs.id }}\noutputs:\n  name: { from: "{{ nodes.fetch.body.name }}" }\n`,
+    );
+    server = await startAgentServer({ directory: dir.path, port: 0, apiKey: KEY });
+  });
+
+  afterEach(async () => {
+    await server.close();
+    await api.close();
+    dir.remove();
+  });
+
+  async function run(args: string[], env: Record<string, string> = { AGENT_WORKFLOWS_API_KEY: KEY }) {
+    let stdout = '';
+    let stderr = '';
+    const code = await runCli(args, { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t), cwd: dir.path, env });
+    return { code, stdout, stderr };
+  }
+
+  const target = (): string[] => ['--deployed', '--base-url', server.url, '--account', 'local', '--agent', 'lookup'];
+
+  it('sends each case to the deployment and checks its outputs and failures', async () => {
+    dir.write(
+      'lookup.agent.test.yaml',
+      `cases:
+  real answer:
+    inputs: { id: a1 }
+    mocks: { fetch: { body: { name: Mocked }, expect_request: { method: GET } } }
+    expect: { outputs: { name: Ada from the real API } }
+  wrong expectation:
+    inputs: { id: a2 }
+    mocks: { fetch: { body: { name: x } } }
+    expect: { outputs: { name: Somebody else } }
+  upstream down:
+    inputs: { id: fail }
+    mocks: { fetch: { body: {} } }
+    expect: { fails_at: fetch }
+`,
+    );
+    const result = await run(['test', ...target()]);
+    assert.equal(result.code, 1, result.stdout + result.stderr);
+    assert.match(
+      result.stdout,
+      /✓ real answer \(\d+ ms\)\n\s+note: Against a deployment, its mocks \(fetch\), expect_request are not used/,
+    );
+    assert.match(result.stdout, /✗ wrong expectation[\s\S]*outputs\.name: expected "Somebody else", got "Ada from the real API"/);
+    assert.match(result.stdout, /✓ upstream down/);
+    assert.match(result.stdout, /3 cases: 2 passed, 1 failed/);
+    // Every case reached the real API through the local server: the mocks were not used.
+    assert.deepEqual(api.requests.map((request) => request.url).sort(), ['/a1', '/a2', '/fail']);
+  });
+
+  it('says what is missing: the key, or the deployment', async () => {
+    dir.write('lookup.agent.test.yaml', 'cases:\n  one:\n    inputs: { id: a1 }\n    mocks: { fetch: { body: {} } }\n');
+    const noKey = await run(['test', ...target()], {});
+    assert.equal(noKey.code, 3);
+    assert.match(noKey.stderr, /No API key: set the AGENT_WORKFLOWS_API_KEY/);
+    const noTarget = await run(['test', '--deployed']);
+    assert.equal(noTarget.code, 2);
+    assert.match(noTarget.stderr, /--base-url, --account and --agent/);
+    const withoutDeployed = await run(['test', '--base-url', server.url]);
+    assert.equal(withoutDeployed.code, 2);
+    assert.match(withoutDeployed.stderr, /go with --deployed/);
+  });
+
+  it("fails a case the service refuses, with the service's reason and never the key", async () => {
+    dir.write('lookup.agent.test.yaml', 'cases:\n  one:\n    inputs: { id: a1 }\n    mocks: { fetch: { body: {} } }\n');
+    const result = await run(['test', ...target()], { AGENT_WORKFLOWS_API_KEY: 'wrong-key-0123456789' });
+    assert.equal(result.code, 1);
+    assert.match(result.stdout, /could not run on the deployment: .*401/);
+    assert.doesNotMatch(result.stdout + result.stderr, /wrong-key-0123456789/);
+  });
+});
