@@ -4,6 +4,7 @@ import * as vscode from 'vscode';
 import { COMMANDS } from '../commandIds';
 import { guardedCommand } from './commandErrors';
 import { AGENT_LANGUAGE_ID } from '../language/languageIds';
+import { fileExists } from '../workspaceFiles';
 
 const FILE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 
@@ -21,7 +22,7 @@ export function registerNewAgentFileCommand(context: vscode.ExtensionContext, de
             value: 'my-agent',
             validateInput: async (value) => {
               if (!FILE_NAME.test(value)) return 'Letters, digits, dots, dashes and underscores, starting with a letter or digit.';
-              return (await exists(fileIn(folder.uri, value))) ? `${value}.agent.yaml already exists; choose another name.` : undefined;
+              return (await fileExists(fileIn(folder.uri, value))) ? `${value}.agent.yaml already exists; choose another name.` : undefined;
             },
           });
           if (name === undefined) return undefined;
@@ -41,13 +42,4 @@ export function registerNewAgentFileCommand(context: vscode.ExtensionContext, de
 
 function fileIn(folder: vscode.Uri, name: string): vscode.Uri {
   return vscode.Uri.joinPath(folder, `${name}.agent.yaml`);
-}
-
-async function exists(uri: vscode.Uri): Promise<boolean> {
-  try {
-    await vscode.workspace.fs.stat(uri);
-    return true;
-  } catch {
-    return false;
-  }
 }

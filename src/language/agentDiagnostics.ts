@@ -7,6 +7,7 @@ import type { Problem } from '../core/document/problems';
 import { affects, validationSettings } from '../config';
 import { AGENT_FILE_GLOB, AGENT_LANGUAGE_ID } from './languageIds';
 import { loadLanguageCore } from './loadLanguageCore';
+import { openDocument } from '../workspaceFiles';
 import { textPositions, toDiagnostic } from './problemsToDiagnostics';
 import { VALIDATION_TIME_LIMIT_MS, ValidationWorker } from './validationWorkerClient';
 import { errorDetail, errorMessage } from '../core/errors';
@@ -99,7 +100,7 @@ export class AgentDiagnostics implements vscode.Disposable {
 
   /** Checks a file: the open document's text if it is open (unless told to read the disk). */
   async checkFile(uri: vscode.Uri, options: { fromDisk?: boolean } = {}): Promise<readonly Problem[]> {
-    const open = vscode.workspace.textDocuments.find((document) => document.uri.toString() === uri.toString());
+    const open = openDocument(uri);
     if (open && !options.fromDisk) return this.checkDocument(open);
     this.checkedOnDisk.add(uri.toString());
     let text: string;
@@ -242,7 +243,7 @@ export class AgentDiagnostics implements vscode.Disposable {
     for (const tab of closed) {
       if (!(tab.input instanceof vscode.TabInputText) || stillShown.has(tab.input.uri.toString())) continue;
       const uri = tab.input.uri;
-      const document = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri.toString());
+      const document = openDocument(uri);
       if (document) void this.onClosed(uri, document.languageId);
     }
   }

@@ -12,6 +12,7 @@ import type { TestSuite } from '../core/testing/testFile';
 import { textPositions, toDiagnostic } from '../language/problemsToDiagnostics';
 import { loadTestCore } from './testCore';
 import { errorDetail, errorMessage } from '../core/errors';
+import { currentText, openDocument } from '../workspaceFiles';
 
 export const TEST_FILE_GLOB = '**/*.agent.test.{yaml,yml}';
 const EXCLUDE_GLOB = '**/node_modules/**';
@@ -81,7 +82,7 @@ export class AgentTestController implements vscode.Disposable {
       watcher.onDidCreate((uri) => void this.refresh(uri)),
       watcher.onDidChange((uri) => {
         // An open document is read from the editor, which has the newest text.
-        if (!this.openDocument(uri)?.isDirty) void this.refresh(uri);
+        if (!openDocument(uri)?.isDirty) void this.refresh(uri);
       }),
       watcher.onDidDelete((uri) => this.forget(uri)),
       vscode.workspace.onDidOpenTextDocument((document) => {
@@ -122,14 +123,14 @@ export class AgentTestController implements vscode.Disposable {
     const version = (this.versions.get(key) ?? 0) + 1;
     this.versions.set(key, version);
     try {
-      const text = await this.readText(uri);
+      const text = await currentText(uri);
       if (text === undefined) {
         this.forget(uri);
         return undefined;
       }
       const core = await loadTestCore();
       const loaded = core.loadSuiteFromText(uri.fsPath, text, (agentFile) => {
-        const open = this.openDocument(vscode.Uri.file(agentFile));
+        const open = openDocument(vscode.Uri.file(agentFile));
         return open ? { text: open.getText() } : core.readText(agentFile);
       });
       // A newer read started meanwhile: it decides.
@@ -319,22 +320,6 @@ export class AgentTestController implements vscode.Disposable {
 
   private isTestDocument(document: vscode.TextDocument): boolean {
     return document.languageId === TEST_LANGUAGE_ID && (document.uri.scheme === 'file' || document.uri.scheme === 'vscode-remote');
-  }
-
-  private openDocument(uri: vscode.Uri): vscode.TextDocument | undefined {
-    const key = uri.toString();
-    return vscode.workspace.textDocuments.find((document) => document.uri.toString() === key);
-  }
-
-  private async readText(uri: vscode.Uri): Promise<string | undefined> {
-    const open = this.openDocument(uri);
-    if (open) return open.getText();
-    try {
-      return new TextDecoder('utf-8').decode(await vscode.workspace.fs.readFile(uri));
-    } catch (error) {
-      if (error instanceof vscode.FileSystemError && error.code === 'FileNotFound') return undefined;
-      throw error;
-    }
   }
 
   dispose(): void {

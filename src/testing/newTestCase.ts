@@ -6,6 +6,7 @@ import { basename, dirname, relative } from 'node:path';
 import * as vscode from 'vscode';
 import type { ExecutionRecord } from '../core/executions/executionRecord';
 import { loadTestCore } from './testCore';
+import { currentText } from '../workspaceFiles';
 
 /** Why an execution cannot become a case, in words the user can act on. */
 export class NewTestCaseRefused extends Error {}
@@ -32,7 +33,7 @@ export async function newTestCaseFromExecution(
   const testUri = testFileBeside(agentUri);
   const core = await loadTestCore();
 
-  const agentText = await readText(agentUri);
+  const agentText = await currentText(agentUri);
   if (agentText === undefined)
     throw new NewTestCaseRefused(`The agent file ${vscode.workspace.asRelativePath(agentUri)} no longer exists.`);
   let nodes: Array<{ id: string; type?: string }>;
@@ -54,7 +55,7 @@ export async function newTestCaseFromExecution(
     else if (record.filePaths?.[name]) files[name] = relative(dirname(testUri.fsPath), record.filePaths[name]).split('\\').join('/');
   }
 
-  const existing = await readText(testUri);
+  const existing = await currentText(testUri);
   const written = core.appendCaseFromExecution(existing, {
     name: `${record.agentName} ${new Date(record.startedAt).toISOString().slice(0, 16).replace('T', ' ')}`,
     agentFileName: basename(agentUri.path),
@@ -83,16 +84,4 @@ export async function newTestCaseFromExecution(
   const at = document.positionAt(written.offset);
   await vscode.window.showTextDocument(document, { selection: new vscode.Range(at, at.translate(0, written.name.length)) });
   return { testFile: testUri, caseName: written.name };
-}
-
-/** An open document's text, else the file's; undefined when it does not exist. */
-async function readText(uri: vscode.Uri): Promise<string | undefined> {
-  const open = vscode.workspace.textDocuments.find((document) => document.uri.toString() === uri.toString());
-  if (open) return open.getText();
-  try {
-    return new TextDecoder('utf-8').decode(await vscode.workspace.fs.readFile(uri));
-  } catch (error) {
-    if (error instanceof vscode.FileSystemError && error.code === 'FileNotFound') return undefined;
-    throw error;
-  }
 }

@@ -14,6 +14,7 @@ import { TEST_LANGUAGE_ID } from '../language/languageIds';
 import type { ItemOutcome } from './agentTestController';
 import { newTestCaseFromExecution, NewTestCaseRefused, testFileBeside } from './newTestCase';
 import { loadTestCore } from './testCore';
+import { fileExists } from '../workspaceFiles';
 
 /** What the agent tests give the extension's API (the integration tests drive them through it). */
 export interface AgentTestsApi {
@@ -86,7 +87,7 @@ export function registerAgentTests(
 async function testFilesFor(tests: AgentTestController, uri: vscode.Uri): Promise<vscode.Uri[]> {
   if (/\.agent\.test\.ya?ml$/i.test(uri.path)) return [uri];
   const found = new Map(tests.testFilesOf(uri).map((file) => [file.toString(), file]));
-  for (const beside of besideCandidates(uri)) if (await exists(beside)) found.set(beside.toString(), beside);
+  for (const beside of besideCandidates(uri)) if (await fileExists(beside)) found.set(beside.toString(), beside);
   return [...found.values()];
 }
 
@@ -96,15 +97,6 @@ function besideCandidates(agentFile: vscode.Uri): vscode.Uri[] {
     ? beside.with({ path: beside.path.replace(/\.yaml$/, '.yml') })
     : beside.with({ path: beside.path.replace(/\.yml$/, '.yaml') });
   return [beside, other];
-}
-
-async function exists(uri: vscode.Uri): Promise<boolean> {
-  try {
-    await vscode.workspace.fs.stat(uri);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 async function recordOf(argument: unknown, store: ExecutionHistory): Promise<ExecutionRecord | undefined> {

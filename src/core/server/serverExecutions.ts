@@ -14,23 +14,17 @@ import { formatDuration } from '../executions/executionRecord';
 import { HttpError } from './httpErrors';
 import { formatBytes } from './requestBody';
 import { errorMessage } from '../errors';
+import type { ServerLimits } from '../limits';
 
 export type ServerExecutionState = 'queued' | 'running' | 'finished' | 'failed' | 'cancelled';
 
-export interface ServerExecutionsOptions {
+/** The limits (documented in src/core/limits.ts) the executions keep, and what they run with. */
+export interface ServerExecutionsOptions extends Pick<
+  ServerLimits,
+  'maxRunning' | 'maxQueued' | 'maxInFlightInputBytes' | 'retentionMs' | 'maxRetained' | 'maxRetainedBytes' | 'maxStatusAnswerBytes'
+> {
   /** Engine settings shared by every execution (not the signal or trace callback). */
   readonly engine: Omit<EngineOptions, 'signal' | 'onTrace'>;
-  readonly maxRunning: number;
-  /** More waiting executions than this are refused (429). */
-  readonly maxQueued: number;
-  /** Inputs held by the executions running or waiting, in bytes; a start beyond is refused (429). */
-  readonly maxInFlightInputBytes: number;
-  readonly retentionMs: number;
-  /** The most ended executions kept, by count and by the bytes of their status answers; the oldest go first. */
-  readonly maxRetained: number;
-  readonly maxRetainedBytes: number;
-  /** A status answer as a whole; outputs that do not fit are left out with a note. */
-  readonly maxStatusAnswerBytes: number;
   readonly onEnded?: (execution: ExecutionView) => void;
 }
 
