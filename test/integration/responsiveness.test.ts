@@ -98,6 +98,8 @@ describe('hostile agent files in the editor', () => {
       'the outline of the edited file',
     );
     assert.ok(typed.longestMs < BLOCKED_MS, `the extension host was blocked for ${typed.longestMs.toFixed(0)} ms after an edit`);
+    // Saved, so closing the editor asks nothing and the file leaves the workspace search once deleted.
+    await editor.document.save();
   });
 
   it('counts a binary agent file as an error in Validate Workspace', async function () {
