@@ -135,11 +135,24 @@ export async function openWorkbench(options: WorkbenchOptions = {}): Promise<Wor
 
 /** Runs a command from the command palette, as a person would: F1, its title, Enter. */
 export async function runCommand(page: Page, title: string): Promise<void> {
-  await page.keyboard.press('F1');
-  const input = page.locator('.quick-input-widget input');
-  await input.waitFor();
-  await input.fill(`>${title}`);
-  await page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first().waitFor();
+  // On a busy machine the palette sometimes opens before its command list is complete and keeps
+  // showing "similar commands": close it and ask again.
+  for (let attempt = 1; ; attempt++) {
+    await page.keyboard.press('F1');
+    const input = page.locator('.quick-input-widget input');
+    await input.waitFor();
+    await input.fill(`>${title}`);
+    const row = page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first();
+    const found = await row.waitFor({ timeout: 15_000 }).then(
+      () => true,
+      (error: unknown) => {
+        if (attempt >= 3) throw error;
+        return false;
+      },
+    );
+    if (found) break;
+    await page.keyboard.press('Escape');
+  }
   await page.keyboard.press('Enter');
 }
 
