@@ -406,6 +406,19 @@ describe('runs', function () {
     assert.equal(again.state, 'finished', again.error);
   });
 
+  it('escapes control characters a service sends before they reach the results output', async () => {
+    // The agent echoes its input: a terminal title and a clear-screen sequence come back in its outputs.
+    ui.input('\u001b]0;PWNED\u0007\u001b[2JAda');
+    const record = await vscode.commands.executeCommand<ExecutionRecord>('agentWorkflows.runAgent', uriOf('greet.agent.yaml'));
+    assert.equal(record.state, 'finished', record.error);
+    const text = await waitFor(() => {
+      const all = resultsChannelText();
+      return all.includes(record.executionId!) && all.includes('PWNED') ? all : undefined;
+    }, 'the run in the Agent Workflows output');
+    assert.ok(!/[\u0007\u001b]/.test(text), 'no raw escape or bell character in the output');
+    assert.match(text, /\\u001b\]0;PWNED\\u0007\\u001b\[2JAda/);
+  });
+
   it('runs an agent locally, asking for the secret it needs, with the trace', async () => {
     ui.onMessage = (message) => (message.modal && message.items.includes('Set Secret') ? 'Set Secret' : undefined);
     ui.input((options) => {
