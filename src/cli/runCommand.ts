@@ -6,13 +6,12 @@ import { DEFAULT_REQUEST_TIMEOUT_MS, startExecution, startMultipartExecution } f
 import { InputError, prepareInputs } from '../core/inputs/inputValues';
 import type { InputHints } from '../core/inputs/inputValues';
 import { ServiceError } from '../core/service/serviceError';
-import { resolveDeployment } from '../core/service/target';
 import { validateAgentText } from '../core/validation/validate';
 import { readAgentFile } from './agentFiles';
 import { formatBytes } from '../core/executions/executionRecord';
 import { CliError, ExitCode } from './io';
 import type { CliIo } from './io';
-import { apiKeyFrom, exitCodeFor, makeTarget, timeoutMs } from './serviceOptions';
+import { apiKeyFrom, deploymentTarget, exitCodeFor, timeoutMs } from './serviceOptions';
 import type { ServiceFlags } from './serviceOptions';
 import { runLocally } from './runLocalCommand';
 import { watchExecution } from './watch';
@@ -69,23 +68,8 @@ export async function runCommand(path: string, flags: RunFlags, io: CliIo): Prom
     throw error;
   }
 
-  const fields = (() => {
-    try {
-      return resolveDeployment(
-        { baseUrl: flags.baseUrl, account: flags.account, agent: flags.agent },
-        model.deployment
-          ? { baseUrl: model.deployment.baseUrl?.value, account: model.deployment.account, agent: model.deployment.agent }
-          : undefined,
-      );
-    } catch (error) {
-      throw new CliError(
-        `${(error as Error).message.replace('give them as options', 'give them with --base-url, --account and --agent')}`,
-        ExitCode.usage,
-      );
-    }
-  })();
   const limit = timeoutMs(flags, 30 * 60);
-  const target = makeTarget(fields, flags, apiKeyFrom(io));
+  const target = deploymentTarget(model, flags, apiKeyFrom(io));
   // --timeout covers the whole run: the start request as well as the wait.
   const deadline = Date.now() + limit;
 

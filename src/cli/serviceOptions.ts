@@ -1,9 +1,11 @@
 // What run and status share: the API key from the environment, the target, exit codes for
 // service errors, and the final output.
 import { ServiceError } from '../core/service/serviceError';
-import { checkBaseUrl, DEFAULT_STATUS_PATH } from '../core/service/target';
+import type { AgentModel } from '../core/document/model';
+import { checkBaseUrl, DEFAULT_STATUS_PATH, resolveDeployment } from '../core/service/target';
 import type { AgentTarget } from '../core/service/target';
 import type { PollOutcome } from '../core/service/poller';
+import { errorMessage } from '../core/errors';
 import { CliError, ExitCode } from './io';
 import type { CliIo } from './io';
 
@@ -45,6 +47,26 @@ export function makeTarget(fields: { baseUrl: string; account: string; agent: st
     statusPathTemplate: flags.statusPath ?? DEFAULT_STATUS_PATH,
     allowInsecureHttp: flags.allowInsecureHttp ?? false,
   };
+}
+
+/**
+ * Where an agent is deployed, with the key: the flags first, then the agent file's deployment
+ * block. `source` names the file in the message when neither says (e.g. a test file's agent).
+ */
+export function deploymentTarget(model: AgentModel, flags: ServiceFlags, apiKey: string, source?: string): AgentTarget {
+  let fields;
+  try {
+    fields = resolveDeployment(
+      { baseUrl: flags.baseUrl, account: flags.account, agent: flags.agent },
+      model.deployment
+        ? { baseUrl: model.deployment.baseUrl?.value, account: model.deployment.account, agent: model.deployment.agent }
+        : undefined,
+    );
+  } catch (error) {
+    const message = errorMessage(error).replace('give them as options', 'give them with --base-url, --account and --agent');
+    throw new CliError(source ? `${source}: ${message}` : message, ExitCode.usage);
+  }
+  return makeTarget(fields, flags, apiKey);
 }
 
 /** --timeout in seconds, as milliseconds. */

@@ -8,14 +8,11 @@ import type { SuiteReport } from '../core/testing/report';
 import { afterSnapshot, snapshotOutputs, writeSnapshots } from '../core/testing/snapshot';
 import { loadSuite, runSuite } from '../core/testing/suite';
 import { TEST_FILE } from '../core/testing/testFile';
-import type { LoadedSuite } from '../core/testing/suite';
-import type { AgentTarget } from '../core/service/target';
-import { resolveDeployment } from '../core/service/target';
 import { describeFsError, expandPaths } from './agentFiles';
 import type { FileKind } from './agentFiles';
 import { CliError, ExitCode } from './io';
 import type { CliIo } from './io';
-import { apiKeyFrom, makeTarget, timeoutMs } from './serviceOptions';
+import { apiKeyFrom, deploymentTarget, timeoutMs } from './serviceOptions';
 import type { ServiceFlags } from './serviceOptions';
 
 export type TestReporter = 'text' | 'json' | 'junit';
@@ -65,7 +62,14 @@ export async function testCommand(paths: readonly string[], flags: TestFlags, io
     let results = await runSuite(loaded, {
       ...(flags.grep ? { grep: flags.grep } : {}),
       ...(io.interrupt ? { signal: io.interrupt } : {}),
-      ...(flags.deployed ? { deployed: { target: deploymentOf(loaded, flags, apiKey), timeoutMs: timeoutMs(flags, 5 * 60) } } : {}),
+      ...(flags.deployed
+        ? {
+            deployed: {
+              target: deploymentTarget(loaded.agent.model, flags, apiKey, loaded.agentFile),
+              timeoutMs: timeoutMs(flags, 5 * 60),
+            },
+          }
+        : {}),
     });
     let updated: string[] = [];
     if (flags.update) {
@@ -98,22 +102,4 @@ export async function testCommand(paths: readonly string[], flags: TestFlags, io
   const sum = totals(reports);
   if (sum.broken > 0 || errors.length > 0) return ExitCode.usage;
   return sum.failed > 0 ? ExitCode.problems : ExitCode.ok;
-}
-
-/** Where a test file's agent is deployed: the flags, else the agent file's deployment block. */
-function deploymentOf(loaded: LoadedSuite, flags: TestFlags, apiKey: string): AgentTarget {
-  const deployment = loaded.agent.model.deployment;
-  let fields;
-  try {
-    fields = resolveDeployment(
-      { baseUrl: flags.baseUrl, account: flags.account, agent: flags.agent },
-      deployment ? { baseUrl: deployment.baseUrl?.value, account: deployment.account, agent: deployment.agent } : undefined,
-    );
-  } catch (error) {
-    throw new CliError(
-      `${loaded.agentFile}: ${(error as Error).message.replace('give them as options', 'give them with --base-url, --account and --agent')}`,
-      ExitCode.usage,
-    );
-  }
-  return makeTarget(fields, flags, apiKey);
 }
