@@ -13,7 +13,7 @@ import type { LoadedAgent } from '../core/engine/agentPlan';
 import type { ResolvedInputs } from '../core/engine/inputs';
 import type { SecretResolver } from '../core/engine/secrets';
 import type { NodeTrace } from '../core/engine/trace';
-import { startExecution, startMultipartExecution } from '../core/service/agentClient';
+import { startAgent } from '../core/service/agentClient';
 import type { InputValues, StatusAnswer } from '../core/service/agentClient';
 import { checkFiles } from '../core/service/multipartBody';
 import type { FilePart } from '../core/inputs/inputValues';
@@ -102,9 +102,7 @@ export class ExecutionRunner implements vscode.Disposable {
       report('starting');
       try {
         const options = { signal };
-        const started = request.files.length
-          ? await startMultipartExecution(request.target, request.inputs, request.files, options)
-          : await startExecution(request.target, request.inputs, options);
+        const started = await startAgent(request.target, request, options);
         record = (await this.deps.store.update(record.key, { executionId: started.executionId, state: 'running' })) ?? record;
         this.deps.logger.info(
           `Started ${request.agentName} on ${request.info.baseUrl} (account ${request.info.account}, agent ${request.info.agent}): execution ${started.executionId}.`,

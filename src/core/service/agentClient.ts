@@ -113,6 +113,17 @@ export async function startMultipartExecution(
   return { executionId: readStarted(response.status, response.body, response.headers, target.apiKey), fileSizes: multipart.fileSizes };
 }
 
+/** Starts an agent with its inputs: multipart when there are files, else JSON. */
+export function startAgent(
+  target: AgentTarget,
+  prepared: { readonly inputs: InputValues; readonly files: readonly FilePart[] },
+  options: RequestOptions = {},
+): Promise<Started> {
+  return prepared.files.length
+    ? startMultipartExecution(target, prepared.inputs, prepared.files, options)
+    : startExecution(target, prepared.inputs, options);
+}
+
 /** GET the status of an execution. */
 export async function getStatus(target: AgentTarget, executionId: string, options: RequestOptions = {}): Promise<StatusAnswer> {
   const url = statusUrl(target, checkExecutionId(executionId));

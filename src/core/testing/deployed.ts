@@ -8,7 +8,7 @@ import type { LoadedAgent } from '../engine/agentPlan';
 import type { ExecutionResult } from '../engine/engine';
 import { errorMessage } from '../errors';
 import { InputError, prepareInputs } from '../inputs/inputValues';
-import { DEFAULT_REQUEST_TIMEOUT_MS, startExecution, startMultipartExecution } from '../service/agentClient';
+import { DEFAULT_REQUEST_TIMEOUT_MS, startAgent } from '../service/agentClient';
 import { pollExecution } from '../service/poller';
 import type { PollOptions } from '../service/poller';
 import type { AgentTarget } from '../service/target';
@@ -71,9 +71,7 @@ export async function runCaseDeployed(agent: LoadedAgent, testCase: TestCase, op
       timeoutMs: Math.min(options.target.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS, limit),
       ...(options.signal ? { signal: options.signal } : {}),
     };
-    const { executionId } = prepared.files.length
-      ? await startMultipartExecution(options.target, prepared.inputs, prepared.files, request)
-      : await startExecution(options.target, prepared.inputs, request);
+    const { executionId } = await startAgent(options.target, prepared, request);
     outcome = await pollExecution(options.target, executionId, {
       ...options.poll,
       timeoutMs: Math.max(1, deadline - Date.now()),
