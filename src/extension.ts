@@ -69,7 +69,11 @@ export function activate(context: vscode.ExtensionContext): AgentWorkflowsApi {
       }),
     logger,
   );
-  const agentTests = registerAgentTests(context, { logger, store });
+  const agentTests = registerAgentTests(context, {
+    logger,
+    store,
+    deployedTarget: async (agentFile) => (await commands.feature()).deployedTestTarget(agentFile),
+  });
 
   // Unfinished executions of the last session are watched again once the workspace is trusted,
   // after activation: the commands' code loads only when there is one.

@@ -83,14 +83,14 @@ export async function runCli(argv: readonly string[], rawIo: CliIo): Promise<num
     .option('-o, --output <file>', 'write the report to this file instead of standard output (a summary still goes to standard error)')
     .option(
       '--deployed',
-      "send each case to the deployed agent (the file's deployment, or the options below; the key from AGENT_WORKFLOWS_API_KEY) and check its outputs; mocks are not used",
+      "send every case to the deployed agent (the file's deployment, or the options below; the key from AGENT_WORKFLOWS_API_KEY) and check its outputs; mocks are not used. Cases marked deployed: true go there in any run",
     )
-    .option('--base-url <url>', "with --deployed: the service's base URL (default: the agent file's deployment.baseUrl)")
-    .option('--account <account>', "with --deployed: the account path (default: the agent file's deployment.account)")
-    .option('--agent <agent>', "with --deployed: the agent path (default: the agent file's deployment.agent)")
-    .option('--status-path <template>', 'with --deployed: the status URL template')
-    .option('--timeout <seconds>', 'with --deployed: the most each case may take (default 300)')
-    .option('--allow-insecure-http', 'with --deployed: allow an http:// base URL that is not loopback')
+    .option('--base-url <url>', "for deployed cases: the service's base URL (default: the agent file's deployment.baseUrl)")
+    .option('--account <account>', "for deployed cases: the account path (default: the agent file's deployment.account)")
+    .option('--agent <agent>', "for deployed cases: the agent path (default: the agent file's deployment.agent)")
+    .option('--status-path <template>', 'for deployed cases: the status URL template')
+    .option('--timeout <seconds>', 'for deployed cases: the most each case may take (default 300)')
+    .option('--allow-insecure-http', 'for deployed cases: allow an http:// base URL that is not loopback')
     .action(async (paths: string[], options: TestFlags) => {
       exitCode = await (await import('./testCommand')).testCommand(paths, options, io);
     });

@@ -6,7 +6,7 @@ import { resolve } from 'node:path';
 import { formatJson, formatJunit, formatText, summaryLine, totals } from '../core/testing/report';
 import type { SuiteReport } from '../core/testing/report';
 import { afterSnapshot, snapshotOutputs, writeSnapshots } from '../core/testing/snapshot';
-import { loadSuite, runSuite } from '../core/testing/suite';
+import { loadSuite, needsDeployment, runSuite } from '../core/testing/suite';
 import { TEST_FILE } from '../core/testing/testFile';
 import { describeFsError, expandPaths } from './agentFiles';
 import type { FileKind } from './agentFiles';
@@ -37,13 +37,12 @@ export async function testCommand(paths: readonly string[], flags: TestFlags, io
       ExitCode.usage,
     );
 
-  if (!flags.deployed && (flags.baseUrl || flags.account || flags.agent || flags.statusPath || flags.timeout)) {
-    throw new CliError('--base-url, --account, --agent, --status-path and --timeout go with --deployed.', ExitCode.usage);
-  }
   if (flags.deployed && flags.update) {
     throw new CliError('--update writes snapshots from local runs: run it without --deployed.', ExitCode.usage);
   }
-  const apiKey = flags.deployed ? apiKeyFrom(io) : '';
+  // The key is read when a case goes to the deployment (--deployed, or a case marked deployed: true).
+  let apiKey: string | undefined;
+  let deploymentUsed = false;
 
   const reports: SuiteReport[] = [];
   for (const shown of files) {
@@ -59,13 +58,16 @@ export async function testCommand(paths: readonly string[], flags: TestFlags, io
       });
       continue;
     }
+    const selection = { ...(flags.grep ? { grep: flags.grep } : {}), allDeployed: flags.deployed === true };
+    const deployed = needsDeployment(loaded.suite, selection);
+    deploymentUsed ||= deployed;
     let results = await runSuite(loaded, {
-      ...(flags.grep ? { grep: flags.grep } : {}),
+      ...selection,
       ...(io.interrupt ? { signal: io.interrupt } : {}),
-      ...(flags.deployed
+      ...(deployed
         ? {
-            deployed: {
-              target: deploymentTarget(loaded.agent.model, flags, apiKey, loaded.agentFile),
+            deployment: {
+              target: deploymentTarget(loaded.agent.model, flags, (apiKey ??= apiKeyFrom(io)), loaded.agentFile),
               timeoutMs: timeoutMs(flags, 5 * 60),
             },
           }
@@ -98,6 +100,17 @@ export async function testCommand(paths: readonly string[], flags: TestFlags, io
   } else {
     io.stdout(report);
   }
+  const serviceFlags = [
+    flags.baseUrl && '--base-url',
+    flags.account && '--account',
+    flags.agent && '--agent',
+    flags.statusPath && '--status-path',
+    flags.timeout && '--timeout',
+  ].filter(Boolean);
+  if (serviceFlags.length && !deploymentUsed)
+    io.stderr(
+      `note: ${serviceFlags.join(', ')} went unused: no case ran on the deployment (run with --deployed, or mark cases "deployed: true").\n`,
+    );
   if (io.interrupt?.aborted) return ExitCode.interrupted;
   const sum = totals(reports);
   if (sum.broken > 0 || errors.length > 0) return ExitCode.usage;

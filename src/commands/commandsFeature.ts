@@ -2,8 +2,10 @@
 // of any command (src/lazyCommands.ts): the HTTP client, the engine, the graph layout and the run
 // machinery load then, not at activation. Registers each command of COMMAND_IDS.
 import type * as vscode from 'vscode';
+import type { AgentTarget } from '../core/service/target';
 import type { AgentDiagnostics } from '../language/agentDiagnostics';
 import type { WorkspaceSecretNames } from '../language/workspaceSecretNames';
+import { deployedTestTarget } from '../runs/agentRuns';
 import { ExecutionRunner } from '../runs/executionRunner';
 import type { ExecutionHistory } from '../runs/executionHistory';
 import type { InputMemory } from '../runs/inputPrompts';
@@ -44,6 +46,8 @@ export interface CommandsDeps {
 export interface CommandsFeature {
   /** Watches again the executions that were running when the window closed. */
   resumeWatching(): Promise<void>;
+  /** Where the deployed cases of an agent's tests go, with the key; undefined when the user declined. */
+  deployedTestTarget(agentFile: vscode.Uri): Promise<AgentTarget | undefined>;
 }
 
 export function registerCommands(context: vscode.ExtensionContext, deps: CommandsDeps): CommandsFeature {
@@ -66,5 +70,5 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
   registerCopyAsCurlCommand(context, runDeps);
   registerStartLocalServerCommand(context, { localServer, logger });
   registerExecutionActions(context, runDeps);
-  return { resumeWatching: () => resumeWatching(runDeps) };
+  return { resumeWatching: () => resumeWatching(runDeps), deployedTestTarget: (agentFile) => deployedTestTarget(agentFile, runDeps) };
 }

@@ -10,6 +10,7 @@ import type { ExecutionRecord, RecordedInput } from '../core/executions/executio
 import { anyHostDispatcher } from '../core/http/proxy';
 import { prepareInputs } from '../core/inputs/inputValues';
 import type { GivenInputs } from '../core/inputs/inputValues';
+import type { AgentTarget } from '../core/service/target';
 import { promptForSecret } from '../secrets/secretPrompt';
 import { loadAgentFile } from './agentFile';
 import { askForInputs } from './inputPrompts';
@@ -31,6 +32,15 @@ export async function runAgentFile(uri: vscode.Uri, deps: RunDeps, given?: Given
   await deps.inputMemory.set(uri, inputs);
   const prepared = prepareInputs(file.model, inputs);
   return deps.runner.runDeployed({ agentName: file.displayName, file: uri, info, target, inputs: prepared.inputs, files: prepared.files });
+}
+
+/**
+ * Where an agent file's deployed tests go, with the key (asked for when missing, as a run does);
+ * undefined when the user declined to give one.
+ */
+export async function deployedTestTarget(uri: vscode.Uri, deps: RunDeps): Promise<AgentTarget | undefined> {
+  const file = await loadAgentFile(uri);
+  return targetWithKey(targetInfoFor(file, deps.localServer), deps, uri);
 }
 
 /** Runs an agent file with the workflow engine in this window; undefined when the user cancelled a prompt. */

@@ -1,11 +1,13 @@
 // Agent tests in the Test Explorer: every NAME.agent.test.yaml in the workspace is a test item with
 // a child per case at the case's line, kept up to date from disk (a file watcher) and from open
 // editors (unsaved text included). "Run Locally" runs the chosen cases with the workflow engine and
-// mocked APIs; a failed expectation is a TestMessage at its own line, with a diff when it has an
+// mocked APIs (cases marked `deployed: true` on the deployment); "Run on Deployment" sends every
+// chosen case to the deployed agent through the real client, with the key of its origin; a failed expectation is a TestMessage at its own line, with a diff when it has an
 // expected value. A test file's problems are diagnostics ("agent-tests") and error its item.
 import * as vscode from 'vscode';
 import { TEST_LANGUAGE_ID } from '../language/languageIds';
 import type { Problem } from '../core/document/problems';
+import type { AgentTarget } from '../core/service/target';
 import type { CaseFailure, CaseResult } from '../core/testing/runCase';
 import type { LoadedSuite, SuiteLoadFailure } from '../core/testing/suite';
 import type { TestSuite } from '../core/testing/testFile';
@@ -35,6 +37,9 @@ export interface OutcomeMessage {
   readonly actual?: string;
 }
 
+/** Where an agent file's deployed cases go, with the key; undefined when the user declined to give one. */
+export type DeployedTarget = (agentFile: vscode.Uri) => Promise<AgentTarget | undefined>;
+
 /** What a test file gave when last read. */
 interface FileState {
   readonly text: string;
@@ -54,8 +59,15 @@ export class AgentTestController implements vscode.Disposable {
   readonly onDidChangeTestFiles = this.filesChanged.event;
   private readonly subscriptions: vscode.Disposable[] = [];
   private discovery: Promise<void> | undefined;
+  readonly deployedProfile: vscode.TestRunProfile;
 
-  constructor(private readonly deps: { readonly logger: vscode.LogOutputChannel; readonly docsUri: vscode.Uri }) {
+  constructor(
+    private readonly deps: {
+      readonly logger: vscode.LogOutputChannel;
+      readonly docsUri: vscode.Uri;
+      readonly deployedTarget: DeployedTarget;
+    },
+  ) {
     this.controller = vscode.tests.createTestController('agentWorkflows.agentTests', 'Agent Tests');
     this.diagnostics = vscode.languages.createDiagnosticCollection('agent-tests');
     this.controller.resolveHandler = async (item) => {
@@ -73,8 +85,17 @@ export class AgentTestController implements vscode.Disposable {
       },
       true,
     );
+    this.deployedProfile = this.controller.createRunProfile(
+      'Run on Deployment',
+      vscode.TestRunProfileKind.Run,
+      async (request, token) => {
+        await this.runTests(request, token);
+      },
+      false,
+    );
     const watcher = vscode.workspace.createFileSystemWatcher(TEST_FILE_GLOB);
     this.subscriptions.push(
+      this.deployedProfile,
       this.controller,
       this.diagnostics,
       this.filesChanged,
@@ -182,7 +203,7 @@ export class AgentTestController implements vscode.Disposable {
           outcomes.set(file.id, { state: 'errored', messages: [{ message: message.message as string }] });
           continue;
         }
-        await this.runFile(file, cases, excluded, run, outcomes, abort.signal);
+        await this.runFile(file, cases, excluded, run, outcomes, abort.signal, request.profile === this.deployedProfile);
       }
     } catch (error) {
       this.deps.logger.error(`Running agent tests failed: ${errorDetail(error)}`);
@@ -201,6 +222,7 @@ export class AgentTestController implements vscode.Disposable {
     run: vscode.TestRun,
     outcomes: Map<string, ItemOutcome>,
     signal: AbortSignal,
+    allDeployed: boolean,
   ): Promise<void> {
     const uri = file.uri!;
     const state = await this.refresh(uri);
@@ -229,6 +251,25 @@ export class AgentTestController implements vscode.Disposable {
       return;
     }
     const items = new Map(chosen.map((item) => [caseNameOf(item), item]));
+    const core = await loadTestCore();
+    let deployment: { target: AgentTarget } | undefined;
+    if (core.needsDeployment(loaded.suite, { only: new Set(items.keys()), allDeployed })) {
+      // The deployed cases cannot run without a target and key: they error saying why, the others run.
+      const refused = await this.deployedTarget(loaded.agentFile).catch((error: unknown) => errorMessage(error));
+      if (typeof refused === 'object') deployment = { target: refused };
+      else {
+        const why = refused ?? 'No API key was given for the deployment.';
+        const message = new vscode.TestMessage(`This case runs on the deployment, which is not reachable from here: ${why}`);
+        for (const testCase of loaded.suite.cases) {
+          const item = items.get(testCase.name);
+          if (!item || (!allDeployed && !testCase.deployed)) continue;
+          run.errored(item, message);
+          outcomes.set(item.id, { state: 'errored', messages: [outcomeOf(message)] });
+          items.delete(testCase.name);
+        }
+        run.appendOutput(`  ${message.message as string}\r\n`);
+      }
+    }
     for (const item of items.values()) run.started(item);
     const report = (result: CaseResult): void => {
       const item = items.get(result.name);
@@ -241,10 +282,11 @@ export class AgentTestController implements vscode.Disposable {
         run.appendOutput(`  - ${result.name} (cancelled)\r\n`, location, item);
         return;
       }
+      const notes = (result.notes ?? []).map((note) => `    note: ${note}\r\n`).join('');
       if (result.passed) {
         run.passed(item, result.durationMs);
         outcomes.set(item.id, { state: 'passed', durationMs: result.durationMs, messages: [] });
-        run.appendOutput(`  ✓ ${result.name} (${result.durationMs} ms)\r\n`, location, item);
+        run.appendOutput(`  ✓ ${result.name} (${result.durationMs} ms)\r\n${notes}`, location, item);
         return;
       }
       const messages = result.failures.map((failure) => failureMessage(failure, uri, positions));
@@ -257,18 +299,28 @@ export class AgentTestController implements vscode.Disposable {
         messages: messages.map((message) => outcomeOf(message)),
       });
       run.appendOutput(
-        `  ✗ ${result.name} (${result.durationMs} ms)\r\n${result.failures.map((failure) => `    ${failure.message.replace(/\r?\n/g, '\r\n    ')}`).join('\r\n')}\r\n`,
+        `  ✗ ${result.name} (${result.durationMs} ms)\r\n${result.failures.map((failure) => `    ${failure.message.replace(/\r?\n/g, '\r\n    ')}`).join('\r\n')}\r\n${notes}`,
         location,
         item,
       );
     };
-    const core = await loadTestCore();
-    await core.runSuite(loaded, { only: new Set(items.keys()), signal, onCase: report });
+    if (items.size > 0)
+      await core.runSuite(loaded, {
+        only: new Set(items.keys()),
+        signal,
+        onCase: report,
+        allDeployed,
+        ...(deployment ? { deployment } : {}),
+      });
     for (const item of items.values()) {
       if (outcomes.has(item.id)) continue;
       run.skipped(item);
       outcomes.set(item.id, { state: 'skipped', messages: [] });
     }
+  }
+
+  private deployedTarget(agentFile: string): Promise<AgentTarget | undefined> {
+    return this.deps.deployedTarget(vscode.Uri.file(agentFile));
   }
 
   private updateItems(uri: vscode.Uri, state: FileState): void {

@@ -11,7 +11,7 @@ import type { ExecutionHistory } from '../runs/executionHistory';
 import { isExecutionItem } from '../views/executionsTree';
 import { AgentTestController } from './agentTestController';
 import { TEST_LANGUAGE_ID } from '../language/languageIds';
-import type { ItemOutcome } from './agentTestController';
+import type { DeployedTarget, ItemOutcome } from './agentTestController';
 import { newTestCaseFromExecution, NewTestCaseRefused, testFileBeside } from './newTestCase';
 import { loadTestCore } from './testCore';
 import { fileExists } from '../workspaceFiles';
@@ -19,7 +19,9 @@ import { fileExists } from '../workspaceFiles';
 /** What the agent tests give the extension's API (the integration tests drive them through it). */
 export interface AgentTestsApi {
   readonly controller: vscode.TestController;
-  /** Runs the cases a request selects, as the Run profile does; how each item ended, by item id. */
+  /** The "Run on Deployment" profile, for a request that sends every case to the deployment. */
+  readonly deployedProfile: vscode.TestRunProfile;
+  /** Runs the cases a request selects, as its profile does (Run Locally without one); how each item ended, by item id. */
   runTests(request: vscode.TestRunRequest, token?: vscode.CancellationToken): Promise<Map<string, ItemOutcome>>;
   /** Reads a test file again (as an edit or the watcher does); resolves once its items are updated. */
   refresh(uri: vscode.Uri): Promise<unknown>;
@@ -27,11 +29,16 @@ export interface AgentTestsApi {
 
 export function registerAgentTests(
   context: vscode.ExtensionContext,
-  deps: { readonly logger: vscode.LogOutputChannel; readonly store: ExecutionHistory },
+  deps: {
+    readonly logger: vscode.LogOutputChannel;
+    readonly store: ExecutionHistory;
+    readonly deployedTarget: DeployedTarget;
+  },
 ): AgentTestsApi {
   const tests = new AgentTestController({
     logger: deps.logger,
     docsUri: vscode.Uri.joinPath(context.extensionUri, 'docs', 'testing-agents.md'),
+    deployedTarget: deps.deployedTarget,
   });
   const lenses = new RunTestsCodeLensProvider(tests);
   const run = (request: vscode.TestRunRequest, token?: vscode.CancellationToken): Promise<Map<string, ItemOutcome>> =>
@@ -80,7 +87,7 @@ export function registerAgentTests(
       }),
     ),
   );
-  return { controller: tests.controller, runTests: run, refresh: (uri) => tests.refresh(uri) };
+  return { controller: tests.controller, deployedProfile: tests.deployedProfile, runTests: run, refresh: (uri) => tests.refresh(uri) };
 }
 
 /** The test files of an agent file (the one beside it, and any that name it), or the test file itself. */

@@ -2,9 +2,15 @@
 // workspace (at their lines), a run through the controller with the engine and mocks (a failed
 // expectation at its own line with expected and actual values), items and diagnostics that follow
 // edits (unsaved text) and files created and deleted on disk, the "Run tests" code lens and its
-// command, and "New Test Case from This Execution" on a local run of the executions view.
+// command, "New Test Case from This Execution" on a local run of the executions view, and deployed
+// cases sent to a real local agent server with the key of its origin.
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import * as vscode from 'vscode';
+import { startAgentServer } from '../../src/core/server/agentServer';
 import type { ExecutionRecord } from '../../src/core/executions/executionRecord';
 import type { AgentWorkflowsApi } from '../../src/extension';
 import type { ItemOutcome } from '../../src/testing/agentTestController';
@@ -253,5 +259,74 @@ describe('agent tests in VS Code', () => {
       text.includes(JSON.stringify((record.outputs as { greeting: string }).greeting)) ||
         text.includes((record.outputs as { greeting: string }).greeting),
     );
+  });
+
+  it('sends deployed cases to the deployment: marked ones in a local run, every one with "Run on Deployment"', async () => {
+    const key = `aw-deployed-key-${randomBytes(12).toString('hex')}`;
+    const served = mkdtempSync(join(tmpdir(), 'aw-served-'));
+    // The deployed agent answers differently from the local file, so each result says where it ran.
+    writeFileSync(
+      join(served, 'echo.agent.yaml'),
+      'version: 1\nname: Echo\ninputs:\n  who: { type: string, required: true }\nnodes:\n  say:\n    type: template\n    text: "Served {{ inputs.who }}"\noutputs:\n  said: { from: "{{ nodes.say.body }}" }\n',
+    );
+    const server = await startAgentServer({ directory: served, port: 0, apiKey: key, watch: false });
+    const ui = new ScriptedUi();
+    try {
+      const agentFile = workspaceUri('agent-tests', 'echo.agent.yaml');
+      const testFile = workspaceUri('agent-tests', 'echo.agent.test.yaml');
+      created.push(agentFile, testFile);
+      await vscode.workspace.fs.writeFile(
+        agentFile,
+        Buffer.from(
+          `version: 1\nname: Echo\ndeployment:\n  baseUrl: ${server.url}\n  account: local\n  agent: echo\ninputs:\n  who: { type: string, required: true }\nnodes:\n  say:\n    type: template\n    text: "Local {{ inputs.who }}"\noutputs:\n  said: { from: "{{ nodes.say.body }}" }\n`,
+        ),
+      );
+      await vscode.workspace.fs.writeFile(
+        testFile,
+        Buffer.from(
+          'cases:\n  locally:\n    inputs: { who: Ada }\n    expect: { outputs: { said: Local Ada } }\n  on the service:\n    deployed: true\n    inputs: { who: Bo }\n    expect: { outputs: { said: Served Bo } }\n',
+        ),
+      );
+      const file = await waitFor(
+        async () => (await api.agentTests.refresh(testFile), api.agentTests.controller.items.get(testFile.toString())),
+        'the test file item',
+      );
+      const id = (name: string): string => `${testFile.toString()}::${name}`;
+      const states = (outcomes: Map<string, ItemOutcome>): [string, string][] =>
+        [...outcomes.entries()].map(([itemId, outcome]): [string, string] => [itemId.split('::')[1]!, outcome.state]).sort();
+
+      // No key for the deployment's origin and the prompt declined: the deployed case errors saying why, the local one runs.
+      const withoutKey = await api.agentTests.runTests(new vscode.TestRunRequest([file]));
+      assert.deepEqual(states(withoutKey), [
+        ['locally', 'passed'],
+        ['on the service', 'errored'],
+      ]);
+      assert.match(withoutKey.get(id('on the service'))!.messages[0]!.message, /runs on the deployment.*No API key was given/);
+      assert.ok(ui.messages.some((message) => message.modal && message.text.includes(`No API key is set for ${server.url}`)));
+
+      ui.input(key);
+      assert.equal(await vscode.commands.executeCommand('agentWorkflows.setApiKey', server.url), true);
+      const local = await api.agentTests.runTests(new vscode.TestRunRequest([file]));
+      assert.deepEqual(states(local), [
+        ['locally', 'passed'],
+        ['on the service', 'passed'],
+      ]);
+
+      // "Run on Deployment": every case goes to the service, so the local expectation sees its answer.
+      const deployed = await api.agentTests.runTests(new vscode.TestRunRequest([file], undefined, api.agentTests.deployedProfile));
+      assert.deepEqual(states(deployed), [
+        ['locally', 'failed'],
+        ['on the service', 'passed'],
+      ]);
+      assert.deepEqual(
+        deployed.get(id('locally'))!.messages.map((message) => [message.expected, message.actual]),
+        [['Local Ada', 'Served Ada']],
+      );
+      assert.equal(ui.unexpected.length, 0, ui.unexpected.join(', '));
+    } finally {
+      ui.restore();
+      await server.close();
+      rmSync(served, { recursive: true, force: true });
+    }
   });
 });

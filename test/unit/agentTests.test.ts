@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { LineIndex } from '../../src/core/document/lineIndex';
-import { loadSuite, runSuite } from '../../src/core/testing/suite';
+import { loadSuite, needsDeployment, runSuite } from '../../src/core/testing/suite';
 import type { LoadedSuite, SuiteLoadFailure } from '../../src/core/testing/suite';
 import { json, startServer } from '../support/httpServer';
 import { repoRoot } from '../support/paths';
@@ -84,6 +84,19 @@ describe('agent tests', () => {
       [['missing-mock', 2]],
     );
     assert.match(failure.problems[0]!.message, /no mock for API node 'current'.*live: true/);
+  });
+
+  it('needs no mock in a deployed case, and runs no deployed case locally', async () => {
+    const file = dir.write('weather-report.agent.test.yaml', 'cases:\n  on the service:\n    deployed: true\n    inputs: { city: Oslo }\n');
+    const suite = loaded(loadSuite(file));
+    assert.deepEqual(suite.problems, []);
+    assert.equal(needsDeployment(suite.suite, {}), true);
+    assert.equal(needsDeployment(suite.suite, { grep: 'nothing' }), false);
+    // Without a deployment the case fails saying so; it is never run on this machine instead.
+    const [result] = await runSuite(suite);
+    assert.equal(result!.passed, false);
+    assert.equal(result!.execution, undefined);
+    assert.match(result!.failures[0]!.message, /runs on the deployment \(deployed: true\), but no deployment was given/);
   });
 
   it('checks the names a case uses against the agent, with suggestions', () => {

@@ -2,6 +2,8 @@
 // the real client, whose API node calls a real API server; outputs and failures are checked, and
 // what only a local run uses (mocks, expect_request) is named, not applied.
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { runCli } from '../../src/cli/main';
 import { startAgentServer } from '../../src/core/server/agentServer';
 import type { AgentServer } from '../../src/core/server/agentServer';
@@ -85,8 +87,46 @@ describe('agent-workflows test --deployed', () => {
     assert.equal(noTarget.code, 2);
     assert.match(noTarget.stderr, /--base-url, --account and --agent/);
     const withoutDeployed = await run(['test', '--base-url', server.url]);
-    assert.equal(withoutDeployed.code, 2);
-    assert.match(withoutDeployed.stderr, /go with --deployed/);
+    assert.equal(withoutDeployed.code, 1, withoutDeployed.stdout + withoutDeployed.stderr);
+    assert.match(withoutDeployed.stderr, /--base-url went unused: no case ran on the deployment/);
+  });
+
+  it('sends a case marked deployed: true to the deployment in a local run, the others to their mocks', async () => {
+    dir.write(
+      'lookup.agent.test.yaml',
+      `cases:
+  mocked:
+    inputs: { id: m1 }
+    mocks: { fetch: { body: { name: Mocked } } }
+    expect: { outputs: { name: Mocked } }
+  on the service:
+    deployed: true
+    snapshot: true
+    inputs: { id: d1 }
+    expect: { outputs: { name: Ada from the real API } }
+`,
+    );
+    const args = ['test', '--base-url', server.url, '--account', 'local', '--agent', 'lookup'];
+    const result = await run(args);
+    assert.equal(result.code, 0, result.stdout + result.stderr);
+    assert.match(result.stdout, /✓ mocked[\s\S]*✓ on the service/);
+    assert.match(result.stdout, /2 cases: 2 passed/);
+    // Only the deployed case reached the real API; the mocked one never left the process.
+    assert.deepEqual(
+      api.requests.map((request) => request.url),
+      ['/d1'],
+    );
+    // The key is needed only because a case goes to the service; a grep leaving it out runs without one.
+    const noKey = await run(args, {});
+    assert.equal(noKey.code, 3);
+    assert.match(noKey.stderr, /No API key/);
+    const localOnly = await run(['test', '--grep', 'mocked'], {});
+    assert.equal(localOnly.code, 0, localOnly.stdout + localOnly.stderr);
+    // A deployed answer depends on real APIs: --update checks it but never records it.
+    const before = readFileSync(join(dir.path, 'lookup.agent.test.yaml'), 'utf8');
+    const updated = await run([...args, '--update']);
+    assert.equal(updated.code, 0, updated.stdout + updated.stderr);
+    assert.equal(readFileSync(join(dir.path, 'lookup.agent.test.yaml'), 'utf8'), before);
   });
 
   it("fails a case the service refuses, with the service's reason and never the key", async () => {

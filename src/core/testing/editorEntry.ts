@@ -2,4 +2,4 @@
 // bundle (the YAML parser, the engine, undici), so its classes are one copy for instanceof checks.
 export { AgentFileError, loadAgent } from '../engine/agentPlan';
 export { appendCaseFromExecution, NewCaseError } from './newCase';
-export { loadSuiteFromText, readText, runSuite } from './suite';
+export { loadSuiteFromText, needsDeployment, readText, runSuite } from './suite';

@@ -4,7 +4,10 @@ import { parseDocument } from 'yaml';
 import type { CaseResult } from './runCase';
 import type { TestCase } from './testModel';
 
-/** The outputs to write: those of the snapshot cases whose execution finished. */
+/**
+ * The outputs to write: those of the snapshot cases whose execution finished on this machine (a
+ * deployed case's answer depends on real APIs: it is checked, never recorded).
+ */
 export function snapshotOutputs(
   cases: readonly TestCase[],
   results: readonly CaseResult[],
@@ -12,7 +15,8 @@ export function snapshotOutputs(
   const snapshots = new Map<string, Readonly<Record<string, unknown>>>();
   for (const result of results) {
     const testCase = cases.find((candidate) => candidate.name === result.name);
-    if (testCase?.snapshot && result.execution?.status === 'finished') snapshots.set(result.name, result.execution.outputs);
+    if (testCase?.snapshot && !testCase.deployed && result.execution?.status === 'finished')
+      snapshots.set(result.name, result.execution.outputs);
   }
   return snapshots;
 }

@@ -101,30 +101,55 @@ export interface RunSuiteOptions extends Omit<RunCaseOptions, 'baseDir'> {
   readonly concurrency?: number;
   /** Called as each case ends, in the order they end. */
   readonly onCase?: (result: CaseResult) => void;
-  /** Run the cases against this deployment instead of on this machine. */
-  readonly deployed?: Omit<DeployedRunOptions, 'baseDir' | 'signal'>;
+  /** Where the cases that run on the deployment go: those marked `deployed: true`, or all with `allDeployed`. */
+  readonly deployment?: Omit<DeployedRunOptions, 'baseDir' | 'signal'>;
+  /** Every case runs against `deployment` (the CLI's --deployed, the editor's deployed profile). */
+  readonly allDeployed?: boolean;
+}
+
+/** The cases a run selects (grep and only), in file order. */
+export function selectedCases(suite: TestSuite, options: Pick<RunSuiteOptions, 'grep' | 'only'>): TestCase[] {
+  const grep = options.grep?.toLowerCase();
+  return suite.cases.filter(
+    (testCase) => (!grep || testCase.name.toLowerCase().includes(grep)) && (!options.only || options.only.has(testCase.name)),
+  );
+}
+
+/** Whether a run with these options sends a case to the deployment (and so needs a target and key). */
+export function needsDeployment(suite: TestSuite, options: Pick<RunSuiteOptions, 'grep' | 'only' | 'allDeployed'>): boolean {
+  const cases = selectedCases(suite, options);
+  return cases.length > 0 && (options.allDeployed === true || cases.some((testCase) => testCase.deployed));
 }
 
 /** Runs the cases (those grep selects), at most `concurrency` at once; results in file order. */
 export async function runSuite(loaded: LoadedSuite, options: RunSuiteOptions = {}): Promise<CaseResult[]> {
-  const grep = options.grep?.toLowerCase();
-  const cases = loaded.suite.cases.filter(
-    (testCase) => (!grep || testCase.name.toLowerCase().includes(grep)) && (!options.only || options.only.has(testCase.name)),
-  );
+  const cases = selectedCases(loaded.suite, options);
   const results: CaseResult[] = new Array(cases.length);
+  const baseDir = dirname(loaded.testFile);
   let next = 0;
+  const runOne = (testCase: TestCase): Promise<CaseResult> => {
+    if (!options.allDeployed && !testCase.deployed) return runCase(loaded.agent, testCase, { ...options, baseDir });
+    if (!options.deployment) {
+      // Callers resolve a deployment whenever needsDeployment says so; a case is never run locally in its place.
+      return Promise.resolve({
+        name: testCase.name,
+        passed: false,
+        durationMs: 0,
+        failures: [{ message: 'This case runs on the deployment (deployed: true), but no deployment was given.', span: testCase.span }],
+        requests: [],
+        notes: [],
+      });
+    }
+    return runCaseDeployed(loaded.agent, testCase, {
+      ...options.deployment,
+      baseDir,
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
+  };
   const worker = async (): Promise<void> => {
     while (next < cases.length && !options.signal?.aborted) {
       const index = next++;
-      const testCase = cases[index] as TestCase;
-      const baseDir = dirname(loaded.testFile);
-      const result = options.deployed
-        ? await runCaseDeployed(loaded.agent, testCase, {
-            ...options.deployed,
-            baseDir,
-            ...(options.signal ? { signal: options.signal } : {}),
-          })
-        : await runCase(loaded.agent, testCase, { ...options, baseDir });
+      const result = await runOne(cases[index] as TestCase);
       results[index] = result;
       options.onCase?.(result);
     }

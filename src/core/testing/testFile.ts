@@ -103,6 +103,7 @@ function readCase(name: string, span: Span, map: YAMLMap, sink: ProblemSink): Te
     expect: isMap(expectMap) ? readExpectations(expectMap, report) : {},
     snapshot: getValue(map, 'snapshot')?.toJSON() === true,
     live: getValue(map, 'live')?.toJSON() === true,
+    deployed: getValue(map, 'deployed')?.toJSON() === true,
   };
 }
 
@@ -210,7 +211,8 @@ function checkAgainstAgent(testCase: TestCase, caseMap: YAMLMap, agent: AgentMod
         `Node "${mock.node}" renders text (${node.type ?? 'no type'}); only API nodes call an API and can be mocked.`,
       );
   }
-  if (!testCase.live) {
+  // A deployed case calls no mock: the service runs the agent with its real APIs.
+  if (!testCase.live && !testCase.deployed) {
     const unmocked = [...agent.nodes.values()].filter((node) => node.type === 'api' && !testCase.mocks.has(node.id)).map((node) => node.id);
     if (unmocked.length) {
       sink.add(

@@ -63,4 +63,6 @@ export interface TestCase {
   readonly snapshot: boolean;
   /** API nodes without a mock call their real API. */
   readonly live: boolean;
+  /** The case always runs against the deployed agent (mocks and node expectations do not apply). */
+  readonly deployed: boolean;
 }
