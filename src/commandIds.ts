@@ -25,6 +25,7 @@ export const COMMANDS = {
   clearFinished: 'agentWorkflows.executions.clearFinished',
   newTestCase: 'agentWorkflows.executions.newTestCase',
   runAgentTests: 'agentWorkflows.runAgentTests',
+  selectEnvironment: 'agentWorkflows.selectEnvironment',
 } as const;
 
 /**
@@ -37,5 +38,6 @@ const REGISTERED_AT_ACTIVATION: readonly string[] = [
   COMMANDS.refresh,
   COMMANDS.newTestCase,
   COMMANDS.runAgentTests,
+  COMMANDS.selectEnvironment,
 ];
 export const COMMANDS_LOADED_ON_USE: readonly string[] = Object.values(COMMANDS).filter((id) => !REGISTERED_AT_ACTIVATION.includes(id));

@@ -43,6 +43,15 @@ export function serviceSettings(scope?: vscode.Uri): ServiceSettings {
   };
 }
 
+export interface EnvironmentSettings {
+  /** The environment of agent-workflows.yaml runs use when none is chosen in the status bar. */
+  readonly environment: string;
+}
+
+export function environmentSettings(scope?: vscode.Uri): EnvironmentSettings {
+  return { environment: vscode.workspace.getConfiguration(SECTION, scope).get<string>('environment', '').trim() };
+}
+
 export interface ResultsSettings {
   /** Executions kept in the history (finished ones; running ones are always kept). */
   readonly historySize: number;

@@ -12,6 +12,10 @@ import { registerCompletionProvider } from './language/completionProvider';
 import { registerHoverProvider } from './language/hoverProvider';
 import { registerNavigationProviders } from './language/navigationProviders';
 import { WorkspaceSecretNames } from './language/workspaceSecretNames';
+import { registerEnvironmentStatus } from './environments/environmentStatus';
+import type { EnvironmentStatus } from './environments/environmentStatus';
+import { registerEnvironmentsLanguage } from './environments/environmentsLanguage';
+import { WorkspaceEnvironments } from './environments/workspaceEnvironments';
 import { registerLazyCommands } from './lazyCommands';
 import { createLogger } from './logger';
 import { ExecutionHistory } from './runs/executionHistory';
@@ -29,6 +33,8 @@ import { registerLocalServerStatus } from './views/localServerStatus';
 export interface AgentWorkflowsApi {
   readonly executionsTree: vscode.TreeDataProvider<vscode.TreeItem>;
   readonly agentTests: AgentTestsApi;
+  /** The environment status bar item as shown (for the integration tests), once its update settles. */
+  readonly environmentStatus: () => Promise<EnvironmentStatus>;
 }
 
 export function activate(context: vscode.ExtensionContext): AgentWorkflowsApi {
@@ -41,16 +47,23 @@ export function activate(context: vscode.ExtensionContext): AgentWorkflowsApi {
   const results = new ResultsChannel(() => resultsSettings().maxOutputLength);
   const localServer = new LocalServerHost({ keys, workflowSecrets, logger, state: context.workspaceState });
   const inputMemory = new InputMemory(context.workspaceState);
-  context.subscriptions.push(workspaceSecretNames, keys, store, results, new ResultDocuments(store), localServer);
+  const environments = new WorkspaceEnvironments(context.workspaceState);
+  context.subscriptions.push(workspaceSecretNames, keys, store, results, new ResultDocuments(store), localServer, environments);
 
   const diagnostics = registerDiagnostics(context, { logger, docsUri });
   registerCompletionProvider(context, { workspaceSecretNames, workflowSecrets });
   registerHoverProvider(context);
   registerCodeActionProvider(context, { workflowSecrets, logger, diagnostics });
   registerNavigationProviders(context, { diagnostics });
-  registerCodeLensProvider(context);
+  registerCodeLensProvider(context, { environments });
   const executionsTree = registerExecutionsView(context, { store });
   registerLocalServerStatus(context, { localServer });
+  const environmentStatus = registerEnvironmentStatus(context, { environments, logger });
+  registerEnvironmentsLanguage(context, {
+    environments,
+    logger,
+    docsUri: vscode.Uri.joinPath(context.extensionUri, 'docs', 'environments.md'),
+  });
   const commands = registerLazyCommands(
     context,
     COMMANDS_LOADED_ON_USE,
@@ -66,6 +79,7 @@ export function activate(context: vscode.ExtensionContext): AgentWorkflowsApi {
         inputMemory,
         localServer,
         diagnostics,
+        environments,
       }),
     logger,
   );
@@ -83,7 +97,11 @@ export function activate(context: vscode.ExtensionContext): AgentWorkflowsApi {
   if (vscode.workspace.isTrusted) setTimeout(resume, 0);
   else context.subscriptions.push(vscode.workspace.onDidGrantWorkspaceTrust(resume));
   logger.info(`Agent Workflows ${String(context.extension.packageJSON.version)} activated.`);
-  return { executionsTree, agentTests };
+  return {
+    executionsTree,
+    agentTests,
+    environmentStatus: async () => (await environmentStatus.updated(), environmentStatus.current()),
+  };
 }
 
 export function deactivate(): void {}

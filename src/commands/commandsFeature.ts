@@ -3,6 +3,7 @@
 // machinery load then, not at activation. Registers each command of COMMAND_IDS.
 import type * as vscode from 'vscode';
 import type { AgentTarget } from '../core/service/target';
+import type { WorkspaceEnvironments } from '../environments/workspaceEnvironments';
 import type { AgentDiagnostics } from '../language/agentDiagnostics';
 import type { WorkspaceSecretNames } from '../language/workspaceSecretNames';
 import { deployedTestTarget } from '../runs/agentRuns';
@@ -40,6 +41,7 @@ export interface CommandsDeps {
   readonly inputMemory: InputMemory;
   readonly localServer: LocalServerHost;
   readonly diagnostics: AgentDiagnostics;
+  readonly environments: WorkspaceEnvironments;
 }
 
 /** What the rest of the extension may ask of the loaded commands. */
@@ -51,17 +53,17 @@ export interface CommandsFeature {
 }
 
 export function registerCommands(context: vscode.ExtensionContext, deps: CommandsDeps): CommandsFeature {
-  const { logger, keys, workflowSecrets, workspaceSecretNames, store, results, inputMemory, localServer, diagnostics } = deps;
+  const { logger, keys, workflowSecrets, workspaceSecretNames, store, results, inputMemory, localServer, diagnostics, environments } = deps;
   // On shutdown the runner stops polling but leaves running records as they are: the next window resumes them.
   const runner = new ExecutionRunner({ store, results, logger });
   context.subscriptions.push(runner);
-  const runDeps: RunDeps = { logger, keys, workflowSecrets, store, results, runner, inputMemory, localServer };
+  const runDeps: RunDeps = { logger, keys, workflowSecrets, store, results, runner, inputMemory, localServer, environments };
 
   registerValidateWorkspaceCommand(context, { diagnostics, logger });
   registerShowGraph(context, { logger });
   registerNewAgentFileCommand(context, { logger });
-  registerSetApiKeyCommand(context, { keys, localServer, logger });
-  registerClearApiKeyCommand(context, { keys, localServer, logger });
+  registerSetApiKeyCommand(context, { keys, localServer, environments, logger });
+  registerClearApiKeyCommand(context, { keys, localServer, environments, logger });
   registerSetSecretCommand(context, { workflowSecrets, workspaceSecretNames, logger });
   registerClearSecretCommand(context, { workflowSecrets, logger });
   registerRunAgentCommand(context, runDeps);

@@ -59,7 +59,7 @@ async function curlOfFile(resource: unknown, deps: RunDeps): Promise<string | un
   const uri = await chooseAgentFile(resource, 'Copy as curl');
   if (!uri) return undefined;
   const file = await loadAgentFile(uri);
-  const target = keyless(targetInfoFor(file, deps.localServer));
+  const target = keyless(await targetInfoFor(file, deps));
   const remembered = deps.inputMemory.get(uri);
   const haveInputs = file.model.inputs.size === 0 || Object.keys(remembered.values).length + Object.keys(remembered.files).length > 0;
   const given = haveInputs ? remembered : await askForInputs(file.model, file.displayName, remembered);

@@ -80,7 +80,8 @@ export function registerExecutionActions(context: vscode.ExtensionContext, deps:
           for (const [name, value] of Object.entries(record.inputs)) if (typeof value !== 'object') values[name] = value;
           const given = { values, files: { ...record.filePaths } };
           const uri = vscode.Uri.parse(record.file);
-          return record.mode === 'local' ? runAgentFileLocally(uri, deps, given) : runAgentFile(uri, deps, given);
+          // On the environment it ran on, not the one chosen since.
+          return record.mode === 'local' ? runAgentFileLocally(uri, deps, given) : runAgentFile(uri, deps, given, record.target?.environment);
         },
         { trusted: 'Running agents' },
       ),

@@ -74,7 +74,7 @@ async function serviceOfContext(deps: RunDeps): Promise<{ info: ExecutionTargetI
   const active = vscode.window.activeTextEditor?.document;
   if (active?.languageId === AGENT_LANGUAGE_ID) {
     const file = await loadAgentFile(active.uri);
-    return { info: targetInfoFor(file, deps.localServer), agentName: file.displayName, file: active.uri };
+    return { info: await targetInfoFor(file, deps), agentName: file.displayName, file: active.uri };
   }
   const settings = serviceSettings();
   if (settings.baseUrl && settings.account) return { info: { baseUrl: settings.baseUrl, account: settings.account, agent: '' } };

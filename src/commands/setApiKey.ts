@@ -1,6 +1,7 @@
 // "Agent Workflows: Set API Key": stores the service key in SecretStorage for one service origin
 // (scheme, host and port): the active agent file's service, the configured one, or one picked.
 import * as vscode from 'vscode';
+import type { WorkspaceEnvironments } from '../environments/workspaceEnvironments';
 import { COMMANDS } from '../commandIds';
 import { guardedCommand } from './commandErrors';
 import { serviceSettings } from '../config';
@@ -17,6 +18,7 @@ import { errorMessage } from '../core/errors';
 export interface ApiKeyCommandDeps {
   readonly keys: ApiKeyStore;
   readonly localServer: LocalServerHost;
+  readonly environments: WorkspaceEnvironments;
   readonly logger: vscode.LogOutputChannel;
 }
 
@@ -56,7 +58,7 @@ export async function knownOrigins(deps: ApiKeyCommandDeps): Promise<{ origin: s
   if (active?.languageId === AGENT_LANGUAGE_ID) {
     try {
       add(
-        targetInfoFor(await loadAgentFile(active.uri), deps.localServer).baseUrl,
+        (await targetInfoFor(await loadAgentFile(active.uri), deps)).baseUrl,
         `used by ${active.uri.path.split('/').pop() ?? 'the active file'}`,
       );
     } catch {

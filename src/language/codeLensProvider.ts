@@ -3,6 +3,7 @@ import * as vscode from 'vscode';
 import { COMMANDS } from '../commandIds';
 import { resultsSettings } from '../config';
 import { affects } from '../config';
+import type { WorkspaceEnvironments } from '../environments/workspaceEnvironments';
 import { AGENT_LANGUAGE_ID } from './languageIds';
 
 class AgentCodeLensProvider implements vscode.CodeLensProvider, vscode.Disposable {
@@ -10,8 +11,9 @@ class AgentCodeLensProvider implements vscode.CodeLensProvider, vscode.Disposabl
   readonly onDidChangeCodeLenses = this.changed.event;
   private readonly subscriptions: vscode.Disposable[];
 
-  constructor() {
+  constructor(private readonly environments: WorkspaceEnvironments) {
     this.subscriptions = [
+      environments.onDidChange(() => this.changed.fire()),
       vscode.workspace.onDidChangeConfiguration((event) => {
         if (affects(event, 'codeLens.enabled')) this.changed.fire();
       }),
@@ -19,7 +21,7 @@ class AgentCodeLensProvider implements vscode.CodeLensProvider, vscode.Disposabl
     ];
   }
 
-  provideCodeLenses(document: vscode.TextDocument): vscode.CodeLens[] {
+  async provideCodeLenses(document: vscode.TextDocument): Promise<vscode.CodeLens[]> {
     if (!resultsSettings().codeLens) return [];
     // Above the agent's name, or the first line. Asked on every edit: read lines, not the whole text.
     let nameLine = 0;
@@ -36,10 +38,13 @@ class AgentCodeLensProvider implements vscode.CodeLensProvider, vscode.Disposabl
       arguments: [document.uri],
     });
     if (!vscode.workspace.isTrusted) return [graph];
+    const environment = await this.environmentOf(document.uri);
     return [
       new vscode.CodeLens(range, {
-        title: '$(play) Run agent',
-        tooltip: 'Run on the service named by deployment: (or the local agent server)',
+        title: environment ? `$(play) Run agent (${environment})` : '$(play) Run agent',
+        tooltip: environment
+          ? `Run on the environment "${environment}" of agent-workflows.yaml (switch it in the status bar)`
+          : 'Run on the service named by deployment: (or the local agent server)',
         command: COMMANDS.runAgent,
         arguments: [document.uri],
       }),
@@ -54,13 +59,22 @@ class AgentCodeLensProvider implements vscode.CodeLensProvider, vscode.Disposabl
     ];
   }
 
+  /** The active environment's name for the lens, or a hint when the environments file says none can be used. */
+  private async environmentOf(uri: vscode.Uri): Promise<string | undefined> {
+    try {
+      return (await this.environments.active(uri))?.name;
+    } catch {
+      return 'environment needs fixing';
+    }
+  }
+
   dispose(): void {
     for (const subscription of this.subscriptions) subscription.dispose();
     this.changed.dispose();
   }
 }
 
-export function registerCodeLensProvider(context: vscode.ExtensionContext): void {
-  const provider = new AgentCodeLensProvider();
+export function registerCodeLensProvider(context: vscode.ExtensionContext, deps: { readonly environments: WorkspaceEnvironments }): void {
+  const provider = new AgentCodeLensProvider(deps.environments);
   context.subscriptions.push(provider, vscode.languages.registerCodeLensProvider({ language: AGENT_LANGUAGE_ID }, provider));
 }

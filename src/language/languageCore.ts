@@ -9,3 +9,6 @@ export { definition, prepareRename, references, rename, RenameError } from '../c
 export { quickFixes } from '../core/language/quickFixes';
 export { decodeAgentFile, undecodedFileProblems } from '../core/document/parse';
 export { validateAgentText } from '../core/validation/validate';
+export { environmentsCompletions } from '../core/environments/environmentsCompletion';
+export { parseEnvironmentsFile } from '../core/environments/environmentsFile';
+export { environmentDeployment, selectEnvironment } from '../core/environments/resolveEnvironment';

@@ -15,17 +15,23 @@ import { promptForSecret } from '../secrets/secretPrompt';
 import { loadAgentFile } from './agentFile';
 import { askForInputs } from './inputPrompts';
 import type { RunDeps } from './runDeps';
-import { targetInfoFor, targetWithKey } from './serviceTarget';
+import { runTargetFor, startTargetWithKey } from './serviceTarget';
 
 /**
  * Runs an agent file on its service; resolves to the final record, or undefined when the user
  * cancelled a prompt. With `given`, no inputs are asked for (Run Again).
  */
-export async function runAgentFile(uri: vscode.Uri, deps: RunDeps, given?: GivenInputs): Promise<ExecutionRecord | undefined> {
+export async function runAgentFile(
+  uri: vscode.Uri,
+  deps: RunDeps,
+  given?: GivenInputs,
+  environment?: string,
+): Promise<ExecutionRecord | undefined> {
   const file = await loadAgentFile(uri);
-  const info = targetInfoFor(file, deps.localServer);
-  // The key first: nobody should type inputs for a run that cannot start.
-  const target = await targetWithKey(info, deps, uri);
+  const run = await runTargetFor(file, deps, environment);
+  const { info } = run;
+  // The confirmation and key first: nobody should type inputs for a run that cannot start.
+  const target = await startTargetWithKey(run, deps, uri, `Run "${file.displayName}"`);
   if (!target) return undefined;
   const inputs = given ?? (await askForInputs(file.model, file.displayName, deps.inputMemory.get(uri)));
   if (!inputs) return undefined;
@@ -40,7 +46,7 @@ export async function runAgentFile(uri: vscode.Uri, deps: RunDeps, given?: Given
  */
 export async function deployedTestTarget(uri: vscode.Uri, deps: RunDeps): Promise<AgentTarget | undefined> {
   const file = await loadAgentFile(uri);
-  return targetWithKey(targetInfoFor(file, deps.localServer), deps, uri);
+  return startTargetWithKey(await runTargetFor(file, deps), deps, uri, `Run the tests of "${file.displayName}"`);
 }
 
 /** Runs an agent file with the workflow engine in this window; undefined when the user cancelled a prompt. */

@@ -1,5 +1,6 @@
 // What the run commands share, built once in the composition root.
 import type * as vscode from 'vscode';
+import type { WorkspaceEnvironments } from '../environments/workspaceEnvironments';
 import type { ApiKeyStore } from '../secrets/apiKeyStore';
 import type { WorkflowSecrets } from '../secrets/workflowSecrets';
 import type { ExecutionRunner } from './executionRunner';
@@ -17,4 +18,5 @@ export interface RunDeps {
   readonly runner: ExecutionRunner;
   readonly inputMemory: InputMemory;
   readonly localServer: LocalServerHost;
+  readonly environments: WorkspaceEnvironments;
 }

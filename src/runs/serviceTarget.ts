@@ -1,6 +1,7 @@
-// Where a deployed-style run goes and with which key: the file's `deployment:`, else the settings,
-// else the local agent server when it runs. The key is looked up by the target's origin only, so a
-// file naming another service never receives a key set for a different one.
+// Where a deployed-style run goes and with which key: the active environment of agent-workflows.yaml
+// when there is one, else the file's `deployment:`, else the settings, else the local agent server.
+// The key is looked up by the target's origin only, so a file naming another service never receives
+// a key set for a different one.
 import * as vscode from 'vscode';
 import { RunBlocked } from '../commands/commandErrors';
 import { COMMANDS } from '../commandIds';
@@ -15,15 +16,73 @@ import { promptForApiKey } from '../secrets/apiKeyPrompt';
 import type { ApiKeyStore } from '../secrets/apiKeyStore';
 import { originOf } from '../secrets/apiKeyStore';
 import type { AgentFile } from './agentFile';
+import type { ActiveEnvironment, WorkspaceEnvironments } from '../environments/workspaceEnvironments';
+import { loadLanguageCore } from '../language/loadLanguageCore';
 import type { LocalServerHost } from './localServerHost';
 
 export interface TargetDeps {
   readonly keys: ApiKeyStore;
   readonly localServer: LocalServerHost;
+  readonly environments: WorkspaceEnvironments;
 }
 
-/** Base URL, account and agent of a file's run, or a RunBlocked that says where to set them. */
-export function targetInfoFor(file: AgentFile, localServer: LocalServerHost): ExecutionTargetInfo {
+/** Where a run of a file goes, and the environment that says so (when one does). */
+export interface RunTarget {
+  readonly info: ExecutionTargetInfo;
+  readonly environment?: ActiveEnvironment;
+}
+
+/**
+ * Where a file's run goes. With an environment (agent-workflows.yaml; `requested` is Run Again's):
+ * the agent file's override for it, then the environment, then the file's deployment block. Without:
+ * the file's deployment, else the settings, else the local agent server. A RunBlocked says what to set.
+ */
+export async function runTargetFor(
+  file: AgentFile,
+  deps: Pick<TargetDeps, 'localServer' | 'environments'>,
+  requested?: string,
+): Promise<RunTarget> {
+  const environment = await deps.environments.active(file.uri, requested);
+  if (!environment) return { info: targetInfoWithoutEnvironment(file, deps.localServer) };
+  const core = await loadLanguageCore();
+  const fields = core.environmentDeployment(file.model, environment);
+  const baseUrl = fields.baseUrl ?? environment.declaration.baseUrl;
+  if (baseUrl.includes('{{'))
+    throw new RunBlocked(`The base URL of environment "${environment.name}" for ${file.agentPath} contains an expression; write the service's address itself (https://…).`);
+  return {
+    environment,
+    info: {
+      baseUrl: baseUrl.replace(/\/+$/, ''),
+      account: fields.account ?? environment.declaration.account,
+      agent: fields.agent ?? file.agentPath,
+      environment: environment.name,
+      ...(fields.statusPath ? { statusPathTemplate: fields.statusPath } : {}),
+    },
+  };
+}
+
+/** Base URL, account and agent of a file's run (its environment's when one applies). */
+export async function targetInfoFor(file: AgentFile, deps: Pick<TargetDeps, 'localServer' | 'environments'>): Promise<ExecutionTargetInfo> {
+  return (await runTargetFor(file, deps)).info;
+}
+
+/**
+ * The target of a run that starts an execution, with its key: a protected environment is confirmed
+ * first (every time, unless the user said not to ask again in this window); undefined when the user
+ * declined the confirmation or the key.
+ */
+export async function startTargetWithKey(
+  run: RunTarget,
+  deps: TargetDeps,
+  scope: vscode.Uri,
+  what: string,
+): Promise<AgentTarget | undefined> {
+  if (run.environment && !(await deps.environments.confirmRun(run.environment, what))) return undefined;
+  return targetWithKey(run.info, deps, scope);
+}
+
+/** Base URL, account and agent of a file's run without environments, or a RunBlocked that says where to set them. */
+function targetInfoWithoutEnvironment(file: AgentFile, localServer: LocalServerHost): ExecutionTargetInfo {
   const settings = serviceSettings(file.uri);
   const deployment = file.model.deployment;
   const fileBaseUrl = deployment?.baseUrl?.value.trim();
@@ -59,7 +118,7 @@ export function targetInfoFor(file: AgentFile, localServer: LocalServerHost): Ex
  */
 export async function targetWithKey(
   info: ExecutionTargetInfo,
-  deps: TargetDeps,
+  deps: Pick<TargetDeps, 'keys'>,
   scope?: vscode.Uri,
   options: { readonly prompt?: boolean } = {},
 ): Promise<AgentTarget | undefined> {
@@ -76,7 +135,7 @@ export async function targetWithKey(
   return {
     ...info,
     apiKey: key,
-    statusPathTemplate: settings.statusPathTemplate,
+    statusPathTemplate: info.statusPathTemplate ?? settings.statusPathTemplate,
     allowInsecureHttp: settings.allowInsecureHttp,
     requestTimeoutMs: settings.requestTimeoutMs,
     ...(dispatcher ? { dispatcher } : {}),

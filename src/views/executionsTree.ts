@@ -34,7 +34,8 @@ export class ExecutionItem extends vscode.TreeItem {
     super(record.agentName, vscode.TreeItemCollapsibleState.Collapsed);
     this.id = `execution:${record.key}`;
     const duration = record.endedAt !== undefined ? ` · ${formatDuration(record.endedAt - record.startedAt)}` : '';
-    const where = record.mode === 'local' ? ' · local' : '';
+    // Where it ran: this machine, or the environment of agent-workflows.yaml it ran on.
+    const where = record.mode === 'local' ? ' · local' : record.target?.environment ? ` · ${record.target.environment}` : '';
     this.description = `${record.state === 'problem' && record.serviceStatus ? record.serviceStatus : STATE_WORDS[record.state]} · ${formatAge(record.startedAt, now)}${duration}${where}`;
     this.iconPath = STATE_ICONS[record.state];
     // e.g. "execution-finished-deployed-id": menus match on the parts they need.
@@ -229,6 +230,7 @@ function tooltipOf(record: ExecutionRecord): vscode.MarkdownString {
       `Service: ${escape(record.target.baseUrl)} · account \`${escape(record.target.account)}\` · agent \`${escape(record.target.agent)}\``,
     );
   else lines.push('Ran locally in VS Code');
+  if (record.target?.environment) lines.push(`Environment: \`${escape(record.target.environment)}\``);
   lines.push(`Started: ${new Date(record.startedAt).toLocaleString()}`);
   if (record.endedAt !== undefined) lines.push(`Took: ${formatDuration(record.endedAt - record.startedAt)}`);
   if (record.file) lines.push(`File: ${escape(vscode.workspace.asRelativePath(vscode.Uri.parse(record.file)))}`);

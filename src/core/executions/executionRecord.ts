@@ -23,6 +23,10 @@ export interface ExecutionTargetInfo {
   readonly baseUrl: string;
   readonly account: string;
   readonly agent: string;
+  /** The environment of agent-workflows.yaml the run used, when one was. */
+  readonly environment?: string;
+  /** The environment's own status URL template, when it has one. */
+  readonly statusPathTemplate?: string;
 }
 
 export interface ExecutionRecord {

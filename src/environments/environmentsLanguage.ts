@@ -1,0 +1,73 @@
+// The environments file (agent-workflows.yaml) in the editor: its own language, its problems as
+// diagnostics as you type (also in Restricted Mode: reading it for validation is safe), and
+// completion of its keys and of environment names after "default:".
+import * as vscode from 'vscode';
+import { errorDetail } from '../core/errors';
+import { ENVIRONMENTS_LANGUAGE_ID } from '../language/languageIds';
+import { loadLanguageCore } from '../language/loadLanguageCore';
+import { textPositions, toDiagnostic } from '../language/problemsToDiagnostics';
+import { currentText } from '../workspaceFiles';
+import type { WorkspaceEnvironments } from './workspaceEnvironments';
+
+const EDIT_DELAY_MS = 200;
+
+export function registerEnvironmentsLanguage(
+  context: vscode.ExtensionContext,
+  deps: { readonly environments: WorkspaceEnvironments; readonly logger: vscode.LogOutputChannel; readonly docsUri: vscode.Uri },
+): vscode.DiagnosticCollection {
+  const diagnostics = vscode.languages.createDiagnosticCollection('agent-environments');
+  const pending = new Map<string, NodeJS.Timeout>();
+  // Checked from the editor's text when open, else from disk; kept when its editor closes.
+  const check = async (uri: vscode.Uri): Promise<void> => {
+    try {
+      const text = await currentText(uri);
+      const result = text === undefined ? undefined : await deps.environments.read(uri);
+      if (text === undefined || !result) diagnostics.delete(uri);
+      else diagnostics.set(uri, result.problems.map((problem) => toDiagnostic(problem, textPositions(text), deps.docsUri)));
+    } catch (error) {
+      deps.logger.error(`Checking ${uri.fsPath} failed: ${errorDetail(error)}`);
+    }
+  };
+  const later = (document: vscode.TextDocument): void => {
+    if (document.languageId !== ENVIRONMENTS_LANGUAGE_ID) return;
+    const key = document.uri.toString();
+    clearTimeout(pending.get(key));
+    pending.set(
+      key,
+      setTimeout(() => {
+        pending.delete(key);
+        void check(document.uri);
+      }, EDIT_DELAY_MS),
+    );
+  };
+
+  const completion: vscode.CompletionItemProvider = {
+    async provideCompletionItems(document, position) {
+      const items = (await loadLanguageCore()).environmentsCompletions(document.getText(), document.offsetAt(position));
+      return items.map((entry) => {
+        const item = new vscode.CompletionItem(
+          entry.label,
+          entry.kind === 'property' ? vscode.CompletionItemKind.Property : vscode.CompletionItemKind.Value,
+        );
+        item.insertText = entry.insertText;
+        if (entry.detail) item.detail = entry.detail;
+        if (entry.documentation) item.documentation = new vscode.MarkdownString(entry.documentation);
+        return item;
+      });
+    },
+  };
+
+  context.subscriptions.push(
+    diagnostics,
+    { dispose: () => pending.forEach((timer) => clearTimeout(timer)) },
+    vscode.workspace.onDidOpenTextDocument((document) => {
+      if (document.languageId === ENVIRONMENTS_LANGUAGE_ID) void check(document.uri);
+    }),
+    vscode.workspace.onDidChangeTextDocument((event) => later(event.document)),
+    // Created, changed or deleted on disk.
+    deps.environments.onDidChangeFile((uri) => void check(uri)),
+    vscode.languages.registerCompletionItemProvider({ language: ENVIRONMENTS_LANGUAGE_ID }, completion, ':', ' '),
+  );
+  for (const document of vscode.workspace.textDocuments) if (document.languageId === ENVIRONMENTS_LANGUAGE_ID) void check(document.uri);
+  return diagnostics;
+}

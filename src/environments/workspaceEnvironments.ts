@@ -1,0 +1,196 @@
+// The environments of the workspace (agent-workflows.yaml, see docs/environments.md) as the runs
+// and the status bar see them: the file nearest an agent file (walking up to its workspace folder),
+// read from its editor when open, checked by the core (loaded on first use with the language core),
+// and the environment chosen in the picker for that file, kept in the workspace's state. A file with
+// errors is never used: its last valid version is not kept.
+import * as vscode from 'vscode';
+import { RunBlocked } from '../commands/commandErrors';
+import { environmentSettings } from '../config';
+import type { EnvironmentsFileResult } from '../core/environments/environmentsFile';
+import type { SelectedEnvironment } from '../core/environments/resolveEnvironment';
+import { errorMessage } from '../core/errors';
+import { loadLanguageCore } from '../language/loadLanguageCore';
+import { currentText } from '../workspaceFiles';
+
+export const ENVIRONMENTS_FILE_NAME = 'agent-workflows.yaml';
+const CHOSEN_KEY = 'agentWorkflows.chosenEnvironments';
+
+/** What the environments file nearest an agent file says. */
+export interface EnvironmentsLookup {
+  /** The environments file, when there is one. */
+  readonly fileUri?: vscode.Uri;
+  readonly result?: EnvironmentsFileResult;
+}
+
+/** The environment a run uses, with the file that declares it. */
+export interface ActiveEnvironment extends SelectedEnvironment {
+  readonly fileUri: vscode.Uri;
+}
+
+export class WorkspaceEnvironments implements vscode.Disposable {
+  private readonly parsed = new Map<string, { readonly text: string; readonly result: EnvironmentsFileResult }>();
+  /** Protected environments the user said not to ask about again in this window. */
+  private readonly confirmed = new Set<string>();
+  private readonly changed = new vscode.EventEmitter<void>();
+  /** Fires when an environments file, the chosen environment or the setting changes. */
+  readonly onDidChange = this.changed.event;
+  private readonly fileChanged = new vscode.EventEmitter<vscode.Uri>();
+  /** Fires when an environments file is created, changed or deleted on disk. */
+  readonly onDidChangeFile = this.fileChanged.event;
+  private readonly subscriptions: vscode.Disposable[] = [];
+
+  constructor(private readonly state: vscode.Memento) {
+    const watcher = vscode.workspace.createFileSystemWatcher(`**/${ENVIRONMENTS_FILE_NAME}`);
+    const forget = (uri: vscode.Uri): void => {
+      this.parsed.delete(uri.toString());
+      this.changed.fire();
+    };
+    const onDisk = (uri: vscode.Uri): void => {
+      forget(uri);
+      this.fileChanged.fire(uri);
+    };
+    this.subscriptions.push(
+      this.changed,
+      this.fileChanged,
+      watcher,
+      watcher.onDidCreate(onDisk),
+      watcher.onDidChange(onDisk),
+      watcher.onDidDelete(onDisk),
+      vscode.workspace.onDidChangeTextDocument((event) => {
+        if (isEnvironmentsFile(event.document.uri)) forget(event.document.uri);
+      }),
+      vscode.workspace.onDidCloseTextDocument((document) => {
+        if (isEnvironmentsFile(document.uri)) forget(document.uri);
+      }),
+      vscode.workspace.onDidChangeConfiguration((event) => {
+        if (event.affectsConfiguration('agentWorkflows.environment')) this.changed.fire();
+      }),
+    );
+  }
+
+  /** The environments file nearest `uri`: its folder, then each parent up to its workspace folder. */
+  async fileFor(uri: vscode.Uri): Promise<vscode.Uri | undefined> {
+    const folder = vscode.workspace.getWorkspaceFolder(uri);
+    let dir = vscode.Uri.joinPath(uri, '..');
+    for (let depth = 0; depth < 64; depth++) {
+      const candidate = vscode.Uri.joinPath(dir, ENVIRONMENTS_FILE_NAME);
+      try {
+        if ((await vscode.workspace.fs.stat(candidate)).type & vscode.FileType.File) return candidate;
+      } catch {
+        // Not here: look further up.
+      }
+      const parent = vscode.Uri.joinPath(dir, '..');
+      if (!folder || dir.toString() === folder.uri.toString() || parent.path === dir.path) return undefined;
+      dir = parent;
+    }
+    return undefined;
+  }
+
+  /** The environments file of `uri` (an agent file, or the environments file itself), checked. */
+  async lookup(uri: vscode.Uri): Promise<EnvironmentsLookup> {
+    const fileUri = isEnvironmentsFile(uri) ? uri : await this.fileFor(uri);
+    if (!fileUri) return {};
+    return { fileUri, result: await this.read(fileUri) };
+  }
+
+  /** Checks an environments file's text (the editor's when open); undefined when it is gone. */
+  async read(fileUri: vscode.Uri): Promise<EnvironmentsFileResult | undefined> {
+    const text = await currentText(fileUri);
+    if (text === undefined) return undefined;
+    const key = fileUri.toString();
+    const cached = this.parsed.get(key);
+    if (cached?.text === text) return cached.result;
+    const result = (await loadLanguageCore()).parseEnvironmentsFile(text);
+    this.parsed.set(key, { text, result });
+    return result;
+  }
+
+  /** The name chosen in the picker for an environments file (this workspace only). */
+  chosen(fileUri: vscode.Uri): string | undefined {
+    return this.state.get<Record<string, string>>(CHOSEN_KEY, {})[fileUri.toString()];
+  }
+
+  async choose(fileUri: vscode.Uri, name: string | undefined): Promise<void> {
+    const all = { ...this.state.get<Record<string, string>>(CHOSEN_KEY, {}) };
+    if (name === undefined) delete all[fileUri.toString()];
+    else all[fileUri.toString()] = name;
+    await this.state.update(CHOSEN_KEY, all);
+    this.changed.fire();
+  }
+
+  /**
+   * The environment a run of `agentUri` uses: `requested` (Run Again's), else the one chosen in the
+   * picker, else the `agentWorkflows.environment` setting, else the file's default; undefined when
+   * there is no environments file and none is asked for. A file with errors, or a name it does not
+   * declare, stops the run with a message that says how to fix it.
+   */
+  async active(agentUri: vscode.Uri, requested?: string): Promise<ActiveEnvironment | undefined> {
+    const { fileUri, result } = await this.lookup(agentUri);
+    const setting = environmentSettings(agentUri).environment;
+    if (fileUri && result && !result.file) {
+      const errors = result.problems.filter((problem) => problem.severity === 'error');
+      const first = errors[0];
+      throw new RunBlocked(
+        `${vscode.workspace.asRelativePath(fileUri)} has ${errors.length} ${errors.length === 1 ? 'error' : 'errors'}, so no environment can be used until ${errors.length === 1 ? 'it is' : 'they are'} fixed${first ? `: line ${first.range.line}: ${first.message}` : '.'}`,
+        [{ title: 'Open Environments File', run: () => vscode.window.showTextDocument(fileUri) }],
+      );
+    }
+    const core = await loadLanguageCore();
+    try {
+      const selected = core.selectEnvironment(
+        result?.file,
+        { flag: requested ?? (fileUri ? this.chosen(fileUri) : undefined), setting },
+        `${ENVIRONMENTS_FILE_NAME} in the agent file's folder or a parent, up to the workspace folder`,
+      );
+      return selected && fileUri ? { ...selected, fileUri } : undefined;
+    } catch (error) {
+      const actions = fileUri
+        ? [
+            { title: 'Select Environment', run: () => vscode.commands.executeCommand('agentWorkflows.selectEnvironment', agentUri) },
+            { title: 'Open Environments File', run: () => vscode.window.showTextDocument(fileUri) },
+          ]
+        : [{ title: 'Open Settings', run: () => vscode.commands.executeCommand('workbench.action.openSettings', 'agentWorkflows.environment') }];
+      throw new RunBlocked(errorMessage(error), actions);
+    }
+  }
+
+  /**
+   * Asks before a run on a protected environment, naming it (modal), unless the user said not to
+   * ask again in this window; false when the user did not confirm.
+   */
+  async confirmRun(environment: ActiveEnvironment, what: string): Promise<boolean> {
+    if (!environment.declaration.protected) return true;
+    const key = `${environment.fileUri.toString()}#${environment.name}`;
+    if (this.confirmed.has(key)) return true;
+    const run = `Run on ${environment.name}`;
+    const always = `Run on ${environment.name}, Don't Ask Again in This Window`;
+    const origin = safeOrigin(environment.declaration.baseUrl);
+    const choice = await vscode.window.showWarningMessage(
+      `${what} on the protected environment "${environment.name}"?`,
+      {
+        modal: true,
+        detail: `"${environment.name}" is ${origin}, account ${environment.declaration.account}, and is marked protected in ${vscode.workspace.asRelativePath(environment.fileUri)}.`,
+      },
+      run,
+      always,
+    );
+    if (choice === always) this.confirmed.add(key);
+    return choice === run || choice === always;
+  }
+
+  dispose(): void {
+    for (const subscription of this.subscriptions) subscription.dispose();
+  }
+}
+
+export function isEnvironmentsFile(uri: vscode.Uri): boolean {
+  return uri.path.endsWith(`/${ENVIRONMENTS_FILE_NAME}`);
+}
+
+function safeOrigin(baseUrl: string): string {
+  try {
+    return new URL(baseUrl).origin;
+  } catch {
+    return baseUrl;
+  }
+}

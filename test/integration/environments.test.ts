@@ -1,0 +1,222 @@
+// Environments in the real extension host: a folder of the workspace whose agent-workflows.yaml names
+// two real agent servers on 127.0.0.1 (dev, the default, and a protected prod), each with its own key
+// set once per origin. The status bar follows the active environment; switching it with the picker
+// sends the next run to the other server with its key and no prompt; a protected run asks first,
+// naming it, every time unless told not to in this window; Run Again keeps the run's environment;
+// an unknown name and an environments file with errors stop the run saying how to fix it.
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import * as vscode from 'vscode';
+import type { ExecutionRecord } from '../../src/core/executions/executionRecord';
+import { startAgentServer } from '../../src/core/server/agentServer';
+import type { AgentServer } from '../../src/core/server/agentServer';
+import type { AgentWorkflowsApi } from '../../src/extension';
+import { ScriptedUi } from './scriptedUi';
+import { waitFor } from './wait';
+
+function workspaceUri(...path: string[]): vscode.Uri {
+  const folder = vscode.workspace.workspaceFolders?.[0];
+  assert.ok(folder, 'the test host opens a workspace folder');
+  return vscode.Uri.joinPath(folder.uri, ...path);
+}
+
+const FOLDER = workspaceUri('environments');
+const AGENT = vscode.Uri.joinPath(FOLDER, 'greet.agent.yaml');
+const ENVIRONMENTS = vscode.Uri.joinPath(FOLDER, 'agent-workflows.yaml');
+
+async function write(uri: vscode.Uri, text: string): Promise<void> {
+  await vscode.workspace.fs.writeFile(uri, Buffer.from(text));
+}
+
+describe('environments', () => {
+  let api: AgentWorkflowsApi;
+  let served: string;
+  const servers: Record<'dev' | 'prod', AgentServer | undefined> = { dev: undefined, prod: undefined };
+  const keys = { dev: `aw-dev-key-${randomBytes(8).toString('hex')}`, prod: `aw-prod-key-${randomBytes(8).toString('hex')}` };
+  /** Executions each server ran, by server. */
+  const ran: Record<'dev' | 'prod', number> = { dev: 0, prod: 0 };
+  let ui: ScriptedUi;
+
+  const environmentsText = (): string =>
+    [
+      'default: dev',
+      'environments:',
+      '  dev:',
+      `    baseUrl: ${servers.dev!.url}`,
+      '    account: local',
+      '  prod:',
+      `    baseUrl: ${servers.prod!.url}`,
+      '    account: local',
+      '    protected: true',
+      '',
+    ].join('\n');
+
+  const run = async (): Promise<ExecutionRecord | undefined> => {
+    ui.input('Ada');
+    return vscode.commands.executeCommand<ExecutionRecord | undefined>('agentWorkflows.runAgent', AGENT);
+  };
+
+  before(async () => {
+    const extension = vscode.extensions.getExtension<AgentWorkflowsApi>('agent-workflows.agent-workflows');
+    assert.ok(extension);
+    api = await extension.activate();
+    served = mkdtempSync(join(tmpdir(), 'aw-envs-'));
+    // Each server answers in its own words, so an output says where the run went.
+    for (const name of ['dev', 'prod'] as const) {
+      const dir = join(served, name);
+      mkdirSync(dir);
+      writeFileSync(
+        join(dir, 'greet.agent.yaml'),
+        `version: 1\nname: Greet\ninputs:\n  who: { type: string, required: true }\nnodes:\n  hello:\n    type: template\n    text: "Hello {{ inputs.who }} from ${name}"\noutputs:\n  greeting: { from: "{{ nodes.hello.body }}" }\n`,
+      );
+      servers[name] = await startAgentServer({
+        directory: dir,
+        port: 0,
+        apiKey: keys[name],
+        watch: false,
+        onEvent: (event) => {
+          if (event.kind === 'execution-ended') ran[name]++;
+        },
+      });
+    }
+    await write(
+      AGENT,
+      'version: 1\nname: Greet\ninputs:\n  who: { type: string, required: true }\nnodes:\n  hello:\n    type: template\n    text: "Hello {{ inputs.who }}"\noutputs:\n  greeting: { from: "{{ nodes.hello.body }}" }\n',
+    );
+    await write(ENVIRONMENTS, environmentsText());
+    // One key per origin, set once: switching environments switches keys with no prompt.
+    const setup = new ScriptedUi();
+    try {
+      setup.input(keys.dev, keys.prod);
+      assert.equal(await vscode.commands.executeCommand('agentWorkflows.setApiKey', servers.dev!.url), true);
+      assert.equal(await vscode.commands.executeCommand('agentWorkflows.setApiKey', servers.prod!.url), true);
+    } finally {
+      setup.restore();
+    }
+  });
+
+  after(async () => {
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    await vscode.workspace.getConfiguration('agentWorkflows').update('environment', undefined, vscode.ConfigurationTarget.Workspace);
+    await vscode.workspace.fs.delete(FOLDER, { recursive: true }).then(undefined, () => undefined);
+    for (const server of Object.values(servers)) await server?.close();
+    rmSync(served, { recursive: true, force: true });
+  });
+
+  beforeEach(() => {
+    ui = new ScriptedUi();
+  });
+
+  afterEach(() => {
+    ui.restore();
+    assert.deepEqual(ui.unexpected, [], 'every prompt was answered');
+    assert.equal(ui.leftover, 0, 'every scripted answer was used');
+  });
+
+  it('shows the default environment in the status bar while an agent file is open, and runs on it', async () => {
+    await vscode.window.showTextDocument(AGENT);
+    const status = await waitFor(async () => {
+      const shown = await api.environmentStatus();
+      return shown.visible && shown.text.includes('dev') ? shown : undefined;
+    }, 'the environment in the status bar');
+    assert.match(status.tooltip, new RegExp(`"dev": ${servers.dev!.url.replace(/[.]/g, '\\.')}, account local`));
+    const record = await run();
+    assert.equal(record?.state, 'finished', record?.error);
+    assert.deepEqual(record?.outputs, { greeting: 'Hello Ada from dev' });
+    assert.equal(record?.target?.environment, 'dev');
+    assert.equal(record?.target?.baseUrl, servers.dev!.url);
+    // The executions view labels the run with its environment.
+    const [top] = (await api.executionsTree.getChildren()) ?? [];
+    assert.match(String(top?.description), / · dev$/);
+    assert.equal(ran.dev, 1);
+  });
+
+  it('switches with the picker: the next run goes to prod with its key, after a confirmation naming it', async () => {
+    await vscode.window.showTextDocument(AGENT);
+    ui.pick((items) => {
+      assert.deepEqual(
+        items.map((item) => [item.label, item.description]),
+        [
+          ['$(cloud) dev', `${servers.dev!.url} · local`],
+          ['$(lock) prod', `${servers.prod!.url} · local`],
+          ['$(circle-slash) Default', 'the file\'s default, dev'],
+        ],
+      );
+      return items[1];
+    });
+    assert.equal(await vscode.commands.executeCommand('agentWorkflows.selectEnvironment', AGENT), 'prod');
+    assert.match((await api.environmentStatus()).text, /\$\(lock\) prod/);
+
+    // Declined: nothing starts, and no input is asked for.
+    ui.onMessage = () => undefined;
+    assert.equal(await vscode.commands.executeCommand('agentWorkflows.runAgent', AGENT), undefined);
+    const asked = ui.messages.filter((message) => message.modal);
+    assert.equal(asked.length, 1);
+    assert.equal(asked[0]!.text, 'Run "Greet" on the protected environment "prod"?');
+    assert.equal(ran.prod, 0);
+
+    // Confirmed once: it runs on prod, and the next run asks again.
+    ui.onMessage = (message) => (message.modal ? 'Run on prod' : undefined);
+    const first = await run();
+    assert.deepEqual(first?.outputs, { greeting: 'Hello Ada from prod' });
+    assert.equal(first?.target?.environment, 'prod');
+    const second = await run();
+    assert.equal(second?.state, 'finished');
+    assert.equal(ui.messages.filter((message) => message.modal).length, 3);
+
+    // "Don't ask again in this window": confirmed once more, then no more questions.
+    ui.onMessage = (message) => (message.modal ? "Run on prod, Don't Ask Again in This Window" : undefined);
+    await run();
+    await run();
+    assert.equal(ui.messages.filter((message) => message.modal).length, 4);
+    assert.equal(ran.prod, 4);
+  });
+
+  it('runs again on the environment an execution ran on, not the one chosen since', async () => {
+    const items = (await api.executionsTree.getChildren()) ?? [];
+    const onDev = items.find((item) => / · dev$/.test(String(item.description)));
+    assert.ok(onDev, 'the dev run in the view');
+    const again = await vscode.commands.executeCommand<ExecutionRecord>('agentWorkflows.executions.runAgain', onDev);
+    assert.equal(again.target?.environment, 'dev');
+    assert.deepEqual(again.outputs, { greeting: 'Hello Ada from dev' });
+    assert.equal(ran.dev, 2);
+  });
+
+  it('stops a run on an unknown environment, listing the known ones', async () => {
+    ui.pick((items) => items.find((item) => item.label.includes('Default')));
+    await vscode.commands.executeCommand('agentWorkflows.selectEnvironment', AGENT);
+    await vscode.workspace.getConfiguration('agentWorkflows').update('environment', 'staging', vscode.ConfigurationTarget.Workspace);
+    try {
+      assert.equal(await vscode.commands.executeCommand('agentWorkflows.runAgent', AGENT), undefined);
+      const error = ui.messages.find((message) => message.kind === 'error');
+      assert.match(error?.text ?? '', /Unknown environment "staging": known environments are dev, prod/);
+    } finally {
+      await vscode.workspace.getConfiguration('agentWorkflows').update('environment', undefined, vscode.ConfigurationTarget.Workspace);
+    }
+  });
+
+  it('shows the problems of the environments file and never uses it while it has errors', async () => {
+    await write(ENVIRONMENTS, `default: qa\nenvironments:\n  dev:\n    baseUrl: ${servers.dev!.url}\n`);
+    const document = await vscode.workspace.openTextDocument(ENVIRONMENTS);
+    assert.equal(document.languageId, 'agent-environments-yaml');
+    const diagnostics = await waitFor(() => {
+      const found = vscode.languages.getDiagnostics(ENVIRONMENTS);
+      return found.length >= 2 ? found : undefined;
+    }, 'the environments file problems');
+    const messages = diagnostics.map((diagnostic) => diagnostic.message).join('\n');
+    assert.match(messages, /account/);
+    assert.match(messages, /qa/);
+    assert.equal(await vscode.commands.executeCommand('agentWorkflows.runAgent', AGENT), undefined);
+    const error = ui.messages.find((message) => message.kind === 'error');
+    assert.match(error?.text ?? '', /agent-workflows\.yaml has \d+ errors?, so no environment can be used/);
+    assert.equal(ran.dev, 2);
+    // Fixed on disk: the problems go, and runs use it again.
+    await write(ENVIRONMENTS, environmentsText());
+    await waitFor(() => vscode.languages.getDiagnostics(ENVIRONMENTS).length === 0, 'the problems to clear');
+    const record = await run();
+    assert.equal(record?.target?.environment, 'dev');
+  });
+});
