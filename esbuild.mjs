@@ -21,6 +21,7 @@ const watch = args.has('--watch');
 const generatedValidators = {
   agentSchemaValidator: 'schemas/agent.schema.json',
   agentTestSchemaValidator: 'schemas/agent-test.schema.json',
+  environmentsSchemaValidator: 'schemas/agent-workflows.schema.json',
 };
 const validatorCode = new Map();
 const schemaValidators = {
