@@ -85,8 +85,9 @@ export function parseEnvironmentsFile(text: string): EnvironmentsFileResult {
 
   const defaultNode = getStringScalar(root, 'default');
   const defaultName = defaultNode?.value;
-  if (defaultNode && defaultName !== undefined && isMap(environmentsMap) && !environments.has(defaultName)) {
-    const declared = [...entries(environmentsMap)].map((entry) => entry.key);
+  // Against every name declared, read or not: a default naming a broken environment is not a second problem.
+  const declared = isMap(environmentsMap) ? [...entries(environmentsMap)].map((entry) => entry.key) : [];
+  if (defaultNode && defaultName !== undefined && isMap(environmentsMap) && !declared.includes(defaultName)) {
     const suggestion = closestMatch(defaultName, declared);
     sink.add(
       'unknown-default-environment',
