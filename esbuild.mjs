@@ -21,6 +21,7 @@ const watch = args.has('--watch');
 const generatedValidators = {
   agentSchemaValidator: 'schemas/agent.schema.json',
   agentTestSchemaValidator: 'schemas/agent-test.schema.json',
+  environmentsSchemaValidator: 'schemas/agent-workflows.schema.json',
 };
 const validatorCode = new Map();
 const schemaValidators = {
@@ -86,6 +87,7 @@ const lazyModules = new Map(
     'src/cli/statusCommand.ts': 'cli-status',
     'src/cli/serveCommand.ts': 'cli-serve',
     'src/cli/testCommand.ts': 'cli-test',
+    'src/cli/envsCommand.ts': 'cli-envs',
     'src/commands/commandsFeature.ts': 'commands',
     'src/language/languageCore.ts': 'language',
     'src/runs/localServerCode.ts': 'local-server',

@@ -1,4 +1,5 @@
 // Entry point of the `agent-workflows` command line (bundled to dist/cli.js).
+import { createInterface } from 'node:readline/promises';
 import { runCli } from './cli/main';
 
 // Ctrl-C aborts long commands (polling) so they can stop cleanly and say how to resume; a second
@@ -9,6 +10,19 @@ process.once('SIGINT', () => {
   process.once('SIGINT', () => process.exit(130));
 });
 
+/** A y/N question on the terminal (the answer is yes only for y or yes); Ctrl-C answers no. */
+async function confirm(question: string): Promise<boolean> {
+  const terminal = createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    const answer = await terminal.question(question, { signal: interrupt.signal });
+    return /^\s*y(es)?\s*$/i.test(answer);
+  } catch {
+    return false;
+  } finally {
+    terminal.close();
+  }
+}
+
 void runCli(process.argv.slice(2), {
   stdout: (text) => process.stdout.write(text),
   stderr: (text) => process.stderr.write(text),
@@ -16,6 +30,7 @@ void runCli(process.argv.slice(2), {
   env: process.env,
   interrupt: interrupt.signal,
   stderrIsTTY: process.stderr.isTTY === true,
+  ...(process.stdin.isTTY === true && process.stderr.isTTY === true ? { confirm } : {}),
 }).then((code) => {
   process.exitCode = code;
 });

@@ -12,6 +12,11 @@ export interface CliIo {
   readonly stderrIsTTY?: boolean;
   /** Writes to stderr as it is: only for the progress spinner's own control sequences. */
   readonly terminal?: (text: string) => void;
+  /**
+   * Asks a yes/no question and answers true for yes; only when a person can answer (stdin and
+   * stderr are terminals). Absent otherwise: a command that needs a confirmation then needs --yes.
+   */
+  readonly confirm?: (question: string) => Promise<boolean>;
 }
 
 /**
@@ -24,6 +29,7 @@ export function printableIo(io: CliIo): CliIo {
     stdout: (text) => io.stdout(printable(text)),
     stderr: (text) => io.stderr(printable(text)),
     terminal: io.terminal ?? io.stderr,
+    ...(io.confirm ? { confirm: (question: string) => io.confirm!(printable(question)) } : {}),
   };
 }
 

@@ -3,6 +3,7 @@
 import { Command, CommanderError, Option } from 'commander';
 import { ExitCode, isCliError, printableIo } from './io';
 import type { CliIo } from './io';
+import type { EnvsFlags } from './envsCommand';
 import type { RunFlags } from './runCommand';
 import type { ServeFlags } from './serveCommand';
 import type { StatusFlags } from './statusCommand';
@@ -45,7 +46,10 @@ export async function runCli(argv: readonly string[], rawIo: CliIo): Promise<num
     .option('--base-url <url>', "the service's base URL (default: the file's deployment.baseUrl)")
     .option('--account <account>', "the account path (default: the file's deployment.account)")
     .option('--agent <agent>', "the agent path (default: the file's deployment.agent)")
-    .option('--status-path <template>', 'the status URL template', '{baseUrl}/api/{account}/agent/{executionId}/status')
+    .option('--status-path <template>', "the status URL template (default: the environment's, else {baseUrl}/api/{account}/agent/{executionId}/status)")
+    .option('--env <name>', 'the environment of agent-workflows.yaml to run in (default: AGENT_WORKFLOWS_ENV, else the file\'s default)')
+    .option('--envs-file <path>', 'the environments file (default: the nearest agent-workflows.yaml above the agent file)')
+    .option('-y, --yes', 'run in a protected environment without asking')
     .option('--timeout <seconds>', 'the time limit of the whole run, the start request included (default 1800)')
     .option('--no-wait', 'print the execution id and return without waiting')
     .option('--json', 'print {"executionId","status","outputs"} on stdout')
@@ -59,10 +63,12 @@ export async function runCli(argv: readonly string[], rawIo: CliIo): Promise<num
     .command('status')
     .description('Read the status of an execution, or with --wait poll it until it ends.')
     .argument('<executionId>', 'the id printed by run')
-    .requiredOption('--base-url <url>', "the service's base URL")
-    .requiredOption('--account <account>', 'the account path')
+    .option('--base-url <url>', "the service's base URL (required without an environment)")
+    .option('--account <account>', 'the account path (required without an environment)')
     .option('--agent <agent>', 'the agent path, for a status template that uses {agent}')
-    .option('--status-path <template>', 'the status URL template', '{baseUrl}/api/{account}/agent/{executionId}/status')
+    .option('--status-path <template>', "the status URL template (default: the environment's, else {baseUrl}/api/{account}/agent/{executionId}/status)")
+    .option('--env <name>', 'the environment of agent-workflows.yaml the execution runs in (default: AGENT_WORKFLOWS_ENV, else the file\'s default)')
+    .option('--envs-file <path>', 'the environments file (default: the nearest agent-workflows.yaml above the current folder)')
     .option('--wait', 'poll until the execution ends')
     .option('--timeout <seconds>', 'with --wait, stop waiting after this long (default 1800)')
     .option('--json', 'print {"executionId","status","outputs"} on stdout')
@@ -89,10 +95,24 @@ export async function runCli(argv: readonly string[], rawIo: CliIo): Promise<num
     .option('--account <account>', "for deployed cases: the account path (default: the agent file's deployment.account)")
     .option('--agent <agent>', "for deployed cases: the agent path (default: the agent file's deployment.agent)")
     .option('--status-path <template>', 'for deployed cases: the status URL template')
+    .option('--env <name>', "for deployed cases: the environment of agent-workflows.yaml (default: AGENT_WORKFLOWS_ENV, else the file's default)")
+    .option('--envs-file <path>', 'for deployed cases: the environments file (default: the nearest agent-workflows.yaml above each agent file)')
+    .option('-y, --yes', 'for deployed cases: run in a protected environment without asking')
     .option('--timeout <seconds>', 'for deployed cases: the most each case may take (default 300)')
     .option('--allow-insecure-http', 'for deployed cases: allow an http:// base URL that is not loopback')
     .action(async (paths: string[], options: TestFlags) => {
       exitCode = await (await import('./testCommand')).testCommand(paths, options, io);
+    });
+
+  program
+    .command('envs')
+    .description(
+      'List the environments of agent-workflows.yaml (the nearest one above the current folder): name, origin, account, protected, and the default. Exits 2 when the file has errors.',
+    )
+    .option('--json', 'print {"file","default","environments":[…]} on stdout')
+    .option('--envs-file <path>', 'the environments file (default: the nearest agent-workflows.yaml above the current folder)')
+    .action(async (options: EnvsFlags) => {
+      exitCode = await (await import('./envsCommand')).envsCommand(options, io);
     });
 
   program

@@ -1,7 +1,7 @@
 // `agent-workflows run <file>`: validates the agent, checks the inputs against its declarations,
 // starts it (multipart when there are files) and, unless --no-wait, polls it to the end. With
 // --local, runs it on this machine with the workflow engine instead.
-import { resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { DEFAULT_REQUEST_TIMEOUT_MS, startAgent } from '../core/service/agentClient';
 import { InputError, prepareInputs } from '../core/inputs/inputValues';
 import type { InputHints } from '../core/inputs/inputValues';
@@ -11,12 +11,14 @@ import { readAgentFile } from './agentFiles';
 import { formatBytes } from '../core/executions/executionRecord';
 import { CliError, ExitCode } from './io';
 import type { CliIo } from './io';
+import { confirmEnvironment, selectedEnvironment } from './environmentOptions';
+import type { EnvironmentFlags } from './environmentOptions';
 import { apiKeyFrom, deploymentTarget, exitCodeFor, timeoutMs } from './serviceOptions';
 import type { ServiceFlags } from './serviceOptions';
 import { runLocally } from './runLocalCommand';
 import { watchExecution } from './watch';
 
-export interface RunFlags extends ServiceFlags {
+export interface RunFlags extends ServiceFlags, EnvironmentFlags {
   readonly input: readonly string[];
   readonly file: readonly string[];
   /** commander's --no-wait sets wait to false. */
@@ -40,9 +42,9 @@ export async function runCommand(path: string, flags: RunFlags, io: CliIo): Prom
   }
 
   if (flags.local) {
-    if (flags.baseUrl || flags.account || flags.agent || !flags.wait) {
+    if (flags.baseUrl || flags.account || flags.agent || !flags.wait || flags.env || flags.envsFile) {
       throw new CliError(
-        '--local runs the file on this machine: --base-url, --account, --agent and --no-wait do not apply.',
+        '--local runs the file on this machine: --base-url, --account, --agent, --env, --envs-file and --no-wait do not apply.',
         ExitCode.usage,
       );
     }
@@ -69,7 +71,10 @@ export async function runCommand(path: string, flags: RunFlags, io: CliIo): Prom
   }
 
   const limit = timeoutMs(flags, 30 * 60);
-  const target = deploymentTarget(model, flags, apiKeyFrom(io));
+  const environment = await selectedEnvironment(flags, dirname(resolve(io.cwd, path)), io);
+  const target = deploymentTarget(model, flags, apiKeyFrom(io), undefined, environment);
+  // Last before the start: nothing is asked about a run that could not start anyway.
+  await confirmEnvironment(environment, flags, io);
   // --timeout covers the whole run: the start request as well as the wait.
   const deadline = Date.now() + limit;
 
@@ -82,7 +87,9 @@ export async function runCommand(path: string, flags: RunFlags, io: CliIo): Prom
     const started = await startAgent(target, prepared, options);
     executionId = started.executionId;
     const files = Object.entries(started.fileSizes ?? {}).map(([name, size]) => `${name} (${formatBytes(size)})`);
-    io.stderr(`started ${model.name ?? path} as execution ${executionId}${files.length ? ` with ${files.join(', ')}` : ''}\n`);
+    io.stderr(
+      `started ${model.name ?? path}${environment ? ` in ${environment.name}` : ''} as execution ${executionId}${files.length ? ` with ${files.join(', ')}` : ''}\n`,
+    );
   } catch (error) {
     if (error instanceof ServiceError) {
       io.stderr(`agent-workflows: ${error.message}\n`);

@@ -2,6 +2,8 @@
 // service errors, and the final output.
 import { ServiceError } from '../core/service/serviceError';
 import type { AgentModel } from '../core/document/model';
+import { environmentDeployment } from '../core/environments/resolveEnvironment';
+import type { SelectedEnvironment } from '../core/environments/resolveEnvironment';
 import { checkBaseUrl, DEFAULT_STATUS_PATH, resolveDeployment } from '../core/service/target';
 import type { AgentTarget } from '../core/service/target';
 import type { PollOutcome } from '../core/service/poller';
@@ -32,7 +34,15 @@ export function apiKeyFrom(io: CliIo): string {
   return key;
 }
 
-export function makeTarget(fields: { baseUrl: string; account: string; agent: string }, flags: ServiceFlags, apiKey: string): AgentTarget {
+/**
+ * The target of the given fields and key. The status path: --status-path, else the environment's
+ * (statusPath in agent-workflows.yaml), else the default.
+ */
+export function makeTarget(
+  fields: { baseUrl: string; account: string; agent: string; statusPath?: string | undefined },
+  flags: ServiceFlags,
+  apiKey: string,
+): AgentTarget {
   try {
     checkBaseUrl(fields.baseUrl, flags.allowInsecureHttp);
   } catch (error) {
@@ -42,31 +52,37 @@ export function makeTarget(fields: { baseUrl: string; account: string; agent: st
     );
   }
   return {
-    ...fields,
+    baseUrl: fields.baseUrl,
+    account: fields.account,
+    agent: fields.agent,
     apiKey,
-    statusPathTemplate: flags.statusPath ?? DEFAULT_STATUS_PATH,
+    statusPathTemplate: flags.statusPath ?? fields.statusPath ?? DEFAULT_STATUS_PATH,
     allowInsecureHttp: flags.allowInsecureHttp ?? false,
   };
 }
 
 /**
- * Where an agent is deployed, with the key: the flags first, then the agent file's deployment
- * block. `source` names the file in the message when neither says (e.g. a test file's agent).
+ * Where an agent is deployed, with the key: the flags first, then, in the selected environment (see
+ * environmentOptions.ts), the agent's override for it and the environment itself, then the agent
+ * file's deployment block. `source` names the file in the message when none says (e.g. a test
+ * file's agent).
  */
-export function deploymentTarget(model: AgentModel, flags: ServiceFlags, apiKey: string, source?: string): AgentTarget {
+export function deploymentTarget(
+  model: AgentModel,
+  flags: ServiceFlags,
+  apiKey: string,
+  source?: string,
+  environment?: SelectedEnvironment,
+): AgentTarget {
+  const deployed = environmentDeployment(model, environment);
   let fields;
   try {
-    fields = resolveDeployment(
-      { baseUrl: flags.baseUrl, account: flags.account, agent: flags.agent },
-      model.deployment
-        ? { baseUrl: model.deployment.baseUrl?.value, account: model.deployment.account, agent: model.deployment.agent }
-        : undefined,
-    );
+    fields = resolveDeployment({ baseUrl: flags.baseUrl, account: flags.account, agent: flags.agent }, deployed);
   } catch (error) {
     const message = errorMessage(error).replace('give them as options', 'give them with --base-url, --account and --agent');
     throw new CliError(source ? `${source}: ${message}` : message, ExitCode.usage);
   }
-  return makeTarget(fields, flags, apiKey);
+  return makeTarget({ ...fields, statusPath: deployed.statusPath }, flags, apiKey);
 }
 
 /** --timeout in seconds, as milliseconds. */

@@ -5,24 +5,37 @@ import { ServiceError } from '../core/service/serviceError';
 import { checkExecutionId } from '../core/service/target';
 import { CliError, ExitCode } from './io';
 import type { CliIo } from './io';
+import { selectedEnvironment } from './environmentOptions';
+import type { EnvironmentFlags } from './environmentOptions';
 import { apiKeyFrom, exitCodeFor, makeTarget, timeoutMs } from './serviceOptions';
 import type { ServiceFlags } from './serviceOptions';
 import { watchExecution } from './watch';
 
-export interface StatusFlags extends ServiceFlags {
+export interface StatusFlags extends ServiceFlags, EnvironmentFlags {
   readonly wait?: boolean;
 }
 
 export async function statusCommand(executionId: string, flags: StatusFlags, io: CliIo): Promise<number> {
-  if (!flags.baseUrl || !flags.account)
-    throw new CliError('status needs --base-url and --account (as shown in the Agents tab).', ExitCode.usage);
   try {
     checkExecutionId(executionId);
   } catch (error) {
     throw new CliError((error as Error).message, ExitCode.usage);
   }
+  // Reading a status runs nothing: a protected environment needs no confirmation here.
+  const environment = flags.baseUrl && flags.account && !flags.env ? undefined : await selectedEnvironment(flags, io.cwd, io);
+  const baseUrl = flags.baseUrl ?? environment?.declaration.baseUrl;
+  const account = flags.account ?? environment?.declaration.account;
+  if (!baseUrl || !account)
+    throw new CliError(
+      'status needs --base-url and --account (as shown in the Agents tab), or --env with an environment of agent-workflows.yaml.',
+      ExitCode.usage,
+    );
   const limit = timeoutMs(flags, 30 * 60);
-  const target = makeTarget({ baseUrl: flags.baseUrl, account: flags.account, agent: flags.agent ?? '' }, flags, apiKeyFrom(io));
+  const target = makeTarget(
+    { baseUrl, account, agent: flags.agent ?? '', statusPath: environment?.declaration.statusPath },
+    flags,
+    apiKeyFrom(io),
+  );
   if (flags.wait) return watchExecution(io, target, executionId, { timeoutMs: limit, json: flags.json ?? false });
   try {
     const answer = await getStatus(target, executionId, io.interrupt ? { signal: io.interrupt } : {});

@@ -2,7 +2,7 @@
 // their mocks, prints a line per case and a diff per failed expectation, and exits 0 when every
 // case passed, 1 when one failed, 2 on usage errors or a test file that cannot run.
 import { writeFile } from 'node:fs/promises';
-import { resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { formatJson, formatJunit, formatText, summaryLine, totals } from '../core/testing/report';
 import type { SuiteReport } from '../core/testing/report';
 import { afterSnapshot, snapshotOutputs, writeSnapshots } from '../core/testing/snapshot';
@@ -12,12 +12,15 @@ import { describeFsError, expandPaths } from './agentFiles';
 import type { FileKind } from './agentFiles';
 import { CliError, ExitCode } from './io';
 import type { CliIo } from './io';
+import type { SelectedEnvironment } from '../core/environments/resolveEnvironment';
+import { confirmEnvironment, selectedEnvironment } from './environmentOptions';
+import type { EnvironmentFlags } from './environmentOptions';
 import { apiKeyFrom, deploymentTarget, timeoutMs } from './serviceOptions';
 import type { ServiceFlags } from './serviceOptions';
 
 export type TestReporter = 'text' | 'json' | 'junit';
 
-export interface TestFlags extends ServiceFlags {
+export interface TestFlags extends ServiceFlags, EnvironmentFlags {
   /** Send the cases to the deployed agent instead of running them on this machine. */
   readonly deployed?: boolean;
   readonly update?: boolean;
@@ -44,6 +47,18 @@ export async function testCommand(paths: readonly string[], flags: TestFlags, io
   let apiKey: string | undefined;
   let deploymentUsed = false;
 
+  // Each agent's environment, from the environments file above it; each protected one confirmed once.
+  const confirmed = new Set<string>();
+  const environmentOf = async (agentFile: string): Promise<SelectedEnvironment | undefined> => {
+    const environment = await selectedEnvironment(flags, dirname(agentFile), io);
+    const key = environment ? `${environment.name}\u0000${environment.declaration.baseUrl}\u0000${environment.declaration.account}` : '';
+    if (environment && !confirmed.has(key)) {
+      await confirmEnvironment(environment, flags, io);
+      confirmed.add(key);
+    }
+    return environment;
+  };
+
   const reports: SuiteReport[] = [];
   for (const shown of files) {
     if (io.interrupt?.aborted) break;
@@ -67,7 +82,13 @@ export async function testCommand(paths: readonly string[], flags: TestFlags, io
       ...(deployed
         ? {
             deployment: {
-              target: deploymentTarget(loaded.agent.model, flags, (apiKey ??= apiKeyFrom(io)), loaded.agentFile),
+              target: deploymentTarget(
+                loaded.agent.model,
+                flags,
+                (apiKey ??= apiKeyFrom(io)),
+                loaded.agentFile,
+                await environmentOf(loaded.agentFile),
+              ),
               timeoutMs: timeoutMs(flags, 5 * 60),
             },
           }
@@ -106,6 +127,8 @@ export async function testCommand(paths: readonly string[], flags: TestFlags, io
     flags.agent && '--agent',
     flags.statusPath && '--status-path',
     flags.timeout && '--timeout',
+    flags.env && '--env',
+    flags.envsFile && '--envs-file',
   ].filter(Boolean);
   if (serviceFlags.length && !deploymentUsed)
     io.stderr(

@@ -54,3 +54,8 @@ export const SERVER_LIMITS: ServerLimits = {
 
 /** An API key shorter than this is warned about when the server listens beyond this machine. */
 export const MIN_REMOTE_API_KEY_LENGTH = 16;
+
+/** An environments file (agent-workflows.yaml) larger than this is not read: it lists a few deployments. */
+export const MAX_ENVIRONMENTS_FILE_BYTES = 256 * 1024;
+/** The most environments one file may declare (the schema's maxProperties says the same). */
+export const MAX_ENVIRONMENTS = 100;

@@ -90,7 +90,8 @@ export class WorkspaceEnvironments implements vscode.Disposable {
   async lookup(uri: vscode.Uri): Promise<EnvironmentsLookup> {
     const fileUri = isEnvironmentsFile(uri) ? uri : await this.fileFor(uri);
     if (!fileUri) return {};
-    return { fileUri, result: await this.read(fileUri) };
+    const result = await this.read(fileUri);
+    return result ? { fileUri, result } : {};
   }
 
   /** Checks an environments file's text (the editor's when open); undefined when it is gone. */

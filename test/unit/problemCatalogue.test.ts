@@ -4,6 +4,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { MAX_PROBLEMS } from '../../src/core/document/problemSink';
 import { PROBLEM_CODES } from '../../src/core/document/problems';
+import { parseEnvironmentsFile } from '../../src/core/environments/environmentsFile';
 import type { ProblemCode } from '../../src/core/document/problems';
 import { validateTestText } from '../../src/core/testing/testFile';
 import { validateAgentText } from '../../src/core/validation/validate';
@@ -32,6 +33,14 @@ const TEST_FILE_SAMPLES: Partial<Record<ProblemCode, string>> = {
   'unknown-output': 'cases:\n  one:\n    mocks: { fetch: { body: x } }\n    expect: { outputs: { reprot: x } }\n',
   'missing-mock': 'cases:\n  one:\n    inputs: { city: Oslo }\n',
   'invalid-expectation': 'cases:\n  one:\n    mocks: { fetch: { body: x } }\n    expect: { outputs: { report: { $contain: x } } }\n',
+};
+
+/** The codes of the environments file (agent-workflows.yaml), and of agent files checked against its names. */
+const ENVIRONMENT_SAMPLES: Partial<Record<ProblemCode, () => readonly { code: string }[]>> = {
+  'unknown-default-environment': () =>
+    parseEnvironmentsFile('default: prd\nenvironments:\n  prod: { baseUrl: https://a.example, account: a }\n').problems,
+  'unknown-environment': () =>
+    validateAgentText('version: 1\nname: a\ndeployment:\n  environments:\n    prd: { agent: b }\n', { environmentNames: ['prod'] }).problems,
 };
 
 function codesInFixtures(): Set<string> {
@@ -68,9 +77,18 @@ describe('problem catalogue', () => {
     });
   }
 
+  for (const [code, problemsOf] of Object.entries(ENVIRONMENT_SAMPLES)) {
+    it(`a sample produces ${code}, alone`, () => {
+      assert.deepEqual(
+        problemsOf().map((problem) => problem.code),
+        [code],
+      );
+    });
+  }
+
   it('every code is produced by a rules fixture or a sample', () => {
     const covered = codesInFixtures();
-    for (const code of [...Object.keys(SAMPLES), ...Object.keys(TEST_FILE_SAMPLES)]) covered.add(code);
+    for (const code of [...Object.keys(SAMPLES), ...Object.keys(TEST_FILE_SAMPLES), ...Object.keys(ENVIRONMENT_SAMPLES)]) covered.add(code);
     // Produced by the editor's validation worker, not by validateAgentText (validationWorker.test.ts).
     covered.add('validation-stopped');
     const missing = Object.keys(PROBLEM_CODES).filter((code) => !covered.has(code));

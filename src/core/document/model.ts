@@ -43,10 +43,21 @@ export interface OutputDeclaration {
   readonly description?: string;
 }
 
+/** The deployment fields an agent uses in one environment of the workspace (deployment.environments). */
+export interface DeploymentOverride {
+  readonly baseUrl?: string;
+  readonly account?: string;
+  readonly agent?: string;
+  /** Where the environment's name starts in the file. */
+  readonly offset: number;
+}
+
 export interface DeploymentDeclaration {
   readonly baseUrl?: StringField;
   readonly account?: string;
   readonly agent?: string;
+  /** Overrides by environment name, in the file's order. */
+  readonly environments?: ReadonlyMap<string, DeploymentOverride>;
 }
 
 export interface AgentModel {
@@ -102,10 +113,13 @@ export function readModel(root: YAMLMap): AgentModel {
     const baseUrl = stringField(deploymentMap, 'baseUrl');
     const account = plainString(deploymentMap, 'account');
     const agent = plainString(deploymentMap, 'agent');
+    const environmentsMap = getValue(deploymentMap, 'environments');
+    const environments = isMap(environmentsMap) ? readOverrides(environmentsMap) : undefined;
     deployment = {
       ...(baseUrl ? { baseUrl } : {}),
       ...(account !== undefined ? { account } : {}),
       ...(agent !== undefined ? { agent } : {}),
+      ...(environments ? { environments } : {}),
     };
   }
   const name = plainString(root, 'name');
@@ -118,6 +132,24 @@ export function readModel(root: YAMLMap): AgentModel {
     nodes,
     outputs,
   };
+}
+
+function readOverrides(map: YAMLMap): Map<string, DeploymentOverride> {
+  const overrides = new Map<string, DeploymentOverride>();
+  for (const { key, keyNode, value } of entries(map)) {
+    if (overrides.has(key)) continue;
+    const fields = isMap(value) ? value : undefined;
+    const baseUrl = fields ? plainString(fields, 'baseUrl') : undefined;
+    const account = fields ? plainString(fields, 'account') : undefined;
+    const agent = fields ? plainString(fields, 'agent') : undefined;
+    overrides.set(key, {
+      ...(baseUrl !== undefined ? { baseUrl } : {}),
+      ...(account !== undefined ? { account } : {}),
+      ...(agent !== undefined ? { agent } : {}),
+      offset: keyNode.range?.[0] ?? 0,
+    });
+  }
+  return overrides;
 }
 
 function readInput(map: YAMLMap): Omit<InputDeclaration, 'name' | 'keyNode' | 'map'> {

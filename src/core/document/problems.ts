@@ -97,6 +97,9 @@ export const PROBLEM_CODES = {
   'possible-secret': { severity: 'warning', summary: 'A literal that looks like a known kind of token or key.' },
   // Deployment: validation/declarationsCheck.ts.
   'insecure-base-url': { severity: 'warning', summary: 'A deployment base URL on plain http to a remote host.' },
+  // Environments: environments/environmentsFile.ts (the agent file's overrides: validation/declarationsCheck.ts).
+  'unknown-default-environment': { severity: 'error', summary: 'default: names an environment the file does not declare.' },
+  'unknown-environment': { severity: 'warning', summary: 'An override for an environment the workspace does not declare.' },
   // Test files (NAME.agent.test.yaml): testing/testFile.ts.
   'unknown-output': { severity: 'error', summary: 'An expectation on an output the agent does not have.' },
   'missing-mock': { severity: 'error', summary: 'An API node with no mock in a case that is not live.' },

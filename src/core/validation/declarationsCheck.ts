@@ -1,9 +1,10 @@
 // Rules for declarations that the schema cannot express: input defaults and allowed values that
-// must match the input's type, and the deployment's base URL.
+// must match the input's type, the deployment's base URL, and the environments it overrides.
 import { isSeq } from 'yaml';
 import { isLoopbackHost } from '../http/hosts';
 import type { AgentModel } from '../document/model';
 import type { ProblemSink } from '../document/problemSink';
+import { closestMatch, listWords } from '../document/suggest';
 import { findPair, spanOf } from '../document/yamlAst';
 import type { Node as YamlNode } from 'yaml';
 
@@ -96,6 +97,24 @@ export function checkDeployment(model: AgentModel, sink: ProblemSink): void {
       spanOf(baseUrl.scalar),
       `The API key would travel in clear text to ${parsed.hostname} over http://. Use https://, or a loopback address (127.0.0.1, localhost) for a local server.`,
       { data: { replacement: baseUrl.value.replace(/^http:/i, 'https:') } },
+    );
+  }
+}
+
+/**
+ * An override for an environment that the workspace's environments file does not declare is never
+ * used: a warning, given the names the file declares (without them, nothing is known to check).
+ */
+export function checkEnvironmentOverrides(model: AgentModel, environmentNames: readonly string[], sink: ProblemSink): void {
+  for (const [name, override] of model.deployment?.environments ?? []) {
+    if (sink.full) return;
+    if (environmentNames.includes(name)) continue;
+    const suggestion = closestMatch(name, environmentNames);
+    sink.add(
+      'unknown-environment',
+      { start: override.offset, end: override.offset + name.length },
+      `The workspace's agent-workflows.yaml declares no environment "${name}", so this override is never used.${suggestion ? ` Did you mean "${suggestion}"?` : environmentNames.length ? ` Its environments: ${listWords([...environmentNames], 'and')}.` : ' It declares no environments.'}`,
+      suggestion ? { data: { replacement: suggestion } } : {},
     );
   }
 }

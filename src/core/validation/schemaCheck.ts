@@ -52,17 +52,27 @@ function reportError(error: ErrorObject, root: YamlNode, sink: ProblemSink, desc
     // A propertyNames violation: the key itself is wrong.
     const keyPath = [...path, error.propertyName];
     const keyNode = locate(root, keyPath).keyNode;
-    const kind = path[0] === 'inputs' ? 'Input name' : path[0] === 'outputs' ? 'Output name' : path[0] === 'nodes' ? 'Node id' : 'Name';
+    // Environment names (the environments file, an agent's deployment.environments) start with a letter.
+    const environment = path[path.length - 1] === 'environments';
+    const kind = environment
+      ? 'Environment name'
+      : path[0] === 'inputs'
+        ? 'Input name'
+        : path[0] === 'outputs'
+          ? 'Output name'
+          : path[0] === 'nodes'
+            ? 'Node id'
+            : 'Name';
     const fixed = error.propertyName
       .replace(/[^A-Za-z0-9_-]+/g, '_')
-      .replace(/^(?=[0-9-])/, '_')
+      .replace(environment ? /^(?=[^A-Za-z])/ : /^(?=[0-9-])/, environment ? 'env' : '_')
       .slice(0, 64);
     sink.add(
       'invalid-name',
       keyNode ? spanOf(keyNode) : valueSpan,
       error.keyword === 'maxLength'
         ? `${kind} "${error.propertyName}" is longer than 64 characters; shorten it.`
-        : `${kind} "${error.propertyName}" may contain only letters, digits, "_" and "-", and must start with a letter or "_"; e.g. "${fixed}".`,
+        : `${kind} "${error.propertyName}" may contain only letters, digits, "_" and "-", and must start with a letter${environment ? '' : ' or "_"'}; e.g. "${fixed}".`,
       { data: { replacement: fixed } },
     );
     return;
@@ -141,13 +151,19 @@ function reportError(error: ErrorObject, root: YamlNode, sink: ProblemSink, desc
       return;
     }
     case 'pattern': {
-      if (path[0] === 'deployment' && last === 'baseUrl') {
+      if (path[0] === 'deployment' && last === 'baseUrl' && path.length === 2) {
         sink.add(
           'invalid-url',
           valueSpan,
           'The deployment baseUrl must start with https:// (or http:// for a local server), e.g. "https://agents.example.com".',
         );
-      } else if (path[0] === 'deployment') {
+      } else if (last === 'baseUrl') {
+        sink.add(
+          'invalid-url',
+          valueSpan,
+          `${capitalize(subject)} must start with https:// (or http:// for a local server), e.g. "https://agents.example.com".`,
+        );
+      } else if (path[0] === 'deployment' || path[0] === 'environments') {
         sink.add(
           'invalid-value',
           valueSpan,
@@ -228,7 +244,14 @@ function describePath(path: readonly PathSegment[]): string {
             ? 'the deployment'
             : undefined;
   if (owner === undefined) return `"${String(section)}"`;
-  if (section === 'deployment') return name === undefined ? owner : `the deployment's ${String(name)}`;
+  if (section === 'deployment') {
+    if (name === 'environments' && rest.length > 0) {
+      const [environment, field] = rest;
+      const override = `the deployment's override for environment "${String(environment)}"`;
+      return field === undefined ? override : `the ${String(field)} of ${override}`;
+    }
+    return name === undefined ? owner : `the deployment's ${String(name)}`;
+  }
   if (name === undefined) return `"${String(section)}"`;
   if (rest.length === 0) return owner;
   const [field, ...deeper] = rest;

@@ -1,7 +1,7 @@
 // Validation of an agent file: YAML, the JSON Schema's structure, references and the API node and
 // authorization rules. Pure and synchronous: the same result in the editor, the CLI and tests.
 import { checkApiNode } from './apiNodeCheck';
-import { checkDeployment, checkInputs } from './declarationsCheck';
+import { checkDeployment, checkEnvironmentOverrides, checkInputs } from './declarationsCheck';
 import { readModel } from '../document/model';
 import type { AgentModel } from '../document/model';
 import { parseAgentFile } from '../document/parse';
@@ -18,7 +18,15 @@ export interface ValidationResult {
   readonly model?: AgentModel;
 }
 
-export function validateAgentText(text: string): ValidationResult {
+export interface ValidationOptions {
+  /**
+   * The environments the workspace's agent-workflows.yaml declares: with them, an override in
+   * deployment.environments for another name is warned about. Without them it is not checked.
+   */
+  readonly environmentNames?: readonly string[];
+}
+
+export function validateAgentText(text: string, options: ValidationOptions = {}): ValidationResult {
   const file = parseAgentFile(text);
   const { sink, root } = file;
   if (file.syntaxBroken || !root) return { problems: sink.result(), file };
@@ -27,6 +35,7 @@ export function validateAgentText(text: string): ValidationResult {
   const model = readModel(root);
   if (!sink.full) checkInputs(model, sink);
   if (!sink.full) checkDeployment(model, sink);
+  if (!sink.full && options.environmentNames) checkEnvironmentOverrides(model, options.environmentNames, sink);
   if (!sink.full) checkReferences(model, text, sink);
   for (const node of model.nodes.values()) {
     if (sink.full) break;

@@ -1,0 +1,119 @@
+// Environments on the command line, in one place for every command that reaches a deployment
+// (run, status, test --deployed, batch): --env and AGENT_WORKFLOWS_ENV, the environments file
+// (--envs-file, else agent-workflows.yaml found walking up from the agent file or the current
+// folder), its problems as a usage error, and the confirmation a protected environment needs.
+import { readFile, stat } from 'node:fs/promises';
+import { relative, resolve } from 'node:path';
+import { ENVIRONMENTS_FILE_NAME, parseEnvironmentsFile } from '../core/environments/environmentsFile';
+import type { EnvironmentsFile } from '../core/environments/environmentsFile';
+import { findEnvironmentsFile, selectEnvironment } from '../core/environments/resolveEnvironment';
+import type { SelectedEnvironment } from '../core/environments/resolveEnvironment';
+import { errorMessage } from '../core/errors';
+import { MAX_ENVIRONMENTS_FILE_BYTES } from '../core/limits';
+import { describeFsError } from './agentFiles';
+import { CliError, ExitCode } from './io';
+import type { CliIo } from './io';
+
+/** The environment variable that names the environment when --env does not (the "setting" level). */
+export const ENVIRONMENT_ENV = 'AGENT_WORKFLOWS_ENV';
+
+export interface EnvironmentFlags {
+  /** --env NAME. */
+  readonly env?: string;
+  /** --envs-file PATH: the environments file, instead of looking for agent-workflows.yaml. */
+  readonly envsFile?: string;
+  /** --yes: run against a protected environment without asking. */
+  readonly yes?: boolean;
+}
+
+export interface LoadedEnvironments {
+  /** The file that was read, as shown in messages; undefined when there is none. */
+  readonly path?: string;
+  readonly file?: EnvironmentsFile;
+  /** Where the file was looked for, for messages when there is none. */
+  readonly where: string;
+}
+
+/**
+ * Reads the environments file: --envs-file (relative to the current folder), else the nearest
+ * agent-workflows.yaml walking up from startDir. A file with errors is a usage error that prints its
+ * problems as file:line:col; its warnings are printed and the file is used.
+ */
+export async function loadEnvironments(flags: EnvironmentFlags, startDir: string, io: CliIo): Promise<LoadedEnvironments> {
+  const absolute = flags.envsFile !== undefined ? resolve(io.cwd, flags.envsFile) : await findEnvironmentsFile(startDir);
+  const where = flags.envsFile !== undefined ? flags.envsFile : `${ENVIRONMENTS_FILE_NAME} in ${shown(startDir, io.cwd)} and its parent folders`;
+  if (absolute === undefined) return { where };
+  const path = flags.envsFile ?? shown(absolute, io.cwd);
+  let text: string;
+  try {
+    // Not read at all when too large: the limit holds for the bytes read, not only for parsing.
+    const size = (await stat(absolute)).size;
+    if (size > MAX_ENVIRONMENTS_FILE_BYTES)
+      throw new CliError(
+        `The environments file ${path} is ${size} bytes; it is read up to ${MAX_ENVIRONMENTS_FILE_BYTES / 1024} KiB. It should list a few deployments only.`,
+        ExitCode.usage,
+      );
+    text = await readFile(absolute, 'utf8');
+  } catch (error) {
+    if (error instanceof CliError) throw error;
+    throw new CliError(`The environments file ${describeFsError(error, path)}`, ExitCode.usage);
+  }
+  const { file, problems } = parseEnvironmentsFile(text);
+  for (const problem of problems)
+    io.stderr(`${path}:${problem.range.line}:${problem.range.column}: ${problem.severity} ${problem.code} ${problem.message}\n`);
+  if (!file) {
+    const errors = problems.filter((problem) => problem.severity === 'error').length;
+    throw new CliError(
+      `The environments file ${path} has ${errors} ${errors === 1 ? 'error' : 'errors'}; fix ${errors === 1 ? 'it' : 'them'} (nothing runs with a broken environments file).`,
+      ExitCode.usage,
+    );
+  }
+  return { path, file, where };
+}
+
+/**
+ * The environment a command uses: --env, else AGENT_WORKFLOWS_ENV, else the file's default, else
+ * none (the agent file's deployment block, as without environments). Unknown names are usage errors.
+ */
+export async function selectedEnvironment(flags: EnvironmentFlags, startDir: string, io: CliIo): Promise<SelectedEnvironment | undefined> {
+  const loaded = await loadEnvironments(flags, startDir, io);
+  try {
+    return selectEnvironment(loaded.file, { flag: flags.env, setting: io.env[ENVIRONMENT_ENV] }, loaded.where);
+  } catch (error) {
+    const fromVariable = !flags.env?.trim() && io.env[ENVIRONMENT_ENV]?.trim();
+    throw new CliError(`${errorMessage(error)}${fromVariable ? ` (named by ${ENVIRONMENT_ENV})` : ''}`, ExitCode.usage);
+  }
+}
+
+/**
+ * A protected environment is used only when confirmed: --yes, or "y" to the question when the
+ * command line is interactive. Otherwise a usage error that names the environment.
+ */
+export async function confirmEnvironment(environment: SelectedEnvironment | undefined, flags: EnvironmentFlags, io: CliIo): Promise<void> {
+  if (!environment?.declaration.protected || flags.yes) return;
+  const { name, declaration } = environment;
+  const place = `${originOf(declaration.baseUrl)}, account ${declaration.account}`;
+  if (io.confirm) {
+    const confirmed = await io.confirm(`Environment "${name}" (${place}) is protected. Run against it? [y/N] `);
+    if (confirmed) return;
+    throw new CliError(`Not run: environment "${name}" is protected and the run was not confirmed.`, ExitCode.usage);
+  }
+  throw new CliError(
+    `Environment "${name}" (${place}) is protected: add --yes to confirm running against it.`,
+    ExitCode.usage,
+  );
+}
+
+/** The origin of a base URL, for messages and lists (the base URL as written when it has none). */
+export function originOf(baseUrl: string): string {
+  try {
+    return new URL(baseUrl).origin;
+  } catch {
+    return baseUrl;
+  }
+}
+
+function shown(path: string, cwd: string): string {
+  const relativePath = relative(cwd, path);
+  return relativePath === '' ? '.' : relativePath.startsWith('..') ? path : relativePath;
+}

@@ -1,0 +1,103 @@
+// Which environment a run uses, and where an agent is deployed in it. The precedence (documented in
+// docs/environments.md): the environment named by a flag, else by a setting (VS Code's picker, or
+// AGENT_WORKFLOWS_ENV on the command line), else the file's default, else none; and for each field,
+// the agent file's override for that environment, then the environment, then the agent file's plain
+// deployment block. Environments are found by walking up from the agent file to agent-workflows.yaml.
+import { stat } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
+import type { AgentModel } from '../document/model';
+import { ServiceError } from '../service/serviceError';
+import type { DeploymentFields } from '../service/target';
+import { ENVIRONMENTS_FILE_NAME } from './environmentsFile';
+import type { EnvironmentDeclaration, EnvironmentsFile } from './environmentsFile';
+
+export interface SelectedEnvironment {
+  readonly name: string;
+  readonly declaration: EnvironmentDeclaration;
+  /** Which level named it. */
+  readonly source: 'flag' | 'setting' | 'default';
+}
+
+/** The names a run asks for, highest precedence first; an empty or blank name counts as none. */
+export interface RequestedEnvironment {
+  readonly flag?: string | undefined;
+  readonly setting?: string | undefined;
+}
+
+/**
+ * The environment to use: flag, else setting, else the file's default, else none. A name that the
+ * file does not declare (or a name with no file at all) is an error that lists what there is.
+ * `where` says where the file was looked for, for the message when there is none.
+ */
+export function selectEnvironment(
+  file: EnvironmentsFile | undefined,
+  requested: RequestedEnvironment,
+  where = `${ENVIRONMENTS_FILE_NAME} in the folder of the agent file or one of its parents`,
+): SelectedEnvironment | undefined {
+  const flag = requested.flag?.trim();
+  const setting = requested.setting?.trim();
+  const [name, source] = flag ? [flag, 'flag' as const] : setting ? [setting, 'setting' as const] : [file?.defaultName, 'default' as const];
+  if (!name) return undefined;
+  if (!file) {
+    throw new ServiceError(
+      'config',
+      `Environment "${name}" is asked for, but there is no environments file: none was found (looked for ${where}). Create ${ENVIRONMENTS_FILE_NAME} with "environments:", or leave the environment out.`,
+    );
+  }
+  const declaration = file.environments.get(name);
+  if (!declaration) {
+    const known = [...file.environments.keys()];
+    throw new ServiceError(
+      'config',
+      `Unknown environment "${name}": ${known.length ? `known environments are ${known.join(', ')}` : 'no environments are declared'} (in ${ENVIRONMENTS_FILE_NAME}).`,
+    );
+  }
+  return { name, declaration, source };
+}
+
+/**
+ * Where the agent is deployed in the environment: its override for the environment first, then the
+ * environment's baseUrl and account (they beat the plain deployment block, which names one service),
+ * then the plain deployment block. With no environment, the plain deployment block as before.
+ * The agent path is never the environment's: override, then deployment.agent (then, for the
+ * caller, the file name rule).
+ */
+export function environmentDeployment(model: AgentModel, env: SelectedEnvironment | undefined): DeploymentFields & { statusPath?: string } {
+  const plain = model.deployment;
+  const fromPlain: DeploymentFields = { baseUrl: plain?.baseUrl?.value, account: plain?.account, agent: plain?.agent };
+  if (!env) return withoutUndefined(fromPlain);
+  const override = plain?.environments?.get(env.name);
+  const pick = (...values: (string | undefined)[]): string | undefined => values.map((value) => value?.trim()).find((value) => !!value);
+  const statusPath = env.declaration.statusPath;
+  return withoutUndefined({
+    baseUrl: pick(override?.baseUrl, env.declaration.baseUrl, fromPlain.baseUrl),
+    account: pick(override?.account, env.declaration.account, fromPlain.account),
+    agent: pick(override?.agent, fromPlain.agent),
+    ...(statusPath !== undefined ? { statusPath } : {}),
+  });
+}
+
+/** The fields that have a value: an absent field and an undefined one read the same to callers. */
+function withoutUndefined<T extends object>(fields: T): T {
+  return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined)) as T;
+}
+
+/**
+ * The nearest environments file walking up from startDir: startDir itself, then each parent, up
+ * to stopDir (included) or the file system's root. Undefined when there is none.
+ */
+export async function findEnvironmentsFile(startDir: string, stopDir?: string): Promise<string | undefined> {
+  let dir = resolve(startDir);
+  const stop = stopDir === undefined ? undefined : resolve(stopDir);
+  for (;;) {
+    const candidate = join(dir, ENVIRONMENTS_FILE_NAME);
+    try {
+      if ((await stat(candidate)).isFile()) return candidate;
+    } catch {
+      // Not here (or not readable as a file): look further up.
+    }
+    const parent = dirname(dir);
+    if (dir === stop || parent === dir) return undefined;
+    dir = parent;
+  }
+}

@@ -1,0 +1,250 @@
+// Environments on the command line, in-process against two service stand-ins on 127.0.0.1, each
+// with its own key: --env, AGENT_WORKFLOWS_ENV and the file's default pick the service; an agent's
+// override reaches the URL; a protected environment needs --yes (or a yes); a bad or unknown name
+// and a broken file are usage errors; `envs` lists them; `status` and `test --deployed` use them.
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { runCli } from '../../src/cli/main';
+import { startFakeService } from '../support/fakeAgentService';
+import type { FakeService } from '../support/fakeAgentService';
+import { json } from '../support/httpServer';
+import { makeTempDir } from '../support/tempDir';
+import type { TempDir } from '../support/tempDir';
+
+const DEV_KEY = 'dev-key-0123456789';
+const STAGING_KEY = 'staging-key-0123456789';
+
+const AGENT = `version: 1
+name: Triage
+nodes:
+  say: { type: template, text: hi }
+outputs:
+  said: { from: "{{ nodes.say.body }}" }
+deployment:
+  agent: triage
+  environments:
+    staging: { agent: triage-v2 }
+`;
+
+describe('agent-workflows with environments', () => {
+  let dev: FakeService;
+  let staging: FakeService;
+  let dir: TempDir;
+
+  const environmentsFile = (): string => `default: dev
+environments:
+  dev:
+    baseUrl: ${dev.url}
+    account: dev-team
+  staging:
+    baseUrl: ${staging.url}
+    account: stage-team
+    statusPath: '{baseUrl}/v2/{account}/runs/{executionId}/status'
+  prod:
+    baseUrl: ${staging.url}
+    account: prod-team
+    protected: true
+`;
+
+  beforeEach(async () => {
+    dev = await startFakeService(DEV_KEY);
+    staging = await startFakeService(STAGING_KEY);
+    dir = makeTempDir();
+    dir.write('agent-workflows.yaml', environmentsFile());
+    dir.write('agents/triage.agent.yaml', AGENT);
+  });
+
+  afterEach(async () => {
+    await dev.close();
+    await staging.close();
+    dir.remove();
+  });
+
+  async function cli(args: string[], env: Record<string, string>, confirm?: (question: string) => Promise<boolean>, cwd = dir.path) {
+    let stdout = '';
+    let stderr = '';
+    const code = await runCli(args, {
+      stdout: (t) => (stdout += t),
+      stderr: (t) => (stderr += t),
+      cwd,
+      env,
+      ...(confirm ? { confirm } : {}),
+    });
+    for (const key of [DEV_KEY, STAGING_KEY]) assert.doesNotMatch(stdout + stderr, new RegExp(key), 'no key in the output');
+    return { code, stdout, stderr };
+  }
+
+  const run = (extra: string[], env: Record<string, string>) => cli(['run', 'agents/triage.agent.yaml', '--json', ...extra], env);
+
+  it('runs in the environment --env names, each with its own key, and the override reaches the URL', async () => {
+    const inDev = await run(['--env', 'dev'], { AGENT_WORKFLOWS_API_KEY: DEV_KEY });
+    assert.equal(inDev.code, 0, inDev.stderr);
+    assert.deepEqual(JSON.parse(inDev.stdout).outputs, { ok: true });
+    assert.match(inDev.stderr, /started Triage in dev as execution/);
+    assert.deepEqual(
+      dev.starts.map((start) => start.path),
+      ['/api/dev-team/agent/triage/execute'],
+    );
+
+    const inStaging = await run(['--env', 'staging'], { AGENT_WORKFLOWS_API_KEY: STAGING_KEY });
+    assert.equal(inStaging.code, 0, inStaging.stderr);
+    assert.deepEqual(
+      staging.starts.map((start) => start.path),
+      ['/api/stage-team/agent/triage-v2/execute'],
+    );
+    // The environment's status path, not the default one.
+    assert.match(staging.statusRequests[0]!, /^\/v2\/stage-team\/runs\/[0-9a-f-]+\/status$/);
+    assert.equal(dev.starts.length, 1, 'nothing more went to dev');
+
+    // The dev key is refused by the staging service: keys are not shared between environments.
+    const wrongKey = await run(['--env', 'staging'], { AGENT_WORKFLOWS_API_KEY: DEV_KEY });
+    assert.equal(wrongKey.code, 3, wrongKey.stderr);
+  });
+
+  it('takes --env over AGENT_WORKFLOWS_ENV over the default; explicit --base-url and --account beat them all', async () => {
+    const byDefault = await run([], { AGENT_WORKFLOWS_API_KEY: DEV_KEY });
+    assert.equal(byDefault.code, 0, byDefault.stderr);
+    assert.equal(dev.starts.length, 1);
+
+    const byVariable = await run([], { AGENT_WORKFLOWS_API_KEY: STAGING_KEY, AGENT_WORKFLOWS_ENV: 'staging' });
+    assert.equal(byVariable.code, 0, byVariable.stderr);
+    assert.equal(staging.starts.length, 1);
+
+    const byFlag = await run(['--env', 'dev'], { AGENT_WORKFLOWS_API_KEY: DEV_KEY, AGENT_WORKFLOWS_ENV: 'staging' });
+    assert.equal(byFlag.code, 0, byFlag.stderr);
+    assert.equal(dev.starts.length, 2);
+
+    const explicit = await run(['--env', 'staging', '--base-url', dev.url, '--account', 'mine', '--agent', 'other'], {
+      AGENT_WORKFLOWS_API_KEY: DEV_KEY,
+    });
+    assert.equal(explicit.code, 0, explicit.stderr);
+    assert.equal(dev.starts[2]!.path, '/api/mine/agent/other/execute');
+    assert.equal(staging.starts.length, 1);
+
+    const badVariable = await run([], { AGENT_WORKFLOWS_API_KEY: DEV_KEY, AGENT_WORKFLOWS_ENV: 'stagin' });
+    assert.equal(badVariable.code, 2);
+    assert.match(badVariable.stderr, /Unknown environment "stagin": known environments are dev, staging, prod \(in agent-workflows\.yaml\)\. \(named by AGENT_WORKFLOWS_ENV\)/);
+  });
+
+  it('never runs in a protected environment without --yes or a yes, and says which one', async () => {
+    const refused = await run(['--env', 'prod'], { AGENT_WORKFLOWS_API_KEY: STAGING_KEY });
+    assert.equal(refused.code, 2);
+    assert.match(refused.stderr, /Environment "prod" \(http:\/\/127\.0\.0\.1:\d+, account prod-team\) is protected: add --yes to confirm/);
+    assert.equal(staging.starts.length, 0, 'nothing was started');
+
+    const questions: string[] = [];
+    const answeredNo = await cli(['run', 'agents/triage.agent.yaml', '--env', 'prod'], { AGENT_WORKFLOWS_API_KEY: STAGING_KEY }, async (question) => {
+      questions.push(question);
+      return false;
+    });
+    assert.equal(answeredNo.code, 2);
+    assert.match(questions[0]!, /^Environment "prod" \(http:\/\/127\.0\.0\.1:\d+, account prod-team\) is protected\. Run against it\? \[y\/N\] $/);
+    assert.match(answeredNo.stderr, /Not run: environment "prod" is protected and the run was not confirmed/);
+    assert.equal(staging.starts.length, 0);
+
+    const answeredYes = await cli(['run', 'agents/triage.agent.yaml', '--env', 'prod'], { AGENT_WORKFLOWS_API_KEY: STAGING_KEY }, async () => true);
+    assert.equal(answeredYes.code, 0, answeredYes.stderr);
+    const withYes = await run(['--env', 'prod', '--yes'], { AGENT_WORKFLOWS_API_KEY: STAGING_KEY });
+    assert.equal(withYes.code, 0, withYes.stderr);
+    assert.deepEqual(
+      staging.starts.map((start) => start.path),
+      ['/api/prod-team/agent/triage/execute', '/api/prod-team/agent/triage/execute'],
+    );
+  });
+
+  it('refuses an unknown environment, listing the known ones, and a name with no environments file', async () => {
+    const unknown = await run(['--env', 'stagin'], { AGENT_WORKFLOWS_API_KEY: DEV_KEY });
+    assert.equal(unknown.code, 2);
+    assert.match(unknown.stderr, /Unknown environment "stagin": known environments are dev, staging, prod \(in agent-workflows\.yaml\)\./);
+
+    const elsewhere = makeTempDir();
+    try {
+      elsewhere.write('triage.agent.yaml', AGENT);
+      const none = await cli(['run', 'triage.agent.yaml', '--env', 'dev'], { AGENT_WORKFLOWS_API_KEY: DEV_KEY }, undefined, elsewhere.path);
+      assert.equal(none.code, 2);
+      assert.match(none.stderr, /Environment "dev" is asked for, but there is no environments file: none was found \(looked for agent-workflows\.yaml in \. and its parent folders\)/);
+    } finally {
+      elsewhere.remove();
+    }
+    assert.equal(dev.starts.length + staging.starts.length, 0);
+  });
+
+  it('refuses to run with a broken environments file, printing its problems with line and column', async () => {
+    dir.write('agent-workflows.yaml', `default: dev\nenvironments:\n  dev:\n    baseUrl: ${dev.url}\n    acount: dev-team\n`);
+    for (const args of [['run', 'agents/triage.agent.yaml'], ['envs'], ['status', '3f2b9c1e-8a4d-4c3e-9f1a-2b6c7d8e9f01']]) {
+      const broken = await cli(args, { AGENT_WORKFLOWS_API_KEY: DEV_KEY });
+      assert.equal(broken.code, 2, args.join(' '));
+      assert.match(broken.stderr, /agent-workflows\.yaml:3:3: error missing-property Environment "dev" is missing "account"/);
+      assert.match(broken.stderr, /agent-workflows\.yaml:5:5: error unknown-property Environment "dev" has no key "acount"\. Did you mean "account"\?/);
+      assert.match(broken.stderr, /The environments file agent-workflows\.yaml has 2 errors/);
+    }
+    assert.equal(dev.starts.length, 0);
+  });
+
+  it('reads a status in an environment without --base-url and --account, with its status path', async () => {
+    staging.statusAnswer = (_n, _id, response) => json(response, 200, { status: 'finished', outputs: { done: 1 } });
+    const id = '3f2b9c1e-8a4d-4c3e-9f1a-2b6c7d8e9f01';
+    const status = await cli(['status', id, '--env', 'staging', '--json'], { AGENT_WORKFLOWS_API_KEY: STAGING_KEY });
+    assert.equal(status.code, 0, status.stderr);
+    assert.deepEqual(JSON.parse(status.stdout), { executionId: id, status: 'finished', outputs: { done: 1 } });
+    assert.deepEqual(staging.statusRequests, [`/v2/stage-team/runs/${id}/status`]);
+    // A protected environment's status is only read: no confirmation.
+    const prod = await cli(['status', id, '--env', 'prod'], { AGENT_WORKFLOWS_API_KEY: STAGING_KEY });
+    assert.equal(prod.code, 0, prod.stderr);
+    assert.equal(staging.statusRequests[1], `/api/prod-team/agent/${id}/status`);
+  });
+
+  it('lists the environments, as text and JSON, and says when there are none', async () => {
+    const text = await cli(['envs'], {});
+    assert.equal(text.code, 0, text.stderr);
+    const lines = text.stdout.split('\n');
+    assert.equal(lines[0], 'agent-workflows.yaml:');
+    assert.match(lines[1]!, /^\* dev {6}http:\/\/127\.0\.0\.1:\d+ {2}account dev-team {4}\(default\)$/);
+    assert.match(lines[2]!, /^ {2}staging {2}http:\/\/127\.0\.0\.1:\d+ {2}account stage-team$/);
+    assert.match(lines[3]!, /^ {2}prod {5}http:\/\/127\.0\.0\.1:\d+ {2}account prod-team {3}\(protected\)$/);
+
+    const listed = await cli(['envs', '--json'], {}, undefined, join(dir.path, 'agents'));
+    const parsed = JSON.parse(listed.stdout) as { file: string; default: string; environments: { name: string; origin: string; protected: boolean; default: boolean }[] };
+    assert.equal(parsed.file, join(dir.path, 'agent-workflows.yaml'), 'a file above the current folder is named by its full path');
+    assert.equal(parsed.default, 'dev');
+    assert.deepEqual(
+      parsed.environments.map((environment) => [environment.name, environment.origin, environment.protected, environment.default]),
+      [
+        ['dev', dev.url, false, true],
+        ['staging', staging.url, false, false],
+        ['prod', staging.url, true, false],
+      ],
+    );
+
+    const empty = makeTempDir();
+    try {
+      const none = await cli(['envs'], {}, undefined, empty.path);
+      assert.equal(none.code, 0);
+      assert.equal(none.stdout, '');
+      assert.match(none.stderr, /No environments: no agent-workflows\.yaml in \. and its parent folders\. Create one/);
+      const missing = await cli(['envs', '--envs-file', 'nowhere.yaml'], {}, undefined, empty.path);
+      assert.equal(missing.code, 2);
+      assert.match(missing.stderr, /The environments file nowhere\.yaml: no such file or directory/);
+    } finally {
+      empty.remove();
+    }
+  });
+
+  it('sends test --deployed cases to the environment, with the override, and asks for --yes in a protected one', async () => {
+    dir.write('agents/triage.agent.test.yaml', 'cases:\n  one:\n    expect: { outputs: { said: hi } }\n');
+    staging.statusAnswer = (_n, _id, response) => json(response, 200, { status: 'finished', outputs: { said: 'hi' } });
+    const tested = await cli(['test', 'agents', '--deployed', '--env', 'staging'], { AGENT_WORKFLOWS_API_KEY: STAGING_KEY });
+    assert.equal(tested.code, 0, tested.stdout + tested.stderr);
+    assert.deepEqual(
+      staging.starts.map((start) => start.path),
+      ['/api/stage-team/agent/triage-v2/execute'],
+    );
+    const refused = await cli(['test', 'agents', '--deployed', '--env', 'prod'], { AGENT_WORKFLOWS_API_KEY: STAGING_KEY });
+    assert.equal(refused.code, 2);
+    assert.match(refused.stderr, /Environment "prod" .* is protected: add --yes/);
+    assert.equal(staging.starts.length, 1);
+    const local = await cli(['test', 'agents', '--env', 'prod'], {});
+    assert.equal(local.code, 2);
+    assert.match(local.stderr, /--env, --envs-file, --yes and --timeout go with --deployed/);
+  });
+});

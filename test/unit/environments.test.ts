@@ -1,0 +1,226 @@
+// The environments file (agent-workflows.yaml): its problems with their places, the declarations it
+// gives, and how an environment is chosen and turns an agent's deployment into a target; the file is
+// found on disk by walking up from a folder.
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { ENVIRONMENTS_FILE_NAME, parseEnvironmentsFile } from '../../src/core/environments/environmentsFile';
+import type { EnvironmentsFile } from '../../src/core/environments/environmentsFile';
+import { environmentDeployment, findEnvironmentsFile, selectEnvironment } from '../../src/core/environments/resolveEnvironment';
+import { MAX_ENVIRONMENTS_FILE_BYTES } from '../../src/core/limits';
+import { ServiceError } from '../../src/core/service/serviceError';
+import { validateAgentText } from '../../src/core/validation/validate';
+import { makeTempDir } from '../support/tempDir';
+
+const GOOD = `default: dev
+environments:
+  dev:
+    baseUrl: http://127.0.0.1:8787
+    account: local
+  prod:
+    baseUrl: https://agents.example.com
+    account: acme
+    statusPath: '{baseUrl}/api/{account}/agent/{executionId}/status'
+    protected: true
+`;
+
+function problemsOf(text: string): string[] {
+  return parseEnvironmentsFile(text).problems.map((p) => `${p.range.line}:${p.range.column} ${p.severity} ${p.code} ${p.message}`);
+}
+
+function fileOf(text: string): EnvironmentsFile {
+  const result = parseEnvironmentsFile(text);
+  assert.deepEqual(result.problems, []);
+  assert.ok(result.file);
+  return result.file;
+}
+
+describe('environments file', () => {
+  it('reads each environment, its default and where its name is', () => {
+    const file = fileOf(GOOD);
+    assert.equal(file.defaultName, 'dev');
+    assert.deepEqual([...file.environments.keys()], ['dev', 'prod']);
+    assert.deepEqual(file.environments.get('dev'), {
+      name: 'dev',
+      baseUrl: 'http://127.0.0.1:8787',
+      account: 'local',
+      protected: false,
+      offset: GOOD.indexOf('dev:'),
+    });
+    const prod = file.environments.get('prod')!;
+    assert.equal(prod.protected, true);
+    assert.equal(prod.statusPath, '{baseUrl}/api/{account}/agent/{executionId}/status');
+  });
+
+  it('reports unknown keys, missing fields, bad names and wrong types, each at its place, and gives no file', () => {
+    const text = `environments:
+  dev:
+    baseUrl: http://127.0.0.1:8787
+    acount: local
+  9prod:
+    baseUrl: https://agents.example.com
+    account: acme
+  stage:
+    baseUrl: https://stage.example.com
+    account: acme
+    protected: "yes"
+colour: blue
+`;
+    const result = parseEnvironmentsFile(text);
+    assert.equal(result.file, undefined);
+    const problems = problemsOf(text);
+    assert.ok(problems.some((p) => /^4:5 error unknown-property Environment "dev" has no key "acount"\. Did you mean "account"\?/.test(p)), problems.join('\n'));
+    assert.ok(problems.some((p) => /^2:3 error missing-property Environment "dev" is missing "account"/.test(p)), problems.join('\n'));
+    assert.ok(
+      problems.some((p) => /^5:3 error invalid-name Environment name "9prod" may contain only letters, digits, "_" and "-", and must start with a letter; e\.g\. "env9prod"/.test(p)),
+      problems.join('\n'),
+    );
+    assert.ok(problems.some((p) => /^11:16 error wrong-type The protected of environment "stage" must be a boolean/.test(p)), problems.join('\n'));
+    assert.ok(problems.some((p) => /^12:1 error unknown-property The environments file has no key "colour"/.test(p)), problems.join('\n'));
+  });
+
+  it('refuses a base URL that is not one, and warns about plain http to another machine without refusing the file', () => {
+    const bad = 'environments:\n  dev:\n    baseUrl: ftp://x.example\n    account: a\n  qa:\n    baseUrl: https://qa.example.com?x=1\n    account: a\n';
+    const problems = problemsOf(bad);
+    assert.ok(problems.some((p) => /^3:14 error invalid-url The baseUrl of environment "dev" must start with https:\/\//.test(p)), problems.join('\n'));
+    assert.ok(problems.some((p) => /^6:14 error invalid-url Environment "qa": The base URL must not contain a user name, password, query/.test(p)), problems.join('\n'));
+    assert.equal(parseEnvironmentsFile(bad).file, undefined);
+
+    const insecure = 'environments:\n  lab:\n    baseUrl: http://lab.internal:8080\n    account: a\n';
+    const result = parseEnvironmentsFile(insecure);
+    assert.deepEqual(
+      result.problems.map((p) => `${p.range.line}:${p.range.column} ${p.severity} ${p.code}`),
+      ['3:14 warning insecure-base-url'],
+    );
+    assert.equal(result.file?.environments.get('lab')?.baseUrl, 'http://lab.internal:8080');
+  });
+
+  it('refuses a status path that leaves the base URL or has no {executionId}', () => {
+    const away = `environments:\n  prod:\n    baseUrl: https://agents.example.com\n    account: a\n    statusPath: '{baseUrl}@evil.example/{executionId}'\n`;
+    assert.ok(problemsOf(away).some((p) => /^5:17 error invalid-value Environment "prod": The status path template .* leads away from https:\/\/agents\.example\.com/.test(p)));
+    const noId = `environments:\n  prod:\n    baseUrl: https://agents.example.com\n    account: a\n    statusPath: /status\n`;
+    assert.ok(problemsOf(noId).some((p) => /error invalid-value .*has no \{executionId\}/.test(p)));
+  });
+
+  it('reports a default that names no environment, with the closest name, and a name given twice', () => {
+    const problems = problemsOf('default: prd\nenvironments:\n  prod: { baseUrl: https://a.example, account: a }\n');
+    assert.deepEqual(problems, [
+      '1:10 error unknown-default-environment default names environment "prd", which this file does not declare. Did you mean "prod"?',
+    ]);
+    const twice = problemsOf('environments:\n  dev: { baseUrl: https://a.example, account: a }\n  dev: { baseUrl: https://b.example, account: b }\n');
+    assert.ok(twice.some((p) => /^3:3 error duplicate-key/.test(p)), twice.join('\n'));
+  });
+
+  it('says what an empty file, a list, broken YAML and a file over the limit are, in words about environments', () => {
+    assert.match(problemsOf('')[0]!, /^1:1 error empty-file The environments file is empty/);
+    assert.match(problemsOf('- dev\n')[0]!, /not-a-mapping The environments file must be a mapping/);
+    assert.match(problemsOf('environments: [\n')[0]!, /error yaml-syntax/);
+    assert.deepEqual(problemsOf('environments: {}\n'), ['1:15 error invalid-value The environments must have at least 1 entry; add one.']);
+    const huge = `environments:\n  dev: { baseUrl: https://a.example, account: a }\n${'#'.repeat(MAX_ENVIRONMENTS_FILE_BYTES)}\n`;
+    const result = parseEnvironmentsFile(huge);
+    assert.equal(result.file, undefined);
+    assert.deepEqual(
+      result.problems.map((p) => p.code),
+      ['file-too-large'],
+    );
+    assert.match(result.problems[0]!.message, /read up to 256 KiB/);
+  });
+
+  it('checks a long file in time linear in its size', function () {
+    this.timeout(10_000);
+    const many = `environments:\n${Array.from({ length: 100 }, (_, i) => `  env${i}: { baseUrl: https://e${i}.example.com, account: a${i} }\n`).join('')}`;
+    const start = Date.now();
+    assert.equal(parseEnvironmentsFile(many).file?.environments.size, 100);
+    const tooMany = `${many}  env100: { baseUrl: https://x.example.com, account: x }\n`;
+    assert.ok(problemsOf(tooMany).some((p) => /error invalid-value The environments must NOT have more than 100/.test(p)));
+    assert.ok(Date.now() - start < 2000);
+  });
+});
+
+describe('choosing an environment', () => {
+  const file = (): EnvironmentsFile => fileOf(GOOD);
+
+  it('takes the flag, else the setting, else the default, else none', () => {
+    assert.deepEqual(
+      ['flag', 'setting', 'default'].map((level) => {
+        const requested = level === 'flag' ? { flag: 'prod', setting: 'dev' } : level === 'setting' ? { setting: 'prod' } : {};
+        const selected = selectEnvironment(file(), requested);
+        return `${selected?.name} ${selected?.source}`;
+      }),
+      ['prod flag', 'prod setting', 'dev default'],
+    );
+    assert.equal(selectEnvironment(fileOf('environments:\n  a: { baseUrl: https://a.example, account: a }\n'), {}), undefined);
+    assert.equal(selectEnvironment(undefined, { flag: '  ', setting: '' }), undefined);
+  });
+
+  it('refuses an unknown name, listing the known ones, and a name when there is no file, saying where it looked', () => {
+    assert.throws(
+      () => selectEnvironment(file(), { setting: 'staging' }),
+      (error: unknown) =>
+        error instanceof ServiceError &&
+        error.kind === 'config' &&
+        error.message === 'Unknown environment "staging": known environments are dev, prod (in agent-workflows.yaml).',
+    );
+    assert.throws(() => selectEnvironment(undefined, { flag: 'prod' }, '/work/project and its parents'), /Environment "prod" is asked for, but there is no environments file: none was found \(looked for \/work\/project and its parents\)/);
+  });
+
+  it("makes the deployment: the agent's override, then the environment, then the plain deployment block", () => {
+    const agent = validateAgentText(`version: 1
+name: Triage
+deployment:
+  baseUrl: https://plain.example.com
+  account: plain
+  agent: triage
+  environments:
+    prod: { agent: triage-v2 }
+    dev: { account: dev-team }
+`);
+    assert.deepEqual(agent.problems, []);
+    const model = agent.model!;
+    assert.deepEqual(environmentDeployment(model, undefined), { baseUrl: 'https://plain.example.com', account: 'plain', agent: 'triage' });
+    assert.deepEqual(environmentDeployment(model, selectEnvironment(file(), { flag: 'prod' })), {
+      baseUrl: 'https://agents.example.com',
+      account: 'acme',
+      agent: 'triage-v2',
+      statusPath: '{baseUrl}/api/{account}/agent/{executionId}/status',
+    });
+    assert.deepEqual(environmentDeployment(model, selectEnvironment(file(), {})), {
+      baseUrl: 'http://127.0.0.1:8787',
+      account: 'dev-team',
+      agent: 'triage',
+    });
+    const bare = validateAgentText('version: 1\nname: Bare\n').model!;
+    assert.deepEqual(environmentDeployment(bare, selectEnvironment(file(), {})), { baseUrl: 'http://127.0.0.1:8787', account: 'local' });
+  });
+
+  it('warns about an override for an environment the workspace does not declare, only when told the names', () => {
+    const text = 'version: 1\nname: T\ndeployment:\n  environments:\n    prd: { agent: x }\n    dev: { agent: y }\n';
+    assert.deepEqual(validateAgentText(text).problems, []);
+    assert.deepEqual(
+      validateAgentText(text, { environmentNames: ['dev', 'prod'] }).problems.map((p) => `${p.range.line}:${p.range.column} ${p.severity} ${p.code} ${p.message}`),
+      ['5:5 warning unknown-environment The workspace\'s agent-workflows.yaml declares no environment "prd", so this override is never used. Did you mean "prod"?'],
+    );
+    const bad = validateAgentText('version: 1\nname: T\ndeployment:\n  environments:\n    prod: { agnet: x, account: "a b" }\n').problems;
+    assert.ok(bad.some((p) => p.code === 'unknown-property' && /^The deployment's override for environment "prod" has no key "agnet"\. Did you mean "agent"\?/.test(p.message)));
+    assert.ok(bad.some((p) => p.code === 'invalid-value' && /The account of the deployment's override for environment "prod" must be one path segment/.test(p.message)));
+  });
+});
+
+describe('finding the environments file', () => {
+  it('finds the nearest one walking up, stops at the stop folder, and finds none where there is none', async () => {
+    const dir = makeTempDir();
+    try {
+      const top = dir.write(ENVIRONMENTS_FILE_NAME, GOOD);
+      const inner = dir.write(join('team', ENVIRONMENTS_FILE_NAME), GOOD);
+      dir.write(join('team', 'agents', 'deep', 'a.agent.yaml'), 'version: 1\nname: a\n');
+      dir.write(join('other', 'b.agent.yaml'), 'version: 1\nname: b\n');
+      assert.equal(await findEnvironmentsFile(join(dir.path, 'team', 'agents', 'deep')), inner);
+      assert.equal(await findEnvironmentsFile(join(dir.path, 'other')), top);
+      assert.equal(await findEnvironmentsFile(join(dir.path, 'other'), join(dir.path, 'other')), undefined);
+      // A folder of that name is not the file.
+      dir.write(join('other', ENVIRONMENTS_FILE_NAME, 'x'), '');
+      assert.equal(await findEnvironmentsFile(join(dir.path, 'other'), join(dir.path, 'other')), undefined);
+    } finally {
+      dir.remove();
+    }
+  });
+});
