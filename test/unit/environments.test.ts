@@ -1,8 +1,9 @@
 // The environments file (agent-workflows.yaml): its problems with their places, the declarations it
 // gives, and how an environment is chosen and turns an agent's deployment into a target; the file is
-// found on disk by walking up from a folder.
+// found on disk by walking up from a folder; completion offers its keys and names.
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
+import { environmentsCompletions } from '../../src/core/environments/environmentsCompletion';
 import { ENVIRONMENTS_FILE_NAME, parseEnvironmentsFile } from '../../src/core/environments/environmentsFile';
 import type { EnvironmentsFile } from '../../src/core/environments/environmentsFile';
 import { environmentDeployment, findEnvironmentsFile, selectEnvironment } from '../../src/core/environments/resolveEnvironment';
@@ -222,5 +223,55 @@ describe('finding the environments file', () => {
     } finally {
       dir.remove();
     }
+  });
+});
+
+describe('environments file completion', () => {
+  const at = (textWithCursor: string) => {
+    const offset = textWithCursor.indexOf('|');
+    return environmentsCompletions(textWithCursor.replace('|', ''), offset);
+  };
+
+  it('offers the top-level keys not yet written, with the schema descriptions', () => {
+    const top = at('|');
+    assert.deepEqual(
+      top.items.map((item) => item.label),
+      ['default', 'environments'],
+    );
+    assert.match(top.items[0]!.documentation!, /used when none is chosen/);
+    assert.deepEqual(
+      at('environments:\n  dev: { baseUrl: https://a.example, account: a }\nde|').items.map((item) => [item.label, item.kind]),
+      [['default', 'property']],
+    );
+  });
+
+  it("offers an environment's keys, required first, leaving out those it has", () => {
+    const result = at('environments:\n  dev:\n    baseUrl: https://a.example\n    |');
+    const labels = result.items.map((item) => item.label);
+    assert.deepEqual(labels.sort(), ['account', 'protected', 'statusPath']);
+    const account = result.items.find((item) => item.label === 'account')!;
+    assert.equal(account.detail, 'Account path (required)');
+    assert.equal(account.insertText, 'account: ');
+    assert.ok(account.sortText! < result.items.find((item) => item.label === 'protected')!.sortText!);
+    // No keys are offered for the names of environments: they are the user's.
+    assert.deepEqual(at('environments:\n  |').items, []);
+  });
+
+  it('offers the declared environment names after default:, and true or false after protected:', () => {
+    const text = 'default: |\nenvironments:\n  dev: { baseUrl: https://a.example, account: a }\n  prod:\n    baseUrl: https://b.example\n    account: b\n';
+    const names = at(text);
+    assert.deepEqual(
+      names.items.map((item) => [item.label, item.kind, item.insertText]),
+      [
+        ['dev', 'value', 'dev'],
+        ['prod', 'value', 'prod'],
+      ],
+    );
+    const typed = at('default: pr|\nenvironments:\n  prod: { baseUrl: https://b.example, account: b }\n');
+    assert.deepEqual(typed.replace, { start: 9, end: 11 });
+    assert.deepEqual(
+      at('environments:\n  prod:\n    protected: |\n').items.map((item) => item.label),
+      ['true', 'false'],
+    );
   });
 });
