@@ -49,7 +49,8 @@ export interface EnvironmentSettings {
 }
 
 export function environmentSettings(scope?: vscode.Uri): EnvironmentSettings {
-  return { environment: vscode.workspace.getConfiguration(SECTION, scope).get<string>('environment', '').trim() };
+  const config = vscode.workspace.getConfiguration(SECTION, scope);
+  return { environment: config.get<string>('environment', '').trim() };
 }
 
 export interface ResultsSettings {

@@ -81,7 +81,9 @@ export function registerExecutionActions(context: vscode.ExtensionContext, deps:
           const given = { values, files: { ...record.filePaths } };
           const uri = vscode.Uri.parse(record.file);
           // On the environment it ran on, not the one chosen since.
-          return record.mode === 'local' ? runAgentFileLocally(uri, deps, given) : runAgentFile(uri, deps, given, record.target?.environment);
+          return record.mode === 'local'
+            ? runAgentFileLocally(uri, deps, given)
+            : runAgentFile(uri, deps, given, record.target?.environment);
         },
         { trusted: 'Running agents' },
       ),

@@ -134,7 +134,7 @@ async function pickEnvironment(environments: WorkspaceEnvironments, uri: vscode.
   });
   const picked = await vscode.window.showQuickPick(items, {
     title: 'Agent Workflows: Select Environment',
-    placeHolder: `Where runs of agents under ${vscode.workspace.asRelativePath(vscode.Uri.joinPath(fileUri, '..'))} go`,
+    placeHolder: `Where runs go: the environments of ${vscode.workspace.asRelativePath(fileUri)}`,
     matchOnDescription: true,
   });
   if (!picked) return undefined;

@@ -4,7 +4,9 @@
 import * as vscode from 'vscode';
 import { errorDetail } from '../core/errors';
 import { ENVIRONMENTS_LANGUAGE_ID } from '../language/languageIds';
+import { toItem } from '../language/completionProvider';
 import { loadLanguageCore } from '../language/loadLanguageCore';
+import { toRange } from '../language/spans';
 import { textPositions, toDiagnostic } from '../language/problemsToDiagnostics';
 import { currentText } from '../workspaceFiles';
 import type { WorkspaceEnvironments } from './workspaceEnvironments';
@@ -23,7 +25,11 @@ export function registerEnvironmentsLanguage(
       const text = await currentText(uri);
       const result = text === undefined ? undefined : await deps.environments.read(uri);
       if (text === undefined || !result) diagnostics.delete(uri);
-      else diagnostics.set(uri, result.problems.map((problem) => toDiagnostic(problem, textPositions(text), deps.docsUri)));
+      else
+        diagnostics.set(
+          uri,
+          result.problems.map((problem) => toDiagnostic(problem, textPositions(text), deps.docsUri)),
+        );
     } catch (error) {
       deps.logger.error(`Checking ${uri.fsPath} failed: ${errorDetail(error)}`);
     }
@@ -43,17 +49,9 @@ export function registerEnvironmentsLanguage(
 
   const completion: vscode.CompletionItemProvider = {
     async provideCompletionItems(document, position) {
-      const items = (await loadLanguageCore()).environmentsCompletions(document.getText(), document.offsetAt(position));
-      return items.map((entry) => {
-        const item = new vscode.CompletionItem(
-          entry.label,
-          entry.kind === 'property' ? vscode.CompletionItemKind.Property : vscode.CompletionItemKind.Value,
-        );
-        item.insertText = entry.insertText;
-        if (entry.detail) item.detail = entry.detail;
-        if (entry.documentation) item.documentation = new vscode.MarkdownString(entry.documentation);
-        return item;
-      });
+      const result = (await loadLanguageCore()).environmentsCompletions(document.getText(), document.offsetAt(position));
+      const range = toRange(document, result.replace);
+      return result.items.map((entry) => toItem(entry, range));
     },
   };
 

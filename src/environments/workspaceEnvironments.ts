@@ -8,11 +8,11 @@ import { RunBlocked } from '../commands/commandErrors';
 import { environmentSettings } from '../config';
 import type { EnvironmentsFileResult } from '../core/environments/environmentsFile';
 import type { SelectedEnvironment } from '../core/environments/resolveEnvironment';
+import { ENVIRONMENTS_FILE_NAME } from '../core/environments/environmentsFileName';
 import { errorMessage } from '../core/errors';
 import { loadLanguageCore } from '../language/loadLanguageCore';
 import { currentText } from '../workspaceFiles';
 
-export const ENVIRONMENTS_FILE_NAME = 'agent-workflows.yaml';
 const CHOSEN_KEY = 'agentWorkflows.chosenEnvironments';
 
 /** What the environments file nearest an agent file says. */
@@ -150,7 +150,12 @@ export class WorkspaceEnvironments implements vscode.Disposable {
             { title: 'Select Environment', run: () => vscode.commands.executeCommand('agentWorkflows.selectEnvironment', agentUri) },
             { title: 'Open Environments File', run: () => vscode.window.showTextDocument(fileUri) },
           ]
-        : [{ title: 'Open Settings', run: () => vscode.commands.executeCommand('workbench.action.openSettings', 'agentWorkflows.environment') }];
+        : [
+            {
+              title: 'Open Settings',
+              run: () => vscode.commands.executeCommand('workbench.action.openSettings', 'agentWorkflows.environment'),
+            },
+          ];
       throw new RunBlocked(errorMessage(error), actions);
     }
   }

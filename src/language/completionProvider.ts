@@ -40,7 +40,7 @@ export function registerCompletionProvider(context: vscode.ExtensionContext, dep
   );
 }
 
-function toItem(entry: CompletionEntry, range: vscode.Range): vscode.CompletionItem {
+export function toItem(entry: CompletionEntry, range: vscode.Range): vscode.CompletionItem {
   const item = new vscode.CompletionItem(entry.label, KINDS[entry.kind]);
   item.range = range;
   if (entry.detail) item.detail = entry.detail;

@@ -48,7 +48,9 @@ export async function runTargetFor(
   const fields = core.environmentDeployment(file.model, environment);
   const baseUrl = fields.baseUrl ?? environment.declaration.baseUrl;
   if (baseUrl.includes('{{'))
-    throw new RunBlocked(`The base URL of environment "${environment.name}" for ${file.agentPath} contains an expression; write the service's address itself (https://…).`);
+    throw new RunBlocked(
+      `The base URL of environment "${environment.name}" for ${file.agentPath} contains an expression; write the service's address itself (https://…).`,
+    );
   return {
     environment,
     info: {

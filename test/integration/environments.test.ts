@@ -142,7 +142,7 @@ describe('environments', () => {
         [
           ['$(cloud) dev', `${servers.dev!.url} · local`],
           ['$(lock) prod', `${servers.prod!.url} · local`],
-          ['$(circle-slash) Default', 'the file\'s default, dev'],
+          ['$(circle-slash) Default', "the file's default, dev"],
         ],
       );
       return items[1];

@@ -3,6 +3,7 @@
 // asked or sent.
 import assert from 'node:assert/strict';
 import * as vscode from 'vscode';
+import type { AgentWorkflowsApi } from '../../src/extension';
 import { ScriptedUi } from '../integration/scriptedUi';
 import { waitFor } from '../integration/wait';
 
@@ -56,6 +57,27 @@ describe('restricted mode', function () {
       assert.equal(ui.inputBoxes.length + ui.quickPicks.length, 0, 'nothing was asked');
     });
   }
+
+  it('reads the environments file for validation only: its problems show, no environment is offered', async () => {
+    const api = (await vscode.extensions.getExtension('agent-workflows.agent-workflows')?.activate()) as AgentWorkflowsApi;
+    const envs = vscode.Uri.joinPath(folder(), 'restricted-envs');
+    const file = vscode.Uri.joinPath(envs, 'agent-workflows.yaml');
+    const agent = vscode.Uri.joinPath(envs, 'hello.agent.yaml');
+    try {
+      await vscode.workspace.fs.writeFile(file, Buffer.from('environments:\n  dev:\n    baseUrl: http://127.0.0.1:9\n'));
+      await vscode.workspace.fs.copy(vscode.Uri.joinPath(folder(), 'hello.agent.yaml'), agent, { overwrite: true });
+      await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(file));
+      const problems = await waitFor(() => {
+        const found = vscode.languages.getDiagnostics(file);
+        return found.length > 0 ? found : undefined;
+      }, 'diagnostics of agent-workflows.yaml');
+      assert.match(problems.map((problem) => problem.message).join('\n'), /account/);
+      await vscode.window.showTextDocument(agent);
+      assert.equal((await api.environmentStatus()).visible, false);
+    } finally {
+      await vscode.workspace.fs.delete(envs, { recursive: true }).then(undefined, () => undefined);
+    }
+  });
 
   it('offers only Show graph as a code lens', async () => {
     const uri = vscode.Uri.joinPath(folder(), 'hello.agent.yaml');

@@ -19,7 +19,7 @@ import { checkSchema } from '../validation/schemaCheck';
 import type { SchemaRules } from '../validation/schemaCheck';
 import validateEnvironmentsSchema from './environmentsSchemaValidator.generated';
 
-export const ENVIRONMENTS_FILE_NAME = 'agent-workflows.yaml';
+export { ENVIRONMENTS_FILE_NAME } from './environmentsFileName';
 
 /** What an environment name looks like (the schema's environmentName says the same). */
 export const ENVIRONMENT_NAME = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/;
