@@ -7,7 +7,8 @@ import { environmentsCompletions } from '../../src/core/environments/environment
 import { ENVIRONMENTS_FILE_NAME, parseEnvironmentsFile } from '../../src/core/environments/environmentsFile';
 import type { EnvironmentsFile } from '../../src/core/environments/environmentsFile';
 import { environmentDeployment, findEnvironmentsFile, selectEnvironment } from '../../src/core/environments/resolveEnvironment';
-import { MAX_ENVIRONMENTS_FILE_BYTES } from '../../src/core/limits';
+import { MAX_ENVIRONMENTS, MAX_ENVIRONMENTS_FILE_BYTES } from '../../src/core/limits';
+import environmentsSchema from '../../schemas/agent-workflows.schema.json';
 import { ServiceError } from '../../src/core/service/serviceError';
 import { validateAgentText } from '../../src/core/validation/validate';
 import { makeTempDir } from '../support/tempDir';
@@ -126,13 +127,14 @@ colour: blue
     assert.match(result.problems[0]!.message, /read up to 256 KiB/);
   });
 
-  it('checks a long file in time linear in its size', function () {
+  it('takes up to MAX_ENVIRONMENTS environments, refuses more, and checks them quickly', function () {
     this.timeout(10_000);
-    const many = `environments:\n${Array.from({ length: 100 }, (_, i) => `  env${i}: { baseUrl: https://e${i}.example.com, account: a${i} }\n`).join('')}`;
+    assert.equal(environmentsSchema.properties.environments.maxProperties, MAX_ENVIRONMENTS, 'the schema and limits.ts agree');
+    const many = `environments:\n${Array.from({ length: MAX_ENVIRONMENTS }, (_, i) => `  env${i}: { baseUrl: https://e${i}.example.com, account: a${i} }\n`).join('')}`;
     const start = Date.now();
-    assert.equal(parseEnvironmentsFile(many).file?.environments.size, 100);
-    const tooMany = `${many}  env100: { baseUrl: https://x.example.com, account: x }\n`;
-    assert.ok(problemsOf(tooMany).some((p) => /error invalid-value The environments must NOT have more than 100/.test(p)));
+    assert.equal(parseEnvironmentsFile(many).file?.environments.size, MAX_ENVIRONMENTS);
+    const tooMany = `${many}  extra: { baseUrl: https://x.example.com, account: x }\n`;
+    assert.ok(problemsOf(tooMany).some((p) => new RegExp(`error invalid-value The environments may have at most ${MAX_ENVIRONMENTS} entries; remove some\\.`).test(p)));
     assert.ok(Date.now() - start < 2000);
   });
 });
