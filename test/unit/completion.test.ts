@@ -61,7 +61,7 @@ describe('completion', () => {
         'accept',
       ]);
       assert.deepEqual(completeAt('outputs:\n  o:\n    ¦').labels, ['from', 'description']);
-      assert.deepEqual(completeAt('deployment:\n  baseUrl: https://a.example.com\n  ¦').labels, ['account', 'agent']);
+      assert.deepEqual(completeAt('deployment:\n  baseUrl: https://a.example.com\n  ¦').labels, ['account', 'agent', 'environments']);
     });
 
     it('offers keys inside a flow mapping', () => {
