@@ -41,7 +41,8 @@ export interface LoadedEnvironments {
  */
 export async function loadEnvironments(flags: EnvironmentFlags, startDir: string, io: CliIo): Promise<LoadedEnvironments> {
   const absolute = flags.envsFile !== undefined ? resolve(io.cwd, flags.envsFile) : await findEnvironmentsFile(startDir);
-  const where = flags.envsFile !== undefined ? flags.envsFile : `${ENVIRONMENTS_FILE_NAME} in ${shown(startDir, io.cwd)} and its parent folders`;
+  const where =
+    flags.envsFile !== undefined ? flags.envsFile : `${ENVIRONMENTS_FILE_NAME} in ${shown(startDir, io.cwd)} and its parent folders`;
   if (absolute === undefined) return { where };
   const path = flags.envsFile ?? shown(absolute, io.cwd);
   let text: string;
@@ -98,10 +99,7 @@ export async function confirmEnvironment(environment: SelectedEnvironment | unde
     if (confirmed) return;
     throw new CliError(`Not run: environment "${name}" is protected and the run was not confirmed.`, ExitCode.usage);
   }
-  throw new CliError(
-    `Environment "${name}" (${place}) is protected: add --yes to confirm running against it.`,
-    ExitCode.usage,
-  );
+  throw new CliError(`Environment "${name}" (${place}) is protected: add --yes to confirm running against it.`, ExitCode.usage);
 }
 
 /** The origin of a base URL, for messages and lists (the base URL as written when it has none). */

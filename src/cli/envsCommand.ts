@@ -46,6 +46,7 @@ export async function envsCommand(flags: EnvsFlags, io: CliIo): Promise<number> 
     );
   }
   const chosen = io.env[ENVIRONMENT_ENV]?.trim();
-  if (chosen) io.stderr(`${ENVIRONMENT_ENV} selects "${chosen}"${file.environments.has(chosen) ? '' : ', which this file does not declare'}.\n`);
+  if (chosen)
+    io.stderr(`${ENVIRONMENT_ENV} selects "${chosen}"${file.environments.has(chosen) ? '' : ', which this file does not declare'}.\n`);
   return ExitCode.ok;
 }

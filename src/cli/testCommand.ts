@@ -40,8 +40,14 @@ export async function testCommand(paths: readonly string[], flags: TestFlags, io
       ExitCode.usage,
     );
 
-  if (!flags.deployed && (flags.baseUrl || flags.account || flags.agent || flags.statusPath || flags.timeout || flags.env || flags.envsFile || flags.yes)) {
-    throw new CliError('--base-url, --account, --agent, --status-path, --env, --envs-file, --yes and --timeout go with --deployed.', ExitCode.usage);
+  if (
+    !flags.deployed &&
+    (flags.baseUrl || flags.account || flags.agent || flags.statusPath || flags.timeout || flags.env || flags.envsFile || flags.yes)
+  ) {
+    throw new CliError(
+      '--base-url, --account, --agent, --status-path, --env, --envs-file, --yes and --timeout go with --deployed.',
+      ExitCode.usage,
+    );
   }
   if (flags.deployed && flags.update) {
     throw new CliError('--update writes snapshots from local runs: run it without --deployed.', ExitCode.usage);

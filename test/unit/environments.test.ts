@@ -70,21 +70,44 @@ colour: blue
     const result = parseEnvironmentsFile(text);
     assert.equal(result.file, undefined);
     const problems = problemsOf(text);
-    assert.ok(problems.some((p) => /^4:5 error unknown-property Environment "dev" has no key "acount"\. Did you mean "account"\?/.test(p)), problems.join('\n'));
-    assert.ok(problems.some((p) => /^2:3 error missing-property Environment "dev" is missing "account"/.test(p)), problems.join('\n'));
     assert.ok(
-      problems.some((p) => /^5:3 error invalid-name Environment name "9prod" may contain only letters, digits, "_" and "-", and must start with a letter; e\.g\. "env9prod"/.test(p)),
+      problems.some((p) => /^4:5 error unknown-property Environment "dev" has no key "acount"\. Did you mean "account"\?/.test(p)),
       problems.join('\n'),
     );
-    assert.ok(problems.some((p) => /^11:16 error wrong-type The protected of environment "stage" must be a boolean/.test(p)), problems.join('\n'));
-    assert.ok(problems.some((p) => /^12:1 error unknown-property The environments file has no key "colour"/.test(p)), problems.join('\n'));
+    assert.ok(
+      problems.some((p) => /^2:3 error missing-property Environment "dev" is missing "account"/.test(p)),
+      problems.join('\n'),
+    );
+    assert.ok(
+      problems.some((p) =>
+        /^5:3 error invalid-name Environment name "9prod" may contain only letters, digits, "_" and "-", and must start with a letter; e\.g\. "env9prod"/.test(
+          p,
+        ),
+      ),
+      problems.join('\n'),
+    );
+    assert.ok(
+      problems.some((p) => /^11:16 error wrong-type The protected of environment "stage" must be a boolean/.test(p)),
+      problems.join('\n'),
+    );
+    assert.ok(
+      problems.some((p) => /^12:1 error unknown-property The environments file has no key "colour"/.test(p)),
+      problems.join('\n'),
+    );
   });
 
   it('refuses a base URL that is not one, and warns about plain http to another machine without refusing the file', () => {
-    const bad = 'environments:\n  dev:\n    baseUrl: ftp://x.example\n    account: a\n  qa:\n    baseUrl: https://qa.example.com?x=1\n    account: a\n';
+    const bad =
+      'environments:\n  dev:\n    baseUrl: ftp://x.example\n    account: a\n  qa:\n    baseUrl: https://qa.example.com?x=1\n    account: a\n';
     const problems = problemsOf(bad);
-    assert.ok(problems.some((p) => /^3:14 error invalid-url The baseUrl of environment "dev" must start with https:\/\//.test(p)), problems.join('\n'));
-    assert.ok(problems.some((p) => /^6:14 error invalid-url Environment "qa": The base URL must not contain a user name, password, query/.test(p)), problems.join('\n'));
+    assert.ok(
+      problems.some((p) => /^3:14 error invalid-url The baseUrl of environment "dev" must start with https:\/\//.test(p)),
+      problems.join('\n'),
+    );
+    assert.ok(
+      problems.some((p) => /^6:14 error invalid-url Environment "qa": The base URL must not contain a user name, password, query/.test(p)),
+      problems.join('\n'),
+    );
     assert.equal(parseEnvironmentsFile(bad).file, undefined);
 
     const insecure = 'environments:\n  lab:\n    baseUrl: http://lab.internal:8080\n    account: a\n';
@@ -98,7 +121,11 @@ colour: blue
 
   it('refuses a status path that leaves the base URL or has no {executionId}', () => {
     const away = `environments:\n  prod:\n    baseUrl: https://agents.example.com\n    account: a\n    statusPath: '{baseUrl}@evil.example/{executionId}'\n`;
-    assert.ok(problemsOf(away).some((p) => /^5:17 error invalid-value Environment "prod": The status path template .* leads away from https:\/\/agents\.example\.com/.test(p)));
+    assert.ok(
+      problemsOf(away).some((p) =>
+        /^5:17 error invalid-value Environment "prod": The status path template .* leads away from https:\/\/agents\.example\.com/.test(p),
+      ),
+    );
     const noId = `environments:\n  prod:\n    baseUrl: https://agents.example.com\n    account: a\n    statusPath: /status\n`;
     assert.ok(problemsOf(noId).some((p) => /error invalid-value .*has no \{executionId\}/.test(p)));
   });
@@ -108,8 +135,13 @@ colour: blue
     assert.deepEqual(problems, [
       '1:10 error unknown-default-environment default names environment "prd", which this file does not declare. Did you mean "prod"?',
     ]);
-    const twice = problemsOf('environments:\n  dev: { baseUrl: https://a.example, account: a }\n  dev: { baseUrl: https://b.example, account: b }\n');
-    assert.ok(twice.some((p) => /^3:3 error duplicate-key/.test(p)), twice.join('\n'));
+    const twice = problemsOf(
+      'environments:\n  dev: { baseUrl: https://a.example, account: a }\n  dev: { baseUrl: https://b.example, account: b }\n',
+    );
+    assert.ok(
+      twice.some((p) => /^3:3 error duplicate-key/.test(p)),
+      twice.join('\n'),
+    );
   });
 
   it('says what an empty file, a list, broken YAML and a file over the limit are, in words about environments', () => {
@@ -134,7 +166,11 @@ colour: blue
     const start = Date.now();
     assert.equal(parseEnvironmentsFile(many).file?.environments.size, MAX_ENVIRONMENTS);
     const tooMany = `${many}  extra: { baseUrl: https://x.example.com, account: x }\n`;
-    assert.ok(problemsOf(tooMany).some((p) => new RegExp(`error invalid-value The environments may have at most ${MAX_ENVIRONMENTS} entries; remove some\\.`).test(p)));
+    assert.ok(
+      problemsOf(tooMany).some((p) =>
+        new RegExp(`error invalid-value The environments may have at most ${MAX_ENVIRONMENTS} entries; remove some\\.`).test(p),
+      ),
+    );
     assert.ok(Date.now() - start < 2000);
   });
 });
@@ -163,7 +199,10 @@ describe('choosing an environment', () => {
         error.kind === 'config' &&
         error.message === 'Unknown environment "staging": known environments are dev, prod (in agent-workflows.yaml).',
     );
-    assert.throws(() => selectEnvironment(undefined, { flag: 'prod' }, '/work/project and its parents'), /Environment "prod" is asked for, but there is no environments file: none was found \(looked for \/work\/project and its parents\)/);
+    assert.throws(
+      () => selectEnvironment(undefined, { flag: 'prod' }, '/work/project and its parents'),
+      /Environment "prod" is asked for, but there is no environments file: none was found \(looked for \/work\/project and its parents\)/,
+    );
   });
 
   it("makes the deployment: the agent's override, then the environment, then the plain deployment block", () => {
@@ -199,12 +238,28 @@ deployment:
     const text = 'version: 1\nname: T\ndeployment:\n  environments:\n    prd: { agent: x }\n    dev: { agent: y }\n';
     assert.deepEqual(validateAgentText(text).problems, []);
     assert.deepEqual(
-      validateAgentText(text, { environmentNames: ['dev', 'prod'] }).problems.map((p) => `${p.range.line}:${p.range.column} ${p.severity} ${p.code} ${p.message}`),
-      ['5:5 warning unknown-environment The workspace\'s agent-workflows.yaml declares no environment "prd", so this override is never used. Did you mean "prod"?'],
+      validateAgentText(text, { environmentNames: ['dev', 'prod'] }).problems.map(
+        (p) => `${p.range.line}:${p.range.column} ${p.severity} ${p.code} ${p.message}`,
+      ),
+      [
+        '5:5 warning unknown-environment The workspace\'s agent-workflows.yaml declares no environment "prd", so this override is never used. Did you mean "prod"?',
+      ],
     );
     const bad = validateAgentText('version: 1\nname: T\ndeployment:\n  environments:\n    prod: { agnet: x, account: "a b" }\n').problems;
-    assert.ok(bad.some((p) => p.code === 'unknown-property' && /^The deployment's override for environment "prod" has no key "agnet"\. Did you mean "agent"\?/.test(p.message)));
-    assert.ok(bad.some((p) => p.code === 'invalid-value' && /The account of the deployment's override for environment "prod" must be one path segment/.test(p.message)));
+    assert.ok(
+      bad.some(
+        (p) =>
+          p.code === 'unknown-property' &&
+          /^The deployment's override for environment "prod" has no key "agnet"\. Did you mean "agent"\?/.test(p.message),
+      ),
+    );
+    assert.ok(
+      bad.some(
+        (p) =>
+          p.code === 'invalid-value' &&
+          /The account of the deployment's override for environment "prod" must be one path segment/.test(p.message),
+      ),
+    );
   });
 });
 
@@ -260,7 +315,8 @@ describe('environments file completion', () => {
   });
 
   it('offers the declared environment names after default:, and true or false after protected:', () => {
-    const text = 'default: |\nenvironments:\n  dev: { baseUrl: https://a.example, account: a }\n  prod:\n    baseUrl: https://b.example\n    account: b\n';
+    const text =
+      'default: |\nenvironments:\n  dev: { baseUrl: https://a.example, account: a }\n  prod:\n    baseUrl: https://b.example\n    account: b\n';
     const names = at(text);
     assert.deepEqual(
       names.items.map((item) => [item.label, item.kind, item.insertText]),

@@ -55,7 +55,8 @@ const ENVIRONMENTS_SCHEMA: SchemaRules = { validate: validateEnvironmentsSchema,
 const FILE_MESSAGES: Partial<Record<ProblemCode, string>> = {
   'empty-file': `The environments file is empty. Add "environments:" with one entry per deployment, e.g. "dev: { baseUrl: http://127.0.0.1:8787, account: local }", or delete the file.`,
   'not-a-mapping': 'The environments file must be a mapping with "environments:" (and optionally "default:").',
-  'multiple-documents': 'The environments file holds one YAML document, but a second one starts here. Remove the "---" separator and what follows.',
+  'multiple-documents':
+    'The environments file holds one YAML document, but a second one starts here. Remove the "---" separator and what follows.',
 };
 
 export function parseEnvironmentsFile(text: string): EnvironmentsFileResult {
@@ -126,11 +127,25 @@ function readEnvironment(name: string, offset: number, map: YAMLMap, sink: Probl
       }
       if (statusPathNode) {
         // The template must give a URL on the base URL's origin: checked by building one.
-        statusUrl({ baseUrl, account: account || 'account', agent: 'agent', apiKey: '', statusPathTemplate: statusPathNode.value, allowInsecureHttp: true }, 'execution-id');
+        statusUrl(
+          {
+            baseUrl,
+            account: account || 'account',
+            agent: 'agent',
+            apiKey: '',
+            statusPathTemplate: statusPathNode.value,
+            allowInsecureHttp: true,
+          },
+          'execution-id',
+        );
       }
     } catch (error) {
       const onStatusPath = statusPathNode !== undefined && /status path/.test(errorMessage(error));
-      sink.add(onStatusPath ? 'invalid-value' : 'invalid-url', spanOf(onStatusPath ? statusPathNode : baseUrlNode), `Environment "${name}": ${errorMessage(error)}`);
+      sink.add(
+        onStatusPath ? 'invalid-value' : 'invalid-url',
+        spanOf(onStatusPath ? statusPathNode : baseUrlNode),
+        `Environment "${name}": ${errorMessage(error)}`,
+      );
     }
   }
   return {
