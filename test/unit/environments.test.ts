@@ -110,6 +110,11 @@ colour: blue
     );
     assert.equal(parseEnvironmentsFile(bad).file, undefined);
 
+    const unparsable = problemsOf('environments:\n  dev:\n    baseUrl: "https://user:s3cret@exa mple.com"\n    account: a\n');
+    assert.deepEqual(unparsable, [
+      '3:14 error invalid-url Environment "dev": the baseUrl is not a valid URL. Check the host and port, e.g. "https://agents.example.com".',
+    ]);
+
     const insecure = 'environments:\n  lab:\n    baseUrl: http://lab.internal:8080\n    account: a\n';
     const result = parseEnvironmentsFile(insecure);
     assert.deepEqual(

@@ -112,7 +112,14 @@ function readEnvironment(name: string, offset: number, map: YAMLMap, sink: Probl
   if (!baseUrlNode || account === undefined) return undefined;
   const baseUrl = baseUrlNode.value.trim();
   // Only URLs the schema's pattern accepts (http:// or https://) are checked further: one problem per mistake.
-  if (/^https?:\/\//i.test(baseUrl)) {
+  if (/^https?:\/\//i.test(baseUrl) && !URL.canParse(baseUrl)) {
+    // Not quoted back: a URL that does not parse may still hold a user name and password.
+    sink.add(
+      'invalid-url',
+      spanOf(baseUrlNode),
+      `Environment "${name}": the baseUrl is not a valid URL. Check the host and port, e.g. "https://agents.example.com".`,
+    );
+  } else if (/^https?:\/\//i.test(baseUrl)) {
     try {
       // Plain http to another machine is allowed here and warned about below: the file may describe
       // a trusted network, and runs still refuse it unless insecure http is allowed explicitly.
