@@ -1,9 +1,10 @@
 // The environments file (agent-workflows.yaml): its problems with their places, the declarations it
 // gives, and how an environment is chosen and turns an agent's deployment into a target; the file is
-// found on disk by walking up from a folder; completion offers its keys and names.
+// found on disk by walking up from a folder; completion offers its keys and names, hover explains them.
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { environmentsCompletions } from '../../src/core/environments/environmentsCompletion';
+import { environmentsHover } from '../../src/core/environments/environmentsHover';
 import { ENVIRONMENTS_FILE_NAME, parseEnvironmentsFile } from '../../src/core/environments/environmentsFile';
 import type { EnvironmentsFile } from '../../src/core/environments/environmentsFile';
 import { environmentDeployment, findEnvironmentsFile, selectEnvironment } from '../../src/core/environments/resolveEnvironment';
@@ -336,5 +337,23 @@ describe('environments file completion', () => {
       at('environments:\n  prod:\n    protected: |\n').items.map((item) => item.label),
       ['true', 'false'],
     );
+  });
+});
+
+describe('environments file hover', () => {
+  it("describes a key from the schema and an environment's name by what it stands for", () => {
+    const key = environmentsHover(GOOD, GOOD.indexOf('protected') + 2);
+    assert.match(key!.contents, /^\*\*Protected\*\*\n\nAsk for confirmation, naming the environment/);
+    assert.deepEqual(key!.span, { start: GOOD.indexOf('protected'), end: GOOD.indexOf('protected') + 'protected'.length });
+    assert.equal(
+      environmentsHover(GOOD, GOOD.indexOf('prod:') + 1)?.contents,
+      '**Environment `prod`**: service `https://agents.example.com`, account `acme`, **protected**: every run asks for confirmation',
+    );
+    assert.equal(
+      environmentsHover(GOOD, GOOD.indexOf('dev:'))?.contents,
+      '**Environment `dev`**: service `http://127.0.0.1:8787`, account `local`, the default',
+    );
+    assert.match(environmentsHover(GOOD, 2)!.contents, /^\*\*Default environment\*\*/);
+    assert.equal(environmentsHover(GOOD, GOOD.indexOf('acme') + 1), undefined, 'a value has no hover');
   });
 });

@@ -165,6 +165,11 @@ function readEnvironment(name: string, offset: number, map: YAMLMap, sink: Probl
   };
 }
 
+/** The origin of an environment's base URL, for lists and messages (the text itself when it does not parse). */
+export function displayOrigin(baseUrl: string): string {
+  return URL.canParse(baseUrl) ? new URL(baseUrl).origin : baseUrl;
+}
+
 function rewordFileProblems(problems: Problem[]): Problem[] {
   return problems.map((problem) => {
     const message = FILE_MESSAGES[problem.code];
