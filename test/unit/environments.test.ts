@@ -240,6 +240,15 @@ deployment:
     assert.deepEqual(environmentDeployment(bare, selectEnvironment(file(), {})), { baseUrl: 'http://127.0.0.1:8787', account: 'local' });
   });
 
+  it("checks an override's base URL like the deployment's", () => {
+    const text =
+      'version: 1\nname: T\ndeployment:\n  environments:\n    lab: { baseUrl: "http://lab.internal" }\n    qa: { baseUrl: "https://qa.example?x=1" }\n';
+    assert.deepEqual(
+      validateAgentText(text).problems.map((p) => `${p.range.line}:${p.range.column} ${p.severity} ${p.code}`),
+      ['5:21 warning insecure-base-url', '6:20 error invalid-url'],
+    );
+  });
+
   it('warns about an override for an environment the workspace does not declare, only when told the names', () => {
     const text = 'version: 1\nname: T\ndeployment:\n  environments:\n    prd: { agent: x }\n    dev: { agent: y }\n';
     assert.deepEqual(validateAgentText(text).problems, []);
