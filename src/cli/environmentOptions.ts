@@ -79,7 +79,11 @@ export async function loadEnvironments(flags: EnvironmentFlags, startDir: string
 export async function selectedEnvironment(flags: EnvironmentFlags, startDir: string, io: CliIo): Promise<SelectedEnvironment | undefined> {
   const loaded = await loadEnvironments(flags, startDir, io);
   try {
-    return selectEnvironment(loaded.file, { flag: flags.env, setting: io.env[ENVIRONMENT_ENV] }, loaded.where);
+    return selectEnvironment(
+      loaded.file,
+      { flag: flags.env, setting: io.env[ENVIRONMENT_ENV] },
+      { where: loaded.where, ...(loaded.path !== undefined ? { fileName: loaded.path } : {}) },
+    );
   } catch (error) {
     const fromVariable = !flags.env?.trim() && io.env[ENVIRONMENT_ENV]?.trim();
     throw new CliError(`${errorMessage(error)}${fromVariable ? ` (named by ${ENVIRONMENT_ENV})` : ''}`, ExitCode.usage);

@@ -166,6 +166,19 @@ environments:
     );
   });
 
+  it('reads the environments file --envs-file names instead of the one above the agent', async () => {
+    dir.write('configs/envs.yaml', `environments:\n  qa:\n    baseUrl: ${staging.url}\n    account: qa-team\n`);
+    const result = await run(['--envs-file', 'configs/envs.yaml', '--env', 'qa'], { AGENT_WORKFLOWS_API_KEY: STAGING_KEY });
+    assert.equal(result.code, 0, result.stderr);
+    assert.deepEqual(
+      staging.starts.map((start) => start.path),
+      ['/api/qa-team/agent/triage/execute'],
+    );
+    const notThere = await run(['--envs-file', 'configs/envs.yaml', '--env', 'dev'], { AGENT_WORKFLOWS_API_KEY: DEV_KEY });
+    assert.equal(notThere.code, 2);
+    assert.match(notThere.stderr, /Unknown environment "dev": known environments are qa \(in configs\/envs\.yaml\)\./);
+  });
+
   it('refuses an unknown environment, listing the known ones, and a name with no environments file', async () => {
     const unknown = await run(['--env', 'stagin'], { AGENT_WORKFLOWS_API_KEY: DEV_KEY });
     assert.equal(unknown.code, 2);

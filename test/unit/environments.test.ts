@@ -206,7 +206,7 @@ describe('choosing an environment', () => {
         error.message === 'Unknown environment "staging": known environments are dev, prod (in agent-workflows.yaml).',
     );
     assert.throws(
-      () => selectEnvironment(undefined, { flag: 'prod' }, '/work/project and its parents'),
+      () => selectEnvironment(undefined, { flag: 'prod' }, { where: '/work/project and its parents' }),
       /Environment "prod" is asked for, but there is no environments file: none was found \(looked for \/work\/project and its parents\)/,
     );
   });
