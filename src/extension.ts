@@ -50,7 +50,9 @@ export function activate(context: vscode.ExtensionContext): AgentWorkflowsApi {
   const environments = new WorkspaceEnvironments(context.workspaceState);
   context.subscriptions.push(workspaceSecretNames, keys, store, results, new ResultDocuments(store), localServer, environments);
 
-  const diagnostics = registerDiagnostics(context, { logger, docsUri });
+  const diagnostics = registerDiagnostics(context, { logger, docsUri, environmentNames: (uri) => environments.namesFor(uri) });
+  // An agent's environment overrides are checked against the names of its environments file.
+  context.subscriptions.push(environments.onDidChange(() => diagnostics.checkOpenDocuments()));
   registerCompletionProvider(context, { workspaceSecretNames, workflowSecrets });
   registerHoverProvider(context);
   registerCodeActionProvider(context, { workflowSecrets, logger, diagnostics });

@@ -4,7 +4,7 @@
 // folder), its problems as a usage error, and the confirmation a protected environment needs.
 import { readFile, stat } from 'node:fs/promises';
 import { relative, resolve } from 'node:path';
-import { ENVIRONMENTS_FILE_NAME, parseEnvironmentsFile } from '../core/environments/environmentsFile';
+import { displayOrigin, ENVIRONMENTS_FILE_NAME, parseEnvironmentsFile } from '../core/environments/environmentsFile';
 import type { EnvironmentsFile } from '../core/environments/environmentsFile';
 import { findEnvironmentsFile, selectEnvironment } from '../core/environments/resolveEnvironment';
 import type { SelectedEnvironment } from '../core/environments/resolveEnvironment';
@@ -41,7 +41,8 @@ export interface LoadedEnvironments {
  */
 export async function loadEnvironments(flags: EnvironmentFlags, startDir: string, io: CliIo): Promise<LoadedEnvironments> {
   const absolute = flags.envsFile !== undefined ? resolve(io.cwd, flags.envsFile) : await findEnvironmentsFile(startDir);
-  const where = flags.envsFile !== undefined ? flags.envsFile : `${ENVIRONMENTS_FILE_NAME} in ${shown(startDir, io.cwd)} and its parent folders`;
+  const where =
+    flags.envsFile !== undefined ? flags.envsFile : `${ENVIRONMENTS_FILE_NAME} in ${shown(startDir, io.cwd)} and its parent folders`;
   if (absolute === undefined) return { where };
   const path = flags.envsFile ?? shown(absolute, io.cwd);
   let text: string;
@@ -78,7 +79,11 @@ export async function loadEnvironments(flags: EnvironmentFlags, startDir: string
 export async function selectedEnvironment(flags: EnvironmentFlags, startDir: string, io: CliIo): Promise<SelectedEnvironment | undefined> {
   const loaded = await loadEnvironments(flags, startDir, io);
   try {
-    return selectEnvironment(loaded.file, { flag: flags.env, setting: io.env[ENVIRONMENT_ENV] }, loaded.where);
+    return selectEnvironment(
+      loaded.file,
+      { flag: flags.env, setting: io.env[ENVIRONMENT_ENV] },
+      { where: loaded.where, ...(loaded.path !== undefined ? { fileName: loaded.path } : {}) },
+    );
   } catch (error) {
     const fromVariable = !flags.env?.trim() && io.env[ENVIRONMENT_ENV]?.trim();
     throw new CliError(`${errorMessage(error)}${fromVariable ? ` (named by ${ENVIRONMENT_ENV})` : ''}`, ExitCode.usage);
@@ -92,25 +97,13 @@ export async function selectedEnvironment(flags: EnvironmentFlags, startDir: str
 export async function confirmEnvironment(environment: SelectedEnvironment | undefined, flags: EnvironmentFlags, io: CliIo): Promise<void> {
   if (!environment?.declaration.protected || flags.yes) return;
   const { name, declaration } = environment;
-  const place = `${originOf(declaration.baseUrl)}, account ${declaration.account}`;
+  const place = `${displayOrigin(declaration.baseUrl)}, account ${declaration.account}`;
   if (io.confirm) {
     const confirmed = await io.confirm(`Environment "${name}" (${place}) is protected. Run against it? [y/N] `);
     if (confirmed) return;
     throw new CliError(`Not run: environment "${name}" is protected and the run was not confirmed.`, ExitCode.usage);
   }
-  throw new CliError(
-    `Environment "${name}" (${place}) is protected: add --yes to confirm running against it.`,
-    ExitCode.usage,
-  );
-}
-
-/** The origin of a base URL, for messages and lists (the base URL as written when it has none). */
-export function originOf(baseUrl: string): string {
-  try {
-    return new URL(baseUrl).origin;
-  } catch {
-    return baseUrl;
-  }
+  throw new CliError(`Environment "${name}" (${place}) is protected: add --yes to confirm running against it.`, ExitCode.usage);
 }
 
 function shown(path: string, cwd: string): string {

@@ -1,8 +1,8 @@
 // `agent-workflows envs`: lists the environments of agent-workflows.yaml (the nearest one above the
 // current folder, or --envs-file) with their origin, account, protection and the default. Exits 2
 // when the file has errors (they are printed), 0 with a hint when there is no file.
-import { ENVIRONMENTS_FILE_NAME } from '../core/environments/environmentsFile';
-import { ENVIRONMENT_ENV, loadEnvironments, originOf } from './environmentOptions';
+import { displayOrigin, ENVIRONMENTS_FILE_NAME } from '../core/environments/environmentsFile';
+import { ENVIRONMENT_ENV, loadEnvironments } from './environmentOptions';
 import type { EnvironmentFlags } from './environmentOptions';
 import { ExitCode } from './io';
 import type { CliIo } from './io';
@@ -22,7 +22,7 @@ export async function envsCommand(flags: EnvsFlags, io: CliIo): Promise<number> 
   }
   const rows = [...file.environments.values()].map((environment) => ({
     name: environment.name,
-    origin: originOf(environment.baseUrl),
+    origin: displayOrigin(environment.baseUrl),
     baseUrl: environment.baseUrl,
     account: environment.account,
     protected: environment.protected,
@@ -46,6 +46,7 @@ export async function envsCommand(flags: EnvsFlags, io: CliIo): Promise<number> 
     );
   }
   const chosen = io.env[ENVIRONMENT_ENV]?.trim();
-  if (chosen) io.stderr(`${ENVIRONMENT_ENV} selects "${chosen}"${file.environments.has(chosen) ? '' : ', which this file does not declare'}.\n`);
+  if (chosen)
+    io.stderr(`${ENVIRONMENT_ENV} selects "${chosen}"${file.environments.has(chosen) ? '' : ', which this file does not declare'}.\n`);
   return ExitCode.ok;
 }

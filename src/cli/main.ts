@@ -46,8 +46,11 @@ export async function runCli(argv: readonly string[], rawIo: CliIo): Promise<num
     .option('--base-url <url>', "the service's base URL (default: the file's deployment.baseUrl)")
     .option('--account <account>', "the account path (default: the file's deployment.account)")
     .option('--agent <agent>', "the agent path (default: the file's deployment.agent)")
-    .option('--status-path <template>', "the status URL template (default: the environment's, else {baseUrl}/api/{account}/agent/{executionId}/status)")
-    .option('--env <name>', 'the environment of agent-workflows.yaml to run in (default: AGENT_WORKFLOWS_ENV, else the file\'s default)')
+    .option(
+      '--status-path <template>',
+      "the status URL template (default: the environment's, else {baseUrl}/api/{account}/agent/{executionId}/status)",
+    )
+    .option('--env <name>', "the environment of agent-workflows.yaml to run in (default: AGENT_WORKFLOWS_ENV, else the file's default)")
     .option('--envs-file <path>', 'the environments file (default: the nearest agent-workflows.yaml above the agent file)')
     .option('-y, --yes', 'run in a protected environment without asking')
     .option('--timeout <seconds>', 'the time limit of the whole run, the start request included (default 1800)')
@@ -66,8 +69,14 @@ export async function runCli(argv: readonly string[], rawIo: CliIo): Promise<num
     .option('--base-url <url>', "the service's base URL (required without an environment)")
     .option('--account <account>', 'the account path (required without an environment)')
     .option('--agent <agent>', 'the agent path, for a status template that uses {agent}')
-    .option('--status-path <template>', "the status URL template (default: the environment's, else {baseUrl}/api/{account}/agent/{executionId}/status)")
-    .option('--env <name>', 'the environment of agent-workflows.yaml the execution runs in (default: AGENT_WORKFLOWS_ENV, else the file\'s default)')
+    .option(
+      '--status-path <template>',
+      "the status URL template (default: the environment's, else {baseUrl}/api/{account}/agent/{executionId}/status)",
+    )
+    .option(
+      '--env <name>',
+      "the environment of agent-workflows.yaml the execution runs in (default: AGENT_WORKFLOWS_ENV, else the file's default)",
+    )
     .option('--envs-file <path>', 'the environments file (default: the nearest agent-workflows.yaml above the current folder)')
     .option('--wait', 'poll until the execution ends')
     .option('--timeout <seconds>', 'with --wait, stop waiting after this long (default 1800)')
@@ -95,8 +104,14 @@ export async function runCli(argv: readonly string[], rawIo: CliIo): Promise<num
     .option('--account <account>', "for deployed cases: the account path (default: the agent file's deployment.account)")
     .option('--agent <agent>', "for deployed cases: the agent path (default: the agent file's deployment.agent)")
     .option('--status-path <template>', 'for deployed cases: the status URL template')
-    .option('--env <name>', "for deployed cases: the environment of agent-workflows.yaml (default: AGENT_WORKFLOWS_ENV, else the file's default)")
-    .option('--envs-file <path>', 'for deployed cases: the environments file (default: the nearest agent-workflows.yaml above each agent file)')
+    .option(
+      '--env <name>',
+      "for deployed cases: the environment of agent-workflows.yaml (default: AGENT_WORKFLOWS_ENV, else the file's default)",
+    )
+    .option(
+      '--envs-file <path>',
+      'for deployed cases: the environments file (default: the nearest agent-workflows.yaml above each agent file)',
+    )
     .option('-y, --yes', 'for deployed cases: run in a protected environment without asking')
     .option('--timeout <seconds>', 'for deployed cases: the most each case may take (default 300)')
     .option('--allow-insecure-http', 'for deployed cases: allow an http:// base URL that is not loopback')

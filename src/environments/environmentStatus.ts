@@ -4,6 +4,7 @@
 import * as vscode from 'vscode';
 import { COMMANDS } from '../commandIds';
 import { guardedCommand } from '../commands/commandErrors';
+import { displayOrigin } from '../core/environments/environmentsFileName';
 import { errorMessage } from '../core/errors';
 import { AGENT_LANGUAGE_ID, TEST_LANGUAGE_ID } from '../language/languageIds';
 import type { WorkspaceEnvironments } from './workspaceEnvironments';
@@ -117,7 +118,7 @@ async function pickEnvironment(environments: WorkspaceEnvironments, uri: vscode.
   const file = result.file;
   const items: EnvironmentPick[] = [...file.environments.values()].map((declaration) => ({
     label: `${declaration.protected ? '$(lock)' : '$(cloud)'} ${declaration.name}`,
-    description: `${originOf(declaration.baseUrl)} · ${declaration.account}`,
+    description: `${displayOrigin(declaration.baseUrl)} · ${declaration.account}`,
     detail: [
       declaration.name === file.defaultName ? 'default' : '',
       declaration.protected ? 'protected: every run asks first' : '',
@@ -140,12 +141,4 @@ async function pickEnvironment(environments: WorkspaceEnvironments, uri: vscode.
   if (!picked) return undefined;
   await environments.choose(fileUri, picked.environment);
   return picked.environment ?? '';
-}
-
-function originOf(baseUrl: string): string {
-  try {
-    return new URL(baseUrl).origin;
-  } catch {
-    return baseUrl;
-  }
 }

@@ -8,7 +8,7 @@ import { RunBlocked } from '../commands/commandErrors';
 import { environmentSettings } from '../config';
 import type { EnvironmentsFileResult } from '../core/environments/environmentsFile';
 import type { SelectedEnvironment } from '../core/environments/resolveEnvironment';
-import { ENVIRONMENTS_FILE_NAME } from '../core/environments/environmentsFileName';
+import { displayOrigin, ENVIRONMENTS_FILE_NAME } from '../core/environments/environmentsFileName';
 import { errorMessage } from '../core/errors';
 import { loadLanguageCore } from '../language/loadLanguageCore';
 import { currentText } from '../workspaceFiles';
@@ -106,6 +106,12 @@ export class WorkspaceEnvironments implements vscode.Disposable {
     return result;
   }
 
+  /** The environment names that apply to an agent file (for its overrides' checks); undefined without a valid file. */
+  async namesFor(agentUri: vscode.Uri): Promise<readonly string[] | undefined> {
+    const { result } = await this.lookup(agentUri);
+    return result?.file ? [...result.file.environments.keys()] : undefined;
+  }
+
   /** The name chosen in the picker for an environments file (this workspace only). */
   chosen(fileUri: vscode.Uri): string | undefined {
     return this.state.get<Record<string, string>>(CHOSEN_KEY, {})[fileUri.toString()];
@@ -141,7 +147,10 @@ export class WorkspaceEnvironments implements vscode.Disposable {
       const selected = core.selectEnvironment(
         result?.file,
         { flag: requested ?? (fileUri ? this.chosen(fileUri) : undefined), setting },
-        `${ENVIRONMENTS_FILE_NAME} in the agent file's folder or a parent, up to the workspace folder`,
+        {
+          ...(fileUri ? { fileName: vscode.workspace.asRelativePath(fileUri) } : {}),
+          where: `${ENVIRONMENTS_FILE_NAME} in the agent file's folder or a parent, up to the workspace folder`,
+        },
       );
       return selected && fileUri ? { ...selected, fileUri } : undefined;
     } catch (error) {
@@ -170,7 +179,7 @@ export class WorkspaceEnvironments implements vscode.Disposable {
     if (this.confirmed.has(key)) return true;
     const run = `Run on ${environment.name}`;
     const always = `Run on ${environment.name}, Don't Ask Again in This Window`;
-    const origin = safeOrigin(environment.declaration.baseUrl);
+    const origin = displayOrigin(environment.declaration.baseUrl);
     const choice = await vscode.window.showWarningMessage(
       `${what} on the protected environment "${environment.name}"?`,
       {
@@ -191,12 +200,4 @@ export class WorkspaceEnvironments implements vscode.Disposable {
 
 export function isEnvironmentsFile(uri: vscode.Uri): boolean {
   return uri.path.endsWith(`/${ENVIRONMENTS_FILE_NAME}`);
-}
-
-function safeOrigin(baseUrl: string): string {
-  try {
-    return new URL(baseUrl).origin;
-  } catch {
-    return baseUrl;
-  }
 }

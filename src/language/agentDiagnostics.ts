@@ -17,6 +17,8 @@ export interface AgentDiagnosticsDeps {
   readonly docsUri: vscode.Uri;
   /** The worker script, dist/validationWorker.js. */
   readonly workerPath: string;
+  /** The environment names of the agent-workflows.yaml that applies to a file, when one does. */
+  readonly environmentNames?: (uri: vscode.Uri) => Promise<readonly string[] | undefined>;
 }
 
 export class AgentDiagnostics implements vscode.Disposable {
@@ -144,7 +146,8 @@ export class AgentDiagnostics implements vscode.Disposable {
   /** The problems of a text, from the worker; undefined when a newer check of the same file replaced it. */
   private async validate(uri: vscode.Uri, text: string): Promise<Problem[] | undefined> {
     this.worker ??= this.startWorker();
-    const outcome = await this.worker.validate(uri.toString(), text);
+    const environmentNames = await this.deps.environmentNames?.(uri).catch(() => undefined);
+    const outcome = await this.worker.validate(uri.toString(), text, environmentNames);
     switch (outcome.kind) {
       case 'checked':
         return outcome.problems;
@@ -260,7 +263,8 @@ export class AgentDiagnostics implements vscode.Disposable {
     this.withdraw(uri);
   }
 
-  private checkOpenDocuments(): void {
+  /** Checks every open agent file again (after a change of what their checks depend on). */
+  checkOpenDocuments(): void {
     for (const document of vscode.workspace.textDocuments) this.checkDocumentNow(document);
   }
 

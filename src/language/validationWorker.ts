@@ -11,7 +11,10 @@ import { errorDetail } from '../core/errors';
 parentPort?.on('message', (request: WorkerRequest) => {
   let reply: WorkerReply;
   try {
-    const result = request.task === 'symbols' ? documentSymbols(request.text) : validateAgentText(request.text).problems;
+    const result =
+      request.task === 'symbols'
+        ? documentSymbols(request.text)
+        : validateAgentText(request.text, request.environmentNames ? { environmentNames: request.environmentNames } : {}).problems;
     reply = { id: request.id, result };
   } catch (error) {
     // The core never throws for bad input; a throw is a bug, reported rather than lost.

@@ -21,6 +21,8 @@ export interface WorkerRequest {
   readonly id: number;
   readonly task: WorkerTask;
   readonly text: string;
+  /** The environments of the agent's agent-workflows.yaml, for the names its overrides use. */
+  readonly environmentNames?: readonly string[];
 }
 
 export type WorkerReply =
@@ -59,6 +61,7 @@ interface Job {
   /** The task and the document: latest wins per key. */
   readonly key: string;
   readonly text: string;
+  readonly environmentNames?: readonly string[];
   readonly resolve: (outcome: TaskOutcome<unknown>) => void;
   superseded: boolean;
 }
@@ -76,8 +79,8 @@ export class ValidationWorker {
   constructor(private readonly options: ValidationWorkerOptions) {}
 
   /** Validates the text of the document named by `document`; a newer call for the same document supersedes this one. */
-  async validate(document: string, text: string): Promise<ValidationOutcome> {
-    const outcome = await this.run('validate', document, text);
+  async validate(document: string, text: string, environmentNames?: readonly string[]): Promise<ValidationOutcome> {
+    const outcome = await this.run('validate', document, text, environmentNames);
     switch (outcome.kind) {
       case 'done':
         return { kind: 'checked', problems: outcome.result };
@@ -89,7 +92,12 @@ export class ValidationWorker {
   }
 
   /** Runs a task in the worker; a newer call for the same task and document supersedes this one. */
-  run<T extends WorkerTask>(task: T, document: string, text: string): Promise<TaskOutcome<WorkerTasks[T]>> {
+  run<T extends WorkerTask>(
+    task: T,
+    document: string,
+    text: string,
+    environmentNames?: readonly string[],
+  ): Promise<TaskOutcome<WorkerTasks[T]>> {
     if (this.disposed) return Promise.resolve({ kind: 'superseded' });
     const key = `${task}\u0000${document}`;
     return new Promise((resolve) => {
@@ -109,6 +117,7 @@ export class ValidationWorker {
         task,
         key,
         text,
+        ...(environmentNames ? { environmentNames } : {}),
         resolve: (outcome) => {
           (resolve as (outcome: TaskOutcome<unknown>) => void)(outcome);
           for (const answer of answerToo) answer(outcome);
@@ -145,7 +154,12 @@ export class ValidationWorker {
     }
     const timer = setTimeout(() => this.stop(job), this.options.timeLimitMs);
     this.running = { job, timer, worker };
-    worker.postMessage({ id: job.id, task: job.task, text: job.text } satisfies WorkerRequest);
+    worker.postMessage({
+      id: job.id,
+      task: job.task,
+      text: job.text,
+      ...(job.environmentNames ? { environmentNames: job.environmentNames } : {}),
+    } satisfies WorkerRequest);
   }
 
   private ensureWorker(): Worker {

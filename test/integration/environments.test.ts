@@ -219,4 +219,26 @@ describe('environments', () => {
     const record = await run();
     assert.equal(record?.target?.environment, 'dev');
   });
+
+  it("warns about an agent's override for an environment its environments file does not name", async () => {
+    const agent = vscode.Uri.joinPath(FOLDER, 'override.agent.yaml');
+    await write(
+      agent,
+      'version: 1\nname: Override\ndeployment:\n  environments:\n    prod: { agent: greet }\n    qa: { agent: greet }\nnodes:\n  hello:\n    type: template\n    text: hi\n',
+    );
+    try {
+      await vscode.window.showTextDocument(agent);
+      const problems = await waitFor(() => {
+        const found = vscode.languages
+          .getDiagnostics(agent)
+          .filter((diagnostic) => /unknown-environment/.test(JSON.stringify(diagnostic.code)));
+        return found.length > 0 ? found : undefined;
+      }, 'the unknown-environment warning');
+      assert.equal(problems.length, 1);
+      assert.match(problems[0]!.message, /"qa"/);
+      assert.equal(problems[0]!.severity, vscode.DiagnosticSeverity.Warning);
+    } finally {
+      await vscode.workspace.fs.delete(agent);
+    }
+  });
 });

@@ -123,7 +123,10 @@ environments:
 
     const badVariable = await run([], { AGENT_WORKFLOWS_API_KEY: DEV_KEY, AGENT_WORKFLOWS_ENV: 'stagin' });
     assert.equal(badVariable.code, 2);
-    assert.match(badVariable.stderr, /Unknown environment "stagin": known environments are dev, staging, prod \(in agent-workflows\.yaml\)\. \(named by AGENT_WORKFLOWS_ENV\)/);
+    assert.match(
+      badVariable.stderr,
+      /Unknown environment "stagin": known environments are dev, staging, prod \(in agent-workflows\.yaml\)\. \(named by AGENT_WORKFLOWS_ENV\)/,
+    );
   });
 
   it('never runs in a protected environment without --yes or a yes, and says which one', async () => {
@@ -133,16 +136,27 @@ environments:
     assert.equal(staging.starts.length, 0, 'nothing was started');
 
     const questions: string[] = [];
-    const answeredNo = await cli(['run', 'agents/triage.agent.yaml', '--env', 'prod'], { AGENT_WORKFLOWS_API_KEY: STAGING_KEY }, async (question) => {
-      questions.push(question);
-      return false;
-    });
+    const answeredNo = await cli(
+      ['run', 'agents/triage.agent.yaml', '--env', 'prod'],
+      { AGENT_WORKFLOWS_API_KEY: STAGING_KEY },
+      async (question) => {
+        questions.push(question);
+        return false;
+      },
+    );
     assert.equal(answeredNo.code, 2);
-    assert.match(questions[0]!, /^Environment "prod" \(http:\/\/127\.0\.0\.1:\d+, account prod-team\) is protected\. Run against it\? \[y\/N\] $/);
+    assert.match(
+      questions[0]!,
+      /^Environment "prod" \(http:\/\/127\.0\.0\.1:\d+, account prod-team\) is protected\. Run against it\? \[y\/N\] $/,
+    );
     assert.match(answeredNo.stderr, /Not run: environment "prod" is protected and the run was not confirmed/);
     assert.equal(staging.starts.length, 0);
 
-    const answeredYes = await cli(['run', 'agents/triage.agent.yaml', '--env', 'prod'], { AGENT_WORKFLOWS_API_KEY: STAGING_KEY }, async () => true);
+    const answeredYes = await cli(
+      ['run', 'agents/triage.agent.yaml', '--env', 'prod'],
+      { AGENT_WORKFLOWS_API_KEY: STAGING_KEY },
+      async () => true,
+    );
     assert.equal(answeredYes.code, 0, answeredYes.stderr);
     const withYes = await run(['--env', 'prod', '--yes'], { AGENT_WORKFLOWS_API_KEY: STAGING_KEY });
     assert.equal(withYes.code, 0, withYes.stderr);
@@ -150,6 +164,19 @@ environments:
       staging.starts.map((start) => start.path),
       ['/api/prod-team/agent/triage/execute', '/api/prod-team/agent/triage/execute'],
     );
+  });
+
+  it('reads the environments file --envs-file names instead of the one above the agent', async () => {
+    dir.write('configs/envs.yaml', `environments:\n  qa:\n    baseUrl: ${staging.url}\n    account: qa-team\n`);
+    const result = await run(['--envs-file', 'configs/envs.yaml', '--env', 'qa'], { AGENT_WORKFLOWS_API_KEY: STAGING_KEY });
+    assert.equal(result.code, 0, result.stderr);
+    assert.deepEqual(
+      staging.starts.map((start) => start.path),
+      ['/api/qa-team/agent/triage/execute'],
+    );
+    const notThere = await run(['--envs-file', 'configs/envs.yaml', '--env', 'dev'], { AGENT_WORKFLOWS_API_KEY: DEV_KEY });
+    assert.equal(notThere.code, 2);
+    assert.match(notThere.stderr, /Unknown environment "dev": known environments are qa \(in configs\/envs\.yaml\)\./);
   });
 
   it('refuses an unknown environment, listing the known ones, and a name with no environments file', async () => {
@@ -162,7 +189,10 @@ environments:
       elsewhere.write('triage.agent.yaml', AGENT);
       const none = await cli(['run', 'triage.agent.yaml', '--env', 'dev'], { AGENT_WORKFLOWS_API_KEY: DEV_KEY }, undefined, elsewhere.path);
       assert.equal(none.code, 2);
-      assert.match(none.stderr, /Environment "dev" is asked for, but there is no environments file: none was found \(looked for agent-workflows\.yaml in \. and its parent folders\)/);
+      assert.match(
+        none.stderr,
+        /Environment "dev" is asked for, but there is no environments file: none was found \(looked for agent-workflows\.yaml in \. and its parent folders\)/,
+      );
     } finally {
       elsewhere.remove();
     }
@@ -175,7 +205,10 @@ environments:
       const broken = await cli(args, { AGENT_WORKFLOWS_API_KEY: DEV_KEY });
       assert.equal(broken.code, 2, args.join(' '));
       assert.match(broken.stderr, /agent-workflows\.yaml:3:3: error missing-property Environment "dev" is missing "account"/);
-      assert.match(broken.stderr, /agent-workflows\.yaml:5:5: error unknown-property Environment "dev" has no key "acount"\. Did you mean "account"\?/);
+      assert.match(
+        broken.stderr,
+        /agent-workflows\.yaml:5:5: error unknown-property Environment "dev" has no key "acount"\. Did you mean "account"\?/,
+      );
       assert.match(broken.stderr, /The environments file agent-workflows\.yaml has 2 errors/);
     }
     assert.equal(dev.starts.length, 0);
@@ -204,7 +237,11 @@ environments:
     assert.match(lines[3]!, /^ {2}prod {5}http:\/\/127\.0\.0\.1:\d+ {2}account prod-team {3}\(protected\)$/);
 
     const listed = await cli(['envs', '--json'], {}, undefined, join(dir.path, 'agents'));
-    const parsed = JSON.parse(listed.stdout) as { file: string; default: string; environments: { name: string; origin: string; protected: boolean; default: boolean }[] };
+    const parsed = JSON.parse(listed.stdout) as {
+      file: string;
+      default: string;
+      environments: { name: string; origin: string; protected: boolean; default: boolean }[];
+    };
     assert.equal(parsed.file, join(dir.path, 'agent-workflows.yaml'), 'a file above the current folder is named by its full path');
     assert.equal(parsed.default, 'dev');
     assert.deepEqual(

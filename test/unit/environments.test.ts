@@ -1,13 +1,15 @@
 // The environments file (agent-workflows.yaml): its problems with their places, the declarations it
 // gives, and how an environment is chosen and turns an agent's deployment into a target; the file is
-// found on disk by walking up from a folder; completion offers its keys and names.
+// found on disk by walking up from a folder; completion offers its keys and names, hover explains them.
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { environmentsCompletions } from '../../src/core/environments/environmentsCompletion';
+import { environmentsHover } from '../../src/core/environments/environmentsHover';
 import { ENVIRONMENTS_FILE_NAME, parseEnvironmentsFile } from '../../src/core/environments/environmentsFile';
 import type { EnvironmentsFile } from '../../src/core/environments/environmentsFile';
 import { environmentDeployment, findEnvironmentsFile, selectEnvironment } from '../../src/core/environments/resolveEnvironment';
-import { MAX_ENVIRONMENTS_FILE_BYTES } from '../../src/core/limits';
+import { MAX_ENVIRONMENTS, MAX_ENVIRONMENTS_FILE_BYTES } from '../../src/core/limits';
+import environmentsSchema from '../../schemas/agent-workflows.schema.json';
 import { ServiceError } from '../../src/core/service/serviceError';
 import { validateAgentText } from '../../src/core/validation/validate';
 import { makeTempDir } from '../support/tempDir';
@@ -69,22 +71,50 @@ colour: blue
     const result = parseEnvironmentsFile(text);
     assert.equal(result.file, undefined);
     const problems = problemsOf(text);
-    assert.ok(problems.some((p) => /^4:5 error unknown-property Environment "dev" has no key "acount"\. Did you mean "account"\?/.test(p)), problems.join('\n'));
-    assert.ok(problems.some((p) => /^2:3 error missing-property Environment "dev" is missing "account"/.test(p)), problems.join('\n'));
     assert.ok(
-      problems.some((p) => /^5:3 error invalid-name Environment name "9prod" may contain only letters, digits, "_" and "-", and must start with a letter; e\.g\. "env9prod"/.test(p)),
+      problems.some((p) => /^4:5 error unknown-property Environment "dev" has no key "acount"\. Did you mean "account"\?/.test(p)),
       problems.join('\n'),
     );
-    assert.ok(problems.some((p) => /^11:16 error wrong-type The protected of environment "stage" must be a boolean/.test(p)), problems.join('\n'));
-    assert.ok(problems.some((p) => /^12:1 error unknown-property The environments file has no key "colour"/.test(p)), problems.join('\n'));
+    assert.ok(
+      problems.some((p) => /^2:3 error missing-property Environment "dev" is missing "account"/.test(p)),
+      problems.join('\n'),
+    );
+    assert.ok(
+      problems.some((p) =>
+        /^5:3 error invalid-name Environment name "9prod" may contain only letters, digits, "_" and "-", and must start with a letter; e\.g\. "env9prod"/.test(
+          p,
+        ),
+      ),
+      problems.join('\n'),
+    );
+    assert.ok(
+      problems.some((p) => /^11:16 error wrong-type The protected of environment "stage" must be a boolean/.test(p)),
+      problems.join('\n'),
+    );
+    assert.ok(
+      problems.some((p) => /^12:1 error unknown-property The environments file has no key "colour"/.test(p)),
+      problems.join('\n'),
+    );
   });
 
   it('refuses a base URL that is not one, and warns about plain http to another machine without refusing the file', () => {
-    const bad = 'environments:\n  dev:\n    baseUrl: ftp://x.example\n    account: a\n  qa:\n    baseUrl: https://qa.example.com?x=1\n    account: a\n';
+    const bad =
+      'environments:\n  dev:\n    baseUrl: ftp://x.example\n    account: a\n  qa:\n    baseUrl: https://qa.example.com?x=1\n    account: a\n';
     const problems = problemsOf(bad);
-    assert.ok(problems.some((p) => /^3:14 error invalid-url The baseUrl of environment "dev" must start with https:\/\//.test(p)), problems.join('\n'));
-    assert.ok(problems.some((p) => /^6:14 error invalid-url Environment "qa": The base URL must not contain a user name, password, query/.test(p)), problems.join('\n'));
+    assert.ok(
+      problems.some((p) => /^3:14 error invalid-url The baseUrl of environment "dev" must start with https:\/\//.test(p)),
+      problems.join('\n'),
+    );
+    assert.ok(
+      problems.some((p) => /^6:14 error invalid-url Environment "qa": The base URL must not contain a user name, password, query/.test(p)),
+      problems.join('\n'),
+    );
     assert.equal(parseEnvironmentsFile(bad).file, undefined);
+
+    const unparsable = problemsOf('environments:\n  dev:\n    baseUrl: "https://user:s3cret@exa mple.com"\n    account: a\n');
+    assert.deepEqual(unparsable, [
+      '3:14 error invalid-url Environment "dev": the baseUrl is not a valid URL. Check the host and port, e.g. "https://agents.example.com".',
+    ]);
 
     const insecure = 'environments:\n  lab:\n    baseUrl: http://lab.internal:8080\n    account: a\n';
     const result = parseEnvironmentsFile(insecure);
@@ -97,7 +127,11 @@ colour: blue
 
   it('refuses a status path that leaves the base URL or has no {executionId}', () => {
     const away = `environments:\n  prod:\n    baseUrl: https://agents.example.com\n    account: a\n    statusPath: '{baseUrl}@evil.example/{executionId}'\n`;
-    assert.ok(problemsOf(away).some((p) => /^5:17 error invalid-value Environment "prod": The status path template .* leads away from https:\/\/agents\.example\.com/.test(p)));
+    assert.ok(
+      problemsOf(away).some((p) =>
+        /^5:17 error invalid-value Environment "prod": The status path template .* leads away from https:\/\/agents\.example\.com/.test(p),
+      ),
+    );
     const noId = `environments:\n  prod:\n    baseUrl: https://agents.example.com\n    account: a\n    statusPath: /status\n`;
     assert.ok(problemsOf(noId).some((p) => /error invalid-value .*has no \{executionId\}/.test(p)));
   });
@@ -107,8 +141,13 @@ colour: blue
     assert.deepEqual(problems, [
       '1:10 error unknown-default-environment default names environment "prd", which this file does not declare. Did you mean "prod"?',
     ]);
-    const twice = problemsOf('environments:\n  dev: { baseUrl: https://a.example, account: a }\n  dev: { baseUrl: https://b.example, account: b }\n');
-    assert.ok(twice.some((p) => /^3:3 error duplicate-key/.test(p)), twice.join('\n'));
+    const twice = problemsOf(
+      'environments:\n  dev: { baseUrl: https://a.example, account: a }\n  dev: { baseUrl: https://b.example, account: b }\n',
+    );
+    assert.ok(
+      twice.some((p) => /^3:3 error duplicate-key/.test(p)),
+      twice.join('\n'),
+    );
   });
 
   it('says what an empty file, a list, broken YAML and a file over the limit are, in words about environments', () => {
@@ -126,13 +165,18 @@ colour: blue
     assert.match(result.problems[0]!.message, /read up to 256 KiB/);
   });
 
-  it('checks a long file in time linear in its size', function () {
+  it('takes up to MAX_ENVIRONMENTS environments, refuses more, and checks them quickly', function () {
     this.timeout(10_000);
-    const many = `environments:\n${Array.from({ length: 100 }, (_, i) => `  env${i}: { baseUrl: https://e${i}.example.com, account: a${i} }\n`).join('')}`;
+    assert.equal(environmentsSchema.properties.environments.maxProperties, MAX_ENVIRONMENTS, 'the schema and limits.ts agree');
+    const many = `environments:\n${Array.from({ length: MAX_ENVIRONMENTS }, (_, i) => `  env${i}: { baseUrl: https://e${i}.example.com, account: a${i} }\n`).join('')}`;
     const start = Date.now();
-    assert.equal(parseEnvironmentsFile(many).file?.environments.size, 100);
-    const tooMany = `${many}  env100: { baseUrl: https://x.example.com, account: x }\n`;
-    assert.ok(problemsOf(tooMany).some((p) => /error invalid-value The environments must NOT have more than 100/.test(p)));
+    assert.equal(parseEnvironmentsFile(many).file?.environments.size, MAX_ENVIRONMENTS);
+    const tooMany = `${many}  extra: { baseUrl: https://x.example.com, account: x }\n`;
+    assert.ok(
+      problemsOf(tooMany).some((p) =>
+        new RegExp(`error invalid-value The environments may have at most ${MAX_ENVIRONMENTS} entries; remove some\\.`).test(p),
+      ),
+    );
     assert.ok(Date.now() - start < 2000);
   });
 });
@@ -161,7 +205,10 @@ describe('choosing an environment', () => {
         error.kind === 'config' &&
         error.message === 'Unknown environment "staging": known environments are dev, prod (in agent-workflows.yaml).',
     );
-    assert.throws(() => selectEnvironment(undefined, { flag: 'prod' }, '/work/project and its parents'), /Environment "prod" is asked for, but there is no environments file: none was found \(looked for \/work\/project and its parents\)/);
+    assert.throws(
+      () => selectEnvironment(undefined, { flag: 'prod' }, { where: '/work/project and its parents' }),
+      /Environment "prod" is asked for, but there is no environments file: none was found \(looked for \/work\/project and its parents\)/,
+    );
   });
 
   it("makes the deployment: the agent's override, then the environment, then the plain deployment block", () => {
@@ -193,16 +240,41 @@ deployment:
     assert.deepEqual(environmentDeployment(bare, selectEnvironment(file(), {})), { baseUrl: 'http://127.0.0.1:8787', account: 'local' });
   });
 
+  it("checks an override's base URL like the deployment's", () => {
+    const text =
+      'version: 1\nname: T\ndeployment:\n  environments:\n    lab: { baseUrl: "http://lab.internal" }\n    qa: { baseUrl: "https://qa.example?x=1" }\n';
+    assert.deepEqual(
+      validateAgentText(text).problems.map((p) => `${p.range.line}:${p.range.column} ${p.severity} ${p.code}`),
+      ['5:21 warning insecure-base-url', '6:20 error invalid-url'],
+    );
+  });
+
   it('warns about an override for an environment the workspace does not declare, only when told the names', () => {
     const text = 'version: 1\nname: T\ndeployment:\n  environments:\n    prd: { agent: x }\n    dev: { agent: y }\n';
     assert.deepEqual(validateAgentText(text).problems, []);
     assert.deepEqual(
-      validateAgentText(text, { environmentNames: ['dev', 'prod'] }).problems.map((p) => `${p.range.line}:${p.range.column} ${p.severity} ${p.code} ${p.message}`),
-      ['5:5 warning unknown-environment The workspace\'s agent-workflows.yaml declares no environment "prd", so this override is never used. Did you mean "prod"?'],
+      validateAgentText(text, { environmentNames: ['dev', 'prod'] }).problems.map(
+        (p) => `${p.range.line}:${p.range.column} ${p.severity} ${p.code} ${p.message}`,
+      ),
+      [
+        '5:5 warning unknown-environment The workspace\'s agent-workflows.yaml declares no environment "prd", so this override is never used. Did you mean "prod"?',
+      ],
     );
     const bad = validateAgentText('version: 1\nname: T\ndeployment:\n  environments:\n    prod: { agnet: x, account: "a b" }\n').problems;
-    assert.ok(bad.some((p) => p.code === 'unknown-property' && /^The deployment's override for environment "prod" has no key "agnet"\. Did you mean "agent"\?/.test(p.message)));
-    assert.ok(bad.some((p) => p.code === 'invalid-value' && /The account of the deployment's override for environment "prod" must be one path segment/.test(p.message)));
+    assert.ok(
+      bad.some(
+        (p) =>
+          p.code === 'unknown-property' &&
+          /^The deployment's override for environment "prod" has no key "agnet"\. Did you mean "agent"\?/.test(p.message),
+      ),
+    );
+    assert.ok(
+      bad.some(
+        (p) =>
+          p.code === 'invalid-value' &&
+          /The account of the deployment's override for environment "prod" must be one path segment/.test(p.message),
+      ),
+    );
   });
 });
 
@@ -258,7 +330,8 @@ describe('environments file completion', () => {
   });
 
   it('offers the declared environment names after default:, and true or false after protected:', () => {
-    const text = 'default: |\nenvironments:\n  dev: { baseUrl: https://a.example, account: a }\n  prod:\n    baseUrl: https://b.example\n    account: b\n';
+    const text =
+      'default: |\nenvironments:\n  dev: { baseUrl: https://a.example, account: a }\n  prod:\n    baseUrl: https://b.example\n    account: b\n';
     const names = at(text);
     assert.deepEqual(
       names.items.map((item) => [item.label, item.kind, item.insertText]),
@@ -273,5 +346,23 @@ describe('environments file completion', () => {
       at('environments:\n  prod:\n    protected: |\n').items.map((item) => item.label),
       ['true', 'false'],
     );
+  });
+});
+
+describe('environments file hover', () => {
+  it("describes a key from the schema and an environment's name by what it stands for", () => {
+    const key = environmentsHover(GOOD, GOOD.indexOf('protected') + 2);
+    assert.match(key!.contents, /^\*\*Protected\*\*\n\nAsk for confirmation, naming the environment/);
+    assert.deepEqual(key!.span, { start: GOOD.indexOf('protected'), end: GOOD.indexOf('protected') + 'protected'.length });
+    assert.equal(
+      environmentsHover(GOOD, GOOD.indexOf('prod:') + 1)?.contents,
+      '**Environment `prod`**: service `https://agents.example.com`, account `acme`, **protected**: every run asks for confirmation',
+    );
+    assert.equal(
+      environmentsHover(GOOD, GOOD.indexOf('dev:'))?.contents,
+      '**Environment `dev`**: service `http://127.0.0.1:8787`, account `local`, the default',
+    );
+    assert.match(environmentsHover(GOOD, 2)!.contents, /^\*\*Default environment\*\*/);
+    assert.equal(environmentsHover(GOOD, GOOD.indexOf('acme') + 1), undefined, 'a value has no hover');
   });
 });

@@ -40,7 +40,8 @@ const ENVIRONMENT_SAMPLES: Partial<Record<ProblemCode, () => readonly { code: st
   'unknown-default-environment': () =>
     parseEnvironmentsFile('default: prd\nenvironments:\n  prod: { baseUrl: https://a.example, account: a }\n').problems,
   'unknown-environment': () =>
-    validateAgentText('version: 1\nname: a\ndeployment:\n  environments:\n    prd: { agent: b }\n', { environmentNames: ['prod'] }).problems,
+    validateAgentText('version: 1\nname: a\ndeployment:\n  environments:\n    prd: { agent: b }\n', { environmentNames: ['prod'] })
+      .problems,
 };
 
 function codesInFixtures(): Set<string> {

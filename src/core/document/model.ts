@@ -50,6 +50,8 @@ export interface DeploymentOverride {
   readonly agent?: string;
   /** Where the environment's name starts in the file. */
   readonly offset: number;
+  /** The baseUrl with its place, for checks. */
+  readonly baseUrlField?: StringField;
 }
 
 export interface DeploymentDeclaration {
@@ -139,7 +141,8 @@ function readOverrides(map: YAMLMap): Map<string, DeploymentOverride> {
   for (const { key, keyNode, value } of entries(map)) {
     if (overrides.has(key)) continue;
     const fields = isMap(value) ? value : undefined;
-    const baseUrl = fields ? plainString(fields, 'baseUrl') : undefined;
+    const baseUrlField = fields ? stringField(fields, 'baseUrl') : undefined;
+    const baseUrl = baseUrlField?.value;
     const account = fields ? plainString(fields, 'account') : undefined;
     const agent = fields ? plainString(fields, 'agent') : undefined;
     overrides.set(key, {
@@ -147,6 +150,7 @@ function readOverrides(map: YAMLMap): Map<string, DeploymentOverride> {
       ...(account !== undefined ? { account } : {}),
       ...(agent !== undefined ? { agent } : {}),
       offset: keyNode.range?.[0] ?? 0,
+      ...(baseUrlField ? { baseUrlField } : {}),
     });
   }
   return overrides;

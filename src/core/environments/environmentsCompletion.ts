@@ -54,20 +54,21 @@ export function environmentsCompletions(text: string, offset: number): Completio
   }
   if (context.kind === 'value') {
     if (context.path.length === 0 && context.key === 'default') {
-      const items = declaredNames(text).map(
-        (name): CompletionEntry => ({ label: name, kind: 'value', insertText: name, detail: 'Environment' }),
-      );
+      const items = declaredNames(text).map((name): CompletionEntry => ({
+        label: name,
+        kind: 'value',
+        insertText: name,
+        detail: 'Environment',
+      }));
       return { items, replace: context.partial };
     }
     if (context.path.length === 2 && context.path[0] === 'environments' && context.key === 'protected') {
-      const items = ['true', 'false'].map(
-        (value): CompletionEntry => ({
-          label: value,
-          kind: 'value',
-          insertText: value,
-          ...(value === 'true' ? { documentation: ENVIRONMENT_KEYS.protected?.description ?? '' } : {}),
-        }),
-      );
+      const items = ['true', 'false'].map((value): CompletionEntry => ({
+        label: value,
+        kind: 'value',
+        insertText: value,
+        ...(value === 'true' ? { documentation: ENVIRONMENT_KEYS.protected?.description ?? '' } : {}),
+      }));
       return { items, replace: context.partial };
     }
   }

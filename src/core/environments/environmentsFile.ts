@@ -19,7 +19,7 @@ import { checkSchema } from '../validation/schemaCheck';
 import type { SchemaRules } from '../validation/schemaCheck';
 import validateEnvironmentsSchema from './environmentsSchemaValidator.generated';
 
-export { ENVIRONMENTS_FILE_NAME } from './environmentsFileName';
+export { displayOrigin, ENVIRONMENTS_FILE_NAME } from './environmentsFileName';
 
 /** What an environment name looks like (the schema's environmentName says the same). */
 export const ENVIRONMENT_NAME = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/;
@@ -55,7 +55,8 @@ const ENVIRONMENTS_SCHEMA: SchemaRules = { validate: validateEnvironmentsSchema,
 const FILE_MESSAGES: Partial<Record<ProblemCode, string>> = {
   'empty-file': `The environments file is empty. Add "environments:" with one entry per deployment, e.g. "dev: { baseUrl: http://127.0.0.1:8787, account: local }", or delete the file.`,
   'not-a-mapping': 'The environments file must be a mapping with "environments:" (and optionally "default:").',
-  'multiple-documents': 'The environments file holds one YAML document, but a second one starts here. Remove the "---" separator and what follows.',
+  'multiple-documents':
+    'The environments file holds one YAML document, but a second one starts here. Remove the "---" separator and what follows.',
 };
 
 export function parseEnvironmentsFile(text: string): EnvironmentsFileResult {
@@ -111,7 +112,14 @@ function readEnvironment(name: string, offset: number, map: YAMLMap, sink: Probl
   if (!baseUrlNode || account === undefined) return undefined;
   const baseUrl = baseUrlNode.value.trim();
   // Only URLs the schema's pattern accepts (http:// or https://) are checked further: one problem per mistake.
-  if (/^https?:\/\//i.test(baseUrl)) {
+  if (/^https?:\/\//i.test(baseUrl) && !URL.canParse(baseUrl)) {
+    // Not quoted back: a URL that does not parse may still hold a user name and password.
+    sink.add(
+      'invalid-url',
+      spanOf(baseUrlNode),
+      `Environment "${name}": the baseUrl is not a valid URL. Check the host and port, e.g. "https://agents.example.com".`,
+    );
+  } else if (/^https?:\/\//i.test(baseUrl)) {
     try {
       // Plain http to another machine is allowed here and warned about below: the file may describe
       // a trusted network, and runs still refuse it unless insecure http is allowed explicitly.
@@ -126,11 +134,25 @@ function readEnvironment(name: string, offset: number, map: YAMLMap, sink: Probl
       }
       if (statusPathNode) {
         // The template must give a URL on the base URL's origin: checked by building one.
-        statusUrl({ baseUrl, account: account || 'account', agent: 'agent', apiKey: '', statusPathTemplate: statusPathNode.value, allowInsecureHttp: true }, 'execution-id');
+        statusUrl(
+          {
+            baseUrl,
+            account: account || 'account',
+            agent: 'agent',
+            apiKey: '',
+            statusPathTemplate: statusPathNode.value,
+            allowInsecureHttp: true,
+          },
+          'execution-id',
+        );
       }
     } catch (error) {
       const onStatusPath = statusPathNode !== undefined && /status path/.test(errorMessage(error));
-      sink.add(onStatusPath ? 'invalid-value' : 'invalid-url', spanOf(onStatusPath ? statusPathNode : baseUrlNode), `Environment "${name}": ${errorMessage(error)}`);
+      sink.add(
+        onStatusPath ? 'invalid-value' : 'invalid-url',
+        spanOf(onStatusPath ? statusPathNode : baseUrlNode),
+        `Environment "${name}": ${errorMessage(error)}`,
+      );
     }
   }
   return {

@@ -24,16 +24,24 @@ export interface RequestedEnvironment {
   readonly setting?: string | undefined;
 }
 
+/** How messages name the environments file: where it is, or where it was looked for. */
+export interface EnvironmentsFilePlace {
+  /** The file as messages show it (default agent-workflows.yaml). */
+  readonly fileName?: string;
+  /** Where the file was looked for, for the message when there is none. */
+  readonly where?: string;
+}
+
 /**
  * The environment to use: flag, else setting, else the file's default, else none. A name that the
  * file does not declare (or a name with no file at all) is an error that lists what there is.
- * `where` says where the file was looked for, for the message when there is none.
  */
 export function selectEnvironment(
   file: EnvironmentsFile | undefined,
   requested: RequestedEnvironment,
-  where = `${ENVIRONMENTS_FILE_NAME} in the folder of the agent file or one of its parents`,
+  place: EnvironmentsFilePlace = {},
 ): SelectedEnvironment | undefined {
+  const where = place.where ?? `${ENVIRONMENTS_FILE_NAME} in the folder of the agent file or one of its parents`;
   const flag = requested.flag?.trim();
   const setting = requested.setting?.trim();
   const [name, source] = flag ? [flag, 'flag' as const] : setting ? [setting, 'setting' as const] : [file?.defaultName, 'default' as const];
@@ -49,7 +57,7 @@ export function selectEnvironment(
     const known = [...file.environments.keys()];
     throw new ServiceError(
       'config',
-      `Unknown environment "${name}": ${known.length ? `known environments are ${known.join(', ')}` : 'no environments are declared'} (in ${ENVIRONMENTS_FILE_NAME}).`,
+      `Unknown environment "${name}": ${known.length ? `known environments are ${known.join(', ')}` : 'no environments are declared'} (in ${place.fileName ?? ENVIRONMENTS_FILE_NAME}).`,
     );
   }
   return { name, declaration, source };

@@ -2,7 +2,7 @@
 // must match the input's type, the deployment's base URL, and the environments it overrides.
 import { isSeq } from 'yaml';
 import { isLoopbackHost } from '../http/hosts';
-import type { AgentModel } from '../document/model';
+import type { AgentModel, StringField } from '../document/model';
 import type { ProblemSink } from '../document/problemSink';
 import { closestMatch, listWords } from '../document/suggest';
 import { findPair, spanOf } from '../document/yamlAst';
@@ -71,7 +71,11 @@ export function checkInputs(model: AgentModel, sink: ProblemSink): void {
 }
 
 export function checkDeployment(model: AgentModel, sink: ProblemSink): void {
-  const baseUrl = model.deployment?.baseUrl;
+  checkBaseUrlField(model.deployment?.baseUrl, sink);
+  for (const override of model.deployment?.environments?.values() ?? []) checkBaseUrlField(override.baseUrlField, sink);
+}
+
+function checkBaseUrlField(baseUrl: StringField | undefined, sink: ProblemSink): void {
   if (!baseUrl || !/^https?:\/\//i.test(baseUrl.value)) return;
   let parsed: URL;
   try {

@@ -196,6 +196,9 @@ function reportError(error: ErrorObject, root: YamlNode, sink: ProblemSink, desc
     case 'minProperties':
       sink.add('invalid-value', valueSpan, `${capitalize(subject)} must have at least ${String(error.params.limit)} entry; add one.`);
       return;
+    case 'maxProperties':
+      sink.add('invalid-value', valueSpan, `${capitalize(subject)} may have at most ${String(error.params.limit)} entries; remove some.`);
+      return;
     case 'minimum':
     case 'maximum':
       sink.add(
