@@ -54,3 +54,9 @@ export const SERVER_LIMITS: ServerLimits = {
 
 /** An API key shorter than this is warned about when the server listens beyond this machine. */
 export const MIN_REMOTE_API_KEY_LENGTH = 16;
+
+/** Batch runs over a data file: the most bytes of one row (a JSONL line, a CSV record, a JSON item). */
+export const MAX_DATA_ROW_BYTES = 1 * MiB;
+
+/** A `.json` data file is read whole: beyond this size it must be written as `.jsonl` (one row a line). */
+export const MAX_JSON_DATA_FILE_BYTES = 32 * MiB;
