@@ -86,6 +86,7 @@ const lazyModules = new Map(
     'src/cli/statusCommand.ts': 'cli-status',
     'src/cli/serveCommand.ts': 'cli-serve',
     'src/cli/testCommand.ts': 'cli-test',
+    'src/cli/batchCommand.ts': 'cli-batch',
     'src/commands/commandsFeature.ts': 'commands',
     'src/language/languageCore.ts': 'language',
     'src/runs/localServerCode.ts': 'local-server',
