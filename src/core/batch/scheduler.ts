@@ -155,6 +155,8 @@ export class BatchScheduler {
   private requests = 0;
   private throttledCount = 0;
   private lastAnswerAt = Date.now();
+  /** Whether the service has answered at all: until it has, a network failure stops the batch at once (a wrong URL, a service down). */
+  private answered = false;
   private stop: SchedulerStop | undefined;
   private readonly pollAbort = new AbortController();
   private wakeUp: (() => void) | undefined;
@@ -323,7 +325,7 @@ export class BatchScheduler {
       this.hooks.starting(scheduled.row);
       const timeoutMs = Math.min(this.target.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS, this.executionTimeoutMs);
       const started = await startAgent(this.target, scheduled.prepared, { timeoutMs });
-      this.lastAnswerAt = Date.now();
+      this.answeredNow();
       execution.id = started.executionId;
       this.hooks.started(scheduled.row, started.executionId);
       execution.nextPollAt = Date.now() + this.firstPollMs;
@@ -337,6 +339,7 @@ export class BatchScheduler {
   }
 
   private startFailed(scheduled: ScheduledRow, execution: Execution, error: unknown): void {
+    if (error instanceof ServiceError && error.status !== undefined) this.answeredNow();
     const retry = (delayMs: number, countAttempt: boolean): void => {
       this.active.delete(scheduled.row);
       const attempts = (this.startAttempts.get(scheduled.row) ?? 0) + (countAttempt ? 1 : 0);
@@ -392,7 +395,7 @@ export class BatchScheduler {
         Math.min(this.target.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS, execution.deadline - Date.now()),
       );
       const answer = await getStatus(this.target, id, { timeoutMs, signal: this.pollAbort.signal });
-      this.lastAnswerAt = Date.now();
+      this.answeredNow();
       execution.failures = 0;
       const status = answer.status.trim().toLowerCase();
       if (first) this.learn(status === 'finished' || !IN_PROGRESS_STATUSES.has(status));
@@ -407,6 +410,7 @@ export class BatchScheduler {
         execution.intervalMs = Math.min(execution.intervalMs * POLL_DEFAULTS.backoffFactor, POLL_DEFAULTS.maxIntervalMs);
       }
     } catch (error) {
+      if (error instanceof ServiceError && error.status !== undefined) this.answeredNow();
       if (this.stop?.kind === 'interrupted' || !(error instanceof ServiceError) || error.kind === 'cancelled') {
         if (!(error instanceof ServiceError) && !this.stop) this.end(execution, { kind: 'error', message: errorMessage(error) });
         return;
@@ -482,18 +486,24 @@ export class BatchScheduler {
     this.lastRefillAt = now;
   }
 
-  /** Additive growth back after a cut: held for 2 s, then fast to 85 % of the throttled rate, slowly above. */
+  /** Additive growth back after a cut: held for 2 s, then fast to 85 % of the throttled rate, slowly above; one more execution a second. */
   private grow(now: number): void {
     const seconds = (now - Math.max(this.grownAt, this.lastCutAt + 2000)) / 1000;
     if (seconds <= 0) return;
     const step = this.rate < 0.85 * this.ceiling ? 0.1 * this.maxRate : 0.01 * this.ceiling;
     this.rate = Math.min(this.maxRate, this.rate + step * seconds);
-    this.limit = Math.min(this.maxConcurrency, this.limit + seconds * 0.5);
+    this.limit = Math.min(this.maxConcurrency, this.limit + seconds);
     this.grownAt = now;
   }
 
+  private answeredNow(): void {
+    this.answered = true;
+    this.lastAnswerAt = Date.now();
+  }
+
   private networkFailed(error: ServiceError): void {
-    if (Date.now() - this.lastAnswerAt > this.networkGiveUpMs) {
+    if (!this.answered) this.halt({ kind: 'network', message: error.message });
+    else if (Date.now() - this.lastAnswerAt > this.networkGiveUpMs) {
       this.halt({
         kind: 'network',
         message: `no answer from the service for ${Math.round(this.networkGiveUpMs / 1000)} s: ${error.message}`,
