@@ -212,7 +212,7 @@ describe('agent-workflows batch', () => {
   describe('against a service', () => {
     it('slows the whole batch on 429 (Retry-After) and 503, starts no row twice and reports failed rows', async () => {
       const s = await serve({
-        throttle: (n) => (n === 3 || n === 4 ? { status: 429, retryAfterSeconds: 1 } : n === 12 ? { status: 503 } : undefined),
+        throttle: (n) => (n === 3 || n === 4 ? { status: 429, retryAfterSeconds: 1 } : n === 5 ? { status: 503 } : undefined),
         outcome: (inputs) => (Number(inputs.id) % 5 === 0 ? { status: 'failed', outputs: { reason: 'bad id' } } : { status: 'finished', outputs: { id: inputs.id } }),
       });
       dir.write('rows.jsonl', jsonl(Array.from({ length: 10 }, (_, i) => ({ id: i + 1 }))));
