@@ -119,6 +119,8 @@ interface Execution {
   failures: number;
   requests: number;
   polls: number;
+  /** When its start was answered (0 when started by an earlier run). */
+  answeredAtMs: number;
   inFlight: boolean;
   ended: boolean;
 }
@@ -207,6 +209,7 @@ export class BatchScheduler {
         failures: 0,
         requests: 0,
         polls: 1,
+        answeredAtMs: 0,
         inFlight: false,
         ended: false,
       });
@@ -315,6 +318,7 @@ export class BatchScheduler {
       failures: 0,
       requests: 1,
       polls: 0,
+      answeredAtMs: 0,
       inFlight: true,
       ended: false,
     };
@@ -328,7 +332,8 @@ export class BatchScheduler {
       this.answeredNow();
       execution.id = started.executionId;
       this.hooks.started(scheduled.row, started.executionId);
-      execution.nextPollAt = Date.now() + this.firstPollMs;
+      execution.answeredAtMs = Date.now();
+      execution.nextPollAt = execution.answeredAtMs + this.firstPollMs;
     } catch (error) {
       this.startFailed(scheduled, execution, error);
     } finally {
@@ -398,14 +403,14 @@ export class BatchScheduler {
       this.answeredNow();
       execution.failures = 0;
       const status = answer.status.trim().toLowerCase();
-      if (first) this.learn(status === 'finished' || !IN_PROGRESS_STATUSES.has(status));
       if (status === 'finished') {
+        if (execution.answeredAtMs > 0) this.learn(Date.now() - execution.answeredAtMs);
         this.end(execution, { kind: 'finished', outputs: answer.outputs });
       } else if (!IN_PROGRESS_STATUSES.has(status)) {
         this.end(execution, { kind: 'failed', status: answer.status, answer: answer.body });
       } else {
         // The first poll came early: the next one soon after, then backing off like the poller.
-        if (first) execution.intervalMs = Math.min(POLL_DEFAULTS.initialIntervalMs, Math.max(50, this.firstPollMs * 0.1));
+        if (first) execution.intervalMs = Math.min(POLL_DEFAULTS.initialIntervalMs, Math.max(50, this.firstPollMs * 0.05));
         execution.nextPollAt = Date.now() + execution.intervalMs;
         execution.intervalMs = Math.min(execution.intervalMs * POLL_DEFAULTS.backoffFactor, POLL_DEFAULTS.maxIntervalMs);
       }
@@ -454,9 +459,15 @@ export class BatchScheduler {
     });
   }
 
-  /** Adjusts when new executions are first polled: later when one was still running, earlier when one had ended. */
-  private learn(ended: boolean): void {
-    this.firstPollMs = ended ? Math.max(50, this.firstPollMs * 0.99) : Math.min(POLL_DEFAULTS.maxIntervalMs, this.firstPollMs * 1.05);
+  /**
+   * Moves the first-poll delay toward just under how long executions were seen to take (from the
+   * start's answer to the poll that found them ended), a moving average over the executions that
+   * end: it settles about where half the executions are found ended at their first poll and the
+   * rest at the next one, a twentieth of the delay later.
+   */
+  private learn(seenMs: number): void {
+    const target = Math.min(POLL_DEFAULTS.maxIntervalMs, Math.max(50, seenMs * 0.98));
+    this.firstPollMs += (target - this.firstPollMs) * 0.1;
   }
 
   private throttle(error: ServiceError): void {
