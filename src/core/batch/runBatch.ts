@@ -155,6 +155,10 @@ export async function runBatch(options: BatchOptions, listener: BatchListener, s
     previous = await readResumeState(statePath, options.outPath);
     if (previous.header && resolve(previous.header.data) !== resolve(options.dataPath))
       throw new BatchSetupError(`${statePath} is the state of a batch over ${previous.header.data}, not ${options.dataPath}.`);
+    if (previous.header && previous.header.mode !== options.mode.kind)
+      throw new BatchSetupError(
+        `${statePath} is the state of a batch run ${previous.header.mode === 'local' ? 'locally (--local)' : 'against the service'}: resume it the same way.`,
+      );
   } else if (options.outPath) {
     for (const path of [options.outPath, statePath!]) {
       if (existsSync(path))

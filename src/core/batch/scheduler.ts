@@ -258,8 +258,9 @@ export class BatchScheduler {
           void this.poll(execution);
         }
         for (;;) {
-          if (this.active.size >= Math.floor(this.limit)) break;
+          // A start waiting to be repeated holds its slot, so those waiting stay within the concurrency.
           const retryIndex = this.retryStarts.findIndex((entry) => entry.notBefore <= now);
+          if (this.active.size + (retryIndex >= 0 ? 0 : this.retryStarts.length) >= Math.floor(this.limit)) break;
           const next = retryIndex >= 0 ? this.retryStarts[retryIndex]!.scheduled : this.ready;
           if (!next) {
             if (!this.exhausted && !this.fetching) this.fetch();
