@@ -31,6 +31,8 @@ const MIN_RATE = 0.25;
 const MAX_RETRY_DELAY_MS = 10_000;
 /** A Retry-After beyond this is capped: the batch checks again rather than sleeping for an hour. */
 const MAX_PAUSE_MS = 60_000;
+/** A start throttled this many times maxRetries is given up (the row ends as an error, never started). */
+const MAX_THROTTLED_STARTS_FACTOR = 8;
 
 export interface SchedulerOptions {
   readonly target: AgentTarget;
@@ -346,10 +348,12 @@ export class BatchScheduler {
 
   private startFailed(scheduled: ScheduledRow, execution: Execution, error: unknown): void {
     if (error instanceof ServiceError && error.status !== undefined) this.answeredNow();
-    const retry = (delayMs: number, countAttempt: boolean): void => {
+    // Throttled starts are waited out as the service asks, many more times than failed ones: either
+    // way a row's state lines stay bounded.
+    const retry = (delayMs: number, maxAttempts: number): void => {
       this.active.delete(scheduled.row);
-      const attempts = (this.startAttempts.get(scheduled.row) ?? 0) + (countAttempt ? 1 : 0);
-      if (attempts > this.maxRetries) {
+      const attempts = (this.startAttempts.get(scheduled.row) ?? 0) + 1;
+      if (attempts > maxAttempts) {
         this.end(execution, { kind: 'error', message: `not started: ${errorMessage(error)} (tried ${attempts} times)` });
         return;
       }
@@ -369,13 +373,13 @@ export class BatchScheduler {
     }
     if (isThrottle(error)) {
       this.throttle(error);
-      retry(0, false);
+      retry(0, this.maxRetries * MAX_THROTTLED_STARTS_FACTOR);
       return;
     }
     if (error.kind === 'network' && (error.cause as { kind?: string } | undefined)?.kind === 'refused') {
       // Connection refused: the request never reached the service, so starting again is safe.
       this.networkFailed(error);
-      retry(retryDelay((this.startAttempts.get(scheduled.row) ?? 0) + 1), true);
+      retry(retryDelay((this.startAttempts.get(scheduled.row) ?? 0) + 1), this.maxRetries);
       return;
     }
     if (error.kind === 'network' || error.kind === 'timeout' || error.kind === 'cancelled' || error.kind === 'bad-response') {
