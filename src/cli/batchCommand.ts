@@ -9,6 +9,8 @@ import { formatDuration } from '../core/executions/executionRecord';
 import { BatchSetupError, runBatch } from '../core/batch/runBatch';
 import type { BatchCounts, BatchEvent, BatchMode, BatchSummary } from '../core/batch/runBatch';
 import { DEFAULT_STATUS_PATH } from '../core/service/target';
+import { loadSuite } from '../core/testing/suite';
+import type { Matcher } from '../core/testing/matchers';
 import { validateAgentText } from '../core/validation/validate';
 import { readAgentFile } from './agentFiles';
 import { CliError, ExitCode } from './io';
@@ -27,6 +29,7 @@ export interface BatchFlags extends ServiceFlags {
   readonly restartUnknown?: boolean;
   readonly map: readonly string[];
   readonly limit?: string;
+  readonly expect?: string;
 }
 
 /** Bad rows printed one by one; beyond, they are counted (all are in --out). */
@@ -54,6 +57,8 @@ export async function batchCommand(path: string, flags: BatchFlags, io: CliIo): 
   const columnMap = mapPairs(flags.map);
   if (flags.restartUnknown && !flags.resume) throw new CliError('--restart-unknown goes with --resume.', ExitCode.usage);
   if (flags.state && !flags.out) throw new CliError('--state goes with --out (the state of a batch is kept next to its results).', ExitCode.usage);
+
+  const outputExpectations = flags.expect !== undefined ? expectFile(resolve(io.cwd, flags.expect), resolve(io.cwd, path)) : undefined;
 
   let mode: BatchMode;
   if (flags.local) {
@@ -112,6 +117,7 @@ export async function batchCommand(path: string, flags: BatchFlags, io: CliIo): 
         ...(flags.state !== undefined ? { statePath: resolve(io.cwd, flags.state) } : {}),
         resume: flags.resume ?? false,
         restartUnknown: flags.restartUnknown ?? false,
+        ...(outputExpectations ? { outputExpectations } : {}),
         mode,
       },
       onEvent,
@@ -233,6 +239,7 @@ function resumeCommand(path: string, flags: BatchFlags): string {
   ] as const)
     if (value !== undefined) args.push(flag, value);
   for (const pair of flags.map) args.push('--map', pair);
+  if (flags.expect !== undefined) args.push('--expect', flags.expect);
   if (flags.allowInsecureHttp) args.push('--allow-insecure-http');
   args.push('--resume');
   return args.map(shellWord).join(' ');
@@ -240,6 +247,24 @@ function resumeCommand(path: string, flags: BatchFlags): string {
 
 function shellWord(word: string): string {
   return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+/**
+ * The output expectations of an --expect test file (*.agent.test.yaml): its one case's
+ * expect.outputs, checked against every row. The file must test this agent.
+ */
+function expectFile(testFile: string, agentFile: string): ReadonlyMap<string, Matcher> {
+  const loaded = loadSuite(testFile);
+  if ('message' in loaded) throw new CliError(`--expect ${testFile}: ${loaded.message}`, ExitCode.usage);
+  if (resolve(loaded.agentFile) !== agentFile)
+    throw new CliError(`--expect ${testFile} tests ${loaded.agentFile}, not ${agentFile}.`, ExitCode.usage);
+  const outputs = loaded.suite.cases.length === 1 ? loaded.suite.cases[0]!.expect.outputs : undefined;
+  if (!outputs?.size)
+    throw new CliError(
+      `--expect ${testFile} must have exactly one case with expect.outputs: its expectations apply to every row (it has ${loaded.suite.cases.length} ${loaded.suite.cases.length === 1 ? 'case' : 'cases'}).`,
+      ExitCode.usage,
+    );
+  return outputs;
 }
 
 function mapPairs(values: readonly string[]): Map<string, string> {

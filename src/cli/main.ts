@@ -109,6 +109,7 @@ export async function runCli(argv: readonly string[], rawIo: CliIo): Promise<num
     .option('--restart-unknown', 'with --resume: start again the rows whose start was sent but not answered (they may run twice)')
     .option('-m, --map <INPUT=COLUMN>', 'read an input from a column of another name (repeatable)', collect, [])
     .option('--limit <n>', 'only the first n rows')
+    .option('--expect <file>', "an agent test file (*.agent.test.yaml) with one case: its expect.outputs apply to every row, for a pass rate")
     .option('-c, --concurrency <n>', 'executions running at once (default 8)')
     .option('--rate <requests>', 'requests a second to the service, starts and polls together (default 10)')
     .option('--timeout <seconds>', 'give up waiting for an execution after this long (default 1800)')

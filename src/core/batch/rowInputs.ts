@@ -8,7 +8,8 @@ import type { AgentModel } from '../document/model';
 import { closestMatch, listWords } from '../document/suggest';
 import { InputError, prepareInputs } from '../inputs/inputValues';
 import type { InputHints, PreparedInputs } from '../inputs/inputValues';
-import { deepEqual } from '../testing/matchers';
+import { deepEqual, matchValue } from '../testing/matchers';
+import type { Matcher } from '../testing/matchers';
 import type { RowProblem } from './dataRows';
 
 /** The prefix of a column that holds the expected value of an output. */
@@ -154,14 +155,31 @@ export interface ExpectationResult {
   readonly failures: readonly ExpectationFailure[];
 }
 
-/** Checks a row's expectations against the outputs; undefined when the row has none. */
-export function checkExpectations(expectations: readonly RowExpectation[], outputs: unknown): ExpectationResult | undefined {
-  if (!expectations.length) return undefined;
+/**
+ * Checks a row's expectations, and those of an --expect file (output matchers that apply to every
+ * row), against the outputs; undefined when there are none.
+ */
+export function checkExpectations(
+  expectations: readonly RowExpectation[],
+  outputs: unknown,
+  everyRow?: ReadonlyMap<string, Matcher>,
+): ExpectationResult | undefined {
+  if (!expectations.length && !everyRow?.size) return undefined;
   const actualOutputs = typeof outputs === 'object' && outputs !== null ? (outputs as Record<string, unknown>) : {};
+  const actualOf = (output: string): unknown => (Object.hasOwn(actualOutputs, output) ? actualOutputs[output] : undefined);
   const failures: ExpectationFailure[] = [];
   for (const { output, expected, fromText } of expectations) {
-    const actual = Object.hasOwn(actualOutputs, output) ? actualOutputs[output] : undefined;
+    const actual = actualOf(output);
     if (!matchesExpected(expected, actual, fromText)) failures.push({ output, expected, actual: actual ?? null });
+  }
+  for (const [output, matcher] of everyRow ?? []) {
+    for (const mismatch of matchValue(matcher, actualOf(output), '', 5)) {
+      failures.push({
+        output: mismatch.path ? `${output}.${mismatch.path}` : output,
+        expected: mismatch.expectedValue ?? mismatch.expected,
+        actual: mismatch.actual ?? null,
+      });
+    }
   }
   return { passed: failures.length === 0, failures };
 }

@@ -20,6 +20,7 @@ import type { RowProblem } from './dataRows';
 import { checkColumnMap, checkExpectations, rowInputs } from './rowInputs';
 import type { ExpectationResult, RowExpectation, RowInputs } from './rowInputs';
 import { BatchScheduler } from './scheduler';
+import type { Matcher } from '../testing/matchers';
 import type { ExecutionEnd, ExecutionTiming, ResumedExecution, ScheduledRow, SchedulerOptions, SchedulerStop, ThrottleInfo } from './scheduler';
 
 export type RowStatus = 'finished' | 'failed' | 'error' | 'timeout' | 'unknown' | 'skipped';
@@ -74,6 +75,8 @@ export interface BatchOptions {
   readonly resume?: boolean;
   /** On resume, start again the rows whose start may or may not have reached the service. */
   readonly restartUnknown?: boolean;
+  /** Output expectations that apply to every row (an --expect test file's), by output name. */
+  readonly outputExpectations?: ReadonlyMap<string, Matcher>;
   readonly mode: BatchMode;
 }
 
@@ -241,6 +244,7 @@ class BatchRun {
         skip.add(row);
       }
     }
+    await this.resumedContexts(new Set(resumed.map((entry) => entry.row)), signal);
     this.listener({ kind: 'prepared', total: this.total, alreadyEnded: this.ended, polledAgain: resumed.length });
 
     // Starts sent by an earlier run with no answer recorded: not started twice unless asked.
@@ -275,6 +279,22 @@ class BatchRun {
       problems: this.problems,
       ...(this.state && this.options.outPath ? { statePath: this.options.statePath ?? `${this.options.outPath}.state` } : {}),
     };
+  }
+
+  /**
+   * The inputs and expectations of the rows polled again, for their results: one pass over the data
+   * up to the last of them (they are at most the concurrency of the run that started them).
+   */
+  private async resumedContexts(rows: ReadonlySet<number>, signal: AbortSignal): Promise<void> {
+    if (!rows.size) return;
+    const last = Math.max(...rows);
+    const baseDir = dirname(this.options.dataPath);
+    for await (const data of readDataRows(this.options.dataPath, { signal })) {
+      if (data.row > last) break;
+      if (!rows.has(data.row) || 'problem' in data) continue;
+      const checked = await rowInputs(this.options.model, data, { baseDir, ...(this.options.columnMap ? { map: this.options.columnMap } : {}) });
+      if (!('problems' in checked)) this.contexts.set(data.row, { shown: checked.shown, expectations: checked.expectations });
+    }
   }
 
   /** The rows to run, checked; bad ones are reported and recorded as they are met. */
@@ -383,7 +403,7 @@ class BatchRun {
     };
     const base = { ...(executionId !== undefined ? { executionId } : {}), ...(context ? { inputs: context.shown } : {}) };
     if (end.kind === 'finished') {
-      const check = context ? checkExpectations(context.expectations, end.outputs) : undefined;
+      const check = checkExpectations(context?.expectations ?? [], end.outputs, this.options.outputExpectations);
       return {
         row,
         status: 'finished',
@@ -395,7 +415,7 @@ class BatchRun {
       };
     }
     const error = end.kind === 'failed' ? end.answer : end.message;
-    const checked = context?.expectations.length ? { passed: false } : {};
+    const checked = context?.expectations.length || this.options.outputExpectations?.size ? { passed: false } : {};
     return { row, status: end.kind, ...checked, ...base, error, ...times };
   }
 
