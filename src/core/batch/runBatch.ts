@@ -169,7 +169,12 @@ export async function runBatch(options: BatchOptions, listener: BatchListener, s
     }
   }
 
-  const results = options.outPath ? JsonLinesFile.open(options.outPath, !options.resume) : undefined;
+  let results: JsonLinesFile | undefined;
+  try {
+    results = options.outPath ? JsonLinesFile.open(options.outPath, !options.resume) : undefined;
+  } catch (error) {
+    throw new BatchSetupError(`${options.outPath} cannot be written: ${errorMessage(error)}`);
+  }
   let state: BatchStateLog | undefined;
   try {
     state = statePath
