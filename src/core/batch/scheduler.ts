@@ -164,6 +164,7 @@ export class BatchScheduler {
   private stop: SchedulerStop | undefined;
   private readonly pollAbort = new AbortController();
   private wakeUp: (() => void) | undefined;
+  private sourceError: { readonly error: unknown } | undefined;
 
   constructor(
     options: SchedulerOptions,
@@ -221,6 +222,7 @@ export class BatchScheduler {
     } finally {
       signal.removeEventListener('abort', onAbort);
     }
+    if (this.sourceError) throw this.sourceError.error;
     return this.stop;
   }
 
@@ -298,16 +300,15 @@ export class BatchScheduler {
           else this.exhausted = true;
         },
         (error: unknown) => {
-          // The row source failed (the data file became unreadable): no more rows; what runs ends.
+          // The row source failed: no more rows are started, what runs ends, and run() rethrows it.
           this.exhausted = true;
-          throw error;
+          this.sourceError ??= { error };
         },
       )
       .finally(() => {
         this.fetching = false;
         this.wake();
-      })
-      .catch(() => undefined);
+      });
   }
 
   private async start(scheduled: ScheduledRow): Promise<void> {
