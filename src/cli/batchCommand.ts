@@ -95,6 +95,9 @@ export async function batchCommand(path: string, flags: BatchFlags, io: CliIo): 
       case 'row-ended':
         if (event.result.status === 'unknown') live.line(`row ${event.result.row}: ${String(event.result.error)}`);
         break;
+      case 'data-error':
+        live.line(`agent-workflows: ${event.message}; the rows after it were not run`);
+        break;
       case 'progress':
         live.update(event.counts);
         break;
@@ -139,7 +142,7 @@ export async function batchCommand(path: string, flags: BatchFlags, io: CliIo): 
     return summary.stopped.kind === 'interrupted' ? ExitCode.interrupted : summary.stopped.kind === 'auth' ? ExitCode.auth : ExitCode.network;
   }
   if (summary.timeout > 0) return ExitCode.timeout;
-  if (summary.ended - summary.finished > 0 || summary.passed < summary.checked) return ExitCode.problems;
+  if (summary.ended < summary.total || summary.ended - summary.finished > 0 || summary.passed < summary.checked) return ExitCode.problems;
   return ExitCode.ok;
 }
 

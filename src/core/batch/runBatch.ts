@@ -110,6 +110,8 @@ export type BatchEvent =
   | { readonly kind: 'row-ended'; readonly result: RowResult }
   | { readonly kind: 'row-skipped'; readonly row: number; readonly problems: readonly RowProblem[] }
   | { readonly kind: 'throttled'; readonly info: ThrottleInfo }
+  /** The data file could not be read on (changed or removed while the batch ran): the rows left are not run. */
+  | { readonly kind: 'data-error'; readonly message: string }
   | { readonly kind: 'progress'; readonly counts: BatchCounts };
 
 export type BatchListener = (event: BatchEvent) => void;
@@ -324,7 +326,7 @@ class BatchRun {
     } catch (error) {
       // The file changed or vanished while the batch ran: the rows left are not read.
       if (error instanceof DataFileError) {
-        this.problems.push({ row: this.ended + 1, message: error.message });
+        this.listener({ kind: 'data-error', message: error.message });
         return;
       }
       throw error;
