@@ -206,6 +206,21 @@ describe('agent-workflows batch', () => {
       const passing = await cli(['batch', 'rows.agent.yaml', '--data', 'rows.jsonl', '--local', '--limit', '2']);
       assert.equal(passing.code, 0, passing.stderr);
       assert.match(passing.stderr, /2 rows: 2 finished/);
+      // On a terminal the progress is one line redrawn in place, cleared before the summary.
+      let control = '';
+      let stderr = '';
+      const code = await runCli(['batch', 'rows.agent.yaml', '--data', 'rows.jsonl', '--local'], {
+        stdout: () => undefined,
+        stderr: (t) => (stderr += t),
+        terminal: (t) => (control += t),
+        stderrIsTTY: true,
+        cwd: dir.path,
+        env: {},
+      });
+      assert.equal(code, 1);
+      assert.match(control, /^(\r\u001b\[2K)+$/);
+      assert.match(stderr, /\d\/3 rows · [\d.]+\/s/);
+      assert.match(stderr, /3 rows: 3 finished/);
     });
   });
 
