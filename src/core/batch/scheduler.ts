@@ -157,6 +157,8 @@ export class BatchScheduler {
   private firstPollMs: number = POLL_DEFAULTS.initialIntervalMs;
 
   private requests = 0;
+  /** When the requests of the last second were sent (at most the rate's worth): the rate actually sent. */
+  private readonly sentAt: number[] = [];
   private throttledCount = 0;
   private lastAnswerAt = Date.now();
   /** Whether the service has answered at all: until it has, a network failure stops the batch at once (a wrong URL, a service down). */
@@ -328,7 +330,7 @@ export class BatchScheduler {
     };
     this.active.set(scheduled.row, execution);
     this.startsInFlight++;
-    this.requests++;
+    this.sent();
     try {
       this.hooks.starting(scheduled.row);
       const timeoutMs = Math.min(this.target.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS, this.executionTimeoutMs);
@@ -396,7 +398,7 @@ export class BatchScheduler {
     const id = execution.id!;
     execution.inFlight = true;
     execution.requests++;
-    this.requests++;
+    this.sent();
     this.pollsInFlight++;
     const first = execution.polls === 0;
     execution.polls++;
@@ -484,8 +486,10 @@ export class BatchScheduler {
     // One cut per second: the answers to requests sent before the cut say nothing new.
     if (now - this.lastCutAt >= 1000) {
       this.lastCutAt = now;
-      this.ceiling = this.rate;
-      this.rate = Math.max(MIN_RATE, this.rate * 0.5);
+      // The rate the service refused is what was sent, which may be well under the budget.
+      const sent = this.sentInLastSecond(now);
+      this.ceiling = Math.max(MIN_RATE, Math.min(this.rate, sent));
+      this.rate = Math.max(MIN_RATE, this.ceiling * 0.5);
       this.limit = Math.max(1, this.limit * 0.5);
       this.tokens = Math.min(this.tokens, 0);
     }
@@ -497,19 +501,31 @@ export class BatchScheduler {
     });
   }
 
+  private sent(): void {
+    this.requests++;
+    const now = Date.now();
+    this.sentAt.push(now);
+    this.sentInLastSecond(now);
+  }
+
+  private sentInLastSecond(now: number): number {
+    while (this.sentAt.length && this.sentAt[0]! <= now - 1000) this.sentAt.shift();
+    return this.sentAt.length;
+  }
+
   private refill(now: number): void {
     const capacity = Math.max(1, this.rate / 5);
     this.tokens = Math.min(capacity, this.tokens + ((now - this.lastRefillAt) / 1000) * this.rate);
     this.lastRefillAt = now;
   }
 
-  /** Additive growth back after a cut: held for 2 s, then fast to 85 % of the throttled rate, slowly above; one more execution a second. */
+  /** Additive growth back after a cut: held for 2 s, then fast to 85 % of the throttled rate, slowly above; the concurrency by a twentieth of its maximum a second (at least one). */
   private grow(now: number): void {
     const seconds = (now - Math.max(this.grownAt, this.lastCutAt + 2000)) / 1000;
     if (seconds <= 0) return;
     const step = this.rate < 0.85 * this.ceiling ? 0.1 * this.maxRate : 0.01 * this.ceiling;
     this.rate = Math.min(this.maxRate, this.rate + step * seconds);
-    this.limit = Math.min(this.maxConcurrency, this.limit + seconds);
+    this.limit = Math.min(this.maxConcurrency, this.limit + seconds * Math.max(1, this.maxConcurrency * 0.05));
     this.grownAt = now;
   }
 
