@@ -254,18 +254,18 @@ describe('agent-workflows batch', () => {
 
     it('slows the whole batch on 429 (Retry-After) and 503, starts no row twice and reports failed rows', async () => {
       const s = await serve({
-        throttle: (n) => (n === 3 || n === 4 ? { status: 429, retryAfterSeconds: 1 } : n === 5 ? { status: 503 } : undefined),
+        throttle: (n) => (n === 3 ? { status: 429, retryAfterSeconds: 1 } : n === 8 ? { status: 503 } : undefined),
         outcome: (inputs) => (Number(inputs.id) % 5 === 0 ? { status: 'failed', outputs: { reason: 'bad id' } } : { status: 'finished', outputs: { id: inputs.id } }),
       });
-      dir.write('rows.jsonl', jsonl(Array.from({ length: 10 }, (_, i) => ({ id: i + 1 }))));
+      dir.write('rows.jsonl', jsonl(Array.from({ length: 8 }, (_, i) => ({ id: i + 1 }))));
       const result = await cli(['batch', 'rows.agent.yaml', '--data', 'rows.jsonl', '--out', 'out.jsonl', '--concurrency', '4', '--rate', '50']);
       assert.equal(result.code, 1, result.stderr);
-      assert.deepEqual(startedIds(s), [1, 2, 3, 4, 5, 6, 7, 8, 9, 10], 'every row started exactly once');
+      assert.deepEqual(startedIds(s), [1, 2, 3, 4, 5, 6, 7, 8], 'every row started exactly once');
       const lines = readResults(join(dir.path, 'out.jsonl'));
-      assert.deepEqual(lines.filter((line) => line.status === 'failed').map((line) => line.row).sort((a, b) => a - b), [5, 10]);
-      assert.equal(lines.filter((line) => line.status === 'finished').length, 8);
-      assert.match(result.stderr, /10 rows: 8 finished, 2 failed/);
-      assert.match(result.stderr, /3 throttled/);
+      assert.deepEqual(lines.filter((line) => line.status === 'failed').map((line) => line.row), [5]);
+      assert.equal(lines.filter((line) => line.status === 'finished').length, 7);
+      assert.match(result.stderr, /8 rows: 7 finished, 1 failed/);
+      assert.match(result.stderr, /2 throttled/);
       // After the first 429 (Retry-After: 1), the whole batch waited: no request for most of a second.
       const first = s.log.find((entry) => entry.status === 429)!;
       const next = s.log.find((entry) => entry.at > first.at && entry.status !== 429);
@@ -311,8 +311,9 @@ describe('agent-workflows batch', () => {
       );
       const signal = await new Promise<NodeJS.Signals | null>((resolve) => child!.on('exit', (_code, sig) => resolve(sig)));
       assert.equal(signal, 'SIGKILL');
+      // Starts already on their way when the process died may still arrive.
       const beforeResume = s.started.length;
-      assert.equal(beforeResume, 5);
+      assert.ok(beforeResume >= 5 && beforeResume <= 7, `${beforeResume} starts before the resume`);
 
       const result = await cli(['batch', 'rows.agent.yaml', '--data', 'rows.jsonl', '--out', 'out.jsonl', '--concurrency', '3', '--rate', '50', '--resume']);
       // The row whose start was sent as the process died may be running: reported, not started again.
@@ -326,13 +327,13 @@ describe('agent-workflows batch', () => {
       // The row(s) whose start was sent as the process died (its answer maybe read, not recorded):
       // reported as possibly started, and indeed started on the service; every other row finished.
       const unknown = [...statuses].filter(([, status]) => status === 'unknown').map(([row]) => row);
-      assert.ok(unknown.length >= 1 && unknown.length <= 3, `rows "unknown, possibly started": ${JSON.stringify([...statuses])}`);
-      for (const row of unknown) assert.ok(s.started.slice(0, 5).some((e) => Number(e.inputs.id) === row), `row ${row} did start`);
+      assert.ok(unknown.length >= 1 && unknown.length <= beforeResume - 2, `rows "unknown, possibly started": ${JSON.stringify([...statuses])}`);
+      for (const row of unknown) assert.ok(s.started.slice(0, beforeResume).some((e) => Number(e.inputs.id) === row), `row ${row} did start`);
       assert.equal([...statuses].filter(([, status]) => status === 'finished').length, 12 - unknown.length);
       assert.match(result.stderr, /--restart-unknown/);
       // The other executions started before the crash were polled again, not started again.
-      const polledAgain = lines.filter((line) => line.executionId && s.started.slice(0, 5).some((e) => e.id === line.executionId));
-      assert.equal(polledAgain.length, 5 - unknown.length);
+      const polledAgain = lines.filter((line) => line.executionId && s.started.slice(0, beforeResume).some((e) => e.id === line.executionId));
+      assert.equal(polledAgain.length, beforeResume - unknown.length);
       for (const line of polledAgain) assert.deepEqual(line.inputs, { id: line.row }, 'a row polled again is shown with its inputs');
     });
 

@@ -487,8 +487,9 @@ export class BatchScheduler {
     if (now - this.lastCutAt >= 1000) {
       this.lastCutAt = now;
       // The rate the service refused is what was sent, which may be well under the budget.
+      // (A quarter of the budget at least: over a short start the count says little.)
       const sent = this.sentInLastSecond(now);
-      this.ceiling = Math.max(MIN_RATE, Math.min(this.rate, sent));
+      this.ceiling = Math.max(MIN_RATE, Math.min(this.rate, Math.max(sent, this.rate / 4)));
       this.rate = Math.max(MIN_RATE, this.ceiling * 0.5);
       this.limit = Math.max(1, this.limit * 0.5);
       this.tokens = Math.min(this.tokens, 0);
@@ -519,11 +520,17 @@ export class BatchScheduler {
     this.lastRefillAt = now;
   }
 
-  /** Additive growth back after a cut: held for 2 s, then fast to 85 % of the throttled rate, slowly above; the concurrency by a twentieth of its maximum a second (at least one). */
+  /** Additive growth back after a cut: held for 2 s, then fast to 85 % of the throttled rate, slowly up to 115 %, faster again beyond; the concurrency by a twentieth of its maximum a second (at least one). */
   private grow(now: number): void {
     const seconds = (now - Math.max(this.grownAt, this.lastCutAt + 2000)) / 1000;
     if (seconds <= 0) return;
-    const step = this.rate < 0.85 * this.ceiling ? 0.1 * this.maxRate : 0.01 * this.ceiling;
+    // Fast far under the rate that was throttled, slowly near it, and probing faster again well past it.
+    const step =
+      this.rate < 0.85 * this.ceiling
+        ? 0.1 * this.maxRate
+        : this.rate < 1.15 * this.ceiling
+          ? Math.max(0.01 * this.ceiling, 0.002 * this.maxRate)
+          : 0.05 * this.maxRate;
     this.rate = Math.min(this.maxRate, this.rate + step * seconds);
     this.limit = Math.min(this.maxConcurrency, this.limit + seconds * Math.max(1, this.maxConcurrency * 0.05));
     this.grownAt = now;
