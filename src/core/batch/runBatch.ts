@@ -135,6 +135,9 @@ export class BatchSetupError extends Error {
   }
 }
 
+/** Durations kept for the percentiles of the summary. */
+const MAX_DURATION_SAMPLES = 100_000;
+
 /** Bad-row problems kept for the summary; the rest are counted (and in the results file). */
 export const MAX_LISTED_PROBLEMS = 100;
 
@@ -215,6 +218,7 @@ class BatchRun {
   private readonly counts = { finished: 0, failed: 0, error: 0, timeout: 0, unknown: 0, skipped: 0, checked: 0, passed: 0 };
   private ended = 0;
   private endedNow = 0;
+  private finishedNow = 0;
   private running = 0;
   private readonly durations: number[] = [];
   private readonly problems: RowProblem[] = [];
@@ -432,9 +436,19 @@ class BatchRun {
     this.count(result.status, result.passed);
     this.ended++;
     this.endedNow++;
-    if (result.status === 'finished' && result.durationMs !== undefined) this.durations.push(result.durationMs);
+    if (result.status === 'finished' && result.durationMs !== undefined) this.sampleDuration(result.durationMs);
     this.listener({ kind: 'row-ended', result });
     this.progress();
+  }
+
+  /** Durations for p50/p95: all of them up to MAX_DURATION_SAMPLES, then a uniform sample (reservoir). */
+  private sampleDuration(ms: number): void {
+    this.finishedNow++;
+    if (this.durations.length < MAX_DURATION_SAMPLES) this.durations.push(ms);
+    else {
+      const slot = Math.floor(Math.random() * this.finishedNow);
+      if (slot < MAX_DURATION_SAMPLES) this.durations[slot] = ms;
+    }
   }
 
   private count(status: RowStatus, passed: boolean | undefined): void {
