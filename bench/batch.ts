@@ -58,7 +58,11 @@ outputs:
   n: { from: "{{ nodes.echo.body }}" }
 `;
 
-async function startProcess(args: string[], ready: RegExp, env: NodeJS.ProcessEnv = process.env): Promise<{ child: ChildProcess; match: RegExpExecArray }> {
+async function startProcess(
+  args: string[],
+  ready: RegExp,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<{ child: ChildProcess; match: RegExpExecArray }> {
   const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'], env });
   const match = await new Promise<RegExpExecArray>((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited (${code}) before it was ready`)));
@@ -72,7 +76,11 @@ async function startProcess(args: string[], ready: RegExp, env: NodeJS.ProcessEn
 }
 
 /** Runs the built command line; returns its exit code, stderr, wall time and peak RSS (VmHWM, sampled until it exits). */
-async function runBatchCli(args: string[], cwd: string, key: string): Promise<{ code: number | null; stderr: string; ms: number; peakRss: number }> {
+async function runBatchCli(
+  args: string[],
+  cwd: string,
+  key: string,
+): Promise<{ code: number | null; stderr: string; ms: number; peakRss: number }> {
   const began = Date.now();
   const child = spawn(process.execPath, [join(__dirname, '..', '..', 'dist', 'cli.js'), 'batch', ...args], {
     cwd,
@@ -217,7 +225,9 @@ async function againstThrottlingService(dir: string): Promise<boolean> {
     const throttled = after.filter((entry) => entry.status === 429).length;
     const share = after.length ? throttled / after.length : 0;
     const starts = new Set(service.started.map((execution) => execution.inputs.n)).size;
-    console.log(`batch: ${THROTTLE_ROWS} rows of ${NODE_DELAY_MS} ms, --rate 100, against a service allowing ${THROTTLE_LIMIT_PER_SECOND} requests a second`);
+    console.log(
+      `batch: ${THROTTLE_ROWS} rows of ${NODE_DELAY_MS} ms, --rate 100, against a service allowing ${THROTTLE_LIMIT_PER_SECOND} requests a second`,
+    );
     console.log(
       table([
         ['', 'measured', 'target'],

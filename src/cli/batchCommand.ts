@@ -56,7 +56,8 @@ export async function batchCommand(path: string, flags: BatchFlags, io: CliIo): 
   const executionTimeoutMs = timeoutMs(flags, 30 * 60);
   const columnMap = mapPairs(flags.map);
   if (flags.restartUnknown && !flags.resume) throw new CliError('--restart-unknown goes with --resume.', ExitCode.usage);
-  if (flags.state && !flags.out) throw new CliError('--state goes with --out (the state of a batch is kept next to its results).', ExitCode.usage);
+  if (flags.state && !flags.out)
+    throw new CliError('--state goes with --out (the state of a batch is kept next to its results).', ExitCode.usage);
 
   const outputExpectations = flags.expect !== undefined ? expectFile(resolve(io.cwd, flags.expect), resolve(io.cwd, path)) : undefined;
 
@@ -90,7 +91,9 @@ export async function batchCommand(path: string, flags: BatchFlags, io: CliIo): 
       case 'row-skipped':
         if (printedProblems++ < MAX_PRINTED_ROW_PROBLEMS)
           for (const problem of event.problems)
-            live.line(`row ${problem.row}${problem.column !== undefined ? `, column "${problem.column}"` : ''}: ${problem.message} (skipped)`);
+            live.line(
+              `row ${problem.row}${problem.column !== undefined ? `, column "${problem.column}"` : ''}: ${problem.message} (skipped)`,
+            );
         break;
       case 'row-ended':
         if (event.result.status === 'unknown') live.line(`row ${event.result.row}: ${String(event.result.error)}`);
@@ -132,14 +135,19 @@ export async function batchCommand(path: string, flags: BatchFlags, io: CliIo): 
     throw error;
   }
   live.done();
-  if (printedProblems > MAX_PRINTED_ROW_PROBLEMS) io.stderr(`… and ${printedProblems - MAX_PRINTED_ROW_PROBLEMS} more bad rows (listed in --out)\n`);
+  if (printedProblems > MAX_PRINTED_ROW_PROBLEMS)
+    io.stderr(`… and ${printedProblems - MAX_PRINTED_ROW_PROBLEMS} more bad rows (listed in --out)\n`);
   io.stderr(summaryText(summary, outPath !== undefined ? (flags.out ?? '') : undefined));
 
   if (summary.stopped) {
     io.stderr(`agent-workflows: ${summary.stopped.kind === 'interrupted' ? 'stopped' : summary.stopped.message}\n`);
     if (outPath !== undefined) io.stderr(`resume with: ${resumeCommand(path, flags)}\n`);
     else io.stderr('(without --out the batch cannot be resumed)\n');
-    return summary.stopped.kind === 'interrupted' ? ExitCode.interrupted : summary.stopped.kind === 'auth' ? ExitCode.auth : ExitCode.network;
+    return summary.stopped.kind === 'interrupted'
+      ? ExitCode.interrupted
+      : summary.stopped.kind === 'auth'
+        ? ExitCode.auth
+        : ExitCode.network;
   }
   if (summary.timeout > 0) return ExitCode.timeout;
   if (summary.ended < summary.total || summary.ended - summary.finished > 0 || summary.passed < summary.checked) return ExitCode.problems;
@@ -157,11 +165,15 @@ function summaryText(summary: BatchSummary, out: string | undefined): string {
   if (notRun > 0) parts.push(`${notRun} not ended`);
   const lines = [`${summary.total} ${summary.total === 1 ? 'row' : 'rows'}: ${parts.join(', ')}`];
   const figures = [];
-  if (summary.p50Ms !== undefined) figures.push(`duration p50 ${formatDuration(summary.p50Ms)}, p95 ${formatDuration(summary.p95Ms ?? summary.p50Ms)}`);
+  if (summary.p50Ms !== undefined)
+    figures.push(`duration p50 ${formatDuration(summary.p50Ms)}, p95 ${formatDuration(summary.p95Ms ?? summary.p50Ms)}`);
   figures.push(`${summary.requests} ${summary.requests === 1 ? 'request' : 'requests'}`, `${summary.throttled} throttled`);
   figures.push(`in ${formatDuration(summary.elapsedMs)}`);
   lines.push(figures.join(' · '));
-  if (summary.checked) lines.push(`pass rate ${((summary.passed / summary.checked) * 100).toFixed(1)}% (${summary.passed}/${summary.checked} rows with expectations)`);
+  if (summary.checked)
+    lines.push(
+      `pass rate ${((summary.passed / summary.checked) * 100).toFixed(1)}% (${summary.passed}/${summary.checked} rows with expectations)`,
+    );
   if (out) lines.push(`results: ${out}`);
   return `${lines.join('\n')}\n`;
 }
@@ -221,7 +233,8 @@ export function progressText(counts: BatchCounts): string {
   const bad = counts.failed + counts.error + counts.timeout + counts.unknown;
   if (bad) parts.push(`failed ${bad}`);
   if (counts.skipped) parts.push(`skipped ${counts.skipped}`);
-  if (counts.throttled) parts.push(`throttled ${counts.throttled}${counts.ratePerSecond !== undefined ? ` (now ${counts.ratePerSecond} req/s)` : ''}`);
+  if (counts.throttled)
+    parts.push(`throttled ${counts.throttled}${counts.ratePerSecond !== undefined ? ` (now ${counts.ratePerSecond} req/s)` : ''}`);
   return parts.join(' · ');
 }
 

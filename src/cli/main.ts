@@ -102,14 +102,20 @@ export async function runCli(argv: readonly string[], rawIo: CliIo): Promise<num
       'Run an agent once per row of a data file (.jsonl, .csv or .json): rows are checked first, executions started with bounded concurrency and polled by one scheduler within a request-rate budget, results written to --out as rows end; resumable with --resume. The API key comes from AGENT_WORKFLOWS_API_KEY. Exits 0 when every row finished (and met its expectations), 1 when some failed or were skipped, 2 on usage errors, 3 auth, 4 network, 5 gave up waiting. See docs/batch.md.',
     )
     .argument('<file>', 'the .agent.yaml file of the agent')
-    .requiredOption('-d, --data <file>', 'the data file: .jsonl (one JSON object a line), .csv (a header row) or .json (an array of objects)')
+    .requiredOption(
+      '-d, --data <file>',
+      'the data file: .jsonl (one JSON object a line), .csv (a header row) or .json (an array of objects)',
+    )
     .option('-o, --out <file>', 'write one JSON line per row to this file as rows end (its state goes to <file>.state, for --resume)')
     .option('--state <file>', 'the state file (default: the --out file + ".state")')
     .option('--resume', 'go on with the batch of --out: skip rows that ended, poll again the executions started, start the rest')
     .option('--restart-unknown', 'with --resume: start again the rows whose start was sent but not answered (they may run twice)')
     .option('-m, --map <INPUT=COLUMN>', 'read an input from a column of another name (repeatable)', collect, [])
     .option('--limit <n>', 'only the first n rows')
-    .option('--expect <file>', "an agent test file (*.agent.test.yaml) with one case: its expect.outputs apply to every row, for a pass rate")
+    .option(
+      '--expect <file>',
+      'an agent test file (*.agent.test.yaml) with one case: its expect.outputs apply to every row, for a pass rate',
+    )
     .option('-c, --concurrency <n>', 'executions running at once (default 8)')
     .option('--rate <requests>', 'requests a second to the service, starts and polls together (default 10)')
     .option('--timeout <seconds>', 'give up waiting for an execution after this long (default 1800)')

@@ -118,17 +118,34 @@ describe('agent-workflows batch', () => {
       assert.match(result.stderr, /8 rows: 2 finished, 6 skipped \(bad data\)/);
       assert.deepEqual(startedIds(s), [1, 7], 'only the good rows were sent');
       const lines = readResults(join(dir.path, 'out.jsonl'));
-      assert.deepEqual(
-        lines.map((line) => `${line.row}:${line.status}`).sort(),
-        ['1:finished', '2:skipped', '3:skipped', '4:skipped', '5:skipped', '6:skipped', '7:finished', '8:skipped'],
-      );
+      assert.deepEqual(lines.map((line) => `${line.row}:${line.status}`).sort(), [
+        '1:finished',
+        '2:skipped',
+        '3:skipped',
+        '4:skipped',
+        '5:skipped',
+        '6:skipped',
+        '7:finished',
+        '8:skipped',
+      ]);
       assert.equal(lines.find((line) => line.row === 6)?.problems?.[0]?.column, 'doc');
     });
 
     it('reads CSV with a header (not a row), reports a ragged row and maps columns with --map', async () => {
       const s = await serve({ outcome: (inputs) => ({ status: 'finished', outputs: { id: String(inputs.id) } }) });
       dir.write('rows.csv', 'number,text,expect.id\n1,one,1\n2,"two, with a comma"\n3,three,4\n"4","multi\nline",4\n');
-      const result = await cli(['batch', 'rows.agent.yaml', '--data', 'rows.csv', '--map', 'id=number', '--out', 'out.jsonl', '--rate', '100']);
+      const result = await cli([
+        'batch',
+        'rows.agent.yaml',
+        '--data',
+        'rows.csv',
+        '--map',
+        'id=number',
+        '--out',
+        'out.jsonl',
+        '--rate',
+        '100',
+      ]);
       assert.equal(result.code, 1, result.stderr);
       assert.match(result.stderr, /row 2, column "expect\.id": line 3 has 2 values but the header names 3 columns \(skipped\)/);
       assert.match(result.stderr, /pass rate 66\.7% \(2\/3 rows with expectations\)/);
@@ -198,7 +215,14 @@ describe('agent-workflows batch', () => {
 
     it('runs rows on this machine with --local, concurrently, and gives a pass rate', async () => {
       dir.write('rows.agent.yaml', agent('http://127.0.0.1:9'));
-      dir.write('rows.jsonl', jsonl([{ id: 1, 'expect.id': '1' }, { id: 2, 'expect.id': '2' }, { id: 3, 'expect.id': 'three' }]));
+      dir.write(
+        'rows.jsonl',
+        jsonl([
+          { id: 1, 'expect.id': '1' },
+          { id: 2, 'expect.id': '2' },
+          { id: 3, 'expect.id': 'three' },
+        ]),
+      );
       const failing = await cli(['batch', 'rows.agent.yaml', '--data', 'rows.jsonl', '--local', '--concurrency', '2']);
       assert.equal(failing.code, 1, failing.stderr);
       assert.match(failing.stderr, /3 rows: 3 finished/);
@@ -237,11 +261,27 @@ describe('agent-workflows batch', () => {
       assert.ok(s.log.length >= 24, 'a start and at least one poll per row');
     });
 
-    it('--expect applies a test file\'s output expectations to every row', async () => {
-      await serve({ outcome: (inputs) => ({ status: 'finished', outputs: { id: Number(inputs.id) === 3 ? 'three' : String(inputs.id) } }) });
+    it("--expect applies a test file's output expectations to every row", async () => {
+      await serve({
+        outcome: (inputs) => ({ status: 'finished', outputs: { id: Number(inputs.id) === 3 ? 'three' : String(inputs.id) } }),
+      });
       dir.write('rows.jsonl', jsonl([{ id: 1 }, { id: 2 }, { id: 3 }]));
-      dir.write('every.agent.test.yaml', 'agent: rows.agent.yaml\ncases:\n  every row:\n    inputs: { id: 1 }\n    expect:\n      outputs:\n        id: { $match: "^[0-9]+$" }\n');
-      const result = await cli(['batch', 'rows.agent.yaml', '--data', 'rows.jsonl', '--expect', 'every.agent.test.yaml', '--out', 'out.jsonl', '--rate', '50']);
+      dir.write(
+        'every.agent.test.yaml',
+        'agent: rows.agent.yaml\ncases:\n  every row:\n    inputs: { id: 1 }\n    expect:\n      outputs:\n        id: { $match: "^[0-9]+$" }\n',
+      );
+      const result = await cli([
+        'batch',
+        'rows.agent.yaml',
+        '--data',
+        'rows.jsonl',
+        '--expect',
+        'every.agent.test.yaml',
+        '--out',
+        'out.jsonl',
+        '--rate',
+        '50',
+      ]);
       assert.equal(result.code, 1, result.stderr);
       assert.match(result.stderr, /pass rate 66\.7% \(2\/3 rows with expectations\)/);
       const failed = readResults(join(dir.path, 'out.jsonl')).find((line) => line.passed === false);
@@ -255,14 +295,31 @@ describe('agent-workflows batch', () => {
     it('slows the whole batch on 429 (Retry-After) and 503, starts no row twice and reports failed rows', async () => {
       const s = await serve({
         throttle: (n) => (n === 3 ? { status: 429, retryAfterSeconds: 1 } : n === 8 ? { status: 503 } : undefined),
-        outcome: (inputs) => (Number(inputs.id) % 5 === 0 ? { status: 'failed', outputs: { reason: 'bad id' } } : { status: 'finished', outputs: { id: inputs.id } }),
+        outcome: (inputs) =>
+          Number(inputs.id) % 5 === 0
+            ? { status: 'failed', outputs: { reason: 'bad id' } }
+            : { status: 'finished', outputs: { id: inputs.id } },
       });
       dir.write('rows.jsonl', jsonl(Array.from({ length: 8 }, (_, i) => ({ id: i + 1 }))));
-      const result = await cli(['batch', 'rows.agent.yaml', '--data', 'rows.jsonl', '--out', 'out.jsonl', '--concurrency', '4', '--rate', '50']);
+      const result = await cli([
+        'batch',
+        'rows.agent.yaml',
+        '--data',
+        'rows.jsonl',
+        '--out',
+        'out.jsonl',
+        '--concurrency',
+        '4',
+        '--rate',
+        '50',
+      ]);
       assert.equal(result.code, 1, result.stderr);
       assert.deepEqual(startedIds(s), [1, 2, 3, 4, 5, 6, 7, 8], 'every row started exactly once');
       const lines = readResults(join(dir.path, 'out.jsonl'));
-      assert.deepEqual(lines.filter((line) => line.status === 'failed').map((line) => line.row), [5]);
+      assert.deepEqual(
+        lines.filter((line) => line.status === 'failed').map((line) => line.row),
+        [5],
+      );
       assert.equal(lines.filter((line) => line.status === 'finished').length, 7);
       assert.match(result.stderr, /8 rows: 7 finished, 1 failed/);
       assert.match(result.stderr, /2 throttled/);
@@ -286,7 +343,18 @@ describe('agent-workflows batch', () => {
         },
       });
       dir.write('rows.jsonl', jsonl(Array.from({ length: 8 }, (_, i) => ({ id: i + 1 }))));
-      const result = await cli(['batch', 'rows.agent.yaml', '--data', 'rows.jsonl', '--out', 'out.jsonl', '--concurrency', '3', '--rate', '50']);
+      const result = await cli([
+        'batch',
+        'rows.agent.yaml',
+        '--data',
+        'rows.jsonl',
+        '--out',
+        'out.jsonl',
+        '--concurrency',
+        '3',
+        '--rate',
+        '50',
+      ]);
       assert.ok(stopped, 'the service was stopped mid-batch');
       assert.equal(result.code, 0, result.stderr);
       assert.deepEqual(startedIds(s), [1, 2, 3, 4, 5, 6, 7, 8], 'every row started exactly once');
@@ -295,27 +363,50 @@ describe('agent-workflows batch', () => {
 
     it('a batch process killed mid-run, then --resume: no row started twice, none lost', async function () {
       this.timeout(10_000);
-      let child: ReturnType<typeof spawn> | undefined;
       const s = await serve({
         durationMs: () => 300,
         // Killed while the 5th start is being answered: its row is "starting" with no id on disk.
         onStart: () => {
-          if (s.started.length === 5) child?.kill('SIGKILL');
+          if (s.started.length === 5) child.kill('SIGKILL');
         },
       });
       dir.write('rows.jsonl', jsonl(Array.from({ length: 12 }, (_, i) => ({ id: i + 1 }))));
-      child = spawn(
+      const child = spawn(
         process.execPath,
-        [join(repoRoot, 'dist', 'cli.js'), 'batch', 'rows.agent.yaml', '--data', 'rows.jsonl', '--out', 'out.jsonl', '--concurrency', '3', '--rate', '50'],
+        [
+          join(repoRoot, 'dist', 'cli.js'),
+          'batch',
+          'rows.agent.yaml',
+          '--data',
+          'rows.jsonl',
+          '--out',
+          'out.jsonl',
+          '--concurrency',
+          '3',
+          '--rate',
+          '50',
+        ],
         { cwd: dir.path, env: { ...process.env, AGENT_WORKFLOWS_API_KEY: KEY }, stdio: 'ignore' },
       );
-      const signal = await new Promise<NodeJS.Signals | null>((resolve) => child!.on('exit', (_code, sig) => resolve(sig)));
+      const signal = await new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, sig) => resolve(sig)));
       assert.equal(signal, 'SIGKILL');
       // Starts already on their way when the process died may still arrive.
       const beforeResume = s.started.length;
       assert.ok(beforeResume >= 5 && beforeResume <= 7, `${beforeResume} starts before the resume`);
 
-      const result = await cli(['batch', 'rows.agent.yaml', '--data', 'rows.jsonl', '--out', 'out.jsonl', '--concurrency', '3', '--rate', '50', '--resume']);
+      const result = await cli([
+        'batch',
+        'rows.agent.yaml',
+        '--data',
+        'rows.jsonl',
+        '--out',
+        'out.jsonl',
+        '--concurrency',
+        '3',
+        '--rate',
+        '50',
+        '--resume',
+      ]);
       // The row whose start was sent as the process died may be running: reported, not started again.
       assert.equal(result.code, 1, result.stderr);
       const ids = startedIds(s);
@@ -327,12 +418,21 @@ describe('agent-workflows batch', () => {
       // The row(s) whose start was sent as the process died (its answer maybe read, not recorded):
       // reported as possibly started, and indeed started on the service; every other row finished.
       const unknown = [...statuses].filter(([, status]) => status === 'unknown').map(([row]) => row);
-      assert.ok(unknown.length >= 1 && unknown.length <= beforeResume - 2, `rows "unknown, possibly started": ${JSON.stringify([...statuses])}`);
-      for (const row of unknown) assert.ok(s.started.slice(0, beforeResume).some((e) => Number(e.inputs.id) === row), `row ${row} did start`);
+      assert.ok(
+        unknown.length >= 1 && unknown.length <= beforeResume - 2,
+        `rows "unknown, possibly started": ${JSON.stringify([...statuses])}`,
+      );
+      for (const row of unknown)
+        assert.ok(
+          s.started.slice(0, beforeResume).some((e) => Number(e.inputs.id) === row),
+          `row ${row} did start`,
+        );
       assert.equal([...statuses].filter(([, status]) => status === 'finished').length, 12 - unknown.length);
       assert.match(result.stderr, /--restart-unknown/);
       // The other executions started before the crash were polled again, not started again.
-      const polledAgain = lines.filter((line) => line.executionId && s.started.slice(0, beforeResume).some((e) => e.id === line.executionId));
+      const polledAgain = lines.filter(
+        (line) => line.executionId && s.started.slice(0, beforeResume).some((e) => e.id === line.executionId),
+      );
       assert.equal(polledAgain.length, beforeResume - unknown.length);
       for (const line of polledAgain) assert.deepEqual(line.inputs, { id: line.row }, 'a row polled again is shown with its inputs');
     });
@@ -347,7 +447,10 @@ describe('agent-workflows batch', () => {
       interrupt.abort();
       const stopped = await waiting;
       assert.equal(stopped.code, 130, stopped.stderr);
-      assert.match(stopped.stderr, /resume with: agent-workflows batch rows\.agent\.yaml --data rows\.jsonl --out out\.jsonl --concurrency 2 --rate 50 --resume/);
+      assert.match(
+        stopped.stderr,
+        /resume with: agent-workflows batch rows\.agent\.yaml --data rows\.jsonl --out out\.jsonl --concurrency 2 --rate 50 --resume/,
+      );
       const resumed = await cli([...args, '--resume']);
       assert.equal(resumed.code, 0, resumed.stderr);
       assert.deepEqual(startedIds(s), [1, 2, 3, 4, 5, 6]);

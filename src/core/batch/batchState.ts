@@ -116,7 +116,12 @@ export interface ResumeState {
 const MAX_STATE_LINE_BYTES = 4096;
 
 export async function readResumeState(statePath: string, resultsPath: string | undefined): Promise<ResumeState> {
-  const state: { header?: StateHeader; ended: Map<number, { status: string; passed?: boolean }>; started: Map<number, { id: string; t: number }>; unknown: Map<number, number> } = {
+  const state: {
+    header?: StateHeader;
+    ended: Map<number, { status: string; passed?: boolean }>;
+    started: Map<number, { id: string; t: number }>;
+    unknown: Map<number, number>;
+  } = {
     ended: new Map(),
     started: new Map(),
     unknown: new Map(),

@@ -53,7 +53,9 @@ export function dataFormatOf(path: string): DataFormat {
   if (extension === '.jsonl' || extension === '.ndjson') return 'jsonl';
   if (extension === '.csv') return 'csv';
   if (extension === '.json') return 'json';
-  throw new DataFileError(`${path}: a data file must be .jsonl (one JSON object a line), .csv (a header row, then one row a line) or .json (an array of objects).`);
+  throw new DataFileError(
+    `${path}: a data file must be .jsonl (one JSON object a line), .csv (a header row, then one row a line) or .json (an array of objects).`,
+  );
 }
 
 /** Every row of the data file, in order, streamed. Throws DataFileError when the file cannot be read on. */
@@ -72,7 +74,8 @@ export async function* readDataRows(path: string, options: ReadRowsOptions = {})
 export async function countDataRows(path: string, options: ReadRowsOptions = {}): Promise<number> {
   let count = 0;
   for await (const row of readDataRows(path, options)) count = row.row;
-  if (count === 0) throw new DataFileError(`${path} has no data rows${dataFormatOf(path) === 'csv' ? ' (only a header, or nothing)' : ''}.`);
+  if (count === 0)
+    throw new DataFileError(`${path} has no data rows${dataFormatOf(path) === 'csv' ? ' (only a header, or nothing)' : ''}.`);
   return count;
 }
 
@@ -147,7 +150,8 @@ async function* jsonlRows(path: string, maxRowBytes: number, signal: AbortSignal
       continue;
     }
     const fields = objectFields(value);
-    if (typeof fields === 'string') yield { row, line, problem: { row, message: `line ${line} is ${fields}, not an object of column values` } };
+    if (typeof fields === 'string')
+      yield { row, line, problem: { row, message: `line ${line} is ${fields}, not an object of column values` } };
     else yield { row, line, fields, fromText: false };
   }
 }
@@ -220,8 +224,10 @@ async function* jsonRows(path: string, maxFileBytes: number, maxRowBytes: number
   for (const item of value) {
     row++;
     const fields = objectFields(item);
-    if (typeof fields === 'string') yield { row, problem: { row, message: `item ${row} of the array is ${fields}, not an object of column values` } };
-    else if (JSON.stringify(item).length > maxRowBytes) yield { row, problem: { row, message: `item ${row} is larger than ${maxRowBytes} bytes, the most a row may have` } };
+    if (typeof fields === 'string')
+      yield { row, problem: { row, message: `item ${row} of the array is ${fields}, not an object of column values` } };
+    else if (JSON.stringify(item).length > maxRowBytes)
+      yield { row, problem: { row, message: `item ${row} is larger than ${maxRowBytes} bytes, the most a row may have` } };
     else yield { row, fields, fromText: false };
   }
 }

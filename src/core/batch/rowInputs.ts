@@ -97,7 +97,11 @@ export async function rowInputs(
     // A column named as an input that is mapped from another column is not that input.
     const input = inputOfColumn.get(column) ?? (map.has(column) ? undefined : column);
     if (input === undefined) {
-      problems.push({ row, column, message: `column "${column}" is not used: input "${column}" is read from column "${map.get(column)}" (--map)` });
+      problems.push({
+        row,
+        column,
+        message: `column "${column}" is not used: input "${column}" is read from column "${map.get(column)}" (--map)`,
+      });
       continue;
     }
     // An empty CSV cell, like null in JSON, gives no value: the input's default applies.
@@ -105,7 +109,11 @@ export async function rowInputs(
     const declaration = model.inputs.get(input);
     if (declaration?.type === 'file') {
       if (typeof value !== 'string' || value.trim() === '') {
-        problems.push({ row, column, message: `input "${input}" is a file input: the column must hold a file path, not ${JSON.stringify(value)}` });
+        problems.push({
+          row,
+          column,
+          message: `input "${input}" is a file input: the column must hold a file path, not ${JSON.stringify(value)}`,
+        });
         continue;
       }
       const path = isAbsolute(value) ? value : resolve(mapping.baseDir, value);

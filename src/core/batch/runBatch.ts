@@ -21,7 +21,15 @@ import { checkColumnMap, checkExpectations, rowInputs } from './rowInputs';
 import type { ExpectationResult, RowExpectation, RowInputs } from './rowInputs';
 import { BatchScheduler } from './scheduler';
 import type { Matcher } from '../testing/matchers';
-import type { ExecutionEnd, ExecutionTiming, ResumedExecution, ScheduledRow, SchedulerOptions, SchedulerStop, ThrottleInfo } from './scheduler';
+import type {
+  ExecutionEnd,
+  ExecutionTiming,
+  ResumedExecution,
+  ScheduledRow,
+  SchedulerOptions,
+  SchedulerStop,
+  ThrottleInfo,
+} from './scheduler';
 
 export type RowStatus = 'finished' | 'failed' | 'error' | 'timeout' | 'unknown' | 'skipped';
 
@@ -159,7 +167,8 @@ export async function runBatch(options: BatchOptions, listener: BatchListener, s
   let previous: ResumeState | undefined;
   if (options.resume) {
     if (!options.outPath || !statePath) throw new BatchSetupError('--resume goes on with the batch of a results file: give its --out.');
-    if (!existsSync(statePath)) throw new BatchSetupError(`There is no state file ${statePath} to resume from: run the batch without --resume.`);
+    if (!existsSync(statePath))
+      throw new BatchSetupError(`There is no state file ${statePath} to resume from: run the batch without --resume.`);
     previous = await readResumeState(statePath, options.outPath);
     if (previous.header && resolve(previous.header.data) !== resolve(options.dataPath))
       throw new BatchSetupError(`${statePath} is the state of a batch over ${previous.header.data}, not ${options.dataPath}.`);
@@ -170,7 +179,9 @@ export async function runBatch(options: BatchOptions, listener: BatchListener, s
   } else if (options.outPath) {
     for (const path of [options.outPath, statePath!]) {
       if (existsSync(path))
-        throw new BatchSetupError(`${path} exists: give --resume to go on with that batch, or remove it (or choose another --out) to start over.`);
+        throw new BatchSetupError(
+          `${path} exists: give --resume to go on with that batch, or remove it (or choose another --out) to start over.`,
+        );
     }
   }
 
@@ -224,7 +235,6 @@ class BatchRun {
   private readonly problems: RowProblem[] = [];
   private readonly contexts = new Map<number, RowContext>();
   private scheduler: BatchScheduler | undefined;
-  private localRequests = 0;
 
   constructor(
     private readonly options: BatchOptions,
@@ -279,7 +289,8 @@ class BatchRun {
     }
     await rows.return(undefined);
     const sorted = [...this.durations].sort((a, b) => a - b);
-    const percentile = (p: number): number | undefined => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)] : undefined);
+    const percentile = (p: number): number | undefined =>
+      sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)] : undefined;
     const p50 = percentile(0.5);
     const p95 = percentile(0.95);
     return {
@@ -303,13 +314,19 @@ class BatchRun {
     for await (const data of readDataRows(this.options.dataPath, { signal })) {
       if (data.row > last) break;
       if (!rows.has(data.row) || 'problem' in data) continue;
-      const checked = await rowInputs(this.options.model, data, { baseDir, ...(this.options.columnMap ? { map: this.options.columnMap } : {}) });
+      const checked = await rowInputs(this.options.model, data, {
+        baseDir,
+        ...(this.options.columnMap ? { map: this.options.columnMap } : {}),
+      });
       if (!('problems' in checked)) this.contexts.set(data.row, { shown: checked.shown, expectations: checked.expectations });
     }
   }
 
   /** The rows to run, checked; bad ones are reported and recorded as they are met. */
-  private async *readyRows(skip: ReadonlySet<number>, signal: AbortSignal): AsyncGenerator<ScheduledRow & { readonly files: Readonly<Record<string, string>> }> {
+  private async *readyRows(
+    skip: ReadonlySet<number>,
+    signal: AbortSignal,
+  ): AsyncGenerator<ScheduledRow & { readonly files: Readonly<Record<string, string>> }> {
     const baseDir = dirname(this.options.dataPath);
     try {
       for await (const data of readDataRows(this.options.dataPath, { signal })) {
@@ -317,7 +334,11 @@ class BatchRun {
         if (skip.has(data.row)) continue;
         let checked: RowInputs | { row: number; problems: readonly RowProblem[] };
         if ('problem' in data) checked = { row: data.row, problems: [data.problem] };
-        else checked = await rowInputs(this.options.model, data, { baseDir, ...(this.options.columnMap ? { map: this.options.columnMap } : {}) });
+        else
+          checked = await rowInputs(this.options.model, data, {
+            baseDir,
+            ...(this.options.columnMap ? { map: this.options.columnMap } : {}),
+          });
         if ('problems' in checked) {
           for (const problem of checked.problems) if (this.problems.length < MAX_LISTED_PROBLEMS) this.problems.push(problem);
           this.listener({ kind: 'row-skipped', row: data.row, problems: checked.problems });
@@ -468,7 +489,7 @@ class BatchRun {
       ended: this.ended,
       running: stats ? stats.active : this.running,
       ...this.counts,
-      requests: stats?.requests ?? this.localRequests,
+      requests: stats?.requests ?? 0,
       throttled: stats?.throttled ?? 0,
       concurrency: stats?.concurrency ?? local?.concurrency ?? 1,
       ...(stats ? { ratePerSecond: stats.ratePerSecond } : {}),

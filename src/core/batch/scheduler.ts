@@ -403,10 +403,7 @@ export class BatchScheduler {
     const first = execution.polls === 0;
     execution.polls++;
     try {
-      const timeoutMs = Math.max(
-        1,
-        Math.min(this.target.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS, execution.deadline - Date.now()),
-      );
+      const timeoutMs = Math.max(1, Math.min(this.target.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS, execution.deadline - Date.now()));
       const answer = await getStatus(this.target, id, { timeoutMs, signal: this.pollAbort.signal });
       this.answeredNow();
       execution.failures = 0;
@@ -441,7 +438,10 @@ export class BatchScheduler {
         if (error.kind === 'network' || error.kind === 'timeout') this.networkFailed(error);
         execution.failures++;
         if (execution.failures > this.maxRetries) {
-          this.end(execution, { kind: 'error', message: `${error.message} (gave up after ${execution.failures} tries; resume to poll it again)` });
+          this.end(execution, {
+            kind: 'error',
+            message: `${error.message} (gave up after ${execution.failures} tries; resume to poll it again)`,
+          });
           return;
         }
         execution.nextPollAt = Date.now() + Math.max(error.details.retryAfterMs ?? 0, retryDelay(execution.failures));
