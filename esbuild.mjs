@@ -88,6 +88,7 @@ const lazyModules = new Map(
     'src/cli/serveCommand.ts': 'cli-serve',
     'src/cli/testCommand.ts': 'cli-test',
     'src/cli/envsCommand.ts': 'cli-envs',
+    'src/cli/batchCommand.ts': 'cli-batch',
     'src/commands/commandsFeature.ts': 'commands',
     'src/language/languageCore.ts': 'language',
     'src/runs/localServerCode.ts': 'local-server',

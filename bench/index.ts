@@ -1,8 +1,9 @@
 // `npm run bench`: every benchmark, each reporting against a reference measured in the same run.
 //   npm run bench                 all
 //   npm run bench -- validation   only the named ones (validation, multipart, polling, server,
-//                                 flood, agent-tests, cli, activation)
+//                                 flood, agent-tests, cli, activation, batch)
 import { runActivationBenchmark } from './activation';
+import { runBatchBenchmark } from './batch';
 import { runAgentTestsBenchmark } from './agentTests';
 import { runCliBenchmark } from './cli';
 import { runMultipartBenchmark } from './multipart';
@@ -20,6 +21,7 @@ const benchmarks: Record<string, () => boolean | Promise<boolean>> = {
   'agent-tests': runAgentTestsBenchmark,
   cli: runCliBenchmark,
   activation: runActivationBenchmark,
+  batch: runBatchBenchmark,
 };
 
 void (async () => {

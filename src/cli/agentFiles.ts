@@ -3,7 +3,11 @@ import { readFile, stat } from 'node:fs/promises';
 import { relative, resolve } from 'node:path';
 import { AGENT_FILE, findFilesUnder } from '../core/document/agentFiles';
 import { decodeAgentFile } from '../core/document/parse';
+import type { AgentModel } from '../core/document/model';
 import { errorMessage } from '../core/errors';
+import { validateAgentText } from '../core/validation/validate';
+import { CliError, ExitCode } from './io';
+import type { CliIo } from './io';
 
 /** Files a command looks for in a directory: their names, and how a message says so. */
 export interface FileKind {
@@ -76,4 +80,24 @@ export function describeFsError(error: unknown, file: string): string {
     default:
       return `${file}: cannot be read (${errorMessage(error)}).`;
   }
+}
+
+/**
+ * An agent file read and checked before it runs (run, batch): its text and model, or a usage error
+ * after printing each error at its line.
+ */
+export async function readRunnableAgentFile(file: string, io: CliIo): Promise<{ text: string; model: AgentModel }> {
+  const read = await readAgentFile(file, io.cwd);
+  if ('error' in read) throw new CliError(read.error, ExitCode.usage);
+  const { problems, model } = validateAgentText(read.text);
+  const errors = problems.filter((problem) => problem.severity === 'error');
+  if (errors.length || !model) {
+    for (const problem of errors)
+      io.stderr(`${file}:${problem.range.line}:${problem.range.column}: error ${problem.code} ${problem.message}\n`);
+    throw new CliError(
+      `${file} has ${errors.length} ${errors.length === 1 ? 'error' : 'errors'}; fix ${errors.length === 1 ? 'it' : 'them'} before running (agent-workflows validate ${file}).`,
+      ExitCode.usage,
+    );
+  }
+  return { text: read.text, model };
 }

@@ -4,6 +4,7 @@ import { Command, CommanderError, Option } from 'commander';
 import { ExitCode, isCliError, printableIo } from './io';
 import type { CliIo } from './io';
 import type { EnvsFlags } from './envsCommand';
+import type { BatchFlags } from './batchCommand';
 import type { RunFlags } from './runCommand';
 import type { ServeFlags } from './serveCommand';
 import type { StatusFlags } from './statusCommand';
@@ -128,6 +129,45 @@ export async function runCli(argv: readonly string[], rawIo: CliIo): Promise<num
     .option('--envs-file <path>', 'the environments file (default: the nearest agent-workflows.yaml above the current folder)')
     .action(async (options: EnvsFlags) => {
       exitCode = await (await import('./envsCommand')).envsCommand(options, io);
+    });
+
+  program
+    .command('batch')
+    .description(
+      'Run an agent once per row of a data file (.jsonl, .csv or .json): rows are checked first, executions started with bounded concurrency and polled by one scheduler within a request-rate budget, results written to --out as rows end; resumable with --resume. The API key comes from AGENT_WORKFLOWS_API_KEY. Exits 0 when every row finished (and met its expectations), 1 when some failed or were skipped, 2 on usage errors, 3 auth, 4 network, 5 gave up waiting. See docs/batch.md.',
+    )
+    .argument('<file>', 'the .agent.yaml file of the agent')
+    .requiredOption(
+      '-d, --data <file>',
+      'the data file: .jsonl (one JSON object a line), .csv (a header row) or .json (an array of objects)',
+    )
+    .option('-o, --out <file>', 'write one JSON line per row to this file as rows end (its state goes to <file>.state, for --resume)')
+    .option('--state <file>', 'the state file (default: the --out file + ".state")')
+    .option('--resume', 'go on with the batch of --out: skip rows that ended, poll again the executions started, start the rest')
+    .option('--restart-unknown', 'with --resume: start again the rows whose start was sent but not answered (they may run twice)')
+    .option('-m, --map <INPUT=COLUMN>', 'read an input from a column of another name (repeatable)', collect, [])
+    .option('--limit <n>', 'only the first n rows')
+    .option(
+      '--expect <file>',
+      'an agent test file (*.agent.test.yaml) with one case: its expect.outputs apply to every row, for a pass rate',
+    )
+    .option('-c, --concurrency <n>', 'executions running at once (default 8)')
+    .option('--rate <requests>', 'requests a second to the service, starts and polls together (default 10)')
+    .option('--timeout <seconds>', 'give up waiting for an execution after this long (default 1800)')
+    .option('--base-url <url>', "the service's base URL (default: the file's deployment.baseUrl)")
+    .option('--account <account>', "the account path (default: the file's deployment.account)")
+    .option('--agent <agent>', "the agent path (default: the file's deployment.agent)")
+    .option(
+      '--status-path <template>',
+      "the status URL template (default: the environment's, else {baseUrl}/api/{account}/agent/{executionId}/status)",
+    )
+    .option('--env <name>', "the environment of agent-workflows.yaml to run in (default: AGENT_WORKFLOWS_ENV, else the file's default)")
+    .option('--envs-file <path>', 'the environments file (default: the nearest agent-workflows.yaml above the agent file)')
+    .option('-y, --yes', 'run in a protected environment without asking')
+    .option('--allow-insecure-http', 'allow an http:// base URL that is not loopback (the key travels in clear text)')
+    .option('--local', 'run the rows on this machine with the workflow engine (no service or key; secrets from AGENT_SECRET_<NAME>)')
+    .action(async (file: string, options: BatchFlags) => {
+      exitCode = await (await import('./batchCommand')).batchCommand(file, options, io);
     });
 
   program

@@ -6,8 +6,7 @@ import { DEFAULT_REQUEST_TIMEOUT_MS, startAgent } from '../core/service/agentCli
 import { InputError, prepareInputs } from '../core/inputs/inputValues';
 import type { InputHints } from '../core/inputs/inputValues';
 import { ServiceError } from '../core/service/serviceError';
-import { validateAgentText } from '../core/validation/validate';
-import { readAgentFile } from './agentFiles';
+import { readRunnableAgentFile } from './agentFiles';
 import { formatBytes } from '../core/executions/executionRecord';
 import { CliError, ExitCode } from './io';
 import type { CliIo } from './io';
@@ -28,18 +27,8 @@ export interface RunFlags extends ServiceFlags, EnvironmentFlags {
 }
 
 export async function runCommand(path: string, flags: RunFlags, io: CliIo): Promise<number> {
-  const read = await readAgentFile(path, io.cwd);
-  if ('error' in read) throw new CliError(read.error, ExitCode.usage);
-  const { problems, model } = validateAgentText(read.text);
-  const errors = problems.filter((problem) => problem.severity === 'error');
-  if (errors.length || !model) {
-    for (const problem of errors)
-      io.stderr(`${path}:${problem.range.line}:${problem.range.column}: error ${problem.code} ${problem.message}\n`);
-    throw new CliError(
-      `${path} has ${errors.length} ${errors.length === 1 ? 'error' : 'errors'}; fix ${errors.length === 1 ? 'it' : 'them'} before running (agent-workflows validate ${path}).`,
-      ExitCode.usage,
-    );
-  }
+  const read = await readRunnableAgentFile(path, io);
+  const { model } = read;
 
   if (flags.local) {
     if (flags.baseUrl || flags.account || flags.agent || !flags.wait || flags.env || flags.envsFile) {

@@ -59,3 +59,9 @@ export const MIN_REMOTE_API_KEY_LENGTH = 16;
 export const MAX_ENVIRONMENTS_FILE_BYTES = 256 * 1024;
 /** The most environments one file may declare (the schema's maxProperties says the same). */
 export const MAX_ENVIRONMENTS = 100;
+
+/** Batch runs over a data file: the most bytes of one row (a JSONL line, a CSV record, a JSON item). */
+export const MAX_DATA_ROW_BYTES = 1 * MiB;
+
+/** A `.json` data file is read whole: beyond this size it must be written as `.jsonl` (one row a line). */
+export const MAX_JSON_DATA_FILE_BYTES = 32 * MiB;

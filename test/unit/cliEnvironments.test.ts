@@ -285,4 +285,29 @@ environments:
     assert.match(local.stderr, /note: --env went unused: no case ran on the deployment/);
     assert.equal(staging.starts.length, 1);
   });
+
+  it('runs a batch in the environment --env names; a protected one needs --yes before any row is sent', async () => {
+    dir.write('rows.jsonl', '{}\n{}\n');
+    const batch = (extra: string[], env: Record<string, string>) =>
+      cli(['batch', 'agents/triage.agent.yaml', '--data', 'rows.jsonl', ...extra], env);
+    const inStaging = await batch(['--env', 'staging'], { AGENT_WORKFLOWS_API_KEY: STAGING_KEY });
+    assert.equal(inStaging.code, 0, inStaging.stderr);
+    assert.deepEqual(
+      staging.starts.map((start) => start.path),
+      ['/api/stage-team/agent/triage-v2/execute', '/api/stage-team/agent/triage-v2/execute'],
+    );
+    const refused = await batch(['--env', 'prod'], { AGENT_WORKFLOWS_API_KEY: STAGING_KEY });
+    assert.equal(refused.code, 2);
+    assert.match(refused.stderr, /Environment "prod" .* is protected: add --yes/);
+    assert.equal(staging.starts.length, 2, 'no row of the refused batch was sent');
+    const confirmed = await batch(['--env', 'prod', '--yes'], { AGENT_WORKFLOWS_API_KEY: STAGING_KEY });
+    assert.equal(confirmed.code, 0, confirmed.stderr);
+    assert.deepEqual(
+      staging.starts.slice(2).map((start) => start.path),
+      ['/api/prod-team/agent/triage/execute', '/api/prod-team/agent/triage/execute'],
+    );
+    const local = await batch(['--local', '--env', 'dev'], {});
+    assert.equal(local.code, 2);
+    assert.match(local.stderr, /--env, --envs-file and --rate do not apply/);
+  });
 });

@@ -1,0 +1,316 @@
+// `agent-workflows batch <file> --data rows.jsonl|.csv|.json`: runs the agent once per row of a
+// data file, against the deployed agent (one scheduler, a request-rate budget, resumable) or with
+// --local on this machine. Progress on stderr (a live line on a terminal, periodic lines otherwise),
+// results to --out as rows end, a summary at the end. See docs/batch.md.
+import { dirname, resolve } from 'node:path';
+import { loadAgent } from '../core/engine/agentPlan';
+import { envSecretHint, envSecretResolver } from '../core/engine/secrets';
+import { formatDuration } from '../core/executions/executionRecord';
+import { BatchSetupError, runBatch } from '../core/batch/runBatch';
+import type { BatchCounts, BatchEvent, BatchMode, BatchSummary } from '../core/batch/runBatch';
+import { DEFAULT_STATUS_PATH } from '../core/service/target';
+import { loadSuite } from '../core/testing/suite';
+import type { Matcher } from '../core/testing/matchers';
+import { readRunnableAgentFile } from './agentFiles';
+import { confirmEnvironment, selectedEnvironment } from './environmentOptions';
+import type { EnvironmentFlags } from './environmentOptions';
+import { CliError, ExitCode } from './io';
+import type { CliIo } from './io';
+import { apiKeyFrom, deploymentTarget, timeoutMs } from './serviceOptions';
+import type { ServiceFlags } from './serviceOptions';
+
+export interface BatchFlags extends ServiceFlags, EnvironmentFlags {
+  readonly data: string;
+  readonly local?: boolean;
+  readonly concurrency?: string;
+  readonly rate?: string;
+  readonly out?: string;
+  readonly state?: string;
+  readonly resume?: boolean;
+  readonly restartUnknown?: boolean;
+  readonly map: readonly string[];
+  readonly limit?: string;
+  readonly expect?: string;
+}
+
+/** Bad rows printed one by one; beyond, they are counted (all are in --out). */
+const MAX_PRINTED_ROW_PROBLEMS = 20;
+/** Plain progress lines (stderr not a terminal) at most this often. */
+const PLAIN_PROGRESS_MS = 10_000;
+/** The live line is redrawn at most 4 times a second. */
+const LIVE_PROGRESS_MS = 250;
+
+export async function batchCommand(path: string, flags: BatchFlags, io: CliIo): Promise<number> {
+  const read = await readRunnableAgentFile(path, io);
+  const { model } = read;
+
+  const concurrency = wholeNumber(flags.concurrency, '--concurrency', 8, 1000);
+  const rate = positiveNumber(flags.rate, '--rate', 10);
+  const limit = flags.limit === undefined ? undefined : wholeNumber(flags.limit, '--limit', 0, Number.MAX_SAFE_INTEGER);
+  const executionTimeoutMs = timeoutMs(flags, 30 * 60);
+  const columnMap = mapPairs(flags.map);
+  if (flags.restartUnknown && !flags.resume) throw new CliError('--restart-unknown goes with --resume.', ExitCode.usage);
+  if (flags.state && !flags.out)
+    throw new CliError('--state goes with --out (the state of a batch is kept next to its results).', ExitCode.usage);
+
+  const outputExpectations = flags.expect !== undefined ? expectFile(resolve(io.cwd, flags.expect), resolve(io.cwd, path)) : undefined;
+
+  let mode: BatchMode;
+  if (flags.local) {
+    if (flags.baseUrl || flags.account || flags.agent || flags.rate !== undefined || flags.env || flags.envsFile)
+      throw new CliError(
+        '--local runs the rows on this machine: --base-url, --account, --agent, --env, --envs-file and --rate do not apply.',
+        ExitCode.usage,
+      );
+    mode = {
+      kind: 'local',
+      agent: loadAgent(read.text, path),
+      concurrency,
+      executionTimeoutMs,
+      engine: { secrets: envSecretResolver(io.env), secretHint: envSecretHint },
+    };
+  } else {
+    const environment = await selectedEnvironment(flags, dirname(resolve(io.cwd, path)), io);
+    const target = deploymentTarget(model, flags, apiKeyFrom(io), undefined, environment);
+    // Before any row is read or sent: a protected environment is confirmed (--yes, or y at a terminal).
+    await confirmEnvironment(environment, flags, io);
+    mode = { kind: 'service', scheduler: { target, concurrency, ratePerSecond: rate, executionTimeoutMs } };
+  }
+
+  const dataPath = resolve(io.cwd, flags.data);
+  const outPath = flags.out !== undefined ? resolve(io.cwd, flags.out) : undefined;
+  const live = createLiveLine(io);
+  let printedProblems = 0;
+  const onEvent = (event: BatchEvent): void => {
+    switch (event.kind) {
+      case 'prepared':
+        live.line(
+          `batch of ${event.total} ${event.total === 1 ? 'row' : 'rows'} over ${flags.data}${flags.local ? ' (local)' : ''}${event.alreadyEnded ? `: ${event.alreadyEnded} ended before` : ''}${event.polledAgain ? `, ${event.polledAgain} started before (polled again)` : ''}`,
+        );
+        break;
+      case 'row-skipped':
+        if (printedProblems++ < MAX_PRINTED_ROW_PROBLEMS)
+          for (const problem of event.problems)
+            live.line(
+              `row ${problem.row}${problem.column !== undefined ? `, column "${problem.column}"` : ''}: ${problem.message} (skipped)`,
+            );
+        break;
+      case 'row-ended':
+        if (event.result.status === 'unknown') live.line(`row ${event.result.row}: ${String(event.result.error)}`);
+        break;
+      case 'data-error':
+        live.line(`agent-workflows: ${event.message}; the rows after it were not run`);
+        break;
+      case 'progress':
+        live.update(event.counts);
+        break;
+      default:
+        break;
+    }
+  };
+
+  let summary: BatchSummary;
+  const signal = io.interrupt ?? new AbortController().signal;
+  try {
+    summary = await runBatch(
+      {
+        model,
+        agentPath: resolve(io.cwd, path),
+        dataPath,
+        ...(columnMap.size ? { columnMap } : {}),
+        ...(limit !== undefined ? { limit } : {}),
+        ...(outPath !== undefined ? { outPath } : {}),
+        ...(flags.state !== undefined ? { statePath: resolve(io.cwd, flags.state) } : {}),
+        resume: flags.resume ?? false,
+        restartUnknown: flags.restartUnknown ?? false,
+        ...(outputExpectations ? { outputExpectations } : {}),
+        mode,
+      },
+      onEvent,
+      signal,
+    );
+  } catch (error) {
+    live.done();
+    if (error instanceof BatchSetupError) throw new CliError(error.message, ExitCode.usage);
+    throw error;
+  }
+  live.done();
+  if (printedProblems > MAX_PRINTED_ROW_PROBLEMS)
+    io.stderr(`… and ${printedProblems - MAX_PRINTED_ROW_PROBLEMS} more bad rows (listed in --out)\n`);
+  io.stderr(summaryText(summary, outPath !== undefined ? (flags.out ?? '') : undefined));
+
+  if (summary.stopped) {
+    io.stderr(`agent-workflows: ${summary.stopped.kind === 'interrupted' ? 'stopped' : summary.stopped.message}\n`);
+    if (outPath !== undefined) io.stderr(`resume with: ${resumeCommand(path, flags)}\n`);
+    else io.stderr('(without --out the batch cannot be resumed)\n');
+    return summary.stopped.kind === 'interrupted'
+      ? ExitCode.interrupted
+      : summary.stopped.kind === 'auth'
+        ? ExitCode.auth
+        : ExitCode.network;
+  }
+  if (summary.timeout > 0) return ExitCode.timeout;
+  if (summary.ended < summary.total || summary.ended - summary.finished > 0 || summary.passed < summary.checked) return ExitCode.problems;
+  return ExitCode.ok;
+}
+
+function summaryText(summary: BatchSummary, out: string | undefined): string {
+  const parts = [`${summary.finished} finished`];
+  if (summary.failed) parts.push(`${summary.failed} failed`);
+  if (summary.error) parts.push(`${summary.error} ${summary.error === 1 ? 'error' : 'errors'}`);
+  if (summary.timeout) parts.push(`${summary.timeout} gave up waiting`);
+  if (summary.unknown) parts.push(`${summary.unknown} unknown (possibly started)`);
+  if (summary.skipped) parts.push(`${summary.skipped} skipped (bad data)`);
+  const notRun = summary.total - summary.ended;
+  if (notRun > 0) parts.push(`${notRun} not ended`);
+  const lines = [`${summary.total} ${summary.total === 1 ? 'row' : 'rows'}: ${parts.join(', ')}`];
+  const figures = [];
+  if (summary.p50Ms !== undefined)
+    figures.push(`duration p50 ${formatDuration(summary.p50Ms)}, p95 ${formatDuration(summary.p95Ms ?? summary.p50Ms)}`);
+  figures.push(`${summary.requests} ${summary.requests === 1 ? 'request' : 'requests'}`, `${summary.throttled} throttled`);
+  figures.push(`in ${formatDuration(summary.elapsedMs)}`);
+  lines.push(figures.join(' · '));
+  if (summary.checked)
+    lines.push(
+      `pass rate ${((summary.passed / summary.checked) * 100).toFixed(1)}% (${summary.passed}/${summary.checked} rows with expectations)`,
+    );
+  if (out) lines.push(`results: ${out}`);
+  return `${lines.join('\n')}\n`;
+}
+
+/** The live progress line: redrawn in place on a terminal, a plain line now and then otherwise. */
+function createLiveLine(io: CliIo): { update(counts: BatchCounts): void; line(text: string): void; done(): void } {
+  const tty = io.stderrIsTTY ?? false;
+  const control = io.terminal ?? io.stderr;
+  let latest: BatchCounts | undefined;
+  let drawnAt = 0;
+  let shown = false;
+  let timer: NodeJS.Timeout | undefined;
+  const draw = (): void => {
+    timer = undefined;
+    if (!latest) return;
+    drawnAt = Date.now();
+    if (tty) {
+      control('\r\u001b[2K');
+      io.stderr(progressText(latest));
+      shown = true;
+    } else {
+      io.stderr(`${progressText(latest)}\n`);
+    }
+  };
+  const interval = tty ? LIVE_PROGRESS_MS : PLAIN_PROGRESS_MS;
+  return {
+    update(counts) {
+      latest = counts;
+      if (timer) return;
+      const wait = drawnAt + interval - Date.now();
+      if (wait <= 0) draw();
+      else {
+        timer = setTimeout(draw, wait);
+        timer.unref();
+      }
+    },
+    line(text) {
+      if (shown) control('\r\u001b[2K');
+      io.stderr(`${text}\n`);
+      if (shown && latest) io.stderr(progressText(latest));
+    },
+    done() {
+      if (timer) clearTimeout(timer);
+      timer = undefined;
+      if (shown) control('\r\u001b[2K');
+      shown = false;
+    },
+  };
+}
+
+export function progressText(counts: BatchCounts): string {
+  const rate = counts.elapsedMs > 0 ? counts.endedNow / (counts.elapsedMs / 1000) : 0;
+  const left = counts.total - counts.ended;
+  const parts = [`${counts.ended}/${counts.total} rows`, `${rate.toFixed(1)}/s`];
+  if (rate > 0 && left > 0) parts.push(`ETA ${formatDuration((left / rate) * 1000)}`);
+  parts.push(`running ${counts.running}`);
+  const bad = counts.failed + counts.error + counts.timeout + counts.unknown;
+  if (bad) parts.push(`failed ${bad}`);
+  if (counts.skipped) parts.push(`skipped ${counts.skipped}`);
+  if (counts.throttled)
+    parts.push(`throttled ${counts.throttled}${counts.ratePerSecond !== undefined ? ` (now ${counts.ratePerSecond} req/s)` : ''}`);
+  return parts.join(' · ');
+}
+
+/** The command that goes on with this batch: the same flags, with --resume. */
+function resumeCommand(path: string, flags: BatchFlags): string {
+  const args = ['agent-workflows', 'batch', path, '--data', flags.data, '--out', flags.out ?? ''];
+  if (flags.state) args.push('--state', flags.state);
+  if (flags.local) args.push('--local');
+  for (const [flag, value] of [
+    ['--concurrency', flags.concurrency],
+    ['--rate', flags.rate],
+    ['--limit', flags.limit],
+    ['--timeout', flags.timeout],
+    ['--base-url', flags.baseUrl],
+    ['--account', flags.account],
+    ['--agent', flags.agent],
+    ['--status-path', flags.statusPath === DEFAULT_STATUS_PATH ? undefined : flags.statusPath],
+    // The same environment: a resume must poll the service the batch started on.
+    ['--env', flags.env],
+    ['--envs-file', flags.envsFile],
+  ] as const)
+    if (value !== undefined) args.push(flag, value);
+  for (const pair of flags.map) args.push('--map', pair);
+  if (flags.expect !== undefined) args.push('--expect', flags.expect);
+  if (flags.allowInsecureHttp) args.push('--allow-insecure-http');
+  if (flags.yes) args.push('--yes');
+  args.push('--resume');
+  return args.map(shellWord).join(' ');
+}
+
+function shellWord(word: string): string {
+  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+/**
+ * The output expectations of an --expect test file (*.agent.test.yaml): its one case's
+ * expect.outputs, checked against every row. The file must test this agent.
+ */
+function expectFile(testFile: string, agentFile: string): ReadonlyMap<string, Matcher> {
+  const loaded = loadSuite(testFile);
+  if ('message' in loaded) throw new CliError(`--expect ${testFile}: ${loaded.message}`, ExitCode.usage);
+  if (resolve(loaded.agentFile) !== agentFile)
+    throw new CliError(`--expect ${testFile} tests ${loaded.agentFile}, not ${agentFile}.`, ExitCode.usage);
+  const outputs = loaded.suite.cases.length === 1 ? loaded.suite.cases[0]!.expect.outputs : undefined;
+  if (!outputs?.size)
+    throw new CliError(
+      `--expect ${testFile} must have exactly one case with expect.outputs: its expectations apply to every row (it has ${loaded.suite.cases.length} ${loaded.suite.cases.length === 1 ? 'case' : 'cases'}).`,
+      ExitCode.usage,
+    );
+  return outputs;
+}
+
+function mapPairs(values: readonly string[]): Map<string, string> {
+  const map = new Map<string, string>();
+  for (const value of values) {
+    const equals = value.indexOf('=');
+    if (equals <= 0 || equals === value.length - 1) throw new CliError(`--map takes INPUT=COLUMN, not "${value}".`, ExitCode.usage);
+    const input = value.slice(0, equals);
+    if (map.has(input)) throw new CliError(`--map ${input} is given twice.`, ExitCode.usage);
+    map.set(input, value.slice(equals + 1));
+  }
+  return map;
+}
+
+function wholeNumber(value: string | undefined, flag: string, fallback: number, max: number): number {
+  if (value === undefined) return fallback;
+  const number = Number(value);
+  if (!/^\d+$/.test(value.trim()) || number < 1 || number > max)
+    throw new CliError(`${flag} takes a whole number from 1 to ${max}, not "${value}".`, ExitCode.usage);
+  return number;
+}
+
+function positiveNumber(value: string | undefined, flag: string, fallback: number): number {
+  if (value === undefined) return fallback;
+  const number = Number(value);
+  if (value.trim() === '' || !Number.isFinite(number) || number <= 0)
+    throw new CliError(`${flag} takes a number greater than 0, not "${value}".`, ExitCode.usage);
+  return number;
+}

@@ -1,0 +1,204 @@
+// A data row as the inputs of one execution, checked by the one input pipeline
+// (../inputs/inputValues.ts): columns named as the inputs or mapped to them (--map INPUT=COLUMN), a
+// file input's column holding a path relative to the data file's folder, `expect.<output>` columns
+// as expectations. Every problem names the row and, when it is one column's, the column.
+import { stat } from 'node:fs/promises';
+import { isAbsolute, resolve } from 'node:path';
+import type { AgentModel } from '../document/model';
+import { closestMatch, listWords } from '../document/suggest';
+import { InputError, prepareInputs } from '../inputs/inputValues';
+import type { InputHints, PreparedInputs } from '../inputs/inputValues';
+import { deepEqual, matchValue } from '../testing/matchers';
+import type { Matcher } from '../testing/matchers';
+import type { RowProblem } from './dataRows';
+
+/** The prefix of a column that holds the expected value of an output. */
+export const EXPECT_PREFIX = 'expect.';
+
+export interface RowMapping {
+  /** Input name → the column it is read from, for inputs not named as their column. */
+  readonly map?: ReadonlyMap<string, string>;
+  /** The data file's folder: file paths in the data are relative to it. */
+  readonly baseDir: string;
+}
+
+export interface RowExpectation {
+  readonly output: string;
+  readonly expected: unknown;
+  /** From a CSV cell: text that may also be read as JSON (3, true, {"a":1}). */
+  readonly fromText: boolean;
+}
+
+export interface RowInputs {
+  readonly row: number;
+  /** For a request to the service (file inputs by absolute path). */
+  readonly prepared: PreparedInputs;
+  /** File inputs by absolute path, for the local engine. */
+  readonly files: Readonly<Record<string, string>>;
+  /** Values as given for the results: converted values, and file inputs as their path in the data (contents never inlined). */
+  readonly shown: Readonly<Record<string, unknown>>;
+  readonly expectations: readonly RowExpectation[];
+}
+
+/**
+ * Problems with --map itself, found once before any row: an input the agent does not have, a column
+ * given to two inputs.
+ */
+export function checkColumnMap(model: AgentModel, map: ReadonlyMap<string, string>): string[] {
+  const problems: string[] = [];
+  const names = [...model.inputs.keys()];
+  const columns = new Map<string, string>();
+  for (const [input, column] of map) {
+    if (!model.inputs.has(input)) {
+      const suggestion = closestMatch(input, names);
+      problems.push(
+        `--map ${input}=${column}: the agent has no input "${input}".${suggestion ? ` Did you mean "${suggestion}"?` : names.length ? ` Its inputs are ${listWords(names, 'and')}.` : ''}`,
+      );
+    }
+    const other = columns.get(column);
+    if (other !== undefined) problems.push(`--map: column "${column}" is given to both "${other}" and "${input}".`);
+    columns.set(column, input);
+  }
+  return problems;
+}
+
+/** The inputs and expectations of one row, or every problem it has. */
+export async function rowInputs(
+  model: AgentModel,
+  data: { readonly row: number; readonly fields: Readonly<Record<string, unknown>>; readonly fromText: boolean },
+  mapping: RowMapping,
+): Promise<RowInputs | { readonly row: number; readonly problems: readonly RowProblem[] }> {
+  const { row } = data;
+  const map = mapping.map ?? new Map<string, string>();
+  const inputOfColumn = new Map<string, string>([...map].map(([input, column]) => [column, input]));
+  const columnOf = (input: string): string => map.get(input) ?? input;
+  const problems: RowProblem[] = [];
+  const values: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
+  const files: Record<string, string> = Object.create(null) as Record<string, string>;
+  const shownFiles: Record<string, string> = {};
+  const expectations: RowExpectation[] = [];
+  const outputs = [...model.outputs.keys()];
+
+  for (const [column, value] of Object.entries(data.fields)) {
+    if (column.startsWith(EXPECT_PREFIX)) {
+      const output = column.slice(EXPECT_PREFIX.length);
+      if (!model.outputs.has(output)) {
+        const suggestion = closestMatch(output, outputs);
+        problems.push({
+          row,
+          column,
+          message: `the agent has no output "${output}"${suggestion ? `; did you mean "${EXPECT_PREFIX}${suggestion}"?` : outputs.length ? ` (its outputs are ${listWords(outputs, 'and')})` : ''}`,
+        });
+      } else if (value !== undefined && !(data.fromText && value === '')) {
+        expectations.push({ output, expected: value, fromText: data.fromText });
+      }
+      continue;
+    }
+    // A column named as an input that is mapped from another column is not that input.
+    const input = inputOfColumn.get(column) ?? (map.has(column) ? undefined : column);
+    if (input === undefined) {
+      problems.push({
+        row,
+        column,
+        message: `column "${column}" is not used: input "${column}" is read from column "${map.get(column)}" (--map)`,
+      });
+      continue;
+    }
+    // An empty CSV cell, like null in JSON, gives no value: the input's default applies.
+    if (value === null || value === undefined || (data.fromText && value === '')) continue;
+    const declaration = model.inputs.get(input);
+    if (declaration?.type === 'file') {
+      if (typeof value !== 'string' || value.trim() === '') {
+        problems.push({
+          row,
+          column,
+          message: `input "${input}" is a file input: the column must hold a file path, not ${JSON.stringify(value)}`,
+        });
+        continue;
+      }
+      const path = isAbsolute(value) ? value : resolve(mapping.baseDir, value);
+      const info = await stat(path).catch(() => undefined);
+      if (!info?.isFile()) {
+        problems.push({
+          row,
+          column,
+          message: `the file "${value}" does not exist or is not a file (looked for ${path}; paths are relative to the data file's folder)`,
+        });
+        continue;
+      }
+      files[input] = path;
+      shownFiles[input] = value;
+    } else {
+      values[input] = value;
+    }
+  }
+
+  const hints: InputHints = {
+    value: (name) => `fill column "${columnOf(name)}"`,
+    file: (name) => `fill column "${columnOf(name)}" with a file path (relative to the data file's folder)`,
+  };
+  let prepared: PreparedInputs | undefined;
+  try {
+    prepared = prepareInputs(model, { values: values as Record<string, string>, files }, hints);
+  } catch (error) {
+    if (!(error instanceof InputError)) throw error;
+    // The pipeline's messages name the input; the column is where it came from.
+    for (const message of error.problems) {
+      const input = /[Ii]nput "([^"]+)"/.exec(message)?.[1];
+      problems.push({ row, ...(input !== undefined ? { column: columnOf(input) } : {}), message });
+    }
+  }
+  if (problems.length || !prepared) return { row, problems };
+  return { row, prepared, files: { ...files }, shown: { ...prepared.inputs, ...shownFiles }, expectations };
+}
+
+export interface ExpectationFailure {
+  readonly output: string;
+  readonly expected: unknown;
+  readonly actual: unknown;
+}
+
+export interface ExpectationResult {
+  readonly passed: boolean;
+  readonly failures: readonly ExpectationFailure[];
+}
+
+/**
+ * Checks a row's expectations, and those of an --expect file (output matchers that apply to every
+ * row), against the outputs; undefined when there are none.
+ */
+export function checkExpectations(
+  expectations: readonly RowExpectation[],
+  outputs: unknown,
+  everyRow?: ReadonlyMap<string, Matcher>,
+): ExpectationResult | undefined {
+  if (!expectations.length && !everyRow?.size) return undefined;
+  const actualOutputs = typeof outputs === 'object' && outputs !== null ? (outputs as Record<string, unknown>) : {};
+  const actualOf = (output: string): unknown => (Object.hasOwn(actualOutputs, output) ? actualOutputs[output] : undefined);
+  const failures: ExpectationFailure[] = [];
+  for (const { output, expected, fromText } of expectations) {
+    const actual = actualOf(output);
+    if (!matchesExpected(expected, actual, fromText)) failures.push({ output, expected, actual: actual ?? null });
+  }
+  for (const [output, matcher] of everyRow ?? []) {
+    for (const mismatch of matchValue(matcher, actualOf(output), '', 5)) {
+      failures.push({
+        output: mismatch.path ? `${output}.${mismatch.path}` : output,
+        expected: mismatch.expectedValue ?? mismatch.expected,
+        actual: mismatch.actual ?? null,
+      });
+    }
+  }
+  return { passed: failures.length === 0, failures };
+}
+
+function matchesExpected(expected: unknown, actual: unknown, fromText: boolean): boolean {
+  if (deepEqual(expected, actual)) return true;
+  if (!fromText || typeof expected !== 'string' || typeof actual === 'string') return false;
+  // A CSV cell is text: "3" expects the number 3, "true" the boolean, {"a":1} the object.
+  try {
+    return deepEqual(JSON.parse(expected), actual);
+  } catch {
+    return false;
+  }
+}

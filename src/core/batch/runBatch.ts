@@ -1,0 +1,504 @@
+// A batch: every row of a data file run as one execution of an agent, against the agent service
+// (through the one scheduler) or on this machine with the workflow engine. Rows are read as a
+// stream and checked before they are sent; results stream to the results file as rows end; the
+// state file makes the batch resumable. Typed events report progress (the command line's live line,
+// the extension's view). Every path is given: nothing here reads the process's directory or
+// environment.
+import { existsSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import type { AgentModel } from '../document/model';
+import type { LoadedAgent } from '../engine/agentPlan';
+import { executeAgent } from '../engine/engine';
+import type { EngineOptions } from '../engine/engine';
+import { filesFromPaths, resolveInputs } from '../engine/inputs';
+import { errorMessage } from '../errors';
+import { InputError } from '../inputs/inputValues';
+import { BatchStateLog, JsonLinesFile, readResumeState } from './batchState';
+import type { ResumeState } from './batchState';
+import { countDataRows, DataFileError, readDataRows } from './dataRows';
+import type { RowProblem } from './dataRows';
+import { checkColumnMap, checkExpectations, rowInputs } from './rowInputs';
+import type { ExpectationResult, RowExpectation, RowInputs } from './rowInputs';
+import { BatchScheduler } from './scheduler';
+import type { Matcher } from '../testing/matchers';
+import type {
+  ExecutionEnd,
+  ExecutionTiming,
+  ResumedExecution,
+  ScheduledRow,
+  SchedulerOptions,
+  SchedulerStop,
+  ThrottleInfo,
+} from './scheduler';
+
+export type RowStatus = 'finished' | 'failed' | 'error' | 'timeout' | 'unknown' | 'skipped';
+
+/** One line of the results file. Key order matters: row and status come first (read back on --resume). */
+export interface RowResult {
+  readonly row: number;
+  readonly status: RowStatus;
+  /** Whether the outputs met the row's expectations (only when it has some). */
+  readonly passed?: boolean;
+  readonly executionId?: string;
+  /** Values as given; file inputs as their path in the data file. */
+  readonly inputs?: Readonly<Record<string, unknown>>;
+  readonly outputs?: unknown;
+  /** What went wrong: the status answer, or a message. */
+  readonly error?: unknown;
+  readonly problems?: readonly RowProblem[];
+  readonly expectations?: ExpectationResult['failures'];
+  readonly startedAt?: string;
+  readonly endedAt?: string;
+  readonly durationMs?: number;
+  /** Requests made for this row (start and polls). */
+  readonly requests?: number;
+}
+
+export type BatchMode =
+  | { readonly kind: 'service'; readonly scheduler: SchedulerOptions }
+  | {
+      readonly kind: 'local';
+      readonly agent: LoadedAgent;
+      readonly concurrency: number;
+      readonly executionTimeoutMs: number;
+      /** Secrets, node limits… (signal and timeout are the batch's). */
+      readonly engine?: Omit<EngineOptions, 'signal' | 'timeoutMs'>;
+    };
+
+export interface BatchOptions {
+  readonly model: AgentModel;
+  /** Shown in the state file's header. */
+  readonly agentPath: string;
+  /** Absolute path of the data file. */
+  readonly dataPath: string;
+  /** Input → column, for inputs not named as their column. */
+  readonly columnMap?: ReadonlyMap<string, string>;
+  /** Only the first N rows. */
+  readonly limit?: number;
+  /** Absolute path of the results file (JSON lines). Without it, nothing is written and the batch cannot be resumed. */
+  readonly outPath?: string;
+  /** Absolute path of the state file (default: the results file's path + ".state"). */
+  readonly statePath?: string;
+  /** Go on with the batch of an existing state file. */
+  readonly resume?: boolean;
+  /** On resume, start again the rows whose start may or may not have reached the service. */
+  readonly restartUnknown?: boolean;
+  /** Output expectations that apply to every row (an --expect test file's), by output name. */
+  readonly outputExpectations?: ReadonlyMap<string, Matcher>;
+  readonly mode: BatchMode;
+}
+
+export interface BatchCounts {
+  /** Rows of the batch (the data file's, at most --limit). */
+  readonly total: number;
+  /** Rows that ended, in this run or an earlier one. */
+  readonly ended: number;
+  readonly running: number;
+  readonly finished: number;
+  readonly failed: number;
+  readonly error: number;
+  readonly timeout: number;
+  readonly unknown: number;
+  readonly skipped: number;
+  /** Rows with expectations, and those whose outputs met them. */
+  readonly checked: number;
+  readonly passed: number;
+  readonly requests: number;
+  readonly throttled: number;
+  readonly concurrency: number;
+  readonly ratePerSecond?: number;
+  readonly elapsedMs: number;
+  /** Rows that ended in this run (for the rate and ETA). */
+  readonly endedNow: number;
+}
+
+export type BatchEvent =
+  | { readonly kind: 'prepared'; readonly total: number; readonly alreadyEnded: number; readonly polledAgain: number }
+  | { readonly kind: 'row-started'; readonly row: number; readonly executionId?: string }
+  | { readonly kind: 'row-ended'; readonly result: RowResult }
+  | { readonly kind: 'row-skipped'; readonly row: number; readonly problems: readonly RowProblem[] }
+  | { readonly kind: 'throttled'; readonly info: ThrottleInfo }
+  /** The data file could not be read on (changed or removed while the batch ran): the rows left are not run. */
+  | { readonly kind: 'data-error'; readonly message: string }
+  | { readonly kind: 'progress'; readonly counts: BatchCounts };
+
+export type BatchListener = (event: BatchEvent) => void;
+
+export interface BatchSummary extends BatchCounts {
+  /** Durations of the rows that finished in this run. */
+  readonly p50Ms?: number;
+  readonly p95Ms?: number;
+  /** Why the batch stopped before every row ended. */
+  readonly stopped?: SchedulerStop;
+  /** Rows skipped for bad data in this run (at most MAX_LISTED_PROBLEMS; `skipped` counts all). */
+  readonly problems: readonly RowProblem[];
+  readonly statePath?: string;
+}
+
+/** A batch that cannot start as given (a usage error): nothing was sent. */
+export class BatchSetupError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'BatchSetupError';
+  }
+}
+
+/** Durations kept for the percentiles of the summary. */
+const MAX_DURATION_SAMPLES = 100_000;
+
+/** Bad-row problems kept for the summary; the rest are counted (and in the results file). */
+export const MAX_LISTED_PROBLEMS = 100;
+
+export async function runBatch(options: BatchOptions, listener: BatchListener, signal: AbortSignal): Promise<BatchSummary> {
+  const mapProblems = checkColumnMap(options.model, options.columnMap ?? new Map());
+  if (mapProblems.length) throw new BatchSetupError(mapProblems.join('\n'));
+  if (options.limit !== undefined && (!Number.isInteger(options.limit) || options.limit < 1))
+    throw new BatchSetupError(`The row limit must be a whole number of 1 or more, not ${options.limit}.`);
+
+  let total: number;
+  try {
+    total = Math.min(await countDataRows(options.dataPath, { signal }), options.limit ?? Infinity);
+  } catch (error) {
+    if (error instanceof DataFileError) throw new BatchSetupError(error.message);
+    throw error;
+  }
+
+  const statePath = options.outPath ? (options.statePath ?? `${options.outPath}.state`) : undefined;
+  let previous: ResumeState | undefined;
+  if (options.resume) {
+    if (!options.outPath || !statePath) throw new BatchSetupError('--resume goes on with the batch of a results file: give its --out.');
+    if (!existsSync(statePath))
+      throw new BatchSetupError(`There is no state file ${statePath} to resume from: run the batch without --resume.`);
+    previous = await readResumeState(statePath, options.outPath);
+    if (previous.header && resolve(previous.header.data) !== resolve(options.dataPath))
+      throw new BatchSetupError(`${statePath} is the state of a batch over ${previous.header.data}, not ${options.dataPath}.`);
+    if (previous.header && previous.header.mode !== options.mode.kind)
+      throw new BatchSetupError(
+        `${statePath} is the state of a batch run ${previous.header.mode === 'local' ? 'locally (--local)' : 'against the service'}: resume it the same way.`,
+      );
+  } else if (options.outPath) {
+    for (const path of [options.outPath, statePath!]) {
+      if (existsSync(path))
+        throw new BatchSetupError(
+          `${path} exists: give --resume to go on with that batch, or remove it (or choose another --out) to start over.`,
+        );
+    }
+  }
+
+  let results: JsonLinesFile | undefined;
+  try {
+    results = options.outPath ? JsonLinesFile.open(options.outPath, !options.resume) : undefined;
+  } catch (error) {
+    throw new BatchSetupError(`${options.outPath} cannot be written: ${errorMessage(error)}`);
+  }
+  let state: BatchStateLog | undefined;
+  try {
+    state = statePath
+      ? options.resume
+        ? BatchStateLog.append(statePath)
+        : BatchStateLog.create(statePath, {
+            batch: 1,
+            agent: options.agentPath,
+            data: options.dataPath,
+            mode: options.mode.kind,
+            createdAt: new Date().toISOString(),
+          })
+      : undefined;
+  } catch (error) {
+    results?.close();
+    throw new BatchSetupError(`${statePath} cannot be written: ${errorMessage(error)}`);
+  }
+
+  const run = new BatchRun(options, total, previous, listener, results, state);
+  try {
+    return await run.run(signal);
+  } finally {
+    results?.close();
+    state?.close();
+  }
+}
+
+/** What a row running or about to run needs for its result. */
+interface RowContext {
+  readonly shown: Readonly<Record<string, unknown>>;
+  readonly expectations: readonly RowExpectation[];
+}
+
+class BatchRun {
+  private readonly started = Date.now();
+  private readonly counts = { finished: 0, failed: 0, error: 0, timeout: 0, unknown: 0, skipped: 0, checked: 0, passed: 0 };
+  private ended = 0;
+  private endedNow = 0;
+  private finishedNow = 0;
+  private running = 0;
+  private readonly durations: number[] = [];
+  private readonly problems: RowProblem[] = [];
+  private readonly contexts = new Map<number, RowContext>();
+  private scheduler: BatchScheduler | undefined;
+
+  constructor(
+    private readonly options: BatchOptions,
+    private readonly total: number,
+    private readonly previous: ResumeState | undefined,
+    private readonly listener: BatchListener,
+    private readonly results: JsonLinesFile | undefined,
+    private readonly state: BatchStateLog | undefined,
+  ) {}
+
+  async run(signal: AbortSignal): Promise<BatchSummary> {
+    const restart = this.options.restartUnknown ?? false;
+    // Rows that ended before; with --restart-unknown, rows whose start was unknown run again.
+    const skip = new Set<number>();
+    for (const [row, { status, passed }] of this.previous?.ended ?? []) {
+      if (row > this.total) continue;
+      if (restart && status === 'unknown') continue;
+      skip.add(row);
+      this.count(status as RowStatus, passed);
+      this.ended++;
+    }
+    const service = this.options.mode.kind === 'service';
+    const resumed: ResumedExecution[] = [];
+    if (service) {
+      for (const [row, { id, t }] of this.previous?.started ?? []) {
+        if (row > this.total || skip.has(row)) continue;
+        resumed.push({ row, executionId: id, startedAtMs: t });
+        skip.add(row);
+      }
+    }
+    await this.resumedContexts(new Set(resumed.map((entry) => entry.row)), signal);
+    this.listener({ kind: 'prepared', total: this.total, alreadyEnded: this.ended, polledAgain: resumed.length });
+
+    // Starts sent by an earlier run with no answer recorded: not started twice unless asked.
+    for (const [row] of this.previous?.unknown ?? []) {
+      if (row > this.total || skip.has(row) || (restart && service) || !service) continue;
+      skip.add(row);
+      this.finish({
+        row,
+        status: 'unknown',
+        error:
+          "the start request of this row was sent but its answer was not recorded (the batch stopped): the execution may be running. It is not started again; check the service's executions, then resume with --restart-unknown to start it again.",
+      });
+    }
+
+    const rows = this.readyRows(skip, signal);
+    let stopped: SchedulerStop | undefined;
+    if (this.options.mode.kind === 'service') {
+      stopped = await this.runService(this.options.mode.scheduler, rows, resumed, signal);
+    } else {
+      stopped = await this.runLocal(this.options.mode, rows, signal);
+    }
+    await rows.return(undefined);
+    const sorted = [...this.durations].sort((a, b) => a - b);
+    const percentile = (p: number): number | undefined =>
+      sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)] : undefined;
+    const p50 = percentile(0.5);
+    const p95 = percentile(0.95);
+    return {
+      ...this.snapshot(),
+      ...(p50 !== undefined ? { p50Ms: p50 } : {}),
+      ...(p95 !== undefined ? { p95Ms: p95 } : {}),
+      ...(stopped ? { stopped } : {}),
+      problems: this.problems,
+      ...(this.state && this.options.outPath ? { statePath: this.options.statePath ?? `${this.options.outPath}.state` } : {}),
+    };
+  }
+
+  /**
+   * The inputs and expectations of the rows polled again, for their results: one pass over the data
+   * up to the last of them (they are at most the concurrency of the run that started them).
+   */
+  private async resumedContexts(rows: ReadonlySet<number>, signal: AbortSignal): Promise<void> {
+    if (!rows.size) return;
+    const last = Math.max(...rows);
+    const baseDir = dirname(this.options.dataPath);
+    for await (const data of readDataRows(this.options.dataPath, { signal })) {
+      if (data.row > last) break;
+      if (!rows.has(data.row) || 'problem' in data) continue;
+      const checked = await rowInputs(this.options.model, data, {
+        baseDir,
+        ...(this.options.columnMap ? { map: this.options.columnMap } : {}),
+      });
+      if (!('problems' in checked)) this.contexts.set(data.row, { shown: checked.shown, expectations: checked.expectations });
+    }
+  }
+
+  /** The rows to run, checked; bad ones are reported and recorded as they are met. */
+  private async *readyRows(
+    skip: ReadonlySet<number>,
+    signal: AbortSignal,
+  ): AsyncGenerator<ScheduledRow & { readonly files: Readonly<Record<string, string>> }> {
+    const baseDir = dirname(this.options.dataPath);
+    try {
+      for await (const data of readDataRows(this.options.dataPath, { signal })) {
+        if (data.row > this.total || signal.aborted) return;
+        if (skip.has(data.row)) continue;
+        let checked: RowInputs | { row: number; problems: readonly RowProblem[] };
+        if ('problem' in data) checked = { row: data.row, problems: [data.problem] };
+        else
+          checked = await rowInputs(this.options.model, data, {
+            baseDir,
+            ...(this.options.columnMap ? { map: this.options.columnMap } : {}),
+          });
+        if ('problems' in checked) {
+          for (const problem of checked.problems) if (this.problems.length < MAX_LISTED_PROBLEMS) this.problems.push(problem);
+          this.listener({ kind: 'row-skipped', row: data.row, problems: checked.problems });
+          this.finish({ row: data.row, status: 'skipped', problems: checked.problems });
+          continue;
+        }
+        this.contexts.set(data.row, { shown: checked.shown, expectations: checked.expectations });
+        yield { row: data.row, prepared: checked.prepared, files: checked.files };
+      }
+    } catch (error) {
+      // The file changed or vanished while the batch ran: the rows left are not read.
+      if (error instanceof DataFileError) {
+        this.listener({ kind: 'data-error', message: error.message });
+        return;
+      }
+      throw error;
+    }
+  }
+
+  private async runService(
+    schedulerOptions: SchedulerOptions,
+    rows: AsyncGenerator<ScheduledRow>,
+    resumed: readonly ResumedExecution[],
+    signal: AbortSignal,
+  ): Promise<SchedulerStop | undefined> {
+    const scheduler = new BatchScheduler(schedulerOptions, {
+      nextRow: async () => (await rows.next()).value ?? undefined,
+      starting: (row) => this.state?.starting(row),
+      started: (row, executionId) => {
+        this.state?.started(row, executionId);
+        this.listener({ kind: 'row-started', row, executionId });
+        this.progress();
+      },
+      refused: (row) => this.state?.refused(row),
+      ended: (row, executionId, end, timing) => this.finish(this.resultOf(row, executionId, end, timing)),
+      throttled: (info) => {
+        this.listener({ kind: 'throttled', info });
+        this.progress();
+      },
+    });
+    this.scheduler = scheduler;
+    return scheduler.run(resumed, signal);
+  }
+
+  private async runLocal(
+    mode: Extract<BatchMode, { kind: 'local' }>,
+    rows: AsyncGenerator<ScheduledRow & { readonly files: Readonly<Record<string, string>> }>,
+    signal: AbortSignal,
+  ): Promise<SchedulerStop | undefined> {
+    const worker = async (): Promise<void> => {
+      for (;;) {
+        if (signal.aborted) return;
+        const next = await rows.next();
+        if (next.done) return;
+        const { row, prepared, files } = next.value;
+        const startedAtMs = Date.now();
+        this.running++;
+        this.listener({ kind: 'row-started', row });
+        this.progress();
+        let end: ExecutionEnd;
+        try {
+          const inputs = resolveInputs(mode.agent.model, { values: prepared.inputs, files: await filesFromPaths(files) });
+          const result = await executeAgent(mode.agent, inputs, { ...mode.engine, signal, timeoutMs: mode.executionTimeoutMs });
+          if (result.status === 'cancelled') {
+            this.running--;
+            return; // stopped: run again on resume
+          }
+          end =
+            result.status === 'finished'
+              ? { kind: 'finished', outputs: result.outputs }
+              : result.error.kind === 'timeout'
+                ? { kind: 'timeout', message: result.error.message }
+                : { kind: 'failed', status: 'failed', answer: { ...result.error } };
+        } catch (error) {
+          end = { kind: 'error', message: error instanceof InputError ? error.problems.join(' ') : errorMessage(error) };
+        }
+        this.running--;
+        this.finish(this.resultOf(row, undefined, end, { startedAtMs, endedAtMs: Date.now(), requests: 0 }));
+      }
+    };
+    // Rows are pulled one at a time by each worker: an async generator serves one next() at a time.
+    await Promise.all(Array.from({ length: Math.max(1, mode.concurrency) }, worker));
+    return signal.aborted ? { kind: 'interrupted' } : undefined;
+  }
+
+  private resultOf(row: number, executionId: string | undefined, end: ExecutionEnd, timing: ExecutionTiming): RowResult {
+    const context = this.contexts.get(row);
+    this.contexts.delete(row);
+    const times = {
+      startedAt: new Date(timing.startedAtMs).toISOString(),
+      endedAt: new Date(timing.endedAtMs).toISOString(),
+      durationMs: timing.endedAtMs - timing.startedAtMs,
+      ...(executionId !== undefined || timing.requests ? { requests: timing.requests } : {}),
+    };
+    const base = { ...(executionId !== undefined ? { executionId } : {}), ...(context ? { inputs: context.shown } : {}) };
+    if (end.kind === 'finished') {
+      const check = checkExpectations(context?.expectations ?? [], end.outputs, this.options.outputExpectations);
+      return {
+        row,
+        status: 'finished',
+        ...(check ? { passed: check.passed } : {}),
+        ...base,
+        outputs: end.outputs ?? null,
+        ...(check && !check.passed ? { expectations: check.failures } : {}),
+        ...times,
+      };
+    }
+    const error = end.kind === 'failed' ? end.answer : end.message;
+    const checked = context?.expectations.length || this.options.outputExpectations?.size ? { passed: false } : {};
+    return { row, status: end.kind, ...checked, ...base, error, ...times };
+  }
+
+  private finish(result: RowResult): void {
+    this.results?.write(result);
+    this.state?.ended(result.row, result.status, result.passed);
+    this.count(result.status, result.passed);
+    this.ended++;
+    this.endedNow++;
+    if (result.status === 'finished' && result.durationMs !== undefined) this.sampleDuration(result.durationMs);
+    this.listener({ kind: 'row-ended', result });
+    this.progress();
+  }
+
+  /** Durations for p50/p95: all of them up to MAX_DURATION_SAMPLES, then a uniform sample (reservoir). */
+  private sampleDuration(ms: number): void {
+    this.finishedNow++;
+    if (this.durations.length < MAX_DURATION_SAMPLES) this.durations.push(ms);
+    else {
+      const slot = Math.floor(Math.random() * this.finishedNow);
+      if (slot < MAX_DURATION_SAMPLES) this.durations[slot] = ms;
+    }
+  }
+
+  private count(status: RowStatus, passed: boolean | undefined): void {
+    if (status in this.counts) this.counts[status as keyof typeof this.counts]++;
+    else this.counts.error++;
+    if (passed !== undefined) {
+      this.counts.checked++;
+      if (passed) this.counts.passed++;
+    }
+  }
+
+  private snapshot(): BatchCounts {
+    const stats = this.scheduler?.stats();
+    const local = this.options.mode.kind === 'local' ? this.options.mode : undefined;
+    return {
+      total: this.total,
+      ended: this.ended,
+      running: stats ? stats.active : this.running,
+      ...this.counts,
+      requests: stats?.requests ?? 0,
+      throttled: stats?.throttled ?? 0,
+      concurrency: stats?.concurrency ?? local?.concurrency ?? 1,
+      ...(stats ? { ratePerSecond: stats.ratePerSecond } : {}),
+      elapsedMs: Date.now() - this.started,
+      endedNow: this.endedNow,
+    };
+  }
+
+  private progress(): void {
+    this.listener({ kind: 'progress', counts: this.snapshot() });
+  }
+}

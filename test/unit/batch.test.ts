@@ -1,0 +1,483 @@
+// `agent-workflows batch`: data files of every kind (and bad ones, named by row and column), against
+// real servers on 127.0.0.1 that throttle, fail rows and restart, a batch process killed mid-run
+// then resumed (asserted on the server's own log of execute requests), and the exit codes.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { runCli } from '../../src/cli/main';
+import { DataFileError, readDataRows } from '../../src/core/batch/dataRows';
+import type { DataRow } from '../../src/core/batch/dataRows';
+import { startBatchService } from '../support/batchService';
+import type { BatchService, BatchServiceOptions } from '../support/batchService';
+import { startFakeService } from '../support/fakeAgentService';
+import { closedPort } from '../support/httpServer';
+import { repoRoot } from '../support/paths';
+import { makeTempDir } from '../support/tempDir';
+import type { TempDir } from '../support/tempDir';
+
+const KEY = 'batch-test-key-9';
+
+const agent = (baseUrl: string) => `version: 1
+name: Rows
+deployment:
+  baseUrl: ${baseUrl}
+  account: acme
+  agent: rows
+inputs:
+  id: { type: number, required: true }
+  text: { type: string }
+  doc: { type: file }
+nodes:
+  echo:
+    type: template
+    text: "{{ inputs.id }}"
+outputs:
+  id: { from: "{{ nodes.echo.body }}" }
+`;
+
+interface ResultLine {
+  row: number;
+  status: string;
+  passed?: boolean;
+  executionId?: string;
+  inputs?: Record<string, unknown>;
+  problems?: Array<{ row: number; column?: string; message: string }>;
+}
+
+function readResults(path: string): ResultLine[] {
+  return readFileSync(path, 'utf8')
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line) => JSON.parse(line) as ResultLine);
+}
+
+function jsonl(rows: readonly unknown[]): string {
+  return rows.map((row) => (typeof row === 'string' ? row : JSON.stringify(row))).join('\n') + '\n';
+}
+
+describe('agent-workflows batch', () => {
+  let dir: TempDir;
+  let service: BatchService | undefined;
+  beforeEach(() => {
+    dir = makeTempDir();
+  });
+  afterEach(async () => {
+    await service?.close();
+    service = undefined;
+    dir.remove();
+  });
+
+  async function cli(args: string[], options: { env?: Record<string, string>; interrupt?: AbortSignal } = {}) {
+    let stdout = '';
+    let stderr = '';
+    const code = await runCli(args, {
+      stdout: (t) => (stdout += t),
+      stderr: (t) => (stderr += t),
+      cwd: dir.path,
+      env: options.env ?? { AGENT_WORKFLOWS_API_KEY: KEY },
+      ...(options.interrupt ? { interrupt: options.interrupt } : {}),
+    });
+    assert.doesNotMatch(stdout + stderr, new RegExp(KEY), 'the key never appears in output');
+    return { code, stdout, stderr };
+  }
+
+  async function serve(options: Omit<BatchServiceOptions, 'apiKey'> = {}): Promise<BatchService> {
+    service = await startBatchService({ apiKey: KEY, durationMs: () => 100, ...options });
+    dir.write('rows.agent.yaml', agent(service.url));
+    return service;
+  }
+
+  const startedIds = (s: BatchService): number[] => s.started.map((execution) => Number(execution.inputs.id)).sort((a, b) => a - b);
+
+  describe('data files', () => {
+    it('reports each bad row by row and column, skips it, never sends it, and lists it', async () => {
+      const s = await serve();
+      dir.write(
+        'rows.jsonl',
+        jsonl([
+          { id: 1 },
+          '{"id": 2,',
+          { id: 3, colour: 'red' },
+          { id: 'three' },
+          { text: 'no id' },
+          { id: 6, doc: 'missing.pdf' },
+          '',
+          { id: 7, text: 'ok' },
+          [1, 2],
+        ]),
+      );
+      const result = await cli(['batch', 'rows.agent.yaml', '--data', 'rows.jsonl', '--out', 'out.jsonl', '--rate', '100']);
+      assert.equal(result.code, 1, result.stderr);
+      assert.match(result.stderr, /row 2: line 2 is not valid JSON/);
+      assert.match(result.stderr, /row 3, column "colour": The agent has no input "colour"/);
+      assert.match(result.stderr, /row 4, column "id": Input "id" must be a number, not "three"/);
+      assert.match(result.stderr, /row 5, column "id": Input "id" is required: fill column "id"/);
+      assert.match(result.stderr, /row 6, column "doc": the file "missing\.pdf" does not exist/);
+      assert.match(result.stderr, /row 8: line 9 is an array, not an object/);
+      assert.match(result.stderr, /8 rows: 2 finished, 6 skipped \(bad data\)/);
+      assert.deepEqual(startedIds(s), [1, 7], 'only the good rows were sent');
+      const lines = readResults(join(dir.path, 'out.jsonl'));
+      assert.deepEqual(lines.map((line) => `${line.row}:${line.status}`).sort(), [
+        '1:finished',
+        '2:skipped',
+        '3:skipped',
+        '4:skipped',
+        '5:skipped',
+        '6:skipped',
+        '7:finished',
+        '8:skipped',
+      ]);
+      assert.equal(lines.find((line) => line.row === 6)?.problems?.[0]?.column, 'doc');
+    });
+
+    it('reads CSV with a header (not a row), reports a ragged row and maps columns with --map', async () => {
+      const s = await serve({ outcome: (inputs) => ({ status: 'finished', outputs: { id: String(inputs.id) } }) });
+      dir.write('rows.csv', 'number,text,expect.id\n1,one,1\n2,"two, with a comma"\n3,three,4\n"4","multi\nline",4\n');
+      const result = await cli([
+        'batch',
+        'rows.agent.yaml',
+        '--data',
+        'rows.csv',
+        '--map',
+        'id=number',
+        '--out',
+        'out.jsonl',
+        '--rate',
+        '100',
+      ]);
+      assert.equal(result.code, 1, result.stderr);
+      assert.match(result.stderr, /row 2, column "expect\.id": line 3 has 2 values but the header names 3 columns \(skipped\)/);
+      assert.match(result.stderr, /pass rate 66\.7% \(2\/3 rows with expectations\)/);
+      assert.deepEqual(startedIds(s), [1, 3, 4]);
+      const byRow = new Map(readResults(join(dir.path, 'out.jsonl')).map((line) => [line.row, line]));
+      assert.equal(byRow.get(1)?.passed, true);
+      assert.equal(byRow.get(3)?.passed, false);
+      assert.deepEqual(byRow.get(4)?.inputs, { id: 4, text: 'multi\nline' });
+    });
+
+    it('an empty, unreadable or unknown data file is a usage error before anything is sent', async () => {
+      const s = await serve();
+      dir.write('empty.jsonl', '\n\n');
+      dir.write('header.csv', 'id,text\n');
+      dir.write('rows.txt', 'id\n1\n');
+      dir.write('object.json', '{"id": 1}');
+      dir.write('broken.csv', 'id,text\n1,"never closed\n');
+      for (const [data, message] of [
+        ['empty.jsonl', /empty\.jsonl has no data rows/],
+        ['header.csv', /header\.csv has no data rows \(only a header/],
+        ['missing.jsonl', /missing\.jsonl cannot be read/],
+        ['rows.txt', /must be \.jsonl .*\.csv .*\.json/],
+        ['object.json', /must hold a JSON array of objects/],
+        ['broken.csv', /broken\.csv cannot be read as CSV: .*[Qq]uote/],
+      ] as const) {
+        const result = await cli(['batch', 'rows.agent.yaml', '--data', data]);
+        assert.equal(result.code, 2, `${data}: ${result.stderr}`);
+        assert.match(result.stderr, message);
+      }
+      assert.equal(s.log.length, 0, 'nothing was sent');
+    });
+
+    it('bounds rows and .json files: a too long line is a bad row, a too large .json file says to use .jsonl', async () => {
+      const long = dir.write('long.jsonl', jsonl([{ id: 1 }, { id: 2, text: 'x'.repeat(500) }, { id: 3 }]));
+      const rows: DataRow[] = [];
+      for await (const row of readDataRows(long, { maxRowBytes: 100 })) rows.push(row);
+      assert.deepEqual(
+        rows.map((row) => ('problem' in row ? `${row.row}: ${row.problem.message}` : `${row.row}: ok`)),
+        ['1: ok', '2: line 2 is longer than 100 bytes, the most a row may have', '3: ok'],
+      );
+      const big = dir.write('big.json', JSON.stringify([{ id: 1 }, { id: 2 }]));
+      await assert.rejects(
+        async () => {
+          for await (const row of readDataRows(big, { maxJsonFileBytes: 10 })) void row;
+        },
+        (error: unknown) => error instanceof DataFileError && /write it as \.jsonl/.test(error.message),
+      );
+    });
+
+    it('sends a file column as a multipart upload, its path relative to the data file', async () => {
+      const fake = await startFakeService(KEY);
+      try {
+        dir.write('rows.agent.yaml', agent(fake.url));
+        dir.write('data/docs/a.txt', 'contents of a');
+        dir.write('data/rows.json', JSON.stringify([{ id: 1, doc: 'docs/a.txt' }]));
+        const result = await cli(['batch', 'rows.agent.yaml', '--data', 'data/rows.json', '--out', 'out.jsonl']);
+        assert.equal(result.code, 0, result.stderr);
+        assert.equal(fake.starts.length, 1);
+        assert.match(fake.starts[0]!.path, /\/execute\/multipart$/);
+        assert.equal(fake.starts[0]!.parts.find((part) => part.name === 'doc')?.data.toString(), 'contents of a');
+        const [line] = readResults(join(dir.path, 'out.jsonl'));
+        assert.deepEqual(line?.inputs, { id: 1, doc: 'docs/a.txt' }, 'the file is shown by its path, never inlined');
+      } finally {
+        await fake.close();
+      }
+    });
+
+    it('runs rows on this machine with --local, concurrently, and gives a pass rate', async () => {
+      dir.write('rows.agent.yaml', agent('http://127.0.0.1:9'));
+      dir.write(
+        'rows.jsonl',
+        jsonl([
+          { id: 1, 'expect.id': '1' },
+          { id: 2, 'expect.id': '2' },
+          { id: 3, 'expect.id': 'three' },
+        ]),
+      );
+      const failing = await cli(['batch', 'rows.agent.yaml', '--data', 'rows.jsonl', '--local', '--concurrency', '2']);
+      assert.equal(failing.code, 1, failing.stderr);
+      assert.match(failing.stderr, /3 rows: 3 finished/);
+      assert.match(failing.stderr, /pass rate 66\.7% \(2\/3/);
+      const passing = await cli(['batch', 'rows.agent.yaml', '--data', 'rows.jsonl', '--local', '--limit', '2']);
+      assert.equal(passing.code, 0, passing.stderr);
+      assert.match(passing.stderr, /2 rows: 2 finished/);
+      // On a terminal the progress is one line redrawn in place, cleared before the summary.
+      let control = '';
+      let stderr = '';
+      const code = await runCli(['batch', 'rows.agent.yaml', '--data', 'rows.jsonl', '--local'], {
+        stdout: () => undefined,
+        stderr: (t) => (stderr += t),
+        terminal: (t) => (control += t),
+        stderrIsTTY: true,
+        cwd: dir.path,
+        env: {},
+      });
+      assert.equal(code, 1);
+      assert.match(control, /^(\r\u001b\[2K)+$/);
+      assert.match(stderr, /\d\/3 rows · [\d.]+\/s/);
+      assert.match(stderr, /3 rows: 3 finished/);
+    });
+  });
+
+  describe('against a service', () => {
+    it('keeps starts and polls together within --rate requests a second', async () => {
+      const s = await serve({ durationMs: () => 50 });
+      dir.write('rows.jsonl', jsonl(Array.from({ length: 12 }, (_, i) => ({ id: i + 1 }))));
+      const result = await cli(['batch', 'rows.agent.yaml', '--data', 'rows.jsonl', '--concurrency', '12', '--rate', '8']);
+      assert.equal(result.code, 0, result.stderr);
+      // A token bucket of 8 a second holds at most 1.6 requests: no second sees more than 8 + 1.
+      const times = s.log.map((entry) => entry.at);
+      const busiest = Math.max(...times.map((at) => times.filter((other) => other >= at && other < at + 1000).length));
+      assert.ok(busiest <= 9, `${busiest} requests in one second`);
+      assert.ok(s.log.length >= 24, 'a start and at least one poll per row');
+    });
+
+    it("--expect applies a test file's output expectations to every row", async () => {
+      await serve({
+        outcome: (inputs) => ({ status: 'finished', outputs: { id: Number(inputs.id) === 3 ? 'three' : String(inputs.id) } }),
+      });
+      dir.write('rows.jsonl', jsonl([{ id: 1 }, { id: 2 }, { id: 3 }]));
+      dir.write(
+        'every.agent.test.yaml',
+        'agent: rows.agent.yaml\ncases:\n  every row:\n    inputs: { id: 1 }\n    expect:\n      outputs:\n        id: { $match: "^[0-9]+$" }\n',
+      );
+      const result = await cli([
+        'batch',
+        'rows.agent.yaml',
+        '--data',
+        'rows.jsonl',
+        '--expect',
+        'every.agent.test.yaml',
+        '--out',
+        'out.jsonl',
+        '--rate',
+        '50',
+      ]);
+      assert.equal(result.code, 1, result.stderr);
+      assert.match(result.stderr, /pass rate 66\.7% \(2\/3 rows with expectations\)/);
+      const failed = readResults(join(dir.path, 'out.jsonl')).find((line) => line.passed === false);
+      assert.equal(failed?.row, 3);
+      dir.write('two.agent.test.yaml', 'agent: rows.agent.yaml\ncases:\n  a:\n    inputs: { id: 1 }\n  b:\n    inputs: { id: 2 }\n');
+      const two = await cli(['batch', 'rows.agent.yaml', '--data', 'rows.jsonl', '--expect', 'two.agent.test.yaml']);
+      assert.equal(two.code, 2);
+      assert.match(two.stderr, /must have exactly one case with expect\.outputs/);
+    });
+
+    it('slows the whole batch on 429 (Retry-After) and 503, starts no row twice and reports failed rows', async () => {
+      const s = await serve({
+        throttle: (n) => (n === 3 ? { status: 429, retryAfterSeconds: 1 } : n === 8 ? { status: 503 } : undefined),
+        outcome: (inputs) =>
+          Number(inputs.id) % 5 === 0
+            ? { status: 'failed', outputs: { reason: 'bad id' } }
+            : { status: 'finished', outputs: { id: inputs.id } },
+      });
+      dir.write('rows.jsonl', jsonl(Array.from({ length: 8 }, (_, i) => ({ id: i + 1 }))));
+      const result = await cli([
+        'batch',
+        'rows.agent.yaml',
+        '--data',
+        'rows.jsonl',
+        '--out',
+        'out.jsonl',
+        '--concurrency',
+        '4',
+        '--rate',
+        '50',
+      ]);
+      assert.equal(result.code, 1, result.stderr);
+      assert.deepEqual(startedIds(s), [1, 2, 3, 4, 5, 6, 7, 8], 'every row started exactly once');
+      const lines = readResults(join(dir.path, 'out.jsonl'));
+      assert.deepEqual(
+        lines.filter((line) => line.status === 'failed').map((line) => line.row),
+        [5],
+      );
+      assert.equal(lines.filter((line) => line.status === 'finished').length, 7);
+      assert.match(result.stderr, /8 rows: 7 finished, 1 failed/);
+      assert.match(result.stderr, /2 throttled/);
+      // After the first 429 (Retry-After: 1), the whole batch waited: no request for most of a second.
+      const first = s.log.find((entry) => entry.status === 429)!;
+      const next = s.log.find((entry) => entry.at > first.at && entry.status !== 429);
+      assert.ok(next && next.at - first.at >= 900, `the next request came ${next ? next.at - first.at : '?'} ms after the 429`);
+    });
+
+    it('rides out a service killed and restarted on the same port mid-batch', async () => {
+      let stopped = false;
+      const s = await serve({
+        durationMs: () => 400,
+        onStart: () => {
+          if (s.started.length === 3 && !stopped) {
+            stopped = true;
+            setTimeout(() => {
+              void s.stop().then(() => setTimeout(() => void s.restart(), 1200));
+            }, 50);
+          }
+        },
+      });
+      dir.write('rows.jsonl', jsonl(Array.from({ length: 8 }, (_, i) => ({ id: i + 1 }))));
+      const result = await cli([
+        'batch',
+        'rows.agent.yaml',
+        '--data',
+        'rows.jsonl',
+        '--out',
+        'out.jsonl',
+        '--concurrency',
+        '3',
+        '--rate',
+        '50',
+      ]);
+      assert.ok(stopped, 'the service was stopped mid-batch');
+      assert.equal(result.code, 0, result.stderr);
+      assert.deepEqual(startedIds(s), [1, 2, 3, 4, 5, 6, 7, 8], 'every row started exactly once');
+      assert.equal(readResults(join(dir.path, 'out.jsonl')).filter((line) => line.status === 'finished').length, 8);
+    });
+
+    it('a batch process killed mid-run, then --resume: no row started twice, none lost', async function () {
+      this.timeout(10_000);
+      const s = await serve({
+        durationMs: () => 300,
+        // Killed while the 5th start is being answered: its row is "starting" with no id on disk.
+        onStart: () => {
+          if (s.started.length === 5) child.kill('SIGKILL');
+        },
+      });
+      dir.write('rows.jsonl', jsonl(Array.from({ length: 12 }, (_, i) => ({ id: i + 1 }))));
+      const child = spawn(
+        process.execPath,
+        [
+          join(repoRoot, 'dist', 'cli.js'),
+          'batch',
+          'rows.agent.yaml',
+          '--data',
+          'rows.jsonl',
+          '--out',
+          'out.jsonl',
+          '--concurrency',
+          '3',
+          '--rate',
+          '50',
+        ],
+        { cwd: dir.path, env: { ...process.env, AGENT_WORKFLOWS_API_KEY: KEY }, stdio: 'ignore' },
+      );
+      const signal = await new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, sig) => resolve(sig)));
+      assert.equal(signal, 'SIGKILL');
+      // Starts already on their way when the process died may still arrive.
+      const beforeResume = s.started.length;
+      assert.ok(beforeResume >= 5 && beforeResume <= 7, `${beforeResume} starts before the resume`);
+
+      const result = await cli([
+        'batch',
+        'rows.agent.yaml',
+        '--data',
+        'rows.jsonl',
+        '--out',
+        'out.jsonl',
+        '--concurrency',
+        '3',
+        '--rate',
+        '50',
+        '--resume',
+      ]);
+      // The row whose start was sent as the process died may be running: reported, not started again.
+      assert.equal(result.code, 1, result.stderr);
+      const ids = startedIds(s);
+      assert.equal(new Set(ids).size, ids.length, `no row started twice: ${ids.join(',')}`);
+      assert.deepEqual(ids, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12], 'every row started once, none lost');
+      const lines = readResults(join(dir.path, 'out.jsonl'));
+      const statuses = new Map(lines.map((line) => [line.row, line.status]));
+      assert.equal(statuses.size, 12, 'every row has a result');
+      // The row(s) whose start was sent as the process died (its answer maybe read, not recorded):
+      // reported as possibly started, and indeed started on the service; every other row finished.
+      const unknown = [...statuses].filter(([, status]) => status === 'unknown').map(([row]) => row);
+      assert.ok(
+        unknown.length >= 1 && unknown.length <= beforeResume - 2,
+        `rows "unknown, possibly started": ${JSON.stringify([...statuses])}`,
+      );
+      for (const row of unknown)
+        assert.ok(
+          s.started.slice(0, beforeResume).some((e) => Number(e.inputs.id) === row),
+          `row ${row} did start`,
+        );
+      assert.equal([...statuses].filter(([, status]) => status === 'finished').length, 12 - unknown.length);
+      assert.match(result.stderr, /--restart-unknown/);
+      // The other executions started before the crash were polled again, not started again.
+      const polledAgain = lines.filter(
+        (line) => line.executionId && s.started.slice(0, beforeResume).some((e) => e.id === line.executionId),
+      );
+      assert.equal(polledAgain.length, beforeResume - unknown.length);
+      for (const line of polledAgain) assert.deepEqual(line.inputs, { id: line.row }, 'a row polled again is shown with its inputs');
+    });
+
+    it('Ctrl-C stops cleanly, prints the resume command, and the resume finishes the batch', async () => {
+      const s = await serve({ durationMs: () => 300 });
+      dir.write('rows.jsonl', jsonl(Array.from({ length: 6 }, (_, i) => ({ id: i + 1 }))));
+      const interrupt = new AbortController();
+      const args = ['batch', 'rows.agent.yaml', '--data', 'rows.jsonl', '--out', 'out.jsonl', '--concurrency', '2', '--rate', '50'];
+      const waiting = cli(args, { interrupt: interrupt.signal });
+      while (s.started.length < 2) await new Promise((resolve) => setTimeout(resolve, 10));
+      interrupt.abort();
+      const stopped = await waiting;
+      assert.equal(stopped.code, 130, stopped.stderr);
+      assert.match(
+        stopped.stderr,
+        /resume with: agent-workflows batch rows\.agent\.yaml --data rows\.jsonl --out out\.jsonl --concurrency 2 --rate 50 --resume/,
+      );
+      const resumed = await cli([...args, '--resume']);
+      assert.equal(resumed.code, 0, resumed.stderr);
+      assert.deepEqual(startedIds(s), [1, 2, 3, 4, 5, 6]);
+      assert.equal(new Set(readResults(join(dir.path, 'out.jsonl')).map((line) => line.row)).size, 6);
+    });
+
+    it('exit codes: 0 all finished, 3 auth, 4 network, 5 gave up waiting, 2 an existing --out', async () => {
+      const s = await serve({ durationMs: (inputs) => (Number(inputs.id) === 2 ? 5000 : 50) });
+      dir.write('rows.jsonl', jsonl([{ id: 1 }, { id: 3 }]));
+      dir.write('slow.jsonl', jsonl([{ id: 1 }, { id: 2 }]));
+      assert.equal((await cli(['batch', 'rows.agent.yaml', '--data', 'rows.jsonl', '--out', 'out.jsonl'])).code, 0);
+      const again = await cli(['batch', 'rows.agent.yaml', '--data', 'rows.jsonl', '--out', 'out.jsonl']);
+      assert.equal(again.code, 2);
+      assert.match(again.stderr, /out\.jsonl exists: give --resume/);
+      const auth = await cli(['batch', 'rows.agent.yaml', '--data', 'rows.jsonl'], { env: { AGENT_WORKFLOWS_API_KEY: 'wrong-key' } });
+      assert.equal(auth.code, 3, auth.stderr);
+      const noKey = await cli(['batch', 'rows.agent.yaml', '--data', 'rows.jsonl'], { env: {} });
+      assert.equal(noKey.code, 3, noKey.stderr);
+      const slow = await cli(['batch', 'rows.agent.yaml', '--data', 'slow.jsonl', '--timeout', '1', '--rate', '50']);
+      assert.equal(slow.code, 5, slow.stderr);
+      assert.match(slow.stderr, /1 gave up waiting/);
+      const port = await closedPort();
+      writeFileSync(join(dir.path, 'down.agent.yaml'), agent(`http://127.0.0.1:${port}`));
+      const down = await cli(['batch', 'down.agent.yaml', '--data', 'rows.jsonl', '--out', 'down.jsonl']);
+      assert.equal(down.code, 4, down.stderr);
+      assert.match(down.stderr, /resume with: .*--resume/);
+      assert.ok(s.log.length > 0);
+    });
+  });
+});
