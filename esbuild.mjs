@@ -93,6 +93,7 @@ const lazyModules = new Map(
     'src/language/languageCore.ts': 'language',
     'src/runs/localServerCode.ts': 'local-server',
     'src/core/testing/editorEntry.ts': 'agent-tests',
+    'src/core/batch/editorEntry.ts': 'batch',
   }).map(([source, name]) => [resolve(source), join('dist', 'lazy', `${name}.js`)]),
 );
 

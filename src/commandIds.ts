@@ -26,6 +26,12 @@ export const COMMANDS = {
   newTestCase: 'agentWorkflows.executions.newTestCase',
   runAgentTests: 'agentWorkflows.runAgentTests',
   selectEnvironment: 'agentWorkflows.selectEnvironment',
+  runDataset: 'agentWorkflows.runDataset',
+  openBatchResults: 'agentWorkflows.batches.openResults',
+  openBatchRow: 'agentWorkflows.batches.openRow',
+  stopBatch: 'agentWorkflows.batches.stop',
+  resumeBatch: 'agentWorkflows.batches.resume',
+  removeBatch: 'agentWorkflows.batches.remove',
 } as const;
 
 /**

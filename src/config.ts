@@ -43,6 +43,21 @@ export function serviceSettings(scope?: vscode.Uri): ServiceSettings {
   };
 }
 
+export interface BatchSettings {
+  /** Executions of a batch running at once. */
+  readonly concurrency: number;
+  /** Requests a second a batch sends to the service (starts and polls together). */
+  readonly ratePerSecond: number;
+}
+
+export function batchSettings(scope?: vscode.Uri): BatchSettings {
+  const config = vscode.workspace.getConfiguration(SECTION, scope);
+  return {
+    concurrency: Math.round(clamp(config.get<number>('batch.concurrency', 8), 1, 100)),
+    ratePerSecond: clamp(config.get<number>('batch.rate', 10), 0.5, 1000),
+  };
+}
+
 export interface EnvironmentSettings {
   /** The environment of agent-workflows.yaml runs use when none is chosen in the status bar. */
   readonly environment: string;

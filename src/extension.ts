@@ -18,6 +18,7 @@ import { registerEnvironmentsLanguage } from './environments/environmentsLanguag
 import { WorkspaceEnvironments } from './environments/workspaceEnvironments';
 import { registerLazyCommands } from './lazyCommands';
 import { createLogger } from './logger';
+import { BatchHistory } from './runs/batchHistory';
 import { ExecutionHistory } from './runs/executionHistory';
 import { InputMemory } from './runs/inputPrompts';
 import { LocalServerHost } from './runs/localServerHost';
@@ -48,7 +49,8 @@ export function activate(context: vscode.ExtensionContext): AgentWorkflowsApi {
   const localServer = new LocalServerHost({ keys, workflowSecrets, logger, state: context.workspaceState });
   const inputMemory = new InputMemory(context.workspaceState);
   const environments = new WorkspaceEnvironments(context.workspaceState);
-  context.subscriptions.push(workspaceSecretNames, keys, store, results, new ResultDocuments(store), localServer, environments);
+  const batches = new BatchHistory(context.workspaceState, context.storageUri ?? context.globalStorageUri);
+  context.subscriptions.push(workspaceSecretNames, keys, store, results, new ResultDocuments(store), localServer, environments, batches);
 
   const diagnostics = registerDiagnostics(context, { logger, docsUri, environmentNames: (uri) => environments.namesFor(uri) });
   // An agent's environment overrides are checked against the names of its environments file.
@@ -58,7 +60,7 @@ export function activate(context: vscode.ExtensionContext): AgentWorkflowsApi {
   registerCodeActionProvider(context, { workflowSecrets, logger, diagnostics });
   registerNavigationProviders(context, { diagnostics });
   registerCodeLensProvider(context, { environments });
-  const executionsTree = registerExecutionsView(context, { store });
+  const executionsTree = registerExecutionsView(context, { store, batches });
   registerLocalServerStatus(context, { localServer });
   const environmentStatus = registerEnvironmentStatus(context, { environments, logger });
   registerEnvironmentsLanguage(context, {
@@ -82,6 +84,7 @@ export function activate(context: vscode.ExtensionContext): AgentWorkflowsApi {
         localServer,
         diagnostics,
         environments,
+        batches,
       }),
     logger,
   );
@@ -94,7 +97,8 @@ export function activate(context: vscode.ExtensionContext): AgentWorkflowsApi {
   // Unfinished executions of the last session are watched again once the workspace is trusted,
   // after activation: the commands' code loads only when there is one.
   const resume = (): void => {
-    if (store.active().length > 0) void commands.feature().then((feature) => feature.resumeWatching());
+    if (store.active().length > 0 || batches.all().some((batch) => batch.state === 'running'))
+      void commands.feature().then((feature) => feature.resumeWatching());
   };
   if (vscode.workspace.isTrusted) setTimeout(resume, 0);
   else context.subscriptions.push(vscode.workspace.onDidGrantWorkspaceTrust(resume));

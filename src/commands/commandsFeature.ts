@@ -7,6 +7,7 @@ import type { WorkspaceEnvironments } from '../environments/workspaceEnvironment
 import type { AgentDiagnostics } from '../language/agentDiagnostics';
 import type { WorkspaceSecretNames } from '../language/workspaceSecretNames';
 import { deployedTestTarget } from '../runs/agentRuns';
+import type { BatchHistory } from '../runs/batchHistory';
 import { ExecutionRunner } from '../runs/executionRunner';
 import type { ExecutionHistory } from '../runs/executionHistory';
 import type { InputMemory } from '../runs/inputPrompts';
@@ -20,6 +21,7 @@ import { registerClearApiKeyCommand } from './clearApiKey';
 import { registerClearSecretCommand } from './clearSecret';
 import { registerCopyAsCurlCommand } from './copyAsCurl';
 import { registerExecutionActions } from './executionActions';
+import { registerDatasetCommands, resumeBatches } from './runDataset';
 import { registerNewAgentFileCommand } from './newAgentFile';
 import { registerPollExecutionCommand } from './pollExecution';
 import { registerRunAgentCommand } from './runAgent';
@@ -42,18 +44,20 @@ export interface CommandsDeps {
   readonly localServer: LocalServerHost;
   readonly diagnostics: AgentDiagnostics;
   readonly environments: WorkspaceEnvironments;
+  readonly batches: BatchHistory;
 }
 
 /** What the rest of the extension may ask of the loaded commands. */
 export interface CommandsFeature {
-  /** Watches again the executions that were running when the window closed. */
+  /** Watches again the executions that were running when the window closed, and goes on with their batches. */
   resumeWatching(): Promise<void>;
   /** Where the deployed cases of an agent's tests go, with the key; undefined when the user declined. */
   deployedTestTarget(agentFile: vscode.Uri): Promise<AgentTarget | undefined>;
 }
 
 export function registerCommands(context: vscode.ExtensionContext, deps: CommandsDeps): CommandsFeature {
-  const { logger, keys, workflowSecrets, workspaceSecretNames, store, results, inputMemory, localServer, diagnostics, environments } = deps;
+  const { logger, keys, workflowSecrets, workspaceSecretNames, store, results, inputMemory, localServer, diagnostics, environments, batches } =
+    deps;
   // On shutdown the runner stops polling but leaves running records as they are: the next window resumes them.
   const runner = new ExecutionRunner({ store, results, logger });
   context.subscriptions.push(runner);
@@ -72,5 +76,8 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
   registerCopyAsCurlCommand(context, runDeps);
   registerStartLocalServerCommand(context, { localServer, logger });
   registerExecutionActions(context, runDeps);
-  return { resumeWatching: () => resumeWatching(runDeps), deployedTestTarget: (agentFile) => deployedTestTarget(agentFile, runDeps) };
+  const batchDeps = registerDatasetCommands(context, { ...runDeps, batches, extensionUri: context.extensionUri });
+  return { resumeWatching: async () => {
+      await Promise.all([resumeWatching(runDeps), resumeBatches(batchDeps)]);
+    }, deployedTestTarget: (agentFile) => deployedTestTarget(agentFile, runDeps) };
 }

@@ -2,11 +2,36 @@
 // age and duration as description, and its inputs, outputs, trace and error as children. Tree
 // nodes are small classes whose contextValue drives the menus in package.json.
 import * as vscode from 'vscode';
+import { COMMANDS } from '../commandIds';
 import { describeInput, formatAge, formatDuration, isActive } from '../core/executions/executionRecord';
 import type { ExecutionRecord, ExecutionState, TraceEntry } from '../core/executions/executionRecord';
+import { describeBatchCounts } from '../core/batch/batchRecord';
+import type { BatchRecord, BatchRecordState } from '../core/batch/batchRecord';
+import type { RowResult, RowStatus } from '../core/batch/runBatch';
+import type { BatchHistory } from '../runs/batchHistory';
+import { loadBatchCore } from '../runs/batchCore';
 import type { ExecutionHistory } from '../runs/executionHistory';
 
-type TreeNode = ExecutionItem | GroupItem | ValueItem | TraceItem | MessageItem;
+type TreeNode = ExecutionItem | GroupItem | ValueItem | TraceItem | MessageItem | BatchItem | BatchRowItem | BatchNoteItem;
+
+/** Rows of a batch listed in the view; the results table shows them all. */
+const MAX_BATCH_ROWS_SHOWN = 200;
+
+const BATCH_ICONS: Record<BatchRecordState, vscode.ThemeIcon> = {
+  running: new vscode.ThemeIcon('sync~spin'),
+  finished: new vscode.ThemeIcon('pass', new vscode.ThemeColor('testing.iconPassed')),
+  stopped: new vscode.ThemeIcon('debug-pause'),
+  error: new vscode.ThemeIcon('warning', new vscode.ThemeColor('list.warningForeground')),
+};
+
+const ROW_ICONS: Record<RowStatus, vscode.ThemeIcon> = {
+  finished: new vscode.ThemeIcon('pass', new vscode.ThemeColor('testing.iconPassed')),
+  failed: new vscode.ThemeIcon('error', new vscode.ThemeColor('testing.iconFailed')),
+  error: new vscode.ThemeIcon('warning', new vscode.ThemeColor('list.warningForeground')),
+  timeout: new vscode.ThemeIcon('watch'),
+  unknown: new vscode.ThemeIcon('question'),
+  skipped: new vscode.ThemeIcon('circle-slash'),
+};
 
 const STATE_ICONS: Record<ExecutionState, vscode.ThemeIcon> = {
   starting: new vscode.ThemeIcon('loading~spin'),
@@ -49,6 +74,74 @@ export class ExecutionItem extends vscode.TreeItem {
     this.tooltip = tooltipOf(record);
     this.accessibilityInformation = { label: `${record.agentName}, ${STATE_WORDS[record.state]}, ${this.description}` };
   }
+}
+
+/** A batch over a data file: its progress, and its rows as children. */
+export class BatchItem extends vscode.TreeItem {
+  constructor(
+    readonly batch: BatchRecord,
+    now: number,
+  ) {
+    super(batch.agentName, vscode.TreeItemCollapsibleState.Collapsed);
+    this.id = `batch:${batch.key}`;
+    const where = batch.mode === 'local' ? ' · local' : batch.target?.environment ? ` · ${batch.target.environment}` : '';
+    const data = batch.dataPath.split(/[\\/]/).pop() ?? batch.dataPath;
+    this.description = `batch of ${data} · ${batch.state === 'running' ? '' : `${batch.state} · `}${describeBatchCounts(batch)} · ${formatAge(batch.startedAt, now)}${where}`;
+    this.iconPath = BATCH_ICONS[batch.state];
+    this.contextValue = `batch-${batch.state}`;
+    this.tooltip = new vscode.MarkdownString(
+      [
+        `**${escape(batch.agentName)}** · batch · ${batch.state}`,
+        '',
+        `Data: ${escape(batch.dataPath)}`,
+        `Rows: ${escape(describeBatchCounts(batch))}`,
+        batch.target ? `Service: ${escape(batch.target.baseUrl)} · account \`${escape(batch.target.account)}\`` : 'Ran locally in VS Code',
+        ...(batch.target?.environment ? [`Environment: \`${escape(batch.target.environment)}\``] : []),
+        `Started: ${new Date(batch.startedAt).toLocaleString()}`,
+        ...(batch.error ? [`${escape(batch.error)}`] : []),
+      ].join('  \n'),
+    );
+  }
+}
+
+/** One row of a batch, as its results file has it. */
+export class BatchRowItem extends vscode.TreeItem {
+  constructor(
+    readonly batch: BatchRecord,
+    readonly result: RowResult,
+  ) {
+    super(`Row ${result.row}`, vscode.TreeItemCollapsibleState.None);
+    this.id = `batch:${batch.key}:row:${result.row}`;
+    const detail =
+      result.status === 'finished' || result.status === 'failed'
+        ? result.durationMs !== undefined
+          ? formatDuration(result.durationMs)
+          : undefined
+        : result.problems?.[0]?.message ?? (typeof result.error === 'string' ? result.error : undefined);
+    this.description = [result.status, result.passed === false ? 'expectations not met' : undefined, detail].filter(Boolean).join(' · ');
+    this.iconPath = ROW_ICONS[result.status];
+    this.contextValue = 'batch-row';
+    this.command = { title: 'Open Row Result', command: COMMANDS.openBatchRow, arguments: [this] };
+  }
+}
+
+export class BatchNoteItem extends vscode.TreeItem {
+  constructor(batch: BatchRecord, text: string, open: boolean) {
+    super(text, vscode.TreeItemCollapsibleState.None);
+    this.id = `batch:${batch.key}:note:${text}`;
+    this.iconPath = new vscode.ThemeIcon(open ? 'table' : 'info');
+    this.contextValue = 'batch-note';
+    if (open) this.command = { title: 'Open Results Table', command: COMMANDS.openBatchResults, arguments: [batch.key] };
+  }
+}
+
+/** Whether a command's argument is a batch of the view (told apart by contextValue, like executions). */
+export function isBatchItem(item: unknown): item is BatchItem {
+  return item instanceof vscode.TreeItem && typeof item.contextValue === 'string' && /^batch-(running|finished|stopped|error)$/.test(item.contextValue);
+}
+
+export function isBatchRowItem(item: unknown): item is BatchRowItem {
+  return item instanceof vscode.TreeItem && item.contextValue === 'batch-row';
 }
 
 export class GroupItem extends vscode.TreeItem {
@@ -145,10 +238,13 @@ export class MessageItem extends vscode.TreeItem {
 export class ExecutionsTreeProvider implements vscode.TreeDataProvider<TreeNode>, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<TreeNode | undefined>();
   readonly onDidChangeTreeData = this.changed.event;
-  private readonly subscription: vscode.Disposable;
+  private readonly subscriptions: vscode.Disposable[];
 
-  constructor(private readonly store: ExecutionHistory) {
-    this.subscription = store.onDidChange(() => this.refresh());
+  constructor(
+    private readonly store: ExecutionHistory,
+    private readonly batches: BatchHistory,
+  ) {
+    this.subscriptions = [store.onDidChange(() => this.refresh()), batches.onDidChange(() => this.refresh())];
   }
 
   refresh(): void {
@@ -159,11 +255,17 @@ export class ExecutionsTreeProvider implements vscode.TreeDataProvider<TreeNode>
     return element;
   }
 
-  getChildren(element?: TreeNode): TreeNode[] {
+  async getChildren(element?: TreeNode): Promise<TreeNode[]> {
     if (!element) {
       const now = Date.now();
-      return this.store.all().map((record) => new ExecutionItem(record, now));
+      const items: (ExecutionItem | BatchItem)[] = [
+        ...this.store.all().map((record) => new ExecutionItem(record, now)),
+        ...this.batches.all().map((batch) => new BatchItem(batch, now)),
+      ];
+      const startedAt = (item: ExecutionItem | BatchItem): number => (item instanceof BatchItem ? item.batch.startedAt : item.record.startedAt);
+      return items.sort((a, b) => startedAt(b) - startedAt(a));
     }
+    if (element instanceof BatchItem) return batchChildren(element.batch);
     if (element instanceof ExecutionItem) return childrenOf(element.record);
     if (element instanceof GroupItem) {
       const record = element.record;
@@ -177,9 +279,31 @@ export class ExecutionsTreeProvider implements vscode.TreeDataProvider<TreeNode>
   }
 
   dispose(): void {
-    this.subscription.dispose();
+    for (const subscription of this.subscriptions) subscription.dispose();
     this.changed.dispose();
   }
+}
+
+/** A batch's rows from its results file (the first ones), with a way to the full table. */
+async function batchChildren(batch: BatchRecord): Promise<TreeNode[]> {
+  const children: TreeNode[] = [];
+  if (batch.error) children.push(new BatchNoteItem(batch, batch.error, false));
+  let read;
+  try {
+    read = await (await loadBatchCore()).readBatchResults(batch.resultsPath, { maxRows: MAX_BATCH_ROWS_SHOWN });
+  } catch {
+    // No results yet (nothing ended), or the file went: the note says so.
+    read = undefined;
+  }
+  children.push(
+    new BatchNoteItem(
+      batch,
+      read && read.total > read.rows.length ? `Open Results Table (${read.total} rows; ${read.rows.length} listed here)` : 'Open Results Table',
+      true,
+    ),
+  );
+  for (const result of [...(read?.rows ?? [])].sort((a, b) => a.row - b.row)) children.push(new BatchRowItem(batch, result));
+  return children;
 }
 
 function childrenOf(record: ExecutionRecord): TreeNode[] {

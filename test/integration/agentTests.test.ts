@@ -324,6 +324,8 @@ describe('agent tests in VS Code', () => {
       );
       assert.equal(ui.unexpected.length, 0, ui.unexpected.join(', '));
     } finally {
+      // Later suites expect no key they did not set.
+      await vscode.commands.executeCommand('agentWorkflows.clearApiKey', server.url);
       ui.restore();
       await server.close();
       rmSync(served, { recursive: true, force: true });

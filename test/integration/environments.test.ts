@@ -99,6 +99,13 @@ describe('environments', () => {
   });
 
   after(async () => {
+    const cleanup = new ScriptedUi();
+    try {
+      // Later suites expect no key they did not set.
+      for (const server of Object.values(servers)) if (server) await vscode.commands.executeCommand('agentWorkflows.clearApiKey', server.url);
+    } finally {
+      cleanup.restore();
+    }
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
     await vscode.workspace.getConfiguration('agentWorkflows').update('environment', undefined, vscode.ConfigurationTarget.Workspace);
     await vscode.workspace.fs.delete(FOLDER, { recursive: true }).then(undefined, () => undefined);

@@ -1,0 +1,7 @@
+// What the editor's batches use from the core, in one module: loaded on first use as one lazy
+// bundle (the data readers with csv-parse, the scheduler, the client, the engine), so its classes
+// are one copy for instanceof checks.
+export { loadAgent } from '../engine/agentPlan';
+export { countDataRows } from './dataRows';
+export { readBatchResults, resultsToCsv, resultsToJsonl } from './resultsTable';
+export { BatchSetupError, runBatch } from './runBatch';

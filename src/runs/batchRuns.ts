@@ -1,0 +1,212 @@
+// Running an agent over a data file from VS Code: what "Run Agent on Dataset…", Resume Batch and the
+// resume after a reload share. The core's runBatch does the work (one scheduler, resumable state in
+// the extension's storage); this shows its progress (cancellable), keeps the batch's record in step
+// (throttled) and says how it ended. A cancelled or interrupted batch resumes without starting any
+// row twice.
+import * as vscode from 'vscode';
+import { proxySettings, batchSettings, serviceSettings } from '../config';
+import type { BatchRecord } from '../core/batch/batchRecord';
+import { describeBatchCounts } from '../core/batch/batchRecord';
+import type { BatchCounts, BatchMode, BatchSummary } from '../core/batch/runBatch';
+import type { ExecutionTargetInfo } from '../core/executions/executionRecord';
+import { errorMessage } from '../core/errors';
+import { anyHostDispatcher } from '../core/http/proxy';
+import type { AgentTarget } from '../core/service/target';
+import type { BatchHistory } from './batchHistory';
+import { loadBatchCore } from './batchCore';
+import { loadAgentFile } from './agentFile';
+import type { AgentFile } from './agentFile';
+import type { RunDeps } from './runDeps';
+import { targetWithKey } from './serviceTarget';
+import { RunBlocked } from '../commands/commandErrors';
+
+export interface BatchRunDeps extends RunDeps {
+  readonly batches: BatchHistory;
+  /** Called (throttled) as rows end, so an open results table can follow. */
+  readonly onRowsChanged: (batch: BatchRecord) => void;
+  /** Opens a batch's results table. */
+  readonly showResults: (batch: BatchRecord) => void;
+}
+
+/** How often a running batch's record (and the view) is brought up to date. */
+const RECORD_UPDATE_MS = 1000;
+
+/** Batches running in this window, to stop them. */
+const running = new Map<string, AbortController>();
+
+export function isBatchRunning(key: string): boolean {
+  return running.has(key);
+}
+
+/** Stops a running batch (it can be resumed); false when it was not running here. */
+export function stopBatch(key: string): boolean {
+  const controller = running.get(key);
+  controller?.abort();
+  return controller !== undefined;
+}
+
+/** Starts a new batch of `file` over `dataPath`, on `target` (deployed) or on this machine (without one). */
+export async function startBatch(
+  file: AgentFile,
+  dataPath: string,
+  where: { readonly info: ExecutionTargetInfo; readonly target: AgentTarget } | { readonly local: true },
+  total: number,
+  deps: BatchRunDeps,
+): Promise<BatchRecord> {
+  const key = `batch-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
+  const folder = deps.batches.folderOf(key);
+  await vscode.workspace.fs.createDirectory(folder);
+  const settings = batchSettings(file.uri);
+  const record: BatchRecord = {
+    key,
+    agentName: file.displayName,
+    file: file.uri.toString(),
+    dataPath,
+    mode: 'target' in where ? 'deployed' : 'local',
+    ...('info' in where ? { target: where.info } : {}),
+    resultsPath: vscode.Uri.joinPath(folder, 'results.jsonl').fsPath,
+    statePath: vscode.Uri.joinPath(folder, 'results.jsonl.state').fsPath,
+    concurrency: settings.concurrency,
+    ratePerSecond: settings.ratePerSecond,
+    state: 'running',
+    startedAt: Date.now(),
+    total,
+  };
+  await deps.batches.put(record);
+  return execute(record, file, 'target' in where ? where.target : undefined, false, deps);
+}
+
+/**
+ * Goes on with a batch that was stopped or interrupted (a window closed): ended rows are kept,
+ * started ones polled again, never started twice. With `prompt: false` (after a reload) a missing key
+ * leaves the batch stopped rather than asking.
+ */
+export async function resumeBatch(
+  record: BatchRecord,
+  deps: BatchRunDeps,
+  options: { readonly prompt?: boolean } = {},
+): Promise<BatchRecord | undefined> {
+  if (running.has(record.key)) return record;
+  const file = await loadAgentFile(vscode.Uri.parse(record.file));
+  let target: AgentTarget | undefined;
+  if (record.mode === 'deployed') {
+    if (!record.target) throw new RunBlocked(`The batch of ${record.agentName} does not say where it ran; run it again.`);
+    target = await targetWithKey(record.target, deps, file.uri, options.prompt === false ? { prompt: false } : {});
+    if (!target) {
+      await deps.batches.update(record.key, { state: 'stopped', error: `Not resumed: no API key for ${record.target.baseUrl}.` });
+      return undefined;
+    }
+  }
+  const { error: _stoppedBecause, endedAt: _endedAt, ...rest } = record;
+  const resumed = await deps.batches.put({ ...rest, state: 'running' });
+  return execute(resumed, file, target, true, deps);
+}
+
+async function execute(
+  record: BatchRecord,
+  file: AgentFile,
+  target: AgentTarget | undefined,
+  resume: boolean,
+  deps: BatchRunDeps,
+): Promise<BatchRecord> {
+  const core = await loadBatchCore();
+  const controller = new AbortController();
+  running.set(record.key, controller);
+  const settings = serviceSettings(file.uri);
+  const mode: BatchMode = target
+    ? {
+        kind: 'service',
+        scheduler: {
+          target,
+          concurrency: record.concurrency,
+          ratePerSecond: record.ratePerSecond,
+          executionTimeoutMs: settings.runTimeoutMs,
+        },
+      }
+    : {
+        kind: 'local',
+        agent: core.loadAgent(file.text, file.agentPath),
+        concurrency: record.concurrency,
+        executionTimeoutMs: settings.runTimeoutMs,
+        engine: {
+          secrets: async (name) => deps.workflowSecrets.get(name),
+          ...(anyHostDispatcher(proxySettings()) ? { dispatcher: anyHostDispatcher(proxySettings())! } : {}),
+        },
+      };
+  let counts: BatchCounts | undefined;
+  let lastUpdate = 0;
+  let updating: Promise<unknown> = Promise.resolve();
+  const saveCounts = (force = false): void => {
+    const now = Date.now();
+    if (!counts || (!force && now - lastUpdate < RECORD_UPDATE_MS)) return;
+    lastUpdate = now;
+    const snapshot = counts;
+    updating = updating.then(async () => {
+      const updated = await deps.batches.update(record.key, { counts: snapshot, total: snapshot.total });
+      if (updated) deps.onRowsChanged(updated);
+    });
+  };
+
+  let summary: BatchSummary | undefined;
+  let failure: string | undefined;
+  try {
+    summary = await vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title: `Batch: ${record.agentName}`, cancellable: true },
+      async (progress, token) => {
+        token.onCancellationRequested(() => controller.abort());
+        let reported = 0;
+        return core.runBatch(
+          {
+            model: file.model,
+            agentPath: file.agentPath,
+            dataPath: record.dataPath,
+            outPath: record.resultsPath,
+            statePath: record.statePath,
+            resume,
+            mode,
+          },
+          (event) => {
+            if (event.kind !== 'progress') return;
+            counts = event.counts;
+            const share = counts.total ? (counts.ended / counts.total) * 100 : 0;
+            progress.report({ message: describeBatchCounts({ counts, total: counts.total }), increment: share - reported });
+            reported = share;
+            saveCounts();
+          },
+          controller.signal,
+        );
+      },
+    );
+  } catch (error) {
+    failure = errorMessage(error);
+  } finally {
+    running.delete(record.key);
+  }
+  saveCounts(true);
+  await updating;
+
+  const stopped = controller.signal.aborted || summary?.stopped?.kind === 'interrupted';
+  const state: BatchRecord['state'] = failure || (summary?.stopped && !stopped) ? 'error' : stopped ? 'stopped' : 'finished';
+  const error =
+    failure ??
+    (summary?.stopped && summary.stopped.kind !== 'interrupted'
+      ? summary.stopped.message
+      : stopped
+        ? 'Stopped: Resume Batch goes on without starting any row twice.'
+        : undefined);
+  const final =
+    (await deps.batches.update(record.key, {
+      state,
+      endedAt: Date.now(),
+      ...(summary ? { counts: summary, total: summary.total } : {}),
+      ...(error ? { error } : {}),
+    })) ?? record;
+  deps.onRowsChanged(final);
+  const OPEN = 'Open Results';
+  const text = `Batch ${record.agentName}: ${state === 'finished' ? 'done' : state}, ${describeBatchCounts(final)}${error ? `. ${error}` : ''}`;
+  const show = state === 'finished' ? vscode.window.showInformationMessage : vscode.window.showWarningMessage;
+  void show(text, OPEN).then((choice) => {
+    if (choice === OPEN) deps.showResults(final);
+  });
+  return final;
+}

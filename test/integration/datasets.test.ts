@@ -1,0 +1,221 @@
+// Datasets in the real extension host: "Run Agent on Dataset…" on an agent file of the workspace,
+// its data file picked, the rows confirmed, run on a real local agent server on 127.0.0.1 whose
+// agent calls a real API (one row fails there, one row is bad data and never sent); the batch in the
+// Agent Executions view with its rows, its results table with every row and a CSV export; a batch
+// stopped halfway and resumed without starting any row twice; and the same data run on this machine.
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import * as vscode from 'vscode';
+import type { BatchRecord } from '../../src/core/batch/batchRecord';
+import { startAgentServer } from '../../src/core/server/agentServer';
+import type { AgentServer } from '../../src/core/server/agentServer';
+import type { AgentWorkflowsApi } from '../../src/extension';
+import { json, startServer } from '../support/httpServer';
+import type { TestServer } from '../support/httpServer';
+import { ScriptedUi } from './scriptedUi';
+import { waitFor } from './wait';
+
+function workspaceUri(...path: string[]): vscode.Uri {
+  const folder = vscode.workspace.workspaceFolders?.[0];
+  assert.ok(folder, 'the test host opens a workspace folder');
+  return vscode.Uri.joinPath(folder.uri, ...path);
+}
+
+const FOLDER = workspaceUri('datasets');
+const AGENT = vscode.Uri.joinPath(FOLDER, 'lookup.agent.yaml');
+const DATA = vscode.Uri.joinPath(FOLDER, 'people.jsonl');
+
+const agentText = (api: string, server: string): string => `version: 1
+name: Lookup
+deployment:
+  baseUrl: ${server}
+  account: local
+  agent: lookup
+inputs:
+  who: { type: string, required: true }
+nodes:
+  person:
+    type: api
+    method: GET
+    url: ${api}/people/{{ inputs.who }}
+outputs:
+  title: { from: "{{ nodes.person.body.title }}" }
+`;
+
+describe('datasets', function () {
+  this.timeout(60_000);
+  let api: TestServer;
+  let server: AgentServer;
+  let served: string;
+  let extensionApi: AgentWorkflowsApi;
+  const key = `aw-batch-key-${randomBytes(8).toString('hex')}`;
+  /** Executions the agent server ran. */
+  let ended = 0;
+  /** The people the API was asked about: one call per execution of a row. */
+  const asked = (): string[] => api.requests.map((request) => decodeURIComponent(request.url.split('/').pop() ?? '')).sort();
+  let ui: ScriptedUi;
+  let delayMs = 0;
+
+  const runDataset = async (where: 'deployment' | 'machine', rows: number): Promise<BatchRecord | undefined> => {
+    ui.pick((items) => items.find((item) => item.label.includes(where === 'deployment' ? 'On the deployment' : 'On this machine')));
+    ui.onMessage = (message) => (message.modal ? `Run ${rows} Rows` : undefined);
+    return vscode.commands.executeCommand<BatchRecord | undefined>('agentWorkflows.runDataset', AGENT);
+  };
+
+  before(async () => {
+    const extension = vscode.extensions.getExtension<AgentWorkflowsApi>('agent-workflows.agent-workflows');
+    assert.ok(extension);
+    extensionApi = await extension.activate();
+    api = await startServer(async (request, response) => {
+      const who = decodeURIComponent(request.url?.split('/').pop() ?? '');
+      // The last row can be held, so a batch is stopped with it started but not ended.
+      if (delayMs && who === 'Alan') await new Promise((resolve) => setTimeout(resolve, delayMs));
+      if (who === 'Nobody') json(response, 500, { error: 'no such person' });
+      else json(response, 200, { title: `Dr ${who}` });
+    });
+    served = mkdtempSync(join(tmpdir(), 'aw-batch-'));
+    mkdirSync(join(served, 'agents'));
+    server = await startAgentServer({
+      directory: join(served, 'agents'),
+      port: 0,
+      apiKey: key,
+      watch: false,
+      onEvent: (event) => {
+        if (event.kind === 'execution-ended') ended++;
+      },
+    });
+    writeFileSync(join(served, 'agents', 'lookup.agent.yaml'), agentText(api.url, server.url));
+    await server.rescan();
+    await vscode.workspace.fs.writeFile(AGENT, Buffer.from(agentText(api.url, server.url)));
+    await vscode.workspace.fs.writeFile(
+      DATA,
+      Buffer.from(['{"who":"Ada"}', '{"who":"Grace"}', '{"who":"Nobody"}', '{"whom":"Typo"}', '{"who":"Alan"}', ''].join('\n')),
+    );
+    const setup = new ScriptedUi();
+    try {
+      setup.input(key);
+      assert.equal(await vscode.commands.executeCommand('agentWorkflows.setApiKey', server.url), true);
+    } finally {
+      setup.restore();
+    }
+  });
+
+  after(async () => {
+    const cleanup = new ScriptedUi();
+    try {
+      await vscode.commands.executeCommand('agentWorkflows.clearApiKey', server.url);
+    } finally {
+      cleanup.restore();
+    }
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    await vscode.workspace.fs.delete(FOLDER, { recursive: true }).then(undefined, () => undefined);
+    await server?.close();
+    await api?.close();
+    rmSync(served, { recursive: true, force: true });
+  });
+
+  beforeEach(() => {
+    ui = new ScriptedUi();
+    ui.openFile(DATA);
+  });
+
+  afterEach(() => {
+    ui.restore();
+    assert.deepEqual(ui.unexpected, [], 'every prompt was answered');
+  });
+
+  it('runs an agent on a dataset: rows confirmed, bad data skipped, every row in the view and the table', async () => {
+    const batch = await runDataset('deployment', 5);
+    assert.ok(batch);
+    assert.equal(batch.state, 'finished', batch.error);
+    assert.equal(batch.mode, 'deployed');
+    const confirm = ui.messages.find((message) => message.modal);
+    assert.match(confirm?.text ?? '', /^Run "Lookup" on 5 rows of people\.jsonl\?$/);
+    assert.deepEqual(
+      [batch.counts?.finished, batch.counts?.failed, batch.counts?.skipped],
+      [3, 1, 1],
+    );
+    // The bad row never reached the service; each good row was started once.
+    assert.equal(ended, 4);
+    assert.deepEqual(asked(), ['Ada', 'Alan', 'Grace', 'Nobody']);
+
+    const items = (await extensionApi.executionsTree.getChildren()) ?? [];
+    const item = items.find((candidate) => candidate.contextValue === 'batch-finished');
+    assert.ok(item, 'the batch in the view');
+    assert.match(String(item.description), /^batch of people\.jsonl · finished · 5\/5 · 1 failed · 1 skipped/);
+    const children = (await extensionApi.executionsTree.getChildren(item)) ?? [];
+    assert.deepEqual(
+      children.map((child) => `${String(child.label)}: ${String(child.description ?? '').split(' · ')[0]}`),
+      ['Open Results Table: ', 'Row 1: finished', 'Row 2: finished', 'Row 3: failed', 'Row 4: skipped', 'Row 5: finished'],
+    );
+
+    const panel = await vscode.commands.executeCommand<{
+      lastPosted(): { rows: { row: number; status: string }[]; total: number } | undefined;
+      exportTo(uri: vscode.Uri, format: 'csv' | 'jsonl', filter: { status?: string; text?: string }): Promise<unknown>;
+      webviewPanel: vscode.WebviewPanel;
+    }>('agentWorkflows.batches.openResults', batch.key);
+    const posted = await waitFor(() => panel.lastPosted(), 'the rows in the results table', 15_000);
+    assert.equal(posted.total, 5);
+    assert.deepEqual(
+      posted.rows.map((row) => [row.row, row.status]).sort((a, b) => Number(a[0]) - Number(b[0])),
+      [
+        [1, 'finished'],
+        [2, 'finished'],
+        [3, 'failed'],
+        [4, 'skipped'],
+        [5, 'finished'],
+      ],
+    );
+    const out = join(served, 'failed.csv');
+    await panel.exportTo(vscode.Uri.file(out), 'csv', { status: 'failed' });
+    const csv = readFileSync(out, 'utf8').trim().split(/\r?\n/);
+    assert.equal(csv.length, 2, csv.join('\n'));
+    assert.match(csv[0]!, /^row,status/);
+    assert.match(csv[1]!, /^3,failed/);
+    panel.webviewPanel.dispose();
+  });
+
+  it('stops a batch halfway and resumes it: no row started twice, none lost', async () => {
+    api.requests.length = 0;
+    ended = 0;
+    delayMs = 2500;
+    try {
+      const running = runDataset('deployment', 5);
+      const batch = await waitFor(
+        () => (extensionApi.executionsTree.getChildren() as Promise<vscode.TreeItem[]>).then((items) =>
+          items.find((item) => item.contextValue === 'batch-running'),
+        ),
+        'the running batch',
+      );
+      await waitFor(() => ended >= 3, 'the rows before the held one to end');
+      assert.equal(await vscode.commands.executeCommand('agentWorkflows.batches.stop', batch), true);
+      const stopped = await running;
+      assert.equal(stopped?.state, 'stopped');
+      const resumed = await vscode.commands.executeCommand<BatchRecord>('agentWorkflows.batches.resume', stopped!.key);
+      assert.equal(resumed.state, 'finished', resumed.error);
+      assert.deepEqual([resumed.counts?.finished, resumed.counts?.failed, resumed.counts?.skipped], [3, 1, 1]);
+      // Each good row ran exactly once on the service, across the stop and the resume.
+      assert.deepEqual(asked(), ['Ada', 'Alan', 'Grace', 'Nobody']);
+      assert.equal(ended, 4);
+    } finally {
+      delayMs = 0;
+    }
+  });
+
+  it('runs the dataset on this machine with the workflow engine, nothing sent to the service', async () => {
+    api.requests.length = 0;
+    ended = 0;
+    const batch = await runDataset('machine', 5);
+    assert.equal(batch?.state, 'finished', batch?.error);
+    assert.equal(batch?.mode, 'local');
+    assert.deepEqual([batch?.counts?.finished, batch?.counts?.failed, batch?.counts?.skipped], [3, 1, 1]);
+    // The engine called the API itself; the agent server ran nothing.
+    assert.equal(ended, 0);
+    assert.deepEqual(asked(), ['Ada', 'Alan', 'Grace', 'Nobody']);
+    const item = ((await extensionApi.executionsTree.getChildren()) ?? []).find((candidate) => candidate.id === `batch:${batch!.key}`);
+    assert.match(String(item?.description), / · local$/);
+  });
+});
