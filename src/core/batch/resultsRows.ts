@@ -1,0 +1,106 @@
+// The rows of a batch's results table as the table shows them (each value as a short cell text) and
+// the one filter both the table's webview and its exports apply, so that an export holds exactly
+// the rows the table showed. Pure: no Node module, as the webview's browser bundle imports it.
+import type { RowResult, RowStatus } from './runBatch';
+
+/** The statuses of a row, in the order the table lists them. */
+export const ROW_STATUSES: readonly RowStatus[] = ['finished', 'failed', 'error', 'timeout', 'unknown', 'skipped'];
+
+/** The most characters of one cell's text (its tooltip); the table shows fewer, the detail pane all. */
+export const MAX_CELL_CHARS = 1000;
+
+/** One row of the table: its values as text, cut at MAX_CELL_CHARS. */
+export interface TableRow {
+  readonly row: number;
+  readonly status: RowStatus;
+  readonly passed?: boolean;
+  readonly executionId?: string;
+  readonly durationMs?: number;
+  /** By input name. */
+  readonly inputs: Readonly<Record<string, string>>;
+  /** By output name; outputs that are not an object are one cell named "value". */
+  readonly outputs: Readonly<Record<string, string>>;
+  readonly error?: string;
+}
+
+export interface ResultsFilter {
+  readonly status: RowStatus | 'all';
+  /** Matched, ignoring case, against the row number, status, execution id and every cell's text. */
+  readonly text: string;
+}
+
+export const NO_FILTER: ResultsFilter = { status: 'all', text: '' };
+
+export type StatusCounts = Record<RowStatus, number>;
+
+/** A value as one line of text: strings as they are, anything else as JSON; cut at max characters. */
+export function cellText(value: unknown, max = MAX_CELL_CHARS): string {
+  let text: string;
+  if (typeof value === 'string') text = value;
+  else if (value === undefined) text = '';
+  else {
+    try {
+      text = JSON.stringify(value) ?? String(value);
+    } catch {
+      text = String(value);
+    }
+  }
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}
+
+/** The output values of a row by name: an object's properties, or any other value as "value". */
+export function outputValues(outputs: unknown): Readonly<Record<string, unknown>> {
+  if (outputs === undefined || outputs === null) return {};
+  if (typeof outputs === 'object' && !Array.isArray(outputs)) return outputs as Record<string, unknown>;
+  return { value: outputs };
+}
+
+export function tableRowOf(result: RowResult): TableRow {
+  const inputs: Record<string, string> = {};
+  for (const [name, value] of Object.entries(result.inputs ?? {})) inputs[name] = cellText(value);
+  const outputs: Record<string, string> = {};
+  for (const [name, value] of Object.entries(outputValues(result.outputs))) outputs[name] = cellText(value);
+  // A skipped row has no error but problems: they are its error, as the table shows it.
+  const error = result.error !== undefined ? result.error : result.problems?.length ? result.problems : undefined;
+  return {
+    row: result.row,
+    status: result.status,
+    ...(result.passed !== undefined ? { passed: result.passed } : {}),
+    ...(result.executionId !== undefined ? { executionId: result.executionId } : {}),
+    ...(result.durationMs !== undefined ? { durationMs: result.durationMs } : {}),
+    inputs,
+    outputs,
+    ...(error !== undefined ? { error: cellText(error) } : {}),
+  };
+}
+
+/** Whether a row passes the filter. The text is compared in lower case; linear in the row's text. */
+export function matchesFilter(row: TableRow, filter: ResultsFilter): boolean {
+  if (filter.status !== 'all' && row.status !== filter.status) return false;
+  const text = filter.text.trim().toLowerCase();
+  if (!text) return true;
+  const has = (value: string | undefined): boolean => value !== undefined && value.toLowerCase().includes(text);
+  return (
+    String(row.row) === text ||
+    has(row.status) ||
+    has(row.executionId) ||
+    has(row.error) ||
+    Object.values(row.inputs).some(has) ||
+    Object.values(row.outputs).some(has)
+  );
+}
+
+export function filterRows(rows: readonly TableRow[], filter: ResultsFilter): TableRow[] {
+  return rows.filter((row) => matchesFilter(row, filter));
+}
+
+export function emptyCounts(): StatusCounts {
+  return { finished: 0, failed: 0, error: 0, timeout: 0, unknown: 0, skipped: 0 };
+}
+
+/** Whether a value is a filter as the webview sends it (a message is checked before it is used). */
+export function isResultsFilter(value: unknown): value is ResultsFilter {
+  if (typeof value !== 'object' || value === null) return false;
+  const { status, text } = value as Record<string, unknown>;
+  return typeof text === 'string' && (status === 'all' || ROW_STATUSES.includes(status as RowStatus));
+}
