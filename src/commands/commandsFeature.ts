@@ -56,8 +56,19 @@ export interface CommandsFeature {
 }
 
 export function registerCommands(context: vscode.ExtensionContext, deps: CommandsDeps): CommandsFeature {
-  const { logger, keys, workflowSecrets, workspaceSecretNames, store, results, inputMemory, localServer, diagnostics, environments, batches } =
-    deps;
+  const {
+    logger,
+    keys,
+    workflowSecrets,
+    workspaceSecretNames,
+    store,
+    results,
+    inputMemory,
+    localServer,
+    diagnostics,
+    environments,
+    batches,
+  } = deps;
   // On shutdown the runner stops polling but leaves running records as they are: the next window resumes them.
   const runner = new ExecutionRunner({ store, results, logger });
   context.subscriptions.push(runner);
@@ -77,7 +88,10 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
   registerStartLocalServerCommand(context, { localServer, logger });
   registerExecutionActions(context, runDeps);
   const batchDeps = registerDatasetCommands(context, { ...runDeps, batches, extensionUri: context.extensionUri });
-  return { resumeWatching: async () => {
+  return {
+    resumeWatching: async () => {
       await Promise.all([resumeWatching(runDeps), resumeBatches(batchDeps)]);
-    }, deployedTestTarget: (agentFile) => deployedTestTarget(agentFile, runDeps) };
+    },
+    deployedTestTarget: (agentFile) => deployedTestTarget(agentFile, runDeps),
+  };
 }

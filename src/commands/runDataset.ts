@@ -99,7 +99,8 @@ export function registerDatasetCommands(context: vscode.ExtensionContext, deps: 
         'Resume Batch',
         async (argument) => {
           const batch =
-            batchOf(argument) ?? (await pickBatch(deps.batches, (candidate) => candidate.state !== 'finished' && !isBatchRunning(candidate.key)));
+            batchOf(argument) ??
+            (await pickBatch(deps.batches, (candidate) => candidate.state !== 'finished' && !isBatchRunning(candidate.key)));
           return batch ? resumeBatch(batch, batchDeps) : undefined;
         },
         { trusted: 'Running agents' },
@@ -159,7 +160,10 @@ async function runDataset(argument: unknown, deps: BatchRunDeps): Promise<BatchR
       : `on ${where.info.baseUrl}, account ${where.info.account}, agent ${where.info.agent}${where.info.environment ? ` (environment ${where.info.environment})` : ''}`;
   const choice = await vscode.window.showInformationMessage(
     `Run "${file.displayName}" on ${total} ${total === 1 ? 'row' : 'rows'} of ${basename(dataPath)}?`,
-    { modal: true, detail: `It runs ${place}. Results go to the Agent Executions view and a results table; the batch can be stopped and resumed.` },
+    {
+      modal: true,
+      detail: `It runs ${place}. Results go to the Agent Executions view and a results table; the batch can be stopped and resumed.`,
+    },
     RUN,
   );
   if (choice !== RUN) return undefined;
@@ -173,8 +177,7 @@ async function runDataset(argument: unknown, deps: BatchRunDeps): Promise<BatchR
 async function chooseAgentAndData(argument: unknown): Promise<{ agent: vscode.Uri; data: vscode.Uri } | undefined> {
   const given = argument instanceof vscode.Uri ? argument : undefined;
   const active = vscode.window.activeTextEditor?.document;
-  let agent =
-    given && !DATA_FILE.test(given.path) ? given : !given && active?.languageId === AGENT_LANGUAGE_ID ? active.uri : undefined;
+  let agent = given && !DATA_FILE.test(given.path) ? given : !given && active?.languageId === AGENT_LANGUAGE_ID ? active.uri : undefined;
   let data = given && DATA_FILE.test(given.path) ? given : undefined;
   if (!agent) {
     const agents = await vscode.workspace.findFiles(AGENT_FILE_GLOB, '**/node_modules/**', 500);
@@ -223,7 +226,10 @@ async function chooseWhere(file: AgentFile, deps: BatchRunDeps): Promise<RunTarg
     ...(why ? { detail: `No deployment: ${why}` } : {}),
     where: 'local',
   });
-  const picked = await vscode.window.showQuickPick(items, { title: `Run "${file.displayName}" on a dataset`, placeHolder: 'Where the rows run' });
+  const picked = await vscode.window.showQuickPick(items, {
+    title: `Run "${file.displayName}" on a dataset`,
+    placeHolder: 'Where the rows run',
+  });
   return picked?.where;
 }
 

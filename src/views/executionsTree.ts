@@ -117,7 +117,7 @@ export class BatchRowItem extends vscode.TreeItem {
         ? result.durationMs !== undefined
           ? formatDuration(result.durationMs)
           : undefined
-        : result.problems?.[0]?.message ?? (typeof result.error === 'string' ? result.error : undefined);
+        : (result.problems?.[0]?.message ?? (typeof result.error === 'string' ? result.error : undefined));
     this.description = [result.status, result.passed === false ? 'expectations not met' : undefined, detail].filter(Boolean).join(' · ');
     this.iconPath = ROW_ICONS[result.status];
     this.contextValue = 'batch-row';
@@ -137,7 +137,11 @@ export class BatchNoteItem extends vscode.TreeItem {
 
 /** Whether a command's argument is a batch of the view (told apart by contextValue, like executions). */
 export function isBatchItem(item: unknown): item is BatchItem {
-  return item instanceof vscode.TreeItem && typeof item.contextValue === 'string' && /^batch-(running|finished|stopped|error)$/.test(item.contextValue);
+  return (
+    item instanceof vscode.TreeItem &&
+    typeof item.contextValue === 'string' &&
+    /^batch-(running|finished|stopped|error)$/.test(item.contextValue)
+  );
 }
 
 export function isBatchRowItem(item: unknown): item is BatchRowItem {
@@ -262,7 +266,8 @@ export class ExecutionsTreeProvider implements vscode.TreeDataProvider<TreeNode>
         ...this.store.all().map((record) => new ExecutionItem(record, now)),
         ...this.batches.all().map((batch) => new BatchItem(batch, now)),
       ];
-      const startedAt = (item: ExecutionItem | BatchItem): number => (item instanceof BatchItem ? item.batch.startedAt : item.record.startedAt);
+      const startedAt = (item: ExecutionItem | BatchItem): number =>
+        item instanceof BatchItem ? item.batch.startedAt : item.record.startedAt;
       return items.sort((a, b) => startedAt(b) - startedAt(a));
     }
     if (element instanceof BatchItem) return batchChildren(element.batch);
@@ -298,7 +303,9 @@ async function batchChildren(batch: BatchRecord): Promise<TreeNode[]> {
   children.push(
     new BatchNoteItem(
       batch,
-      read && read.total > read.rows.length ? `Open Results Table (${read.total} rows; ${read.rows.length} listed here)` : 'Open Results Table',
+      read && read.total > read.rows.length
+        ? `Open Results Table (${read.total} rows; ${read.rows.length} listed here)`
+        : 'Open Results Table',
       true,
     ),
   );

@@ -134,10 +134,7 @@ describe('datasets', function () {
     assert.equal(batch.mode, 'deployed');
     const confirm = ui.messages.find((message) => message.modal);
     assert.match(confirm?.text ?? '', /^Run "Lookup" on 5 rows of people\.jsonl\?$/);
-    assert.deepEqual(
-      [batch.counts?.finished, batch.counts?.failed, batch.counts?.skipped],
-      [3, 1, 1],
-    );
+    assert.deepEqual([batch.counts?.finished, batch.counts?.failed, batch.counts?.skipped], [3, 1, 1]);
     // The bad row never reached the service; each good row was started once.
     assert.equal(ended, 4);
     assert.deepEqual(asked(), ['Ada', 'Alan', 'Grace', 'Nobody']);
@@ -185,9 +182,10 @@ describe('datasets', function () {
     try {
       const running = runDataset('deployment', 5);
       const batch = await waitFor(
-        () => (extensionApi.executionsTree.getChildren() as Promise<vscode.TreeItem[]>).then((items) =>
-          items.find((item) => item.contextValue === 'batch-running'),
-        ),
+        () =>
+          (extensionApi.executionsTree.getChildren() as Promise<vscode.TreeItem[]>).then((items) =>
+            items.find((item) => item.contextValue === 'batch-running'),
+          ),
         'the running batch',
       );
       await waitFor(() => ended >= 3, 'the rows before the held one to end');

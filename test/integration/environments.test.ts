@@ -102,7 +102,8 @@ describe('environments', () => {
     const cleanup = new ScriptedUi();
     try {
       // Later suites expect no key they did not set.
-      for (const server of Object.values(servers)) if (server) await vscode.commands.executeCommand('agentWorkflows.clearApiKey', server.url);
+      for (const server of Object.values(servers))
+        if (server) await vscode.commands.executeCommand('agentWorkflows.clearApiKey', server.url);
     } finally {
       cleanup.restore();
     }

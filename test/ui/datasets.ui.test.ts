@@ -48,14 +48,16 @@ describe('UI: datasets', function () {
   let server: AgentServer;
   let api: TestServer;
   let agents: TempDir;
-  let held: (() => void)[] = [];
+  const held: (() => void)[] = [];
   let holding = false;
 
   before(async () => {
     api = await startServer((request, response) => {
       const who = decodeURIComponent(request.url?.split('/').pop() ?? '');
       const answer = (): void =>
-        who === 'Nobody' ? json(response, 500, { error: 'no such person' }) : json(response, 200, { title: `Dr ${who}`, years: who.length * 7 });
+        who === 'Nobody'
+          ? json(response, 500, { error: 'no such person' })
+          : json(response, 200, { title: `Dr ${who}`, years: who.length * 7 });
       if (holding && who === 'Held') held.push(answer);
       else answer();
     });
@@ -150,6 +152,10 @@ describe('UI: datasets', function () {
     for (const answer of held.splice(0)) answer();
     await page.locator('.notification-toast', { hasText: 'Batch Lookup: done' }).waitFor({ timeout: 60_000 });
     await runCommand(page, 'Agent Workflows: Focus on Agent Executions View');
-    await page.locator('.monaco-list-row', { hasText: 'batch of held.jsonl' }).filter({ hasText: 'finished' }).first().waitFor({ timeout: 15_000 });
+    await page
+      .locator('.monaco-list-row', { hasText: 'batch of held.jsonl' })
+      .filter({ hasText: 'finished' })
+      .first()
+      .waitFor({ timeout: 15_000 });
   });
 });
