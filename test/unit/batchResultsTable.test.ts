@@ -2,7 +2,7 @@
 // and bytes with the rest counted, bad lines counted), its filter, and its CSV and JSONL exports
 // (RFC 4180 quoting, the spreadsheet formula guard), on real files in temp dirs.
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { filterRows, matchesFilter, tableRowOf } from '../../src/core/batch/resultsRows';
 import { csvField, exportBatchResults, readBatchResults, resultsToCsv, resultsToJsonl } from '../../src/core/batch/resultsTable';
@@ -241,6 +241,25 @@ describe('batch results table', () => {
       );
       assert.equal(summary.rows, 11);
       assert.equal(summary.columnsLeftOut, false);
+    });
+
+    it('never writes over the results file or its state file, and leaves no partial file when stopped', async () => {
+      const path = writeResults(3);
+      const before = readFileSync(path, 'utf8');
+      for (const target of [path, `${path}.state`, join(dir.path, '.', 'results.jsonl')])
+        await assert.rejects(exportBatchResults(path, target, 'jsonl', { status: 'all', text: '' }), /own results or state file/);
+      assert.equal(readFileSync(path, 'utf8'), before);
+      const controller = new AbortController();
+      controller.abort();
+      const target = join(dir.path, 'out.jsonl');
+      await assert.rejects(exportBatchResults(path, target, 'jsonl', { status: 'all', text: '' }, { signal: controller.signal }));
+      // Written whole, then renamed: a target that cannot be replaced (a folder) leaves nothing behind.
+      mkdirSync(join(dir.path, 'folder.csv'));
+      await assert.rejects(
+        exportBatchResults(path, join(dir.path, 'folder.csv'), 'csv', { status: 'all', text: '' }),
+        /Cannot write the export to .*folder\.csv/,
+      );
+      assert.deepEqual(readdirSync(dir.path).sort(), ['folder.csv', 'results.jsonl']);
     });
 
     it('names the export file it cannot write', async () => {
