@@ -210,7 +210,15 @@ export class BatchResultsPanel implements vscode.Disposable {
     if (result.error !== undefined) sections.push({ title: 'Error', json: pretty(result.error) });
     if (result.problems?.length) sections.push({ title: 'Problems', json: pretty(result.problems) });
     if (result.expectations?.length) sections.push({ title: 'Expectations not met', json: pretty(result.expectations) });
-    const { row: _row, inputs: _inputs, outputs: _outputs, error: _error, problems: _problems, expectations: _expectations, ...rest } = result;
+    const {
+      row: _row,
+      inputs: _inputs,
+      outputs: _outputs,
+      error: _error,
+      problems: _problems,
+      expectations: _expectations,
+      ...rest
+    } = result;
     sections.push({ title: 'Execution', json: pretty(rest) });
     return { type: 'detail', row, sections };
   }

@@ -96,7 +96,10 @@ describe('batch results table', () => {
     const target = vscode.Uri.file(join(dir, 'failed.csv'));
     const summary = await panel.exportTo(target, 'csv', { status: 'failed', text: 'wor' });
     assert.equal(summary.rows, 1);
-    assert.equal(readFileSync(target.fsPath, 'utf8'), 'row,status,passed,executionId,durationMs,input.q,output.a,error\r\n3,failed,,,,c,,worse\r\n');
+    assert.equal(
+      readFileSync(target.fsPath, 'utf8'),
+      'row,status,passed,executionId,durationMs,input.q,output.a,error\r\n3,failed,,,,c,,worse\r\n',
+    );
     const all = vscode.Uri.file(join(dir, 'all.jsonl'));
     assert.equal((await panel.exportTo(all, 'jsonl', { status: 'all', text: '' })).rows, 3);
     assert.equal(readFileSync(all.fsPath, 'utf8'), readFileSync(resultsPath, 'utf8'));

@@ -97,6 +97,21 @@ describe('batch results table', () => {
       assert.equal(results.truncated, true);
     });
 
+    it('leaves out a kept row whose later line no longer fits in maxBytes, rather than show its earlier line', async () => {
+      const text =
+        line({ row: 1, status: 'unknown' }) +
+        line({ row: 2, status: 'finished' }) +
+        line({ row: 1, status: 'finished', outputs: { text: 'x'.repeat(1000) } });
+      const results = await readBatchResults(dir.write('results.jsonl', text), { maxBytes: 500 });
+      assert.deepEqual(
+        results.rows.map((row) => [row.row, row.status]),
+        [[2, 'finished']],
+      );
+      assert.equal(results.truncated, true);
+      assert.equal(results.total, 2);
+      assert.equal(results.counts.finished, 2);
+    });
+
     it('counts lines that are not a row result and goes on', async () => {
       const path = dir.write(
         'results.jsonl',
@@ -191,8 +206,22 @@ describe('batch results table', () => {
         ['1', 'finished', 'true', 'e1', '12', 'a, b', '', "'=1+1", ''],
         ['2', 'error', '', '', '', 'line\nbreak', '3', '', 'Network "down"'],
       ]);
-      assert.deepEqual(parseCsv(resultsToCsv(rows, ['n'], []))[0], ['row', 'status', 'passed', 'executionId', 'durationMs', 'input.n', 'error']);
-      assert.deepEqual(resultsToJsonl(rows).trimEnd().split('\n').map((text) => JSON.parse(text) as unknown), rows);
+      assert.deepEqual(parseCsv(resultsToCsv(rows, ['n'], []))[0], [
+        'row',
+        'status',
+        'passed',
+        'executionId',
+        'durationMs',
+        'input.n',
+        'error',
+      ]);
+      assert.deepEqual(
+        resultsToJsonl(rows)
+          .trimEnd()
+          .split('\n')
+          .map((text) => JSON.parse(text) as unknown),
+        rows,
+      );
     });
   });
 
@@ -201,7 +230,12 @@ describe('batch results table', () => {
       let text = '';
       for (let row = 1; row <= rows; row++) {
         const status = row % 4 === 0 ? 'failed' : 'finished';
-        text += line({ row, status, inputs: { id: row, name: `n${row}` }, outputs: status === 'finished' ? { id: String(row) } : undefined });
+        text += line({
+          row,
+          status,
+          inputs: { id: row, name: `n${row}` },
+          outputs: status === 'finished' ? { id: String(row) } : undefined,
+        });
       }
       // Row 2 ended again (--restart-unknown), row 6 too: their last lines are their results.
       text += line({ row: 2, status: 'failed', inputs: { id: 2, name: 'n2' }, error: 'second try' });
@@ -233,7 +267,17 @@ describe('batch results table', () => {
       const target = join(dir.path, 'out.csv');
       const summary = await exportBatchResults(path, target, 'csv', { status: 'all', text: 'n1' });
       const records = parseCsv(readFileSync(target, 'utf8'));
-      assert.deepEqual(records[0], ['row', 'status', 'passed', 'executionId', 'durationMs', 'input.id', 'input.name', 'output.id', 'error']);
+      assert.deepEqual(records[0], [
+        'row',
+        'status',
+        'passed',
+        'executionId',
+        'durationMs',
+        'input.id',
+        'input.name',
+        'output.id',
+        'error',
+      ]);
       // n1, n10..n19: the rows whose name holds "n1".
       assert.deepEqual(
         records.slice(1).map((record) => record[0]),

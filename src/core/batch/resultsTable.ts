@@ -96,10 +96,15 @@ export async function readBatchResults(path: string, options: ReadResultsOptions
     statuses.set(result.row, result.status);
     const bytes = Buffer.byteLength(text);
     const before = kept.get(result.row);
-    if (before) {
+    if (before && keptBytes - before.bytes + bytes <= maxBytes) {
       // A later line of a row replaces the earlier one.
       keptBytes += bytes - before.bytes;
       kept.set(result.row, { result, bytes });
+    } else if (before) {
+      // Its result no longer fits: the row is left out rather than shown with an earlier line.
+      keptBytes -= before.bytes;
+      kept.delete(result.row);
+      truncated = true;
     } else if (kept.size < maxRows && keptBytes + bytes <= maxBytes) {
       keptBytes += bytes;
       kept.set(result.row, { result, bytes });

@@ -166,7 +166,9 @@ function show(message: RowsMessage): void {
   drawCounts(message);
   const notes = [
     message.notice ?? '',
-    message.badLines ? `${plural(message.badLines, 'line')} of the results file could not be read and ${message.badLines === 1 ? 'is' : 'are'} left out.` : '',
+    message.badLines
+      ? `${plural(message.badLines, 'line')} of the results file could not be read and ${message.badLines === 1 ? 'is' : 'are'} left out.`
+      : '',
     message.truncated
       ? `The table holds the first ${message.rows.length.toLocaleString('en')} of ${plural(message.total, 'row')}; exports include them all.`
       : '',
@@ -214,7 +216,8 @@ function drawHeaders(message: RowsMessage): void {
       drawHeaders(message);
       drawRows();
       // The header was drawn again: keep the focus on the same header's button.
-      for (const again of document.querySelectorAll('#columns th')) if (again.dataset.column === key) again.querySelector('button.sort')?.focus();
+      for (const again of document.querySelectorAll('#columns th'))
+        if (again.dataset.column === key) again.querySelector('button.sort')?.focus();
     });
     th.append(button);
     return th;
@@ -327,7 +330,8 @@ function setUp(): void {
   });
   byId('refresh').addEventListener('click', () => vscode.postMessage({ type: 'refresh' }));
   // The filter as typed, even within the quiet time: what is exported is what the user asked for.
-  const exportAs = (format: 'csv' | 'jsonl') => vscode.postMessage({ type: 'export', format, filter: { ...filter, text: textFilter.value } });
+  const exportAs = (format: 'csv' | 'jsonl') =>
+    vscode.postMessage({ type: 'export', format, filter: { ...filter, text: textFilter.value } });
   byId('export-csv').addEventListener('click', () => exportAs('csv'));
   byId('export-jsonl').addEventListener('click', () => exportAs('jsonl'));
   byId('detail-close').addEventListener('click', closeDetail);
