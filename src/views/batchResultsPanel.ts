@@ -4,7 +4,7 @@
 // batch, by key. The file is read by src/core/batch/resultsTable.ts; the webview is
 // src/webview/batchResults/.
 import { randomBytes } from 'node:crypto';
-import { basename } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import * as vscode from 'vscode';
 import { errorDetail, errorMessage } from '../core/errors';
 import { emptyCounts, isResultsFilter, NO_FILTER, tableRowOf } from '../core/batch/resultsRows';
@@ -232,7 +232,7 @@ export class BatchResultsPanel implements vscode.Disposable {
     const suffix = filter.status === 'all' ? '' : `-${filter.status}`;
     const target = await vscode.window.showSaveDialog({
       title: `Export the rows shown as ${format === 'csv' ? 'CSV' : 'JSON lines'}`,
-      defaultUri: vscode.Uri.joinPath(vscode.Uri.file(this.batch.resultsPath), '..', `${base}${suffix}-export.${format}`),
+      defaultUri: vscode.Uri.file(join(dirname(this.batch.resultsPath), `${base}${suffix}-export.${format}`)),
       filters: format === 'csv' ? { CSV: ['csv'] } : { 'JSON lines': ['jsonl'] },
     });
     if (!target) return;
