@@ -151,6 +151,15 @@ const distBuilds = [
     format: 'iife',
     target: 'chrome120',
   },
+  // The batch results table's script, likewise.
+  {
+    ...common,
+    entryPoints: ['src/webview/batchResults/main.ts'],
+    outfile: 'dist/webview/batchResults.js',
+    platform: 'browser',
+    format: 'iife',
+    target: 'chrome120',
+  },
 ];
 // `npm run demo` (scripts/demo/): built with every development build, so the unit tests can run it;
 // left out of --production, and .vscodeignore keeps it out of the extension package either way.

@@ -16,7 +16,7 @@ import type { BatchRunDeps } from '../runs/batchRuns';
 import type { RunDeps } from '../runs/runDeps';
 import { runTargetFor, startTargetWithKey } from '../runs/serviceTarget';
 import type { RunTarget } from '../runs/serviceTarget';
-import { showBatchResults } from '../views/batchResultsPanel';
+import { batchResultsPanelOf, showBatchResults } from '../views/batchResultsPanel';
 import type { BatchResultsPanel } from '../views/batchResultsPanel';
 import { isBatchItem, isBatchRowItem } from '../views/executionsTree';
 import { guardedCommand, RunBlocked } from './commandErrors';
@@ -31,24 +31,17 @@ export interface DatasetCommandDeps extends RunDeps {
 }
 
 export function registerDatasetCommands(context: vscode.ExtensionContext, deps: DatasetCommandDeps): BatchRunDeps {
-  const panels = new Map<string, BatchResultsPanel>();
   const lastRefresh = new Map<string, number>();
-  const showResults = (batch: BatchRecord): BatchResultsPanel => {
-    const panel = showBatchResults(
+  const showResults = (batch: BatchRecord): BatchResultsPanel =>
+    showBatchResults(
       { extensionUri: deps.extensionUri, logger: deps.logger },
       { key: batch.key, title: `${batch.agentName}: ${basename(batch.dataPath)}`, resultsPath: batch.resultsPath },
     );
-    if (!panels.has(batch.key)) {
-      panels.set(batch.key, panel);
-      panel.webviewPanel.onDidDispose(() => panels.delete(batch.key));
-    }
-    return panel;
-  };
   const batchDeps: BatchRunDeps = {
     ...deps,
     showResults,
     onRowsChanged: (batch) => {
-      const panel = panels.get(batch.key);
+      const panel = batchResultsPanelOf(batch.key);
       const now = Date.now();
       if (!panel || (batch.state === 'running' && now - (lastRefresh.get(batch.key) ?? 0) < TABLE_REFRESH_MS)) return;
       lastRefresh.set(batch.key, now);
@@ -112,7 +105,7 @@ export function registerDatasetCommands(context: vscode.ExtensionContext, deps: 
         const batch = batchOf(argument) ?? (await pickBatch(deps.batches, () => true));
         if (!batch) return false;
         stopBatch(batch.key);
-        panels.get(batch.key)?.webviewPanel.dispose();
+        batchResultsPanelOf(batch.key)?.webviewPanel.dispose();
         await deps.batches.remove(batch.key);
         return true;
       }),

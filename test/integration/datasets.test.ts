@@ -151,7 +151,7 @@ describe('datasets', function () {
 
     const panel = await vscode.commands.executeCommand<{
       lastPosted(): { rows: { row: number; status: string }[]; total: number } | undefined;
-      exportTo(uri: vscode.Uri, format: 'csv' | 'jsonl', filter: { status?: string; text?: string }): Promise<unknown>;
+      exportTo(uri: vscode.Uri, format: 'csv' | 'jsonl', filter: { status: string; text: string }): Promise<unknown>;
       webviewPanel: vscode.WebviewPanel;
     }>('agentWorkflows.batches.openResults', batch.key);
     const posted = await waitFor(() => panel.lastPosted(), 'the rows in the results table', 15_000);
@@ -167,7 +167,7 @@ describe('datasets', function () {
       ],
     );
     const out = join(served, 'failed.csv');
-    await panel.exportTo(vscode.Uri.file(out), 'csv', { status: 'failed' });
+    await panel.exportTo(vscode.Uri.file(out), 'csv', { status: 'failed', text: '' });
     const csv = readFileSync(out, 'utf8').trim().split(/\r?\n/);
     assert.equal(csv.length, 2, csv.join('\n'));
     assert.match(csv[0]!, /^row,status/);

@@ -125,8 +125,8 @@ describe('UI: datasets', function () {
     assert.match(await done.innerText(), /11\/11 · 1 failed · 1 skipped/);
     await done.getByRole('button', { name: 'Open Results' }).click();
     const frame = page.frameLocator('iframe.webview.ready').frameLocator('iframe');
-    await frame.locator('#results tbody tr').first().waitFor({ timeout: 30_000 });
-    assert.equal(await frame.locator('#results tbody tr').count(), 11);
+    await frame.locator('#rows tr').first().waitFor({ timeout: 30_000 });
+    assert.equal(await frame.locator('#rows tr').count(), 11);
     await runCommand(page, 'Notifications: Clear All Notifications');
     await page.mouse.move(0, 0);
     mkdirSync(screenshots, { recursive: true });
@@ -135,7 +135,7 @@ describe('UI: datasets', function () {
     // Filtered to the failed rows: one.
     await frame.locator('#status-filter').selectOption('failed');
     await page.waitForTimeout(300);
-    assert.equal(await frame.locator('#results tbody tr').count(), 1);
+    assert.equal(await frame.locator('#rows tr').count(), 1);
   });
 
   it('goes on with a batch across a window reload', async () => {

@@ -2,7 +2,7 @@
 // and bytes with the rest counted, bad lines counted), its filter, and its CSV and JSONL exports
 // (RFC 4180 quoting, the spreadsheet formula guard), on real files in temp dirs.
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { filterRows, matchesFilter, tableRowOf } from '../../src/core/batch/resultsRows';
 import { csvField, exportBatchResults, readBatchResults, resultsToCsv, resultsToJsonl } from '../../src/core/batch/resultsTable';
@@ -95,6 +95,21 @@ describe('batch results table', () => {
       assert.equal(results.rows.length, 5);
       assert.equal(results.total, 20);
       assert.equal(results.truncated, true);
+    });
+
+    it('leaves out a kept row whose later line no longer fits in maxBytes, rather than show its earlier line', async () => {
+      const text =
+        line({ row: 1, status: 'unknown' }) +
+        line({ row: 2, status: 'finished' }) +
+        line({ row: 1, status: 'finished', outputs: { text: 'x'.repeat(1000) } });
+      const results = await readBatchResults(dir.write('results.jsonl', text), { maxBytes: 500 });
+      assert.deepEqual(
+        results.rows.map((row) => [row.row, row.status]),
+        [[2, 'finished']],
+      );
+      assert.equal(results.truncated, true);
+      assert.equal(results.total, 2);
+      assert.equal(results.counts.finished, 2);
     });
 
     it('counts lines that are not a row result and goes on', async () => {
@@ -191,8 +206,22 @@ describe('batch results table', () => {
         ['1', 'finished', 'true', 'e1', '12', 'a, b', '', "'=1+1", ''],
         ['2', 'error', '', '', '', 'line\nbreak', '3', '', 'Network "down"'],
       ]);
-      assert.deepEqual(parseCsv(resultsToCsv(rows, ['n'], []))[0], ['row', 'status', 'passed', 'executionId', 'durationMs', 'input.n', 'error']);
-      assert.deepEqual(resultsToJsonl(rows).trimEnd().split('\n').map((text) => JSON.parse(text) as unknown), rows);
+      assert.deepEqual(parseCsv(resultsToCsv(rows, ['n'], []))[0], [
+        'row',
+        'status',
+        'passed',
+        'executionId',
+        'durationMs',
+        'input.n',
+        'error',
+      ]);
+      assert.deepEqual(
+        resultsToJsonl(rows)
+          .trimEnd()
+          .split('\n')
+          .map((text) => JSON.parse(text) as unknown),
+        rows,
+      );
     });
   });
 
@@ -201,7 +230,12 @@ describe('batch results table', () => {
       let text = '';
       for (let row = 1; row <= rows; row++) {
         const status = row % 4 === 0 ? 'failed' : 'finished';
-        text += line({ row, status, inputs: { id: row, name: `n${row}` }, outputs: status === 'finished' ? { id: String(row) } : undefined });
+        text += line({
+          row,
+          status,
+          inputs: { id: row, name: `n${row}` },
+          outputs: status === 'finished' ? { id: String(row) } : undefined,
+        });
       }
       // Row 2 ended again (--restart-unknown), row 6 too: their last lines are their results.
       text += line({ row: 2, status: 'failed', inputs: { id: 2, name: 'n2' }, error: 'second try' });
@@ -233,7 +267,17 @@ describe('batch results table', () => {
       const target = join(dir.path, 'out.csv');
       const summary = await exportBatchResults(path, target, 'csv', { status: 'all', text: 'n1' });
       const records = parseCsv(readFileSync(target, 'utf8'));
-      assert.deepEqual(records[0], ['row', 'status', 'passed', 'executionId', 'durationMs', 'input.id', 'input.name', 'output.id', 'error']);
+      assert.deepEqual(records[0], [
+        'row',
+        'status',
+        'passed',
+        'executionId',
+        'durationMs',
+        'input.id',
+        'input.name',
+        'output.id',
+        'error',
+      ]);
       // n1, n10..n19: the rows whose name holds "n1".
       assert.deepEqual(
         records.slice(1).map((record) => record[0]),
@@ -241,6 +285,25 @@ describe('batch results table', () => {
       );
       assert.equal(summary.rows, 11);
       assert.equal(summary.columnsLeftOut, false);
+    });
+
+    it('never writes over the results file or its state file, and leaves no partial file when stopped', async () => {
+      const path = writeResults(3);
+      const before = readFileSync(path, 'utf8');
+      for (const target of [path, `${path}.state`, join(dir.path, '.', 'results.jsonl')])
+        await assert.rejects(exportBatchResults(path, target, 'jsonl', { status: 'all', text: '' }), /own results or state file/);
+      assert.equal(readFileSync(path, 'utf8'), before);
+      const controller = new AbortController();
+      controller.abort();
+      const target = join(dir.path, 'out.jsonl');
+      await assert.rejects(exportBatchResults(path, target, 'jsonl', { status: 'all', text: '' }, { signal: controller.signal }));
+      // Written whole, then renamed: a target that cannot be replaced (a folder) leaves nothing behind.
+      mkdirSync(join(dir.path, 'folder.csv'));
+      await assert.rejects(
+        exportBatchResults(path, join(dir.path, 'folder.csv'), 'csv', { status: 'all', text: '' }),
+        /Cannot write the export to .*folder\.csv/,
+      );
+      assert.deepEqual(readdirSync(dir.path).sort(), ['folder.csv', 'results.jsonl']);
     });
 
     it('names the export file it cannot write', async () => {

@@ -3,7 +3,8 @@
 // the last one is its result. Everything is streamed: the table keeps at most maxRows rows and
 // maxBytes of them (the rest counted), and an export reads the file through twice (which line is
 // each row's last, then the rows) without holding it.
-import { open } from 'node:fs/promises';
+import { open, rename, rm } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import { errorMessage } from '../errors';
 import { readLines } from './dataRows';
 import { cellText, emptyCounts, matchesFilter, outputValues, ROW_STATUSES, tableRowOf } from './resultsRows';
@@ -93,12 +94,17 @@ export async function readBatchResults(path: string, options: ReadResultsOptions
       continue;
     }
     statuses.set(result.row, result.status);
-    const bytes = text.length;
+    const bytes = Buffer.byteLength(text);
     const before = kept.get(result.row);
-    if (before) {
+    if (before && keptBytes - before.bytes + bytes <= maxBytes) {
       // A later line of a row replaces the earlier one.
       keptBytes += bytes - before.bytes;
       kept.set(result.row, { result, bytes });
+    } else if (before) {
+      // Its result no longer fits: the row is left out rather than shown with an earlier line.
+      keptBytes -= before.bytes;
+      kept.delete(result.row);
+      truncated = true;
     } else if (kept.size < maxRows && keptBytes + bytes <= maxBytes) {
       keptBytes += bytes;
       kept.set(result.row, { result, bytes });
@@ -202,8 +208,9 @@ const EXPORT_CHUNK_BYTES = 64 * 1024;
 
 /**
  * Writes the result (last line) of every row of a results file that passes the filter, in the
- * order the rows ended, to targetPath (replaced). Streamed both ways: holds the row numbers and
- * each row's last line number, not the rows.
+ * order the rows ended, to targetPath (replaced once the export is whole: written to a file beside
+ * it, then renamed). Streamed both ways: holds the row numbers and each row's last line number,
+ * not the rows. Refuses to write over the results file or its state file.
  */
 export async function exportBatchResults(
   resultsPath: string,
@@ -213,6 +220,9 @@ export async function exportBatchResults(
   options: { readonly maxLineBytes?: number; readonly signal?: AbortSignal } = {},
 ): Promise<ExportSummary> {
   const maxLineBytes = options.maxLineBytes ?? MAX_RESULT_LINE_BYTES;
+  const target = resolve(targetPath);
+  if (target === resolve(resultsPath) || target === resolve(`${resultsPath}.state`))
+    throw new Error(`Cannot export to ${targetPath}: it is the batch's own results or state file. Choose another file.`);
   // Pass 1: the last line of each row, and the column names.
   const lastLine = new Map<number, number>();
   const inputs = new Set<string>();
@@ -233,13 +243,15 @@ export async function exportBatchResults(
   const inputNames = [...inputs];
   const outputNames = [...outputs];
   // Pass 2: the rows, written in chunks.
-  let target;
+  const partial = `${target}.${process.pid}.partial`;
+  let file;
   try {
-    target = await open(targetPath, 'w');
+    file = await open(partial, 'w');
   } catch (error) {
     throw new Error(`Cannot write the export to ${targetPath}: ${errorMessage(error)}`);
   }
   let written = 0;
+  let done = false;
   try {
     let chunk = format === 'csv' ? csvHeader(inputNames, outputNames) : '';
     for await (const { text, line, overflow } of readLines(resultsPath, maxLineBytes, options.signal)) {
@@ -250,14 +262,24 @@ export async function exportBatchResults(
       chunk += format === 'csv' ? csvRecord(result, inputNames, outputNames) : `${JSON.stringify(result)}\n`;
       written++;
       if (chunk.length >= EXPORT_CHUNK_BYTES) {
-        await target.write(chunk);
+        await file.write(chunk);
         chunk = '';
       }
     }
     options.signal?.throwIfAborted();
-    if (chunk) await target.write(chunk);
+    if (chunk) await file.write(chunk);
+    await file.close();
+    try {
+      await rename(partial, target);
+    } catch (error) {
+      throw new Error(`Cannot write the export to ${targetPath}: ${errorMessage(error)}`);
+    }
+    done = true;
   } finally {
-    await target.close();
+    if (!done) {
+      await file.close().catch(() => undefined);
+      await rm(partial, { force: true });
+    }
   }
   return { rows: written, badLines, columnsLeftOut };
 }
