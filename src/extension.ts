@@ -66,7 +66,8 @@ export function activate(context: vscode.ExtensionContext): AgentWorkflowsApi {
   registerEnvironmentsLanguage(context, {
     environments,
     logger,
-    docsUri: vscode.Uri.joinPath(context.extensionUri, 'docs', 'environments.md'),
+    // The environments file's problem codes are documented with the agent file's.
+    docsUri,
   });
   const commands = registerLazyCommands(
     context,

@@ -104,7 +104,10 @@ describe('UI: datasets', function () {
   async function runOn(page: Page, dataFile: string, rows: number): Promise<void> {
     if (!(await page.locator('.explorer-viewlet').isVisible())) await runCommand(page, 'View: Show Explorer');
     await page.locator('.explorer-viewlet .monaco-list-row', { hasText: dataFile }).first().click({ button: 'right', timeout: 30_000 });
-    await page.locator('.context-view .action-label', { hasText: 'Run Agent on Dataset…' }).click({ timeout: 15_000 });
+    // The workbench's context menu takes the item under the mouse on Enter (a click can land before it is ready).
+    const item = page.locator('.context-view .action-label', { hasText: 'Run Agent on Dataset…' });
+    await item.hover({ timeout: 15_000 });
+    await page.keyboard.press('Enter');
     await pick(page, 'lookup.agent.yaml');
     await pick(page, 'On the deployment');
     const dialog = page.locator('.monaco-dialog-box');

@@ -173,6 +173,22 @@ describe('batch results table', () => {
       assert.deepEqual(rowsOf('all', '2'), [2]);
     });
 
+    it("shows an error as its message (and node), a skipped row's problems by column", () => {
+      const failed = tableRowOf({
+        row: 3,
+        status: 'failed',
+        error: { executionId: 'e-1', status: 'failed', error: 'no such person', node: 'person' },
+      });
+      assert.equal(failed.error, 'person: no such person');
+      const skipped = tableRowOf({
+        row: 4,
+        status: 'skipped',
+        problems: [{ row: 4, column: 'whom', message: 'The agent has no input "whom".' }],
+      });
+      assert.equal(skipped.error, 'whom: The agent has no input "whom".');
+      assert.equal(tableRowOf({ row: 5, status: 'error', error: 'connection refused' }).error, 'connection refused');
+    });
+
     it('shows outputs that are not an object as one value, and values as text cut short', () => {
       assert.deepEqual(table[2]!.outputs, { value: 'plain text' });
       const long = tableRowOf({ row: 1, status: 'finished', outputs: { text: 'z'.repeat(5000) } });

@@ -52,6 +52,16 @@ describe('bundles', () => {
     assert.ok(packagesIn('lazy/cli-serve.js').has('busboy'));
   });
 
+  it('the extension package ships every bundle the extension loads on first use', () => {
+    // .vscodeignore lists what ships; a lazy bundle left out fails only in the installed extension.
+    const shipped = readFileSync(join(findRepoRoot(), '.vscodeignore'), 'utf8');
+    const lazy = readdirSync(join(dist, 'lazy')).filter((name) => name.endsWith('.js') && !name.startsWith('cli-'));
+    assert.ok(lazy.includes('batch.js'));
+    for (const name of lazy) assert.match(shipped, new RegExp(`^!dist/lazy/${name.replace('.', '\\.')}$`, 'm'), `${name} is shipped`);
+    assert.ok(packagesIn('lazy/batch.js').has('csv-parse'));
+    assert.ok(!packagesIn('extension.js').has('csv-parse'));
+  });
+
   it('no bundle carries the schema compiler', () => {
     const bundles = [
       'extension.js',

@@ -61,7 +61,7 @@ export function tableRowOf(result: RowResult): TableRow {
   const outputs: Record<string, string> = {};
   for (const [name, value] of Object.entries(outputValues(result.outputs))) outputs[name] = cellText(value);
   // A skipped row has no error but problems: they are its error, as the table shows it.
-  const error = result.error !== undefined ? result.error : result.problems?.length ? result.problems : undefined;
+  const error = result.error !== undefined ? errorWords(result.error) : result.problems?.length ? problemWords(result.problems) : undefined;
   return {
     row: result.row,
     status: result.status,
@@ -103,4 +103,19 @@ export function isResultsFilter(value: unknown): value is ResultsFilter {
   if (typeof value !== 'object' || value === null) return false;
   const { status, text } = value as Record<string, unknown>;
   return typeof text === 'string' && (status === 'all' || ROW_STATUSES.includes(status as RowStatus));
+}
+
+/** An error as a person reads it: the service's message when its answer has one, else the answer. */
+function errorWords(error: unknown): unknown {
+  if (error !== null && typeof error === 'object' && !Array.isArray(error)) {
+    const answer = error as Record<string, unknown>;
+    const message = typeof answer.error === 'string' ? answer.error : typeof answer.message === 'string' ? answer.message : undefined;
+    if (message) return typeof answer.node === 'string' ? `${answer.node}: ${message}` : message;
+  }
+  return error;
+}
+
+/** A bad row's problems, "column: message" each. */
+function problemWords(problems: readonly { readonly column?: string; readonly message: string }[]): string {
+  return problems.map((problem) => (problem.column !== undefined ? `${problem.column}: ${problem.message}` : problem.message)).join('; ');
 }
