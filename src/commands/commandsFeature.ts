@@ -86,7 +86,7 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
   registerPollExecutionCommand(context, runDeps);
   registerCopyAsCurlCommand(context, runDeps);
   registerStartLocalServerCommand(context, { localServer, logger });
-  registerExecutionActions(context, runDeps);
+  registerExecutionActions(context, { ...runDeps, batches });
   const batchDeps = registerDatasetCommands(context, { ...runDeps, batches, extensionUri: context.extensionUri });
   return {
     resumeWatching: async () => {

@@ -6,11 +6,12 @@ import type { ExecutionRecord } from '../core/executions/executionRecord';
 import { guardedCommand } from './commandErrors';
 import { openResultDocument } from '../runs/resultsChannel';
 import { runAgentFile, runAgentFileLocally } from '../runs/agentRuns';
+import type { BatchHistory } from '../runs/batchHistory';
 import type { RunDeps } from '../runs/runDeps';
 import { targetWithKey } from '../runs/serviceTarget';
 import { isExecutionItem, isValueItem } from '../views/executionsTree';
 
-export function registerExecutionActions(context: vscode.ExtensionContext, deps: RunDeps): void {
+export function registerExecutionActions(context: vscode.ExtensionContext, deps: RunDeps & { readonly batches: BatchHistory }): void {
   /** The record an action is about: the clicked item, else one picked from the history. */
   const recordOf = async (
     item: unknown,
@@ -126,7 +127,12 @@ export function registerExecutionActions(context: vscode.ExtensionContext, deps:
     vscode.commands.registerCommand(
       COMMANDS.clearFinished,
       guarded('Clear Finished', async () => {
-        const removed = await deps.store.clearFinished();
+        // Ended batches go too (with their files); running ones stay, like running executions.
+        let removed = await deps.store.clearFinished();
+        for (const batch of deps.batches.all().filter((candidate) => candidate.state !== 'running')) {
+          await deps.batches.remove(batch.key);
+          removed++;
+        }
         vscode.window.setStatusBarMessage(`$(check) Removed ${removed} finished ${removed === 1 ? 'execution' : 'executions'}`, 3000);
         return removed;
       }),

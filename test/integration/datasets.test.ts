@@ -107,6 +107,9 @@ describe('datasets', function () {
     const cleanup = new ScriptedUi();
     try {
       await vscode.commands.executeCommand('agentWorkflows.clearApiKey', server.url);
+      // Later suites expect a view without batches.
+      for (const item of (await extensionApi.executionsTree.getChildren()) ?? [])
+        if (String(item.contextValue).startsWith('batch-')) await vscode.commands.executeCommand('agentWorkflows.batches.remove', item);
     } finally {
       cleanup.restore();
     }
@@ -215,5 +218,13 @@ describe('datasets', function () {
     assert.deepEqual(asked(), ['Ada', 'Alan', 'Grace', 'Nobody']);
     const item = ((await extensionApi.executionsTree.getChildren()) ?? []).find((candidate) => candidate.id === `batch:${batch!.key}`);
     assert.match(String(item?.description), / · local$/);
+    // "Clear Finished" takes ended batches too, with their files.
+    const resultsPath = batch!.resultsPath;
+    assert.ok((await vscode.commands.executeCommand<number>('agentWorkflows.executions.clearFinished')) >= 3);
+    const left = ((await extensionApi.executionsTree.getChildren()) ?? []).filter((candidate) =>
+      String(candidate.contextValue).startsWith('batch-'),
+    );
+    assert.deepEqual(left, []);
+    await assert.rejects(vscode.workspace.fs.stat(vscode.Uri.file(resultsPath)));
   });
 });
