@@ -91,6 +91,12 @@ export async function resumeBatch(
   let target: AgentTarget | undefined;
   if (record.mode === 'deployed') {
     if (!record.target) throw new RunBlocked(`The batch of ${record.agentName} does not say where it ran; run it again.`);
+    // Resumed by hand, the rows left start only after a protected environment is confirmed again (a
+    // batch going on after a reload was confirmed when it started).
+    if (record.target.environment && options.prompt !== false) {
+      const environment = await deps.environments.active(file.uri, record.target.environment);
+      if (environment && !(await deps.environments.confirmRun(environment, `Resume the batch of "${record.agentName}"`))) return undefined;
+    }
     target = await targetWithKey(record.target, deps, file.uri, options.prompt === false ? { prompt: false } : {});
     if (!target) {
       await deps.batches.update(record.key, { state: 'stopped', error: `Not resumed: no API key for ${record.target.baseUrl}.` });

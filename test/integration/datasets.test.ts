@@ -225,6 +225,6 @@ describe('datasets', function () {
       String(candidate.contextValue).startsWith('batch-'),
     );
     assert.deepEqual(left, []);
-    await assert.rejects(vscode.workspace.fs.stat(vscode.Uri.file(resultsPath)));
+    await assert.rejects(Promise.resolve(vscode.workspace.fs.stat(vscode.Uri.file(resultsPath))));
   });
 });
