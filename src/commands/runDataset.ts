@@ -105,6 +105,7 @@ export function registerDatasetCommands(context: vscode.ExtensionContext, deps: 
         const batch = batchOf(argument) ?? (await pickBatch(deps.batches, () => true));
         if (!batch) return false;
         stopBatch(batch.key);
+        lastRefresh.delete(batch.key);
         batchResultsPanelOf(batch.key)?.webviewPanel.dispose();
         await deps.batches.remove(batch.key);
         return true;

@@ -14,6 +14,8 @@ import { loadLanguageCore } from '../language/loadLanguageCore';
 import { currentText } from '../workspaceFiles';
 
 const CHOSEN_KEY = 'agentWorkflows.chosenEnvironments';
+/** Environments files whose checked text is kept (a workspace has one or a few). */
+const MAX_PARSED_FILES = 32;
 
 /** What the environments file nearest an agent file says. */
 export interface EnvironmentsLookup {
@@ -102,6 +104,9 @@ export class WorkspaceEnvironments implements vscode.Disposable {
     const cached = this.parsed.get(key);
     if (cached?.text === text) return cached.result;
     const result = (await loadLanguageCore()).parseEnvironmentsFile(text);
+    this.parsed.delete(key);
+    // The oldest entry goes first (a Map keeps insertion order).
+    if (this.parsed.size >= MAX_PARSED_FILES) this.parsed.delete(this.parsed.keys().next().value!);
     this.parsed.set(key, { text, result });
     return result;
   }
