@@ -258,7 +258,7 @@ export class AgentTestController implements vscode.Disposable {
       const refused = await this.deployedTarget(loaded.agentFile).catch((error: unknown) => errorMessage(error));
       if (typeof refused === 'object') deployment = { target: refused };
       else {
-        const why = refused ?? 'No API key was given for the deployment.';
+        const why = refused ?? 'it was not confirmed, or no API key was given for it.';
         const message = new vscode.TestMessage(`This case runs on the deployment, which is not reachable from here: ${why}`);
         for (const testCase of loaded.suite.cases) {
           const item = items.get(testCase.name);

@@ -249,4 +249,45 @@ describe('environments', () => {
       await vscode.workspace.fs.delete(agent);
     }
   });
+
+  it('asks before every start on a protected environment from Run Again and the Test Explorer too', async () => {
+    // A folder of its own: "don't ask again" above was for the first file's prod.
+    const folder = vscode.Uri.joinPath(FOLDER, 'live');
+    const agent = vscode.Uri.joinPath(folder, 'greet.agent.yaml');
+    const testFile = vscode.Uri.joinPath(folder, 'greet.agent.test.yaml');
+    await write(
+      vscode.Uri.joinPath(folder, 'agent-workflows.yaml'),
+      `default: live\nenvironments:\n  live:\n    baseUrl: ${servers.prod!.url}\n    account: local\n    protected: true\n`,
+    );
+    await write(agent, Buffer.from(await vscode.workspace.fs.readFile(AGENT)).toString('utf8'));
+    await write(
+      testFile,
+      'cases:\n  on live:\n    deployed: true\n    inputs: { who: Bo }\n    expect: { outputs: { greeting: Hello Bo from prod } }\n',
+    );
+    const modals = (): number => ui.messages.filter((message) => message.modal).length;
+
+    ui.onMessage = (message) => (message.modal ? 'Run on live' : undefined);
+    ui.input('Ada');
+    const first = await vscode.commands.executeCommand<ExecutionRecord>('agentWorkflows.runAgent', agent);
+    assert.equal(first.target?.environment, 'live');
+    assert.equal(modals(), 1);
+    const item = ((await api.executionsTree.getChildren()) ?? []).find(
+      (candidate) => (candidate as unknown as { record?: ExecutionRecord }).record?.key === first.key,
+    );
+    const again = await vscode.commands.executeCommand<ExecutionRecord>('agentWorkflows.executions.runAgain', item);
+    assert.equal(again.state, 'finished', again.error);
+    assert.equal(modals(), 2, 'Run Again asked again');
+
+    const file = await waitFor(
+      async () => (await api.agentTests.refresh(testFile), api.agentTests.controller.items.get(testFile.toString())),
+      'the test file item',
+    );
+    const ran = await api.agentTests.runTests(new vscode.TestRunRequest([file]));
+    assert.equal(ran.get(`${testFile.toString()}::on live`)?.state, 'passed');
+    assert.equal(modals(), 3, 'the deployed case asked too');
+    ui.onMessage = () => undefined;
+    const declined = await api.agentTests.runTests(new vscode.TestRunRequest([file]));
+    assert.equal(declined.get(`${testFile.toString()}::on live`)?.state, 'errored');
+    assert.equal(modals(), 4);
+  });
 });
