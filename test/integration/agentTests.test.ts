@@ -301,7 +301,10 @@ describe('agent tests in VS Code', () => {
         ['locally', 'passed'],
         ['on the service', 'errored'],
       ]);
-      assert.match(withoutKey.get(id('on the service'))!.messages[0]!.message, /runs on the deployment.*not confirmed, or no API key was given/);
+      assert.match(
+        withoutKey.get(id('on the service'))!.messages[0]!.message,
+        /runs on the deployment.*not confirmed, or no API key was given/,
+      );
       assert.ok(ui.messages.some((message) => message.modal && message.text.includes(`No API key is set for ${server.url}`)));
 
       ui.input(key);
