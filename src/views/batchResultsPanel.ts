@@ -3,15 +3,15 @@
 // on refresh, with exports of the rows that pass the filter to CSV or JSON lines. One panel per
 // batch, by key. The file is read by src/core/batch/resultsTable.ts; the webview is
 // src/webview/batchResults/.
-import { randomBytes } from 'node:crypto';
 import { basename, dirname, join } from 'node:path';
 import * as vscode from 'vscode';
 import { errorDetail, errorMessage } from '../core/errors';
-import { emptyCounts, isResultsFilter, NO_FILTER, tableRowOf } from '../core/batch/resultsRows';
+import { emptyCounts, isResultsFilter, NO_FILTER, ROW_STATUSES, tableRowOf } from '../core/batch/resultsRows';
 import type { ResultsFilter } from '../core/batch/resultsRows';
 import { columnNamesOf, exportBatchResults, readBatchResults } from '../core/batch/resultsTable';
 import type { ExportFormat, ExportSummary } from '../core/batch/resultsTable';
 import type { RowResult } from '../core/batch/runBatch';
+import { webviewPage, webviewRoots } from './webviewPage';
 import type { DetailMessage, HostMessage, RenderReport, RowsMessage, WebviewMessage } from '../webview/batchResults/protocol';
 
 const VIEW_TYPE = 'agentWorkflows.batchResults';
@@ -70,15 +70,13 @@ export class BatchResultsPanel implements vscode.Disposable {
     readonly batch: BatchResultsSource,
     private readonly onDisposed: () => void,
   ) {
-    const media = vscode.Uri.joinPath(deps.extensionUri, 'media');
-    const scripts = vscode.Uri.joinPath(deps.extensionUri, 'dist', 'webview');
     this.webviewPanel = vscode.window.createWebviewPanel(
       VIEW_TYPE,
       `Results: ${batch.title}`,
       { viewColumn: vscode.ViewColumn.Active, preserveFocus: false },
-      { enableScripts: true, localResourceRoots: [media, scripts], retainContextWhenHidden: false },
+      { enableScripts: true, localResourceRoots: webviewRoots(deps.extensionUri), retainContextWhenHidden: false },
     );
-    this.webviewPanel.webview.html = this.html(media, scripts);
+    this.webviewPanel.webview.html = this.html();
     this.disposables.push(
       this.webviewPanel.onDidDispose(() => this.dispose()),
       this.webviewPanel.webview.onDidReceiveMessage((message: WebviewMessage) => this.onMessage(message)),
@@ -256,32 +254,14 @@ export class BatchResultsPanel implements vscode.Disposable {
     void this.webviewPanel.webview.postMessage(message);
   }
 
-  private html(media: vscode.Uri, scripts: vscode.Uri): string {
-    const webview = this.webviewPanel.webview;
-    const nonce = randomBytes(18).toString('base64url');
-    const style = webview.asWebviewUri(vscode.Uri.joinPath(media, 'batchResults.css'));
-    const script = webview.asWebviewUri(vscode.Uri.joinPath(scripts, 'batchResults.js'));
-    const csp = [
-      "default-src 'none'",
-      `style-src ${webview.cspSource}`,
-      `img-src ${webview.cspSource}`,
-      `font-src ${webview.cspSource}`,
-      `script-src 'nonce-${nonce}'`,
-    ].join('; ');
-    const statusOptions = ['all', 'finished', 'failed', 'error', 'timeout', 'unknown', 'skipped']
+  private html(): string {
+    const statusOptions = ['all', ...ROW_STATUSES]
       .map((status) => `<option value="${status}">${status === 'all' ? 'All statuses' : status}</option>`)
       .join('');
-    return `<!DOCTYPE html>
-<html lang="en">
-<head>
-  <meta charset="UTF-8">
-  <meta http-equiv="Content-Security-Policy" content="${csp}">
-  <meta name="viewport" content="width=device-width, initial-scale=1.0">
-  <link rel="stylesheet" href="${style.toString()}">
-  <title>Batch results</title>
-</head>
-<body>
-  <header id="header">
+    return webviewPage(this.webviewPanel.webview, this.deps.extensionUri, {
+      name: 'batchResults',
+      title: 'Batch results',
+      body: `  <header id="header">
     <h1 id="title"></h1>
     <span id="file"></span>
     <p id="counts" role="status" aria-label="Rows by status"></p>
@@ -308,9 +288,7 @@ export class BatchResultsPanel implements vscode.Disposable {
       <div id="detail-head"><h2 id="detail-title"></h2><button id="detail-close" type="button" aria-label="Close the row detail">Close</button></div>
       <div id="detail-body"></div>
     </aside>
-  </div>
-  <script nonce="${nonce}" src="${script.toString()}"></script>
-</body>
-</html>`;
+  </div>`,
+    });
   }
 }

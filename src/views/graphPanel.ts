@@ -1,6 +1,5 @@
 // The workflow graph webview beside the editor: shows the graph of one agent document, follows the
 // active agent editor and the document's changes, and reveals a clicked node in the YAML.
-import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
 import { layoutGraph } from '../core/graph/graphLayout';
 import { buildWorkflowGraph } from '../core/graph/workflowGraph';
@@ -8,6 +7,7 @@ import type { WorkflowGraph } from '../core/graph/workflowGraph';
 import { AGENT_LANGUAGE_ID } from '../language/languageIds';
 import type { HostMessage, RenderReport, WebviewMessage } from '../webview/graph/protocol';
 import { errorDetail } from '../core/errors';
+import { webviewPage, webviewRoots } from './webviewPage';
 
 const VIEW_TYPE = 'agentWorkflows.graph';
 /** Quiet time after the last keystroke before the graph is drawn again. */
@@ -39,18 +39,17 @@ export class GraphPanel implements vscode.Disposable {
     this.document = document;
     this.sourceColumn = sourceColumn;
     const media = vscode.Uri.joinPath(deps.extensionUri, 'media');
-    const scripts = vscode.Uri.joinPath(deps.extensionUri, 'dist', 'webview');
     this.webviewPanel = vscode.window.createWebviewPanel(
       VIEW_TYPE,
       this.title(),
       { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true },
-      { enableScripts: true, localResourceRoots: [media, scripts] },
+      { enableScripts: true, localResourceRoots: webviewRoots(deps.extensionUri) },
     );
     this.webviewPanel.iconPath = {
       light: vscode.Uri.joinPath(media, 'agent-file-light.svg'),
       dark: vscode.Uri.joinPath(media, 'agent-file-dark.svg'),
     };
-    this.webviewPanel.webview.html = this.html(media, scripts);
+    this.webviewPanel.webview.html = this.html();
     this.disposables.push(
       this.webviewPanel.onDidDispose(() => this.dispose()),
       this.webviewPanel.webview.onDidReceiveMessage((message: WebviewMessage) => this.onMessage(message)),
@@ -192,37 +191,17 @@ export class GraphPanel implements vscode.Disposable {
     return `Graph: ${this.fileName()}`;
   }
 
-  private html(media: vscode.Uri, scripts: vscode.Uri): string {
-    const webview = this.webviewPanel.webview;
-    const nonce = createNonce();
-    const style = webview.asWebviewUri(vscode.Uri.joinPath(media, 'graph.css'));
-    const script = webview.asWebviewUri(vscode.Uri.joinPath(scripts, 'graph.js'));
-    const csp = [
-      "default-src 'none'",
-      `style-src ${webview.cspSource}`,
-      `img-src ${webview.cspSource}`,
-      `font-src ${webview.cspSource}`,
-      `script-src 'nonce-${nonce}'`,
-    ].join('; ');
-    return `<!DOCTYPE html>
-<html lang="en">
-<head>
-  <meta charset="UTF-8">
-  <meta http-equiv="Content-Security-Policy" content="${csp}">
-  <meta name="viewport" content="width=device-width, initial-scale=1.0">
-  <link rel="stylesheet" href="${style.toString()}">
-  <title>Workflow graph</title>
-</head>
-<body>
-  <header id="header"><span id="file"></span><span id="agent"></span><span id="status" class="status" role="status"></span></header>
+  private html(): string {
+    return webviewPage(this.webviewPanel.webview, this.deps.extensionUri, {
+      name: 'graph',
+      title: 'Workflow graph',
+      body: `  <header id="header"><span id="file"></span><span id="agent"></span><span id="status" class="status" role="status"></span></header>
   <ul id="problems" aria-label="Problems" hidden></ul>
   <main id="viewport" aria-label="Workflow graph">
     <div id="empty" hidden></div>
     <div id="sizer"><div id="canvas"></div></div>
-  </main>
-  <script nonce="${nonce}" src="${script.toString()}"></script>
-</body>
-</html>`;
+  </main>`,
+    });
   }
 
   private logError(what: string, error: unknown): void {
@@ -232,8 +211,4 @@ export class GraphPanel implements vscode.Disposable {
 
 function sameFile(a: vscode.TextDocument, b: vscode.TextDocument): boolean {
   return a.uri.toString() === b.uri.toString();
-}
-
-function createNonce(): string {
-  return randomBytes(18).toString('base64url');
 }

@@ -7,34 +7,11 @@ import { filterRows, ROW_STATUSES } from '../../core/batch/resultsRows';
 import type { ResultsFilter, TableRow } from '../../core/batch/resultsRows';
 import type { RowStatus } from '../../core/batch/runBatch';
 import type { DetailMessage, HostMessage, RenderReport, RowsMessage, WebviewMessage } from './protocol';
+import { byId, element, plural } from '../page';
+import type { DomDocument, DomElement } from '../page';
 
-// The project is type-checked as one Node program without the DOM library (see the graph's
-// main.ts), so the little of the DOM this script uses is declared here, in module scope.
-interface DomElement {
-  id: string;
-  className: string;
-  textContent: string | null;
-  hidden: boolean;
-  title: string;
-  type: string;
-  value: string;
-  scope: string;
-  readonly dataset: Record<string, string | undefined>;
-  readonly classList: { toggle(name: string, force?: boolean): boolean };
-  append(...children: DomElement[]): void;
-  replaceChildren(...children: DomElement[]): void;
-  setAttribute(name: string, value: string): void;
-  removeAttribute(name: string): void;
-  addEventListener(type: 'click' | 'input' | 'change', listener: () => void): void;
-  querySelector(selector: string): DomElement | null;
-  querySelectorAll(selector: string): Iterable<DomElement>;
-  focus(): void;
-}
-declare const document: {
-  createElement(tag: string): DomElement;
-  getElementById(id: string): DomElement | null;
-  querySelectorAll(selector: string): Iterable<DomElement>;
-};
+// The DOM as declared for the webviews (page.ts): the project has no DOM library.
+declare const document: DomDocument;
 declare const window: {
   addEventListener(type: 'message', listener: (event: { readonly data: HostMessage | undefined }) => void): void;
 };
@@ -79,23 +56,6 @@ let current: RowsMessage | undefined;
 let selectedRow: number | undefined;
 let filterTimer: ReturnType<typeof setTimeout> | undefined;
 const collator = new Intl.Collator(undefined, { numeric: true, sensitivity: 'base' });
-
-function element(tag: string, className?: string, text?: string): DomElement {
-  const el = document.createElement(tag);
-  if (className) el.className = className;
-  if (text !== undefined) el.textContent = text;
-  return el;
-}
-
-function byId(id: string): DomElement {
-  const el = document.getElementById(id);
-  if (!el) throw new Error(`#${id} is missing from the page`);
-  return el;
-}
-
-function plural(count: number, word: string): string {
-  return `${count.toLocaleString('en')} ${word}${count === 1 ? '' : 's'}`;
-}
 
 /** A status's icon, hidden from screen readers: the word beside it says the same. */
 function statusIcon(status: RowStatus): DomElement {

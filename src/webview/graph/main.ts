@@ -7,38 +7,11 @@ import type { Point, PlacedEdge, PlacedNode } from '../../core/graph/graphLayout
 import type { Problem } from '../../core/document/problems';
 import type { AuthBadge } from '../../core/graph/workflowGraph';
 import type { HostMessage, RenderReport, ShowGraphMessage, WebviewMessage } from './protocol';
+import { byId, element, plural } from '../page';
+import type { DomDocument, DomElement } from '../page';
 
-// The project is type-checked as one Node program without the DOM library (adding it with
-// `/// <reference lib="dom" />` would change global types such as Blob for every file), so the
-// little of the DOM this script uses is declared here, in module scope.
-interface DomElement {
-  id: string;
-  className: string;
-  textContent: string | null;
-  hidden: boolean;
-  title: string;
-  /** Of buttons. */
-  type: string;
-  readonly dataset: Record<string, string | undefined>;
-  readonly style: Record<'left' | 'top' | 'width' | 'height' | 'transform', string>;
-  readonly classList: { add(...names: string[]): void; toggle(name: string, force?: boolean): boolean };
-  readonly clientWidth: number;
-  append(...children: DomElement[]): void;
-  replaceChildren(...children: DomElement[]): void;
-  setAttribute(name: string, value: string): void;
-  getAttribute(name: string): string | null;
-  addEventListener(type: 'click' | 'mouseenter' | 'mouseleave' | 'focus' | 'blur', listener: () => void): void;
-  querySelectorAll(selector: string): DomList;
-}
-interface DomList extends Iterable<DomElement> {
-  readonly length: number;
-}
-declare const document: {
-  createElement(tag: string): DomElement;
-  createElementNS(namespace: string, tag: string): DomElement;
-  getElementById(id: string): DomElement | null;
-  querySelectorAll(selector: string): DomList;
-};
+// The DOM as declared for the webviews (page.ts): the project has no DOM library.
+declare const document: DomDocument;
 declare const window: {
   addEventListener(type: 'message', listener: (event: { readonly data: HostMessage | undefined }) => void): void;
   addEventListener(type: 'resize', listener: () => void): void;
@@ -73,23 +46,6 @@ const AUTH_TITLE: Record<AuthBadge, string> = {
 };
 
 let current: ShowGraphMessage | undefined;
-
-function element(tag: string, className?: string, text?: string): DomElement {
-  const el = document.createElement(tag);
-  if (className) el.className = className;
-  if (text !== undefined) el.textContent = text;
-  return el;
-}
-
-function byId(id: string): DomElement {
-  const el = document.getElementById(id);
-  if (!el) throw new Error(`#${id} is missing from the page`);
-  return el;
-}
-
-function plural(count: number, word: string): string {
-  return `${count} ${word}${count === 1 ? '' : 's'}`;
-}
 
 function draw(message: ShowGraphMessage): void {
   current = message;
