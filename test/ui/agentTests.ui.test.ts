@@ -4,14 +4,9 @@
 // the failed expectation in the editor's peek. Takes the README's screenshot (out/screenshots/;
 // `npm run screenshots` copies it to docs/images/).
 import assert from 'node:assert/strict';
-import { copyFileSync, mkdirSync } from 'node:fs';
-import { join } from 'node:path';
-import { findRepoRoot } from '../host/common';
-import { openWorkbench, runCommand, screenshotIfFailed, textOf } from './workbench';
+import { openWorkbench, runCommand, screenshotIfFailed, takeScreenshot, textOf } from './workbench';
 import type { Workbench } from './workbench';
 
-const repoRoot = findRepoRoot();
-const screenshots = join(repoRoot, 'out', 'screenshots');
 
 describe('UI: agent tests in the Test Explorer', function () {
   this.timeout(180_000);
@@ -76,11 +71,6 @@ describe('UI: agent tests in the Test Explorer', function () {
     await runCommand(page, 'Notifications: Clear All Notifications');
     await page.locator('.notification-toast').first().waitFor({ state: 'hidden', timeout: 15_000 });
     await page.mouse.move(0, 0);
-    mkdirSync(screenshots, { recursive: true });
-    await page.screenshot({ path: join(screenshots, 'tests.png') });
-    if (process.env.AGENT_WORKFLOWS_UPDATE_SCREENSHOTS) {
-      mkdirSync(join(repoRoot, 'docs', 'images'), { recursive: true });
-      copyFileSync(join(screenshots, 'tests.png'), join(repoRoot, 'docs', 'images', 'tests.png'));
-    }
+    await takeScreenshot(page, 'tests.png');
   });
 });

@@ -3,42 +3,19 @@
 // menu on a .jsonl file, the rows confirmed, the results table (a screenshot for the README), and a
 // batch that goes on by itself across a window reload.
 import assert from 'node:assert/strict';
-import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { startAgentServer } from '../../src/core/server/agentServer';
 import type { AgentServer } from '../../src/core/server/agentServer';
-import { findRepoRoot } from '../host/common';
 import { json, startServer } from '../support/httpServer';
 import type { TestServer } from '../support/httpServer';
 import { makeTempDir } from '../support/tempDir';
 import type { TempDir } from '../support/tempDir';
-import { openWorkbench, runCommand, screenshotIfFailed } from './workbench';
+import { answerInput, openWorkbench, pickItem, runCommand, screenshotIfFailed, takeScreenshot } from './workbench';
 import type { Workbench } from './workbench';
 
-const repoRoot = findRepoRoot();
-const screenshots = join(repoRoot, 'out', 'screenshots');
 const KEY = `ui-batch-key-${Date.now().toString(36)}`;
-
-function saveScreenshot(name: string): void {
-  if (process.env.AGENT_WORKFLOWS_UPDATE_SCREENSHOTS) {
-    mkdirSync(join(repoRoot, 'docs', 'images'), { recursive: true });
-    copyFileSync(join(screenshots, name), join(repoRoot, 'docs', 'images', name));
-  }
-}
-
-async function answerInput(page: Page, text: string): Promise<void> {
-  const input = page.locator('.quick-input-widget input');
-  await input.waitFor({ timeout: 15_000 });
-  await input.fill(text);
-  await page.keyboard.press('Enter');
-}
-
-async function pick(page: Page, label: string): Promise<void> {
-  const row = page.locator('.quick-input-widget .monaco-list-row', { hasText: label }).first();
-  await row.waitFor({ timeout: 15_000 });
-  await row.click();
-}
 
 const PEOPLE = ['Ada', 'Grace', 'Nobody', 'Alan', 'Barbara', 'Edsger', 'Margaret', 'Donald', 'Frances', 'John'];
 
@@ -108,8 +85,8 @@ describe('UI: datasets', function () {
     const item = page.locator('.context-view .action-label', { hasText: 'Run Agent on Dataset…' });
     await item.hover({ timeout: 15_000 });
     await page.keyboard.press('Enter');
-    await pick(page, 'lookup.agent.yaml');
-    await pick(page, 'On the deployment');
+    await pickItem(page, 'lookup.agent.yaml');
+    await pickItem(page, 'On the deployment');
     const dialog = page.locator('.monaco-dialog-box');
     await dialog.waitFor({ timeout: 15_000 });
     assert.match(await dialog.innerText(), new RegExp(`Run "Lookup" on ${rows} rows of ${dataFile.replace('.', '\\.')}\\?`));
@@ -132,9 +109,7 @@ describe('UI: datasets', function () {
     assert.equal(await frame.locator('#rows tr').count(), 11);
     await runCommand(page, 'Notifications: Clear All Notifications');
     await page.mouse.move(0, 0);
-    mkdirSync(screenshots, { recursive: true });
-    await page.screenshot({ path: join(screenshots, 'dataset-results.png') });
-    saveScreenshot('dataset-results.png');
+    await takeScreenshot(page, 'dataset-results.png');
     // Filtered to the failed rows: one.
     await frame.locator('#status-filter').selectOption('failed');
     await page.waitForTimeout(300);

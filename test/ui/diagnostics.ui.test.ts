@@ -3,14 +3,9 @@
 // command palette. Takes the README's screenshot (out/screenshots/; `npm run screenshots` copies
 // it to docs/images/).
 import assert from 'node:assert/strict';
-import { copyFileSync, mkdirSync } from 'node:fs';
-import { join } from 'node:path';
-import { findRepoRoot } from '../host/common';
-import { openWorkbench, runCommand, screenshotIfFailed, textOf } from './workbench';
+import { openWorkbench, runCommand, screenshotIfFailed, takeScreenshot, textOf } from './workbench';
 import type { Workbench } from './workbench';
 
-const repoRoot = findRepoRoot();
-const screenshots = join(repoRoot, 'out', 'screenshots');
 
 /** Moves the mouse over the plain Basic credentials and waits for the problem's hover. */
 async function hoverCredentials({ page }: Workbench) {
@@ -59,12 +54,7 @@ describe('UI: diagnostics in the editor', function () {
     for (const code of ['unknown-http-method', 'basic-not-encoded', 'unknown-input']) assert.match(text, new RegExp(code));
     // Keep the hover in the picture: move back over the credentials.
     await hoverCredentials(workbench);
-    mkdirSync(screenshots, { recursive: true });
-    await page.screenshot({ path: join(screenshots, 'diagnostics.png') });
-    if (process.env.AGENT_WORKFLOWS_UPDATE_SCREENSHOTS) {
-      mkdirSync(join(repoRoot, 'docs', 'images'), { recursive: true });
-      copyFileSync(join(screenshots, 'diagnostics.png'), join(repoRoot, 'docs', 'images', 'diagnostics.png'));
-    }
+    await takeScreenshot(page, 'diagnostics.png');
   });
 
   it('runs Validate Workspace Agents from the command palette', async () => {

@@ -3,32 +3,15 @@
 // prod), the active environment in the status bar, switched with its picker (a screenshot for the
 // README), and a run on prod that asks first, naming it.
 import assert from 'node:assert/strict';
-import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Page } from 'playwright-core';
 import { startAgentServer } from '../../src/core/server/agentServer';
 import type { AgentServer } from '../../src/core/server/agentServer';
-import { findRepoRoot } from '../host/common';
 import { makeTempDir } from '../support/tempDir';
 import type { TempDir } from '../support/tempDir';
-import { openWorkbench, runCommand, screenshotIfFailed } from './workbench';
+import { openFile, openWorkbench, screenshotIfFailed, takeScreenshot } from './workbench';
 import type { Workbench } from './workbench';
 
-const repoRoot = findRepoRoot();
-const screenshots = join(repoRoot, 'out', 'screenshots');
-
-function saveScreenshot(name: string): void {
-  if (process.env.AGENT_WORKFLOWS_UPDATE_SCREENSHOTS) {
-    mkdirSync(join(repoRoot, 'docs', 'images'), { recursive: true });
-    copyFileSync(join(screenshots, name), join(repoRoot, 'docs', 'images', name));
-  }
-}
-
-async function openFile(page: Page, name: string): Promise<void> {
-  if (!(await page.locator('.explorer-viewlet').isVisible())) await runCommand(page, 'View: Show Explorer');
-  await page.locator('.explorer-viewlet .monaco-list-row', { hasText: name }).first().click({ timeout: 30_000 });
-  await page.locator('.tab.active', { hasText: name }).waitFor({ timeout: 15_000 });
-}
 
 describe('UI: environments', function () {
   this.timeout(240_000);
@@ -111,9 +94,7 @@ describe('UI: environments', function () {
     assert.match(text, new RegExp(`dev[\\s\\S]*${dev.url.replace(/[.:/]/g, '\\$&')} · local`));
     assert.match(text, /prod[\s\S]*protected: every run asks first/);
     await page.mouse.move(0, 0);
-    mkdirSync(screenshots, { recursive: true });
-    await page.screenshot({ path: join(screenshots, 'environments.png') });
-    saveScreenshot('environments.png');
+    await takeScreenshot(page, 'environments.png');
     await rows.filter({ hasText: 'prod' }).first().click();
     await page.locator('.statusbar-item', { hasText: 'prod' }).first().waitFor({ timeout: 15_000 });
     await page.locator('.codelens-decoration a', { hasText: 'Run agent (prod)' }).waitFor({ timeout: 30_000 });

@@ -3,15 +3,13 @@
 // and a click on a node selecting it in the YAML. Takes the README's screenshot (out/screenshots/;
 // `npm run screenshots` copies it to docs/images/).
 import assert from 'node:assert/strict';
-import { copyFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FrameLocator, Page } from 'playwright-core';
 import { findRepoRoot } from '../host/common';
-import { openWorkbench, runCommand, screenshotIfFailed, textOf } from './workbench';
+import { openWorkbench, runCommand, screenshotIfFailed, takeScreenshot, textOf } from './workbench';
 import type { Workbench } from './workbench';
 
 const repoRoot = findRepoRoot();
-const screenshots = join(repoRoot, 'out', 'screenshots');
 
 /** The graph's page: webviews live in an iframe (the host) holding another (the content). */
 function graphFrame(page: Page): FrameLocator {
@@ -79,11 +77,6 @@ describe('UI: workflow graph', function () {
 
     // Keep the pointer on the node so its edges stay lit in the picture.
     await graph.locator('.gnode[data-key="node:invoices"]').hover();
-    mkdirSync(screenshots, { recursive: true });
-    await page.screenshot({ path: join(screenshots, 'graph.png') });
-    if (process.env.AGENT_WORKFLOWS_UPDATE_SCREENSHOTS) {
-      mkdirSync(join(repoRoot, 'docs', 'images'), { recursive: true });
-      copyFileSync(join(screenshots, 'graph.png'), join(repoRoot, 'docs', 'images', 'graph.png'));
-    }
+    await takeScreenshot(page, 'graph.png');
   });
 });

@@ -3,42 +3,18 @@
 // the result in the Agent Executions view and the Agent Workflows output (screenshots for the
 // README), and a run that keeps being watched across a window reload.
 import assert from 'node:assert/strict';
-import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Page } from 'playwright-core';
 import { startAgentServer } from '../../src/core/server/agentServer';
 import type { AgentServer } from '../../src/core/server/agentServer';
-import { findRepoRoot } from '../host/common';
 import { json, startServer } from '../support/httpServer';
 import type { TestServer } from '../support/httpServer';
 import { makeTempDir } from '../support/tempDir';
 import type { TempDir } from '../support/tempDir';
-import { openWorkbench, runCommand, screenshotIfFailed } from './workbench';
+import { answerInput, openFile, openWorkbench, runCommand, screenshotIfFailed, takeScreenshot } from './workbench';
 import type { Workbench } from './workbench';
 
-const repoRoot = findRepoRoot();
-const screenshots = join(repoRoot, 'out', 'screenshots');
 const KEY = `ui-key-${Date.now().toString(36)}`;
-
-function saveScreenshot(name: string): void {
-  if (process.env.AGENT_WORKFLOWS_UPDATE_SCREENSHOTS) {
-    mkdirSync(join(repoRoot, 'docs', 'images'), { recursive: true });
-    copyFileSync(join(screenshots, name), join(repoRoot, 'docs', 'images', name));
-  }
-}
-
-async function openFile(page: Page, name: string): Promise<void> {
-  if (!(await page.locator('.explorer-viewlet').isVisible())) await runCommand(page, 'View: Show Explorer');
-  await page.locator('.explorer-viewlet .monaco-list-row', { hasText: name }).first().click({ timeout: 30_000 });
-  await page.locator('.tab.active', { hasText: name }).waitFor({ timeout: 15_000 });
-}
-
-async function answerInput(page: Page, text: string): Promise<void> {
-  const input = page.locator('.quick-input-widget input');
-  await input.waitFor({ timeout: 15_000 });
-  await input.fill(text);
-  await page.keyboard.press('Enter');
-}
 
 describe('UI: running an agent', function () {
   this.timeout(240_000);
@@ -158,9 +134,7 @@ describe('UI: running an agent', function () {
     await runCommand(page, 'Notifications: Clear All Notifications');
     await page.locator('.notification-toast').first().waitFor({ state: 'hidden', timeout: 15_000 });
     await page.mouse.move(0, 0);
-    mkdirSync(screenshots, { recursive: true });
-    await page.screenshot({ path: join(screenshots, 'run.png') });
-    saveScreenshot('run.png');
+    await takeScreenshot(page, 'run.png');
   });
 
   it('stops watching when the progress notification is cancelled, and watches again from the view', async () => {

@@ -1,7 +1,7 @@
 // A person's view of VS Code for UI tests: the extension packaged as a VSIX and installed into
 // code-server like a user would, a workspace copy, and Chromium showing the workbench.
 import { spawn } from 'node:child_process';
-import { cpSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { codeServerPath, launchBrowser, startCodeServer } from '../host/codeServer';
@@ -170,4 +170,40 @@ export async function screenshotIfFailed(
   const dir = join(repoRoot, 'out', 'test-results', 'ui');
   mkdirSync(dir, { recursive: true });
   await workbench.page.screenshot({ path: join(dir, `${test.title.replace(/\W+/g, '-')}.png`) }).catch(() => undefined);
+}
+
+/**
+ * Takes a README screenshot of the workbench: out/screenshots/NAME, and docs/images/NAME too when
+ * AGENT_WORKFLOWS_UPDATE_SCREENSHOTS is set (`npm run screenshots`).
+ */
+export async function takeScreenshot(page: Page, name: string): Promise<void> {
+  const screenshots = join(repoRoot, 'out', 'screenshots');
+  mkdirSync(screenshots, { recursive: true });
+  await page.screenshot({ path: join(screenshots, name) });
+  if (process.env.AGENT_WORKFLOWS_UPDATE_SCREENSHOTS) {
+    mkdirSync(join(repoRoot, 'docs', 'images'), { recursive: true });
+    copyFileSync(join(screenshots, name), join(repoRoot, 'docs', 'images', name));
+  }
+}
+
+/** Opens a workspace file from the explorer, as a person would, and waits for its tab. */
+export async function openFile(page: Page, name: string): Promise<void> {
+  if (!(await page.locator('.explorer-viewlet').isVisible())) await runCommand(page, 'View: Show Explorer');
+  await page.locator('.explorer-viewlet .monaco-list-row', { hasText: name }).first().click({ timeout: 30_000 });
+  await page.locator('.tab.active', { hasText: name }).waitFor({ timeout: 15_000 });
+}
+
+/** Types an answer into the open input box and presses Enter. */
+export async function answerInput(page: Page, text: string): Promise<void> {
+  const input = page.locator('.quick-input-widget input');
+  await input.waitFor({ timeout: 15_000 });
+  await input.fill(text);
+  await page.keyboard.press('Enter');
+}
+
+/** Clicks the item of the open quick pick that shows `label`. */
+export async function pickItem(page: Page, label: string): Promise<void> {
+  const row = page.locator('.quick-input-widget .monaco-list-row', { hasText: label }).first();
+  await row.waitFor({ timeout: 15_000 });
+  await row.click();
 }
