@@ -16,6 +16,8 @@ import { currentText } from '../workspaceFiles';
 const CHOSEN_KEY = 'agentWorkflows.chosenEnvironments';
 /** Environments files whose checked text is kept (a workspace has one or a few). */
 const MAX_PARSED_FILES = 32;
+/** Folders whose environments file (or none) is remembered. */
+const MAX_LOCATED_FOLDERS = 512;
 
 /** What the environments file nearest an agent file says. */
 export interface EnvironmentsLookup {
@@ -31,6 +33,12 @@ export interface ActiveEnvironment extends SelectedEnvironment {
 
 export class WorkspaceEnvironments implements vscode.Disposable {
   private readonly parsed = new Map<string, { readonly text: string; readonly result: EnvironmentsFileResult }>();
+  /**
+   * The environments file of each folder agent files were looked up from (null: none): validation,
+   * the code lens and the status bar ask on every edit, and the answer changes only when an
+   * environments file is created or deleted.
+   */
+  private readonly located = new Map<string, vscode.Uri | null>();
   /** Protected environments the user said not to ask about again in this window. */
   private readonly confirmed = new Set<string>();
   private readonly changed = new vscode.EventEmitter<void>();
@@ -55,9 +63,9 @@ export class WorkspaceEnvironments implements vscode.Disposable {
       this.changed,
       this.fileChanged,
       watcher,
-      watcher.onDidCreate(onDisk),
+      watcher.onDidCreate((uri) => (this.located.clear(), onDisk(uri))),
       watcher.onDidChange(onDisk),
-      watcher.onDidDelete(onDisk),
+      watcher.onDidDelete((uri) => (this.located.clear(), onDisk(uri))),
       vscode.workspace.onDidChangeTextDocument((event) => {
         if (isEnvironmentsFile(event.document.uri)) forget(event.document.uri);
       }),
@@ -72,8 +80,19 @@ export class WorkspaceEnvironments implements vscode.Disposable {
 
   /** The environments file nearest `uri`: its folder, then each parent up to its workspace folder. */
   async fileFor(uri: vscode.Uri): Promise<vscode.Uri | undefined> {
-    const folder = vscode.workspace.getWorkspaceFolder(uri);
-    let dir = vscode.Uri.joinPath(uri, '..');
+    const start = vscode.Uri.joinPath(uri, '..');
+    const key = start.toString();
+    const known = this.located.get(key);
+    if (known !== undefined) return known ?? undefined;
+    const found = await this.search(start);
+    if (this.located.size >= MAX_LOCATED_FOLDERS) this.located.clear();
+    this.located.set(key, found ?? null);
+    return found;
+  }
+
+  private async search(start: vscode.Uri): Promise<vscode.Uri | undefined> {
+    const folder = vscode.workspace.getWorkspaceFolder(start);
+    let dir = start;
     for (let depth = 0; depth < 64; depth++) {
       const candidate = vscode.Uri.joinPath(dir, ENVIRONMENTS_FILE_NAME);
       try {
@@ -139,6 +158,8 @@ export class WorkspaceEnvironments implements vscode.Disposable {
   async active(agentUri: vscode.Uri, requested?: string): Promise<ActiveEnvironment | undefined> {
     const { fileUri, result } = await this.lookup(agentUri);
     const setting = environmentSettings(agentUri).environment;
+    // Nothing to choose from and nothing asked for: the common case, without loading the core.
+    if (!fileUri && !requested && !setting) return undefined;
     if (fileUri && result && !result.file) {
       const errors = result.problems.filter((problem) => problem.severity === 'error');
       const first = errors[0];
