@@ -94,6 +94,7 @@ async function ensureSecrets(names: readonly string[], agentName: string, deps: 
   return true;
 }
 
-function withDispatcher(dispatcher: Dispatcher | undefined): { dispatcher?: Dispatcher } {
+/** A dispatcher as an engine option: none at all when there is none (no proxy set). */
+export function withDispatcher(dispatcher: Dispatcher | undefined): { dispatcher?: Dispatcher } {
   return dispatcher ? { dispatcher } : {};
 }

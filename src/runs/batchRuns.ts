@@ -15,6 +15,7 @@ import type { AgentTarget } from '../core/service/target';
 import type { BatchHistory } from './batchHistory';
 import { loadBatchCore } from './batchCore';
 import { loadAgentFile } from './agentFile';
+import { withDispatcher } from './agentRuns';
 import type { AgentFile } from './agentFile';
 import type { RunDeps } from './runDeps';
 import { targetWithKey } from './serviceTarget';
@@ -136,7 +137,7 @@ async function execute(
         executionTimeoutMs: settings.runTimeoutMs,
         engine: {
           secrets: async (name) => deps.workflowSecrets.get(name),
-          ...(anyHostDispatcher(proxySettings()) ? { dispatcher: anyHostDispatcher(proxySettings())! } : {}),
+          ...withDispatcher(anyHostDispatcher(proxySettings())),
         },
       };
   let counts: BatchCounts | undefined;
