@@ -2,6 +2,7 @@
 // the data file (from the explorer, the editor or dialogs), say where it runs and how many rows,
 // confirm, then run it with cancellable progress (src/runs/batchRuns.ts); open a batch's results
 // table or one row's result, stop, resume, remove.
+import { basename } from 'node:path';
 import * as vscode from 'vscode';
 import { COMMANDS } from '../commandIds';
 import type { BatchRecord } from '../core/batch/batchRecord';
@@ -238,8 +239,4 @@ async function pickBatch(batches: BatchHistory, filter: (batch: BatchRecord) => 
     { placeHolder: 'The batch' },
   );
   return picked?.batch;
-}
-
-function basename(path: string): string {
-  return path.split(/[\\/]/).pop() ?? path;
 }

@@ -1,6 +1,7 @@
 // The "Agent Executions" view: one item per execution, newest first, with its state as an icon,
 // age and duration as description, and its inputs, outputs, trace and error as children. Tree
 // nodes are small classes whose contextValue drives the menus in package.json.
+import { basename } from 'node:path';
 import * as vscode from 'vscode';
 import { COMMANDS } from '../commandIds';
 import { describeInput, formatAge, formatDuration, isActive } from '../core/executions/executionRecord';
@@ -85,8 +86,7 @@ export class BatchItem extends vscode.TreeItem {
     super(batch.agentName, vscode.TreeItemCollapsibleState.Collapsed);
     this.id = `batch:${batch.key}`;
     const where = batch.mode === 'local' ? ' · local' : batch.target?.environment ? ` · ${batch.target.environment}` : '';
-    const data = batch.dataPath.split(/[\\/]/).pop() ?? batch.dataPath;
-    this.description = `batch of ${data} · ${batch.state === 'running' ? '' : `${batch.state} · `}${describeBatchCounts(batch)} · ${formatAge(batch.startedAt, now)}${where}`;
+    this.description = `batch of ${basename(batch.dataPath)} · ${batch.state === 'running' ? '' : `${batch.state} · `}${describeBatchCounts(batch)} · ${formatAge(batch.startedAt, now)}${where}`;
     this.iconPath = BATCH_ICONS[batch.state];
     this.contextValue = `batch-${batch.state}`;
     this.tooltip = new vscode.MarkdownString(
