@@ -36,32 +36,22 @@ export async function runCli(argv: readonly string[], rawIo: CliIo): Promise<num
     });
 
   const collect = (value: string, previous: string[]): string[] => [...previous, value];
-  program
-    .command('run')
-    .description(
-      'Run a deployed agent: validate the file, start it with the given inputs, and wait for its outputs. The API key comes from AGENT_WORKFLOWS_API_KEY. With --local, run the file on this machine instead.',
-    )
-    .argument('<file>', 'the .agent.yaml file of the agent')
-    .option('-i, --input <NAME=VALUE>', 'an input value (repeatable)', collect, [])
-    .option('-f, --file <NAME=PATH>', 'a file for a file input (repeatable; the run then uses multipart)', collect, [])
-    .option('--base-url <url>', "the service's base URL (default: the file's deployment.baseUrl)")
-    .option('--account <account>', "the account path (default: the file's deployment.account)")
-    .option('--agent <agent>', "the agent path (default: the file's deployment.agent)")
-    .option(
-      '--status-path <template>',
-      "the status URL template (default: the environment's, else {baseUrl}/api/{account}/agent/{executionId}/status)",
-    )
-    .option('--env <name>', "the environment of agent-workflows.yaml to run in (default: AGENT_WORKFLOWS_ENV, else the file's default)")
-    .option('--envs-file <path>', 'the environments file (default: the nearest agent-workflows.yaml above the agent file)')
-    .option('-y, --yes', 'run in a protected environment without asking')
-    .option('--timeout <seconds>', 'the time limit of the whole run, the start request included (default 1800)')
-    .option('--no-wait', 'print the execution id and return without waiting')
-    .option('--json', 'print {"executionId","status","outputs"} on stdout')
-    .option('--allow-insecure-http', 'allow an http:// base URL that is not loopback (the key travels in clear text)')
-    .option('--local', 'run the file on this machine with the workflow engine (no service or key; secrets from AGENT_SECRET_<NAME>)')
-    .action(async (file: string, options: RunFlags) => {
-      exitCode = await (await import('./runCommand')).runCommand(file, options, io);
-    });
+  withDeploymentOptions(
+    program
+      .command('run')
+      .description(
+        'Run a deployed agent: validate the file, start it with the given inputs, and wait for its outputs. The API key comes from AGENT_WORKFLOWS_API_KEY. With --local, run the file on this machine instead.',
+      )
+      .argument('<file>', 'the .agent.yaml file of the agent')
+      .option('-i, --input <NAME=VALUE>', 'an input value (repeatable)', collect, [])
+      .option('-f, --file <NAME=PATH>', 'a file for a file input (repeatable; the run then uses multipart)', collect, [])
+      .option('--timeout <seconds>', 'the time limit of the whole run, the start request included (default 1800)')
+      .option('--no-wait', 'print the execution id and return without waiting')
+      .option('--json', 'print {"executionId","status","outputs"} on stdout')
+      .option('--local', 'run the file on this machine with the workflow engine (no service or key; secrets from AGENT_SECRET_<NAME>)'),
+  ).action(async (file: string, options: RunFlags) => {
+    exitCode = await (await import('./runCommand')).runCommand(file, options, io);
+  });
 
   program
     .command('status')
@@ -87,38 +77,26 @@ export async function runCli(argv: readonly string[], rawIo: CliIo): Promise<num
       exitCode = await (await import('./statusCommand')).statusCommand(executionId, options, io);
     });
 
-  program
-    .command('test')
-    .description(
-      "Run agent tests (*.agent.test.yaml) on this machine: each case runs the agent with its inputs, its API nodes answered by the case's mocks, and checks its expectations. Exits 0 when every case passed, 1 when one failed, 2 on usage errors or a test file that cannot run.",
-    )
-    .argument('[paths...]', 'test files, or directories to search for *.agent.test.yaml files (default: the current directory)')
-    .option('-u, --update', 'write the actual outputs into expect.outputs of the cases marked snapshot: true')
-    .option('-g, --grep <text>', 'run only the cases whose name contains this text')
-    .addOption(new Option('-r, --reporter <format>', 'report format').choices(['text', 'json', 'junit']).default('text'))
-    .option('-o, --output <file>', 'write the report to this file instead of standard output (a summary still goes to standard error)')
-    .option(
-      '--deployed',
-      "send every case to the deployed agent (the file's deployment, or the options below; the key from AGENT_WORKFLOWS_API_KEY) and check its outputs; mocks are not used. Cases marked deployed: true go there in any run",
-    )
-    .option('--base-url <url>', "for deployed cases: the service's base URL (default: the agent file's deployment.baseUrl)")
-    .option('--account <account>', "for deployed cases: the account path (default: the agent file's deployment.account)")
-    .option('--agent <agent>', "for deployed cases: the agent path (default: the agent file's deployment.agent)")
-    .option('--status-path <template>', 'for deployed cases: the status URL template')
-    .option(
-      '--env <name>',
-      "for deployed cases: the environment of agent-workflows.yaml (default: AGENT_WORKFLOWS_ENV, else the file's default)",
-    )
-    .option(
-      '--envs-file <path>',
-      'for deployed cases: the environments file (default: the nearest agent-workflows.yaml above each agent file)',
-    )
-    .option('-y, --yes', 'for deployed cases: run in a protected environment without asking')
-    .option('--timeout <seconds>', 'for deployed cases: the most each case may take (default 300)')
-    .option('--allow-insecure-http', 'for deployed cases: allow an http:// base URL that is not loopback')
-    .action(async (paths: string[], options: TestFlags) => {
-      exitCode = await (await import('./testCommand')).testCommand(paths, options, io);
-    });
+  withDeploymentOptions(
+    program
+      .command('test')
+      .description(
+        "Run agent tests (*.agent.test.yaml) on this machine: each case runs the agent with its inputs, its API nodes answered by the case's mocks, and checks its expectations. Exits 0 when every case passed, 1 when one failed, 2 on usage errors or a test file that cannot run.",
+      )
+      .argument('[paths...]', 'test files, or directories to search for *.agent.test.yaml files (default: the current directory)')
+      .option('-u, --update', 'write the actual outputs into expect.outputs of the cases marked snapshot: true')
+      .option('-g, --grep <text>', 'run only the cases whose name contains this text')
+      .addOption(new Option('-r, --reporter <format>', 'report format').choices(['text', 'json', 'junit']).default('text'))
+      .option('-o, --output <file>', 'write the report to this file instead of standard output (a summary still goes to standard error)')
+      .option(
+        '--deployed',
+        "send every case to the deployed agent (the file's deployment, or the options below; the key from AGENT_WORKFLOWS_API_KEY) and check its outputs; mocks are not used. Cases marked deployed: true go there in any run",
+      )
+      .option('--timeout <seconds>', 'for deployed cases: the most each case may take (default 300)'),
+    'for deployed cases',
+  ).action(async (paths: string[], options: TestFlags) => {
+    exitCode = await (await import('./testCommand')).testCommand(paths, options, io);
+  });
 
   program
     .command('envs')
@@ -131,44 +109,34 @@ export async function runCli(argv: readonly string[], rawIo: CliIo): Promise<num
       exitCode = await (await import('./envsCommand')).envsCommand(options, io);
     });
 
-  program
-    .command('batch')
-    .description(
-      'Run an agent once per row of a data file (.jsonl, .csv or .json): rows are checked first, executions started with bounded concurrency and polled by one scheduler within a request-rate budget, results written to --out as rows end; resumable with --resume. The API key comes from AGENT_WORKFLOWS_API_KEY. Exits 0 when every row finished (and met its expectations), 1 when some failed or were skipped, 2 on usage errors, 3 auth, 4 network, 5 gave up waiting. See docs/batch.md.',
-    )
-    .argument('<file>', 'the .agent.yaml file of the agent')
-    .requiredOption(
-      '-d, --data <file>',
-      'the data file: .jsonl (one JSON object a line), .csv (a header row) or .json (an array of objects)',
-    )
-    .option('-o, --out <file>', 'write one JSON line per row to this file as rows end (its state goes to <file>.state, for --resume)')
-    .option('--state <file>', 'the state file (default: the --out file + ".state")')
-    .option('--resume', 'go on with the batch of --out: skip rows that ended, poll again the executions started, start the rest')
-    .option('--restart-unknown', 'with --resume: start again the rows whose start was sent but not answered (they may run twice)')
-    .option('-m, --map <INPUT=COLUMN>', 'read an input from a column of another name (repeatable)', collect, [])
-    .option('--limit <n>', 'only the first n rows')
-    .option(
-      '--expect <file>',
-      'an agent test file (*.agent.test.yaml) with one case: its expect.outputs apply to every row, for a pass rate',
-    )
-    .option('-c, --concurrency <n>', 'executions running at once (default 8)')
-    .option('--rate <requests>', 'requests a second to the service, starts and polls together (default 10)')
-    .option('--timeout <seconds>', 'give up waiting for an execution after this long (default 1800)')
-    .option('--base-url <url>', "the service's base URL (default: the file's deployment.baseUrl)")
-    .option('--account <account>', "the account path (default: the file's deployment.account)")
-    .option('--agent <agent>', "the agent path (default: the file's deployment.agent)")
-    .option(
-      '--status-path <template>',
-      "the status URL template (default: the environment's, else {baseUrl}/api/{account}/agent/{executionId}/status)",
-    )
-    .option('--env <name>', "the environment of agent-workflows.yaml to run in (default: AGENT_WORKFLOWS_ENV, else the file's default)")
-    .option('--envs-file <path>', 'the environments file (default: the nearest agent-workflows.yaml above the agent file)')
-    .option('-y, --yes', 'run in a protected environment without asking')
-    .option('--allow-insecure-http', 'allow an http:// base URL that is not loopback (the key travels in clear text)')
-    .option('--local', 'run the rows on this machine with the workflow engine (no service or key; secrets from AGENT_SECRET_<NAME>)')
-    .action(async (file: string, options: BatchFlags) => {
-      exitCode = await (await import('./batchCommand')).batchCommand(file, options, io);
-    });
+  withDeploymentOptions(
+    program
+      .command('batch')
+      .description(
+        'Run an agent once per row of a data file (.jsonl, .csv or .json): rows are checked first, executions started with bounded concurrency and polled by one scheduler within a request-rate budget, results written to --out as rows end; resumable with --resume. The API key comes from AGENT_WORKFLOWS_API_KEY. Exits 0 when every row finished (and met its expectations), 1 when some failed or were skipped, 2 on usage errors, 3 auth, 4 network, 5 gave up waiting. See docs/batch.md.',
+      )
+      .argument('<file>', 'the .agent.yaml file of the agent')
+      .requiredOption(
+        '-d, --data <file>',
+        'the data file: .jsonl (one JSON object a line), .csv (a header row) or .json (an array of objects)',
+      )
+      .option('-o, --out <file>', 'write one JSON line per row to this file as rows end (its state goes to <file>.state, for --resume)')
+      .option('--state <file>', 'the state file (default: the --out file + ".state")')
+      .option('--resume', 'go on with the batch of --out: skip rows that ended, poll again the executions started, start the rest')
+      .option('--restart-unknown', 'with --resume: start again the rows whose start was sent but not answered (they may run twice)')
+      .option('-m, --map <INPUT=COLUMN>', 'read an input from a column of another name (repeatable)', collect, [])
+      .option('--limit <n>', 'only the first n rows')
+      .option(
+        '--expect <file>',
+        'an agent test file (*.agent.test.yaml) with one case: its expect.outputs apply to every row, for a pass rate',
+      )
+      .option('-c, --concurrency <n>', 'executions running at once (default 8)')
+      .option('--rate <requests>', 'requests a second to the service, starts and polls together (default 10)')
+      .option('--timeout <seconds>', 'give up waiting for an execution after this long (default 1800)')
+      .option('--local', 'run the rows on this machine with the workflow engine (no service or key; secrets from AGENT_SECRET_<NAME>)'),
+  ).action(async (file: string, options: BatchFlags) => {
+    exitCode = await (await import('./batchCommand')).batchCommand(file, options, io);
+  });
 
   program
     .command('serve')
@@ -203,4 +171,27 @@ export async function runCli(argv: readonly string[], rawIo: CliIo): Promise<num
     io.stderr(`agent-workflows: internal error (please report it): ${errorDetail(error)}\n`);
     return ExitCode.internal;
   }
+}
+
+/**
+ * Where an agent is deployed, for run, batch and test: what the options give beats the environment,
+ * which beats the agent file's deployment block. `scope` says when they apply ("for deployed cases").
+ */
+function withDeploymentOptions(command: Command, scope?: string): Command {
+  const say = (text: string): string => (scope ? `${scope}: ${text}` : text);
+  const options = [
+    new Option('--base-url <url>', say("the service's base URL (default: the environment's, else the file's deployment.baseUrl)")),
+    new Option('--account <account>', say("the account path (default: the environment's, else the file's deployment.account)")),
+    new Option('--agent <agent>', say("the agent path (default: the file's deployment.agent)")),
+    new Option(
+      '--status-path <template>',
+      say("the status URL template (default: the environment's, else {baseUrl}/api/{account}/agent/{executionId}/status)"),
+    ),
+    new Option('--env <name>', say("the environment of agent-workflows.yaml (default: AGENT_WORKFLOWS_ENV, else the file's default)")),
+    new Option('--envs-file <path>', say('the environments file (default: the nearest agent-workflows.yaml above the agent file)')),
+    new Option('-y, --yes', say('run in a protected environment without asking')),
+    new Option('--allow-insecure-http', say('allow an http:// base URL that is not loopback (the key travels in clear text)')),
+  ];
+  for (const option of options) command.addOption(option);
+  return command;
 }
