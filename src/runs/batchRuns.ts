@@ -18,7 +18,7 @@ import { loadAgentFile } from './agentFile';
 import { withDispatcher } from './agentRuns';
 import type { AgentFile } from './agentFile';
 import type { RunDeps } from './runDeps';
-import { targetWithKey } from './serviceTarget';
+import { startTargetWithKey, targetWithKey } from './serviceTarget';
 import { RunBlocked } from '../commands/commandErrors';
 
 export interface BatchRunDeps extends RunDeps {
@@ -92,16 +92,23 @@ export async function resumeBatch(
   let target: AgentTarget | undefined;
   if (record.mode === 'deployed') {
     if (!record.target) throw new RunBlocked(`The batch of ${record.agentName} does not say where it ran; run it again.`);
-    // Resumed by hand, the rows left start only after a protected environment is confirmed again (a
-    // batch going on after a reload was confirmed when it started).
-    if (record.target.environment && options.prompt !== false) {
-      const environment = await deps.environments.active(file.uri, record.target.environment);
-      if (environment && !(await deps.environments.confirmRun(environment, `Resume the batch of "${record.agentName}"`))) return undefined;
-    }
-    target = await targetWithKey(record.target, deps, file.uri, options.prompt === false ? { prompt: false } : {});
-    if (!target) {
-      await deps.batches.update(record.key, { state: 'stopped', error: `Not resumed: no API key for ${record.target.baseUrl}.` });
-      return undefined;
+    if (options.prompt !== false) {
+      // Resumed by hand, the rows left start like a new run: a protected environment is confirmed
+      // again, a missing key asked for (a batch going on after a reload was confirmed when it started).
+      const environment = record.target.environment ? await deps.environments.active(file.uri, record.target.environment) : undefined;
+      target = await startTargetWithKey(
+        { info: record.target, ...(environment ? { environment } : {}) },
+        deps,
+        file.uri,
+        `Resume the batch of "${record.agentName}"`,
+      );
+      if (!target) return undefined;
+    } else {
+      target = await targetWithKey(record.target, deps, file.uri, { prompt: false });
+      if (!target) {
+        await deps.batches.update(record.key, { state: 'stopped', error: `Not resumed: no API key for ${record.target.baseUrl}.` });
+        return undefined;
+      }
     }
   }
   const { error: _stoppedBecause, endedAt: _endedAt, ...rest } = record;
