@@ -7,7 +7,6 @@ import assert from 'node:assert/strict';
 import { openWorkbench, runCommand, screenshotIfFailed, takeScreenshot, textOf } from './workbench';
 import type { Workbench } from './workbench';
 
-
 describe('UI: agent tests in the Test Explorer', function () {
   this.timeout(180_000);
   let workbench: Workbench;

@@ -6,7 +6,6 @@ import assert from 'node:assert/strict';
 import { openWorkbench, runCommand, screenshotIfFailed, takeScreenshot, textOf } from './workbench';
 import type { Workbench } from './workbench';
 
-
 /** Moves the mouse over the plain Basic credentials and waits for the problem's hover. */
 async function hoverCredentials({ page }: Workbench) {
   // The code lenses above `name:` move the lines down when they arrive: measure after them.

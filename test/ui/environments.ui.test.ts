@@ -12,7 +12,6 @@ import type { TempDir } from '../support/tempDir';
 import { openFile, openWorkbench, screenshotIfFailed, takeScreenshot } from './workbench';
 import type { Workbench } from './workbench';
 
-
 describe('UI: environments', function () {
   this.timeout(240_000);
   let workbench: Workbench;
