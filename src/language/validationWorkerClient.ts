@@ -52,7 +52,7 @@ export interface ValidationWorkerOptions {
   readonly timeLimitMs: number;
 }
 
-/** How long a check may take in the editor (a 2 MB file needs about 2 s on a slow machine). */
+/** How long a check may take in the editor (the largest file, 768 KB, needs about 1 s on a slow machine). */
 export const VALIDATION_TIME_LIMIT_MS = 5000;
 
 interface Job {

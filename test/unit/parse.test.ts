@@ -74,7 +74,7 @@ describe('parseAgentFile', () => {
       file.sink.result().map((p) => p.code),
       ['file-too-large'],
     );
-    assert.match(file.sink.result()[0]!.message, /10\.0 MB.*2 MB/);
+    assert.match(file.sink.result()[0]!.message, /10\.0 MB.*768 KB/);
   });
 
   it('treats binary garbage as not text, whatever the bytes', function () {

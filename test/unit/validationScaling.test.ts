@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { parseDocument } from 'yaml';
 import { excessiveNestingOffset, MAX_NESTING_DEPTH } from '../../src/core/document/nestingDepth';
+import { MAX_FILE_BYTES } from '../../src/core/document/parse';
 import { MAX_PROBLEMS } from '../../src/core/document/problemSink';
 import { validateAgentText } from '../../src/core/validation/validate';
 import { HOSTILE_SHAPES } from '../support/hostileAgents';
@@ -133,13 +134,13 @@ describe('nesting depth', () => {
     assert.equal(problems[0]!.range.line, 8);
   });
 
-  it('reports deep indentation and "- " entries, and 1 MB of "[" at once', () => {
+  it('reports deep indentation and "- " entries, and a file of "[" as large as files may be at once', () => {
     const lines: string[] = [];
     for (let i = 0; i < 300; i++) lines.push(`${' '.repeat(i)}k${i}:`);
     assert.equal(tooDeep(`${lines.join('\n')} x\n`).length, 1);
     assert.equal(tooDeep(`a:\n  - ${'- '.repeat(200)}x\n`).length, 1);
     const start = process.hrtime.bigint();
-    assert.equal(tooDeep('['.repeat(1024 * 1024)).length, 1);
+    assert.equal(tooDeep('['.repeat(MAX_FILE_BYTES)).length, 1);
     assert.ok(Number(process.hrtime.bigint() - start) / 1e6 < 1000);
   });
 

@@ -41,15 +41,22 @@ export interface Expression {
 // The same strings ("{{ inputs.query }}", a URL) are scanned by several checks and repeat across
 // nodes: results are kept for a bounded number of recent strings. Callers treat them as read-only.
 const SCAN_CACHE_LIMIT = 4096;
+/** And at most this many characters of strings (twice the largest agent file). */
+const SCAN_CACHE_CHARS = 4 * 1024 * 1024;
 const scanCache = new Map<string, Expression[]>();
+let scanCacheChars = 0;
 
 export function scanExpressions(value: string): Expression[] {
   if (!value.includes('{{')) return [];
   const cached = scanCache.get(value);
   if (cached) return cached;
   const found = scanUncached(value);
-  if (scanCache.size >= SCAN_CACHE_LIMIT) scanCache.clear();
+  if (scanCache.size >= SCAN_CACHE_LIMIT || scanCacheChars + value.length > SCAN_CACHE_CHARS) {
+    scanCache.clear();
+    scanCacheChars = 0;
+  }
   scanCache.set(value, found);
+  scanCacheChars += value.length;
   return found;
 }
 
@@ -98,7 +105,15 @@ export function maskExpressions(value: string, expressions: readonly Expression[
   return masked + value.slice(at);
 }
 
-const SEGMENT = /[A-Za-z0-9_-]/;
+/** True for the characters of a name segment: [A-Za-z0-9_-] (by code: this runs on every character). */
+function isSegmentCode(code: number): boolean {
+  return (code >= 97 && code <= 122) || (code >= 65 && code <= 90) || (code >= 48 && code <= 57) || code === 95 || code === 45;
+}
+
+/** White space as /\s/ has it, for the characters an expression's text holds. */
+function isSpaceCode(code: number): boolean {
+  return code === 32 || (code >= 9 && code <= 13) || (code > 127 && /\s/.test(String.fromCharCode(code)));
+}
 
 /** An expression's text for a message: trimmed, and cut short (a hostile one can be megabytes). */
 function shown(text: string): string {
@@ -110,14 +125,14 @@ function parseInner(inner: string, start: number, end: number): Expression {
   const base = start + 2;
   let i = 0;
   const skipSpace = (): void => {
-    while (i < inner.length && /\s/.test(inner[i] as string)) i++;
+    while (i < inner.length && isSpaceCode(inner.charCodeAt(i))) i++;
   };
   const fail = (error: string): Expression => ({ start, end, inner, error });
   skipSpace();
   if (i === inner.length)
     return fail('The expression is empty. Write a reference such as {{ inputs.NAME }}, {{ nodes.ID.body }} or {{ secrets.NAME }}.');
   const rootStart = i;
-  while (i < inner.length && SEGMENT.test(inner[i] as string)) i++;
+  while (i < inner.length && isSegmentCode(inner.charCodeAt(i))) i++;
   if (i === rootStart)
     return fail(`"${shown(inner)}" is not a reference. Write {{ inputs.NAME }}, {{ nodes.ID.body }} or {{ secrets.NAME }}.`);
   const root = inner.slice(rootStart, i);
@@ -127,7 +142,7 @@ function parseInner(inner: string, start: number, end: number): Expression {
     if (c === '.') {
       i++;
       const segmentStart = i;
-      while (i < inner.length && SEGMENT.test(inner[i] as string)) i++;
+      while (i < inner.length && isSegmentCode(inner.charCodeAt(i))) i++;
       if (i === segmentStart) return fail(`A name is missing after "." in "${shown(inner)}".`);
       path.push({ name: inner.slice(segmentStart, i), start: base + segmentStart, end: base + i });
     } else if (c === '[') {
@@ -140,7 +155,7 @@ function parseInner(inner: string, start: number, end: number): Expression {
       else return fail(`"[${shown(subscript)}]" is not an index or a quoted key; write [0] or ["key"].`);
       path.push({ name, start: base + i, end: base + close + 1 });
       i = close + 1;
-    } else if (/\s/.test(c)) {
+    } else if (isSpaceCode(inner.charCodeAt(i))) {
       skipSpace();
       if (i < inner.length)
         return fail(`Unexpected "${shown(inner.slice(i))}" after the reference in "${shown(inner)}"; an expression holds one reference.`);

@@ -2,7 +2,7 @@
 // carry their source ranges. Tolerant: wrong shapes are left out here and reported by the schema.
 import { isMap, isScalar, isSeq } from 'yaml';
 import type { Node as YamlNode, Pair, Scalar, YAMLMap } from 'yaml';
-import { entries, findPair, getStringScalar, getValue } from './yamlAst';
+import { entries, getStringScalar, getValue } from './yamlAst';
 
 export interface StringField {
   readonly value: string;
@@ -157,15 +157,17 @@ function readOverrides(map: YAMLMap): Map<string, DeploymentOverride> {
 }
 
 function readInput(map: YAMLMap): Omit<InputDeclaration, 'name' | 'keyNode' | 'map'> {
-  const type = plainString(map, 'type');
-  const description = plainString(map, 'description');
-  const requiredNode = getValue(map, 'required');
-  const defaultNode = getValue(map, 'default');
-  const enumNode = getValue(map, 'enum');
-  const acceptNode = getValue(map, 'accept');
+  const {
+    type,
+    description,
+    required: requiredNode,
+    default: defaultNode,
+    enum: enumNode,
+    accept: acceptNode,
+  } = firstValues(map, INPUT_KEYS).values;
   return {
-    ...(type !== undefined ? { type } : {}),
-    ...(description !== undefined ? { description } : {}),
+    ...(isStringScalar(type) ? { type: type.value } : {}),
+    ...(isStringScalar(description) ? { description: description.value } : {}),
     required: isScalar(requiredNode) && requiredNode.value === true,
     ...(isScalar(defaultNode) ? { default: defaultNode.value } : {}),
     ...(isSeq(enumNode) ? { enum: enumNode.items.map((item) => (isScalar(item) ? item.value : undefined)) } : {}),
@@ -175,21 +177,51 @@ function readInput(map: YAMLMap): Omit<InputDeclaration, 'name' | 'keyNode' | 'm
   };
 }
 
+const INPUT_KEYS = ['type', 'description', 'required', 'default', 'enum', 'accept'] as const;
+const NODE_KEYS = ['type', 'description', 'method', 'url', 'text', 'settings', 'body'] as const;
+
+/**
+ * The value of each of `keys` in a mapping, from its first pair (as getValue), read in one pass:
+ * inputs and nodes are read by the thousand, and a lookup per key scanned each mapping again.
+ */
+function firstValues<K extends string>(
+  map: YAMLMap,
+  keys: readonly K[],
+): { values: Partial<Record<K, YamlNode>>; pairs: Partial<Record<K, Pair>> } {
+  const values: Partial<Record<K, YamlNode>> = {};
+  const pairs: Partial<Record<K, Pair>> = {};
+  // Backwards, so that the first pair of a repeated key is the one kept.
+  for (let index = map.items.length - 1; index >= 0; index--) {
+    const pair = map.items[index];
+    if (!pair || !isScalar(pair.key)) continue;
+    const key = String(pair.key.value);
+    if (!(keys as readonly string[]).includes(key)) continue;
+    pairs[key as K] = pair;
+    values[key as K] = (pair.value as YamlNode | null) ?? undefined;
+  }
+  return { values, pairs };
+}
+
+function isStringScalar(node: YamlNode | undefined): node is Scalar<string> {
+  return isScalar(node) && typeof node.value === 'string';
+}
+
 function readNode(id: string, keyNode: Scalar, map: YAMLMap | undefined): NodeDeclaration {
   if (!map) return { id, keyNode, settings: [], evaluated: [] };
-  const type = plainString(map, 'type');
-  const description = plainString(map, 'description');
-  const method = plainString(map, 'method');
-  const url = stringField(map, 'url');
-  const text = stringField(map, 'text');
-  const settingsNode = getValue(map, 'settings');
+  const { values: found, pairs } = firstValues(map, NODE_KEYS);
+  const type = isStringScalar(found.type) ? found.type.value : undefined;
+  const description = isStringScalar(found.description) ? found.description.value : undefined;
+  const method = isStringScalar(found.method) ? found.method.value : undefined;
+  const url = isStringScalar(found.url) ? { value: found.url.value, scalar: found.url } : undefined;
+  const text = isStringScalar(found.text) ? { value: found.text.value, scalar: found.text } : undefined;
+  const settingsNode = found.settings;
   const settings: StringField[] = [];
   if (isSeq(settingsNode)) {
     for (const item of settingsNode.items) {
       if (isScalar(item) && typeof item.value === 'string') settings.push({ value: item.value, scalar: item as Scalar<string> });
     }
   }
-  const bodyPair = findPair(map, 'body');
+  const bodyPair = pairs.body;
   const evaluated: StringField[] = [];
   if (url) evaluated.push(url);
   evaluated.push(...settings);

@@ -4,11 +4,15 @@
 import { isMap, isPair, isScalar, isSeq, parseAllDocuments, visit } from 'yaml';
 import type { Document, Node as YamlNode, YAMLMap } from 'yaml';
 import { excessiveNestingOffset, MAX_NESTING_DEPTH } from './nestingDepth';
+import { plainValue } from './plainValue';
 import { ProblemSink } from './problemSink';
 import type { Problem } from './problems';
 
-/** Agent files larger than this are not parsed (the YAML parser needs about 1 s per MB). */
-export const MAX_FILE_BYTES = 2 * 1024 * 1024;
+/**
+ * Agent files larger than this are not parsed. The YAML parser alone needs about 1 s per MB of
+ * dense YAML on a slow machine: at this size any file is checked in under 1 s, whole process.
+ */
+export const MAX_FILE_BYTES = 768 * 1024;
 /** How many alias expansions turning the document into values may take (an alias bomb stops here). */
 export const MAX_ALIAS_COUNT = 100;
 
@@ -116,7 +120,7 @@ export function parseAgentFile(text: string): ParsedAgentFile {
 
   let value: unknown;
   try {
-    value = document.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
+    value = plainValue(contents) ?? document.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
   } catch (error) {
     if (error instanceof RangeError) {
       sink.add('yaml-syntax', firstLine, nestingMessage());
@@ -142,16 +146,20 @@ function reportDuplicateKeys(document: Document.Parsed, text: string, sink: Prob
   while (pending.length > 0 && !sink.full) {
     const node = pending.pop();
     if (isMap(node)) {
-      const keys = new Set<unknown>();
-      for (const pair of node.items) {
+      const items = node.items;
+      // Most mappings have a few keys: comparing each with those before it is cheaper than a set.
+      const keys = items.length > SMALL_MAPPING ? new Set<unknown>() : undefined;
+      for (let index = 0; index < items.length; index++) {
+        const pair = items[index];
         if (!isPair(pair)) continue;
         pending.push(pair.value);
         if (!isScalar(pair.key)) {
           pending.push(pair.key);
           continue;
         }
-        if (!keys.has(pair.key.value)) {
-          keys.add(pair.key.value);
+        const value = pair.key.value;
+        if (keys ? !keys.has(value) : !repeatsEarlierKey(items, index, value)) {
+          keys?.add(value);
           continue;
         }
         const range = (pair.key as YamlNode).range;
@@ -167,6 +175,21 @@ function reportDuplicateKeys(document: Document.Parsed, text: string, sink: Prob
       for (const item of node.items) pending.push(item);
     }
   }
+}
+
+/** Up to this many keys, a mapping's keys are compared pairwise (at most 28 comparisons). */
+const SMALL_MAPPING = 8;
+
+/** True when a scalar key before items[index] has this value (as a set would compare it). */
+function repeatsEarlierKey(items: readonly unknown[], index: number, value: unknown): boolean {
+  for (let earlier = 0; earlier < index; earlier++) {
+    const pair = items[earlier];
+    if (!isPair(pair) || !isScalar(pair.key)) continue;
+    const other = pair.key.value;
+    // SameValueZero, as a set compares: NaN equals NaN, 0 equals -0.
+    if (other === value || (other !== other && value !== value)) return true;
+  }
+  return false;
 }
 
 function parseDocuments(text: string) {
@@ -191,8 +214,8 @@ function nestingMessage(): string {
 }
 
 function tooLargeMessage(size: number): string {
-  const mb = (size / (1024 * 1024)).toFixed(1);
-  return `The file is ${mb} MB; agent files are checked up to ${MAX_FILE_BYTES / (1024 * 1024)} MB. Split the workflow into smaller agents.`;
+  const shown = size >= 1024 * 1024 ? `${(size / (1024 * 1024)).toFixed(1)} MB` : `${Math.ceil(size / 1024)} KB`;
+  return `The file is ${shown}; agent files are checked up to ${MAX_FILE_BYTES / 1024} KB. Split the workflow into smaller agents.`;
 }
 
 function binaryMessage(): string {

@@ -58,7 +58,7 @@ export function checkApiNode(node: NodeDeclaration, text: string, sink: ProblemS
     if (hasCredentials && urlCredentials.insecureHost) {
       sink.add(
         'insecure-url',
-        urlCredentials.schemeSpan,
+        urlCredentials.schemeSpan(),
         `Node "${node.id}" sends credentials over plain http to ${urlCredentials.insecureHost}, where anyone on the network can read them. Use https://.`,
         { data: { replacement: 'https' } },
       );
@@ -86,7 +86,8 @@ export function checkApiNode(node: NodeDeclaration, text: string, sink: ProblemS
 interface UrlFacts {
   hasKey: boolean;
   insecureHost?: string;
-  schemeSpan: Span;
+  /** Where the scheme is written; computed only for a problem (mapping offsets costs more than the checks). */
+  schemeSpan: () => Span;
 }
 
 function checkUrl(node: NodeDeclaration, url: StringField, method: string | undefined, text: string, sink: ProblemSink): UrlFacts {
@@ -94,7 +95,7 @@ function checkUrl(node: NodeDeclaration, url: StringField, method: string | unde
   const expressions = scanExpressions(raw);
   const at = (start: number, end: number) => valueSpanToSource(text, url.scalar, start, end);
   const whole = spanOf(url.scalar);
-  const facts: UrlFacts = { hasKey: false, schemeSpan: whole };
+  const facts: UrlFacts = { hasKey: false, schemeSpan: () => whole };
   const trimmed = raw.trim();
   if (trimmed === '') return facts;
 
@@ -125,11 +126,11 @@ function checkUrl(node: NodeDeclaration, url: StringField, method: string | unde
     return facts;
   }
   const schemeEnd = raw.indexOf(':');
-  facts.schemeSpan = at(raw.indexOf(trimmed), schemeEnd);
+  facts.schemeSpan = () => at(raw.indexOf(trimmed), schemeEnd);
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
     sink.add(
       'unsupported-url-scheme',
-      facts.schemeSpan,
+      facts.schemeSpan(),
       `The URL of node "${node.id}" uses "${parsed.protocol.slice(0, -1)}:", but an API node calls http:// or https:// URLs.`,
     );
     return facts;

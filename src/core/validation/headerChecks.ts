@@ -20,8 +20,27 @@ export interface HeaderContext {
   readonly nodeId: string;
 }
 
+// The same settings strings repeat across nodes ("Accept: application/json"). A string with no
+// findings has none whatever its node (the node only names secrets in messages), so its reading is
+// kept in a bounded cache; callers treat it as read-only.
+const CLEAN_HEADER_LIMIT = 1024;
+/** Longer strings are not kept: the cache stays under 1,024 x 1,000 characters. */
+const CLEAN_HEADER_MAX_LENGTH = 1000;
+const cleanHeaders = new Map<string, HeaderString>();
+
 /** Checks one settings string: its form, then what its value says about credentials. */
 export function checkHeaderString(raw: string, context: HeaderContext): { header?: HeaderString; findings: Finding[] } {
+  const clean = cleanHeaders.get(raw);
+  if (clean) return { header: clean, findings: [] };
+  const result = checkUncached(raw, context);
+  if (result.header && result.findings.length === 0 && raw.length <= CLEAN_HEADER_MAX_LENGTH) {
+    if (cleanHeaders.size >= CLEAN_HEADER_LIMIT) cleanHeaders.clear();
+    cleanHeaders.set(raw, result.header);
+  }
+  return result;
+}
+
+function checkUncached(raw: string, context: HeaderContext): { header?: HeaderString; findings: Finding[] } {
   const expressions = scanExpressions(raw);
   const header = parseHeaderString(raw, expressions);
   if (!header) {

@@ -79,18 +79,20 @@ export function checkReferences(model: AgentModel, text: string, sink: ProblemSi
       const node = model.nodes.get(id);
       if (!node) continue;
       const index = onCircle.get(id);
-      const path =
+      // On the circle, the member's own path is the circle turned to start at it: read in place, as
+      // copying the circle for each member was quadratic in its length.
+      const path: PathView | undefined =
         index !== undefined
-          ? [...circle.slice(index), ...circle.slice(0, index), id]
+          ? circleFrom(circle, index)
           : searches++ < MAX_CYCLE_SEARCHES
-            ? cyclePath(id, memberSet, dependencies)
+            ? pathView(cyclePath(id, memberSet, dependencies))
             : undefined;
       sink.add(
         'cycle',
         spanOf(node.keyNode),
         path?.length === 2
           ? `Node "${id}" references itself, so it could never run. A node can only use the results of other nodes.`
-          : `Nodes depend on each other in a circle: ${path ? shortPath(path) : `${id} → … → ${id}, through ${shortPath([...circle, circle[0]!])}`}. A node runs after every node it references, so remove one of these references.`,
+          : `Nodes depend on each other in a circle: ${path ? shortPath(path) : `${id} → … → ${id}, through ${shortPath(circleFrom(circle, 0))}`}. A node runs after every node it references, so remove one of these references.`,
       );
     }
   }
@@ -114,10 +116,30 @@ const INPUT_MENTION = /\binputs\s*\.\s*([A-Za-z_][A-Za-z0-9_-]*)/g;
 /** How many members of one circle off its main path get a path of their own. */
 const MAX_CYCLE_SEARCHES = 20;
 
+/** A path of node ids, read by position (a circle turned to start anywhere is read in place). */
+interface PathView {
+  readonly length: number;
+  at(index: number): string;
+}
+
+function pathView(path: readonly string[]): PathView {
+  return { length: path.length, at: (index) => path[index]! };
+}
+
+/** The circle turned to start at its member at `index`, and back to it. */
+function circleFrom(circle: readonly string[], index: number): PathView {
+  return { length: circle.length + 1, at: (i) => circle[(index + i) % circle.length]! };
+}
+
 /** A path for a message: "a → b → c", with the middle left out when it is long. */
-function shortPath(path: readonly string[]): string {
-  if (path.length <= 8) return path.join(' → ');
-  return `${path.slice(0, 4).join(' → ')} → … (${path.length - 7} more) → ${path.slice(-3).join(' → ')}`;
+function shortPath(path: PathView): string {
+  const part = (from: number, to: number): string => {
+    const ids: string[] = [];
+    for (let index = from; index < to; index++) ids.push(path.at(index));
+    return ids.join(' → ');
+  };
+  if (path.length <= 8) return part(0, path.length);
+  return `${part(0, 4)} → … (${path.length - 7} more) → ${part(path.length - 3, path.length)}`;
 }
 
 interface Suggesters {

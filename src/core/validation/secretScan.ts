@@ -34,6 +34,15 @@ export interface SecretFinding {
 const POSSIBLE_TOKEN = /[A-Za-z0-9_+/-]{11}|-----BEGIN/;
 const ANY_TOKEN_FORMAT = new RegExp(TOKEN_FORMATS.map((format) => `(${format.pattern.source})`).join('|'), 'g');
 
+/**
+ * What any finding needs somewhere in the file's text: every value's characters are in the source
+ * as written, except through an escape in a double-quoted string (a backslash) or a PEM header
+ * folded across lines. Masking expressions only removes matches. So a file without one of these has
+ * no finding, and most files are dismissed with one scan of the text instead of a walk over every
+ * value (a 700 KB agent: 40 ms of a cold command-line run).
+ */
+const CANDIDATE_IN_SOURCE = new RegExp(`${ANY_TOKEN_FORMAT.source}|[A-Za-z0-9+/_-]{32,}|-----BEGIN|\\\\`);
+
 /** Words near which a long random string is probably a credential. */
 const CREDENTIAL_WORDS = /key|token|secret|passw|pwd|auth|credential|signature|bearer|basic/i;
 
@@ -84,6 +93,7 @@ export function findSecrets(value: string, keyName = ''): SecretFinding[] {
 
 /** Flags token-like literals in every string value of the document, unless already flagged. */
 export function checkSecrets(document: Document.Parsed, text: string, sink: ProblemSink): void {
+  if (!CANDIDATE_IN_SOURCE.test(text)) return;
   const check = (node: Scalar, keyName: string): void => {
     if (typeof node.value !== 'string') return;
     for (const finding of findSecrets(node.value, keyName)) {
