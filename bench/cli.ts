@@ -9,7 +9,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { findRepoRoot, makeTempDir, removeDir } from '../test/host/common';
 import { MAX_FILE_BYTES } from '../src/core/document/parse';
-import { HOSTILE_SHAPES } from '../test/support/hostileAgents';
+import { HOSTILE_SHAPES, largestUnderLimit } from '../test/support/hostileAgents';
 import { table } from './support';
 import { generateAgent } from './validate';
 
@@ -70,19 +70,6 @@ function runLimitSizedFiles(cli: string, repoRoot: string, scratch: string): boo
   );
   console.log(table(rows));
   return ok;
-}
-
-/** The generated file with the most units that is still within the size limit. */
-function largestUnderLimit(generate: (count: number) => string, start: number): string {
-  let low = 1;
-  let high = Math.max(2, start);
-  while (generate(high).length <= MAX_FILE_BYTES) high *= 2;
-  while (low < high - 1) {
-    const middle = Math.floor((low + high) / 2);
-    if (generate(middle).length <= MAX_FILE_BYTES) low = middle;
-    else high = middle;
-  }
-  return generate(low);
 }
 
 /** Runs node with args to the end and returns how long it took, in ms; fails on another exit code. */

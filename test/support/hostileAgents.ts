@@ -2,6 +2,8 @@
 // (validation must stay linear in the file size and stop at the problem cap). Shared by the unit
 // tests and `npm run bench`.
 
+import { MAX_FILE_BYTES } from '../../src/core/document/parse';
+
 export interface HostileShape {
   readonly name: string;
   /** The file for a given count of repeated units (references, nodes, brackets…). */
@@ -11,6 +13,25 @@ export interface HostileShape {
 }
 
 const HEADER = ['version: 1', 'name: Hostile'];
+
+/** The generated file with the most units that validation still reads (within MAX_FILE_BYTES). */
+export function largestUnderLimit(generate: (count: number) => string, start = 1): string {
+  let low = 1;
+  let high = Math.max(2, start);
+  while (generate(high).length <= MAX_FILE_BYTES) high *= 2;
+  while (low < high - 1) {
+    const middle = Math.floor((low + high) / 2);
+    if (generate(middle).length <= MAX_FILE_BYTES) low = middle;
+    else high = middle;
+  }
+  return generate(low);
+}
+
+/** The shape's file at the size the issue reported, or as large as validation reads when that is smaller. */
+export function issueSizedFile(shape: HostileShape): string {
+  const text = shape.generate(shape.issueCount);
+  return text.length <= MAX_FILE_BYTES ? text : largestUnderLimit(shape.generate, 1);
+}
 
 export const HOSTILE_SHAPES: readonly HostileShape[] = [
   {
