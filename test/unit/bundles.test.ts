@@ -52,6 +52,17 @@ describe('bundles', () => {
     assert.ok(packagesIn('lazy/cli-serve.js').has('busboy'));
   });
 
+  it("every bundle with yaml's parser has its per-token environment read compiled out", () => {
+    const bundles = ['validationWorker.js', ...readdirSync(join(dist, 'lazy')).map((name) => `lazy/${name}`)].filter((name) =>
+      name.endsWith('.js'),
+    );
+    const withParser = bundles.filter((name) =>
+      readFileSync(join(dist, name), 'utf8').includes('// node_modules/yaml/dist/parse/parser.js'),
+    );
+    assert.ok(withParser.includes('validationWorker.js') && withParser.includes('lazy/cli-validate.js'), withParser.join(', '));
+    for (const name of withParser) assert.ok(!readFileSync(join(dist, name), 'utf8').includes('LOG_TOKENS'), `${name} reads LOG_TOKENS`);
+  });
+
   it('the extension package ships every bundle the extension loads on first use', () => {
     // .vscodeignore lists what ships; a lazy bundle left out fails only in the installed extension.
     const shipped = readFileSync(join(findRepoRoot(), '.vscodeignore'), 'utf8');
