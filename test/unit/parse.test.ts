@@ -110,6 +110,16 @@ describe('decodeAgentFile', () => {
     assert.equal(invalid.code, 'not-text');
     assert.match(invalid.error, /UTF-8/);
     assert.equal((decodeAgentFile(Buffer.alloc(MAX_FILE_BYTES + 1, 0x61)) as { code: string }).code, 'file-too-large');
+    assert.equal('error' in decodeAgentFile(Buffer.alloc(MAX_FILE_BYTES, 0x61)), false, 'a file of exactly the limit is read');
+  });
+
+  it('words the size of a file over the limit in KB, and in MB from 1,000 KB', () => {
+    const errorFor = (size: number) => (decodeAgentFile(Buffer.alloc(size, 0x61)) as { error: string }).error;
+    assert.equal(
+      errorFor(MAX_FILE_BYTES + 1),
+      'The file is 769 KB; agent files are checked up to 768 KB. Split the workflow into smaller agents.',
+    );
+    assert.match(errorFor(1000 * 1024), /^The file is 1\.0 MB; agent files are checked up to 768 KB\./);
   });
   it('prints no warnings of the YAML parser to the process (a mapping as a key)', async () => {
     const warnings: string[] = [];

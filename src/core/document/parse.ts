@@ -214,7 +214,7 @@ function nestingMessage(): string {
 }
 
 function tooLargeMessage(size: number): string {
-  const shown = size >= 1024 * 1024 ? `${(size / (1024 * 1024)).toFixed(1)} MB` : `${Math.ceil(size / 1024)} KB`;
+  const shown = size >= 1000 * 1024 ? `${(size / (1024 * 1024)).toFixed(1)} MB` : `${Math.ceil(size / 1024)} KB`;
   return `The file is ${shown}; agent files are checked up to ${MAX_FILE_BYTES / 1024} KB. Split the workflow into smaller agents.`;
 }
 
