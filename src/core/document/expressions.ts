@@ -1,5 +1,6 @@
 // The expression language: `{{ root.path }}` references inside strings. Roots are `inputs`,
 // `nodes` and `secrets`; paths are `.name` segments and `[index]` / `["key"]` subscripts.
+import { BoundedCache } from '../boundedCache';
 
 export const EXPRESSION_ROOTS = ['inputs', 'nodes', 'secrets'] as const;
 export type ExpressionRoot = (typeof EXPRESSION_ROOTS)[number];
@@ -40,23 +41,15 @@ export interface Expression {
 /** Finds every `{{ … }}` in a string. An unclosed `{{` is reported as an expression with an error. */
 // The same strings ("{{ inputs.query }}", a URL) are scanned by several checks and repeat across
 // nodes: results are kept for a bounded number of recent strings. Callers treat them as read-only.
-const SCAN_CACHE_LIMIT = 4096;
-/** And at most this many characters of strings (twice the largest agent file). */
-const SCAN_CACHE_CHARS = 4 * 1024 * 1024;
-const scanCache = new Map<string, Expression[]>();
-let scanCacheChars = 0;
+// At most 4,096 strings and 4 M characters of them (several times the largest agent file).
+const scanCache = new BoundedCache<Expression[]>(4096, 4 * 1024 * 1024);
 
 export function scanExpressions(value: string): Expression[] {
   if (!value.includes('{{')) return [];
   const cached = scanCache.get(value);
   if (cached) return cached;
   const found = scanUncached(value);
-  if (scanCache.size >= SCAN_CACHE_LIMIT || scanCacheChars + value.length > SCAN_CACHE_CHARS) {
-    scanCache.clear();
-    scanCacheChars = 0;
-  }
   scanCache.set(value, found);
-  scanCacheChars += value.length;
   return found;
 }
 

@@ -2,6 +2,7 @@
 // hostile files: a distance stops once it exceeds what could be suggested, a suggester remembers
 // each name it was asked about and stops searching after a fixed amount of work, and lists of names
 // in messages show the first few.
+import { BoundedCache } from '../boundedCache';
 
 /** The candidate closest to `word` by edit distance, when it is close enough to be a likely typo. */
 export function closestMatch(word: string, candidates: Iterable<string>): string | undefined {
@@ -10,8 +11,9 @@ export function closestMatch(word: string, candidates: Iterable<string>): string
 
 /** How many candidate comparisons one suggester makes in all (a thousand typos among 50 names). */
 const COMPARISON_BUDGET = 50_000;
-/** How many distinct names a suggester remembers. */
+/** How many distinct names a suggester remembers, and how many characters of them. */
 const CACHE_LIMIT = 10_000;
+const CACHE_KEY_CHARS = 1024 * 1024;
 
 /**
  * Suggests names from one set of candidates (the inputs of an agent, say) for many misspelled
@@ -20,7 +22,7 @@ const CACHE_LIMIT = 10_000;
  */
 export class NameSuggester {
   private readonly candidates: Array<{ name: string; lower: string }>;
-  private readonly cache = new Map<string, string | undefined>();
+  private readonly cache = new BoundedCache<string | undefined>(CACHE_LIMIT, CACHE_KEY_CHARS);
   private budget = COMPARISON_BUDGET;
 
   constructor(candidates: Iterable<string>) {
@@ -32,7 +34,6 @@ export class NameSuggester {
     if (this.budget < this.candidates.length) return undefined;
     this.budget -= this.candidates.length;
     const found = this.search(word);
-    if (this.cache.size >= CACHE_LIMIT) this.cache.clear();
     this.cache.set(word, found);
     return found;
   }

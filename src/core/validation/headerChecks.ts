@@ -1,6 +1,7 @@
 // The rules for header strings of an API node's `settings:` ("Name: value") and what they say
 // about authorization: RFC 9110 (token names), RFC 6750 (Bearer) and RFC 7617 (Basic). Reading a
 // header string is in ../document/headers.ts.
+import { BoundedCache } from '../boundedCache';
 import { maskExpressions, scanExpressions } from '../document/expressions';
 import { base64Error, CREDENTIAL_HEADERS, decodeBase64Text, HEADER_NAME, parseHeaderString } from '../document/headers';
 import type { HeaderString } from '../document/headers';
@@ -23,20 +24,15 @@ export interface HeaderContext {
 // The same settings strings repeat across nodes ("Accept: application/json"). A string with no
 // findings has none whatever its node (the node only names secrets in messages), so its reading is
 // kept in a bounded cache; callers treat it as read-only.
-const CLEAN_HEADER_LIMIT = 1024;
-/** Longer strings are not kept: the cache stays under 1,024 x 1,000 characters. */
-const CLEAN_HEADER_MAX_LENGTH = 1000;
-const cleanHeaders = new Map<string, HeaderString>();
+// At most 1,024 strings and 1 M characters of them.
+const cleanHeaders = new BoundedCache<HeaderString>(1024, 1024 * 1024);
 
 /** Checks one settings string: its form, then what its value says about credentials. */
 export function checkHeaderString(raw: string, context: HeaderContext): { header?: HeaderString; findings: Finding[] } {
   const clean = cleanHeaders.get(raw);
   if (clean) return { header: clean, findings: [] };
   const result = checkUncached(raw, context);
-  if (result.header && result.findings.length === 0 && raw.length <= CLEAN_HEADER_MAX_LENGTH) {
-    if (cleanHeaders.size >= CLEAN_HEADER_LIMIT) cleanHeaders.clear();
-    cleanHeaders.set(raw, result.header);
-  }
+  if (result.header && result.findings.length === 0) cleanHeaders.set(raw, result.header);
   return result;
 }
 
