@@ -2,7 +2,7 @@
 // carry their source ranges. Tolerant: wrong shapes are left out here and reported by the schema.
 import { isMap, isScalar, isSeq } from 'yaml';
 import type { Node as YamlNode, Pair, Scalar, YAMLMap } from 'yaml';
-import { entries, getStringScalar, getValue } from './yamlAst';
+import { entries, firstValues, getStringScalar, getValue, isStringScalar } from './yamlAst';
 
 export interface StringField {
   readonly value: string;
@@ -171,40 +171,12 @@ function readInput(map: YAMLMap): Omit<InputDeclaration, 'name' | 'keyNode' | 'm
     required: isScalar(requiredNode) && requiredNode.value === true,
     ...(isScalar(defaultNode) ? { default: defaultNode.value } : {}),
     ...(isSeq(enumNode) ? { enum: enumNode.items.map((item) => (isScalar(item) ? item.value : undefined)) } : {}),
-    ...(isSeq(acceptNode)
-      ? { accept: acceptNode.items.flatMap((item) => (isScalar(item) && typeof item.value === 'string' ? [item.value] : [])) }
-      : {}),
+    ...(isSeq(acceptNode) ? { accept: acceptNode.items.flatMap((item) => (isStringScalar(item) ? [item.value] : [])) } : {}),
   };
 }
 
 const INPUT_KEYS = ['type', 'description', 'required', 'default', 'enum', 'accept'] as const;
 const NODE_KEYS = ['type', 'description', 'method', 'url', 'text', 'settings', 'body'] as const;
-
-/**
- * The value of each of `keys` in a mapping, from its first pair (as getValue), read in one pass:
- * inputs and nodes are read by the thousand, and a lookup per key scanned each mapping again.
- */
-function firstValues<K extends string>(
-  map: YAMLMap,
-  keys: readonly K[],
-): { values: Partial<Record<K, YamlNode>>; pairs: Partial<Record<K, Pair>> } {
-  const values: Partial<Record<K, YamlNode>> = {};
-  const pairs: Partial<Record<K, Pair>> = {};
-  // Backwards, so that the first pair of a repeated key is the one kept.
-  for (let index = map.items.length - 1; index >= 0; index--) {
-    const pair = map.items[index];
-    if (!pair || !isScalar(pair.key)) continue;
-    const key = String(pair.key.value);
-    if (!(keys as readonly string[]).includes(key)) continue;
-    pairs[key as K] = pair;
-    values[key as K] = (pair.value as YamlNode | null) ?? undefined;
-  }
-  return { values, pairs };
-}
-
-function isStringScalar(node: YamlNode | undefined): node is Scalar<string> {
-  return isScalar(node) && typeof node.value === 'string';
-}
 
 function readNode(id: string, keyNode: Scalar, map: YAMLMap | undefined): NodeDeclaration {
   if (!map) return { id, keyNode, settings: [], evaluated: [] };
@@ -218,7 +190,7 @@ function readNode(id: string, keyNode: Scalar, map: YAMLMap | undefined): NodeDe
   const settings: StringField[] = [];
   if (isSeq(settingsNode)) {
     for (const item of settingsNode.items) {
-      if (isScalar(item) && typeof item.value === 'string') settings.push({ value: item.value, scalar: item as Scalar<string> });
+      if (isStringScalar(item)) settings.push({ value: item.value, scalar: item });
     }
   }
   const bodyPair = pairs.body;
@@ -244,8 +216,8 @@ function readNode(id: string, keyNode: Scalar, map: YAMLMap | undefined): NodeDe
 
 /** Every string scalar in a value (mapping values and list items, not keys). */
 function collectStrings(node: YamlNode | null, into: StringField[]): void {
-  if (isScalar(node)) {
-    if (typeof node.value === 'string') into.push({ value: node.value, scalar: node as Scalar<string> });
+  if (isStringScalar(node)) {
+    into.push({ value: node.value, scalar: node });
   } else if (isMap(node)) {
     for (const pair of node.items) collectStrings(pair.value as YamlNode | null, into);
   } else if (isSeq(node)) {

@@ -37,7 +37,34 @@ export function getValue(map: YAMLMap, key: string): YamlNode | undefined {
 /** A string-valued scalar under a key (numbers and booleans are not strings). */
 export function getStringScalar(map: YAMLMap, key: string): Scalar<string> | undefined {
   const value = getValue(map, key);
-  return isScalar(value) && typeof value.value === 'string' ? (value as Scalar<string>) : undefined;
+  return isStringScalar(value) ? value : undefined;
+}
+
+/** A scalar whose value is a string (numbers and booleans are not strings). */
+export function isStringScalar(node: unknown): node is Scalar<string> {
+  return isScalar(node) && typeof node.value === 'string';
+}
+
+/**
+ * The value of each of `keys` in a mapping, from its first pair (as getValue), read in one pass:
+ * inputs and nodes are read by the thousand, and a lookup per key scanned each mapping again.
+ */
+export function firstValues<K extends string>(
+  map: YAMLMap,
+  keys: readonly K[],
+): { values: Partial<Record<K, YamlNode>>; pairs: Partial<Record<K, Pair>> } {
+  const values: Partial<Record<K, YamlNode>> = {};
+  const pairs: Partial<Record<K, Pair>> = {};
+  // Backwards, so that the first pair of a repeated key is the one kept.
+  for (let index = map.items.length - 1; index >= 0; index--) {
+    const pair = map.items[index];
+    if (!pair || !isScalar(pair.key)) continue;
+    const key = String(pair.key.value);
+    if (!(keys as readonly string[]).includes(key)) continue;
+    pairs[key as K] = pair;
+    values[key as K] = (pair.value as YamlNode | null) ?? undefined;
+  }
+  return { values, pairs };
 }
 
 export function asMap(node: unknown): YAMLMap | undefined {

@@ -12,7 +12,7 @@ import type { Problem, Span } from '../document/problems';
 import { checkSchema } from '../validation/schemaCheck';
 import type { SchemaRules } from '../validation/schemaCheck';
 import { closestMatch, listWords } from '../document/suggest';
-import { entries, getValue, spanOf } from '../document/yamlAst';
+import { entries, getValue, isStringScalar, spanOf } from '../document/yamlAst';
 import type { PathSegment } from '../document/yamlAst';
 import validateAgentTestSchema from './agentTestSchemaValidator.generated';
 import { compileMatcher } from './matchers';
@@ -58,7 +58,7 @@ export function validateTestText(
   if (file.syntaxBroken || !root) return { problems: sink.result(), file };
   checkSchema(root, file.value, sink, TEST_SCHEMA);
   const agentNode = getValue(root, 'agent');
-  const agentPath = isScalar(agentNode) && typeof agentNode.value === 'string' ? agentNode.value : defaultAgentPath(fileName);
+  const agentPath = isStringScalar(agentNode) ? agentNode.value : defaultAgentPath(fileName);
   const cases: Array<{ testCase: TestCase; map: YAMLMap }> = [];
   const casesMap = getValue(root, 'cases');
   if (isMap(casesMap)) {
@@ -131,7 +131,7 @@ function readExpectations(map: YAMLMap, report: (at: Span, message: string) => v
   return {
     ...(isMap(outputs) ? { outputs: matchersByKey(outputs, report), outputsSpan: spanOf(outputs) } : {}),
     ...(nodeExpectations.size ? { nodes: nodeExpectations } : {}),
-    ...(isScalar(failsAt) && typeof failsAt.value === 'string' ? { failsAt: { node: failsAt.value, span: spanOf(failsAt) } } : {}),
+    ...(isStringScalar(failsAt) ? { failsAt: { node: failsAt.value, span: spanOf(failsAt) } } : {}),
     ...(error !== undefined ? { error: compileMatcher(error, report) } : {}),
     ...(isScalar(withinMs) && typeof withinMs.value === 'number' ? { withinMs: { ms: withinMs.value, span: spanOf(withinMs) } } : {}),
   };
