@@ -187,6 +187,9 @@ export class ExecutionRunner implements vscode.Disposable {
     if (!executionId) return this.fail(record, new Error('The execution has no id to watch.'));
     const settings = serviceSettings();
     report('running');
+    // What was last written: a poll that changes neither the status nor the trace writes nothing
+    // (each write refreshes the view).
+    let written = JSON.stringify({ serviceStatus: record.serviceStatus, trace: record.trace });
     try {
       const outcome = await pollExecution(target, executionId, {
         signal,
@@ -195,8 +198,11 @@ export class ExecutionRunner implements vscode.Disposable {
         onUpdate: (answer, progress) => {
           report(answer.status);
           this.deps.logger.trace(`Status of ${executionId}: ${answer.status} (check ${progress.requests}).`);
-          if (answer.status !== record.serviceStatus)
-            void this.deps.store.update(record.key, { serviceStatus: answer.status, ...traceOf(answer) });
+          const update = { serviceStatus: answer.status, ...traceOf(answer) };
+          const key = JSON.stringify({ serviceStatus: update.serviceStatus, trace: update.trace });
+          if (key === written) return;
+          written = key;
+          void this.deps.store.update(record.key, update);
         },
         onRetry: (error, attempt, delayMs) =>
           this.deps.logger.warn(
