@@ -4,8 +4,8 @@
 import assert from 'node:assert/strict';
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { filterRows, matchesFilter, tableRowOf } from '../../src/core/batch/resultsRows';
-import { csvField, exportBatchResults, readBatchResults, resultsToCsv, resultsToJsonl } from '../../src/core/batch/resultsTable';
+import { filterRows, matchesFilter, NO_FILTER, tableRowOf } from '../../src/core/batch/resultsRows';
+import { csvField, exportBatchResults, readBatchResults } from '../../src/core/batch/resultsTable';
 import type { RowResult } from '../../src/core/batch/runBatch';
 import { makeTempDir } from '../support/tempDir';
 import type { TempDir } from '../support/tempDir';
@@ -211,28 +211,21 @@ describe('batch results table', () => {
       assert.equal(csvField(null), '');
     });
 
-    it('writes a header with a column per input and output, and one record per row', () => {
+    it('writes a header with a column per input and output, and one record per row', async () => {
       const rows: RowResult[] = [
         { row: 1, status: 'finished', passed: true, executionId: 'e1', durationMs: 12, inputs: { q: 'a, b' }, outputs: { answer: '=1+1' } },
         { row: 2, status: 'error', inputs: { q: 'line\nbreak', n: 3 }, error: 'Network "down"' },
       ];
-      const records = parseCsv(resultsToCsv(rows));
-      assert.deepEqual(records, [
+      const path = dir.write('rows.jsonl', rows.map(line).join(''));
+      await exportBatchResults(path, join(dir.path, 'rows.csv'), 'csv', NO_FILTER);
+      assert.deepEqual(parseCsv(readFileSync(join(dir.path, 'rows.csv'), 'utf8')), [
         ['row', 'status', 'passed', 'executionId', 'durationMs', 'input.q', 'input.n', 'output.answer', 'error'],
         ['1', 'finished', 'true', 'e1', '12', 'a, b', '', "'=1+1", ''],
         ['2', 'error', '', '', '', 'line\nbreak', '3', '', 'Network "down"'],
       ]);
-      assert.deepEqual(parseCsv(resultsToCsv(rows, ['n'], []))[0], [
-        'row',
-        'status',
-        'passed',
-        'executionId',
-        'durationMs',
-        'input.n',
-        'error',
-      ]);
+      await exportBatchResults(path, join(dir.path, 'rows.out.jsonl'), 'jsonl', NO_FILTER);
       assert.deepEqual(
-        resultsToJsonl(rows)
+        readFileSync(join(dir.path, 'rows.out.jsonl'), 'utf8')
           .trimEnd()
           .split('\n')
           .map((text) => JSON.parse(text) as unknown),

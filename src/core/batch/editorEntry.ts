@@ -3,5 +3,5 @@
 // are one copy for instanceof checks.
 export { loadAgent } from '../engine/agentPlan';
 export { countDataRows } from './dataRows';
-export { readBatchResults, resultsToCsv, resultsToJsonl } from './resultsTable';
+export { readBatchResults } from './resultsTable';
 export { BatchSetupError, runBatch } from './runBatch';

@@ -179,19 +179,6 @@ export function csvRecord(row: RowResult, inputNames: readonly string[], outputN
   return `${fields.map(csvField).join(',')}\r\n`;
 }
 
-/** Rows as CSV: a header, then one record a row (CRLF line ends, as RFC 4180 has them). */
-export function resultsToCsv(rows: readonly RowResult[], inputNames?: readonly string[], outputNames?: readonly string[]): string {
-  const names = inputNames && outputNames ? undefined : columnNamesOf(rows);
-  const inputs = inputNames ?? names!.inputs;
-  const outputs = outputNames ?? names!.outputs;
-  return csvHeader(inputs, outputs) + rows.map((row) => csvRecord(row, inputs, outputs)).join('');
-}
-
-/** Rows as JSON lines, one a row, as the results file has them. */
-export function resultsToJsonl(rows: readonly RowResult[]): string {
-  return rows.map((row) => `${JSON.stringify(row)}\n`).join('');
-}
-
 export type ExportFormat = 'csv' | 'jsonl';
 
 export interface ExportSummary {
