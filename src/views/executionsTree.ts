@@ -1,13 +1,17 @@
 // The "Agent Executions" view: one item per execution, newest first, with its state as an icon,
 // age and duration as description, and its inputs, outputs, trace and error as children. Tree
 // nodes are small classes whose contextValue drives the menus in package.json.
+import { stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import * as vscode from 'vscode';
 import { COMMANDS } from '../commandIds';
+import { BoundedCache } from '../core/boundedCache';
 import { describeInput, formatAge, formatDuration, isActive } from '../core/executions/executionRecord';
 import type { ExecutionRecord, ExecutionState, TraceEntry } from '../core/executions/executionRecord';
 import { describeBatchCounts } from '../core/batch/batchRecord';
+import { rowError } from '../core/batch/resultsRows';
 import type { BatchRecord, BatchRecordState } from '../core/batch/batchRecord';
+import type { BatchResults } from '../core/batch/resultsTable';
 import type { RowResult, RowStatus } from '../core/batch/runBatch';
 import type { BatchHistory } from '../runs/batchHistory';
 import { loadBatchCore } from '../runs/batchCore';
@@ -52,6 +56,11 @@ const STATE_WORDS: Record<ExecutionState, string> = {
   stopped: 'stopped watching',
 };
 
+/** Where an execution or batch ran, for its description: this machine, or its environment. */
+function whereWords(run: { readonly mode: string; readonly target?: { readonly environment?: string } }): string {
+  return run.mode === 'local' ? ' · local' : run.target?.environment ? ` · ${run.target.environment}` : '';
+}
+
 export class ExecutionItem extends vscode.TreeItem {
   constructor(
     readonly record: ExecutionRecord,
@@ -60,9 +69,7 @@ export class ExecutionItem extends vscode.TreeItem {
     super(record.agentName, vscode.TreeItemCollapsibleState.Collapsed);
     this.id = `execution:${record.key}`;
     const duration = record.endedAt !== undefined ? ` · ${formatDuration(record.endedAt - record.startedAt)}` : '';
-    // Where it ran: this machine, or the environment of agent-workflows.yaml it ran on.
-    const where = record.mode === 'local' ? ' · local' : record.target?.environment ? ` · ${record.target.environment}` : '';
-    this.description = `${record.state === 'problem' && record.serviceStatus ? record.serviceStatus : STATE_WORDS[record.state]} · ${formatAge(record.startedAt, now)}${duration}${where}`;
+    this.description = `${record.state === 'problem' && record.serviceStatus ? record.serviceStatus : STATE_WORDS[record.state]} · ${formatAge(record.startedAt, now)}${duration}${whereWords(record)}`;
     this.iconPath = STATE_ICONS[record.state];
     // e.g. "execution-finished-deployed-id": menus match on the parts they need.
     this.contextValue = [
@@ -85,8 +92,7 @@ export class BatchItem extends vscode.TreeItem {
   ) {
     super(batch.agentName, vscode.TreeItemCollapsibleState.Collapsed);
     this.id = `batch:${batch.key}`;
-    const where = batch.mode === 'local' ? ' · local' : batch.target?.environment ? ` · ${batch.target.environment}` : '';
-    this.description = `batch of ${basename(batch.dataPath)} · ${batch.state === 'running' ? '' : `${batch.state} · `}${describeBatchCounts(batch)} · ${formatAge(batch.startedAt, now)}${where}`;
+    this.description = `batch of ${basename(batch.dataPath)} · ${batch.state === 'running' ? '' : `${batch.state} · `}${describeBatchCounts(batch)} · ${formatAge(batch.startedAt, now)}${whereWords(batch)}`;
     this.iconPath = BATCH_ICONS[batch.state];
     this.contextValue = `batch-${batch.state}`;
     this.tooltip = new vscode.MarkdownString(
@@ -117,7 +123,7 @@ export class BatchRowItem extends vscode.TreeItem {
         ? result.durationMs !== undefined
           ? formatDuration(result.durationMs)
           : undefined
-        : (result.problems?.[0]?.message ?? (typeof result.error === 'string' ? result.error : undefined));
+        : rowError(result);
     this.description = [result.status, result.passed === false ? 'expectations not met' : undefined, detail].filter(Boolean).join(' · ');
     this.iconPath = ROW_ICONS[result.status];
     this.contextValue = 'batch-row';
@@ -243,6 +249,7 @@ export class ExecutionsTreeProvider implements vscode.TreeDataProvider<TreeNode>
   private readonly changed = new vscode.EventEmitter<TreeNode | undefined>();
   readonly onDidChangeTreeData = this.changed.event;
   private readonly subscriptions: vscode.Disposable[];
+  private readonly batchReads: BatchReads = new BoundedCache(64, 64 * 1024);
 
   constructor(
     private readonly store: ExecutionHistory,
@@ -270,7 +277,7 @@ export class ExecutionsTreeProvider implements vscode.TreeDataProvider<TreeNode>
         item instanceof BatchItem ? item.batch.startedAt : item.record.startedAt;
       return items.sort((a, b) => startedAt(b) - startedAt(a));
     }
-    if (element instanceof BatchItem) return batchChildren(element.batch);
+    if (element instanceof BatchItem) return batchChildren(element.batch, this.batchReads);
     if (element instanceof ExecutionItem) return childrenOf(element.record);
     if (element instanceof GroupItem) {
       const record = element.record;
@@ -290,16 +297,10 @@ export class ExecutionsTreeProvider implements vscode.TreeDataProvider<TreeNode>
 }
 
 /** A batch's rows from its results file (the first ones), with a way to the full table. */
-async function batchChildren(batch: BatchRecord): Promise<TreeNode[]> {
+async function batchChildren(batch: BatchRecord, reads: BatchReads): Promise<TreeNode[]> {
   const children: TreeNode[] = [];
   if (batch.error) children.push(new BatchNoteItem(batch, batch.error, false));
-  let read;
-  try {
-    read = await (await loadBatchCore()).readBatchResults(batch.resultsPath, { maxRows: MAX_BATCH_ROWS_SHOWN });
-  } catch {
-    // No results yet (nothing ended), or the file went: the note says so.
-    read = undefined;
-  }
+  const read = await readBatchRows(batch.resultsPath, reads);
   children.push(
     new BatchNoteItem(
       batch,
@@ -311,6 +312,34 @@ async function batchChildren(batch: BatchRecord): Promise<TreeNode[]> {
   );
   for (const result of [...(read?.rows ?? [])].sort((a, b) => a.row - b.row)) children.push(new BatchRowItem(batch, result));
   return children;
+}
+
+/** The last read of each results file with the file's size and time when it was read. */
+type BatchReads = BoundedCache<{ readonly stamp: string; readonly read: BatchResults | undefined }>;
+
+/**
+ * The first rows of a results file, read again only when the file changed: every refresh of the
+ * view (any execution's update) lists the children of each expanded batch.
+ */
+async function readBatchRows(path: string, reads: BatchReads): Promise<BatchResults | undefined> {
+  let stamp: string;
+  try {
+    const stats = await stat(path);
+    stamp = `${stats.size}:${stats.mtimeMs}`;
+  } catch {
+    // No results yet (nothing ended), or the file went: the note says so.
+    return undefined;
+  }
+  const last = reads.get(path);
+  if (last?.stamp === stamp) return last.read;
+  let read: BatchResults | undefined;
+  try {
+    read = await (await loadBatchCore()).readBatchResults(path, { maxRows: MAX_BATCH_ROWS_SHOWN });
+  } catch {
+    read = undefined;
+  }
+  reads.set(path, { stamp, read });
+  return read;
 }
 
 function childrenOf(record: ExecutionRecord): TreeNode[] {

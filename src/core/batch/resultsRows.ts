@@ -60,8 +60,7 @@ export function tableRowOf(result: RowResult): TableRow {
   for (const [name, value] of Object.entries(result.inputs ?? {})) inputs[name] = cellText(value);
   const outputs: Record<string, string> = {};
   for (const [name, value] of Object.entries(outputValues(result.outputs))) outputs[name] = cellText(value);
-  // A skipped row has no error but problems: they are its error, as the table shows it.
-  const error = result.error !== undefined ? errorWords(result.error) : result.problems?.length ? problemWords(result.problems) : undefined;
+  const error = rowError(result);
   return {
     row: result.row,
     status: result.status,
@@ -70,8 +69,15 @@ export function tableRowOf(result: RowResult): TableRow {
     ...(result.durationMs !== undefined ? { durationMs: result.durationMs } : {}),
     inputs,
     outputs,
-    ...(error !== undefined ? { error: cellText(error) } : {}),
+    ...(error !== undefined ? { error } : {}),
   };
+}
+
+/** What went wrong with a row, as one cell's text: the service's error, or a skipped row's problems. */
+export function rowError(result: RowResult): string | undefined {
+  // A skipped row has no error but problems: they are its error.
+  const error = result.error !== undefined ? errorWords(result.error) : result.problems?.length ? problemWords(result.problems) : undefined;
+  return error === undefined ? undefined : cellText(error);
 }
 
 /** Whether a row passes the filter. The text is compared in lower case; linear in the row's text. */
