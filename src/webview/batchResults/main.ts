@@ -3,7 +3,8 @@
 // by status above it, and a clicked row's whole result in a detail pane. At most MAX_SHOWN_ROWS
 // rows are in the DOM, so 10,000 rows stay quick. Bundled by esbuild for the browser; everything is
 // built with DOM calls and textContent: values from the results file are never parsed as HTML.
-import { filterRows, ROW_STATUSES } from '../../core/batch/resultsRows';
+import { cellText, filterRows, ROW_STATUSES } from '../../core/batch/resultsRows';
+import { formatDuration } from '../../core/executions/executionRecord';
 import type { ResultsFilter, TableRow } from '../../core/batch/resultsRows';
 import type { RowStatus } from '../../core/batch/runBatch';
 import type { DetailMessage, HostMessage, RenderReport, RowsMessage, WebviewMessage } from './protocol';
@@ -62,17 +63,6 @@ function statusIcon(status: RowStatus): DomElement {
   const icon = element('span', 'icon', STATUS_ICON[status]);
   icon.setAttribute('aria-hidden', 'true');
   return icon;
-}
-
-function shorten(text: string): string {
-  return text.length > MAX_SHOWN_CHARS ? `${text.slice(0, MAX_SHOWN_CHARS - 1)}…` : text;
-}
-
-function formatDuration(ms: number | undefined): string {
-  if (ms === undefined) return '';
-  if (ms < 1000) return `${ms} ms`;
-  if (ms < 60_000) return `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 1)} s`;
-  return `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s`;
 }
 
 function saveState(): void {
@@ -186,7 +176,7 @@ function drawHeaders(message: RowsMessage): void {
 }
 
 function cell(text: string | undefined, className: string): DomElement {
-  const td = element('td', className, shorten(text ?? ''));
+  const td = element('td', className, cellText(text ?? '', MAX_SHOWN_CHARS));
   if (text) td.title = text;
   return td;
 }
@@ -209,7 +199,7 @@ function drawRows(): void {
     status.append(statusIcon(row.status), element('span', 'word', ` ${row.status}`));
     if (row.passed !== undefined) status.append(element('span', `passed passed-${row.passed}`, row.passed ? ' · passed' : ' · not passed'));
     if (row.executionId) status.title = `Execution ${row.executionId}`;
-    const duration = element('td', 'duration', formatDuration(row.durationMs));
+    const duration = element('td', 'duration', row.durationMs === undefined ? '' : formatDuration(row.durationMs));
     tr.append(
       rowCell,
       status,
