@@ -53,8 +53,9 @@ export function activate(context: vscode.ExtensionContext): AgentWorkflowsApi {
   context.subscriptions.push(workspaceSecretNames, keys, store, results, new ResultDocuments(store), localServer, environments, batches);
 
   const diagnostics = registerDiagnostics(context, { logger, docsUri, environmentNames: (uri) => environments.namesFor(uri) });
-  // An agent's environment overrides are checked against the names of its environments file.
-  context.subscriptions.push(environments.onDidChange(() => diagnostics.checkOpenDocuments()));
+  // An agent's environment overrides are checked against the names of its environments file: checked
+  // again when its text changes, debounced like an edit (each keystroke in it fires).
+  context.subscriptions.push(environments.onDidChangeContent(() => diagnostics.scheduleOpenDocuments()));
   registerCompletionProvider(context, { workspaceSecretNames, workflowSecrets });
   registerHoverProvider(context);
   registerCodeActionProvider(context, { workflowSecrets, logger, diagnostics });

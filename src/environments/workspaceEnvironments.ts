@@ -47,6 +47,13 @@ export class WorkspaceEnvironments implements vscode.Disposable {
   private readonly fileChanged = new vscode.EventEmitter<vscode.Uri>();
   /** Fires when an environments file is created, changed or deleted on disk. */
   readonly onDidChangeFile = this.fileChanged.event;
+  private readonly contentChanged = new vscode.EventEmitter<void>();
+  /**
+   * Fires when the text of an environments file changes (edited, closed, or changed on disk), not on
+   * a picker choice or a setting: the environment names agent files are checked against can only
+   * change then.
+   */
+  readonly onDidChangeContent = this.contentChanged.event;
   private readonly subscriptions: vscode.Disposable[] = [];
 
   constructor(private readonly state: vscode.Memento) {
@@ -54,6 +61,7 @@ export class WorkspaceEnvironments implements vscode.Disposable {
     const forget = (uri: vscode.Uri): void => {
       this.parsed.delete(uri.toString());
       this.changed.fire();
+      this.contentChanged.fire();
     };
     const onDisk = (uri: vscode.Uri): void => {
       forget(uri);
@@ -62,6 +70,7 @@ export class WorkspaceEnvironments implements vscode.Disposable {
     this.subscriptions.push(
       this.changed,
       this.fileChanged,
+      this.contentChanged,
       watcher,
       watcher.onDidCreate((uri) => (this.located.clear(), onDisk(uri))),
       watcher.onDidChange(onDisk),

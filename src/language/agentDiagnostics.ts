@@ -268,6 +268,11 @@ export class AgentDiagnostics implements vscode.Disposable {
     for (const document of vscode.workspace.textDocuments) this.checkDocumentNow(document);
   }
 
+  /** Checks every open agent file again after the validation delay, as an edit does (one check per burst of changes). */
+  scheduleOpenDocuments(): void {
+    for (const document of vscode.workspace.textDocuments) this.schedule(document);
+  }
+
   private clearAll(): void {
     for (const timer of this.pending.values()) clearTimeout(timer);
     this.pending.clear();

@@ -228,7 +228,7 @@ describe('environments', () => {
     assert.equal(record?.target?.environment, 'dev');
   });
 
-  it("warns about an agent's override for an environment its environments file does not name", async () => {
+  it("warns about an agent's override for an environment its environments file does not name, until it is typed in", async () => {
     const agent = vscode.Uri.joinPath(FOLDER, 'override.agent.yaml');
     await write(
       agent,
@@ -245,7 +245,31 @@ describe('environments', () => {
       assert.equal(problems.length, 1);
       assert.match(problems[0]!.message, /"qa"/);
       assert.equal(problems[0]!.severity, vscode.DiagnosticSeverity.Warning);
+
+      // Typed into the environments file's editor (unsaved): the agent file is checked again.
+      const environments = await vscode.workspace.openTextDocument(ENVIRONMENTS);
+      const addQa = new vscode.WorkspaceEdit();
+      addQa.insert(
+        ENVIRONMENTS,
+        environments.positionAt(environments.getText().length),
+        `  qa:\n    baseUrl: ${servers.dev!.url}\n    account: local\n`,
+      );
+      assert.ok(await vscode.workspace.applyEdit(addQa));
+      await waitFor(
+        () => !vscode.languages.getDiagnostics(agent).some((diagnostic) => /unknown-environment/.test(JSON.stringify(diagnostic.code))),
+        'the warning to go once the environments file names qa',
+      );
     } finally {
+      // Back to the file the other tests use, saved (a dirty document would hide the disk's text).
+      const environments = await vscode.workspace.openTextDocument(ENVIRONMENTS);
+      const restore = new vscode.WorkspaceEdit();
+      restore.replace(
+        ENVIRONMENTS,
+        new vscode.Range(environments.positionAt(0), environments.positionAt(environments.getText().length)),
+        environmentsText(),
+      );
+      await vscode.workspace.applyEdit(restore);
+      await environments.save();
       await vscode.workspace.fs.delete(agent);
     }
   });
