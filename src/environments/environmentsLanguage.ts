@@ -23,7 +23,7 @@ export function registerEnvironmentsLanguage(
   const check = async (uri: vscode.Uri): Promise<void> => {
     try {
       const text = await currentText(uri);
-      const result = text === undefined ? undefined : await deps.environments.read(uri);
+      const result = text === undefined ? undefined : await deps.environments.read(uri, text);
       if (text === undefined || !result) diagnostics.delete(uri);
       else
         diagnostics.set(

@@ -11,7 +11,7 @@ import type { SelectedEnvironment } from '../core/environments/resolveEnvironmen
 import { displayOrigin, ENVIRONMENTS_FILE_NAME } from '../core/environments/environmentsFileName';
 import { errorMessage } from '../core/errors';
 import { loadLanguageCore } from '../language/loadLanguageCore';
-import { currentText } from '../workspaceFiles';
+import { currentText, openDocument } from '../workspaceFiles';
 
 const CHOSEN_KEY = 'agentWorkflows.chosenEnvironments';
 /** Environments files whose checked text is kept (a workspace has one or a few). */
@@ -124,12 +124,19 @@ export class WorkspaceEnvironments implements vscode.Disposable {
     return result ? { fileUri, result } : {};
   }
 
-  /** Checks an environments file's text (the editor's when open); undefined when it is gone. */
-  async read(fileUri: vscode.Uri): Promise<EnvironmentsFileResult | undefined> {
-    const text = await currentText(fileUri);
-    if (text === undefined) return undefined;
+  /**
+   * Checks an environments file's text (`text` when the caller has it, else the editor's when open,
+   * else the disk's); undefined when it is gone.
+   */
+  async read(fileUri: vscode.Uri, text?: string): Promise<EnvironmentsFileResult | undefined> {
     const key = fileUri.toString();
     const cached = this.parsed.get(key);
+    // The entry is dropped when its document changes or closes, and when the watcher sees the file
+    // change on disk; the watcher covers the workspace folders only, so a closed file outside them
+    // is read again to compare.
+    if (cached && text === undefined && (openDocument(fileUri) || vscode.workspace.getWorkspaceFolder(fileUri))) return cached.result;
+    text ??= await currentText(fileUri);
+    if (text === undefined) return undefined;
     if (cached?.text === text) return cached.result;
     const result = (await loadLanguageCore()).parseEnvironmentsFile(text);
     this.parsed.delete(key);
