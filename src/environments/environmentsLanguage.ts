@@ -1,6 +1,7 @@
 // The environments file (agent-workflows.yaml) in the editor: its own language, its problems as
-// diagnostics as you type (also in Restricted Mode: reading it for validation is safe), and
-// completion of its keys and of environment names after "default:".
+// diagnostics as you type (also in Restricted Mode: reading it for validation is safe),
+// completion of its keys and of environment names after "default:", and hovers on its keys and
+// environment names.
 import * as vscode from 'vscode';
 import { errorDetail } from '../core/errors';
 import { ENVIRONMENTS_LANGUAGE_ID } from '../language/languageIds';
@@ -55,6 +56,13 @@ export function registerEnvironmentsLanguage(
     },
   };
 
+  const hover: vscode.HoverProvider = {
+    async provideHover(document, position) {
+      const result = (await loadLanguageCore()).environmentsHover(document.getText(), document.offsetAt(position));
+      return result ? new vscode.Hover(new vscode.MarkdownString(result.contents), toRange(document, result.span)) : undefined;
+    },
+  };
+
   context.subscriptions.push(
     diagnostics,
     { dispose: () => pending.forEach((timer) => clearTimeout(timer)) },
@@ -65,6 +73,7 @@ export function registerEnvironmentsLanguage(
     // Created, changed or deleted on disk.
     deps.environments.onDidChangeFile((uri) => void check(uri)),
     vscode.languages.registerCompletionItemProvider({ language: ENVIRONMENTS_LANGUAGE_ID }, completion, ':', ' '),
+    vscode.languages.registerHoverProvider({ language: ENVIRONMENTS_LANGUAGE_ID }, hover),
   );
   for (const document of vscode.workspace.textDocuments) if (document.languageId === ENVIRONMENTS_LANGUAGE_ID) void check(document.uri);
   return diagnostics;

@@ -10,5 +10,6 @@ export { quickFixes } from '../core/language/quickFixes';
 export { decodeAgentFile, undecodedFileProblems } from '../core/document/parse';
 export { validateAgentText } from '../core/validation/validate';
 export { environmentsCompletions } from '../core/environments/environmentsCompletion';
+export { environmentsHover } from '../core/environments/environmentsHover';
 export { parseEnvironmentsFile } from '../core/environments/environmentsFile';
 export { environmentDeployment, selectEnvironment } from '../core/environments/resolveEnvironment';

@@ -228,6 +228,18 @@ describe('environments', () => {
     assert.equal(record?.target?.environment, 'dev');
   });
 
+  it('shows the schema description when hovering a key of the environments file', async () => {
+    const document = await vscode.workspace.openTextDocument(ENVIRONMENTS);
+    assert.equal(document.languageId, 'agent-environments-yaml');
+    const at = document.positionAt(document.getText().indexOf('account') + 2);
+    const hovers = await vscode.commands.executeCommand<vscode.Hover[]>('vscode.executeHoverProvider', ENVIRONMENTS, at);
+    const shown = hovers
+      .flatMap((hover) => hover.contents)
+      .map((content) => (typeof content === 'string' ? content : content.value))
+      .join('\n');
+    assert.match(shown, /The <account_path> of the agents in this environment/);
+  });
+
   it("warns about an agent's override for an environment its environments file does not name, until it is typed in", async () => {
     const agent = vscode.Uri.joinPath(FOLDER, 'override.agent.yaml');
     await write(

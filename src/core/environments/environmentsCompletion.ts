@@ -3,20 +3,11 @@
 // around the cursor like agent file completion (cursorContext), so it works while the YAML is
 // incomplete; the VS Code side turns the entries into CompletionItems like the agent file's.
 import { isMap } from 'yaml';
-import environmentsSchema from '../../../schemas/agent-workflows.schema.json';
 import { parseAgentFile } from '../document/parse';
 import { entries, getValue } from '../document/yamlAst';
 import type { CompletionEntry, CompletionResult } from '../language/completion';
 import { cursorContext } from '../language/cursorContext';
-
-interface SchemaProperty {
-  readonly description?: string;
-  readonly title?: string;
-}
-
-const TOP_KEYS = environmentsSchema.properties as Record<string, SchemaProperty>;
-const ENVIRONMENT_KEYS = environmentsSchema.definitions.environment.properties as Record<string, SchemaProperty>;
-const REQUIRED_ENVIRONMENT_KEYS: readonly string[] = environmentsSchema.definitions.environment.required;
+import { ENVIRONMENT_KEYS, REQUIRED_ENVIRONMENT_KEYS, TOP_KEYS } from './environmentsSchemaKeys';
 
 /** What to insert after each key: the line's start of its value. */
 const KEY_INSERTS: Record<string, string> = {

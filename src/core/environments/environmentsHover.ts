@@ -1,19 +1,12 @@
 // Hover for the environments file (agent-workflows.yaml): a key shows the schema's description, an
 // environment's name what it stands for (origin, account, protected, default).
 import { isMap } from 'yaml';
-import environmentsSchema from '../../../schemas/agent-workflows.schema.json';
 import { parseAgentFile } from '../document/parse';
 import { entries, getStringScalar, getValue, spanOf } from '../document/yamlAst';
 import type { HoverResult } from '../language/hover';
-import { displayOrigin } from './environmentsFile';
-
-interface SchemaProperty {
-  readonly title?: string;
-  readonly description?: string;
-}
-
-const TOP_KEYS = environmentsSchema.properties as Record<string, SchemaProperty>;
-const ENVIRONMENT_KEYS = environmentsSchema.definitions.environment.properties as Record<string, SchemaProperty>;
+import { displayOrigin } from './environmentsFileName';
+import { ENVIRONMENT_KEYS, TOP_KEYS } from './environmentsSchemaKeys';
+import type { SchemaProperty } from './environmentsSchemaKeys';
 
 export function environmentsHover(text: string, offset: number): HoverResult | undefined {
   const root = parseAgentFile(text).root;
