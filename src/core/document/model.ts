@@ -43,17 +43,6 @@ export interface OutputDeclaration {
   readonly description?: string;
 }
 
-/** The deployment fields an agent uses in one environment of the workspace (deployment.environments). */
-export interface DeploymentOverride {
-  readonly baseUrl?: string;
-  readonly account?: string;
-  readonly agent?: string;
-  /** Where the environment's name starts in the file. */
-  readonly offset: number;
-  /** The baseUrl with its place, for checks. */
-  readonly baseUrlField?: StringField;
-}
-
 export interface DeploymentDeclaration {
   readonly baseUrl?: StringField;
   readonly account?: string;
@@ -61,6 +50,12 @@ export interface DeploymentDeclaration {
   /** Overrides by environment name, in the file's order. */
   readonly environments?: ReadonlyMap<string, DeploymentOverride>;
 }
+
+/** The deployment fields an agent uses in one environment of the workspace (deployment.environments). */
+export type DeploymentOverride = Omit<DeploymentDeclaration, 'environments'> & {
+  /** Where the environment's name starts in the file. */
+  readonly offset: number;
+};
 
 export interface AgentModel {
   readonly name?: string;
@@ -112,17 +107,9 @@ export function readModel(root: YAMLMap): AgentModel {
   const deploymentMap = getValue(root, 'deployment');
   let deployment: DeploymentDeclaration | undefined;
   if (isMap(deploymentMap)) {
-    const baseUrl = stringField(deploymentMap, 'baseUrl');
-    const account = plainString(deploymentMap, 'account');
-    const agent = plainString(deploymentMap, 'agent');
     const environmentsMap = getValue(deploymentMap, 'environments');
     const environments = isMap(environmentsMap) ? readOverrides(environmentsMap) : undefined;
-    deployment = {
-      ...(baseUrl ? { baseUrl } : {}),
-      ...(account !== undefined ? { account } : {}),
-      ...(agent !== undefined ? { agent } : {}),
-      ...(environments ? { environments } : {}),
-    };
+    deployment = { ...readDeploymentFields(deploymentMap), ...(environments ? { environments } : {}) };
   }
   const name = plainString(root, 'name');
   const description = plainString(root, 'description');
@@ -140,20 +127,21 @@ function readOverrides(map: YAMLMap): Map<string, DeploymentOverride> {
   const overrides = new Map<string, DeploymentOverride>();
   for (const { key, keyNode, value } of entries(map)) {
     if (overrides.has(key)) continue;
-    const fields = isMap(value) ? value : undefined;
-    const baseUrlField = fields ? stringField(fields, 'baseUrl') : undefined;
-    const baseUrl = baseUrlField?.value;
-    const account = fields ? plainString(fields, 'account') : undefined;
-    const agent = fields ? plainString(fields, 'agent') : undefined;
-    overrides.set(key, {
-      ...(baseUrl !== undefined ? { baseUrl } : {}),
-      ...(account !== undefined ? { account } : {}),
-      ...(agent !== undefined ? { agent } : {}),
-      offset: keyNode.range?.[0] ?? 0,
-      ...(baseUrlField ? { baseUrlField } : {}),
-    });
+    overrides.set(key, { ...(isMap(value) ? readDeploymentFields(value) : {}), offset: keyNode.range?.[0] ?? 0 });
   }
   return overrides;
+}
+
+/** The fields of a deployment block: the plain one, or one environment's override. */
+function readDeploymentFields(map: YAMLMap): Omit<DeploymentDeclaration, 'environments'> {
+  const baseUrl = stringField(map, 'baseUrl');
+  const account = plainString(map, 'account');
+  const agent = plainString(map, 'agent');
+  return {
+    ...(baseUrl ? { baseUrl } : {}),
+    ...(account !== undefined ? { account } : {}),
+    ...(agent !== undefined ? { agent } : {}),
+  };
 }
 
 function readInput(map: YAMLMap): Omit<InputDeclaration, 'name' | 'keyNode' | 'map'> {

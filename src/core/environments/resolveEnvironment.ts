@@ -78,7 +78,7 @@ export function environmentDeployment(model: AgentModel, env: SelectedEnvironmen
   const pick = (...values: (string | undefined)[]): string | undefined => values.map((value) => value?.trim()).find((value) => !!value);
   const statusPath = env.declaration.statusPath;
   return withoutUndefined({
-    baseUrl: pick(override?.baseUrl, env.declaration.baseUrl, fromPlain.baseUrl),
+    baseUrl: pick(override?.baseUrl?.value, env.declaration.baseUrl, fromPlain.baseUrl),
     account: pick(override?.account, env.declaration.account, fromPlain.account),
     agent: pick(override?.agent, fromPlain.agent),
     ...(statusPath !== undefined ? { statusPath } : {}),

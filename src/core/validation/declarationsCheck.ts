@@ -72,7 +72,7 @@ export function checkInputs(model: AgentModel, sink: ProblemSink): void {
 
 export function checkDeployment(model: AgentModel, sink: ProblemSink): void {
   checkBaseUrlField(model.deployment?.baseUrl, sink);
-  for (const override of model.deployment?.environments?.values() ?? []) checkBaseUrlField(override.baseUrlField, sink);
+  for (const override of model.deployment?.environments?.values() ?? []) checkBaseUrlField(override.baseUrl, sink);
 }
 
 function checkBaseUrlField(baseUrl: StringField | undefined, sink: ProblemSink): void {
