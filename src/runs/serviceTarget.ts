@@ -44,19 +44,11 @@ export async function runTargetFor(
 ): Promise<RunTarget> {
   const environment = await deps.environments.active(file.uri, requested);
   if (!environment) return { info: targetInfoWithoutEnvironment(file, deps.localServer) };
-  const core = await loadLanguageCore();
-  const fields = core.environmentDeployment(file.model, environment);
-  const baseUrl = fields.baseUrl ?? environment.declaration.baseUrl;
-  if (baseUrl.includes('{{'))
-    throw new RunBlocked(
-      `The base URL of environment "${environment.name}" for ${file.agentPath} contains an expression; write the service's address itself (https://…).`,
-    );
+  const fields = (await loadLanguageCore()).environmentDeployment(file.model, environment);
   return {
     environment,
     info: {
-      baseUrl: baseUrl.replace(/\/+$/, ''),
-      account: fields.account ?? environment.declaration.account,
-      agent: fields.agent ?? file.agentPath,
+      ...targetInfo(file, fields, `The base URL of environment "${environment.name}" for ${file.agentPath}`),
       environment: environment.name,
       ...(fields.statusPath ? { statusPathTemplate: fields.statusPath } : {}),
     },
@@ -88,8 +80,6 @@ function targetInfoWithoutEnvironment(file: AgentFile, localServer: LocalServerH
   const settings = serviceSettings(file.uri);
   const deployment = file.model.deployment;
   const fileBaseUrl = deployment?.baseUrl?.value.trim();
-  if (fileBaseUrl?.includes('{{'))
-    throw new RunBlocked(`deployment.baseUrl of ${file.agentPath} contains an expression; write the service's address itself (https://…).`);
   const local = localServer.running;
   const baseUrl = fileBaseUrl || settings.baseUrl || local?.url;
   if (!baseUrl) {
@@ -102,6 +92,9 @@ function targetInfoWithoutEnvironment(file: AgentFile, localServer: LocalServerH
       ],
     );
   }
+  const baseUrlFrom = fileBaseUrl
+    ? `deployment.baseUrl of ${file.agentPath}`
+    : `The "agentWorkflows.baseUrl" setting for ${file.agentPath}`;
   const toLocal = local !== undefined && baseUrl === local.url;
   const account = deployment?.account?.trim() || (toLocal ? LOCAL_ACCOUNT : settings.account);
   if (!account) {
@@ -110,8 +103,22 @@ function targetInfoWithoutEnvironment(file: AgentFile, localServer: LocalServerH
       [{ title: 'Open Settings', run: () => vscode.commands.executeCommand('workbench.action.openSettings', 'agentWorkflows.account') }],
     );
   }
-  const agent = deployment?.agent?.trim() || file.agentPath;
-  return { baseUrl: baseUrl.replace(/\/+$/, ''), account, agent };
+  return targetInfo(file, { baseUrl, account, agent: deployment?.agent }, baseUrlFrom);
+}
+
+/**
+ * A run's base URL (without trailing slashes), account and agent (the file's path when not set),
+ * from the fields that apply; `baseUrlFrom` names where the base URL comes from, for the message
+ * when it holds an expression (the runs send it as is).
+ */
+function targetInfo(
+  file: AgentFile,
+  fields: { readonly baseUrl: string; readonly account: string; readonly agent?: string | undefined },
+  baseUrlFrom: string,
+): ExecutionTargetInfo {
+  if (fields.baseUrl.includes('{{'))
+    throw new RunBlocked(`${baseUrlFrom} contains an expression; write the service's address itself (https://…).`);
+  return { baseUrl: fields.baseUrl.replace(/\/+$/, ''), account: fields.account, agent: fields.agent?.trim() || file.agentPath };
 }
 
 /**

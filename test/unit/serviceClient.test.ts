@@ -6,7 +6,7 @@ import type { ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { getStatus, startExecution, startMultipartExecution } from '../../src/core/service/agentClient';
 import { parseRetryAfter, ServiceError } from '../../src/core/service/serviceError';
-import { checkBaseUrl, checkExecutionId, resolveDeployment, statusUrl } from '../../src/core/service/target';
+import { checkBaseUrl, checkExecutionId, firstSet, resolveDeployment, statusUrl } from '../../src/core/service/target';
 import type { AgentTarget } from '../../src/core/service/target';
 import { startFakeService } from '../support/fakeAgentService';
 import type { FakeService } from '../support/fakeAgentService';
@@ -428,6 +428,10 @@ describe('agent client', () => {
         },
       );
       assert.throws(() => resolveDeployment({ baseUrl: 'https://a.example.com' }), /account, agent are not set/);
+      assert.throws(() => resolveDeployment({ baseUrl: 'https://a.example.com', account: '  ', agent: '' }), /account, agent are not set/);
+      // Blank counts as not set, and the value is trimmed.
+      assert.equal(firstSet(undefined, '', '  ', ' b ', 'c'), 'b');
+      assert.equal(firstSet(undefined, ' '), undefined);
     });
 
     it('fills a status template, encoding every segment', () => {

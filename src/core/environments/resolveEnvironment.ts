@@ -1,12 +1,14 @@
 // Which environment a run uses, and where an agent is deployed in it. The precedence (documented in
 // docs/environments.md): the environment named by a flag, else by a setting (VS Code's picker, or
 // AGENT_WORKFLOWS_ENV on the command line), else the file's default, else none; and for each field,
-// the agent file's override for that environment, then the environment, then the agent file's plain
-// deployment block. Environments are found by walking up from the agent file to agent-workflows.yaml.
+// the agent file's override for that environment, then the environment (base URL and account), then
+// the agent file's plain deployment block (agent). Environments are found by walking up from the
+// agent file to agent-workflows.yaml.
 import { stat } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import type { AgentModel } from '../document/model';
 import { ServiceError } from '../service/serviceError';
+import { firstSet } from '../service/target';
 import type { DeploymentFields } from '../service/target';
 import { ENVIRONMENTS_FILE_NAME } from './environmentsFile';
 import type { EnvironmentDeclaration, EnvironmentsFile } from './environmentsFile';
@@ -63,24 +65,32 @@ export function selectEnvironment(
   return { name, declaration, source };
 }
 
+/** Where the agent is deployed in an environment: the environment always gives a base URL and an account. */
+export interface EnvironmentDeployment {
+  readonly baseUrl: string;
+  readonly account: string;
+  readonly agent?: string;
+  readonly statusPath?: string;
+}
+
 /**
  * Where the agent is deployed in the environment: its override for the environment first, then the
- * environment's baseUrl and account (they beat the plain deployment block, which names one service),
- * then the plain deployment block. With no environment, the plain deployment block as before.
- * The agent path is never the environment's: override, then deployment.agent (then, for the
- * caller, the file name rule).
+ * environment's baseUrl and account (they beat the plain deployment block, which names one service;
+ * the file's check requires both, so the plain block's never apply). With no environment, the plain
+ * deployment block as before. The agent path is never the environment's: override, then
+ * deployment.agent (then, for the caller, the file name rule).
  */
+export function environmentDeployment(model: AgentModel, env: SelectedEnvironment): EnvironmentDeployment;
+export function environmentDeployment(model: AgentModel, env: SelectedEnvironment | undefined): DeploymentFields & { statusPath?: string };
 export function environmentDeployment(model: AgentModel, env: SelectedEnvironment | undefined): DeploymentFields & { statusPath?: string } {
   const plain = model.deployment;
-  const fromPlain: DeploymentFields = { baseUrl: plain?.baseUrl?.value, account: plain?.account, agent: plain?.agent };
-  if (!env) return withoutUndefined(fromPlain);
+  if (!env) return withoutUndefined({ baseUrl: plain?.baseUrl?.value, account: plain?.account, agent: plain?.agent });
   const override = plain?.environments?.get(env.name);
-  const pick = (...values: (string | undefined)[]): string | undefined => values.map((value) => value?.trim()).find((value) => !!value);
   const statusPath = env.declaration.statusPath;
   return withoutUndefined({
-    baseUrl: pick(override?.baseUrl?.value, env.declaration.baseUrl, fromPlain.baseUrl),
-    account: pick(override?.account, env.declaration.account, fromPlain.account),
-    agent: pick(override?.agent, fromPlain.agent),
+    baseUrl: firstSet(override?.baseUrl?.value) ?? env.declaration.baseUrl,
+    account: firstSet(override?.account) ?? env.declaration.account,
+    agent: firstSet(override?.agent, plain?.agent),
     ...(statusPath !== undefined ? { statusPath } : {}),
   });
 }

@@ -113,6 +113,11 @@ export interface DeploymentFields {
   readonly agent?: string | undefined;
 }
 
+/** The first value that is set (not undefined, empty or blank), trimmed. */
+export function firstSet(...values: readonly (string | undefined)[]): string | undefined {
+  return values.map((value) => value?.trim()).find((value) => !!value);
+}
+
 /**
  * Picks each field from the first source that has it (explicit options, then the file's
  * deployment, then settings), or says which are missing and where to set them.
@@ -122,8 +127,7 @@ export function resolveDeployment(...sources: readonly (DeploymentFields | undef
   account: string;
   agent: string;
 } {
-  const pick = (field: keyof DeploymentFields): string | undefined =>
-    sources.map((source) => source?.[field]?.trim()).find((value) => value !== undefined && value !== '');
+  const pick = (field: keyof DeploymentFields): string | undefined => firstSet(...sources.map((source) => source?.[field]));
   const baseUrl = pick('baseUrl');
   const account = pick('account');
   const agent = pick('agent');
