@@ -62,9 +62,10 @@ export async function readAgentFile(file: string, cwd: string): Promise<ReadResu
   return 'text' in decoded ? { file, text: decoded.text } : { file, error: `${file}: ${decoded.error}`, code: decoded.code };
 }
 
-function displayPath(file: string, cwd: string): string {
+/** A path as messages show it: relative to cwd when inside it ('.' for cwd itself), else as given. */
+export function displayPath(file: string, cwd: string): string {
   const relativePath = relative(cwd, file);
-  return relativePath.startsWith('..') ? file : relativePath;
+  return relativePath === '' ? '.' : relativePath.startsWith('..') ? file : relativePath;
 }
 
 export function describeFsError(error: unknown, file: string): string {

@@ -3,14 +3,14 @@
 // (--envs-file, else agent-workflows.yaml found walking up from the agent file or the current
 // folder), its problems as a usage error, and the confirmation a protected environment needs.
 import { readFile, stat } from 'node:fs/promises';
-import { relative, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { displayOrigin, ENVIRONMENTS_FILE_NAME, parseEnvironmentsFile } from '../core/environments/environmentsFile';
 import type { EnvironmentsFile } from '../core/environments/environmentsFile';
 import { findEnvironmentsFile, selectEnvironment } from '../core/environments/resolveEnvironment';
 import type { SelectedEnvironment } from '../core/environments/resolveEnvironment';
 import { errorMessage } from '../core/errors';
 import { MAX_ENVIRONMENTS_FILE_BYTES } from '../core/limits';
-import { describeFsError } from './agentFiles';
+import { describeFsError, displayPath } from './agentFiles';
 import { CliError, ExitCode } from './io';
 import type { CliIo } from './io';
 
@@ -42,9 +42,9 @@ export interface LoadedEnvironments {
 export async function loadEnvironments(flags: EnvironmentFlags, startDir: string, io: CliIo): Promise<LoadedEnvironments> {
   const absolute = flags.envsFile !== undefined ? resolve(io.cwd, flags.envsFile) : await findEnvironmentsFile(startDir);
   const where =
-    flags.envsFile !== undefined ? flags.envsFile : `${ENVIRONMENTS_FILE_NAME} in ${shown(startDir, io.cwd)} and its parent folders`;
+    flags.envsFile !== undefined ? flags.envsFile : `${ENVIRONMENTS_FILE_NAME} in ${displayPath(startDir, io.cwd)} and its parent folders`;
   if (absolute === undefined) return { where };
-  const path = flags.envsFile ?? shown(absolute, io.cwd);
+  const path = flags.envsFile ?? displayPath(absolute, io.cwd);
   let text: string;
   try {
     // Not read at all when too large: the limit holds for the bytes read, not only for parsing.
@@ -104,9 +104,4 @@ export async function confirmEnvironment(environment: SelectedEnvironment | unde
     throw new CliError(`Not run: environment "${name}" is protected and the run was not confirmed.`, ExitCode.usage);
   }
   throw new CliError(`Environment "${name}" (${place}) is protected: add --yes to confirm running against it.`, ExitCode.usage);
-}
-
-function shown(path: string, cwd: string): string {
-  const relativePath = relative(cwd, path);
-  return relativePath === '' ? '.' : relativePath.startsWith('..') ? path : relativePath;
 }

@@ -5,7 +5,8 @@
 // errors is never used: its last valid version is not kept.
 import * as vscode from 'vscode';
 import { RunBlocked } from '../commands/commandErrors';
-import { environmentSettings } from '../config';
+import { COMMANDS } from '../commandIds';
+import { affects, environmentSettings } from '../config';
 import type { EnvironmentsFileResult } from '../core/environments/environmentsFile';
 import type { SelectedEnvironment } from '../core/environments/resolveEnvironment';
 import { displayOrigin, ENVIRONMENTS_FILE_NAME } from '../core/environments/environmentsFileName';
@@ -82,7 +83,7 @@ export class WorkspaceEnvironments implements vscode.Disposable {
         if (isEnvironmentsFile(document.uri)) forget(document.uri);
       }),
       vscode.workspace.onDidChangeConfiguration((event) => {
-        if (event.affectsConfiguration('agentWorkflows.environment')) this.changed.fire();
+        if (affects(event, 'environment')) this.changed.fire();
       }),
     );
   }
@@ -198,7 +199,7 @@ export class WorkspaceEnvironments implements vscode.Disposable {
     } catch (error) {
       const actions = fileUri
         ? [
-            { title: 'Select Environment', run: () => vscode.commands.executeCommand('agentWorkflows.selectEnvironment', agentUri) },
+            { title: 'Select Environment', run: () => vscode.commands.executeCommand(COMMANDS.selectEnvironment, agentUri) },
             { title: 'Open Environments File', run: () => vscode.window.showTextDocument(fileUri) },
           ]
         : [
