@@ -128,11 +128,7 @@ export function registerExecutionActions(context: vscode.ExtensionContext, deps:
       COMMANDS.clearFinished,
       guarded('Clear Finished', async () => {
         // Ended batches go too (with their files); running ones stay, like running executions.
-        let removed = await deps.store.clearFinished();
-        for (const batch of deps.batches.all().filter((candidate) => candidate.state !== 'running')) {
-          await deps.batches.remove(batch.key);
-          removed++;
-        }
+        const removed = (await deps.store.clearFinished()) + (await deps.batches.clearFinished());
         vscode.window.setStatusBarMessage(`$(check) Removed ${removed} finished ${removed === 1 ? 'execution' : 'executions'}`, 3000);
         return removed;
       }),

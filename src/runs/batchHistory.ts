@@ -26,6 +26,14 @@ export class BatchHistory extends KeyedStore<BatchRecord> {
     await this.deleteFiles(key);
   }
 
+  /** Forgets every batch that is not running, in one save, and deletes their files; returns how many went. */
+  async clearFinished(): Promise<number> {
+    const ended = this.records.filter((record) => record.state !== 'running');
+    await this.replace(this.records.filter((record) => record.state === 'running'));
+    for (const batch of ended) await this.deleteFiles(batch.key);
+    return ended.length;
+  }
+
   /** The oldest ended batches (and their files) go first; running ones are kept. */
   protected async capped(records: BatchRecord[]): Promise<BatchRecord[]> {
     const kept = [...records];
