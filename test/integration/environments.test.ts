@@ -242,6 +242,9 @@ describe('environments', () => {
 
   it("warns about an agent's override for an environment its environments file does not name, until it is typed in", async () => {
     const agent = vscode.Uri.joinPath(FOLDER, 'override.agent.yaml');
+    // Set before the agent file opens, so the re-check this change starts is over before the edit below.
+    const delay = 1000;
+    await vscode.workspace.getConfiguration('agentWorkflows').update('validation.delay', delay, vscode.ConfigurationTarget.Workspace);
     await write(
       agent,
       'version: 1\nname: Override\ndeployment:\n  environments:\n    prod: { agent: greet }\n    qa: { agent: greet }\nnodes:\n  hello:\n    type: template\n    text: hi\n',
@@ -258,8 +261,10 @@ describe('environments', () => {
       assert.match(problems[0]!.message, /"qa"/);
       assert.equal(problems[0]!.severity, vscode.DiagnosticSeverity.Warning);
 
-      // Typed into the environments file's editor (unsaved): the agent file is checked again.
+      // Typed into the environments file's editor (unsaved): the agent file is checked again, after
+      // the validation delay like an edit of its own (not on every keystroke).
       const environments = await vscode.workspace.openTextDocument(ENVIRONMENTS);
+      const typed = Date.now();
       const addQa = new vscode.WorkspaceEdit();
       addQa.insert(
         ENVIRONMENTS,
@@ -271,7 +276,9 @@ describe('environments', () => {
         () => !vscode.languages.getDiagnostics(agent).some((diagnostic) => /unknown-environment/.test(JSON.stringify(diagnostic.code))),
         'the warning to go once the environments file names qa',
       );
+      assert.ok(Date.now() - typed >= delay - 50, `checked again after ${Date.now() - typed} ms, before the ${delay} ms delay`);
     } finally {
+      await vscode.workspace.getConfiguration('agentWorkflows').update('validation.delay', undefined, vscode.ConfigurationTarget.Workspace);
       // Back to the file the other tests use, saved (a dirty document would hide the disk's text).
       const environments = await vscode.workspace.openTextDocument(ENVIRONMENTS);
       const restore = new vscode.WorkspaceEdit();
