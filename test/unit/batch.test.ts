@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { runCli } from '../../src/cli/main';
 import { DataFileError, readDataRows } from '../../src/core/batch/dataRows';
 import type { DataRow } from '../../src/core/batch/dataRows';
+import { readBatchResults } from '../../src/core/batch/resultsTable';
 import { startBatchService } from '../support/batchService';
 import type { BatchService, BatchServiceOptions } from '../support/batchService';
 import { startFakeService } from '../support/fakeAgentService';
@@ -211,6 +212,43 @@ describe('agent-workflows batch', () => {
       } finally {
         await fake.close();
       }
+    });
+
+    it('--resume reads a results line as the results table does: one with an unknown status ends no row', async () => {
+      dir.write('rows.agent.yaml', agent('http://127.0.0.1:9'));
+      dir.write('rows.jsonl', jsonl([{ id: 1 }, { id: 2 }]));
+      const header = {
+        batch: 1,
+        agent: 'rows.agent.yaml',
+        data: join(dir.path, 'rows.jsonl'),
+        mode: 'local',
+        createdAt: '2026-01-01T00:00:00Z',
+      };
+      dir.write('out.jsonl.state', jsonl([header]));
+      // Written by something else (or a later version): not a row's result for the table, nor for --resume.
+      dir.write(
+        'out.jsonl',
+        jsonl([
+          { row: 1, status: 'paused' },
+          { row: 2, status: 'finished', outputs: { id: '2' } },
+        ]),
+      );
+      const before = await readBatchResults(join(dir.path, 'out.jsonl'));
+      assert.deepEqual([before.total, before.badLines], [1, 1]);
+
+      const resumed = await cli(['batch', 'rows.agent.yaml', '--data', 'rows.jsonl', '--out', 'out.jsonl', '--local', '--resume']);
+      assert.equal(resumed.code, 0, resumed.stderr);
+      assert.match(resumed.stderr, /2 rows: 2 finished/);
+      const after = await readBatchResults(join(dir.path, 'out.jsonl'));
+      assert.deepEqual(
+        after.rows.map((row) => [row.row, row.status]),
+        [
+          [2, 'finished'],
+          [1, 'finished'],
+        ],
+        'row 1 ran on resume',
+      );
+      assert.equal(after.counts.finished, 2);
     });
 
     it('runs rows on this machine with --local, concurrently, and gives a pass rate', async () => {

@@ -6,6 +6,7 @@
 // Both files are written synchronously: an event is on disk before the batch acts on it.
 import { closeSync, existsSync, fstatSync, fsyncSync, openSync, readSync, writeSync } from 'node:fs';
 import { readLines } from './dataRows';
+import { parseResultHead } from './resultsRows';
 
 export const STATE_VERSION = 1;
 
@@ -163,12 +164,13 @@ export async function readResumeState(statePath: string, resultsPath: string | u
   // A row whose result line was written just before a crash, its "ended" event not yet.
   if (resultsPath && existsSync(resultsPath)) {
     for await (const { text } of readLines(resultsPath, MAX_STATE_LINE_BYTES)) {
-      const match = /^\{"row":(\d+),"status":"([a-z]+)"(?:,"passed":(true|false))?/.exec(text);
-      if (!match) continue;
-      const row = Number(match[1]);
+      // A line that is not a row's result (the results table skips it too) ends no row.
+      const head = parseResultHead(text);
+      if (!head) continue;
+      const { row, ...end } = head;
       state.unknown.delete(row);
       state.started.delete(row);
-      state.ended.set(row, { status: match[2]!, ...(match[3] ? { passed: match[3] === 'true' } : {}) });
+      state.ended.set(row, end);
     }
   }
   return state;

@@ -6,6 +6,25 @@ import type { RowResult, RowStatus } from './runBatch';
 /** The statuses of a row, in the order the table lists them. */
 export const ROW_STATUSES: readonly RowStatus[] = ['finished', 'failed', 'error', 'timeout', 'unknown', 'skipped'];
 
+/** The head of a results line: its row and status (and whether it passed), which come first in every line. */
+export interface ResultHead {
+  readonly row: number;
+  readonly status: RowStatus;
+  readonly passed?: boolean;
+}
+
+/**
+ * The row and status at the start of a results line, read without parsing the rest (a line may be
+ * cut, or too long to parse): undefined when the line does not start as a row's result does.
+ */
+export function parseResultHead(text: string): ResultHead | undefined {
+  const match = /^\{"row":(\d+),"status":"([a-z]+)"(?:,"passed":(true|false))?/.exec(text);
+  if (!match || !ROW_STATUSES.includes(match[2] as RowStatus)) return undefined;
+  const row = Number(match[1]);
+  if (!Number.isSafeInteger(row) || row < 1) return undefined;
+  return { row, status: match[2] as RowStatus, ...(match[3] ? { passed: match[3] === 'true' } : {}) };
+}
+
 /** The most characters of one cell's text (its tooltip); the table shows fewer, the detail pane all. */
 export const MAX_CELL_CHARS = 1000;
 

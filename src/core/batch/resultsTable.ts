@@ -7,7 +7,7 @@ import { open, rename, rm } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { errorMessage } from '../errors';
 import { readLines } from './dataRows';
-import { cellText, emptyCounts, matchesFilter, outputValues, ROW_STATUSES, tableRowOf } from './resultsRows';
+import { cellText, emptyCounts, matchesFilter, outputValues, parseResultHead, ROW_STATUSES, tableRowOf } from './resultsRows';
 import type { ResultsFilter, StatusCounts } from './resultsRows';
 import type { RowResult, RowStatus } from './runBatch';
 
@@ -47,12 +47,10 @@ export interface ReadResultsOptions {
 function parseResultLine(text: string, overflow: boolean, maxLineBytes: number): RowResult | undefined {
   if (overflow) {
     // Row and status come first in every line (see RowResult): they are within what was kept.
-    const match = /^\{"row":(\d+),"status":"([a-z]+)"(?:,"passed":(true|false))?/.exec(text);
-    if (!match || !ROW_STATUSES.includes(match[2] as RowStatus)) return undefined;
+    const head = parseResultHead(text);
+    if (!head) return undefined;
     return {
-      row: Number(match[1]),
-      status: match[2] as RowStatus,
-      ...(match[3] ? { passed: match[3] === 'true' } : {}),
+      ...head,
       error: `This row's result line is longer than ${maxLineBytes} bytes: its values are only in the results file.`,
     };
   }
