@@ -10,7 +10,7 @@
 // are waited for so their execution ids are recorded.
 import { DEFAULT_REQUEST_TIMEOUT_MS, startAgent, getStatus } from '../service/agentClient';
 import type { PreparedInputs } from '../inputs/inputValues';
-import { IN_PROGRESS_STATUSES, POLL_DEFAULTS } from '../service/poller';
+import { IN_PROGRESS_STATUSES, isTransient, POLL_DEFAULTS } from '../service/poller';
 import { ServiceError } from '../service/serviceError';
 import type { AgentTarget } from '../service/target';
 import { errorMessage } from '../errors';
@@ -429,6 +429,7 @@ export class BatchScheduler {
         this.halt({ kind: 'auth', message: error.message });
         return;
       }
+      // Before isTransient, which also takes a 429 or 503: the whole batch slows down for those.
       if (isThrottle(error)) {
         this.throttle(error);
         execution.nextPollAt = Math.max(this.pausedUntil, Date.now() + execution.intervalMs);
@@ -581,15 +582,6 @@ export class BatchScheduler {
 /** 429, or 503: the service asks to slow down. */
 function isThrottle(error: ServiceError): boolean {
   return error.kind === 'rate-limited' || (error.kind === 'server' && error.status === 503);
-}
-
-/** Faults a status read may be repeated after. */
-function isTransient(error: ServiceError): boolean {
-  return (
-    error.kind === 'server' ||
-    error.kind === 'timeout' ||
-    (error.kind === 'network' && (error.cause as { transient?: boolean } | undefined)?.transient === true)
-  );
 }
 
 /** 0.5 s, 1 s, 2 s… up to 10 s. */

@@ -87,7 +87,7 @@ export async function pollExecution(target: AgentTarget, executionId: string, op
 }
 
 /** Faults a GET may be repeated after: the service was busy or the network hiccupped. */
-function isTransient(error: ServiceError): boolean {
+export function isTransient(error: ServiceError): boolean {
   return (
     error.kind === 'server' ||
     error.kind === 'rate-limited' ||
