@@ -136,7 +136,7 @@ export class BatchScheduler {
   private readonly networkGiveUpMs: number;
 
   private readonly active = new Map<number, Execution>();
-  private readonly retryStarts: Array<{ readonly scheduled: ScheduledRow; readonly notBefore: number; readonly attempts: number }> = [];
+  private readonly retryStarts: Array<{ readonly scheduled: ScheduledRow; readonly notBefore: number }> = [];
   private readonly startAttempts = new Map<number, number>();
   private ready: ScheduledRow | undefined;
   private fetching = false;
@@ -362,7 +362,7 @@ export class BatchScheduler {
       }
       this.startAttempts.set(scheduled.row, attempts);
       this.hooks.refused(scheduled.row);
-      this.retryStarts.push({ scheduled, notBefore: Math.max(this.pausedUntil, Date.now() + delayMs), attempts });
+      this.retryStarts.push({ scheduled, notBefore: Math.max(this.pausedUntil, Date.now() + delayMs) });
     };
     if (!(error instanceof ServiceError)) {
       this.end(execution, { kind: 'unknown', message: `the start failed unexpectedly (${errorMessage(error)}); it may have started` });
