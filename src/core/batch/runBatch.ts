@@ -13,7 +13,7 @@ import type { EngineOptions } from '../engine/engine';
 import { filesFromPaths, resolveInputs } from '../engine/inputs';
 import { errorMessage } from '../errors';
 import { InputError } from '../inputs/inputValues';
-import { BatchStateLog, JsonLinesFile, readResumeState } from './batchState';
+import { BatchStateLog, JsonLinesFile, readResumeState, STATE_VERSION } from './batchState';
 import type { ResumeState } from './batchState';
 import { countDataRows, DataFileError, readDataRows } from './dataRows';
 import type { RowProblem } from './dataRows';
@@ -197,7 +197,7 @@ export async function runBatch(options: BatchOptions, listener: BatchListener, s
       ? options.resume
         ? BatchStateLog.append(statePath)
         : BatchStateLog.create(statePath, {
-            batch: 1,
+            batch: STATE_VERSION,
             agent: options.agentPath,
             data: options.dataPath,
             mode: options.mode.kind,
@@ -209,7 +209,7 @@ export async function runBatch(options: BatchOptions, listener: BatchListener, s
     throw new BatchSetupError(`${statePath} cannot be written: ${errorMessage(error)}`);
   }
 
-  const run = new BatchRun(options, total, previous, listener, results, state);
+  const run = new BatchRun(options, total, previous, listener, results, state, statePath);
   try {
     return await run.run(signal);
   } finally {
@@ -243,6 +243,8 @@ class BatchRun {
     private readonly listener: BatchListener,
     private readonly results: JsonLinesFile | undefined,
     private readonly state: BatchStateLog | undefined,
+    /** The state file's path (with --out), for the summary. */
+    private readonly statePath: string | undefined,
   ) {}
 
   async run(signal: AbortSignal): Promise<BatchSummary> {
@@ -299,7 +301,7 @@ class BatchRun {
       ...(p95 !== undefined ? { p95Ms: p95 } : {}),
       ...(stopped ? { stopped } : {}),
       problems: this.problems,
-      ...(this.state && this.options.outPath ? { statePath: this.options.statePath ?? `${this.options.outPath}.state` } : {}),
+      ...(this.statePath ? { statePath: this.statePath } : {}),
     };
   }
 
