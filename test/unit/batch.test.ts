@@ -132,6 +132,30 @@ describe('agent-workflows batch', () => {
       assert.equal(lines.find((line) => line.row === 6)?.problems?.[0]?.column, 'doc');
     });
 
+    it("names a bad row's column from the input its problem is about, whatever the column's name holds", async () => {
+      dir.write('rows.agent.yaml', agent('http://127.0.0.1:9'));
+      // A column named with quotes: the problem's wording, The agent has no input "say "hi"", is no guide to it.
+      dir.write('rows.jsonl', jsonl([{ number: 1, 'say "hi"': 'x' }, { number: 'two' }, { text: 'no number' }]));
+      const result = await cli(['batch', 'rows.agent.yaml', '--data', 'rows.jsonl', '--map', 'id=number', '--out', 'out.jsonl', '--local']);
+      assert.equal(result.code, 1, result.stderr);
+      const byRow = new Map(readResults(join(dir.path, 'out.jsonl')).map((line) => [line.row, line]));
+      assert.deepEqual(
+        byRow.get(1)?.problems?.map((problem) => problem.column),
+        ['say "hi"'],
+        'the unknown column',
+      );
+      assert.deepEqual(
+        byRow.get(2)?.problems?.map((problem) => problem.column),
+        ['number'],
+        'the mapped column, not the input "id" its message names',
+      );
+      assert.deepEqual(
+        byRow.get(3)?.problems?.map((problem) => problem.column),
+        ['number'],
+        'the column a required input is read from',
+      );
+    });
+
     it('reads CSV with a header (not a row), reports a ragged row and maps columns with --map', async () => {
       const s = await serve({ outcome: (inputs) => ({ status: 'finished', outputs: { id: String(inputs.id) } }) });
       dir.write('rows.csv', 'number,text,expect.id\n1,one,1\n2,"two, with a comma"\n3,three,4\n"4","multi\nline",4\n');

@@ -142,11 +142,11 @@ export async function rowInputs(
     prepared = prepareInputs(model, { values: values as Record<string, string>, files }, hints);
   } catch (error) {
     if (!(error instanceof InputError)) throw error;
-    // The pipeline's messages name the input; the column is where it came from.
-    for (const message of error.problems) {
-      const input = /[Ii]nput "([^"]+)"/.exec(message)?.[1];
+    // Each problem is about an input; the column is where that input came from.
+    error.problems.forEach((message, index) => {
+      const input = error.inputs[index];
       problems.push({ row, ...(input !== undefined ? { column: columnOf(input) } : {}), message });
-    }
+    });
   }
   if (problems.length || !prepared) return { row, problems };
   return { row, prepared, files: { ...files }, shown: { ...prepared.inputs, ...shownFiles }, expectations };

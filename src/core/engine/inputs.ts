@@ -58,11 +58,14 @@ export function resolveInputs(
 export async function filesFromPaths(paths: Readonly<Record<string, string>>): Promise<Record<string, GivenFile>> {
   const files: Record<string, GivenFile> = {};
   const problems: string[] = [];
+  const problemInputs: string[] = [];
   for (const [name, path] of Object.entries(paths)) {
     const info = await stat(path).catch(() => undefined);
-    if (!info?.isFile()) problems.push(`The file for input "${name}" cannot be read: ${path}.`);
-    else files[name] = { name: basename(path), size: info.size, type: mediaTypeOf(path), path };
+    if (!info?.isFile()) {
+      problems.push(`The file for input "${name}" cannot be read: ${path}.`);
+      problemInputs.push(name);
+    } else files[name] = { name: basename(path), size: info.size, type: mediaTypeOf(path), path };
   }
-  if (problems.length) throw new InputError(problems);
+  if (problems.length) throw new InputError(problems, problemInputs);
   return files;
 }

@@ -52,9 +52,16 @@ export interface InputHints {
 const NEUTRAL_HINTS: InputHints = { value: (name) => `give a value for "${name}"`, file: (name) => `give a file for "${name}"` };
 
 export class InputError extends Error {
-  constructor(readonly problems: readonly string[]) {
+  /** The input each problem is about, by the problem's index (undefined: no one input's). */
+  readonly inputs: readonly (string | undefined)[];
+
+  constructor(
+    readonly problems: readonly string[],
+    inputs: readonly (string | undefined)[] = [],
+  ) {
     super(problems.join('\n'));
     this.name = 'InputError';
+    this.inputs = problems.map((_, index) => inputs[index]);
   }
 }
 
@@ -87,6 +94,12 @@ export function checkInputs<File>(
   factsOf: (file: File) => FileFacts,
 ): CheckedInput<File>[] {
   const problems: string[] = [];
+  const problemInputs: string[] = [];
+  // Every problem is one input's: which, for callers that show it elsewhere (a data file's column).
+  const report = (name: string, problem: string): void => {
+    problems.push(problem);
+    problemInputs.push(name);
+  };
   const checked: CheckedInput<File>[] = [];
   const givenValues = given.values ?? {};
   const givenFiles = given.files ?? {};
@@ -100,32 +113,33 @@ export function checkInputs<File>(
   for (const [name, raw] of Object.entries(givenValues)) {
     const input = declared.get(name);
     if (!input) {
-      problems.push(unknown(name));
+      report(name, unknown(name));
     } else if (input.type === 'file') {
-      problems.push(`Input "${name}" is a file input: ${hints.fileNotValue?.(name) ?? `${hints.file(name)} instead of a value`}.`);
+      report(name, `Input "${name}" is a file input: ${hints.fileNotValue?.(name) ?? `${hints.file(name)} instead of a value`}.`);
     } else if (raw === null || raw === undefined) {
       // Same as not giving it: the default applies.
     } else if (typeof raw !== 'string' && typeof raw !== 'number' && typeof raw !== 'boolean') {
-      problems.push(`Input "${name}" must be ${expected(input)}, not ${Array.isArray(raw) ? 'a list' : 'an object'}.`);
+      report(name, `Input "${name}" must be ${expected(input)}, not ${Array.isArray(raw) ? 'a list' : 'an object'}.`);
     } else {
       const converted = convert(input, raw);
       if (converted.ok) checked.push({ name, kind: 'value', value: converted.value });
-      else problems.push(converted.problem);
+      else report(name, converted.problem);
     }
   }
 
   for (const [name, file] of Object.entries(givenFiles)) {
     const input = declared.get(name);
     if (!input) {
-      problems.push(unknown(name));
+      report(name, unknown(name));
     } else if (input.type !== 'file') {
-      problems.push(
+      report(
+        name,
         `Input "${name}" is a ${input.type ?? 'value'} input, not a file: ${hints.valueNotFile?.(name) ?? `${hints.value(name)} instead`}.`,
       );
     } else {
       const facts = factsOf(file);
       if (input.accept && !acceptsFile(input.accept, facts.name, facts.type)) {
-        problems.push(`The file for input "${name}" (${facts.shown}) is not of an accepted type: ${input.accept.join(', ')}.`);
+        report(name, `The file for input "${name}" (${facts.shown}) is not of an accepted type: ${input.accept.join(', ')}.`);
       } else {
         checked.push({ name, kind: 'file', file });
       }
@@ -140,12 +154,13 @@ export function checkInputs<File>(
     if (givenAtAll) continue; // used, or already reported as a problem
     if (input.default !== undefined && input.type !== 'file') checked.push({ name: input.name, kind: 'value', value: input.default });
     else if (input.required)
-      problems.push(
+      report(
+        input.name,
         `Input "${input.name}" is required: ${input.type === 'file' ? hints.file(input.name) : hints.value(input.name)}.${input.description ? ` (${input.description})` : ''}`,
       );
     else checked.push({ name: input.name, kind: 'absent' });
   }
-  if (problems.length) throw new InputError(problems);
+  if (problems.length) throw new InputError(problems, problemInputs);
   return checked;
 }
 
