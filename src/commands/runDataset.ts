@@ -146,7 +146,6 @@ async function runDataset(argument: unknown, deps: BatchRunDeps): Promise<BatchR
   } catch (error) {
     throw new RunBlocked(`${basename(dataPath)} cannot be run: ${errorMessage(error)}`);
   }
-  if (total === 0) throw new RunBlocked(`${basename(dataPath)} has no rows: nothing to run.`);
 
   const RUN = `Run ${total} ${total === 1 ? 'Row' : 'Rows'}`;
   const place =

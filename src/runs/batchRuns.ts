@@ -177,6 +177,8 @@ async function execute(
             outPath: record.resultsPath,
             statePath: record.statePath,
             resume,
+            // Counted to confirm a new batch: not counted again (a resumed one is, as the file now is).
+            ...(!resume && record.total !== undefined ? { total: record.total } : {}),
             mode,
           },
           (event) => {

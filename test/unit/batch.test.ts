@@ -9,6 +9,8 @@ import { runCli } from '../../src/cli/main';
 import { DataFileError, readDataRows } from '../../src/core/batch/dataRows';
 import type { DataRow } from '../../src/core/batch/dataRows';
 import { readBatchResults } from '../../src/core/batch/resultsTable';
+import { runBatch } from '../../src/core/batch/runBatch';
+import { loadAgent } from '../../src/core/engine/agentPlan';
 import { startBatchService } from '../support/batchService';
 import type { BatchService, BatchServiceOptions } from '../support/batchService';
 import { startFakeService } from '../support/fakeAgentService';
@@ -273,6 +275,33 @@ describe('agent-workflows batch', () => {
         'row 1 ran on resume',
       );
       assert.equal(after.counts.finished, 2);
+    });
+
+    it('runBatch takes the row count its caller made to confirm the batch, and counts again on resume', async () => {
+      const loaded = loadAgent(agent('http://127.0.0.1:9'), join(dir.path, 'rows.agent.yaml'));
+      dir.write('rows.jsonl', jsonl([{ id: 1 }, { id: 2 }]));
+      const options = {
+        model: loaded.model,
+        agentPath: join(dir.path, 'rows.agent.yaml'),
+        dataPath: join(dir.path, 'rows.jsonl'),
+        outPath: join(dir.path, 'out.jsonl'),
+        mode: { kind: 'local', agent: loaded, concurrency: 1, executionTimeoutMs: 5000 } as const,
+      };
+      // Two rows were counted and confirmed; a third written since is not part of this batch.
+      dir.write('rows.jsonl', jsonl([{ id: 1 }, { id: 2 }, { id: 3 }]));
+      const first = await runBatch({ ...options, total: 2 }, () => undefined, new AbortController().signal);
+      assert.equal(first.total, 2);
+      assert.deepEqual(
+        readResults(join(dir.path, 'out.jsonl')).map((line) => line.row),
+        [1, 2],
+      );
+      // A resumed batch counts the file as it now is (a count given is not used).
+      const resumed = await runBatch({ ...options, total: 1, resume: true }, () => undefined, new AbortController().signal);
+      assert.deepEqual([resumed.total, resumed.finished], [3, 3]);
+      assert.deepEqual(
+        readResults(join(dir.path, 'out.jsonl')).map((line) => line.row),
+        [1, 2, 3],
+      );
     });
 
     it('runs rows on this machine with --local, concurrently, and gives a pass rate', async () => {

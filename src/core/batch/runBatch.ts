@@ -75,6 +75,11 @@ export interface BatchOptions {
   readonly columnMap?: ReadonlyMap<string, string>;
   /** Only the first N rows. */
   readonly limit?: number;
+  /**
+   * The data file's rows, when the caller has just counted them (to confirm the batch): not counted
+   * again. Not for --resume, where the file is counted as it now is.
+   */
+  readonly total?: number;
   /** Absolute path of the results file (JSON lines). Without it, nothing is written and the batch cannot be resumed. */
   readonly outPath?: string;
   /** Absolute path of the state file (default: the results file's path + ".state"). */
@@ -154,10 +159,13 @@ export async function runBatch(options: BatchOptions, listener: BatchListener, s
   if (mapProblems.length) throw new BatchSetupError(mapProblems.join('\n'));
   if (options.limit !== undefined && (!Number.isInteger(options.limit) || options.limit < 1))
     throw new BatchSetupError(`The row limit must be a whole number of 1 or more, not ${options.limit}.`);
+  if (options.total !== undefined && (!Number.isInteger(options.total) || options.total < 1))
+    throw new BatchSetupError(`The row count given must be a whole number of 1 or more, not ${options.total}.`);
 
   let total: number;
   try {
-    total = Math.min(await countDataRows(options.dataPath, { signal }), options.limit ?? Infinity);
+    const rows = options.total !== undefined && !options.resume ? options.total : await countDataRows(options.dataPath, { signal });
+    total = Math.min(rows, options.limit ?? Infinity);
   } catch (error) {
     if (error instanceof DataFileError) throw new BatchSetupError(error.message);
     throw error;
