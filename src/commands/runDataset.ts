@@ -23,8 +23,6 @@ import { isBatchItem, isBatchRowItem } from '../views/executionsTree';
 import { guardedCommand, RunBlocked } from './commandErrors';
 
 const DATA_FILE = /\.(jsonl|ndjson|csv|json)$/i;
-/** Results tables are refreshed at most this often while their batch runs. */
-const TABLE_REFRESH_MS = 1000;
 
 export interface DatasetCommandDeps extends RunDeps {
   readonly batches: BatchHistory;
@@ -32,7 +30,6 @@ export interface DatasetCommandDeps extends RunDeps {
 }
 
 export function registerDatasetCommands(context: vscode.ExtensionContext, deps: DatasetCommandDeps): BatchRunDeps {
-  const lastRefresh = new Map<string, number>();
   const showResults = (batch: BatchRecord): BatchResultsPanel =>
     showBatchResults(
       { extensionUri: deps.extensionUri, logger: deps.logger },
@@ -41,13 +38,8 @@ export function registerDatasetCommands(context: vscode.ExtensionContext, deps: 
   const batchDeps: BatchRunDeps = {
     ...deps,
     showResults,
-    onRowsChanged: (batch) => {
-      const panel = batchResultsPanelOf(batch.key);
-      const now = Date.now();
-      if (!panel || (batch.state === 'running' && now - (lastRefresh.get(batch.key) ?? 0) < TABLE_REFRESH_MS)) return;
-      lastRefresh.set(batch.key, now);
-      void panel.refresh();
-    },
+    // Called at most once a second while a batch runs (batchRuns.ts saves its counts that often), and when it ends.
+    onRowsChanged: (batch) => void batchResultsPanelOf(batch.key)?.refresh(),
   };
   const batchOf = (argument: unknown): BatchRecord | undefined => {
     if (isBatchItem(argument)) return deps.batches.get(argument.batch.key) ?? argument.batch;
@@ -106,7 +98,6 @@ export function registerDatasetCommands(context: vscode.ExtensionContext, deps: 
         const batch = batchOf(argument) ?? (await pickBatch(deps.batches, () => true));
         if (!batch) return false;
         stopBatch(batch.key);
-        lastRefresh.delete(batch.key);
         batchResultsPanelOf(batch.key)?.webviewPanel.dispose();
         await deps.batches.remove(batch.key);
         return true;
