@@ -12,12 +12,11 @@ import { randomBytes } from 'node:crypto';
 import { createWriteStream, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { readDataRows } from '../src/core/batch/dataRows';
 import { rowInputs } from '../src/core/batch/rowInputs';
 import { validateAgentText } from '../src/core/validation/validate';
 import { startBatchService } from '../test/support/batchService';
-import { table } from './support';
+import { peakRss, table, waitForReadyLine } from './support';
 
 const ROWS = 2000;
 const CONCURRENCY = 50;
@@ -64,14 +63,7 @@ async function startProcess(
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<{ child: ChildProcess; match: RegExpExecArray }> {
   const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'], env });
-  const match = await new Promise<RegExpExecArray>((resolve, reject) => {
-    child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited (${code}) before it was ready`)));
-    createInterface({ input: child.stdout! }).on('line', (line) => {
-      const found = ready.exec(line);
-      if (found) resolve(found);
-    });
-  });
-  child.stdout!.resume();
+  const match = await waitForReadyLine(child, ready, (code) => `${args.join(' ')} exited (${code}) before it was ready`);
   return { child, match };
 }
 
@@ -89,18 +81,11 @@ async function runBatchCli(
   });
   let stderr = '';
   child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  let peakRss = 0;
-  const sample = setInterval(() => {
-    try {
-      const kb = Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))?.[1] ?? 0);
-      peakRss = Math.max(peakRss, kb * 1024);
-    } catch {
-      // exited
-    }
-  }, 100);
+  let peak = 0;
+  const sample = setInterval(() => (peak = Math.max(peak, peakRss(child.pid!) ?? 0)), 100);
   const code = await new Promise<number | null>((resolve) => child.on('exit', (exit) => resolve(exit)));
   clearInterval(sample);
-  return { code, stderr, ms: Date.now() - began, peakRss };
+  return { code, stderr, ms: Date.now() - began, peakRss: peak };
 }
 
 const mb = (bytes: number): string => `${(bytes / 1024 / 1024).toFixed(0)} MB`;

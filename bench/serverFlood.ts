@@ -6,12 +6,11 @@
 // and the oldest answers 410 (removed to keep the memory bounded).
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { readFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { Agent, request } from 'undici';
-import { table } from './support';
+import { peakRss, table, waitForReadyLine } from './support';
 
 const EXECUTIONS = 2300;
 const AT_ONCE = 8;
@@ -30,12 +29,6 @@ outputs:
   greeting: { from: "{{ nodes.greet.body }}" }
 `;
 
-/** Peak resident memory of a process so far, in bytes (Linux). */
-function peakRss(pid: number): number | undefined {
-  const match = /^VmHWM:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return match ? Number(match[1]) * 1024 : undefined;
-}
-
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 export async function runServerFloodBenchmark(): Promise<boolean> {
@@ -51,14 +44,9 @@ export async function runServerFloodBenchmark(): Promise<boolean> {
     child = server;
     let stderr = '';
     server.stderr!.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4000)));
-    const base = await new Promise<string>((resolve, reject) => {
-      server.once('exit', (code) => reject(new Error(`serve exited (${code}) before listening: ${stderr}`)));
-      createInterface({ input: server.stdout! }).on('line', (line) => {
-        const found = /listening on (http:\/\/\S+)/.exec(line);
-        if (found) resolve(found[1]!);
-      });
-    });
-    server.stdout!.resume();
+    const base = (
+      await waitForReadyLine(server, /listening on (http:\/\/\S+)/, (code) => `serve exited (${code}) before listening: ${stderr}`)
+    )[1]!;
     const exited = new Promise<number | null>((resolve) => server.once('exit', (code) => resolve(code)));
     let died: number | null | undefined;
     void exited.then((code) => (died = code));

@@ -1,4 +1,8 @@
-// Shared helpers for benchmarks: repeat a measurement and report the median.
+// Shared helpers for benchmarks: repeat a measurement and report the median; wait for a child
+// process to say it is ready, and read its peak memory.
+import type { ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createInterface } from 'node:readline';
 
 export interface Timing {
   readonly medianMs: number;
@@ -38,4 +42,34 @@ export function measurePair(a: () => unknown, b: () => unknown, runs: number, wa
     return { medianMs: durations[Math.floor(durations.length / 2)] as number, minMs: durations[0] as number, runs };
   };
   return { a: timing(times[0]), b: timing(times[1]) };
+}
+
+/**
+ * The first line of a child process's stdout that matches `ready` (a port, a URL), once it is
+ * written; rejects with `exitedBefore(code)` when the process exits first. Its stdout is read on.
+ */
+export async function waitForReadyLine(
+  child: ChildProcess,
+  ready: RegExp,
+  exitedBefore: (code: number | null) => string,
+): Promise<RegExpExecArray> {
+  const match = await new Promise<RegExpExecArray>((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(exitedBefore(code))));
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      const found = ready.exec(line);
+      if (found) resolve(found);
+    });
+  });
+  child.stdout!.resume();
+  return match;
+}
+
+/** Peak resident memory of a process so far, in bytes (Linux: VmHWM); undefined once it has exited. */
+export function peakRss(pid: number): number | undefined {
+  try {
+    const match = /^VmHWM:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match ? Number(match[1]) * 1024 : undefined;
+  } catch {
+    return undefined; // exited
+  }
 }
