@@ -61,6 +61,17 @@ describe('input check', () => {
     );
   });
 
+  it('says which input each problem is about, beside its message', () => {
+    try {
+      prepareInputs(model, { values: { tickt: 'x', count: 'many', shot: 'a.png' }, files: { urgent: 'b.png' } });
+      assert.fail('expected an InputError');
+    } catch (error) {
+      assert.ok(error instanceof InputError, String(error));
+      assert.deepEqual(error.inputs, ['tickt', 'count', 'shot', 'urgent', 'ticket']);
+      assert.equal(error.inputs.length, error.problems.length);
+    }
+  });
+
   it('names the flag to use for a value given to a file input and a file given to a value input', () => {
     assert.deepEqual(
       problemsOf(() => prepareInputs(model, { values: { ticket: 'x', shot: 'a.png' }, files: { count: '/tmp/a.png' } }, FLAGS)),
