@@ -8,6 +8,7 @@ import { envSecretHint, envSecretResolver } from '../core/engine/secrets';
 import { formatDuration } from '../core/executions/executionRecord';
 import { BatchSetupError, runBatch } from '../core/batch/runBatch';
 import type { BatchCounts, BatchEvent, BatchMode, BatchSummary } from '../core/batch/runBatch';
+import { shellQuote } from '../core/service/curl';
 import { DEFAULT_STATUS_PATH } from '../core/service/target';
 import { loadSuite } from '../core/testing/suite';
 import type { Matcher } from '../core/testing/matchers';
@@ -262,11 +263,7 @@ function resumeCommand(path: string, flags: BatchFlags): string {
   if (flags.allowInsecureHttp) args.push('--allow-insecure-http');
   if (flags.yes) args.push('--yes');
   args.push('--resume');
-  return args.map(shellWord).join(' ');
-}
-
-function shellWord(word: string): string {
-  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+  return args.map(shellQuote).join(' ');
 }
 
 /**
