@@ -225,7 +225,7 @@ function createLiveLine(io: CliIo): { update(counts: BatchCounts): void; line(te
   };
 }
 
-export function progressText(counts: BatchCounts): string {
+function progressText(counts: BatchCounts): string {
   const rate = counts.elapsedMs > 0 ? counts.endedNow / (counts.elapsedMs / 1000) : 0;
   const left = counts.total - counts.ended;
   const parts = [`${counts.ended}/${counts.total} rows`, `${rate.toFixed(1)}/s`];
