@@ -15,6 +15,7 @@ import type { Matcher } from '../core/testing/matchers';
 import { readRunnableAgentFile } from './agentFiles';
 import { confirmEnvironment, selectedEnvironment } from './environmentOptions';
 import type { EnvironmentFlags } from './environmentOptions';
+import { integer, pairs, positiveNumber } from './flagValues';
 import { CliError, ExitCode } from './io';
 import type { CliIo } from './io';
 import { apiKeyFrom, deploymentTarget, timeoutMs } from './serviceOptions';
@@ -45,11 +46,11 @@ export async function batchCommand(path: string, flags: BatchFlags, io: CliIo): 
   const read = await readRunnableAgentFile(path, io);
   const { model } = read;
 
-  const concurrency = wholeNumber(flags.concurrency, '--concurrency', 8, 1000);
-  const rate = positiveNumber(flags.rate, '--rate', 10);
-  const limit = flags.limit === undefined ? undefined : wholeNumber(flags.limit, '--limit', 0, Number.MAX_SAFE_INTEGER);
+  const concurrency = flags.concurrency === undefined ? 8 : integer(flags.concurrency, '--concurrency', 1, 1000);
+  const rate = flags.rate === undefined ? 10 : positiveNumber(flags.rate, '--rate');
+  const limit = flags.limit === undefined ? undefined : integer(flags.limit, '--limit', 1, Number.MAX_SAFE_INTEGER);
   const executionTimeoutMs = timeoutMs(flags, 30 * 60);
-  const columnMap = mapPairs(flags.map);
+  const columnMap = pairs(flags.map, '--map', 'INPUT=COLUMN', true);
   if (flags.restartUnknown && !flags.resume) throw new CliError('--restart-unknown goes with --resume.', ExitCode.usage);
   if (flags.state && !flags.out)
     throw new CliError('--state goes with --out (the state of a batch is kept next to its results).', ExitCode.usage);
@@ -282,32 +283,4 @@ function expectFile(testFile: string, agentFile: string): ReadonlyMap<string, Ma
       ExitCode.usage,
     );
   return outputs;
-}
-
-function mapPairs(values: readonly string[]): Map<string, string> {
-  const map = new Map<string, string>();
-  for (const value of values) {
-    const equals = value.indexOf('=');
-    if (equals <= 0 || equals === value.length - 1) throw new CliError(`--map takes INPUT=COLUMN, not "${value}".`, ExitCode.usage);
-    const input = value.slice(0, equals);
-    if (map.has(input)) throw new CliError(`--map ${input} is given twice.`, ExitCode.usage);
-    map.set(input, value.slice(equals + 1));
-  }
-  return map;
-}
-
-function wholeNumber(value: string | undefined, flag: string, fallback: number, max: number): number {
-  if (value === undefined) return fallback;
-  const number = Number(value);
-  if (!/^\d+$/.test(value.trim()) || number < 1 || number > max)
-    throw new CliError(`${flag} takes a whole number from 1 to ${max}, not "${value}".`, ExitCode.usage);
-  return number;
-}
-
-function positiveNumber(value: string | undefined, flag: string, fallback: number): number {
-  if (value === undefined) return fallback;
-  const number = Number(value);
-  if (value.trim() === '' || !Number.isFinite(number) || number <= 0)
-    throw new CliError(`${flag} takes a number greater than 0, not "${value}".`, ExitCode.usage);
-  return number;
 }

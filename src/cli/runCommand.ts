@@ -8,6 +8,7 @@ import type { InputHints } from '../core/inputs/inputValues';
 import { ServiceError } from '../core/service/serviceError';
 import { readRunnableAgentFile } from './agentFiles';
 import { formatBytes } from '../core/executions/executionRecord';
+import { pairs } from './flagValues';
 import { CliError, ExitCode } from './io';
 import type { CliIo } from './io';
 import { confirmEnvironment, selectedEnvironment } from './environmentOptions';
@@ -37,11 +38,10 @@ export async function runCommand(path: string, flags: RunFlags, io: CliIo): Prom
         ExitCode.usage,
       );
     }
-    const given = { values: pairs(flags.input, '--input'), files: resolvePaths(pairs(flags.file, '--file'), io.cwd) };
     return runLocally(
       path,
       read.text,
-      given,
+      givenInputs(flags, io.cwd),
       { timeoutMs: timeoutMs(flags, 30 * 60), json: flags.json ?? false, inputHints: INPUT_HINTS },
       io,
     );
@@ -49,11 +49,7 @@ export async function runCommand(path: string, flags: RunFlags, io: CliIo): Prom
 
   let prepared;
   try {
-    prepared = prepareInputs(
-      model,
-      { values: pairs(flags.input, '--input'), files: resolvePaths(pairs(flags.file, '--file'), io.cwd) },
-      INPUT_HINTS,
-    );
+    prepared = prepareInputs(model, givenInputs(flags, io.cwd), INPUT_HINTS);
   } catch (error) {
     if (error instanceof InputError) throw new CliError(error.problems.join('\n'), ExitCode.usage);
     throw error;
@@ -100,19 +96,11 @@ export async function runCommand(path: string, flags: RunFlags, io: CliIo): Prom
 /** How an input problem says to give an input, here and with --local: the flags. */
 const INPUT_HINTS: InputHints = { value: (name) => `give --input ${name}=VALUE`, file: (name) => `give --file ${name}=PATH` };
 
-/** NAME=VALUE arguments as a record; a missing "=" or a repeated name is a usage error. */
-function pairs(values: readonly string[], flag: string): Record<string, string> {
-  const result: Record<string, string> = {};
-  for (const value of values) {
-    const equals = value.indexOf('=');
-    if (equals <= 0) throw new CliError(`${flag} takes NAME=${flag === '--file' ? 'PATH' : 'VALUE'}, not "${value}".`, ExitCode.usage);
-    const name = value.slice(0, equals);
-    if (name in result) throw new CliError(`${flag} ${name} is given twice.`, ExitCode.usage);
-    result[name] = value.slice(equals + 1);
-  }
-  return result;
-}
-
-function resolvePaths(files: Record<string, string>, cwd: string): Record<string, string> {
-  return Object.fromEntries(Object.entries(files).map(([name, path]) => [name, resolve(cwd, path)]));
+/** The --input and --file values, the files' paths resolved against the current folder. */
+function givenInputs(flags: RunFlags, cwd: string): { values: Record<string, string>; files: Record<string, string> } {
+  const files = pairs(flags.file, '--file', 'NAME=PATH');
+  return {
+    values: Object.fromEntries(pairs(flags.input, '--input', 'NAME=VALUE')),
+    files: Object.fromEntries([...files].map(([name, path]) => [name, resolve(cwd, path)])),
+  };
 }

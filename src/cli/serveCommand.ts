@@ -7,6 +7,7 @@ import { envSecretHint, envSecretResolver, SECRET_ENV_PREFIX } from '../core/eng
 import type { ServedAgent } from '../core/server/agentDirectory';
 import { DEFAULT_HOST, DEFAULT_PORT, startAgentServer } from '../core/server/agentServer';
 import type { AgentServer, ServerEvent } from '../core/server/agentServer';
+import { integer, positiveNumber } from './flagValues';
 import { CliError, ExitCode } from './io';
 import type { CliIo } from './io';
 import { API_KEY_ENV } from './serviceOptions';
@@ -28,9 +29,11 @@ export async function serveCommand(dir: string | undefined, flags: ServeFlags, i
     throw new CliError(`${dir ?? '.'} is not a folder; give the folder that holds your *.agent.yaml files.`, ExitCode.usage);
   const port = integer(flags.port ?? String(DEFAULT_PORT), '--port', 0, 65535);
   const concurrency = integer(flags.concurrency ?? String(ENGINE_DEFAULTS.concurrency), '--concurrency', 1, 1000);
-  const nodeTimeoutSeconds = Number(flags.nodeTimeout ?? ENGINE_DEFAULTS.nodeTimeoutMs / 1000);
-  if (!Number.isFinite(nodeTimeoutSeconds) || nodeTimeoutSeconds <= 0)
-    throw new CliError(`--node-timeout takes a number of seconds greater than 0, not "${flags.nodeTimeout}".`, ExitCode.usage);
+  const nodeTimeoutSeconds = positiveNumber(
+    flags.nodeTimeout ?? String(ENGINE_DEFAULTS.nodeTimeoutMs / 1000),
+    '--node-timeout',
+    'a number of seconds',
+  );
   const host = flags.host ?? DEFAULT_HOST;
   const envKey = io.env[API_KEY_ENV]?.trim();
   const apiKey = flags.apiKey ?? (envKey ? envKey : undefined);
@@ -187,11 +190,4 @@ function waitForStop(io: CliIo): { promise: Promise<void>; dispose: () => void }
     };
   });
   return { promise, dispose };
-}
-
-function integer(value: string, flag: string, min: number, max: number): number {
-  const number = Number(value);
-  if (!Number.isInteger(number) || number < min || number > max)
-    throw new CliError(`${flag} takes a whole number from ${min} to ${max}, not "${value}".`, ExitCode.usage);
-  return number;
 }

@@ -8,6 +8,7 @@ import { checkBaseUrl, DEFAULT_STATUS_PATH, resolveDeployment } from '../core/se
 import type { AgentTarget } from '../core/service/target';
 import type { PollOutcome } from '../core/service/poller';
 import { errorMessage } from '../core/errors';
+import { positiveNumber } from './flagValues';
 import { CliError, ExitCode } from './io';
 import type { CliIo } from './io';
 
@@ -88,10 +89,7 @@ export function deploymentTarget(
 /** --timeout in seconds, as milliseconds. */
 export function timeoutMs(flags: ServiceFlags, fallbackSeconds: number): number {
   if (flags.timeout === undefined) return fallbackSeconds * 1000;
-  const seconds = Number(flags.timeout);
-  if (!Number.isFinite(seconds) || seconds <= 0)
-    throw new CliError(`--timeout takes a number of seconds greater than 0, not "${flags.timeout}".`, ExitCode.usage);
-  return seconds * 1000;
+  return positiveNumber(flags.timeout, '--timeout', 'a number of seconds') * 1000;
 }
 
 export function exitCodeFor(error: ServiceError): number {

@@ -110,6 +110,8 @@ describe('agent-workflows run and status', () => {
       [['-i', 'ticket=x', '--file', 'count=shot.png'], /not a file: give --input count=VALUE/],
       [['-i', 'ticket=x', '--file', 'screenshot=ticket.agent.yaml'], /not of an accepted type: image\/png/],
       [['-i', 'ticket'], /--input takes NAME=VALUE/],
+      // A name like any other, not "given twice" (an object's own "constructor").
+      [['-i', 'ticket=x', '-i', 'constructor=x'], /no input "constructor"/],
       [['-i', 'ticket=x', '--timeout', 'soon'], /--timeout takes a number of seconds/],
       [['-i', 'ticket=x', '--file', 'screenshot=missing.png'], /The file for input "screenshot" does not exist: .*missing\.png/],
       [['-i', 'ticket=x', '--file', 'screenshot=.'], /not of an accepted type|is a directory/],

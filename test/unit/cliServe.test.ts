@@ -268,6 +268,18 @@ describe('agent-workflows serve', () => {
       assert.match(errors.pop()!, /--port takes a whole number from 0 to 65535, not "99999"\./);
       assert.equal(await run(['agents', '--concurrency', '0']), 2);
       assert.match(errors.pop()!, /--concurrency takes a whole number from 1 to 1000/);
+      // Digits only, as for every whole-number flag: "1e2" is not 100 (were it taken, the server would start,
+      // and the interrupt given beforehand would stop it at once with exit 0).
+      let stderr = '';
+      const exponent = await runCli(['serve', 'agents', '--port', '0', '--concurrency', '1e2'], {
+        stdout: () => undefined,
+        stderr: (t) => (stderr += t),
+        cwd: dir.path,
+        env: {},
+        interrupt: AbortSignal.abort(),
+      });
+      assert.equal(exponent, 2, stderr);
+      assert.match(stderr, /--concurrency takes a whole number from 1 to 1000, not "1e2"\./);
       const taken = createServer();
       await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
       try {
