@@ -18,7 +18,7 @@ import type { EnvironmentFlags } from './environmentOptions';
 import { integer, pairs, positiveNumber } from './flagValues';
 import { CliError, ExitCode } from './io';
 import type { CliIo } from './io';
-import { apiKeyFrom, deploymentTarget, timeoutMs } from './serviceOptions';
+import { apiKeyFrom, deploymentTarget, rejectWithLocal, timeoutMs } from './serviceOptions';
 import type { ServiceFlags } from './serviceOptions';
 
 export interface BatchFlags extends ServiceFlags, EnvironmentFlags {
@@ -59,11 +59,7 @@ export async function batchCommand(path: string, flags: BatchFlags, io: CliIo): 
 
   let mode: BatchMode;
   if (flags.local) {
-    if (flags.baseUrl || flags.account || flags.agent || flags.rate !== undefined || flags.env || flags.envsFile)
-      throw new CliError(
-        '--local runs the rows on this machine: --base-url, --account, --agent, --env, --envs-file and --rate do not apply.',
-        ExitCode.usage,
-      );
+    rejectWithLocal(flags, 'the rows', { '--rate': flags.rate !== undefined });
     mode = {
       kind: 'local',
       agent: loadAgent(read.text, path),

@@ -13,7 +13,7 @@ import { CliError, ExitCode } from './io';
 import type { CliIo } from './io';
 import { confirmEnvironment, selectedEnvironment } from './environmentOptions';
 import type { EnvironmentFlags } from './environmentOptions';
-import { apiKeyFrom, deploymentTarget, exitCodeFor, timeoutMs } from './serviceOptions';
+import { apiKeyFrom, deploymentTarget, exitCodeFor, rejectWithLocal, timeoutMs } from './serviceOptions';
 import type { ServiceFlags } from './serviceOptions';
 import { runLocally } from './runLocalCommand';
 import { watchExecution } from './watch';
@@ -32,12 +32,7 @@ export async function runCommand(path: string, flags: RunFlags, io: CliIo): Prom
   const { model } = read;
 
   if (flags.local) {
-    if (flags.baseUrl || flags.account || flags.agent || !flags.wait || flags.env || flags.envsFile) {
-      throw new CliError(
-        '--local runs the file on this machine: --base-url, --account, --agent, --env, --envs-file and --no-wait do not apply.',
-        ExitCode.usage,
-      );
-    }
+    rejectWithLocal(flags, 'the file', { '--no-wait': !flags.wait });
     return runLocally(
       path,
       read.text,

@@ -11,6 +11,7 @@ import { errorMessage } from '../core/errors';
 import { positiveNumber } from './flagValues';
 import { CliError, ExitCode } from './io';
 import type { CliIo } from './io';
+import type { EnvironmentFlags } from './environmentOptions';
 
 export const API_KEY_ENV = 'AGENT_WORKFLOWS_API_KEY';
 
@@ -84,6 +85,31 @@ export function deploymentTarget(
     throw new CliError(source ? `${source}: ${message}` : message, ExitCode.usage);
   }
   return makeTarget({ ...fields, statusPath: deployed.statusPath }, flags, apiKey);
+}
+
+/**
+ * --local runs on this machine, so no deployment or environment flag applies (those of
+ * withDeploymentOptions in main.ts), nor the command's own `others` (flag: whether it was given).
+ * When one is given, a usage error that lists them all; `what` says what runs ("the file").
+ */
+export function rejectWithLocal(flags: ServiceFlags & EnvironmentFlags, what: string, others: Readonly<Record<string, boolean>>): void {
+  const given: Record<string, boolean> = {
+    '--base-url': flags.baseUrl !== undefined,
+    '--account': flags.account !== undefined,
+    '--agent': flags.agent !== undefined,
+    '--status-path': flags.statusPath !== undefined,
+    '--allow-insecure-http': flags.allowInsecureHttp === true,
+    '--yes': flags.yes === true,
+    '--env': flags.env !== undefined,
+    '--envs-file': flags.envsFile !== undefined,
+    ...others,
+  };
+  if (!Object.values(given).some(Boolean)) return;
+  const names = Object.keys(given);
+  throw new CliError(
+    `--local runs ${what} on this machine: ${names.slice(0, -1).join(', ')} and ${names.at(-1)} do not apply.`,
+    ExitCode.usage,
+  );
 }
 
 /** --timeout in seconds, as milliseconds. */

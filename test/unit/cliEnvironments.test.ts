@@ -309,5 +309,8 @@ environments:
     const local = await batch(['--local', '--env', 'dev'], {});
     assert.equal(local.code, 2);
     assert.match(local.stderr, /--env, --envs-file and --rate do not apply/);
+    const localYes = await batch(['--local', '--yes'], {});
+    assert.equal(localYes.code, 2, 'a protected environment is not confirmed for a local batch');
+    assert.match(localYes.stderr, /--local runs the rows on this machine: .*--yes, --env, --envs-file and --rate do not apply/);
   });
 });

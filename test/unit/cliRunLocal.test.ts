@@ -118,6 +118,16 @@ describe('agent-workflows run --local', () => {
     const remote = await cli(['run', '--local', 'triage.agent.yaml', '--input', 'ticket=x', '--base-url', 'https://agents.example.com']);
     assert.equal(remote.code, 2);
     assert.match(remote.stderr, /--local runs the file on this machine/);
+    // Every deployment and environment option, not only those that name the service (the inputs are
+    // complete: nothing else stops the run).
+    for (const option of [['--yes'], ['--status-path', '/status/{executionId}'], ['--allow-insecure-http']]) {
+      const refused = await cli(['run', '--local', 'triage.agent.yaml', '--input', 'ticket=x', '--file', 'attachment=log.txt', ...option]);
+      assert.equal(refused.code, 2, `${option[0]}: ${refused.stderr}`);
+      assert.match(
+        refused.stderr,
+        /--local runs the file on this machine: --base-url, --account, --agent, --status-path, --allow-insecure-http, --yes, --env, --envs-file and --no-wait do not apply\./,
+      );
+    }
     assert.equal(api.requests.length, 0);
   });
 });
