@@ -18,6 +18,7 @@ import type { EnvironmentFlags } from './environmentOptions';
 import { integer, pairs, positiveNumber } from './flagValues';
 import { CliError, ExitCode } from './io';
 import type { CliIo } from './io';
+import { createProgress } from './progress';
 import { apiKeyFrom, deploymentTarget, rejectWithLocal, timeoutMs } from './serviceOptions';
 import type { ServiceFlags } from './serviceOptions';
 
@@ -77,7 +78,8 @@ export async function batchCommand(path: string, flags: BatchFlags, io: CliIo): 
 
   const dataPath = resolve(io.cwd, flags.data);
   const outPath = flags.out !== undefined ? resolve(io.cwd, flags.out) : undefined;
-  const live = createLiveLine(io);
+  const tty = io.stderrIsTTY ?? false;
+  const live = createProgress(io.stderr, tty, io.terminal, { minIntervalMs: tty ? LIVE_PROGRESS_MS : PLAIN_PROGRESS_MS });
   let printedProblems = 0;
   const onEvent = (event: BatchEvent): void => {
     switch (event.kind) {
@@ -100,7 +102,7 @@ export async function batchCommand(path: string, flags: BatchFlags, io: CliIo): 
         live.line(`agent-workflows: ${event.message}; the rows after it were not run`);
         break;
       case 'progress':
-        live.update(event.counts);
+        live.update(progressText(event.counts));
         break;
       default:
         break;
@@ -174,52 +176,6 @@ function summaryText(summary: BatchSummary, out: string | undefined): string {
     );
   if (out) lines.push(`results: ${out}`);
   return `${lines.join('\n')}\n`;
-}
-
-/** The live progress line: redrawn in place on a terminal, a plain line now and then otherwise. */
-function createLiveLine(io: CliIo): { update(counts: BatchCounts): void; line(text: string): void; done(): void } {
-  const tty = io.stderrIsTTY ?? false;
-  const control = io.terminal ?? io.stderr;
-  let latest: BatchCounts | undefined;
-  let drawnAt = 0;
-  let shown = false;
-  let timer: NodeJS.Timeout | undefined;
-  const draw = (): void => {
-    timer = undefined;
-    if (!latest) return;
-    drawnAt = Date.now();
-    if (tty) {
-      control('\r\u001b[2K');
-      io.stderr(progressText(latest));
-      shown = true;
-    } else {
-      io.stderr(`${progressText(latest)}\n`);
-    }
-  };
-  const interval = tty ? LIVE_PROGRESS_MS : PLAIN_PROGRESS_MS;
-  return {
-    update(counts) {
-      latest = counts;
-      if (timer) return;
-      const wait = drawnAt + interval - Date.now();
-      if (wait <= 0) draw();
-      else {
-        timer = setTimeout(draw, wait);
-        timer.unref();
-      }
-    },
-    line(text) {
-      if (shown) control('\r\u001b[2K');
-      io.stderr(`${text}\n`);
-      if (shown && latest) io.stderr(progressText(latest));
-    },
-    done() {
-      if (timer) clearTimeout(timer);
-      timer = undefined;
-      if (shown) control('\r\u001b[2K');
-      shown = false;
-    },
-  };
 }
 
 function progressText(counts: BatchCounts): string {

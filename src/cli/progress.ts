@@ -13,22 +13,45 @@ export interface Progress {
   done(): void;
 }
 
-export function createProgress(write: (text: string) => void, isTTY: boolean, control: (text: string) => void = write): Progress {
-  if (!isTTY) {
-    let last = '';
-    return {
-      update(text) {
+export interface ProgressOptions {
+  /**
+   * Shows the state at most this often, for states that change many times a second (a batch): the
+   * updates in between are held, the latest shown when the interval is over. Off a terminal every
+   * state shown is then printed, changed or not (a sign of life in a CI log); without it, only
+   * changes of state are printed.
+   */
+  readonly minIntervalMs?: number;
+}
+
+export function createProgress(
+  write: (text: string) => void,
+  isTTY: boolean,
+  control: (text: string) => void = write,
+  options: ProgressOptions = {},
+): Progress {
+  const interval = options.minIntervalMs;
+  if (interval === undefined) return isTTY ? spinnerLine(write, control) : plainLines(write, true);
+  return throttle(isTTY ? spinnerLine(write, control) : plainLines(write, false), interval);
+}
+
+function plainLines(write: (text: string) => void, changesOnly: boolean): Progress {
+  let last = '';
+  return {
+    update(text) {
+      if (changesOnly) {
         // Only state changes, not the ticking seconds.
         const state = text.replace(/\d+(\.\d+)? ?s\b.*$/, '').trim();
-        if (state !== last) {
-          last = state;
-          write(`${text}\n`);
-        }
-      },
-      line: (text) => write(`${text}\n`),
-      done: () => undefined,
-    };
-  }
+        if (state === last) return;
+        last = state;
+      }
+      write(`${text}\n`);
+    },
+    line: (text) => write(`${text}\n`),
+    done: () => undefined,
+  };
+}
+
+function spinnerLine(write: (text: string) => void, control: (text: string) => void): Progress {
   let frame = 0;
   let current = '';
   const clearLine = (): void => control('\r\u001b[2K');
@@ -51,6 +74,40 @@ export function createProgress(write: (text: string) => void, isTTY: boolean, co
     done() {
       clearInterval(timer);
       clearLine();
+    },
+  };
+}
+
+/** Passes on an update at once when the last was intervalMs ago or more, else the latest when it is. */
+function throttle(progress: Progress, intervalMs: number): Progress {
+  let held: string | undefined;
+  let shownAt = -Infinity;
+  let timer: NodeJS.Timeout | undefined;
+  const show = (): void => {
+    timer = undefined;
+    if (held === undefined) return;
+    shownAt = Date.now();
+    const text = held;
+    held = undefined;
+    progress.update(text);
+  };
+  return {
+    update(text) {
+      held = text;
+      if (timer) return;
+      const wait = shownAt + intervalMs - Date.now();
+      if (wait <= 0) show();
+      else {
+        timer = setTimeout(show, wait);
+        timer.unref();
+      }
+    },
+    line: (text) => progress.line(text),
+    done() {
+      clearTimeout(timer);
+      timer = undefined;
+      held = undefined;
+      progress.done();
     },
   };
 }

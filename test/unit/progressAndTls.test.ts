@@ -32,6 +32,24 @@ describe('progress', () => {
     progress.done();
     assert.match(out, /^\r\u001b\[2K⠋ running: e1 1 s\r\u001b\[2K⠙ running: e1 2 s\r\u001b\[2K$/);
   });
+
+  it('with minIntervalMs, shows at most one state an interval: the first at once, the latest when it is over', async () => {
+    let out = '';
+    const progress = createProgress((text) => (out += text), false, undefined, { minIntervalMs: 50 });
+    progress.update('1/3 rows');
+    progress.update('2/3 rows');
+    progress.update('2/3 rows · running 1');
+    progress.line('row 2: unknown');
+    assert.equal(out, '1/3 rows\nrow 2: unknown\n', 'the updates within the interval are held');
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    assert.equal(out, '1/3 rows\nrow 2: unknown\n2/3 rows · running 1\n', 'then the latest is shown');
+    // Printed again though unchanged: a sign of life in a CI log.
+    progress.update('2/3 rows · running 1');
+    progress.update('3/3 rows');
+    progress.done();
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    assert.equal(out, '1/3 rows\nrow 2: unknown\n2/3 rows · running 1\n2/3 rows · running 1\n', 'nothing after done');
+  });
 });
 
 describe('TLS failures', () => {
