@@ -55,6 +55,11 @@ function readResults(path: string): ResultLine[] {
     .map((line) => JSON.parse(line) as ResultLine);
 }
 
+/** The arguments of a batch of rows.agent.yaml over `data`, then `extra`. */
+function batchArgs(data: string, ...extra: string[]): string[] {
+  return ['batch', 'rows.agent.yaml', '--data', data, ...extra];
+}
+
 function jsonl(rows: readonly unknown[]): string {
   return rows.map((row) => (typeof row === 'string' ? row : JSON.stringify(row))).join('\n') + '\n';
 }
@@ -110,7 +115,7 @@ describe('agent-workflows batch', () => {
           [1, 2],
         ]),
       );
-      const result = await cli(['batch', 'rows.agent.yaml', '--data', 'rows.jsonl', '--out', 'out.jsonl', '--rate', '100']);
+      const result = await cli(batchArgs('rows.jsonl', '--out', 'out.jsonl', '--rate', '100'));
       assert.equal(result.code, 1, result.stderr);
       assert.match(result.stderr, /row 2: line 2 is not valid JSON/);
       assert.match(result.stderr, /row 3, column "colour": The agent has no input "colour"/);
@@ -161,18 +166,7 @@ describe('agent-workflows batch', () => {
     it('reads CSV with a header (not a row), reports a ragged row and maps columns with --map', async () => {
       const s = await serve({ outcome: (inputs) => ({ status: 'finished', outputs: { id: String(inputs.id) } }) });
       dir.write('rows.csv', 'number,text,expect.id\n1,one,1\n2,"two, with a comma"\n3,three,4\n"4","multi\nline",4\n');
-      const result = await cli([
-        'batch',
-        'rows.agent.yaml',
-        '--data',
-        'rows.csv',
-        '--map',
-        'id=number',
-        '--out',
-        'out.jsonl',
-        '--rate',
-        '100',
-      ]);
+      const result = await cli(batchArgs('rows.csv', '--map', 'id=number', '--out', 'out.jsonl', '--rate', '100'));
       assert.equal(result.code, 1, result.stderr);
       assert.match(result.stderr, /row 2, column "expect\.id": line 3 has 2 values but the header names 3 columns \(skipped\)/);
       assert.match(result.stderr, /pass rate 66\.7% \(2\/3 rows with expectations\)/);
@@ -198,7 +192,7 @@ describe('agent-workflows batch', () => {
         ['object.json', /must hold a JSON array of objects/],
         ['broken.csv', /broken\.csv cannot be read as CSV: .*[Qq]uote/],
       ] as const) {
-        const result = await cli(['batch', 'rows.agent.yaml', '--data', data]);
+        const result = await cli(batchArgs(data));
         assert.equal(result.code, 2, `${data}: ${result.stderr}`);
         assert.match(result.stderr, message);
       }
@@ -228,7 +222,7 @@ describe('agent-workflows batch', () => {
         dir.write('rows.agent.yaml', agent(fake.url));
         dir.write('data/docs/a.txt', 'contents of a');
         dir.write('data/rows.json', JSON.stringify([{ id: 1, doc: 'docs/a.txt' }]));
-        const result = await cli(['batch', 'rows.agent.yaml', '--data', 'data/rows.json', '--out', 'out.jsonl']);
+        const result = await cli(batchArgs('data/rows.json', '--out', 'out.jsonl'));
         assert.equal(result.code, 0, result.stderr);
         assert.equal(fake.starts.length, 1);
         assert.match(fake.starts[0]!.path, /\/execute\/multipart$/);
@@ -314,17 +308,17 @@ describe('agent-workflows batch', () => {
           { id: 3, 'expect.id': 'three' },
         ]),
       );
-      const failing = await cli(['batch', 'rows.agent.yaml', '--data', 'rows.jsonl', '--local', '--concurrency', '2']);
+      const failing = await cli(batchArgs('rows.jsonl', '--local', '--concurrency', '2'));
       assert.equal(failing.code, 1, failing.stderr);
       assert.match(failing.stderr, /3 rows: 3 finished/);
       assert.match(failing.stderr, /pass rate 66\.7% \(2\/3/);
-      const passing = await cli(['batch', 'rows.agent.yaml', '--data', 'rows.jsonl', '--local', '--limit', '2']);
+      const passing = await cli(batchArgs('rows.jsonl', '--local', '--limit', '2'));
       assert.equal(passing.code, 0, passing.stderr);
       assert.match(passing.stderr, /2 rows: 2 finished/);
       // On a terminal the progress is one line redrawn in place, cleared before the summary.
       let control = '';
       let stderr = '';
-      const code = await runCli(['batch', 'rows.agent.yaml', '--data', 'rows.jsonl', '--local'], {
+      const code = await runCli(batchArgs('rows.jsonl', '--local'), {
         stdout: () => undefined,
         stderr: (t) => (stderr += t),
         terminal: (t) => (control += t),
@@ -343,7 +337,7 @@ describe('agent-workflows batch', () => {
     it('keeps starts and polls together within --rate requests a second', async () => {
       const s = await serve({ durationMs: () => 50 });
       dir.write('rows.jsonl', jsonl(Array.from({ length: 12 }, (_, i) => ({ id: i + 1 }))));
-      const result = await cli(['batch', 'rows.agent.yaml', '--data', 'rows.jsonl', '--concurrency', '12', '--rate', '8']);
+      const result = await cli(batchArgs('rows.jsonl', '--concurrency', '12', '--rate', '8'));
       assert.equal(result.code, 0, result.stderr);
       // A token bucket of 8 a second holds at most 1.6 requests: no second sees more than 8 + 1.
       const times = s.log.map((entry) => entry.at);
@@ -361,24 +355,13 @@ describe('agent-workflows batch', () => {
         'every.agent.test.yaml',
         'agent: rows.agent.yaml\ncases:\n  every row:\n    inputs: { id: 1 }\n    expect:\n      outputs:\n        id: { $match: "^[0-9]+$" }\n',
       );
-      const result = await cli([
-        'batch',
-        'rows.agent.yaml',
-        '--data',
-        'rows.jsonl',
-        '--expect',
-        'every.agent.test.yaml',
-        '--out',
-        'out.jsonl',
-        '--rate',
-        '50',
-      ]);
+      const result = await cli(batchArgs('rows.jsonl', '--expect', 'every.agent.test.yaml', '--out', 'out.jsonl', '--rate', '50'));
       assert.equal(result.code, 1, result.stderr);
       assert.match(result.stderr, /pass rate 66\.7% \(2\/3 rows with expectations\)/);
       const failed = readResults(join(dir.path, 'out.jsonl')).find((line) => line.passed === false);
       assert.equal(failed?.row, 3);
       dir.write('two.agent.test.yaml', 'agent: rows.agent.yaml\ncases:\n  a:\n    inputs: { id: 1 }\n  b:\n    inputs: { id: 2 }\n');
-      const two = await cli(['batch', 'rows.agent.yaml', '--data', 'rows.jsonl', '--expect', 'two.agent.test.yaml']);
+      const two = await cli(batchArgs('rows.jsonl', '--expect', 'two.agent.test.yaml'));
       assert.equal(two.code, 2);
       assert.match(two.stderr, /must have exactly one case with expect\.outputs/);
     });
@@ -392,18 +375,7 @@ describe('agent-workflows batch', () => {
             : { status: 'finished', outputs: { id: inputs.id } },
       });
       dir.write('rows.jsonl', jsonl(Array.from({ length: 8 }, (_, i) => ({ id: i + 1 }))));
-      const result = await cli([
-        'batch',
-        'rows.agent.yaml',
-        '--data',
-        'rows.jsonl',
-        '--out',
-        'out.jsonl',
-        '--concurrency',
-        '4',
-        '--rate',
-        '50',
-      ]);
+      const result = await cli(batchArgs('rows.jsonl', '--out', 'out.jsonl', '--concurrency', '4', '--rate', '50'));
       assert.equal(result.code, 1, result.stderr);
       assert.deepEqual(startedIds(s), [1, 2, 3, 4, 5, 6, 7, 8], 'every row started exactly once');
       const lines = readResults(join(dir.path, 'out.jsonl'));
@@ -434,18 +406,7 @@ describe('agent-workflows batch', () => {
         },
       });
       dir.write('rows.jsonl', jsonl(Array.from({ length: 8 }, (_, i) => ({ id: i + 1 }))));
-      const result = await cli([
-        'batch',
-        'rows.agent.yaml',
-        '--data',
-        'rows.jsonl',
-        '--out',
-        'out.jsonl',
-        '--concurrency',
-        '3',
-        '--rate',
-        '50',
-      ]);
+      const result = await cli(batchArgs('rows.jsonl', '--out', 'out.jsonl', '--concurrency', '3', '--rate', '50'));
       assert.ok(stopped, 'the service was stopped mid-batch');
       assert.equal(result.code, 0, result.stderr);
       assert.deepEqual(startedIds(s), [1, 2, 3, 4, 5, 6, 7, 8], 'every row started exactly once');
@@ -464,19 +425,7 @@ describe('agent-workflows batch', () => {
       dir.write('rows.jsonl', jsonl(Array.from({ length: 12 }, (_, i) => ({ id: i + 1 }))));
       const child = spawn(
         process.execPath,
-        [
-          join(repoRoot, 'dist', 'cli.js'),
-          'batch',
-          'rows.agent.yaml',
-          '--data',
-          'rows.jsonl',
-          '--out',
-          'out.jsonl',
-          '--concurrency',
-          '3',
-          '--rate',
-          '50',
-        ],
+        [join(repoRoot, 'dist', 'cli.js'), ...batchArgs('rows.jsonl', '--out', 'out.jsonl', '--concurrency', '3', '--rate', '50')],
         { cwd: dir.path, env: { ...process.env, AGENT_WORKFLOWS_API_KEY: KEY }, stdio: 'ignore' },
       );
       const signal = await new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, sig) => resolve(sig)));
@@ -485,19 +434,7 @@ describe('agent-workflows batch', () => {
       const beforeResume = s.started.length;
       assert.ok(beforeResume >= 5 && beforeResume <= 7, `${beforeResume} starts before the resume`);
 
-      const result = await cli([
-        'batch',
-        'rows.agent.yaml',
-        '--data',
-        'rows.jsonl',
-        '--out',
-        'out.jsonl',
-        '--concurrency',
-        '3',
-        '--rate',
-        '50',
-        '--resume',
-      ]);
+      const result = await cli(batchArgs('rows.jsonl', '--out', 'out.jsonl', '--concurrency', '3', '--rate', '50', '--resume'));
       // The row whose start was sent as the process died may be running: reported, not started again.
       assert.equal(result.code, 1, result.stderr);
       const ids = startedIds(s);
@@ -532,7 +469,7 @@ describe('agent-workflows batch', () => {
       const s = await serve({ durationMs: () => 300 });
       dir.write('rows.jsonl', jsonl(Array.from({ length: 6 }, (_, i) => ({ id: i + 1 }))));
       const interrupt = new AbortController();
-      const args = ['batch', 'rows.agent.yaml', '--data', 'rows.jsonl', '--out', 'out.jsonl', '--concurrency', '2', '--rate', '50'];
+      const args = batchArgs('rows.jsonl', '--out', 'out.jsonl', '--concurrency', '2', '--rate', '50');
       const waiting = cli(args, { interrupt: interrupt.signal });
       while (s.started.length < 2) await new Promise((resolve) => setTimeout(resolve, 10));
       interrupt.abort();
@@ -552,15 +489,15 @@ describe('agent-workflows batch', () => {
       const s = await serve({ durationMs: (inputs) => (Number(inputs.id) === 2 ? 5000 : 50) });
       dir.write('rows.jsonl', jsonl([{ id: 1 }, { id: 3 }]));
       dir.write('slow.jsonl', jsonl([{ id: 1 }, { id: 2 }]));
-      assert.equal((await cli(['batch', 'rows.agent.yaml', '--data', 'rows.jsonl', '--out', 'out.jsonl'])).code, 0);
-      const again = await cli(['batch', 'rows.agent.yaml', '--data', 'rows.jsonl', '--out', 'out.jsonl']);
+      assert.equal((await cli(batchArgs('rows.jsonl', '--out', 'out.jsonl'))).code, 0);
+      const again = await cli(batchArgs('rows.jsonl', '--out', 'out.jsonl'));
       assert.equal(again.code, 2);
       assert.match(again.stderr, /out\.jsonl exists: give --resume/);
-      const auth = await cli(['batch', 'rows.agent.yaml', '--data', 'rows.jsonl'], { env: { AGENT_WORKFLOWS_API_KEY: 'wrong-key' } });
+      const auth = await cli(batchArgs('rows.jsonl'), { env: { AGENT_WORKFLOWS_API_KEY: 'wrong-key' } });
       assert.equal(auth.code, 3, auth.stderr);
-      const noKey = await cli(['batch', 'rows.agent.yaml', '--data', 'rows.jsonl'], { env: {} });
+      const noKey = await cli(batchArgs('rows.jsonl'), { env: {} });
       assert.equal(noKey.code, 3, noKey.stderr);
-      const slow = await cli(['batch', 'rows.agent.yaml', '--data', 'slow.jsonl', '--timeout', '1', '--rate', '50']);
+      const slow = await cli(batchArgs('slow.jsonl', '--timeout', '1', '--rate', '50'));
       assert.equal(slow.code, 5, slow.stderr);
       assert.match(slow.stderr, /1 gave up waiting/);
       const port = await closedPort();
