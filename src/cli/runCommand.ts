@@ -93,9 +93,10 @@ const INPUT_HINTS: InputHints = { value: (name) => `give --input ${name}=VALUE`,
 
 /** The --input and --file values, the files' paths resolved against the current folder. */
 function givenInputs(flags: RunFlags, cwd: string): { values: Record<string, string>; files: Record<string, string> } {
+  const values = pairs(flags.input, '--input', 'NAME=VALUE');
   const files = pairs(flags.file, '--file', 'NAME=PATH');
   return {
-    values: Object.fromEntries(pairs(flags.input, '--input', 'NAME=VALUE')),
+    values: Object.fromEntries(values),
     files: Object.fromEntries([...files].map(([name, path]) => [name, resolve(cwd, path)])),
   };
 }
