@@ -2,7 +2,7 @@
 // share (src/core/document/agentFiles.ts), on real folders.
 import assert from 'node:assert/strict';
 import { join, relative, sep } from 'node:path';
-import { runCli } from '../../src/cli/main';
+import { runCliCaptured } from '../support/cli';
 import { AGENT_FILE, AGENT_FILE_ANY_CASE, findFilesUnder, SKIPPED_DIRECTORIES } from '../../src/core/document/agentFiles';
 import { AgentDirectory } from '../../src/core/server/agentDirectory';
 import { TEST_FILE } from '../../src/core/testing/testFile';
@@ -45,8 +45,7 @@ describe('agent files', () => {
   });
 
   it('is the same set of files for the command line and the local server', async () => {
-    let stderr = '';
-    const code = await runCli(['validate', '.'], { stdout: () => undefined, stderr: (text) => (stderr += text), cwd: dir.path, env: {} });
+    const { code, stderr } = await runCliCaptured(['validate', '.'], { cwd: dir.path, env: {} });
     assert.equal(code, 0, stderr);
     assert.match(stderr, /^3 files checked: /m);
     const served = await AgentDirectory.open(dir.path, { watch: false });

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { runCli } from '../../src/cli/main';
+import { runCliCaptured } from '../support/cli';
 import { DataFileError, readDataRows } from '../../src/core/batch/dataRows';
 import type { DataRow } from '../../src/core/batch/dataRows';
 import { readBatchResults } from '../../src/core/batch/resultsTable';
@@ -76,19 +76,16 @@ describe('agent-workflows batch', () => {
     dir.remove();
   });
 
-  async function cli(args: string[], options: { env?: Record<string, string>; interrupt?: AbortSignal } = {}) {
-    let stdout = '';
-    let stderr = '';
-    const code = await runCli(args, {
-      stdout: (t) => (stdout += t),
-      stderr: (t) => (stderr += t),
-      cwd: dir.path,
-      env: options.env ?? { AGENT_WORKFLOWS_API_KEY: KEY },
-      ...(options.interrupt ? { interrupt: options.interrupt } : {}),
-    });
-    assert.doesNotMatch(stdout + stderr, new RegExp(KEY), 'the key never appears in output');
-    return { code, stdout, stderr };
-  }
+  const cli = (args: string[], options: { env?: Record<string, string>; interrupt?: AbortSignal } = {}) =>
+    runCliCaptured(
+      args,
+      {
+        cwd: dir.path,
+        env: options.env ?? { AGENT_WORKFLOWS_API_KEY: KEY },
+        ...(options.interrupt ? { interrupt: options.interrupt } : {}),
+      },
+      [KEY],
+    );
 
   async function serve(options: Omit<BatchServiceOptions, 'apiKey'> = {}): Promise<BatchService> {
     service = await startBatchService({ apiKey: KEY, durationMs: () => 100, ...options });
@@ -317,10 +314,7 @@ describe('agent-workflows batch', () => {
       assert.match(passing.stderr, /2 rows: 2 finished/);
       // On a terminal the progress is one line redrawn in place, cleared before the summary.
       let control = '';
-      let stderr = '';
-      const code = await runCli(batchArgs('rows.jsonl', '--local'), {
-        stdout: () => undefined,
-        stderr: (t) => (stderr += t),
+      const { code, stderr } = await runCliCaptured(batchArgs('rows.jsonl', '--local'), {
         terminal: (t) => (control += t),
         stderrIsTTY: true,
         cwd: dir.path,

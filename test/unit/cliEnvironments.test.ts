@@ -4,7 +4,7 @@
 // and a broken file are usage errors; `envs` lists them; `status` and `test --deployed` use them.
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { runCli } from '../../src/cli/main';
+import { runCliCaptured } from '../support/cli';
 import { startFakeService } from '../support/fakeAgentService';
 import type { FakeService } from '../support/fakeAgentService';
 import { json } from '../support/httpServer';
@@ -60,19 +60,8 @@ environments:
     dir.remove();
   });
 
-  async function cli(args: string[], env: Record<string, string>, confirm?: (question: string) => Promise<boolean>, cwd = dir.path) {
-    let stdout = '';
-    let stderr = '';
-    const code = await runCli(args, {
-      stdout: (t) => (stdout += t),
-      stderr: (t) => (stderr += t),
-      cwd,
-      env,
-      ...(confirm ? { confirm } : {}),
-    });
-    for (const key of [DEV_KEY, STAGING_KEY]) assert.doesNotMatch(stdout + stderr, new RegExp(key), 'no key in the output');
-    return { code, stdout, stderr };
-  }
+  const cli = (args: string[], env: Record<string, string>, confirm?: (question: string) => Promise<boolean>, cwd = dir.path) =>
+    runCliCaptured(args, { cwd, env, ...(confirm ? { confirm } : {}) }, [DEV_KEY, STAGING_KEY]);
 
   const run = (extra: string[], env: Record<string, string>) => cli(['run', 'agents/triage.agent.yaml', '--json', ...extra], env);
 

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { runCli } from '../../src/cli/main';
+import { runCliCaptured } from '../support/cli';
 import { startFakeService } from '../support/fakeAgentService';
 import type { FakeService } from '../support/fakeAgentService';
 import { closedPort, json } from '../support/httpServer';
@@ -46,19 +46,8 @@ describe('agent-workflows run and status', () => {
     dir.remove();
   });
 
-  async function cli(args: string[], env: Record<string, string> = { AGENT_WORKFLOWS_API_KEY: KEY }, interrupt?: AbortSignal) {
-    let stdout = '';
-    let stderr = '';
-    const code = await runCli(args, {
-      stdout: (t) => (stdout += t),
-      stderr: (t) => (stderr += t),
-      cwd: dir.path,
-      env,
-      ...(interrupt ? { interrupt } : {}),
-    });
-    assert.doesNotMatch(stdout + stderr, new RegExp(KEY), 'the key never appears in output');
-    return { code, stdout, stderr };
-  }
+  const cli = (args: string[], env: Record<string, string> = { AGENT_WORKFLOWS_API_KEY: KEY }, interrupt?: AbortSignal) =>
+    runCliCaptured(args, { cwd: dir.path, env, ...(interrupt ? { interrupt } : {}) }, [KEY]);
 
   it('runs an agent with typed inputs and prints JSON', async () => {
     service.statusAnswer = (n, _id, response) =>
@@ -168,18 +157,8 @@ describe('agent-workflows run and status', () => {
     const EVIL = '\u001b]0;PWNED\u0007\u001b[2J';
     const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
 
-    async function raw(args: string[], stderrIsTTY = false) {
-      let stdout = '';
-      let stderr = '';
-      const code = await runCli(args, {
-        stdout: (t) => (stdout += t),
-        stderr: (t) => (stderr += t),
-        cwd: dir.path,
-        env: { AGENT_WORKFLOWS_API_KEY: KEY },
-        stderrIsTTY,
-      });
-      return { code, stdout, stderr };
-    }
+    const raw = (args: string[], stderrIsTTY = false) =>
+      runCliCaptured(args, { cwd: dir.path, env: { AGENT_WORKFLOWS_API_KEY: KEY }, stderrIsTTY });
 
     it('never reach stdout or stderr raw: status word, problem answer, error page, outputs', async () => {
       service.statusAnswer = (_n, _id, response) => json(response, 200, { status: `failed${EVIL}`, error: `boom${EVIL}` });

@@ -1,7 +1,7 @@
 // `agent-workflows run --local`: the file runs on this machine with the workflow engine, against a
 // real API on 127.0.0.1, with secrets from AGENT_SECRET_<NAME> and no service or key.
 import assert from 'node:assert/strict';
-import { runCli } from '../../src/cli/main';
+import { runCliCaptured } from '../support/cli';
 import { json, startServer } from '../support/httpServer';
 import type { TestServer } from '../support/httpServer';
 import { makeTempDir } from '../support/tempDir';
@@ -51,13 +51,8 @@ describe('agent-workflows run --local', () => {
     dir.remove();
   });
 
-  async function cli(args: string[], env: Record<string, string> = { AGENT_SECRET_TRIAGE_TOKEN: TOKEN }) {
-    let stdout = '';
-    let stderr = '';
-    const code = await runCli(args, { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t), cwd: dir.path, env });
-    assert.ok(!(stdout + stderr).includes(TOKEN), 'the secret never appears in the output');
-    return { code, stdout, stderr };
-  }
+  const cli = (args: string[], env: Record<string, string> = { AGENT_SECRET_TRIAGE_TOKEN: TOKEN }) =>
+    runCliCaptured(args, { cwd: dir.path, env }, [TOKEN]);
 
   it('runs the file with inputs, a file and a secret, printing each node and the outputs', async () => {
     const result = await cli(['run', '--local', 'triage.agent.yaml', '--input', 'ticket=Printer on fire', '--file', 'attachment=log.txt']);

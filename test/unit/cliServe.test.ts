@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { runCli } from '../../src/cli/main';
+import { runCliCaptured } from '../support/cli';
 import { waitFor } from '../integration/wait';
 import { json, startServer } from '../support/httpServer';
 import type { TestServer } from '../support/httpServer';
@@ -181,17 +182,7 @@ describe('agent-workflows serve', () => {
       return { url, stop: () => stop.abort(), finished, output: () => stdout + stderr };
     }
 
-    async function cli(args: string[]) {
-      let stdout = '';
-      let stderr = '';
-      const code = await runCli(args, {
-        stdout: (t) => (stdout += t),
-        stderr: (t) => (stderr += t),
-        cwd: join(dir.path, 'agents'),
-        env: { AGENT_WORKFLOWS_API_KEY: KEY },
-      });
-      return { code, stdout, stderr };
-    }
+    const cli = (args: string[]) => runCliCaptured(args, { cwd: join(dir.path, 'agents'), env: { AGENT_WORKFLOWS_API_KEY: KEY } });
 
     it('runs agents through `agent-workflows run` against the local server, JSON and multipart', async () => {
       const serve = await startServe(['agents', '--port', '0'], { AGENT_WORKFLOWS_API_KEY: KEY, AGENT_SECRET_ECHO_TOKEN: 'echo-secret' });

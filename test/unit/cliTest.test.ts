@@ -5,17 +5,12 @@ import { spawnSync } from 'node:child_process';
 import { copyFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { create } from 'xmlbuilder2';
-import { runCli } from '../../src/cli/main';
+import { runCliCaptured } from '../support/cli';
 import { repoRoot } from '../support/paths';
 import { makeTempDir } from '../support/tempDir';
 import type { TempDir } from '../support/tempDir';
 
-async function run(args: string[], cwd: string): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  const code = await runCli(args, { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t), cwd, env: {} });
-  return { code, stdout, stderr };
-}
+const run = (args: string[], cwd: string) => runCliCaptured(args, { cwd, env: {} });
 
 const CASE = (name: string, report: string): string => `  ${name}:
     inputs: { city: Lisbon }

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { runCli } from '../../src/cli/main';
+import { runCliCaptured } from '../support/cli';
 import { startAgentServer } from '../../src/core/server/agentServer';
 import type { AgentServer } from '../../src/core/server/agentServer';
 import { json, startServer } from '../support/httpServer';
@@ -38,12 +38,8 @@ describe('agent-workflows test --deployed', () => {
     dir.remove();
   });
 
-  async function run(args: string[], env: Record<string, string> = { AGENT_WORKFLOWS_API_KEY: KEY }) {
-    let stdout = '';
-    let stderr = '';
-    const code = await runCli(args, { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t), cwd: dir.path, env });
-    return { code, stdout, stderr };
-  }
+  const run = (args: string[], env: Record<string, string> = { AGENT_WORKFLOWS_API_KEY: KEY }) =>
+    runCliCaptured(args, { cwd: dir.path, env });
 
   const target = (): string[] => ['--deployed', '--base-url', server.url, '--account', 'local', '--agent', 'lookup'];
 

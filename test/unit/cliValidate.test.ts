@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { runCli } from '../../src/cli/main';
+import { runCliCaptured } from '../support/cli';
 import { repoRoot } from '../support/paths';
 import { makeTempDir } from '../support/tempDir';
 import type { TempDir } from '../support/tempDir';
@@ -15,12 +15,7 @@ const INVALID =
 const WARNING_ONLY =
   'version: 1\nname: Warn\nnodes:\n  call:\n    type: api\n    method: GET\n    url: https://api.example.com\n    settings: ["x-api-key: abc123"]\noutputs:\n  out: { from: "{{ nodes.call.body }}" }\n';
 
-async function run(args: string[], cwd: string): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  const code = await runCli(args, { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t), cwd, env: {} });
-  return { code, stdout, stderr };
-}
+const run = (args: string[], cwd: string) => runCliCaptured(args, { cwd, env: {} });
 
 describe('agent-workflows validate', () => {
   let dir: TempDir;

@@ -2,7 +2,7 @@
 // agent service (prepareInputs) and the workflow engine (resolveInputs), and the command line's
 // local run, which now says how to give an input with its own flags.
 import assert from 'node:assert/strict';
-import { runCli } from '../../src/cli/main';
+import { runCliCaptured } from '../support/cli';
 import { loadAgent } from '../../src/core/engine/agentPlan';
 import { resolveInputs } from '../../src/core/engine/inputs';
 import { InputError, prepareInputs } from '../../src/core/inputs/inputValues';
@@ -104,10 +104,7 @@ describe('input check', () => {
     const dir = makeTempDir();
     try {
       dir.write('inputs.agent.yaml', YAML);
-      let stderr = '';
-      const code = await runCli(['run', '--local', 'inputs.agent.yaml', '--input', 'shot=a.png'], {
-        stdout: () => undefined,
-        stderr: (text) => (stderr += text),
+      const { code, stderr } = await runCliCaptured(['run', '--local', 'inputs.agent.yaml', '--input', 'shot=a.png'], {
         cwd: dir.path,
         env: {},
       });
