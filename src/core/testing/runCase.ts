@@ -91,7 +91,8 @@ export async function runCase(agent: LoadedAgent, testCase: TestCase, options: R
       secretHint: (name) => `give it a test value under secrets: ${name} in the case`,
       timeoutMs: testCase.expect.withinMs ? Math.max(testCase.expect.withinMs.ms * 2, 1000) : (options.timeoutMs ?? DEFAULT_TIMEOUT_MS),
       dispatcherFor: (node) => mockAgents.get(node) ?? (testCase.live ? options.dispatcher : answerNothing()),
-      onNodeResult: (node, result) => nodeResults.set(node, result),
+      // Each result handed over is a redacted copy: made only for the nodes the case checks.
+      ...(testCase.expect.nodes?.size ? { onNodeResult: (node: string, result: NodeResult) => nodeResults.set(node, result) } : {}),
       ...(options.signal ? { signal: options.signal } : {}),
     });
     const failures = checkCase(testCase, execution, nodeResults, requests);
