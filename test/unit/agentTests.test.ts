@@ -99,6 +99,73 @@ describe('agent tests', () => {
     assert.match(result!.failures[0]!.message, /runs on the deployment \(deployed: true\), but no deployment was given/);
   });
 
+  it("starts every case from the defaults; a case's own input, secret or mock replaces a default one", async () => {
+    const file = dir.write(
+      'weather-report.agent.test.yaml',
+      `defaults:
+  inputs: { city: Lisbon }
+  secrets: { WEATHER_API_KEY: shared-key }
+  mocks:
+    current:
+      body: { summary: Sunny, temperature: 24 }
+      expect_request: { headers: { x-api-key: shared-key } }
+cases:
+  inherits everything:
+    expect: { outputs: { report: "Lisbon: Sunny, 24 degrees (metric)." } }
+  own input and mock:
+    inputs: { city: Oslo }
+    mocks: { current: { body: { summary: Snow, temperature: -3 } } }
+    expect: { outputs: { report: "Oslo: Snow, -3 degrees (metric)." } }
+  own secret:
+    secrets: { WEATHER_API_KEY: other-key }
+    expect: { outputs: { report: { $contains: Lisbon } } }
+`,
+    );
+    const suite = loaded(loadSuite(file));
+    assert.deepEqual(suite.problems, []);
+    const results = await runSuite(suite);
+    assert.deepEqual(
+      results.map((result) => [result.name, result.failures.map((failure) => failure.message)]),
+      [
+        ['inherits everything', []],
+        ['own input and mock', []],
+        // The default mock's expect_request holds for every case that keeps that mock.
+        ['own secret', ['requests.current.headers.x-api-key: expected "shared-key", got "other-key"']],
+      ],
+    );
+    assert.equal(results[0]!.requests[0]!.url, 'https://weather.example.com/v1/current?city=Lisbon&units=metric');
+    // The case's own mock replaced the default one whole: its expect_request went with it.
+    assert.equal(results[1]!.requests[0]!.headers['x-api-key'], 'shared-key');
+    assert.equal(suite.suite.cases[1]!.mocks.get('current')!.expectRequest, undefined);
+    const failureLine = new LineIndex(suite.text).range(results[2]!.failures[0]!.span).line;
+    assert.equal(failureLine, 7, "at the default mock's expect_request, where the expectation is written");
+  });
+
+  it('checks the names under defaults once, where they are written', () => {
+    const file = dir.write(
+      'weather-report.agent.test.yaml',
+      'defaults:\n  inputs: { cty: Oslo }\n  mocks: { current: { body: {} }, curent: { body: {} } }\ncases:\n  one: { inputs: { city: A } }\n  two: { inputs: { city: B } }\n',
+    );
+    const failure = loadSuite(file) as SuiteLoadFailure;
+    assert.deepEqual(
+      failure.problems.map((problem) => [problem.code, problem.range.line]),
+      [
+        ['unknown-input', 2],
+        ['unknown-node', 3],
+      ],
+      'reported once each, at the defaults; the default mock of "current" serves both cases',
+    );
+    const schema = loadSuite(
+      dir.write('weather-report.agent.test.yaml', 'defaults:\n  mocks: { current: { bdy: x } }\ncases:\n  one: { inputs: { city: A } }\n'),
+    ) as SuiteLoadFailure;
+    assert.ok(
+      schema.problems.some((problem) =>
+        /mock of node "current" in the defaults has no key "bdy"\. Did you mean "body"\?/i.test(problem.message),
+      ),
+      schema.problems.map((problem) => problem.message).join('\n'),
+    );
+  });
+
   it('checks the names a case uses against the agent, with suggestions', () => {
     const file = dir.write(
       'weather-report.agent.test.yaml',

@@ -83,6 +83,24 @@ describe('agent tests from the editor', () => {
     assert.equal(testCase.mocks.get('current')?.status, 200);
   });
 
+  it("writes no test value for a secret the file's defaults give", () => {
+    const existing =
+      'defaults:\n  secrets: { WEATHER_API_KEY: shared-key }\ncases:\n  first:\n    inputs: { city: Oslo }\n    mocks: { current: { body: {} } }\n';
+    const written = appendCaseFromExecution(existing, {
+      name: 'Lisbon',
+      agentFileName: 'weather-report.agent.yaml',
+      inputs: { city: 'Lisbon' },
+      files: {},
+      outputs: { report: 'x' },
+      apiNodes: [{ node: 'current', status: 200 }],
+      secretNames: ['WEATHER_API_KEY', 'OTHER_KEY'],
+    });
+    const suite = validateTestText(written.text, 'weather-report.agent.test.yaml').suite!;
+    const added = suite.cases.find((testCase) => testCase.name === 'Lisbon')!;
+    assert.deepEqual(added.secrets, { WEATHER_API_KEY: 'shared-key', OTHER_KEY: 'test-other-key' });
+    assert.doesNotMatch(written.text.slice(written.offset), /WEATHER_API_KEY/);
+  });
+
   it('refuses a test file that is not YAML or whose cases are not a mapping, saying so', () => {
     assert.throws(
       () => appendCaseFromExecution('cases: [\n', fromHello('x', 'y')),
@@ -134,6 +152,7 @@ describe('agent test snippets', () => {
   const indent = (text: string, spaces: number): string => text.replace(/^/gm, ' '.repeat(spaces));
   const inContext = (prefix: string, text: string): string => {
     if (prefix === 'case') return `cases:\n${indent(text, 2)}\n`;
+    if (prefix === 'defaults') return `${text}\ncases:\n  one: {}\n`;
     if (prefix === 'mock') return `cases:\n  one:\n    mocks:\n${indent(text, 6)}\n`;
     return `cases:\n  one:\n${indent(text, 4)}\n`;
   };
@@ -143,7 +162,7 @@ describe('agent test snippets', () => {
       Object.values(snippets)
         .map((snippet) => snippet.prefix)
         .sort(),
-      ['case', 'expect', 'expect-failure', 'mock'],
+      ['case', 'defaults', 'expect', 'expect-failure', 'mock'],
     );
     for (const snippet of Object.values(snippets)) {
       const text = inContext(snippet.prefix, expand(snippet.body));

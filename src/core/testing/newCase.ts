@@ -1,7 +1,8 @@
 // A new test case written from an execution that happened ("New Test Case from This Execution"):
 // its inputs as the case's inputs, its outputs as expect.outputs, a mock stub for every API node
-// with the status it got, and a test value for every secret. Appended to the test file's text
-// (created when there is none) through the yaml library, so the file's comments and layout stay.
+// with the status it got, and a test value for every secret the file's defaults do not give.
+// Appended to the test file's text (created when there is none) through the yaml library, so the
+// file's comments and layout stay.
 import { isMap, parseDocument } from 'yaml';
 import type { Document, Scalar, YAMLMap } from 'yaml';
 import { entries } from '../document/yamlAst';
@@ -60,8 +61,12 @@ export function appendCaseFromExecution(existing: string | undefined, testCase: 
   const body: Record<string, unknown> = {};
   if (Object.keys(testCase.inputs).length) body.inputs = testCase.inputs;
   if (Object.keys(testCase.files).length) body.files = testCase.files;
-  if (testCase.secretNames.length)
-    body.secrets = Object.fromEntries(testCase.secretNames.map((secret) => [secret, `test-${secret.toLowerCase().replace(/_/g, '-')}`]));
+  // A secret the file's defaults give a test value already needs none of its own.
+  const defaultSecrets = doc.getIn(['defaults', 'secrets'], true);
+  const given = new Set(isMap(defaultSecrets) ? [...entries(defaultSecrets)].map((entry) => entry.key) : []);
+  const secretNames = testCase.secretNames.filter((secret) => !given.has(secret));
+  if (secretNames.length)
+    body.secrets = Object.fromEntries(secretNames.map((secret) => [secret, `test-${secret.toLowerCase().replace(/_/g, '-')}`]));
   if (testCase.apiNodes.length)
     body.mocks = Object.fromEntries(testCase.apiNodes.map(({ node, status }) => [node, { status: status ?? 200, body: {} }]));
   body.expect = { outputs: testCase.outputs };

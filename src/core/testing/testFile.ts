@@ -12,7 +12,7 @@ import type { Problem, Span } from '../document/problems';
 import { checkSchema } from '../validation/schemaCheck';
 import type { SchemaRules } from '../validation/schemaCheck';
 import { closestMatch, listWords } from '../document/suggest';
-import { entries, getValue, isStringScalar, spanOf } from '../document/yamlAst';
+import { entries, findPair, getValue, isStringScalar, spanOf } from '../document/yamlAst';
 import type { PathSegment } from '../document/yamlAst';
 import validateAgentTestSchema from './agentTestSchemaValidator.generated';
 import { compileMatcher } from './matchers';
@@ -59,21 +59,47 @@ export function validateTestText(
   checkSchema(root, file.value, sink, TEST_SCHEMA);
   const agentNode = getValue(root, 'agent');
   const agentPath = isStringScalar(agentNode) ? agentNode.value : defaultAgentPath(fileName);
-  const cases: Array<{ testCase: TestCase; map: YAMLMap }> = [];
+  const report = (at: Span, message: string): void => sink.add('invalid-expectation', at, message);
+  const defaultsNode = getValue(root, 'defaults');
+  const defaults = isMap(defaultsNode) ? { data: readCaseData(defaultsNode, report), map: defaultsNode } : undefined;
+  const cases: Array<{ testCase: TestCase; own: CaseData; map: YAMLMap }> = [];
   const casesMap = getValue(root, 'cases');
   if (isMap(casesMap)) {
     for (const { key, keyNode, value } of entries(casesMap)) {
-      if (isMap(value)) cases.push({ testCase: readCase(key, spanOf(keyNode), value, sink), map: value });
+      if (!isMap(value)) continue;
+      const own = readCaseData(value, report);
+      cases.push({ testCase: readCase(key, spanOf(keyNode), value, own, defaults?.data, report), own, map: value });
     }
   }
   const model = typeof agent === 'function' ? agent(agentPath) : agent;
-  if (model) for (const { testCase, map } of cases) checkAgainstAgent(testCase, map, model, sink);
+  if (model) {
+    // Names under defaults are checked once, where they are written, not again for every case.
+    if (defaults)
+      checkNames(
+        defaults.data,
+        defaults.map,
+        spanOf((findPair(root, 'defaults')?.key as YamlNode | undefined) ?? defaultsNode),
+        model,
+        sink,
+      );
+    for (const { testCase, own, map } of cases) {
+      checkNames(own, map, testCase.span, model, sink);
+      checkAgainstAgent(testCase, map, model, sink);
+    }
+  }
   const suite = { agentPath, agentSpan: agentNode ? spanOf(agentNode) : { start: 0, end: 0 }, cases: cases.map((entry) => entry.testCase) };
   return { problems: sink.result(), file, suite };
 }
 
-function readCase(name: string, span: Span, map: YAMLMap, sink: ProblemSink): TestCase {
-  const report = (at: Span, message: string): void => sink.add('invalid-expectation', at, message);
+/** What a case gives the agent: under a case, its own; under defaults:, what every case starts from. */
+interface CaseData {
+  readonly inputs: Readonly<Record<string, unknown>>;
+  readonly files: Readonly<Record<string, string>>;
+  readonly secrets: Readonly<Record<string, string>>;
+  readonly mocks: ReadonlyMap<string, MockAnswer>;
+}
+
+function readCaseData(map: YAMLMap, report: (at: Span, message: string) => void): CaseData {
   const mocks = new Map<string, MockAnswer>();
   const mocksMap = getValue(map, 'mocks');
   if (isMap(mocksMap)) {
@@ -92,14 +118,31 @@ function readCase(name: string, span: Span, map: YAMLMap, sink: ProblemSink): Te
       });
     }
   }
-  const expectMap = getValue(map, 'expect');
   return {
-    name,
-    span,
     inputs: plainRecord(getValue(map, 'inputs')),
     files: stringRecord(getValue(map, 'files')),
     secrets: stringRecord(getValue(map, 'secrets')),
     mocks,
+  };
+}
+
+/** A case: its own inputs, files, secrets and mocks over the defaults (a mock replaces a default one whole). */
+function readCase(
+  name: string,
+  span: Span,
+  map: YAMLMap,
+  own: CaseData,
+  defaults: CaseData | undefined,
+  report: (at: Span, message: string) => void,
+): TestCase {
+  const expectMap = getValue(map, 'expect');
+  return {
+    name,
+    span,
+    inputs: defaults ? { ...defaults.inputs, ...own.inputs } : own.inputs,
+    files: defaults ? { ...defaults.files, ...own.files } : own.files,
+    secrets: defaults ? { ...defaults.secrets, ...own.secrets } : own.secrets,
+    mocks: defaults ? new Map([...defaults.mocks, ...own.mocks]) : own.mocks,
     expect: isMap(expectMap) ? readExpectations(expectMap, report) : {},
     snapshot: getValue(map, 'snapshot')?.toJSON() === true,
     live: getValue(map, 'live')?.toJSON() === true,
@@ -154,17 +197,17 @@ function matchersByKey(map: YAMLMap, report: (at: Span, message: string) => void
   return new Map([...entries(map)].map(({ key, value }) => [lowerCase ? key.toLowerCase() : key, compileMatcher(value, report)]));
 }
 
-/** The names a case uses, against the agent's declarations; a mock for every API node unless live. */
-function checkAgainstAgent(testCase: TestCase, caseMap: YAMLMap, agent: AgentModel, sink: ProblemSink): void {
+/** The inputs, files and mocked nodes a case (or defaults:) names, against the agent's declarations. */
+function checkNames(data: CaseData, map: YAMLMap, ownerSpan: Span, agent: AgentModel, sink: ProblemSink): void {
   const keySpan = (section: string, key: string): Span => {
-    const sectionMap = getValue(caseMap, section);
+    const sectionMap = getValue(map, section);
     const pair = isMap(sectionMap) ? [...entries(sectionMap)].find((entry) => entry.key === key) : undefined;
-    return pair ? spanOf(pair.keyNode) : testCase.span;
+    return pair ? spanOf(pair.keyNode) : ownerSpan;
   };
   const inputNames = [...agent.inputs.keys()];
   for (const [section, names] of [
-    ['inputs', Object.keys(testCase.inputs)],
-    ['files', Object.keys(testCase.files)],
+    ['inputs', Object.keys(data.inputs)],
+    ['files', Object.keys(data.files)],
   ] as const) {
     for (const name of names) {
       const input = agent.inputs.get(name);
@@ -191,19 +234,9 @@ function checkAgainstAgent(testCase: TestCase, caseMap: YAMLMap, agent: AgentMod
       }
     }
   }
-  const nodeIds = [...agent.nodes.keys()];
-  const unknownNode = (span: Span, id: string, what: string): void => {
-    const suggestion = closestMatch(id, nodeIds);
-    sink.add(
-      'unknown-node',
-      span,
-      `${what} names node "${id}", which the agent does not have.${suggestion ? ` Did you mean "${suggestion}"?` : nodeIds.length ? ` Its nodes: ${listWords(nodeIds, 'and')}.` : ''}`,
-      suggestion ? { data: { replacement: suggestion } } : {},
-    );
-  };
-  for (const mock of testCase.mocks.values()) {
+  for (const mock of data.mocks.values()) {
     const node = agent.nodes.get(mock.node);
-    if (!node) unknownNode(mock.span, mock.node, 'A mock');
+    if (!node) unknownNode(agent, sink, mock.span, mock.node, 'A mock');
     else if (node.type !== 'api')
       sink.add(
         'invalid-value',
@@ -211,6 +244,21 @@ function checkAgainstAgent(testCase: TestCase, caseMap: YAMLMap, agent: AgentMod
         `Node "${mock.node}" renders text (${node.type ?? 'no type'}); only API nodes call an API and can be mocked.`,
       );
   }
+}
+
+function unknownNode(agent: AgentModel, sink: ProblemSink, span: Span, id: string, what: string): void {
+  const nodeIds = [...agent.nodes.keys()];
+  const suggestion = closestMatch(id, nodeIds);
+  sink.add(
+    'unknown-node',
+    span,
+    `${what} names node "${id}", which the agent does not have.${suggestion ? ` Did you mean "${suggestion}"?` : nodeIds.length ? ` Its nodes: ${listWords(nodeIds, 'and')}.` : ''}`,
+    suggestion ? { data: { replacement: suggestion } } : {},
+  );
+}
+
+/** A mock for every API node of a case unless live (its own or a default one), and what it expects. */
+function checkAgainstAgent(testCase: TestCase, caseMap: YAMLMap, agent: AgentModel, sink: ProblemSink): void {
   // A deployed case calls no mock: the service runs the agent with its real APIs.
   if (!testCase.live && !testCase.deployed) {
     const unmocked = [...agent.nodes.values()].filter((node) => node.type === 'api' && !testCase.mocks.has(node.id)).map((node) => node.id);
@@ -241,18 +289,24 @@ function checkAgainstAgent(testCase: TestCase, caseMap: YAMLMap, agent: AgentMod
     );
   }
   for (const id of testCase.expect.nodes?.keys() ?? [])
-    if (!agent.nodes.has(id)) unknownNode(expectKeySpan('nodes', id), id, 'An expectation');
+    if (!agent.nodes.has(id)) unknownNode(agent, sink, expectKeySpan('nodes', id), id, 'An expectation');
   const failsAt = testCase.expect.failsAt;
-  if (failsAt && !agent.nodes.has(failsAt.node)) unknownNode(failsAt.span, failsAt.node, 'fails_at');
+  if (failsAt && !agent.nodes.has(failsAt.node)) unknownNode(agent, sink, failsAt.span, failsAt.node, 'fails_at');
 }
 
 /** A place in a test file in words, for the schema's messages. */
 export function describeTestPath(path: readonly PathSegment[]): string {
   if (path.length === 0) return 'the test file';
-  const [section, name, field, key, ...rest] = path;
+  if (path[0] === 'defaults') return describeCasePath('the defaults', path.slice(1));
+  const [section, name, ...inCase] = path;
   if (section !== 'cases') return `"${String(section)}"`;
   if (name === undefined) return 'the cases';
-  const owner = `case "${String(name)}"`;
+  return describeCasePath(`case "${String(name)}"`, inCase);
+}
+
+/** A place inside a case (or the defaults), `owner`, in words. */
+function describeCasePath(owner: string, path: readonly PathSegment[]): string {
+  const [field, key, ...rest] = path;
   if (field === undefined) return owner;
   if (key === undefined) return `the ${String(field)} of ${owner}`;
   const item =
