@@ -1,8 +1,9 @@
 // The cost of the agent-test layer: 1,000 cases of a 5-node agent run locally (test file read and
 // checked, each case's mocks, expectations checked) against running the same agent 1,000 times in
 // this process with the engine and the same mocked answers but no test layer, 8 at a time both.
-// Target: the test layer costs at most 1.2x.
-import { writeFileSync } from 'node:fs';
+// Target: the test layer costs at most 1.2x. The verdict is on a file that writes every case out in
+// full; the same cases with their shared secrets and mocks under defaults: are timed too.
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { MockAgent } from 'undici';
 import { loadAgent } from '../src/core/engine/agentPlan';
@@ -51,21 +52,49 @@ outputs:
 const ANSWERS: Record<string, unknown> = { profile: { name: 'Ada' }, orders: { count: 3 }, score: { value: 42 } };
 const SECRETS: Record<string, string> = { CRM_TOKEN: 'bench-crm-token', SHOP_KEY: 'bench-shop-key' };
 
-function testFile(): string {
+const MOCKS = `profile: { body: { name: Ada }, expect_request: { headers: { authorization: Bearer bench-crm-token } } }
+orders: { body: { count: 3 } }
+score: { body: { value: 42 } }`;
+const CASE_SECRETS = '{ CRM_TOKEN: bench-crm-token, SHOP_KEY: bench-shop-key }';
+const CASE_EXPECT = 'outputs: { report: "Ada: 3 orders, score 42", score: { $gte: 0 } }';
+const indent = (text: string, spaces: number): string => text.replace(/^/gm, ' '.repeat(spaces));
+
+/** Every case written out in full: its secrets and mocks repeated (the headline, the most to read). */
+function spelledOutTestFile(): string {
   const cases = Array.from(
     { length: CASES },
     (_, i) => `  case ${i}:
     inputs: { customer: C${i} }
-    secrets: { CRM_TOKEN: bench-crm-token, SHOP_KEY: bench-shop-key }
+    secrets: ${CASE_SECRETS}
     mocks:
-      profile: { body: { name: Ada }, expect_request: { headers: { authorization: Bearer bench-crm-token } } }
-      orders: { body: { count: 3 } }
-      score: { body: { value: 42 } }
+${indent(MOCKS, 6)}
     expect:
-      outputs: { report: "Ada: 3 orders, score 42", score: { $gte: 0 } }
+      ${CASE_EXPECT}
 `,
   );
   return `agent: five.agent.yaml\ncases:\n${cases.join('')}`;
+}
+
+/** The same cases with the secrets and mocks they share written once, under defaults:. */
+function defaultsTestFile(): string {
+  const cases = Array.from(
+    { length: CASES },
+    (_, i) => `  case ${i}:\n    inputs: { customer: C${i} }\n    expect:\n      ${CASE_EXPECT}\n`,
+  );
+  return `agent: five.agent.yaml\ndefaults:\n  secrets: ${CASE_SECRETS}\n  mocks:\n${indent(MOCKS, 4)}\ncases:\n${cases.join('')}`;
+}
+
+/** One run of a test file through the test layer: the time to read it, and in all. */
+async function testLayer(testFile: string): Promise<{ load: number; total: number }> {
+  const started = performance.now();
+  const suite = loadSuite(testFile);
+  if (!('suite' in suite)) throw new Error(`the bench's test file does not load: ${suite.message}`);
+  const load = performance.now() - started;
+  const results = await runSuite(suite, { concurrency: CONCURRENCY });
+  const failed = results.filter((result) => !result.passed);
+  if (results.length !== CASES || failed.length)
+    throw new Error(`${failed.length} of ${results.length} cases failed: ${failed[0]?.failures[0]?.message ?? ''}`);
+  return { load, total: performance.now() - started };
 }
 
 /** The engine alone: each node answered by a MockAgent, as the test layer does, no checks. */
@@ -100,48 +129,51 @@ async function engineOnly(): Promise<number> {
   return performance.now() - started;
 }
 
+const seconds = (ms: number): string => `${(ms / 1000).toFixed(2)} s`;
+const perSecond = (ms: number): string => (CASES / (ms / 1000)).toFixed(0);
+
 export async function runAgentTestsBenchmark(): Promise<boolean> {
   const dir = makeTempDir('agent-workflows-bench-tests-');
   try {
     writeFileSync(join(dir, 'five.agent.yaml'), AGENT);
-    writeFileSync(join(dir, 'five.agent.test.yaml'), testFile());
-    const times: { tests: number[]; engine: number[]; load: number[] } = { tests: [], engine: [], load: [] };
+    const spelledOut = join(dir, 'five.agent.test.yaml');
+    const withDefaults = join(dir, 'defaults', 'five.agent.test.yaml');
+    writeFileSync(spelledOut, spelledOutTestFile());
+    mkdirSync(join(dir, 'defaults'));
+    writeFileSync(join(dir, 'defaults', 'five.agent.yaml'), AGENT);
+    writeFileSync(withDefaults, defaultsTestFile());
+    const runs: { spelledOut: Array<{ load: number; total: number }>; defaults: Array<{ load: number; total: number }>; engine: number[] } =
+      { spelledOut: [], defaults: [], engine: [] };
     for (let round = 0; round < 3; round++) {
-      const started = performance.now();
-      const suite = loadSuite(join(dir, 'five.agent.test.yaml'));
-      if (!('suite' in suite)) throw new Error(`the bench's test file does not load: ${suite.message}`);
-      times.load.push(performance.now() - started);
-      const results = await runSuite(suite, { concurrency: CONCURRENCY });
-      const failed = results.filter((result) => !result.passed);
-      if (results.length !== CASES || failed.length)
-        throw new Error(`${failed.length} of ${results.length} cases failed: ${failed[0]?.failures[0]?.message ?? ''}`);
-      times.tests.push(performance.now() - started);
-      times.engine.push(await engineOnly());
+      runs.spelledOut.push(await testLayer(spelledOut));
+      runs.defaults.push(await testLayer(withDefaults));
+      runs.engine.push(await engineOnly());
     }
-    const best = (values: number[]): number => Math.min(...values);
-    const tests = best(times.tests);
-    const engine = best(times.engine);
-    const ratio = tests / engine;
+    const engine = Math.min(...runs.engine);
+    /** The fastest run of a file, with the time it took to read it in that same run. */
+    const fastest = (of: Array<{ load: number; total: number }>): { load: number; total: number } =>
+      of.reduce((best, run) => (run.total < best.total ? run : best));
+    const rows = (label: string, run: { load: number; total: number }): string[][] => [
+      [label, seconds(run.total), perSecond(run.total), `${(run.total / engine).toFixed(2)}x`],
+      ['  of which reading and checking the test file (YAML parse)', seconds(run.load), '', ''],
+      [
+        '  of which running the cases and checking them',
+        seconds(run.total - run.load),
+        perSecond(run.total - run.load),
+        `${((run.total - run.load) / engine).toFixed(2)}x`,
+      ],
+    ];
+    const headline = fastest(runs.spelledOut);
+    const ratio = headline.total / engine;
     console.log(
       `Agent tests: ${CASES} cases of a 5-node agent, ${CONCURRENCY} at a time, best of 3 (target: test layer <= ${TARGET_RATIO}x the engine alone)`,
     );
     console.log(
       table([
         ['run', 'time', 'cases/s', 'ratio'],
-        [
-          'agent-workflows test layer (read, check, mocks, expectations)',
-          `${(tests / 1000).toFixed(2)} s`,
-          (CASES / (tests / 1000)).toFixed(0),
-          `${ratio.toFixed(2)}x`,
-        ],
-        ['  of which reading and checking the test file (YAML parse)', `${(best(times.load) / 1000).toFixed(2)} s`, '', ''],
-        [
-          '  of which running the cases and checking them',
-          `${((tests - best(times.load)) / 1000).toFixed(2)} s`,
-          (CASES / ((tests - best(times.load)) / 1000)).toFixed(0),
-          `${((tests - best(times.load)) / engine).toFixed(2)}x`,
-        ],
-        ['the engine alone, same mocked answers', `${(engine / 1000).toFixed(2)} s`, (CASES / (engine / 1000)).toFixed(0), '1.00x'],
+        ...rows('test layer, every case written out (read, check, mocks, expectations)', headline),
+        ...rows('test layer, shared secrets and mocks under defaults:', fastest(runs.defaults)),
+        ['the engine alone, same mocked answers', seconds(engine), perSecond(engine), '1.00x'],
       ]),
     );
     return ratio <= TARGET_RATIO;
