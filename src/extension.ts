@@ -27,6 +27,7 @@ import { ApiKeyStore } from './secrets/apiKeyStore';
 import { WorkflowSecrets } from './secrets/workflowSecrets';
 import { registerAgentTests } from './testing/registerAgentTests';
 import type { AgentTestsApi } from './testing/registerAgentTests';
+import { registerTestFileLanguage } from './testing/testFileLanguage';
 import { registerExecutionsView } from './views/executionsView';
 import { registerLocalServerStatus } from './views/localServerStatus';
 
@@ -90,6 +91,7 @@ export function activate(context: vscode.ExtensionContext): AgentWorkflowsApi {
       }),
     logger,
   );
+  registerTestFileLanguage(context, { logger });
   const agentTests = registerAgentTests(context, {
     logger,
     store,

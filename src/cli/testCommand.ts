@@ -7,7 +7,7 @@ import { formatJson, formatJunit, formatText, summaryLine, totals } from '../cor
 import type { SuiteReport } from '../core/testing/report';
 import { afterSnapshot, snapshotOutputs, writeSnapshots } from '../core/testing/snapshot';
 import { loadSuite, needsDeployment, runSuite } from '../core/testing/suite';
-import { TEST_FILE } from '../core/testing/testFile';
+import { TEST_FILE } from '../core/testing/testFileName';
 import { describeFsError, expandPaths } from './agentFiles';
 import type { FileKind } from './agentFiles';
 import { CliError, ExitCode } from './io';

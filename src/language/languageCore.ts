@@ -13,3 +13,5 @@ export { environmentsCompletions } from '../core/environments/environmentsComple
 export { environmentsHover } from '../core/environments/environmentsHover';
 export { parseEnvironmentsFile } from '../core/environments/environmentsFile';
 export { environmentDeployment, selectEnvironment } from '../core/environments/resolveEnvironment';
+export { testFileCompletions, testFileHover } from '../core/testing/testFileLanguage';
+export { agentPathOf } from '../core/testing/testFileName';

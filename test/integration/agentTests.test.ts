@@ -2,8 +2,9 @@
 // workspace (at their lines), a run through the controller with the engine and mocks (a failed
 // expectation at its own line with expected and actual values), items and diagnostics that follow
 // edits (unsaved text) and files created and deleted on disk, the "Run tests" code lens and its
-// command, "New Test Case from This Execution" on a local run of the executions view, and deployed
-// cases sent to a real local agent server with the key of its origin.
+// command, completion and hovers in a test file, "New Test Case from This Execution" on a local
+// run of the executions view, and deployed cases sent to a real local agent server with the key of
+// its origin.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -138,6 +139,50 @@ describe('agent tests in VS Code', () => {
         vscode.languages.getDiagnostics(TEST_FILE).length === 0,
       'the items and diagnostics of the saved file',
     );
+  });
+
+  it('completes and explains a test file with the names of the agent it names', async () => {
+    const uri = workspaceUri('agent-tests', 'authoring.agent.test.yaml');
+    created.push(uri);
+    const text = [
+      'agent: greeter.agent.yaml',
+      'defaults:',
+      '  secrets: { PROFILE_TOKEN: test-token }',
+      'cases:',
+      '  one:',
+      '    inputs: { who: Ada }',
+      '    mocks:',
+      '      ',
+      '    expect:',
+      '      outputs:',
+      '        greeting: { $ }',
+      '',
+    ].join('\n');
+    await vscode.workspace.fs.writeFile(uri, Buffer.from(text));
+    const document = await vscode.workspace.openTextDocument(uri);
+    assert.equal(document.languageId, 'agent-test-yaml');
+    const labels = async (position: vscode.Position): Promise<string[]> => {
+      const list = await vscode.commands.executeCommand<vscode.CompletionList>('vscode.executeCompletionItemProvider', uri, position);
+      return list.items
+        .filter((item) => item.kind !== vscode.CompletionItemKind.Snippet && item.kind !== vscode.CompletionItemKind.Text)
+        .map((item) => (typeof item.label === 'string' ? item.label : item.label.label));
+    };
+    // Under mocks: the agent's API node, not its template node.
+    assert.deepEqual(await labels(new vscode.Position(7, 6)), ['profile']);
+    const operators = await labels(new vscode.Position(10, 21));
+    assert.ok(operators.includes('$contains') && operators.includes('$match'), operators.join(', '));
+
+    const hoverText = async (position: vscode.Position): Promise<string> => {
+      const hovers = await vscode.commands.executeCommand<vscode.Hover[]>('vscode.executeHoverProvider', uri, position);
+      return hovers
+        .flatMap((hover) =>
+          hover.contents.map((content) => (typeof content === 'string' ? content : (content as vscode.MarkdownString).value)),
+        )
+        .join('\n');
+    };
+    assert.match(await hoverText(new vscode.Position(5, 15)), /\*\*Input `who`\*\*: type `string`, required/);
+    assert.match(await hoverText(new vscode.Position(2, 16)), /\*\*Secret `PROFILE_TOKEN`\*\*, used by node `profile`/);
+    assert.match(await hoverText(new vscode.Position(1, 2)), /Defaults of every case/);
   });
 
   it('stops a run when it is cancelled: the unfinished cases are skipped', async () => {

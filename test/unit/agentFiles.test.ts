@@ -5,7 +5,7 @@ import { join, relative, sep } from 'node:path';
 import { runCliCaptured } from '../support/cli';
 import { AGENT_FILE, AGENT_FILE_ANY_CASE, findFilesUnder, SKIPPED_DIRECTORIES } from '../../src/core/document/agentFiles';
 import { AgentDirectory } from '../../src/core/server/agentDirectory';
-import { TEST_FILE } from '../../src/core/testing/testFile';
+import { TEST_FILE } from '../../src/core/testing/testFileName';
 import { makeTempDir } from '../support/tempDir';
 import type { TempDir } from '../support/tempDir';
 

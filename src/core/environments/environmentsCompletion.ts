@@ -5,6 +5,7 @@
 import { isMap } from 'yaml';
 import { parseAgentFile } from '../document/parse';
 import { entries, getValue } from '../document/yamlAst';
+import { keysPresent } from '../language/completion';
 import type { CompletionEntry, CompletionResult } from '../language/completion';
 import { cursorContext } from '../language/cursorContext';
 import { ENVIRONMENT_KEYS, REQUIRED_ENVIRONMENT_KEYS, TOP_KEYS } from './environmentsSchemaKeys';
@@ -71,15 +72,4 @@ function declaredNames(text: string): string[] {
   const root = parseAgentFile(text).root;
   const environments = root ? getValue(root, 'environments') : undefined;
   return isMap(environments) ? [...entries(environments)].map((entry) => entry.key) : [];
-}
-
-/** The keys already written in the mapping at path, so they are not offered twice. */
-function keysPresent(text: string, path: readonly string[]): Set<string> {
-  const root = parseAgentFile(text).root;
-  let map = root;
-  for (const key of path) {
-    const next = map ? getValue(map, key) : undefined;
-    map = isMap(next) ? next : undefined;
-  }
-  return new Set(map ? [...entries(map)].map((entry) => entry.key) : []);
 }

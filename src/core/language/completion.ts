@@ -3,7 +3,8 @@
 import { isMap } from 'yaml';
 import { NODE_RESULT_FIELDS } from '../document/expressions';
 import type { Span } from '../document/problems';
-import { entries, locate } from '../document/yamlAst';
+import { parseAgentFile } from '../document/parse';
+import { entries, getValue, locate } from '../document/yamlAst';
 import { dependentsOf, indexAgentText } from './agentIndex';
 import type { AgentIndex } from './agentIndex';
 import { cursorContext } from './cursorContext';
@@ -238,6 +239,20 @@ function expressionItems(
     return [...names].sort().map((name) => ({ label: name, kind: 'secret' as const, detail: 'secret', insertText: name + close }));
   }
   return [];
+}
+
+/**
+ * The keys already written in the mapping at `path` (the YAML as far as it parses), so that they are
+ * not offered twice. `text` should leave out the word being typed, which would break the YAML or be
+ * a key itself.
+ */
+export function keysPresent(text: string, path: readonly string[]): Set<string> {
+  let map = parseAgentFile(text).root;
+  for (const key of path) {
+    const next = map ? getValue(map, key) : undefined;
+    map = isMap(next) ? next : undefined;
+  }
+  return new Set(map ? [...entries(map)].map((entry) => entry.key) : []);
 }
 
 /** True when the expression at the cursor is already closed with `}}` later on the line. */

@@ -3,7 +3,7 @@ import { isMap, isScalar } from 'yaml';
 import type { Node as YamlNode, Scalar } from 'yaml';
 import { scanExpressions } from '../document/expressions';
 import { base64Error, decodeBase64Text, parseHeaderString } from '../document/headers';
-import type { NodeDeclaration } from '../document/model';
+import type { InputDeclaration, NodeDeclaration } from '../document/model';
 import type { Span } from '../document/problems';
 import { entries, spanOf, valueSpanToSource } from '../document/yamlAst';
 import { contains, indexAgentText } from './agentIndex';
@@ -43,13 +43,7 @@ function referenceHover(index: AgentIndex, offset: number): HoverResult | undefi
     if (reference.root === 'inputs') {
       const input = index.model?.inputs.get(String(first.name));
       if (!input) return { contents: `There is no input \`${String(first.name)}\`.`, span: site.span };
-      const facts = [`type \`${input.type ?? '?'}\``, input.required ? 'required' : 'optional'];
-      if (input.default !== undefined) facts.push(`default \`${JSON.stringify(input.default)}\``);
-      if (input.enum) facts.push(`one of ${input.enum.map((v) => `\`${String(v)}\``).join(', ')}`);
-      return {
-        contents: `**Input \`${input.name}\`**: ${facts.join(', ')}${input.description ? `\n\n${input.description}` : ''}`,
-        span: site.span,
-      };
+      return { contents: describeInput(input), span: site.span };
     }
     if (reference.root === 'nodes') {
       const node = index.model?.nodes.get(String(first.name));
@@ -76,7 +70,16 @@ function referenceHover(index: AgentIndex, offset: number): HoverResult | undefi
   return undefined;
 }
 
-function describeNode(node: NodeDeclaration): string {
+/** An input's declaration in words: type, required, default, values, description (Markdown). */
+export function describeInput(input: InputDeclaration): string {
+  const facts = [`type \`${input.type ?? '?'}\``, input.required ? 'required' : 'optional'];
+  if (input.default !== undefined) facts.push(`default \`${JSON.stringify(input.default)}\``);
+  if (input.enum) facts.push(`one of ${input.enum.map((v) => `\`${String(v)}\``).join(', ')}`);
+  return `**Input \`${input.name}\`**: ${facts.join(', ')}${input.description ? `\n\n${input.description}` : ''}`;
+}
+
+/** A node's declaration in words: its kind, request or text, header strings (credentials hidden) (Markdown). */
+export function describeNode(node: NodeDeclaration): string {
   if (node.type === 'api') {
     const lines = [`**Node \`${node.id}\`**: API node, \`${node.method ?? '?'} ${node.url?.value ?? '?'}\``];
     if (node.settings.length) lines.push('', ...node.settings.map((setting) => `- \`${redactHeader(setting.value)}\``));

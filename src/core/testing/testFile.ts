@@ -16,10 +16,9 @@ import { entries, findPair, getValue, isStringScalar, spanOf } from '../document
 import type { PathSegment } from '../document/yamlAst';
 import validateAgentTestSchema from './agentTestSchemaValidator.generated';
 import { compileMatcher } from './matchers';
+import { defaultAgentPath } from './testFileName';
 import type { Matcher } from './matchers';
 import type { CaseExpectations, MockAnswer, NodeExpectations, RequestExpectations, TestCase } from './testModel';
-
-export const TEST_FILE = /\.agent\.test\.ya?ml$/;
 
 export interface TestSuite {
   /** The agent file as the test file names it (agent:), or as its own name implies. */
@@ -37,11 +36,6 @@ export interface TestFileResult {
 }
 
 const TEST_SCHEMA: SchemaRules = { validate: validateAgentTestSchema, describePath: describeTestPath };
-
-/** The agent file a test file tests when it names none: weather.agent.test.yaml tests weather.agent.yaml. */
-export function defaultAgentPath(testFileName: string): string {
-  return testFileName.replace(/\.agent\.test\.(ya?ml)$/, '.agent.$1');
-}
 
 /**
  * Reads a test file. `fileName` (the base name) gives the default agent; with `agent` (the
