@@ -11,7 +11,11 @@ export function openDocument(uri: vscode.Uri): vscode.TextDocument | undefined {
 /** An open document's text, else the file's; undefined when the file does not exist. */
 export async function currentText(uri: vscode.Uri): Promise<string | undefined> {
   const open = openDocument(uri);
-  if (open) return open.getText();
+  return open ? open.getText() : savedText(uri);
+}
+
+/** A file's text on disk (an editor's unsaved changes left out); undefined when it does not exist. */
+export async function savedText(uri: vscode.Uri): Promise<string | undefined> {
   try {
     return new TextDecoder('utf-8').decode(await vscode.workspace.fs.readFile(uri));
   } catch (error) {

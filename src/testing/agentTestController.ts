@@ -2,8 +2,10 @@
 // a child per case at the case's line, kept up to date from disk (a file watcher) and from open
 // editors (unsaved text included). "Run Locally" runs the chosen cases with the workflow engine and
 // mocked APIs (cases marked `deployed: true` on the deployment); "Run on Deployment" sends every
-// chosen case to the deployed agent through the real client, with the key of its origin; a failed expectation is a TestMessage at its own line, with a diff when it has an
-// expected value. A test file's problems are diagnostics ("agent-tests") and error its item.
+// chosen case to the deployed agent through the real client, with the key of its origin; a failed
+// expectation is a TestMessage at its own line, with a diff when it has an expected value. Run
+// Locally also runs continuously (auto run): a file's cases again on each change of it or its
+// agent. A test file's problems are diagnostics ("agent-tests") and error its item.
 import * as vscode from 'vscode';
 import { TEST_LANGUAGE_ID } from '../language/languageIds';
 import type { Problem } from '../core/document/problems';
@@ -14,9 +16,10 @@ import type { TestSuite } from '../core/testing/testFile';
 import { textPositions, toDiagnostic } from '../language/problemsToDiagnostics';
 import { loadTestCore } from './testCore';
 import { errorDetail, errorMessage } from '../core/errors';
-import { currentText, openDocument } from '../workspaceFiles';
+import { openDocument, savedText } from '../workspaceFiles';
 
 export const TEST_FILE_GLOB = '**/*.agent.test.{yaml,yml}';
+const AGENT_FILE_GLOB = '**/*.agent.{yaml,yml}';
 const EXCLUDE_GLOB = '**/node_modules/**';
 /** Test files read when the explorer opens; a workspace with more lists the first ones. */
 const MAX_DISCOVERED = 2000;
@@ -57,9 +60,16 @@ export class AgentTestController implements vscode.Disposable {
   private readonly filesChanged = new vscode.EventEmitter<void>();
   /** Fires when test files appear, go, or change the agent they test (for the code lens). */
   readonly onDidChangeTestFiles = this.filesChanged.event;
+  private readonly contentChanged = new vscode.EventEmitter<vscode.Uri>();
+  /** Fires when a test file or its agent changed (edited, or on disk), once the test file is read again. */
+  readonly onDidChangeTestContent = this.contentChanged.event;
+  private readonly runEnded = new vscode.EventEmitter<Map<string, ItemOutcome>>();
+  /** Fires at the end of each run (continuous runs included) with how each item ended. */
+  readonly onDidEndRun = this.runEnded.event;
   private readonly subscriptions: vscode.Disposable[] = [];
   private discovery: Promise<void> | undefined;
   readonly deployedProfile: vscode.TestRunProfile;
+  readonly localProfile: vscode.TestRunProfile;
 
   constructor(
     private readonly deps: {
@@ -77,12 +87,18 @@ export class AgentTestController implements vscode.Disposable {
       this.discovery = undefined;
       await this.discover();
     };
-    this.controller.createRunProfile(
+    // Local runs may also run continuously (the Test Explorer's auto run): each change of a test
+    // file or its agent runs that file's chosen cases again. Deployed runs do not: each would reach
+    // the service.
+    this.localProfile = this.controller.createRunProfile(
       'Run Locally',
       vscode.TestRunProfileKind.Run,
       async (request, token) => {
-        await this.runTests(request, token);
+        if (request.continuous) await this.runContinuously(request, token);
+        else await this.runTests(request, token);
       },
+      true,
+      undefined,
       true,
     );
     this.deployedProfile = this.controller.createRunProfile(
@@ -94,16 +110,25 @@ export class AgentTestController implements vscode.Disposable {
       false,
     );
     const watcher = vscode.workspace.createFileSystemWatcher(TEST_FILE_GLOB);
+    const agentWatcher = vscode.workspace.createFileSystemWatcher(AGENT_FILE_GLOB, true, false, true);
     this.subscriptions.push(
+      this.localProfile,
       this.deployedProfile,
       this.controller,
       this.diagnostics,
       this.filesChanged,
+      this.contentChanged,
+      this.runEnded,
       watcher,
-      watcher.onDidCreate((uri) => void this.refresh(uri)),
+      agentWatcher,
+      watcher.onDidCreate((uri) => void this.changed([uri])),
       watcher.onDidChange((uri) => {
         // An open document is read from the editor, which has the newest text.
-        if (!openDocument(uri)?.isDirty) void this.refresh(uri);
+        if (!openDocument(uri)?.isDirty) void this.changed([uri]);
+      }),
+      // An agent changed on disk (a checkout, another editor) changes what its tests give.
+      agentWatcher.onDidChange((uri) => {
+        if (!openDocument(uri)?.isDirty) void this.changed(this.testFilesOf(uri));
       }),
       watcher.onDidDelete((uri) => this.forget(uri)),
       vscode.workspace.onDidOpenTextDocument((document) => {
@@ -144,7 +169,10 @@ export class AgentTestController implements vscode.Disposable {
     const version = (this.versions.get(key) ?? 0) + 1;
     this.versions.set(key, version);
     try {
-      const text = await currentText(uri);
+      // Unsaved edits count; a saved document is its file, which may have been deleted while open
+      // (a closed editor's document lingers a while).
+      const open = openDocument(uri);
+      const text = open?.isDirty ? open.getText() : await savedText(uri);
       if (text === undefined) {
         this.forget(uri);
         return undefined;
@@ -212,6 +240,7 @@ export class AgentTestController implements vscode.Disposable {
       cancelled.dispose();
       run.end();
     }
+    this.runEnded.fire(outcomes);
     return outcomes;
   }
 
@@ -365,9 +394,60 @@ export class AgentTestController implements vscode.Disposable {
       key,
       setTimeout(() => {
         this.pendingEdits.delete(key);
-        for (const uri of dependents) void this.refresh(uri);
+        void this.changed(dependents);
       }, EDIT_DELAY_MS),
     );
+  }
+
+  /** Test files whose text or agent changed: read again, their last results marked outdated, and said. */
+  private async changed(uris: readonly vscode.Uri[]): Promise<void> {
+    await Promise.all(
+      uris.map(async (uri) => {
+        if (!(await this.refresh(uri))) return;
+        const file = this.fileItem(uri);
+        if (file) this.controller.invalidateTestResults(file);
+        this.contentChanged.fire(uri);
+      }),
+    );
+  }
+
+  /**
+   * A continuous run: until cancelled, each change of a test file the request selects (or of its
+   * agent) runs that file's selected cases again. Changes during a file's run run it once more after.
+   */
+  private async runContinuously(request: vscode.TestRunRequest, token: vscode.CancellationToken): Promise<void> {
+    const chosen = new Map<string, vscode.TestItem[]>();
+    for (const item of request.include ?? []) {
+      const fileId = (item.parent ?? item).id;
+      chosen.set(fileId, [...(chosen.get(fileId) ?? []), item]);
+    }
+    const running = new Map<string, Promise<void>>();
+    const again = new Set<string>();
+    const runFile = (uri: vscode.Uri): void => {
+      const key = uri.toString();
+      const file = this.fileItem(uri);
+      if (token.isCancellationRequested || !file || (request.include && !chosen.has(key))) return;
+      if (running.has(key)) {
+        again.add(key);
+        return;
+      }
+      const include = chosen.get(key) ?? [file];
+      const done = this.runTests(new vscode.TestRunRequest(include, request.exclude, request.profile), token).then(() => {
+        running.delete(key);
+        if (again.delete(key)) runFile(uri);
+      });
+      running.set(key, done);
+    };
+    const listening = this.onDidChangeTestContent(runFile);
+    try {
+      await new Promise<void>((resolve) => {
+        if (token.isCancellationRequested) resolve();
+        else token.onCancellationRequested(() => resolve());
+      });
+    } finally {
+      listening.dispose();
+      await Promise.all(running.values());
+    }
   }
 
   private isTestDocument(document: vscode.TextDocument): boolean {

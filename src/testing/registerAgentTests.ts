@@ -21,6 +21,10 @@ export interface AgentTestsApi {
   readonly controller: vscode.TestController;
   /** The "Run on Deployment" profile, for a request that sends every case to the deployment. */
   readonly deployedProfile: vscode.TestRunProfile;
+  /** The "Run Locally" profile (it runs continuously too). */
+  readonly localProfile: vscode.TestRunProfile;
+  /** Fires at the end of each run, continuous runs' included, with how each item ended. */
+  readonly onDidEndRun: vscode.Event<Map<string, ItemOutcome>>;
   /** Runs the cases a request selects, as its profile does (Run Locally without one); how each item ended, by item id. */
   runTests(request: vscode.TestRunRequest, token?: vscode.CancellationToken): Promise<Map<string, ItemOutcome>>;
   /** Reads a test file again (as an edit or the watcher does); resolves once its items are updated. */
@@ -87,7 +91,14 @@ export function registerAgentTests(
       }),
     ),
   );
-  return { controller: tests.controller, deployedProfile: tests.deployedProfile, runTests: run, refresh: (uri) => tests.refresh(uri) };
+  return {
+    controller: tests.controller,
+    deployedProfile: tests.deployedProfile,
+    localProfile: tests.localProfile,
+    onDidEndRun: tests.onDidEndRun,
+    runTests: run,
+    refresh: (uri) => tests.refresh(uri),
+  };
 }
 
 /** The test files of an agent file (the one beside it, and any that name it), or the test file itself. */

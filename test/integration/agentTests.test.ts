@@ -2,9 +2,9 @@
 // workspace (at their lines), a run through the controller with the engine and mocks (a failed
 // expectation at its own line with expected and actual values), items and diagnostics that follow
 // edits (unsaved text) and files created and deleted on disk, the "Run tests" code lens and its
-// command, completion and hovers in a test file, "New Test Case from This Execution" on a local
-// run of the executions view, and deployed cases sent to a real local agent server with the key of
-// its origin.
+// command, continuous runs, completion and hovers in a test file, "New Test Case from This
+// Execution" on a local run of the executions view, and deployed cases sent to a real local agent
+// server with the key of its origin.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -183,6 +183,61 @@ describe('agent tests in VS Code', () => {
     assert.match(await hoverText(new vscode.Position(5, 15)), /\*\*Input `who`\*\*: type `string`, required/);
     assert.match(await hoverText(new vscode.Position(2, 16)), /\*\*Secret `PROFILE_TOKEN`\*\*, used by node `profile`/);
     assert.match(await hoverText(new vscode.Position(1, 2)), /Defaults of every case/);
+  });
+
+  it('runs continuously: each change of a test file or its agent runs that file again, until stopped', async () => {
+    const uri = workspaceUri('agent-tests', 'auto.agent.test.yaml');
+    created.push(uri);
+    await vscode.workspace.fs.writeFile(
+      uri,
+      Buffer.from(
+        'agent: greeter.agent.yaml\ndefaults:\n  secrets: { PROFILE_TOKEN: test-token }\ncases:\n  auto:\n    inputs: { who: Ada }\n    mocks: { profile: { body: { title: Dr } } }\n    expect: { outputs: { greeting: Hello Dr Ada } }\n',
+      ),
+    );
+    await api.agentTests.refresh(uri);
+    const file = api.agentTests.controller.items.get(uri.toString());
+    assert.ok(file);
+    const caseId = `${uri.toString()}::auto`;
+    const nextRun = (): Promise<ItemOutcome | undefined> =>
+      new Promise((resolve) => {
+        const listening = api.agentTests.onDidEndRun((outcomes) => {
+          if (!outcomes.has(caseId)) return;
+          listening.dispose();
+          resolve(outcomes.get(caseId));
+        });
+      });
+    const profile = api.agentTests.localProfile;
+    assert.equal(profile.supportsContinuousRun, true);
+    const stop = new vscode.CancellationTokenSource();
+    const watching = Promise.resolve(profile.runHandler(new vscode.TestRunRequest([file], undefined, profile, true), stop.token));
+
+    // An edit of the test file, unsaved: the case runs against the new expectation.
+    const testDocument = await vscode.workspace.openTextDocument(uri);
+    const testEditor = await vscode.window.showTextDocument(testDocument);
+    let ran = nextRun();
+    const expected = testDocument.positionAt(testDocument.getText().indexOf('Hello Dr Ada'));
+    await testEditor.edit((edit) => edit.replace(new vscode.Range(expected, expected.translate(0, 'Hello Dr Ada'.length)), 'Hi Dr Ada'));
+    assert.equal((await ran)?.state, 'failed');
+
+    // An edit of the agent under test: its test file runs again.
+    const agentDocument = await vscode.workspace.openTextDocument(AGENT_FILE);
+    const agentEditor = await vscode.window.showTextDocument(agentDocument);
+    ran = nextRun();
+    const hello = agentDocument.positionAt(agentDocument.getText().indexOf('"Hello '));
+    await agentEditor.edit((edit) => edit.replace(new vscode.Range(hello, hello.translate(0, '"Hello'.length)), '"Hi'));
+    assert.equal((await ran)?.state, 'passed');
+    await vscode.commands.executeCommand('workbench.action.files.revert');
+
+    stop.cancel();
+    await watching;
+    // Stopped: a change runs nothing.
+    let later = false;
+    const listening = api.agentTests.onDidEndRun(() => (later = true));
+    const reopened = await vscode.window.showTextDocument(testDocument);
+    await reopened.edit((edit) => edit.insert(new vscode.Position(0, 0), '# edited\n'));
+    await new Promise((resolve) => setTimeout(resolve, 800));
+    listening.dispose();
+    assert.equal(later, false, 'no run after the continuous run was stopped');
   });
 
   it('stops a run when it is cancelled: the unfinished cases are skipped', async () => {
