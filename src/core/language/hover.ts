@@ -176,9 +176,7 @@ function declarationHover(index: AgentIndex, offset: number): HoverResult | unde
     const span = spanOf(keyNode);
     if (!contains(span, offset)) return undefined;
     const uses = index.references.filter((site) => site.kind === kind && site.name === name);
-    const users = [
-      ...new Set(uses.map((site) => (site.ownerNode !== undefined ? `node \`${site.ownerNode}\`` : `output \`${site.ownerOutput}\``))),
-    ];
+    const users = [...new Set(uses.map(userOf))];
     const what = kind === 'input' ? `Input \`${name}\`` : `Node \`${name}\``;
     return {
       contents: users.length ? `**${what}** is used by ${users.join(', ')}.` : `**${what}** is not used by any node or output.`,
@@ -214,6 +212,11 @@ function keyHover(index: AgentIndex, offset: number): HoverResult | undefined {
     return undefined;
   };
   return visit(index.root, []);
+}
+
+/** The node or output an expression belongs to, in words. */
+export function userOf(site: { readonly ownerNode?: string; readonly ownerOutput?: string }): string {
+  return site.ownerNode !== undefined ? `node \`${site.ownerNode}\`` : `output \`${site.ownerOutput ?? '?'}\``;
 }
 
 function truncate(text: string, max: number): string {

@@ -15,7 +15,7 @@ import { contains } from '../language/agentIndex';
 import { keysPresent } from '../language/completion';
 import type { CompletionEntry, CompletionResult } from '../language/completion';
 import { cursorContext } from '../language/cursorContext';
-import { describeInput, describeNode } from '../language/hover';
+import { describeInput, describeNode, userOf } from '../language/hover';
 import type { HoverResult } from '../language/hover';
 import { HTTP_METHOD_DOCS } from '../language/knowledge';
 import { MATCHER_OPERATORS, VALUE_TYPES } from './matchers';
@@ -269,10 +269,6 @@ export function testFileHover(text: string, offset: number, agent?: AgentIndex):
 
 function isSecret(reference: { root: string; path: ReadonlyArray<{ name: string | number }> } | undefined, name: string): boolean {
   return reference?.root === 'secrets' && reference.path[0]?.name === name;
-}
-
-function userOf(site: { ownerNode?: string; ownerOutput?: string }): string {
-  return site.ownerNode !== undefined ? `node \`${site.ownerNode}\`` : `output \`${site.ownerOutput ?? '?'}\``;
 }
 
 /** The key (or scalar value) under the offset, with the keys leading to it. */
