@@ -6,7 +6,7 @@
 import { basename, dirname, join } from 'node:path';
 import * as vscode from 'vscode';
 import { errorDetail, errorMessage } from '../core/errors';
-import { emptyCounts, isResultsFilter, NO_FILTER, ROW_STATUSES, tableRowOf } from '../core/batch/resultsRows';
+import { emptyCounts, isResultsFilter, NO_FILTER, ROW_STATUSES, rowDetail, tableRowOf } from '../core/batch/resultsRows';
 import type { ResultsFilter } from '../core/batch/resultsRows';
 import { columnNamesOf, exportBatchResults, readBatchResults } from '../core/batch/resultsTable';
 import type { ExportFormat, ExportSummary } from '../core/batch/resultsTable';
@@ -195,30 +195,7 @@ export class BatchResultsPanel implements vscode.Disposable {
 
   private detailOf(row: number): DetailMessage {
     const result = this.byRow.get(row);
-    if (!result) return { type: 'detail', row };
-    const pretty = (value: unknown): string => {
-      const json = JSON.stringify(value, null, 2) ?? String(value);
-      return json.length > MAX_DETAIL_CHARS
-        ? `${json.slice(0, MAX_DETAIL_CHARS)}\n… (${json.length - MAX_DETAIL_CHARS} more characters: see the results file)`
-        : json;
-    };
-    const sections: { title: string; json: string }[] = [];
-    if (result.inputs !== undefined) sections.push({ title: 'Inputs', json: pretty(result.inputs) });
-    if (result.outputs !== undefined) sections.push({ title: 'Outputs', json: pretty(result.outputs) });
-    if (result.error !== undefined) sections.push({ title: 'Error', json: pretty(result.error) });
-    if (result.problems?.length) sections.push({ title: 'Problems', json: pretty(result.problems) });
-    if (result.expectations?.length) sections.push({ title: 'Expectations not met', json: pretty(result.expectations) });
-    const {
-      row: _row,
-      inputs: _inputs,
-      outputs: _outputs,
-      error: _error,
-      problems: _problems,
-      expectations: _expectations,
-      ...rest
-    } = result;
-    sections.push({ title: 'Execution', json: pretty(rest) });
-    return { type: 'detail', row, sections };
+    return result ? { type: 'detail', row, sections: rowDetail(result, MAX_DETAIL_CHARS) } : { type: 'detail', row };
   }
 
   private async exportWithDialog(format: ExportFormat, filter: ResultsFilter): Promise<void> {

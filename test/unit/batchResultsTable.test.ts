@@ -1,10 +1,11 @@
 // The batch results table's core: a results file read back (last line of a row wins, bounded by rows
 // and bytes with the rest counted, bad lines counted), its filter, and its CSV and JSONL exports
-// (RFC 4180 quoting, the spreadsheet formula guard), on real files in temp dirs.
+// (RFC 4180 quoting, the spreadsheet formula guard), on real files in temp dirs; the table's sort
+// and a row's detail.
 import assert from 'node:assert/strict';
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { filterRows, matchesFilter, NO_FILTER, tableRowOf } from '../../src/core/batch/resultsRows';
+import { filterRows, matchesFilter, NO_FILTER, rowDetail, sortRows, tableRowOf } from '../../src/core/batch/resultsRows';
 import { csvField, exportBatchResults, readBatchResults } from '../../src/core/batch/resultsTable';
 import type { RowResult } from '../../src/core/batch/runBatch';
 import { makeTempDir } from '../support/tempDir';
@@ -194,6 +195,45 @@ describe('batch results table', () => {
       const long = tableRowOf({ row: 1, status: 'finished', outputs: { text: 'z'.repeat(5000) } });
       assert.equal(long.outputs.text!.length, 1000);
       assert.ok(matchesFilter(long, { status: 'all', text: 'zzz' }));
+    });
+  });
+
+  describe('sort and detail', () => {
+    const rows: RowResult[] = [
+      { row: 1, status: 'finished', inputs: { item: 'item 10', city: 'oslo' }, outputs: { score: '7' }, durationMs: 300 },
+      { row: 2, status: 'failed', inputs: { item: 'item 2', city: 'Lima' }, error: 'bad', durationMs: 40 },
+      { row: 3, status: 'finished', inputs: { item: 'Item 1' }, outputs: { score: '12' }, durationMs: 1200 },
+      { row: 4, status: 'unknown', inputs: { item: 'item 2', city: 'Paris' } },
+    ];
+    const order = (column: string, direction: 'ascending' | 'descending'): number[] =>
+      sortRows(rows.map(tableRowOf), { column, direction }).map((row) => row.row);
+
+    it('sorts numbers as numbers and text as people read it, ignoring case', () => {
+      assert.deepEqual(order('duration', 'ascending'), [2, 1, 3, 4]);
+      assert.deepEqual(order('duration', 'descending'), [3, 1, 2, 4], 'a row without a duration last either way');
+      // "Item 1" < "item 2" < "item 10": numbers inside text by value, case ignored; ties in row order.
+      assert.deepEqual(order('input:item', 'ascending'), [3, 2, 4, 1]);
+      assert.deepEqual(order('input:item', 'descending'), [1, 2, 4, 3]);
+      assert.deepEqual(order('input:city', 'ascending'), [2, 1, 4, 3], 'the row without a city last');
+      assert.deepEqual(order('output:score', 'ascending'), [1, 3, 2, 4], '"7" before "12"');
+      assert.deepEqual(order('status', 'descending'), [4, 1, 3, 2]);
+      assert.deepEqual(order('row', 'descending'), [4, 3, 2, 1]);
+    });
+
+    it("shows a row's whole result in sections, each cut at the limit", () => {
+      const detail = rowDetail(
+        { row: 2, status: 'failed', executionId: 'e-2', inputs: { city: 'Lima' }, error: 'bad', durationMs: 40 },
+        10_000,
+      );
+      assert.deepEqual(
+        detail.map((section) => section.title),
+        ['Inputs', 'Error', 'Execution'],
+      );
+      assert.deepEqual(JSON.parse(detail[2]!.json), { status: 'failed', executionId: 'e-2', durationMs: 40 });
+      const long = rowDetail({ row: 1, status: 'finished', outputs: { text: 'x'.repeat(500) } }, 100);
+      assert.equal(long[0]!.title, 'Outputs');
+      assert.match(long[0]!.json, /^\{\n {2}"text": "x+\n… \(\d+ more characters: see the results file\)$/);
+      assert.equal(long[0]!.json.indexOf('\n…'), 100);
     });
   });
 

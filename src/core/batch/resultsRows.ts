@@ -50,6 +50,19 @@ export interface ResultsFilter {
 
 export const NO_FILTER: ResultsFilter = { status: 'all', text: '' };
 
+/** How the table is sorted: by a column, one way or the other. */
+export interface ResultsSort {
+  /** `row`, `status`, `duration`, `error`, `input:NAME` or `output:NAME`. */
+  readonly column: string;
+  readonly direction: 'ascending' | 'descending';
+}
+
+/** A section of a row's detail: a title and its value as indented JSON. */
+export interface DetailSection {
+  readonly title: string;
+  readonly json: string;
+}
+
 export type StatusCounts = Record<RowStatus, number>;
 
 /** A value as one line of text: strings as they are, anything else as JSON; cut at max characters. */
@@ -143,4 +156,67 @@ function errorWords(error: unknown): unknown {
 /** A bad row's problems, "column: message" each. */
 function problemWords(problems: readonly { readonly column?: string; readonly message: string }[]): string {
   return problems.map((problem) => (problem.column !== undefined ? `${problem.column}: ${problem.message}` : problem.message)).join('; ');
+}
+
+/** The value a row is sorted by in a column: numbers for row and duration, text for the others. */
+function sortValue(row: TableRow, column: string): number | string | undefined {
+  if (column === 'row') return row.row;
+  if (column === 'duration') return row.durationMs;
+  if (column === 'status') return row.status;
+  if (column === 'error') return row.error;
+  if (column.startsWith('input:')) return row.inputs[column.slice('input:'.length)];
+  if (column.startsWith('output:')) return row.outputs[column.slice('output:'.length)];
+  return undefined;
+}
+
+const collator = new Intl.Collator(undefined, { numeric: true, sensitivity: 'base' });
+
+/**
+ * Sorts rows in place by a column and returns them: numbers as numbers, text as people read it
+ * ("item 2" before "item 10", case ignored); empty cells last whichever the direction, and equal
+ * cells in row order.
+ */
+export function sortRows(rows: TableRow[], sort: ResultsSort): TableRow[] {
+  const sign = sort.direction === 'ascending' ? 1 : -1;
+  const { column } = sort;
+  return rows.sort((a, b) => {
+    const x = sortValue(a, column);
+    const y = sortValue(b, column);
+    if (x === undefined || x === '' || y === undefined || y === '') {
+      const empty = (x === undefined || x === '' ? 1 : 0) - (y === undefined || y === '' ? 1 : 0);
+      return empty || a.row - b.row;
+    }
+    const order = typeof x === 'number' && typeof y === 'number' ? x - y : collator.compare(String(x), String(y));
+    return order * sign || a.row - b.row;
+  });
+}
+
+/**
+ * A row's whole result for the detail pane: inputs, outputs, error, problems and expectations not
+ * met each in a section, then the rest of the line (execution id, times); each cut at maxChars.
+ */
+export function rowDetail(result: RowResult, maxChars: number): DetailSection[] {
+  const pretty = (value: unknown): string => {
+    const json = JSON.stringify(value, null, 2) ?? String(value);
+    return json.length > maxChars
+      ? `${json.slice(0, maxChars)}\n… (${json.length - maxChars} more characters: see the results file)`
+      : json;
+  };
+  const sections: DetailSection[] = [];
+  if (result.inputs !== undefined) sections.push({ title: 'Inputs', json: pretty(result.inputs) });
+  if (result.outputs !== undefined) sections.push({ title: 'Outputs', json: pretty(result.outputs) });
+  if (result.error !== undefined) sections.push({ title: 'Error', json: pretty(result.error) });
+  if (result.problems?.length) sections.push({ title: 'Problems', json: pretty(result.problems) });
+  if (result.expectations?.length) sections.push({ title: 'Expectations not met', json: pretty(result.expectations) });
+  const {
+    row: _row,
+    inputs: _inputs,
+    outputs: _outputs,
+    error: _error,
+    problems: _problems,
+    expectations: _expectations,
+    ...rest
+  } = result;
+  sections.push({ title: 'Execution', json: pretty(rest) });
+  return sections;
 }

@@ -3,9 +3,9 @@
 // by status above it, and a clicked row's whole result in a detail pane. At most MAX_SHOWN_ROWS
 // rows are in the DOM, so 10,000 rows stay quick. Bundled by esbuild for the browser; everything is
 // built with DOM calls and textContent: values from the results file are never parsed as HTML.
-import { cellText, filterRows, ROW_STATUSES } from '../../core/batch/resultsRows';
+import { cellText, filterRows, ROW_STATUSES, sortRows } from '../../core/batch/resultsRows';
 import { formatDuration } from '../../core/executions/executionRecord';
-import type { ResultsFilter, TableRow } from '../../core/batch/resultsRows';
+import type { ResultsFilter, ResultsSort } from '../../core/batch/resultsRows';
 import type { RowStatus } from '../../core/batch/runBatch';
 import type { DetailMessage, HostMessage, RenderReport, RowsMessage, WebviewMessage } from './protocol';
 import { byId, element, plural } from '../page';
@@ -18,7 +18,7 @@ declare const window: {
 };
 interface ViewState {
   readonly filter: ResultsFilter;
-  readonly sort: Sort;
+  readonly sort: ResultsSort;
 }
 interface VsCodeApi {
   postMessage(message: WebviewMessage): void;
@@ -26,12 +26,6 @@ interface VsCodeApi {
   setState(state: ViewState): void;
 }
 declare function acquireVsCodeApi(): VsCodeApi;
-
-interface Sort {
-  /** `row`, `status`, `duration`, `error`, `input:NAME` or `output:NAME`. */
-  readonly column: string;
-  readonly direction: 'ascending' | 'descending';
-}
 
 const vscode = acquireVsCodeApi();
 /** Rows in the DOM at most; the others are reached by sorting or filtering. */
@@ -52,11 +46,10 @@ const STATUS_ICON: Record<RowStatus, string> = {
 
 const saved = vscode.getState();
 let filter: ResultsFilter = saved?.filter ?? { status: 'all', text: '' };
-let sort: Sort = saved?.sort ?? { column: 'row', direction: 'ascending' };
+let sort: ResultsSort = saved?.sort ?? { column: 'row', direction: 'ascending' };
 let current: RowsMessage | undefined;
 let selectedRow: number | undefined;
 let filterTimer: ReturnType<typeof setTimeout> | undefined;
-const collator = new Intl.Collator(undefined, { numeric: true, sensitivity: 'base' });
 
 /** A status's icon, hidden from screen readers: the word beside it says the same. */
 function statusIcon(status: RowStatus): DomElement {
@@ -67,33 +60,6 @@ function statusIcon(status: RowStatus): DomElement {
 
 function saveState(): void {
   vscode.setState({ filter, sort });
-}
-
-/** The value a row is sorted by in a column: numbers for row and duration, text for the others. */
-function sortValue(row: TableRow, column: string): number | string | undefined {
-  if (column === 'row') return row.row;
-  if (column === 'duration') return row.durationMs;
-  if (column === 'status') return row.status;
-  if (column === 'error') return row.error;
-  if (column.startsWith('input:')) return row.inputs[column.slice('input:'.length)];
-  if (column.startsWith('output:')) return row.outputs[column.slice('output:'.length)];
-  return undefined;
-}
-
-function sorted(rows: TableRow[]): TableRow[] {
-  const sign = sort.direction === 'ascending' ? 1 : -1;
-  const { column } = sort;
-  return rows.sort((a, b) => {
-    const x = sortValue(a, column);
-    const y = sortValue(b, column);
-    // Empty cells go last whichever the direction; equal cells keep row order.
-    if (x === undefined || x === '' || y === undefined || y === '') {
-      const empty = (x === undefined || x === '' ? 1 : 0) - (y === undefined || y === '' ? 1 : 0);
-      return empty || a.row - b.row;
-    }
-    const order = typeof x === 'number' && typeof y === 'number' ? x - y : collator.compare(String(x), String(y));
-    return order * sign || a.row - b.row;
-  });
 }
 
 function columnsOf(message: RowsMessage): { key: string; label: string }[] {
@@ -184,7 +150,7 @@ function cell(text: string | undefined, className: string): DomElement {
 function drawRows(): void {
   const message = current;
   if (!message) return;
-  const matching = sorted(filterRows(message.rows, filter));
+  const matching = sortRows(filterRows(message.rows, filter), sort);
   const shown = matching.slice(0, MAX_SHOWN_ROWS);
   const trs = shown.map((row) => {
     const tr = element('tr', `status-${row.status}`);

@@ -1,6 +1,6 @@
 // Messages between the batch results panel (extension host) and its webview. Types only: both sides
 // import them, and nothing of the host's code reaches the browser bundle.
-import type { ResultsFilter, StatusCounts, TableRow } from '../../core/batch/resultsRows';
+import type { DetailSection, ResultsFilter, StatusCounts, TableRow } from '../../core/batch/resultsRows';
 import type { ExportFormat } from '../../core/batch/resultsTable';
 
 /** Host → webview: the table's rows, replacing those shown before (sort, filter and selection stay). */
@@ -30,7 +30,7 @@ export interface DetailMessage {
   readonly type: 'detail';
   readonly row: number;
   /** Undefined when the row is no longer in the table (the file changed). */
-  readonly sections?: readonly { readonly title: string; readonly json: string }[];
+  readonly sections?: readonly DetailSection[];
 }
 
 export type HostMessage = RowsMessage | DetailMessage;
