@@ -3,17 +3,21 @@
 // set once per origin. The status bar follows the active environment; switching it with the picker
 // sends the next run to the other server with its key and no prompt; a protected run asks first,
 // naming it, every time unless told not to in this window; Run Again keeps the run's environment;
-// an unknown name and an environments file with errors stop the run saying how to fix it.
+// an unknown name and an environments file with errors stop the run saying how to fix it. Copy as
+// curl and Poll use the active environment; a dataset run and Resume Batch confirm a protected one
+// first; the status bar item is there only while an agent file is open.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
+import type { BatchRecord } from '../../src/core/batch/batchRecord';
 import type { ExecutionRecord } from '../../src/core/executions/executionRecord';
 import { startAgentServer } from '../../src/core/server/agentServer';
 import type { AgentServer } from '../../src/core/server/agentServer';
 import type { AgentWorkflowsApi } from '../../src/extension';
+import { json, startServer } from '../support/httpServer';
 import { ScriptedUi } from './scriptedUi';
 import { waitFor } from './wait';
 
@@ -332,5 +336,209 @@ describe('environments', () => {
     const declined = await api.agentTests.runTests(new vscode.TestRunRequest([file]));
     assert.equal(declined.get(`${testFile.toString()}::on live`)?.state, 'errored');
     assert.equal(modals(), 4);
+  });
+
+  it('copies as curl and polls on the active environment chosen in the picker', async () => {
+    // Its own folder and file: the environment chosen here is this file's only.
+    const folder = vscode.Uri.joinPath(FOLDER, 'active');
+    const agent = vscode.Uri.joinPath(folder, 'greet.agent.yaml');
+    const serviceKey = `aw-recorded-key-${randomBytes(8).toString('hex')}`;
+    const executionId = '3f2b9c1e-8a4d-4c3e-9f1a-2b6c7d8e9f01';
+    // A service that records what it is asked: the poll must reach it, not dev (the default).
+    const service = await startServer((request, response) => {
+      if (request.method === 'GET' && request.url === `/api/team-7/agent/${executionId}/status`)
+        json(response, 200, { status: 'finished', outputs: { greeting: 'polled on recorded' } });
+      else json(response, 404, { error: `unexpected ${request.method} ${request.url}` });
+    });
+    try {
+      await write(
+        vscode.Uri.joinPath(folder, 'agent-workflows.yaml'),
+        `default: dev\nenvironments:\n  dev:\n    baseUrl: ${servers.dev!.url}\n    account: local\n  recorded:\n    baseUrl: ${service.url}\n    account: team-7\n`,
+      );
+      await write(agent, Buffer.from(await vscode.workspace.fs.readFile(AGENT)).toString('utf8'));
+      ui.input(serviceKey);
+      assert.equal(await vscode.commands.executeCommand('agentWorkflows.setApiKey', service.url), true);
+      ui.pick((items) => items.find((item) => item.label.endsWith(' recorded')));
+      assert.equal(await vscode.commands.executeCommand('agentWorkflows.selectEnvironment', agent), 'recorded');
+
+      // Copy as curl (the code lens): the start request on the chosen environment's origin and account.
+      ui.input('Ada');
+      const command = await vscode.commands.executeCommand<string>('agentWorkflows.copyAsCurl', agent);
+      assert.equal(await vscode.env.clipboard.readText(), command);
+      assert.ok(command.includes(`${service.url}/api/team-7/agent/greet/execute`), command);
+      assert.ok(!command.includes(servers.dev!.url), command);
+      assert.ok(!command.includes(serviceKey));
+
+      // Poll from the agent file's editor: the status request goes to that environment's service, with its key.
+      await vscode.window.showTextDocument(agent);
+      ui.input(executionId);
+      const record = await vscode.commands.executeCommand<ExecutionRecord>('agentWorkflows.pollExecution');
+      assert.equal(record.state, 'finished', record.error);
+      assert.deepEqual(record.outputs, { greeting: 'polled on recorded' });
+      assert.equal(record.target?.environment, 'recorded');
+      assert.equal(record.target?.baseUrl, service.url);
+      const asked = service.requests.filter((request) => request.url === `/api/team-7/agent/${executionId}/status`);
+      assert.ok(asked.length >= 1, `the service saw ${service.requests.map((request) => request.url).join(', ') || 'nothing'}`);
+      assert.equal(asked[0]!.headers.authorization, `Bearer ${serviceKey}`);
+    } finally {
+      const cleanup = new ScriptedUi();
+      try {
+        // Back to the file's default (the choice is kept in the workspace state), and no key left behind.
+        cleanup.pick((items) => items.find((item) => item.label.includes('Default')));
+        await vscode.commands.executeCommand('agentWorkflows.selectEnvironment', agent);
+        await vscode.commands.executeCommand('agentWorkflows.clearApiKey', service.url);
+      } finally {
+        cleanup.restore();
+      }
+      const removed = ((await api.executionsTree.getChildren()) ?? []).find(
+        (item) => (item as unknown as { record?: ExecutionRecord }).record?.executionId === executionId,
+      );
+      if (removed) await vscode.commands.executeCommand('agentWorkflows.executions.remove', removed);
+      await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+      await vscode.workspace.fs.delete(folder, { recursive: true }).then(undefined, () => undefined);
+      await service.close();
+    }
+  });
+
+  describe('on a protected environment, datasets', () => {
+    // A folder of its own, whose only environment is protected: no "don't ask again" from the tests above.
+    const folder = vscode.Uri.joinPath(FOLDER, 'guarded');
+    const greet = vscode.Uri.joinPath(folder, 'greet.agent.yaml');
+    const data = vscode.Uri.joinPath(folder, 'rows.jsonl');
+    const protectedModals = (): string[] =>
+      ui.messages.filter((message) => message.modal && message.kind === 'warning').map((message) => message.text);
+    const batchKeys: string[] = [];
+
+    before(async () => {
+      await write(
+        vscode.Uri.joinPath(folder, 'agent-workflows.yaml'),
+        `default: vault\nenvironments:\n  vault:\n    baseUrl: ${servers.prod!.url}\n    account: local\n    protected: true\n`,
+      );
+      await write(greet, Buffer.from(await vscode.workspace.fs.readFile(AGENT)).toString('utf8'));
+    });
+
+    after(async () => {
+      for (const key of batchKeys) await vscode.commands.executeCommand('agentWorkflows.batches.remove', key);
+      await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+      await vscode.workspace.fs.delete(folder, { recursive: true }).then(undefined, () => undefined);
+    });
+
+    it('asks before Run Agent on Dataset on a protected environment: declined sends nothing, confirmed runs', async () => {
+      await write(data, '{"who":"Ann"}\n{"who":"Ben"}\n');
+      const before = ran.prod;
+      const batchesBefore = ((await api.executionsTree.getChildren()) ?? []).filter((item) =>
+        String(item.contextValue).startsWith('batch-'),
+      ).length;
+
+      ui.openFile(data);
+      ui.pick((items) => items.find((item) => item.label.includes('On the deployment')));
+      ui.onMessage = (message) => (message.modal && message.kind === 'info' ? 'Run 2 Rows' : undefined);
+      assert.equal(await vscode.commands.executeCommand('agentWorkflows.runDataset', greet), undefined);
+      assert.deepEqual(protectedModals(), ['Run "Greet" on 2 rows on the protected environment "vault"?']);
+      assert.equal(ran.prod, before, 'declined: no row ran');
+      const batchesAfter = ((await api.executionsTree.getChildren()) ?? []).filter((item) =>
+        String(item.contextValue).startsWith('batch-'),
+      ).length;
+      assert.equal(batchesAfter, batchesBefore, 'declined: no batch');
+
+      ui.openFile(data);
+      ui.pick((items) => items.find((item) => item.label.includes('On the deployment')));
+      ui.onMessage = (message) => (message.modal ? (message.kind === 'info' ? 'Run 2 Rows' : 'Run on vault') : undefined);
+      const batch = await vscode.commands.executeCommand<BatchRecord | undefined>('agentWorkflows.runDataset', greet);
+      if (batch) batchKeys.push(batch.key);
+      assert.equal(batch?.state, 'finished', batch?.error);
+      assert.equal(batch?.target?.environment, 'vault');
+      assert.equal(batch?.counts?.finished, 2);
+      assert.equal(protectedModals().length, 2);
+      assert.equal(ran.prod, before + 2);
+    });
+
+    it('asks before Resume Batch on a protected environment: declined sends nothing, confirmed goes on', async () => {
+      // The first row's API call is held, so the batch is stopped with it started and the others not.
+      let release: () => void = () => undefined;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      const people = await startServer(async (request, response) => {
+        const who = decodeURIComponent(request.url?.split('/').pop() ?? '');
+        if (who === 'Ann') await held;
+        json(response, 200, { title: `Dr ${who}` });
+      });
+      const asked = (): string[] => people.requests.map((request) => decodeURIComponent(request.url.split('/').pop() ?? '')).sort();
+      const heldText = `version: 1\nname: Held\ninputs:\n  who: { type: string, required: true }\nnodes:\n  person:\n    type: api\n    method: GET\n    url: ${people.url}/people/{{ inputs.who }}\noutputs:\n  title: { from: "{{ nodes.person.body.title }}" }\n`;
+      const servedHeld = join(served, 'prod', 'held.agent.yaml');
+      const agent = vscode.Uri.joinPath(folder, 'held.agent.yaml');
+      const config = vscode.workspace.getConfiguration('agentWorkflows');
+      try {
+        writeFileSync(servedHeld, heldText);
+        await servers.prod!.rescan();
+        await write(agent, heldText);
+        await write(data, '{"who":"Ann"}\n{"who":"Ben"}\n{"who":"Cy"}\n');
+        // One row at a time: while the first is held, the others are not started.
+        await config.update('batch.concurrency', 1, vscode.ConfigurationTarget.Workspace);
+        const before = ran.prod;
+
+        ui.openFile(data);
+        ui.pick((items) => items.find((item) => item.label.includes('On the deployment')));
+        ui.onMessage = (message) => (message.modal ? (message.kind === 'info' ? 'Run 3 Rows' : 'Run on vault') : undefined);
+        const running = vscode.commands.executeCommand<BatchRecord | undefined>('agentWorkflows.runDataset', agent);
+        await waitFor(() => asked().length === 1, 'the first row to call the API');
+        const item = await waitFor(
+          async () => ((await api.executionsTree.getChildren()) ?? []).find((candidate) => candidate.contextValue === 'batch-running'),
+          'the running batch',
+        );
+        assert.equal(await vscode.commands.executeCommand('agentWorkflows.batches.stop', item), true);
+        const stopped = await running;
+        assert.ok(stopped);
+        batchKeys.push(stopped.key);
+        assert.equal(stopped.state, 'stopped', stopped.error);
+        assert.equal(protectedModals().length, 1);
+
+        // Declined: the batch stays stopped and no row is started.
+        ui.onMessage = () => undefined;
+        assert.equal(await vscode.commands.executeCommand('agentWorkflows.batches.resume', stopped.key), undefined);
+        assert.deepEqual(protectedModals(), [
+          'Run "Held" on 3 rows on the protected environment "vault"?',
+          'Resume the batch of "Held" on the protected environment "vault"?',
+        ]);
+        const still = ((await api.executionsTree.getChildren()) ?? []).find((candidate) => candidate.id === `batch:${stopped.key}`);
+        assert.equal(still?.contextValue, 'batch-stopped');
+        assert.deepEqual(asked(), ['Ann']);
+
+        // Confirmed: the held row is polled again (not started twice) and the others run.
+        release();
+        ui.onMessage = (message) => (message.modal ? 'Run on vault' : undefined);
+        const resumed = await vscode.commands.executeCommand<BatchRecord>('agentWorkflows.batches.resume', stopped.key);
+        assert.equal(resumed.state, 'finished', resumed.error);
+        assert.equal(resumed.counts?.finished, 3);
+        assert.equal(protectedModals().length, 3);
+        assert.deepEqual(asked(), ['Ann', 'Ben', 'Cy']);
+        assert.equal(ran.prod, before + 3);
+      } finally {
+        release();
+        await config.update('batch.concurrency', undefined, vscode.ConfigurationTarget.Workspace);
+        rmSync(servedHeld, { force: true });
+        await servers.prod!.rescan();
+        await people.close();
+      }
+    });
+  });
+
+  it('hides the environment in the status bar while no agent file is open', async () => {
+    const notes = vscode.Uri.joinPath(FOLDER, 'notes.txt');
+    await write(notes, 'not an agent\n');
+    try {
+      const visible = async (): Promise<boolean> => (await api.environmentStatus()).visible;
+      await vscode.window.showTextDocument(AGENT);
+      await waitFor(visible, 'the environment shown with the agent file');
+      await vscode.window.showTextDocument(notes);
+      await waitFor(async () => !(await visible()), 'the environment hidden with a text file');
+      await vscode.window.showTextDocument(AGENT);
+      await waitFor(visible, 'the environment shown again');
+      await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+      await waitFor(async () => !(await visible()), 'the environment hidden with no editor');
+      assert.equal((await api.environmentStatus()).text, '');
+    } finally {
+      await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+      await vscode.workspace.fs.delete(notes).then(undefined, () => undefined);
+    }
   });
 });
