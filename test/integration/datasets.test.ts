@@ -1,8 +1,9 @@
 // Datasets in the real extension host: "Run Agent on Dataset…" on an agent file of the workspace,
 // its data file picked, the rows confirmed, run on a real local agent server on 127.0.0.1 whose
 // agent calls a real API (one row fails there, one row is bad data and never sent); the batch in the
-// Agent Executions view with its rows, its results table with every row and a CSV export; a batch
-// stopped halfway and resumed without starting any row twice; and the same data run on this machine.
+// Agent Executions view with its rows (their icons, a row's result opened), its results table with
+// every row and a CSV export; a batch stopped halfway and resumed without starting any row twice;
+// and the same data run on this machine.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -151,6 +152,21 @@ describe('datasets', function () {
       children.map((child) => `${String(child.label)}: ${String(child.description ?? '').split(' · ')[0]}`),
       ['Open Results Table: ', 'Row 1: finished', 'Row 2: finished', 'Row 3: failed', 'Row 4: skipped', 'Row 5: finished'],
     );
+    // Each row's icon says how it ended; clicking a row opens its whole result.
+    assert.deepEqual(
+      children.slice(1).map((child) => (child.iconPath as vscode.ThemeIcon).id),
+      ['pass', 'pass', 'error', 'circle-slash', 'pass'],
+    );
+    const failedRow = children[3]!;
+    assert.equal(failedRow.command?.command, 'agentWorkflows.batches.openRow');
+    const opened = await vscode.commands.executeCommand<vscode.TextEditor>(
+      failedRow.command!.command,
+      ...(failedRow.command!.arguments ?? []),
+    );
+    assert.equal(opened.document.languageId, 'json');
+    const result = JSON.parse(opened.document.getText()) as { row: number; status: string; inputs: { who: string } };
+    assert.deepEqual([result.row, result.status, result.inputs.who], [3, 'failed', 'Nobody']);
+    await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
 
     const panel = await vscode.commands.executeCommand<{
       lastPosted(): { rows: { row: number; status: string }[]; total: number } | undefined;
