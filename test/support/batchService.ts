@@ -31,8 +31,18 @@ export interface BatchService {
   readonly port: number;
   /** Every execute request accepted (not throttled), in order: the service's own log. */
   readonly started: BatchServiceExecution[];
-  /** Every request: when, what, and the status answered. */
-  readonly log: Array<{ readonly at: number; readonly kind: 'start' | 'status'; readonly status: number }>;
+  /**
+   * Every request: when, what, and the status answered; with the execution it was about (the one a
+   * start started, the one a status read asked for) and, for a status read, whether it answered
+   * that the execution had ended.
+   */
+  readonly log: Array<{
+    readonly at: number;
+    readonly kind: 'start' | 'status';
+    readonly status: number;
+    readonly executionId?: string;
+    readonly ended?: boolean;
+  }>;
   /** Stops listening (open connections cut); executions are kept. */
   stop(): Promise<void>;
   /** Listens again on the same port. */
@@ -53,8 +63,13 @@ export async function startBatchService(options: BatchServiceOptions): Promise<B
   const handle = (request: IncomingMessage, response: ServerResponse, body: string): void => {
     const url = request.url ?? '';
     const kind = request.method === 'POST' ? 'start' : 'status';
-    const answer = (status: number, value: unknown, headers?: Record<string, string>): void => {
-      log.push({ at: Date.now(), kind, status });
+    const answer = (
+      status: number,
+      value: unknown,
+      headers?: Record<string, string>,
+      about: { executionId?: string; ended?: boolean } = {},
+    ): void => {
+      log.push({ at: Date.now(), kind, status, ...about });
       send(response, status, value, headers);
     };
     if (request.headers.authorization !== `Bearer ${options.apiKey}`) return answer(401, { error: 'invalid API key' });
@@ -73,14 +88,14 @@ export async function startBatchService(options: BatchServiceOptions): Promise<B
       executions.set(execution.id, execution);
       started.push(execution);
       options.onStart?.(execution);
-      return answer(200, { status: 'ok', executionId: execution.id });
+      return answer(200, { status: 'ok', executionId: execution.id }, {}, { executionId: execution.id });
     }
     const match = /\/agent\/([^/]+)\/status$/.exec(url);
     const execution = match ? executions.get(decodeURIComponent(match[1]!)) : undefined;
     if (!execution) return answer(404, { error: 'no such execution' });
-    if (Date.now() < execution.endsAt) return answer(200, { status: 'running' });
+    if (Date.now() < execution.endsAt) return answer(200, { status: 'running' }, {}, { executionId: execution.id, ended: false });
     const outcome = options.outcome?.(execution.inputs) ?? { status: 'finished', outputs: { echo: execution.inputs } };
-    return answer(200, outcome);
+    return answer(200, outcome, {}, { executionId: execution.id, ended: true });
   };
   const newServer = (): Server => {
     const server = createServer((request, response) => {
