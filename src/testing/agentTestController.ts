@@ -30,6 +30,8 @@ export interface ItemOutcome {
   readonly state: 'passed' | 'failed' | 'errored' | 'skipped';
   readonly durationMs?: number;
   readonly messages: readonly OutcomeMessage[];
+  /** What the run's output said of how the case ran (e.g. what a deployment leaves out). */
+  readonly notes?: readonly string[];
 }
 
 export interface OutcomeMessage {
@@ -312,9 +314,10 @@ export class AgentTestController implements vscode.Disposable {
         return;
       }
       const notes = (result.notes ?? []).map((note) => `    note: ${note}\r\n`).join('');
+      const noted = result.notes?.length ? { notes: result.notes } : {};
       if (result.passed) {
         run.passed(item, result.durationMs);
-        outcomes.set(item.id, { state: 'passed', durationMs: result.durationMs, messages: [] });
+        outcomes.set(item.id, { state: 'passed', durationMs: result.durationMs, messages: [], ...noted });
         run.appendOutput(`  ✓ ${result.name} (${result.durationMs} ms)\r\n${notes}`, location, item);
         return;
       }
@@ -326,6 +329,7 @@ export class AgentTestController implements vscode.Disposable {
         state: result.execution === undefined ? 'errored' : 'failed',
         durationMs: result.durationMs,
         messages: messages.map((message) => outcomeOf(message)),
+        ...noted,
       });
       run.appendOutput(
         `  ✗ ${result.name} (${result.durationMs} ms)\r\n${result.failures.map((failure) => `    ${failure.message.replace(/\r?\n/g, '\r\n    ')}`).join('\r\n')}\r\n${notes}`,
@@ -489,11 +493,16 @@ function problemMessage(problem: Problem, uri: vscode.Uri, positions: Positions)
   return message;
 }
 
-/** A failed expectation as VS Code shows it: at the expectation's line; a diff when a value was expected. */
+/**
+ * A failed expectation as VS Code shows it: at the expectation's line, with expected and actual
+ * values (its Compare view): the expected value itself, or what an operator asks for in words
+ * ("a number >= 0") beside what came.
+ */
 export function failureMessage(failure: CaseFailure, uri: vscode.Uri, positions: Positions): vscode.TestMessage {
+  const expected = failure.expectedValue !== undefined ? shown(failure.expectedValue) : failure.expected;
   const message =
-    failure.expectedValue !== undefined
-      ? vscode.TestMessage.diff(failure.message, shown(failure.expectedValue), shown(failure.actual))
+    expected !== undefined && Object.hasOwn(failure, 'actual')
+      ? vscode.TestMessage.diff(failure.message, expected, shown(failure.actual))
       : new vscode.TestMessage(failure.message);
   message.location = new vscode.Location(
     uri,

@@ -240,6 +240,29 @@ describe('agent tests in VS Code', () => {
     assert.equal(later, false, 'no run after the continuous run was stopped');
   });
 
+  it('shows what an operator asked for beside what came, for the Compare view', async () => {
+    const uri = workspaceUri('agent-tests', 'operator.agent.test.yaml');
+    created.push(uri);
+    await vscode.workspace.fs.writeFile(
+      uri,
+      Buffer.from(
+        'agent: greeter.agent.yaml\ncases:\n  title:\n    inputs: { who: Ada }\n    secrets: { PROFILE_TOKEN: t }\n    mocks: { profile: { body: { title: Dr } } }\n    expect:\n      outputs:\n        greeting: { $contains: Professor }\n',
+      ),
+    );
+    await api.agentTests.refresh(uri);
+    const file = api.agentTests.controller.items.get(uri.toString());
+    assert.ok(file);
+    const outcomes = await api.agentTests.runTests(new vscode.TestRunRequest([file]));
+    assert.deepEqual(outcomes.get(`${uri.toString()}::title`)?.messages, [
+      {
+        message: 'outputs.greeting: expected text containing "Professor", got "Hello Dr Ada"',
+        line: 8,
+        expected: 'text containing "Professor"',
+        actual: 'Hello Dr Ada',
+      },
+    ]);
+  });
+
   it('stops a run when it is cancelled: the unfinished cases are skipped', async () => {
     const uri = workspaceUri('agent-tests', 'slow.agent.test.yaml');
     created.push(uri);
@@ -384,7 +407,7 @@ describe('agent tests in VS Code', () => {
       await vscode.workspace.fs.writeFile(
         testFile,
         Buffer.from(
-          'cases:\n  locally:\n    inputs: { who: Ada }\n    expect: { outputs: { said: Local Ada } }\n  on the service:\n    deployed: true\n    inputs: { who: Bo }\n    expect: { outputs: { said: Served Bo } }\n',
+          'cases:\n  locally:\n    inputs: { who: Ada }\n    expect: { outputs: { said: Local Ada } }\n  on the service:\n    deployed: true\n    inputs: { who: Bo }\n    expect: { outputs: { said: Served Bo }, nodes: { say: { body: Served Bo } } }\n',
         ),
       );
       const file = await waitFor(
@@ -413,6 +436,10 @@ describe('agent tests in VS Code', () => {
       assert.deepEqual(states(local), [
         ['locally', 'passed'],
         ['on the service', 'passed'],
+      ]);
+      // What a deployment leaves out is said in the run's output.
+      assert.deepEqual(local.get(id('on the service'))!.notes, [
+        'Against a deployment, expect.nodes is not used: the service calls the real APIs.',
       ]);
 
       // "Run on Deployment": every case goes to the service, so the local expectation sees its answer.

@@ -1,0 +1,89 @@
+// Snapshots written into a test file's text (`agent-workflows test --update`): the outputs spliced
+// in where they belong (replacing old ones, into an expect block, or with a new expect), every other
+// byte of the file kept: comments, their spacing, line endings; flow-style cases rewritten whole.
+import assert from 'node:assert/strict';
+import { parseDocument } from 'yaml';
+import { writeSnapshots } from '../../src/core/testing/snapshot';
+
+const OUTPUTS = { report: 'Lisbon: Sunny, 24 degrees (metric).', temperature: 24 };
+
+function outputsOf(text: string, name: string): unknown {
+  return (parseDocument(text).toJS() as { cases: Record<string, { expect?: { outputs?: unknown } }> }).cases[name]?.expect?.outputs;
+}
+
+describe('snapshots written into a test file', () => {
+  it('adds outputs to an expect block, after its last line and its comment, nothing else touched', () => {
+    const text = [
+      '# Top comment',
+      'cases:',
+      '  sunny city:   # the usual',
+      '    snapshot: true',
+      '    inputs: { city: Lisbon }        # a city',
+      '    # expectations below',
+      '    expect:',
+      '      within_ms: 2000   # fast',
+      '  other:',
+      '    inputs: { city: Oslo }',
+      '',
+    ].join('\n');
+    const written = writeSnapshots(text, new Map([['sunny city', OUTPUTS]]));
+    assert.equal(
+      written,
+      text.replace(
+        '      within_ms: 2000   # fast\n',
+        '      within_ms: 2000   # fast\n      outputs:\n        report: "Lisbon: Sunny, 24 degrees (metric)."\n        temperature: 24\n',
+      ),
+    );
+    assert.deepEqual(outputsOf(written, 'sunny city'), OUTPUTS);
+  });
+
+  it('replaces old outputs, block or flow, and adds an expect where there is none', () => {
+    const text = [
+      'cases:',
+      '  a:',
+      '    snapshot: true',
+      '    expect:',
+      '      outputs:',
+      '        report: old',
+      '        gone: 1',
+      '      within_ms: 10',
+      '  b:',
+      '    snapshot: true',
+      '    expect:',
+      '      outputs: { report: old }',
+      '  c:',
+      '    snapshot: true',
+      '    inputs:',
+      '      city: Oslo',
+      '# last comment',
+      '',
+    ].join('\n');
+    const written = writeSnapshots(
+      text,
+      new Map<string, Record<string, unknown>>([
+        ['a', { report: 'new a' }],
+        ['b', { report: 'new b', list: [1, 2] }],
+        ['c', { report: 'multi\nline' }],
+      ]),
+    );
+    assert.deepEqual(outputsOf(written, 'a'), { report: 'new a' });
+    assert.deepEqual(outputsOf(written, 'b'), { report: 'new b', list: [1, 2] });
+    assert.deepEqual(outputsOf(written, 'c'), { report: 'multi\nline' });
+    assert.match(written, /\n {6}within_ms: 10\n/, 'the key after the replaced outputs stays');
+    assert.match(written, /\n {6}city: Oslo\n {4}expect:\n {6}outputs:\n/, "a new expect at the case keys' indentation");
+    assert.ok(written.endsWith('# last comment\n'), written);
+  });
+
+  it('keeps CRLF line endings', () => {
+    const text = 'cases:\r\n  a:\r\n    snapshot: true\r\n    expect:\r\n      within_ms: 10\r\n';
+    const written = writeSnapshots(text, new Map([['a', { report: 'x' }]]));
+    assert.equal(written, `${text}      outputs:\r\n        report: x\r\n`);
+  });
+
+  it('rewrites a file with a case in flow style through the yaml library, outputs right', () => {
+    const text = 'cases:\n  a: { snapshot: true, expect: { within_ms: 10 } }   # flow\n';
+    const written = writeSnapshots(text, new Map([['a', { report: 'x' }]]));
+    assert.deepEqual(outputsOf(written, 'a'), { report: 'x' });
+    assert.match(written, /# flow/);
+  });
+});
