@@ -46,7 +46,12 @@ describe('test file completion', () => {
       'body',
     ]);
     assert.deepEqual(completeAt('cases:\n  a:\n    expect:\n      ¦').labels, ['outputs', 'nodes', 'fails_at', 'error', 'within_ms']);
-    assert.deepEqual(completeAt('cases:\n  a:\n    expect:\n      nodes:\n        current: { ¦').labels, ['status', 'body', 'headers']);
+    assert.deepEqual(completeAt('cases:\n  a:\n    expect:\n      nodes:\n        current: { ¦').labels, [
+      'status',
+      'body',
+      'headers',
+      'body_paths',
+    ]);
   });
 
   it("offers the agent's own names: inputs, secrets, API nodes to mock, outputs and nodes to expect", () => {

@@ -12,6 +12,7 @@ import { filesFromPaths, resolveInputs } from '../engine/inputs';
 import { InputError } from '../inputs/inputValues';
 import type { Span } from '../document/problems';
 import { matchValue } from './matchers';
+import { valueAt } from './valuePath';
 import type { Matcher, Mismatch } from './matchers';
 import type { MockAnswer, RequestExpectations, TestCase } from './testModel';
 
@@ -219,6 +220,8 @@ export function checkCase(
     if (expected.body) add(matchValue(expected.body, result?.body), `nodes.${node}.body`);
     for (const [name, matcher] of expected.headers ?? [])
       add(matchValue(matcher, result?.headers?.[name]), `nodes.${node}.headers.${name}`);
+    for (const { text, path, matcher } of expected.bodyPaths ?? [])
+      add(matchValue(matcher, valueAt(result?.body, path)), `nodes.${node}.body${text.startsWith('[') ? '' : '.'}${text}`);
   }
   for (const mock of testCase.mocks.values()) {
     if (!mock.expectRequest) continue;

@@ -18,7 +18,8 @@ import validateAgentTestSchema from './agentTestSchemaValidator.generated';
 import { compileMatcher } from './matchers';
 import { defaultAgentPath } from './testFileName';
 import type { Matcher } from './matchers';
-import type { CaseExpectations, MockAnswer, NodeExpectations, RequestExpectations, TestCase } from './testModel';
+import type { BodyPathExpectation, CaseExpectations, MockAnswer, NodeExpectations, RequestExpectations, TestCase } from './testModel';
+import { parseValuePath } from './valuePath';
 
 export interface TestSuite {
   /** The agent file as the test file names it (agent:), or as its own name implies. */
@@ -157,11 +158,13 @@ function readExpectations(map: YAMLMap, report: (at: Span, message: string) => v
       const status = getValue(value, 'status');
       const body = getValue(value, 'body');
       const headers = getValue(value, 'headers');
+      const bodyPaths = getValue(value, 'body_paths');
       nodeExpectations.set(key, {
         span: spanOf(keyNode),
         ...(status !== undefined ? { status: compileMatcher(status, report) } : {}),
         ...(body !== undefined ? { body: compileMatcher(body, report) } : {}),
         ...(isMap(headers) ? { headers: matchersByKey(headers, report, true) } : {}),
+        ...(isMap(bodyPaths) ? { bodyPaths: readBodyPaths(bodyPaths, report) } : {}),
       });
     }
   }
@@ -172,6 +175,23 @@ function readExpectations(map: YAMLMap, report: (at: Span, message: string) => v
     ...(error !== undefined ? { error: compileMatcher(error, report) } : {}),
     ...(isScalar(withinMs) && typeof withinMs.value === 'number' ? { withinMs: { ms: withinMs.value, span: spanOf(withinMs) } } : {}),
   };
+}
+
+/** `body_paths`: an expectation per path into the body; a path that cannot be read is reported at its key. */
+function readBodyPaths(map: YAMLMap, report: (at: Span, message: string) => void): BodyPathExpectation[] {
+  const found: BodyPathExpectation[] = [];
+  for (const { key, keyNode, value } of entries(map)) {
+    const path = parseValuePath(key);
+    if (!path) {
+      report(
+        spanOf(keyNode),
+        `"${key}" is not a path into the body. Write keys and list positions as in expressions: items[0].title, meta.total, ["a key"].`,
+      );
+      continue;
+    }
+    found.push({ text: key, path, matcher: compileMatcher(value, report) });
+  }
+  return found;
 }
 
 function readRequestExpectations(map: YAMLMap, report: (at: Span, message: string) => void): RequestExpectations {

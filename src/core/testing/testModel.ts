@@ -3,6 +3,7 @@
 // inputs, test secrets, mocked API answers and expectations.
 import type { Span } from '../document/problems';
 import type { Matcher } from './matchers';
+import type { ValuePath } from './valuePath';
 
 /** Checks on the request an API node sent to its mock. */
 export interface RequestExpectations {
@@ -27,11 +28,21 @@ export interface MockAnswer {
   readonly expectRequest?: RequestExpectations;
 }
 
+/** An expectation on the value at a path inside a node's body. */
+export interface BodyPathExpectation {
+  /** The path as written (`items[0].title`), for messages. */
+  readonly text: string;
+  readonly path: ValuePath;
+  readonly matcher: Matcher;
+}
+
 export interface NodeExpectations {
   readonly span: Span;
   /** The node's HTTP status (API nodes; also when the node failed on it). */
   readonly status?: Matcher;
   readonly body?: Matcher;
+  /** Values deep inside the body, by path (`body_paths`). */
+  readonly bodyPaths?: readonly BodyPathExpectation[];
   /** By lower-case header name. */
   readonly headers?: ReadonlyMap<string, Matcher>;
 }
