@@ -48,6 +48,11 @@ describe('agent tests', () => {
         ['upstream down', true, []],
       ],
     );
+    // A small agent with its API mocked and no delays: each case well under 100 ms.
+    assert.deepEqual(
+      results.filter((result) => !(result.durationMs < 100)).map((result) => `${result.name}: ${result.durationMs} ms`),
+      [],
+    );
     const sent = results[0]!.requests[0]!;
     assert.equal(sent.url, 'https://weather.example.com/v1/current?city=Lisbon&units=metric');
     assert.equal(sent.headers['x-api-key'], 'test-key');
@@ -245,6 +250,8 @@ cases:
     const all = await runSuite(suite, { concurrency: 4 });
     assert.equal(all.length, 20);
     assert.ok(all.every((result) => result.passed));
+    const slow = all.filter((result) => !(result.durationMs < 100)).map((result) => `${result.name}: ${result.durationMs} ms`);
+    assert.deepEqual(slow, [], 'every case of a small agent with no delays takes well under 100 ms');
     assert.deepEqual(
       (await runSuite(suite, { grep: 'CASE 1' })).map((result) => result.name),
       ['case 1', 'case 10', 'case 11', 'case 12', 'case 13', 'case 14', 'case 15', 'case 16', 'case 17', 'case 18', 'case 19'],
