@@ -171,6 +171,45 @@ describe('agent test failures', () => {
     ]);
   });
 
+  it('fails a node expectation for a node that never started: "has no result: it was skipped", at the node\'s line', async () => {
+    const text = `cases:
+  never ran:
+    inputs: { id: u1 }
+    mocks:
+      user: { status: 500, body: down }
+      orders: { body: { count: 2 } }
+    expect:
+      fails_at: user
+      nodes:
+        orders: { status: 200 }
+`;
+    assert.deepEqual(await failuresOf(loaded(loadSuite(dir.write('two-calls.agent.test.yaml', text)))), [
+      ['Node "orders" has no result: it was skipped.', lineOf(text, 'orders: { status: 200 }')],
+    ]);
+  });
+
+  it('fails a node expectation for a node stopped while running: "has no result: it was cancelled"', async () => {
+    // Two independent API nodes run at the same time: the fast one fails, the slow one is stopped.
+    dir.write(
+      'parallel.agent.yaml',
+      'version: 1\nname: Parallel\nnodes:\n  fast: { type: api, method: GET, url: https://a.example.com/ }\n  slow: { type: api, method: GET, url: https://b.example.com/ }\noutputs:\n  both: { from: "{{ nodes.fast.body }} {{ nodes.slow.body }}" }\n',
+    );
+    const text = `cases:
+  stopped:
+    mocks:
+      fast: { status: 500, body: down }
+      slow: { delay_ms: 2000, body: late }
+    expect:
+      fails_at: fast
+      nodes:
+        slow: { body: late }
+`;
+    const started = performance.now();
+    const failures = await failuresOf(loaded(loadSuite(dir.write('parallel.agent.test.yaml', text))));
+    assert.deepEqual(failures, [['Node "slow" has no result: it was cancelled.', lineOf(text, 'slow: { body: late }')]]);
+    assert.ok(performance.now() - started < 1500, 'the slow node was stopped, not waited for');
+  });
+
   it('fails expect_request method, URL and body that do not match, each at its own line', async () => {
     const text = `cases:
   request mismatch:

@@ -7,6 +7,7 @@ import type { LoadedAgent } from '../engine/agentPlan';
 import { executeAgent } from '../engine/engine';
 import type { ExecutionResult } from '../engine/engine';
 import type { NodeResult } from '../engine/evaluate';
+import type { NodeStatus } from '../engine/trace';
 import { resolve } from 'node:path';
 import { filesFromPaths, resolveInputs } from '../engine/inputs';
 import { InputError } from '../inputs/inputValues';
@@ -211,7 +212,7 @@ export function checkCase(
     const trace = execution.trace.find((entry) => entry.node === node);
     if (!result && trace?.httpStatus === undefined) {
       failures.push({
-        message: `Node "${node}" has no result: it ${trace?.status ?? 'did not run'}${trace?.error ? ` (${trace.error})` : ''}.`,
+        message: `Node "${node}" has no result: it ${trace ? NO_RESULT_WORDS[trace.status] : 'did not run'}${trace?.error ? ` (${trace.error})` : ''}.`,
         span: expected.span,
       });
       continue;
@@ -242,6 +243,16 @@ export function checkCase(
   }
   return failures;
 }
+
+/** How a node that left no result ended, in words ("it was skipped"; the statuses alone read badly). */
+const NO_RESULT_WORDS: Readonly<Record<NodeStatus, string>> = {
+  pending: 'did not run',
+  running: 'did not finish',
+  succeeded: 'succeeded',
+  failed: 'failed',
+  cancelled: 'was cancelled',
+  skipped: 'was skipped',
+};
 
 function checkRequest(
   expected: RequestExpectations,
