@@ -152,22 +152,24 @@ describe('agent test failures', () => {
     assert.deepEqual(await failuresOf(weather(text)), [['Expected the execution to fail, but it finished.', lineOf(text, 'error: {')]]);
   });
 
-  it('fails expect.nodes status and body that do not match, each at its own line', async () => {
+  it('fails expect.nodes status, body and headers that do not match, each at its own line', async () => {
     const text = `cases:
   node mismatch:
     inputs: { city: Oslo }
     secrets: { WEATHER_API_KEY: k }
     mocks:
-      current: { status: 201, body: { summary: Snow, temperature: -3 } }
+      current: { status: 201, headers: { x-request-id: abc }, body: { summary: Snow, temperature: -3 } }
     expect:
       nodes:
         current:
           status: 200
           body: { $subset: { summary: Rain } }
+          headers: { X-Request-Id: xyz }
 `;
     assert.deepEqual(await failuresOf(weather(text)), [
       ['nodes.current.status: expected 200, got 201', lineOf(text, 'status: 200')],
       ['nodes.current.body.summary: expected "Rain", got "Snow"', lineOf(text, 'summary: Rain')],
+      ['nodes.current.headers.x-request-id: expected "xyz", got "abc"', lineOf(text, 'X-Request-Id: xyz')],
     ]);
   });
 
