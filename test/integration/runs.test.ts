@@ -21,6 +21,7 @@ import { startExecution } from '../../src/core/service/agentClient';
 import type { AgentWorkflowsApi } from '../../src/extension';
 import { DEMO_SECRETS, startMockApis } from '../../scripts/demo/mockApis';
 import { startConnectProxy } from '../support/connectProxy';
+import { startFakeService } from '../support/fakeAgentService';
 import { json, startServer } from '../support/httpServer';
 import type { TestServer } from '../support/httpServer';
 import { ScriptedUi } from './scriptedUi';
@@ -29,6 +30,12 @@ import { waitFor } from './wait';
 const KEY = `aw-test-key-${randomBytes(12).toString('hex')}`;
 const WRONG_KEY = `aw-wrong-key-${randomBytes(12).toString('hex')}`;
 const SECRET_TOKEN = `aw-secret-token-${randomBytes(12).toString('hex')}`;
+const REUSED_KEY = `aw-reused-key-${randomBytes(12).toString('hex')}`;
+const CLEARED_KEY = `aw-cleared-key-${randomBytes(12).toString('hex')}`;
+const TYPED_KEY = `aw-typed-key-${randomBytes(12).toString('hex')}`;
+// Origins with a key but no server: only their keys are offered, nothing is ever sent to them.
+const UNUSED_ORIGIN = 'http://127.0.0.1:9';
+const OTHER_UNUSED_ORIGIN = 'http://127.0.0.1:7';
 
 function extensionRoot(): string {
   const extension = vscode.extensions.getExtension('agent-workflows.agent-workflows');
@@ -631,6 +638,158 @@ describe('runs', function () {
     }
   });
 
+  /** Runs `body` with the service's base URL set to `baseUrl`, then sets the agent server's back. */
+  async function withBaseUrl<T>(baseUrl: string, body: () => Promise<T>): Promise<T> {
+    const config = vscode.workspace.getConfiguration('agentWorkflows');
+    await config.update('baseUrl', baseUrl, vscode.ConfigurationTarget.Workspace);
+    try {
+      return await body();
+    } finally {
+      await config.update('baseUrl', server.url, vscode.ConfigurationTarget.Workspace);
+    }
+  }
+
+  it('offers the key of another service for an origin without one, sends it and keeps it for that origin', async () => {
+    const service = await startFakeService(REUSED_KEY);
+    try {
+      ui.input(REUSED_KEY);
+      assert.equal(await vscode.commands.executeCommand('agentWorkflows.setApiKey', UNUSED_ORIGIN), true);
+      await withBaseUrl(service.url, async () => {
+        ui.onMessage = (message) => (message.modal ? `Reuse the key of ${UNUSED_ORIGIN}` : undefined);
+        ui.input('Eve');
+        const record = await vscode.commands.executeCommand<ExecutionRecord>('agentWorkflows.runAgent', uriOf('greet.agent.yaml'));
+        assert.equal(record.state, 'finished', record.error);
+        const asks = ui.messages.filter((message) => message.modal);
+        assert.equal(asks.length, 1, JSON.stringify(ui.messages));
+        assert.match(
+          asks[0]!.text,
+          new RegExp(`^No API key is set for ${service.url.replace(/[.]/g, '\\.')}\\..*reuse the key of another service`),
+        );
+        assert.equal(asks[0]!.items[0], 'Set API Key');
+        assert.ok(asks[0]!.items.includes(`Reuse the key of ${UNUSED_ORIGIN}`), asks[0]!.items.join(', '));
+        assert.ok(!asks[0]!.items.includes(`Reuse the key of ${service.url}`), 'its own origin is not offered');
+        assert.deepEqual(
+          service.starts.map((start) => start.authorization),
+          [`Bearer ${REUSED_KEY}`],
+        );
+
+        // Kept for the new origin: the next run asks nothing and sends the same key.
+        ui.onMessage = () => undefined;
+        ui.input('Eve');
+        const again = await vscode.commands.executeCommand<ExecutionRecord>('agentWorkflows.runAgent', uriOf('greet.agent.yaml'));
+        assert.equal(again.state, 'finished', again.error);
+        assert.equal(ui.messages.filter((message) => message.modal).length, 1, 'no second question about the key');
+        assert.deepEqual(
+          service.starts.map((start) => start.authorization),
+          [`Bearer ${REUSED_KEY}`, `Bearer ${REUSED_KEY}`],
+        );
+      });
+    } finally {
+      await vscode.commands.executeCommand('agentWorkflows.clearApiKey', service.url);
+      await vscode.commands.executeCommand('agentWorkflows.clearApiKey', UNUSED_ORIGIN);
+      await service.close();
+    }
+  });
+
+  it('clears the API key of the service picked: the next run asks for one again and sends nothing', async () => {
+    const service = await startFakeService(CLEARED_KEY);
+    try {
+      ui.input(CLEARED_KEY, REUSED_KEY);
+      assert.equal(await vscode.commands.executeCommand('agentWorkflows.setApiKey', service.url), true);
+      assert.equal(await vscode.commands.executeCommand('agentWorkflows.setApiKey', OTHER_UNUSED_ORIGIN), true);
+      await withBaseUrl(service.url, async () => {
+        ui.input('Fay');
+        const record = await vscode.commands.executeCommand<ExecutionRecord>('agentWorkflows.runAgent', uriOf('greet.agent.yaml'));
+        assert.equal(record.state, 'finished', record.error);
+        assert.equal(service.starts[0]?.authorization, `Bearer ${CLEARED_KEY}`);
+
+        // From the palette: the stored origins are offered, the service's is picked.
+        ui.pick((items) => {
+          const labels = items.map((item) => item.label);
+          assert.ok(labels.includes(service.url) && labels.includes(OTHER_UNUSED_ORIGIN), labels.join(', '));
+          return items.find((item) => item.label === service.url);
+        });
+        assert.equal(await vscode.commands.executeCommand('agentWorkflows.clearApiKey'), true);
+        assert.ok(
+          ui.messages.some((message) => message.text === `API key for ${service.url} removed.`),
+          JSON.stringify(ui.messages),
+        );
+
+        // The next run asks for a key again (declined here): nothing reaches the service.
+        const declined = await vscode.commands.executeCommand<ExecutionRecord | undefined>(
+          'agentWorkflows.runAgent',
+          uriOf('greet.agent.yaml'),
+        );
+        assert.equal(declined, undefined);
+        const ask = ui.messages.find((message) => message.modal);
+        assert.match(ask?.text ?? '', new RegExp(`^No API key is set for ${service.url.replace(/[.]/g, '\\.')}\\.`));
+        // Only the picked origin lost its key: the other is still offered for reuse.
+        assert.ok(ask?.items.includes(`Reuse the key of ${OTHER_UNUSED_ORIGIN}`), ask?.items.join(', '));
+        assert.equal(service.starts.length, 1);
+      });
+    } finally {
+      await vscode.commands.executeCommand('agentWorkflows.clearApiKey', OTHER_UNUSED_ORIGIN);
+      await service.close();
+    }
+  });
+
+  it('asks number and boolean inputs, refusing text that is not a number, and sends them as JSON numbers and booleans', async () => {
+    const service = await startFakeService(TYPED_KEY);
+    const typed = uriOf('typed.agent.yaml');
+    writeFileSync(
+      typed.fsPath,
+      [
+        'version: 1',
+        'name: Typed',
+        'inputs:',
+        '  count: { type: number, required: true, description: How many }',
+        '  verbose: { type: boolean, required: true }',
+        'nodes:',
+        '  say:',
+        '    type: template',
+        '    text: "{{ inputs.count }} {{ inputs.verbose }}"',
+        'outputs:',
+        '  said: { from: "{{ nodes.say.body }}" }',
+        '',
+      ].join('\n'),
+    );
+    try {
+      ui.input(TYPED_KEY);
+      assert.equal(await vscode.commands.executeCommand('agentWorkflows.setApiKey', service.url), true);
+      await withBaseUrl(service.url, async () => {
+        ui.input((options) => {
+          assert.match(options.prompt ?? '', /^count \(number, required\) · How many/);
+          assert.equal(options.placeHolder, 'A number');
+          const refusal = (value: string): string => String(options.validateInput?.(value) ?? '');
+          assert.equal(refusal('twelve'), 'Input "count" must be a number, not "twelve".');
+          assert.match(refusal('0x10'), /must be a number/);
+          assert.match(refusal('1e'), /must be a number/);
+          assert.equal(refusal(''), '"count" is required.');
+          assert.equal(refusal('-2.5'), '');
+          return '0';
+        }).pick((items) => {
+          assert.deepEqual(items.map((item) => item.label).sort(), ['false', 'true'], 'a required boolean: true or false, nothing else');
+          return items.find((item) => item.label === 'false');
+        });
+        const record = await vscode.commands.executeCommand<ExecutionRecord>('agentWorkflows.runAgent', typed);
+        assert.equal(record.state, 'finished', record.error);
+        // Falsy values of the right JSON type: not dropped, not sent as strings.
+        assert.deepEqual((service.starts[0]?.payload as { inputs?: unknown } | undefined)?.inputs, { count: 0, verbose: false });
+
+        // Run Again sends the same values with the same types.
+        const [top] = (await api.executionsTree.getChildren()) ?? [];
+        assert.equal((top as unknown as { record: ExecutionRecord } | undefined)?.record.key, record.key);
+        const again = await vscode.commands.executeCommand<ExecutionRecord>('agentWorkflows.executions.runAgain', top);
+        assert.equal(again.state, 'finished', again.error);
+        assert.deepEqual((service.starts[1]?.payload as { inputs?: unknown } | undefined)?.inputs, { count: 0, verbose: false });
+      });
+    } finally {
+      await vscode.commands.executeCommand('agentWorkflows.clearApiKey', service.url);
+      await service.close();
+      rmSync(typed.fsPath, { force: true });
+    }
+  });
+
   it('never writes a key or secret to logs, outputs, settings or workspace files', async () => {
     const root = process.env.AGENT_WORKFLOWS_TEST_USER_DATA;
     assert.ok(root);
@@ -646,6 +805,9 @@ describe('runs', function () {
         ['API key', KEY],
         ['wrong API key', WRONG_KEY],
         ['workflow secret', SECRET_TOKEN],
+        ['reused API key', REUSED_KEY],
+        ['cleared API key', CLEARED_KEY],
+        ['typed-inputs API key', TYPED_KEY],
       ] as const) {
         if (content.includes(secret)) leaks.push(`${name} in ${file}`);
       }
