@@ -46,6 +46,9 @@ describe('restricted mode', function () {
     ['agentWorkflows.runLocally', 'hello.agent.yaml'],
     ['agentWorkflows.pollExecution', undefined],
     ['agentWorkflows.startLocalServer', undefined],
+    // Guarded before the execution is looked up: without the guard, the empty history's note shows instead.
+    ['agentWorkflows.executions.runAgain', undefined],
+    ['agentWorkflows.executions.watchAgain', undefined],
   ] as const) {
     it(`refuses ${command} with an explanation, before asking anything`, async () => {
       const result = await vscode.commands.executeCommand(command, argument ? vscode.Uri.joinPath(folder(), argument) : undefined);
