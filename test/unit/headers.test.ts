@@ -120,4 +120,15 @@ describe('findSecrets', () => {
     assert.equal(findSecrets('commit 3f786850e387550fdab836ed7e6dc881de23001b', 'signing_key').length, 1);
     assert.equal(findSecrets('https://example.com/objects/3f786850e387550fdab836ed7e6dc881de23001b').length, 0);
   });
+
+  it('flags a Base64 secret with "/" in it, but not a path or a URL', () => {
+    // The documented example AWS secret access key.
+    assert.deepEqual(
+      findSecrets('wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY').map((f) => f.kind),
+      ['long random key'],
+    );
+    assert.equal(findSecrets('secret=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY', 'query').length, 1);
+    assert.equal(findSecrets('/srv/Data2024/ReportsArchive/QuarterlyFigures7/Summary').length, 0);
+    assert.equal(findSecrets('https://cdn.example.com/v1/AbCdEfGh12345678/IjKlMnOp87654321/QrStUv').length, 0);
+  });
 });

@@ -81,6 +81,26 @@ describe('quick fixes', () => {
     assert.deepEqual(fixFor(url, 'literal-credential').fixes[0]!.storeSecret, { name: 'CALL_API_KEY', value: 'a+b' });
   });
 
+  it('flags a token in a comment or a key, and removes it (nothing refers to it there)', () => {
+    const token = 'ghp_16C7e42F292c6912E7710c838347Ae178B4a';
+    const commented = `# old token: ${token}\nversion: 1\nname: S\nnodes:\n  t:\n    type: template\n    text: "hi" # was {{ secrets.${token} }}\noutputs:\n  o: { from: "{{ nodes.t.body }}" }\n`;
+    const problem = validateAgentText(commented).problems.find((p) => p.code === 'possible-secret');
+    assert.ok(problem);
+    assert.deepEqual(
+      [problem.span.start, problem.span.end],
+      [13, 13 + token.length],
+      'the token in the comment, not the name in the expression',
+    );
+    assert.match(problem.message, /^This looks like a GitHub token, written outside any value \(in a comment or a key\)/);
+    const { fixes, fixed } = fixFor(commented, 'possible-secret');
+    assert.equal(fixes[0]!.title, 'Remove the token from the file');
+    assert.equal(fixes[0]!.storeSecret, undefined);
+    assert.ok(fixed.startsWith('# old token: \nversion: 1'), fixed);
+    assert.deepEqual(codes(fixed), []);
+    const keyed = `version: 1\nname: S\ndescription: x\nnodes:\n  t:\n    type: template\n    text: hi\noutputs:\n  o: { from: "{{ nodes.t.body }}" }\nAKIAIOSFODNN7EXAMPLE: 1\n`;
+    assert.ok(codes(keyed).includes('possible-secret'), codes(keyed).join());
+  });
+
   it('adds Content-Type to a block list, a flow list, or creates settings', () => {
     const block = fixFor(
       node('    settings:\n      - "Accept: application/json"\n', '    body: { a: 1 }\n'),

@@ -74,6 +74,8 @@ export function quickFixes(text: string, problem: Problem, index: AgentIndex = i
     case 'literal-credential':
     case 'possible-secret': {
       const literal = text.slice(problem.span.start, problem.span.end);
+      // In a comment or a key: nothing refers to it there, so it just goes.
+      if (data.place === 'outside-value') return fix('Remove the token from the file', [{ span: problem.span, newText: '' }]);
       const secret = uniqueSecretName(index, data.secretName ?? 'API_KEY');
       const inUrl =
         index.model && [...index.model.nodes.values()].some((node) => node.url && contains(spanOf(node.url.scalar), problem.span.start));

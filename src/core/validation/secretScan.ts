@@ -1,4 +1,5 @@
-// Secret scanning: literals that look like a known kind of token, anywhere in an agent file.
+// Secret scanning: literals that look like a known kind of token, anywhere in an agent file: in
+// its values, and (known formats only) in its comments and keys.
 import { isMap, isScalar, isSeq } from 'yaml';
 import type { Document, Scalar } from 'yaml';
 import { maskExpressions, scanExpressions } from '../document/expressions';
@@ -74,13 +75,16 @@ export function findSecrets(value: string, keyName = ''): SecretFinding[] {
     return next < known.length && known[next]!.start < end;
   };
   const trimmed = masked.trim();
+  // A "/" inside a word is a path's (v1/customers/…) in a URL or a path, but Base64's own in a
+  // standalone value (an AWS secret access key has them).
+  const pathLike = masked.includes('://') || /^[./~]/.test(trimmed);
   // Long random-looking words: hex keys and Base64 secrets. Path segments (commit ids, digests in
   // URLs) are left alone; query values and whole values are not.
   for (const match of masked.matchAll(/[A-Za-z0-9+/_-]{32,}={0,2}/g)) {
     const start = match.index;
     const word = match[0];
     const end = start + word.length;
-    if (overlapsKnown(start, end) || masked[start - 1] === '/' || word.includes('/')) continue;
+    if (overlapsKnown(start, end) || masked[start - 1] === '/' || (word.includes('/') && pathLike)) continue;
     const wholeValue = trimmed === word;
     if (!wholeValue && !CREDENTIAL_WORDS.test(keyName) && !CREDENTIAL_WORDS.test(masked.slice(Math.max(0, start - 20), start))) continue;
     const hex = /^[0-9a-f]{32,}$|^[0-9A-F]{32,}$/.test(word);
@@ -120,4 +124,31 @@ export function checkSecrets(document: Document.Parsed, text: string, sink: Prob
     }
   };
   walk(document.contents, '');
+  if (!sink.full) checkOutsideValues(text, sink);
+}
+
+/**
+ * Known token formats outside the values: in comments and keys, which are committed with the file
+ * as much as values are. The long-random-word rule stays with values (prose in comments has ids and
+ * digests). A token inside an expression is a name, not a value.
+ */
+function checkOutsideValues(text: string, sink: ProblemSink): void {
+  for (const match of text.matchAll(ANY_TOKEN_FORMAT)) {
+    if (sink.full) return;
+    const span = { start: match.index, end: match.index + match[0].length };
+    if (sink.overlaps('possible-secret', span) || sink.overlaps('literal-credential', span)) continue;
+    const lineStart = text.lastIndexOf('\n', span.start) + 1;
+    const lineEnd = text.indexOf('\n', span.end);
+    const line = text.slice(lineStart, lineEnd === -1 ? text.length : lineEnd);
+    const at = span.start - lineStart;
+    if (scanExpressions(line).some((expression) => at >= expression.start && at < expression.end)) continue;
+    const format = TOKEN_FORMATS[match.slice(1).findIndex((group) => group !== undefined)];
+    if (!format) continue;
+    sink.add(
+      'possible-secret',
+      span,
+      `This looks like a ${format.kind}, written outside any value (in a comment or a key), where it is committed with the file all the same. Remove it; if the agent needs it, store it as secret ${format.secretName} and write {{ secrets.${format.secretName} }} where it is used.`,
+      { data: { secretName: format.secretName, place: 'outside-value' } },
+    );
+  }
 }
