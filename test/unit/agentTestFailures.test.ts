@@ -190,6 +190,26 @@ describe('agent test failures', () => {
     ]);
   });
 
+  it('says a node that failed on its status keeps only the status, when its body is expected', async () => {
+    const text = `cases:
+  upstream down:
+    inputs: { city: Oslo }
+    secrets: { WEATHER_API_KEY: k }
+    mocks:
+      current: { status: 503, body: unavailable }
+    expect:
+      fails_at: current
+      nodes:
+        current: { status: 503, body: unavailable }
+`;
+    assert.deepEqual(await failuresOf(weather(text)), [
+      [
+        'Node "current" failed (HTTP 503), and a failed node keeps only its status: its body and headers cannot be checked. Expect its status here, and the failure with fails_at and error.',
+        lineOf(text, '        current: {'),
+      ],
+    ]);
+  });
+
   it('fails a node expectation for a node stopped while running: "has no result: it was cancelled"', async () => {
     // Two independent API nodes run at the same time: the fast one fails, the slow one is stopped.
     dir.write(

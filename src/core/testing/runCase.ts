@@ -218,6 +218,15 @@ export function checkCase(
       continue;
     }
     if (expected.status) add(matchValue(expected.status, result?.status ?? trace?.httpStatus), `nodes.${node}.status`);
+    if (!result) {
+      // Failed on its HTTP status: the engine keeps the status only, so "absent" would mislead.
+      if (expected.body || expected.headers?.size || expected.bodyPaths?.length)
+        failures.push({
+          message: `Node "${node}" failed (HTTP ${trace?.httpStatus ?? '?'}), and a failed node keeps only its status: its body and headers cannot be checked. Expect its status here, and the failure with fails_at and error.`,
+          span: expected.span,
+        });
+      continue;
+    }
     if (expected.body) add(matchValue(expected.body, result?.body), `nodes.${node}.body`);
     for (const [name, matcher] of expected.headers ?? [])
       add(matchValue(matcher, result?.headers?.[name]), `nodes.${node}.headers.${name}`);
