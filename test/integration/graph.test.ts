@@ -1,7 +1,7 @@
 // "Agent Workflows: Show Graph" in the real extension host: the panel opens beside the agent file,
 // its webview draws the graph (read back from the webview's page), redraws as the file changes and
 // as another agent editor becomes active, draws what it can of a broken file, and a node reveals
-// its entry in the YAML.
+// its entry in the YAML; its page's Content Security Policy lets in nothing but its own files.
 import assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import { buildWorkflowGraph } from '../../src/core/graph/workflowGraph';
@@ -82,6 +82,28 @@ describe('graph', () => {
 
     // Running it again brings the same panel forward.
     assert.equal(await showGraph(), panel);
+
+    // The page loads nothing but the extension's own script (by its nonce) and styles: no inline
+    // code, no remote resource.
+    const html = panel.webviewPanel.webview.html;
+    const csp = /<meta http-equiv="Content-Security-Policy" content="([^"]+)">/.exec(html)?.[1] ?? '';
+    const source = panel.webviewPanel.webview.cspSource;
+    const nonce = /<script nonce="([^"]+)"/.exec(html)?.[1];
+    assert.ok(nonce && nonce.length >= 16, 'the script carries a nonce');
+    assert.deepEqual(csp.split('; '), [
+      "default-src 'none'",
+      `style-src ${source}`,
+      `img-src ${source}`,
+      `font-src ${source}`,
+      `script-src 'nonce-${nonce}'`,
+    ]);
+    assert.doesNotMatch(html, /<script(?![^>]*nonce=)/, 'every script has the nonce');
+    assert.doesNotMatch(html, /\sstyle=|<style/, 'no inline style');
+    const extensionUri = vscode.extensions.getExtension('agent-workflows.agent-workflows')!.extensionUri;
+    const own = panel.webviewPanel.webview.asWebviewUri(extensionUri).toString();
+    const resources = [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((match) => match[1]!);
+    assert.equal(resources.length, 3, 'the two style sheets and the script');
+    for (const url of resources) assert.ok(url.startsWith(`${own}/`), `${url} is a file of the extension (${own})`);
   });
 
   it('redraws as the document changes', async () => {
