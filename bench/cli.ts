@@ -8,7 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { findRepoRoot, makeTempDir, removeDir } from '../test/host/common';
-import { MAX_FILE_BYTES } from '../src/core/document/parse';
+import { MAX_FILE_BYTES } from '../src/core/limits';
 import { HOSTILE_SHAPES, largestUnderLimit } from '../test/support/hostileAgents';
 import { table } from './support';
 import { generateAgent } from './validate';

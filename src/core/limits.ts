@@ -5,6 +5,13 @@
 const MiB = 1024 * 1024;
 
 /**
+ * Agent, test and environments files larger than this are not parsed. The YAML parser alone needs
+ * about 1 s per MB of dense YAML on a slow machine: at this size any file is checked in under 1 s,
+ * whole process.
+ */
+export const MAX_FILE_BYTES = 768 * 1024;
+
+/**
  * The most bytes of an answer that is read: each answer the client reads (a status answer among
  * them) and the answer of each API node an execution calls.
  */

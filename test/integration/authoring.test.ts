@@ -107,6 +107,29 @@ describe('authoring', () => {
     assert.ok((await completionLabels(again, positionOf(again, '{{ secrets. }}', 11))).includes('FETCH_TOKEN'));
   });
 
+  it('offers the secret names other agent files of the workspace use, but not those of a file over the limit', async () => {
+    const folder = vscode.workspace.workspaceFolders![0]!.uri;
+    const other = vscode.Uri.joinPath(folder, 'shared-secrets.agent.yaml');
+    const huge = vscode.Uri.joinPath(folder, 'huge-secrets.agent.yaml');
+    const agent = (secret: string, padding = ''): string =>
+      `version: 1\nname: Shared\nnodes:\n  call:\n    type: api\n    method: GET\n    url: https://api.example.com\n    settings: ["x-api-key: {{ secrets.${secret} }}"]\n${padding}`;
+    await vscode.workspace.fs.writeFile(other, Buffer.from(agent('SHARED_CRM_TOKEN')));
+    // Over the agent file limit (768 KB): not read, as the extension reads no agent that large.
+    await vscode.workspace.fs.writeFile(huge, Buffer.from(agent('HUGE_FILE_TOKEN', `# ${'x'.repeat(800 * 1024)}\n`)));
+    try {
+      const { document, editor } = await openFixture();
+      await replaceText(editor, '{{ inputs.ticket }}', '{{ secrets. }}');
+      const names = await waitFor(async () => {
+        const labels = await completionLabels(document, positionOf(document, '{{ secrets. }}', 11));
+        return labels.includes('SHARED_CRM_TOKEN') ? labels : undefined;
+      }, 'the secret name of the other agent file');
+      assert.ok(!names.includes('HUGE_FILE_TOKEN'), names.join(', '));
+    } finally {
+      await vscode.workspace.fs.delete(other);
+      await vscode.workspace.fs.delete(huge);
+    }
+  });
+
   it('goes to definitions, finds references, renames and outlines', async () => {
     const { document } = await openFixture();
     const definitions = await vscode.commands.executeCommand<vscode.Location[]>(

@@ -2,7 +2,7 @@
 // (validation must stay linear in the file size and stop at the problem cap). Shared by the unit
 // tests and `npm run bench`.
 
-import { MAX_FILE_BYTES } from '../../src/core/document/parse';
+import { MAX_FILE_BYTES } from '../../src/core/limits';
 
 export interface HostileShape {
   readonly name: string;

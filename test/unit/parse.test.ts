@@ -1,7 +1,8 @@
 // Whole-file handling: bad input of every kind gives a clear problem, never a throw or a hang.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { decodeAgentFile, MAX_FILE_BYTES, parseAgentFile } from '../../src/core/document/parse';
+import { decodeAgentFile, parseAgentFile } from '../../src/core/document/parse';
+import { MAX_FILE_BYTES } from '../../src/core/limits';
 import { validateAgentText } from '../../src/core/validation/validate';
 
 function codes(text: string): string[] {

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { parseDocument } from 'yaml';
 import { excessiveNestingOffset, MAX_NESTING_DEPTH } from '../../src/core/document/nestingDepth';
-import { MAX_FILE_BYTES } from '../../src/core/document/parse';
+import { MAX_FILE_BYTES } from '../../src/core/limits';
 import { MAX_PROBLEMS } from '../../src/core/document/problemSink';
 import { validateAgentText } from '../../src/core/validation/validate';
 import { HOSTILE_SHAPES } from '../support/hostileAgents';

@@ -7,12 +7,8 @@ import { excessiveNestingOffset, MAX_NESTING_DEPTH } from './nestingDepth';
 import { plainValue } from './plainValue';
 import { ProblemSink } from './problemSink';
 import type { Problem } from './problems';
+import { MAX_FILE_BYTES } from '../limits';
 
-/**
- * Agent files larger than this are not parsed. The YAML parser alone needs about 1 s per MB of
- * dense YAML on a slow machine: at this size any file is checked in under 1 s, whole process.
- */
-export const MAX_FILE_BYTES = 768 * 1024;
 /** How many alias expansions turning the document into values may take (an alias bomb stops here). */
 export const MAX_ALIAS_COUNT = 100;
 
