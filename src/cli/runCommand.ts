@@ -2,7 +2,7 @@
 // starts it (multipart when there are files) and, unless --no-wait, polls it to the end. With
 // --local, runs it on this machine with the workflow engine instead.
 import { dirname, resolve } from 'node:path';
-import { DEFAULT_REQUEST_TIMEOUT_MS, startAgent } from '../core/service/agentClient';
+import { startAgent } from '../core/service/agentClient';
 import { InputError, prepareInputs } from '../core/inputs/inputValues';
 import type { InputHints } from '../core/inputs/inputValues';
 import { ServiceError } from '../core/service/serviceError';
@@ -60,10 +60,7 @@ export async function runCommand(path: string, flags: RunFlags, io: CliIo): Prom
 
   let executionId: string;
   try {
-    const options = {
-      timeoutMs: Math.min(target.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS, limit),
-      ...(io.interrupt ? { signal: io.interrupt } : {}),
-    };
+    const options = { limitMs: limit, ...(io.interrupt ? { signal: io.interrupt } : {}) };
     const started = await startAgent(target, prepared, options);
     executionId = started.executionId;
     const files = Object.entries(started.fileSizes ?? {}).map(([name, size]) => `${name} (${formatBytes(size)})`);

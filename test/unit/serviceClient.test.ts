@@ -287,6 +287,28 @@ describe('agent client', () => {
       assert.equal(service.server.requests.length, 0);
     });
 
+    it("gives an upload the time its size needs on top of the request's limit, within the caller's limit", async () => {
+      // 1 MiB: 4 s of upload allowance at the slowest rate allowed (256 KiB/s).
+      const big = dir.write('big.bin', Buffer.alloc(1024 * 1024, 7));
+      // The service answers 700 ms after the whole upload came: more than the request's own 300 ms.
+      const slow = await serve((_request, response) => {
+        setTimeout(() => json(response, 200, { status: 'ok', executionId: 'big-1' }), 700);
+      });
+      const slowTarget = { ...target, baseUrl: slow.url, requestTimeoutMs: 300 };
+      // A caller's limit (run --timeout, a case's, a batch row's) well above it does not cut the allowance to the request's 300 ms.
+      const started = await startMultipartExecution(slowTarget, {}, [{ field: 'data', path: big }], { limitMs: 60_000 });
+      assert.equal(started.executionId, 'big-1');
+      // A caller's limit below the allowance wins.
+      const begun = Date.now();
+      const error = await failure(startMultipartExecution(slowTarget, {}, [{ field: 'data', path: big }], { limitMs: 500 }));
+      assert.equal(error.kind, 'timeout');
+      assert.match(error.message, /did not answer after 0\.5 s/);
+      assert.ok(Date.now() - begun < 2000);
+      // A JSON start has no allowance: the request's own limit, within the caller's.
+      const json300 = await failure(startExecution(slowTarget, {}, { limitMs: 60_000 }));
+      assert.match(json300.message, /did not answer after 0\.3 s/);
+    });
+
     it('declares the exact length up front instead of sending chunks', async () => {
       const empty = dir.write('empty.csv', '');
       const data = dir.write('data.json', JSON.stringify({ rows: [1, 2, 3] }));

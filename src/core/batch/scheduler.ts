@@ -333,8 +333,7 @@ export class BatchScheduler {
     this.sent();
     try {
       this.hooks.starting(scheduled.row);
-      const timeoutMs = Math.min(this.target.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS, this.executionTimeoutMs);
-      const started = await startAgent(this.target, scheduled.prepared, { timeoutMs });
+      const started = await startAgent(this.target, scheduled.prepared, { limitMs: this.executionTimeoutMs });
       this.answeredNow();
       execution.id = started.executionId;
       this.hooks.started(scheduled.row, started.executionId);

@@ -21,11 +21,22 @@ export type InputValues = Readonly<Record<string, InputValue>>;
 
 export interface RequestOptions {
   readonly signal?: AbortSignal;
-  /**
-   * Time limit of this request, instead of the target's (the poller and `run --timeout` keep it
-   * within their own limit). For a multipart start, a cap on the time its size allows.
-   */
+  /** Time limit of this request, instead of the target's (a multipart start adds its upload time). */
   readonly timeoutMs?: number;
+  /**
+   * The most the request may take, whatever it allows itself: what is left of the caller's own
+   * limit (`run --timeout`, a test case's, a batch row's). The request's allowance (its time limit
+   * plus, for a multipart start, the time its size needs to upload) is cut to it, never replaced.
+   */
+  readonly limitMs?: number;
+}
+
+/** The time a request may take: its own limit, plus an allowance for its body, within the caller's limit. */
+function requestTimeoutMs(target: AgentTarget, options: RequestOptions, allowanceMs = 0): number {
+  return Math.max(
+    1,
+    Math.min((options.timeoutMs ?? target.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS) + allowanceMs, options.limitMs ?? Infinity),
+  );
 }
 
 export interface Started {
@@ -74,7 +85,7 @@ export async function startExecution(
         url,
         headers: headers(target, { 'Content-Type': 'application/json' }),
         body,
-        timeoutMs: options.timeoutMs ?? target.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
+        timeoutMs: requestTimeoutMs(target, options),
         ...(options.signal ? { signal: options.signal } : {}),
         ...(target.dispatcher ? { dispatcher: target.dispatcher } : {}),
       }),
@@ -92,10 +103,8 @@ export async function startMultipartExecution(
 ): Promise<Started> {
   const url = executeUrl(target, true);
   const multipart = await buildMultipartBody({ inputs, stream: options.stream ?? false }, files);
-  const timeoutMs = Math.min(
-    (target.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS) + Math.ceil((multipart.contentLength / MIN_UPLOAD_BYTES_PER_SECOND) * 1000),
-    options.timeoutMs ?? Infinity,
-  );
+  // The upload is given the time its size needs at a slow rate, on top of the request's own limit.
+  const timeoutMs = requestTimeoutMs(target, options, Math.ceil((multipart.contentLength / MIN_UPLOAD_BYTES_PER_SECOND) * 1000));
   const response = await send(
     'Starting the agent',
     () =>
@@ -132,7 +141,7 @@ export async function getStatus(target: AgentTarget, executionId: string, option
       method: 'GET',
       url,
       headers: headers(target),
-      timeoutMs: options.timeoutMs ?? target.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
+      timeoutMs: requestTimeoutMs(target, options),
       ...(options.signal ? { signal: options.signal } : {}),
       ...(target.dispatcher ? { dispatcher: target.dispatcher } : {}),
     }),

@@ -8,7 +8,7 @@ import type { LoadedAgent } from '../engine/agentPlan';
 import type { ExecutionResult } from '../engine/engine';
 import { errorMessage } from '../errors';
 import { InputError, prepareInputs } from '../inputs/inputValues';
-import { DEFAULT_REQUEST_TIMEOUT_MS, startAgent } from '../service/agentClient';
+import { startAgent } from '../service/agentClient';
 import { pollExecution } from '../service/poller';
 import type { PollOptions } from '../service/poller';
 import type { AgentTarget } from '../service/target';
@@ -67,10 +67,7 @@ export async function runCaseDeployed(agent: LoadedAgent, testCase: TestCase, op
   const deadline = Date.now() + limit;
   let outcome;
   try {
-    const request = {
-      timeoutMs: Math.min(options.target.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS, limit),
-      ...(options.signal ? { signal: options.signal } : {}),
-    };
+    const request = { limitMs: limit, ...(options.signal ? { signal: options.signal } : {}) };
     const { executionId } = await startAgent(options.target, prepared, request);
     outcome = await pollExecution(options.target, executionId, {
       ...options.poll,
