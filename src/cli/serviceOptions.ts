@@ -12,6 +12,7 @@ import { positiveNumber } from './flagValues';
 import { CliError, ExitCode } from './io';
 import type { CliIo } from './io';
 import type { EnvironmentFlags } from './environmentOptions';
+import { shellQuote } from '../core/service/curl';
 
 export const API_KEY_ENV = 'AGENT_WORKFLOWS_API_KEY';
 
@@ -152,10 +153,15 @@ export function reportOutcome(io: CliIo, executionId: string, outcome: PollOutco
 }
 
 export function resumeHint(executionId: string, target: AgentTarget): string {
-  const parts = ['agent-workflows status', executionId, '--base-url', target.baseUrl, '--account', target.account];
-  if (target.statusPathTemplate && target.statusPathTemplate !== DEFAULT_STATUS_PATH)
-    parts.push('--status-path', `'${target.statusPathTemplate}'`);
-  return `${parts.join(' ')} --wait`;
+  const args = ['agent-workflows', 'status', executionId, '--base-url', target.baseUrl, '--account', target.account];
+  const template = target.statusPathTemplate;
+  if (template && template !== DEFAULT_STATUS_PATH) {
+    args.push('--status-path', template);
+    // The template may name the agent: status needs it then, or the printed command fails.
+    if (template.includes('{agent}')) args.push('--agent', target.agent);
+  }
+  if (target.allowInsecureHttp) args.push('--allow-insecure-http');
+  return `${args.map(shellQuote).join(' ')} --wait`;
 }
 
 export { ServiceError };

@@ -345,6 +345,29 @@ describe('agent-workflows run and status', () => {
     assert.match(rotated.stderr, /set or check the API key/);
   });
 
+  it('prints a resume command that works as printed with a status path naming the agent', async () => {
+    service.statusAnswer = (_n, _id, response) => json(response, 200, { status: 'running' });
+    const template = '/api/{account}/agent/{agent}/runs/{executionId}/status';
+    const interrupt = new AbortController();
+    const pending = cli(['run', 'ticket.agent.yaml', '-i', 'ticket=x', '--status-path', template], undefined, interrupt.signal);
+    while (service.statusRequests.length < 1) await new Promise((resolve) => setTimeout(resolve, 5));
+    interrupt.abort();
+    const result = await pending;
+    assert.equal(result.code, 130);
+    const hint = /Resume with:\n {2}(.+)\n/.exec(result.stderr)?.[1] ?? '';
+    assert.match(
+      hint,
+      / --status-path '\/api\/\{account\}\/agent\/\{agent\}\/runs\/\{executionId\}\/status' --agent summarizer --wait$/,
+    );
+    // Run as printed (single-quoted words unquoted as a shell would): it finds the execution.
+    const words = [...hint.matchAll(/'([^']*)'|(\S+)/g)].map((match) => match[1] ?? match[2]!);
+    assert.equal(words.shift(), 'agent-workflows');
+    service.statusAnswer = (_n, _id, response) => json(response, 200, { status: 'finished', outputs: { done: true } });
+    const resumed = await cli(words);
+    assert.equal(resumed.code, 0, resumed.stderr);
+    assert.match(service.statusRequests.at(-1) ?? '', /^\/api\/acme\/agent\/summarizer\/runs\/[0-9a-f-]{36}\/status$/);
+  });
+
   it('stops cleanly on Ctrl-C while waiting, printing the id to resume with (and JSON when asked)', async () => {
     service.statusAnswer = (_n, _id, response) => json(response, 200, { status: 'running' });
     const interrupt = new AbortController();
