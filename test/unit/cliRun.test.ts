@@ -355,10 +355,7 @@ describe('agent-workflows run and status', () => {
     const result = await pending;
     assert.equal(result.code, 130);
     const hint = /Resume with:\n {2}(.+)\n/.exec(result.stderr)?.[1] ?? '';
-    assert.match(
-      hint,
-      / --status-path '\/api\/\{account\}\/agent\/\{agent\}\/runs\/\{executionId\}\/status' --agent summarizer --wait$/,
-    );
+    assert.match(hint, / --status-path '\/api\/\{account\}\/agent\/\{agent\}\/runs\/\{executionId\}\/status' --agent summarizer --wait$/);
     // Run as printed (single-quoted words unquoted as a shell would): it finds the execution.
     const words = [...hint.matchAll(/'([^']*)'|(\S+)/g)].map((match) => match[1] ?? match[2]!);
     assert.equal(words.shift(), 'agent-workflows');
