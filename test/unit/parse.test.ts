@@ -114,6 +114,18 @@ describe('decodeAgentFile', () => {
     assert.equal('error' in decodeAgentFile(Buffer.alloc(MAX_FILE_BYTES, 0x61)), false, 'a file of exactly the limit is read');
   });
 
+  it('measures the limit in bytes, as on disk, for text with characters of several bytes', () => {
+    // 300,000 characters of 3 bytes: 900,000 bytes, over the limit though its length is not.
+    const text = `name: ${'€'.repeat(300_000)}\n`;
+    assert.ok(text.length < MAX_FILE_BYTES);
+    const problems = parseAgentFile(text).sink.result();
+    assert.deepEqual(
+      problems.map((problem) => [problem.code, problem.message]),
+      [['file-too-large', 'The file is 879 KB; agent files are checked up to 768 KB. Split the workflow into smaller agents.']],
+    );
+    assert.deepEqual(parseAgentFile(`name: ${'€'.repeat(200_000)}\n`).sink.result(), [], '600 KB of them are read');
+  });
+
   it('words the size of a file over the limit in KB, and in MB from 1,000 KB', () => {
     const errorFor = (size: number) => (decodeAgentFile(Buffer.alloc(size, 0x61)) as { error: string }).error;
     assert.equal(

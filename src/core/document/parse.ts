@@ -46,8 +46,10 @@ export function undecodedFileProblems(refused: { error: string; code: 'file-too-
 export function parseAgentFile(text: string): ParsedAgentFile {
   const sink = new ProblemSink(text);
   const firstLine = { start: 0, end: Math.max(0, text.indexOf('\n') === -1 ? Math.min(text.length, 200) : text.indexOf('\n')) };
-  if (text.length > MAX_FILE_BYTES) {
-    sink.add('file-too-large', firstLine, tooLargeMessage(text.length));
+  // The limit is in bytes, as the file is on disk: a character may take up to 4 of them.
+  const bytes = text.length > MAX_FILE_BYTES / 4 ? Buffer.byteLength(text, 'utf8') : text.length;
+  if (bytes > MAX_FILE_BYTES) {
+    sink.add('file-too-large', firstLine, tooLargeMessage(bytes));
     return { text, sink, syntaxBroken: true };
   }
   if (looksBinary(text)) {
