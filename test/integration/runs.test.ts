@@ -426,6 +426,34 @@ describe('runs', function () {
     assert.match(text, /\\u001b\]0;PWNED\\u0007\\u001b\[2JAda/);
   });
 
+  it('escapes control characters a service sends before they reach the log', async () => {
+    const service = await startFakeService(TYPED_KEY);
+    // A problem status word with a clear-screen sequence in it: the run's last log line quotes it.
+    service.statusAnswer = (_n, _id, response) => json(response, 200, { status: 'fail\u001b[2Jed', error: 'no' });
+    try {
+      ui.input(TYPED_KEY);
+      assert.equal(await vscode.commands.executeCommand('agentWorkflows.setApiKey', service.url), true);
+      await withBaseUrl(service.url, async () => {
+        ui.input('Ada');
+        const record = await vscode.commands.executeCommand<ExecutionRecord>('agentWorkflows.runAgent', uriOf('greet.agent.yaml'));
+        assert.equal(record.state, 'problem');
+        assert.equal(record.serviceStatus, 'fail\u001b[2Jed');
+      });
+      const root = process.env.AGENT_WORKFLOWS_TEST_USER_DATA;
+      assert.ok(root);
+      const log = await waitFor(() => {
+        const file = filesUnder(root).find((path) => path.endsWith('Agent Workflows Log.log'));
+        const text = file ? readFileSync(file, 'utf8') : '';
+        return text.includes('(fail') ? text : undefined;
+      }, 'the run in the log');
+      assert.match(log, /: problem \(fail\\u001b\[2Jed\)\./);
+      assert.ok(!log.includes('\u001b'), 'no raw escape character in the log');
+    } finally {
+      await vscode.commands.executeCommand('agentWorkflows.clearApiKey', service.url);
+      await service.close();
+    }
+  });
+
   it('runs an agent locally, asking for the secret it needs, with the trace', async () => {
     ui.onMessage = (message) => (message.modal && message.items.includes('Set Secret') ? 'Set Secret' : undefined);
     ui.input((options) => {
