@@ -17,6 +17,12 @@ export const MAX_FILE_BYTES = 768 * 1024;
  */
 export const MAX_ANSWER_BYTES = 10 * MiB;
 
+/**
+ * The most bytes (as JSON) of outputs the execution history keeps in workspace state, newest first:
+ * it is written whole on every change, and each execution's outputs may be megabytes.
+ */
+export const MAX_HISTORY_OUTPUT_BYTES = 16 * MiB;
+
 export interface ServerLimits {
   /** Body of a JSON execute request, and the payload part of a multipart one. */
   readonly maxJsonBytes: number;

@@ -6,7 +6,8 @@ import { basename } from 'node:path';
 import * as vscode from 'vscode';
 import { COMMANDS } from '../commandIds';
 import { BoundedCache } from '../core/boundedCache';
-import { describeInput, formatAge, formatDuration, isActive } from '../core/executions/executionRecord';
+import { describeInput, formatAge, formatBytes, formatDuration, isActive } from '../core/executions/executionRecord';
+import { MAX_HISTORY_OUTPUT_BYTES } from '../core/limits';
 import type { ExecutionRecord, ExecutionState, TraceEntry } from '../core/executions/executionRecord';
 import { describeBatchCounts } from '../core/batch/batchRecord';
 import { rowError } from '../core/batch/resultsRows';
@@ -348,6 +349,13 @@ function childrenOf(record: ExecutionRecord): TreeNode[] {
   else if (record.state === 'stopped')
     children.push(new MessageItem(record, 'Not watched any more; it may still be running. Use Watch Again.'));
   else if (isActive(record)) children.push(new MessageItem(record, record.executionId ? `Execution ${record.executionId}` : 'Starting…'));
+  if (record.outputsNotKept !== undefined)
+    children.push(
+      new MessageItem(
+        record,
+        `Outputs not kept (${formatBytes(record.outputsNotKept)}): the history keeps the newest ${formatBytes(MAX_HISTORY_OUTPUT_BYTES)} of outputs. Run it again to see them.`,
+      ),
+    );
   const inputs = Object.keys(record.inputs).length;
   if (inputs) children.push(new GroupItem(record, 'inputs', inputs));
   if (record.outputs !== undefined)

@@ -43,6 +43,30 @@ describe('execution record', () => {
       assert.deepEqual(keys(capHistory(given, 0)), ['s1', 'r2', 'r1'], 'a cap of 0 drops every ended one');
     });
 
+    it('keeps outputs newest first within a byte budget, saying how large the ones let go were', () => {
+      const outputs = (n: number): Record<string, string> => ({ text: 'x'.repeat(n) });
+      // 1,012 bytes each as JSON ({"text":"…"} is 11 more than the text).
+      const given = [
+        record('old', 1, 'finished', { outputs: outputs(1001) }),
+        record('mid', 2, 'finished', { outputs: outputs(1001) }),
+        record('new', 3, 'finished', { outputs: outputs(1001) }),
+      ];
+      const kept = capHistory(given, 10, 2100);
+      assert.deepEqual(
+        kept.map((entry) => [entry.key, entry.outputs !== undefined, entry.outputsNotKept]),
+        [
+          ['new', true, undefined],
+          ['mid', true, undefined],
+          ['old', false, 1012],
+        ],
+      );
+      // The record otherwise stays as it was.
+      assert.equal(kept[2]!.agentName, 'Agent old');
+      // A record whose outputs alone are over the budget keeps none, whatever its age.
+      assert.equal(capHistory([record('huge', 1, 'finished', { outputs: outputs(5000) })], 10, 2100)[0]!.outputsNotKept, 5011);
+      assert.equal(capHistory(given, 10)[2]!.outputs !== undefined, true, 'the default budget (16 MiB) keeps these');
+    });
+
     it('never drops an old running execution to make room for newer ended ones', () => {
       const given = [record('running-since-long', 1, 'running'), ...[2, 3, 4, 5].map((t) => record(`done${t}`, t))];
       assert.deepEqual(keys(capHistory(given, 2)), ['done5', 'done4', 'running-since-long']);

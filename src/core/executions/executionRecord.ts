@@ -1,5 +1,6 @@
 // One run of an agent as the extension remembers it: what was sent, where, what came back. Plain
 // data, persisted in workspace state, so it must never hold a secret.
+import { MAX_HISTORY_OUTPUT_BYTES } from '../limits';
 
 export type ExecutionState =
   /** Being started (the POST is in flight). */
@@ -47,6 +48,8 @@ export interface ExecutionRecord {
   readonly startedAt: number;
   readonly endedAt?: number;
   readonly outputs?: unknown;
+  /** The size (as JSON) of outputs the history no longer keeps, over its byte budget. */
+  readonly outputsNotKept?: number;
   /** The answer body that ended the run with a problem, or the error message. */
   readonly error?: string;
   /** Per-node trace of a local run. */
@@ -65,19 +68,44 @@ export function isActive(record: ExecutionRecord): boolean {
   return record.state === 'starting' || record.state === 'running';
 }
 
-/** Newest first, at most `max` entries; active executions are never dropped. */
-export function capHistory(records: readonly ExecutionRecord[], max: number): ExecutionRecord[] {
+/**
+ * Newest first, at most `max` entries; active executions are never dropped. Outputs are kept, newest
+ * first, within `maxOutputBytes` (as JSON) in all: an older execution's outputs beyond it are let go
+ * (the record says how large they were), since the whole history is written to workspace state on
+ * every change.
+ */
+export function capHistory(records: readonly ExecutionRecord[], max: number, maxOutputBytes = MAX_HISTORY_OUTPUT_BYTES): ExecutionRecord[] {
   const sorted = [...records].sort((a, b) => b.startedAt - a.startedAt);
   const kept: ExecutionRecord[] = [];
   let ended = 0;
+  let outputBytes = 0;
   for (const record of sorted) {
-    if (isActive(record)) kept.push(record);
-    else if (ended < max) {
+    if (!isActive(record) && ended >= max) continue;
+    if (!isActive(record)) ended++;
+    const size = record.outputs === undefined ? 0 : outputsSize(record.outputs);
+    if (outputBytes + size <= maxOutputBytes) {
+      outputBytes += size;
       kept.push(record);
-      ended++;
+    } else {
+      const { outputs: _dropped, ...rest } = record;
+      kept.push({ ...rest, outputsNotKept: size });
     }
   }
   return kept;
+}
+
+// The same outputs object stays in a record across its updates (each poll writes the history): its
+// size is measured once.
+const measured = new WeakMap<object, number>();
+
+function outputsSize(outputs: unknown): number {
+  if (outputs === null || typeof outputs !== 'object') return JSON.stringify(outputs)?.length ?? 0;
+  let size = measured.get(outputs);
+  if (size === undefined) {
+    size = JSON.stringify(outputs)?.length ?? 0;
+    measured.set(outputs, size);
+  }
+  return size;
 }
 
 /**
