@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -25,6 +25,7 @@ import { startFakeService } from '../support/fakeAgentService';
 import { json, startServer } from '../support/httpServer';
 import type { TestServer } from '../support/httpServer';
 import { ScriptedUi } from './scriptedUi';
+import { leaksOf, resultsChannelText, workspaceFolder } from './userData';
 import { waitFor } from './wait';
 
 const KEY = `aw-test-key-${randomBytes(12).toString('hex')}`;
@@ -41,12 +42,6 @@ function extensionRoot(): string {
   const extension = vscode.extensions.getExtension('agent-workflows.agent-workflows');
   assert.ok(extension);
   return extension.extensionUri.fsPath;
-}
-
-function workspaceFolder(): string {
-  const folder = vscode.workspace.workspaceFolders?.[0];
-  assert.ok(folder, 'the test host opens a workspace folder');
-  return folder.uri.fsPath;
 }
 
 /** An API the agents call: /wait answers when released, /echo answers with what it received. */
@@ -70,28 +65,6 @@ async function startApi(): Promise<TestServer & { release(): void; waiting(): nu
     },
     waiting: () => waiting.length,
   });
-}
-
-/** The results channel as the workbench wrote it to disk. */
-function resultsChannelText(): string {
-  const root = process.env.AGENT_WORKFLOWS_TEST_USER_DATA;
-  assert.ok(root, 'the test host says where its user data is');
-  return filesUnder(join(root, 'logs'))
-    .filter((file) => /\d+-Agent Workflows\.log$/.test(file))
-    .map((file) => readFileSync(file, 'utf8'))
-    .join('\n');
-}
-
-function filesUnder(dir: string): string[] {
-  let entries;
-  try {
-    entries = readdirSync(dir, { withFileTypes: true });
-  } catch {
-    return [];
-  }
-  return entries.flatMap((entry) =>
-    entry.isDirectory() ? filesUnder(join(dir, entry.name)) : entry.isFile() ? [join(dir, entry.name)] : [],
-  );
 }
 
 describe('runs', function () {
@@ -822,27 +795,16 @@ describe('runs', function () {
   });
 
   it('never writes a key or secret to logs, outputs, settings or workspace files', async () => {
-    const root = process.env.AGENT_WORKFLOWS_TEST_USER_DATA;
-    assert.ok(root);
-    const files = [...filesUnder(root), ...filesUnder(workspaceFolder())].filter((file) => statSync(file).size < 50 * 1024 * 1024);
-    assert.ok(
-      files.some((file) => file.endsWith('Agent Workflows Log.log')),
-      'the log is among the files checked',
-    );
-    const leaks: string[] = [];
-    for (const file of files) {
-      const content = readFileSync(file);
-      for (const [name, secret] of [
+    assert.deepEqual(
+      leaksOf([
         ['API key', KEY],
         ['wrong API key', WRONG_KEY],
         ['workflow secret', SECRET_TOKEN],
         ['reused API key', REUSED_KEY],
         ['cleared API key', CLEARED_KEY],
         ['typed-inputs API key', TYPED_KEY],
-      ] as const) {
-        if (content.includes(secret)) leaks.push(`${name} in ${file}`);
-      }
-    }
-    assert.deepEqual(leaks, []);
+      ]),
+      [],
+    );
   });
 });
