@@ -50,6 +50,10 @@ async function pickSecretName(deps: SecretCommandDeps): Promise<string | undefin
     title: 'Set Secret',
     prompt: 'The name used in agent files as {{ secrets.NAME }}',
     validateInput: (value) =>
-      SECRET_NAME.test(value) ? undefined : 'Letters, digits and underscores, not starting with a digit (e.g. CRM_TOKEN).',
+      value === ''
+        ? 'Enter the name of the secret (e.g. CRM_TOKEN), or press Escape to cancel.'
+        : SECRET_NAME.test(value)
+          ? undefined
+          : `${JSON.stringify(value)} is not a secret name: use letters, digits and underscores, not starting with a digit (e.g. CRM_TOKEN).`,
   });
 }
