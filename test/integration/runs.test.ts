@@ -25,7 +25,7 @@ import { startFakeService } from '../support/fakeAgentService';
 import { json, startServer } from '../support/httpServer';
 import type { TestServer } from '../support/httpServer';
 import { ScriptedUi } from './scriptedUi';
-import { leaksOf, resultsChannelText, workspaceFolder } from './userData';
+import { filesUnder, leaksOf, resultsChannelText, workspaceFolder } from './userData';
 import { waitFor } from './wait';
 
 const KEY = `aw-test-key-${randomBytes(12).toString('hex')}`;
