@@ -81,6 +81,32 @@ describe('quick fixes', () => {
     assert.deepEqual(fixFor(url, 'literal-credential').fixes[0]!.storeSecret, { name: 'CALL_API_KEY', value: 'a+b' });
   });
 
+  it('moves a password in the URL to a secret, as written, and leaves a valid URL', () => {
+    const url = node('', '', 'GET').replace('https://api.example.com/v1/items', 'https://alice:p%40ss@api.example.com/v1/items');
+    const { fixes, fixed } = fixFor(url, 'literal-credential');
+    // The engine puts an expression before the path into the URL as it is: the secret keeps the encoding.
+    assert.deepEqual(fixes[0]!.storeSecret, { name: 'CALL_PASSWORD', value: 'p%40ss' });
+    assert.match(fixed, /url: https:\/\/alice:\{\{ secrets\.CALL_PASSWORD \}\}@api\.example\.com\/v1\/items\n/);
+    assert.deepEqual(codes(fixed), []);
+  });
+
+  it('moves access_token, token and key query values to secrets (decoded) and leaves a valid URL', () => {
+    const url = node('', '', 'GET').replace(
+      'https://api.example.com/v1/items',
+      'https://api.example.com/v1/items?access_token=a%2Bb&page=2',
+    );
+    const { fixes, fixed } = fixFor(url, 'literal-credential');
+    assert.deepEqual(fixes[0]!.storeSecret, { name: 'CALL_TOKEN', value: 'a+b' });
+    assert.match(fixed, /\?access_token=\{\{ secrets\.CALL_TOKEN \}\}&page=2\n/);
+    assert.deepEqual(codes(fixed), []);
+    const key = fixFor(url.replace('access_token=a%2Bb', 'key=k3y'), 'literal-credential');
+    assert.deepEqual(key.fixes[0]!.storeSecret, { name: 'CALL_API_KEY', value: 'k3y' });
+    assert.deepEqual(codes(key.fixed), []);
+    const token = fixFor(url.replace('access_token=a%2Bb', 'token=<TOKEN>'), 'literal-credential');
+    assert.equal(token.fixes[0]!.storeSecret, undefined);
+    assert.match(token.fixed, /\?token=\{\{ secrets\.CALL_TOKEN \}\}&page=2\n/);
+  });
+
   it('flags a token in a comment or a key, and removes it (nothing refers to it there)', () => {
     const token = 'ghp_16C7e42F292c6912E7710c838347Ae178B4a';
     const commented = `# old token: ${token}\nversion: 1\nname: S\nnodes:\n  t:\n    type: template\n    text: "hi" # was {{ secrets.${token} }}\noutputs:\n  o: { from: "{{ nodes.t.body }}" }\n`;

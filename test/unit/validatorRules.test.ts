@@ -84,6 +84,27 @@ describe('validation messages (issue 9)', () => {
     );
   });
 
+  it('names a password in the URL and the secret to move it to', () => {
+    const message = messageOf(apiNode('    url: https://alice:hunter2@api.example.com/v1/items'), 'literal-credential');
+    assert.equal(
+      message,
+      'This password in the URL is written in the file, where anyone who can read the file or its history can use it. Move it to a secret: write "alice:{{ secrets.CALL_PASSWORD }}@" and store the value as secret CALL_PASSWORD (the command line reads AGENT_SECRET_CALL_PASSWORD).',
+    );
+  });
+
+  it('names an access_token, token or key query value and the secret to move it to', () => {
+    const token = messageOf(apiNode('    url: https://api.example.com/v1/items?access_token=ya29a0AfH6'), 'literal-credential');
+    assert.equal(
+      token,
+      'This access_token value is written in the file, where anyone who can read the file or its history can use it. Move it to a secret: write "access_token={{ secrets.CALL_TOKEN }}" and store the value as secret CALL_TOKEN (the command line reads AGENT_SECRET_CALL_TOKEN).',
+    );
+    const key = messageOf(apiNode('    url: https://api.example.com/v1/items?KEY=<YOUR_KEY>'), 'literal-credential');
+    assert.equal(
+      key,
+      'This KEY value looks like a placeholder. Replace it with a secret reference: "KEY={{ secrets.CALL_API_KEY }}", then store the real value as secret CALL_API_KEY (the command line reads AGENT_SECRET_CALL_API_KEY).',
+    );
+  });
+
   it('does not call an input unused when the expression naming it cannot be read', () => {
     const text =
       'version: 1\nname: m\ninputs:\n  who: { type: string }\nnodes:\n  t: { type: template, text: "Hello {{ inputs.who " }\noutputs:\n  o: { from: "{{ nodes.t.body }}" }\n';

@@ -77,9 +77,12 @@ export function quickFixes(text: string, problem: Problem, index: AgentIndex = i
       // In a comment or a key: nothing refers to it there, so it just goes.
       if (data.place === 'outside-value') return fix('Remove the token from the file', [{ span: problem.span, newText: '' }]);
       const secret = uniqueSecretName(index, data.secretName ?? 'API_KEY');
-      const inUrl =
-        index.model && [...index.model.nodes.values()].some((node) => node.url && contains(spanOf(node.url.scalar), problem.span.start));
-      const value = inUrl ? safeDecode(literal) : literal;
+      const urlScalar = nodeWhere(index, (n) => n.url !== undefined && contains(spanOf(n.url.scalar), problem.span.start))?.url?.scalar;
+      // The engine percent-encodes an expression's value in the path and query, so the secret holds
+      // such a value decoded; before the path (a userinfo password) it puts the value in as it is.
+      const before = urlScalar ? text.slice(spanOf(urlScalar).start, problem.span.start) : '';
+      const afterOrigin = /[/?#]/.test(before.slice(before.indexOf('://') + 3));
+      const value = urlScalar && afterOrigin ? safeDecode(literal) : literal;
       return fix(
         looksLikePlaceholder(literal) ? `Replace the placeholder with {{ secrets.${secret} }}` : `Move the value to secret ${secret}`,
         [{ span: problem.span, newText: `{{ secrets.${secret} }}` }],

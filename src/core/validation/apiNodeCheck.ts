@@ -12,6 +12,12 @@ import { spanOf, valueSpanToSource } from '../document/yamlAst';
 
 /** Query parameters that carry an API key. */
 const API_KEY_PARAMETERS = new Set(['api_key', 'apikey', 'api-key']);
+/** Other query parameters that carry a credential, with the suffix of the secret name to suggest. */
+const CREDENTIAL_PARAMETERS = new Map([
+  ['access_token', 'TOKEN'],
+  ['token', 'TOKEN'],
+  ['key', 'API_KEY'],
+]);
 const METHODS_WITHOUT_BODY = new Set(['GET', 'HEAD']);
 const HTTP_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
 
@@ -142,7 +148,46 @@ function checkUrl(node: NodeDeclaration, url: StringField, method: string | unde
   ) {
     facts.insecureHost = parsed.hostname;
   }
+  checkUserinfoPassword(node, raw, masked, schemeEnd, at, sink);
   return checkApiKeyParameter(node, raw, method, at, facts, sink);
+}
+
+/** A password in the URL's userinfo ("https://user:password@host/…") is a credential written in the file. */
+function checkUserinfoPassword(
+  node: NodeDeclaration,
+  raw: string,
+  masked: string,
+  schemeEnd: number,
+  at: (start: number, end: number) => Span,
+  sink: ProblemSink,
+): void {
+  if (!masked.startsWith('//', schemeEnd + 1)) return;
+  const authorityStart = schemeEnd + 3;
+  const authorityLength = masked.slice(authorityStart).search(/[/?#]/);
+  const authorityEnd = authorityLength === -1 ? masked.length : authorityStart + authorityLength;
+  // The last "@" ends the userinfo, as URL parsers read it; the first ":" in it ends the user name.
+  const atSign = masked.lastIndexOf('@', authorityEnd - 1);
+  if (atSign < authorityStart) return;
+  const colon = masked.indexOf(':', authorityStart);
+  if (colon === -1 || colon > atSign) return;
+  const password = raw.slice(colon + 1, atSign);
+  if (password === '' || password.includes('{{')) return;
+  const user = raw.slice(authorityStart, colon);
+  reportLiteral(sink, at, colon + 1, password, 'This password in the URL', `${user}:{{ secrets.%s }}@`, secretName(node.id, 'PASSWORD'));
+}
+
+/** A literal credential in the URL, at its offset in the raw URL (a query value is reported decoded). */
+function reportLiteral(
+  sink: ProblemSink,
+  at: (start: number, end: number) => Span,
+  start: number,
+  written: string,
+  what: string,
+  template: string,
+  suggested: string,
+): void {
+  const finding = literalCredential({ start, end: start + written.length }, what, decodeSafely(written), template, suggested);
+  sink.add(finding.code, at(finding.start, finding.end), finding.message, finding.data ? { data: finding.data } : {});
 }
 
 function checkApiKeyParameter(
@@ -161,7 +206,15 @@ function checkApiKeyParameter(
   for (const part of raw.slice(query + 1, queryEnd).split('&')) {
     const equals = part.indexOf('=');
     const name = decodeSafely(equals === -1 ? part : part.slice(0, equals));
-    if (API_KEY_PARAMETERS.has(name.toLowerCase())) {
+    const otherCredential = CREDENTIAL_PARAMETERS.get(name.toLowerCase());
+    if (otherCredential !== undefined) {
+      // A token or key in the query: only a literal value is flagged (an empty one may be a search field).
+      const value = equals === -1 ? '' : part.slice(equals + 1);
+      if (value.trim() !== '' && !value.includes('{{')) {
+        const suggested = secretName(node.id, otherCredential);
+        reportLiteral(sink, at, offset + equals + 1, value, `This ${name} value`, `${name}={{ secrets.%s }}`, suggested);
+      }
+    } else if (API_KEY_PARAMETERS.has(name.toLowerCase())) {
       facts.hasKey = true;
       const value = equals === -1 ? '' : part.slice(equals + 1);
       const valueStart = offset + (equals === -1 ? part.length : equals + 1);
@@ -173,14 +226,7 @@ function checkApiKeyParameter(
           `The ${name} parameter in the URL of node "${node.id}" is empty. Write "${name}={{ secrets.${secretName(node.id, 'API_KEY')} }}".`,
         );
       } else if (!value.includes('{{')) {
-        const finding = literalCredential(
-          { start: valueStart, end: valueStart + value.length },
-          `This ${name} value`,
-          decodeSafely(value),
-          `${name}={{ secrets.%s }}`,
-          secretName(node.id, 'API_KEY'),
-        );
-        sink.add(finding.code, at(finding.start, finding.end), finding.message, finding.data ? { data: finding.data } : {});
+        reportLiteral(sink, at, valueStart, value, `This ${name} value`, `${name}={{ secrets.%s }}`, secretName(node.id, 'API_KEY'));
       }
       if (method && method !== 'GET') {
         sink.add(
