@@ -139,6 +139,9 @@ describe('quick fixes', () => {
       'json-body-without-content-type',
     ).fixed;
     assert.match(flow, /settings: \["Accept: application\/json", "Content-Type: application\/json"\]/);
+    const text = fixFor(node('', `    body: '{"a": 1}'\n`), 'json-body-without-content-type').fixed;
+    assert.match(text, /    settings:\n      - "Content-Type: application\/json"\n    body: '/);
+    assert.deepEqual(codes(text), []);
     const none = fixFor(node('', '    body:\n      a: 1\n'), 'json-body-without-content-type').fixed;
     assert.match(none, /    settings:\n      - "Content-Type: application\/json"\n    body:\n/);
     assert.deepEqual(codes(none), []);

@@ -105,6 +105,20 @@ describe('validation messages (issue 9)', () => {
     );
   });
 
+  it('flags JSON text in a block scalar body without Content-Type, and only JSON text', () => {
+    const post = (body: string, settings = '') =>
+      `version: 1\nname: m\nnodes:\n  call:\n    type: api\n    method: POST\n    url: https://api.example.com/v1/items\n${settings}    body: |\n${body}outputs:\n  o: { from: "{{ nodes.call.body }}" }\n`;
+    const message = messageOf(post('      [\n        {"id": 1}\n      ]\n'), 'json-body-without-content-type');
+    assert.equal(
+      message,
+      'Node "call" sends JSON text as its body but sets no Content-Type, so it goes as text/plain and the API may not read it as JSON. Add "Content-Type: application/json" to its settings.',
+    );
+    const codesOf = (text: string) => validateAgentText(text).problems.map((p) => p.code);
+    assert.deepEqual(codesOf(post('      {"id": 1}\n', '    settings: ["content-type: application/json"]\n')), []);
+    assert.deepEqual(codesOf(post('      [draft] notes, not JSON\n')), []);
+    assert.deepEqual(codesOf(post('      "just a JSON string"\n')), []);
+  });
+
   it('does not call an input unused when the expression naming it cannot be read', () => {
     const text =
       'version: 1\nname: m\ninputs:\n  who: { type: string }\nnodes:\n  t: { type: template, text: "Hello {{ inputs.who " }\noutputs:\n  o: { from: "{{ nodes.t.body }}" }\n';

@@ -1,5 +1,5 @@
 // Rules of the generic API node: URL, header strings and their authorization, body.
-import { isMap, isSeq } from 'yaml';
+import { isMap, isScalar, isSeq } from 'yaml';
 import type { Node as YamlNode } from 'yaml';
 import { maskExpressions, scanExpressions } from '../document/expressions';
 import { isLoopbackHost } from '../http/hosts';
@@ -84,6 +84,13 @@ export function checkApiNode(node: NodeDeclaration, text: string, sink: ProblemS
       'json-body-without-content-type',
       spanOf(bodyPair.key as YamlNode),
       `Node "${node.id}" sends a JSON body but sets no Content-Type, so the API may not read it as JSON. Add "Content-Type: application/json" to its settings.`,
+      { data: { header: 'Content-Type: application/json' } },
+    );
+  } else if (bodyPair && isScalar(bodyPair.value) && isJsonText(bodyPair.value.value) && contentType === undefined) {
+    sink.add(
+      'json-body-without-content-type',
+      spanOf(bodyPair.key as YamlNode),
+      `Node "${node.id}" sends JSON text as its body but sets no Content-Type, so it goes as text/plain and the API may not read it as JSON. Add "Content-Type: application/json" to its settings.`,
       { data: { header: 'Content-Type: application/json' } },
     );
   }
@@ -240,6 +247,19 @@ function checkApiKeyParameter(
     offset += part.length + 1;
   }
   return facts;
+}
+
+/** A string body that is a JSON object or array (what a string body holding JSON is meant to be). */
+function isJsonText(value: unknown): boolean {
+  if (typeof value !== 'string') return false;
+  const trimmed = value.trim();
+  if (!/^[[{]/.test(trimmed)) return false;
+  try {
+    const parsed: unknown = JSON.parse(trimmed);
+    return parsed !== null && typeof parsed === 'object';
+  } catch {
+    return false;
+  }
 }
 
 function decodeSafely(text: string): string {
