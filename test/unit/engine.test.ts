@@ -530,6 +530,40 @@ outputs:
       assert.match(result.error.message, /is larger than 1000 bytes/);
     });
 
+    const fromInput = (url: string, setting = '') => `version: 1
+name: Built URL
+inputs:
+  base: { type: string }
+  header: { type: string, default: X-Fine }
+nodes:
+  call:
+    type: api
+    method: GET
+    url: "${url}"
+    settings: ["${setting || 'X-Fixed: 1'}"]
+outputs:
+  out: { from: "{{ nodes.call.body }}" }
+`;
+
+    it('fails a URL that is not valid once its expressions are filled in, before any call', async () => {
+      const result = failed(await run(fromInput('{{ inputs.base }}/v1/items'), { values: { base: 'http://127.0.0.1:99999' } }));
+      assert.equal(result.error.kind, 'expression');
+      assert.equal(result.error.node, 'call');
+      assert.equal(
+        result.error.message,
+        'Node "call" failed: The url is not a valid URL once its expressions are filled in: "http://127.0.0.1:99999/v1/items". Check the values it is built from.',
+      );
+    });
+
+    it('fails a URL that is not http:// or https:// once its expressions are filled in', async () => {
+      const result = failed(await run(fromInput('{{ inputs.base }}'), { values: { base: 'ftp://127.0.0.1/file.txt' } }));
+      assert.equal(result.error.kind, 'expression');
+      assert.equal(
+        result.error.message,
+        'Node "call" failed: The url must be http:// or https://, not ftp:// (after filling in its expressions).',
+      );
+    });
+
     it('fails on an answer that says it is JSON but is not', async () => {
       const server = await serve((_request, response) => {
         response.writeHead(200, { 'content-type': 'application/json' });
