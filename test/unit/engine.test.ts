@@ -564,6 +564,60 @@ outputs:
       );
     });
 
+    it('fails a URL expression that gives an object, not text', async () => {
+      const server = await serve((_request, response) => json(response, 200, { href: 'http://127.0.0.1/' }));
+      const result = failed(
+        await run(`version: 1
+name: Object URL
+nodes:
+  first:
+    type: api
+    method: GET
+    url: ${server.url}/link
+  call:
+    type: api
+    method: GET
+    url: "{{ nodes.first.body }}"
+outputs:
+  out: { from: "{{ nodes.call.body }}" }
+`),
+      );
+      assert.equal(result.error.kind, 'expression');
+      assert.equal(result.error.node, 'call');
+      assert.equal(
+        result.error.message,
+        'Node "call" failed: The url is an object after filling in {{ nodes.first.body }}, not a URL. Make the expression give the URL as text.',
+      );
+      assert.equal(server.requests.length, 1);
+    });
+
+    it('fails a header name that an expression makes invalid, before any call', async () => {
+      const server = await serve((_request, response) => json(response, 200, {}));
+      const result = failed(
+        await run(fromInput(`${server.url}/x`, '{{ inputs.header }}: yes'), { values: { base: '', header: 'X Bad Name' } }),
+      );
+      assert.equal(result.error.kind, 'expression');
+      assert.equal(
+        result.error.message,
+        'Node "call" failed: The header name "X Bad Name" (from {{ inputs.header }}) is not a valid header name: a name is letters, digits and ! # $ % & \' * + - . ^ _ ` | ~, with no spaces (RFC 9110). Check the value it is built from.',
+      );
+      assert.equal(server.requests.length, 0);
+    });
+
+    it('fails on a redirect to a URL that is not http:// or https://', async () => {
+      const server = await serve((_request, response) => {
+        response.writeHead(302, { location: 'ftp://127.0.0.1/file.txt' });
+        response.end();
+      });
+      const result = failed(await run(oneCall(`${server.url}/moved?token=abc`)));
+      assert.equal(result.error.kind, 'request');
+      assert.equal(
+        result.error.message,
+        `Node "call" failed: GET ${server.url}/moved failed: ${server.url}/moved redirected to a "ftp:" address, which is not followed: only redirects to http:// and https:// are. Call an address that answers over http:// or https://.`,
+      );
+      assert.equal(server.requests.length, 1);
+    });
+
     it('fails on an answer that says it is JSON but is not', async () => {
       const server = await serve((_request, response) => {
         response.writeHead(200, { 'content-type': 'application/json' });

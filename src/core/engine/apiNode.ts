@@ -116,7 +116,11 @@ function buildUrl(node: ApiNodePlan, scope: Scope): string {
   if (template.single) {
     const value = evaluateString(template, scope, where);
     if (typeof value !== 'string')
-      throw new NodeError(node.id, `The url is ${kindOf(value)} after filling in ${template.text.trim()}, not a URL.`, 'expression');
+      throw new NodeError(
+        node.id,
+        `The url is ${kindOf(value)} after filling in ${template.text.trim()}, not a URL. Make the expression give the URL as text.`,
+        'expression',
+      );
     text = value.trim();
   } else {
     const originEnd = originEndOf(maskExpressions(template.text, template.expressions));
@@ -159,7 +163,11 @@ function buildHeaders(node: ApiNodePlan, scope: Scope): Record<string, string> {
     const nameWhere: Where = { node: node.id, field: `settings "${header.name.text}"` };
     const name = renderText(evaluateString(header.name, scope, nameWhere)).trim();
     if (!HEADER_NAME.test(name))
-      throw new NodeError(node.id, `The header name "${name}" (from ${header.name.text}) is not a valid header name.`, 'expression');
+      throw new NodeError(
+        node.id,
+        `The header name "${name}" (from ${header.name.text}) is not a valid header name: a name is letters, digits and ! # $ % & ' * + - . ^ _ \` | ~, with no spaces (RFC 9110). Check the value it is built from.`,
+        'expression',
+      );
     const value = renderString(header.value, scope, { node: node.id, field: `settings "${name}"` }, renderText);
     // A value filled in from an input or a response must not be able to start a new header line.
     if (/[\u0000-\u0008\u000a-\u001f\u007f]/.test(value)) {

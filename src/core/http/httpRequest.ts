@@ -93,7 +93,11 @@ export async function httpRequest(options: HttpRequest): Promise<HttpResponse> {
       }
       const next = new URL(location, url);
       if (next.protocol !== 'http:' && next.protocol !== 'https:') {
-        throw new NetworkError('redirect', `${safeUrl(url)} redirected to a ${next.protocol} URL, which is not followed.`, safeUrl(url));
+        throw new NetworkError(
+          'redirect',
+          `${safeUrl(url)} redirected to a "${next.protocol}" address, which is not followed: only redirects to http:// and https:// are. Call an address that answers over http:// or https://.`,
+          safeUrl(url),
+        );
       }
       if (next.origin !== new URL(url).origin) headers = withoutCredentials(headers, options.secretHeaders);
       if (response.statusCode === 303 || ((response.statusCode === 301 || response.statusCode === 302) && method === 'POST')) {
