@@ -117,7 +117,7 @@ export class ServerExecutions {
       throw new HttpError(
         429,
         'too-many-executions',
-        `${this.queue.length} executions are already waiting to run; try again shortly.`,
+        `${this.queue.length === 1 ? '1 execution is' : `${this.queue.length} executions are`} already waiting to run; try again shortly.`,
         {},
         { 'retry-after': '1' },
       );
