@@ -293,6 +293,25 @@ describe('local agent server', () => {
       );
     });
 
+    it('refuses a start with 429 and Retry-After while maxQueued executions wait, and takes it once the queue drains', async () => {
+      await start({ limits: { maxRunning: 1, maxQueued: 1 } });
+      const first = await execute('echo', { text: 'one', delay: 400 });
+      const second = await execute('echo', { text: 'two' });
+      const refused = await call('POST', '/api/local/agent/echo/execute', { body: JSON.stringify({ inputs: { text: 'three' } }) });
+      assert.equal(refused.status, 429, JSON.stringify(refused.body));
+      assert.equal(refused.headers['retry-after'], '1');
+      assert.equal(refused.body.code, 'too-many-executions');
+      assert.equal(refused.body.error, '1 execution is already waiting to run; try again shortly.');
+      assert.equal((await call('GET', `/api/local/agent/${second}/status`)).body.status, 'queued', 'the waiting one is kept');
+      await ended(first);
+      await ended(second);
+      assert.equal(
+        (await call('POST', '/api/local/agent/echo/execute', { body: JSON.stringify({ inputs: { text: 'three' } }) })).status,
+        200,
+        'accepted again once the queue has drained',
+      );
+    });
+
     it('forgets ended executions after the retention time, and beyond the most it keeps', async () => {
       await start({ limits: { maxRetained: 1, retentionMs: 100 } });
       const first = await execute('echo', { text: 'one' });
