@@ -715,6 +715,35 @@ outputs:
       assertNoSecret(traces);
     });
 
+    it('sends a user name and password in the URL as Basic credentials, redacted like the secret they hold', async () => {
+      const server = await serve((request, response) =>
+        json(response, 200, { url: request.url, authorization: request.headers.authorization }),
+      );
+      const port = server.url.slice(server.url.lastIndexOf(':') + 1);
+      const result = await run(
+        `version: 1\nname: U\nnodes:\n  call:\n    type: api\n    method: GET\n    url: http://alice:{{ secrets.TOKEN }}@127.0.0.1:${port}/x\noutputs:\n  echoed: { from: "{{ nodes.call.body }}" }\n`,
+        {},
+        { secrets },
+      );
+      const outputs = finished(result);
+      const basic = `Basic ${Buffer.from('alice:tok-9f8e7d6c').toString('base64')}`;
+      assert.equal(server.requests[0]!.headers.authorization, basic);
+      assert.equal(server.requests[0]!.url, '/x');
+      assert.deepEqual(outputs.echoed, { url: '/x', authorization: 'Basic [redacted]' });
+      const both = failed(
+        await run(
+          `version: 1\nname: U\nnodes:\n  call:\n    type: api\n    method: GET\n    url: http://alice:{{ secrets.TOKEN }}@127.0.0.1:${port}/x\n    settings: ["Authorization: Bearer {{ secrets.TOKEN }}"]\n`,
+          {},
+          { secrets },
+        ),
+      );
+      assert.equal(
+        both.error.message,
+        'Node "call" failed: The url carries a user name and password, and the settings an Authorization header: only one can be sent. Remove one of them.',
+      );
+      assert.equal(server.requests.length, 1);
+    });
+
     it('redacts secrets from errors', async () => {
       const server = await serve((request, response) =>
         json(response, 401, { error: `bad key ${decodeURIComponent(request.url!.split('=')[1]!)}` }),

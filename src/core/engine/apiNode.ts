@@ -47,11 +47,11 @@ export async function runApiNode(
   settings: ApiCallSettings,
   onRequest?: RequestListener,
 ): Promise<ApiNodeOutcome> {
-  const url = buildUrl(node, scope);
   const headers = buildHeaders(node, scope);
+  const redactor = settings.redactor ?? new Redactor();
+  const url = sendUserinfoAsBasic(node, buildUrl(node, scope), headers, redactor);
   const body = buildBody(node, scope, headers);
   const shownUrl = safeUrl(url);
-  const redactor = settings.redactor ?? new Redactor();
   // Headers built from a secret (directly or through a node's answer) never follow a redirect to
   // another origin, whatever their name.
   const secretHeaders = Object.entries(headers)
@@ -146,6 +146,37 @@ function buildUrl(node: ApiNodePlan, scope: Scope): string {
     );
   }
   return url.toString();
+}
+
+/**
+ * undici drops a URL's user name and password without a word, so "https://user:password@host/"
+ * would call the API with no credentials: they are sent as Basic credentials instead (as curl
+ * does), and taken out of the URL. The Base64 of a secret password is a secret too.
+ */
+function sendUserinfoAsBasic(node: ApiNodePlan, url: string, headers: Record<string, string>, redactor: Redactor): string {
+  const parsed = new URL(url);
+  if (parsed.username === '' && parsed.password === '') return url;
+  if (Object.keys(headers).some((name) => name.toLowerCase() === 'authorization')) {
+    throw new NodeError(
+      node.id,
+      'The url carries a user name and password, and the settings an Authorization header: only one can be sent. Remove one of them.',
+      'expression',
+    );
+  }
+  const decode = (part: string): string => {
+    try {
+      return decodeURIComponent(part);
+    } catch {
+      return part;
+    }
+  };
+  const credentials = `${decode(parsed.username)}:${decode(parsed.password)}`;
+  const encoded = Buffer.from(credentials, 'utf8').toString('base64');
+  if (redactor.text(credentials) !== credentials) redactor.add(encoded);
+  headers['Authorization'] = `Basic ${encoded}`;
+  parsed.username = '';
+  parsed.password = '';
+  return parsed.toString();
 }
 
 /** Where the path starts in a URL template (expressions masked): after "scheme://host", or at the first "/", "?" or "#". */
