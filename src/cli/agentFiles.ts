@@ -18,7 +18,15 @@ export interface FileKind {
 export const AGENT_FILES: FileKind = { pattern: AGENT_FILE, description: '*.agent.yaml or *.agent.yml' };
 
 /** A file's text, or why it cannot be used; `code` names a file that was read but is not an agent's text. */
-export type ReadResult = { file: string; text: string } | { file: string; error: string; code?: 'file-too-large' | 'not-text' };
+export type ReadResult =
+  | { file: string; text: string }
+  | {
+      file: string;
+      error: string;
+      /** For a file that was read but is not an agent's text: why, and the reason in words (without the file). */
+      code?: 'file-too-large' | 'not-text';
+      reason?: string;
+    };
 
 /**
  * Expands the arguments: files as given, directories to every file of the kind below them.
@@ -59,7 +67,9 @@ export async function readAgentFile(file: string, cwd: string): Promise<ReadResu
     return { file, error: describeFsError(error, file) };
   }
   const decoded = decodeAgentFile(bytes);
-  return 'text' in decoded ? { file, text: decoded.text } : { file, error: `${file}: ${decoded.error}`, code: decoded.code };
+  return 'text' in decoded
+    ? { file, text: decoded.text }
+    : { file, error: `${file}: ${decoded.error}`, code: decoded.code, reason: decoded.error };
 }
 
 /** A path as messages show it: relative to cwd when inside it ('.' for cwd itself), else as given. */

@@ -1,4 +1,5 @@
 // `agent-workflows validate <file…>`: checks agent files like a compiler and exits 1 on errors.
+import { undecodedFileProblems } from '../core/document/parse';
 import { countProblems, validateAgentText } from '../core/validation/validate';
 import type { Problem } from '../core/document/problems';
 import { expandPaths, readAgentFile } from './agentFiles';
@@ -10,9 +11,8 @@ export type ValidateFormat = 'text' | 'json';
 interface FileReport {
   readonly file: string;
   readonly problems?: readonly Problem[];
+  /** Why the file could not be read (missing, a directory, no permission). */
   readonly error?: string;
-  /** For a file that was read but is not an agent's text: not-text or file-too-large. */
-  readonly code?: string;
 }
 
 export async function validateCommand(paths: readonly string[], format: ValidateFormat, io: CliIo): Promise<number> {
@@ -20,7 +20,10 @@ export async function validateCommand(paths: readonly string[], format: Validate
   const reports: FileReport[] = errors.map(({ file, error }) => ({ file, error }));
   for (const file of files) {
     const read = await readAgentFile(file, io.cwd);
-    reports.push('error' in read ? read : { file, problems: validateAgentText(read.text).problems });
+    if ('text' in read) reports.push({ file, problems: validateAgentText(read.text).problems });
+    // Read, but binary or too large: a problem of the file (as the editor shows it), not a failure to read.
+    else if (read.code && read.reason) reports.push({ file, problems: undecodedFileProblems({ error: read.reason, code: read.code }) });
+    else reports.push(read);
   }
 
   const unreadable = reports.filter((report) => report.error !== undefined);
@@ -45,8 +48,7 @@ export async function validateCommand(paths: readonly string[], format: Validate
 }
 
 function toJson(report: FileReport): object {
-  if (report.error !== undefined)
-    return { file: report.file, error: report.error, ...(report.code ? { code: report.code } : {}), problems: [] };
+  if (report.error !== undefined) return { file: report.file, error: report.error, problems: [] };
   return {
     file: report.file,
     problems: (report.problems ?? []).map((problem) => ({

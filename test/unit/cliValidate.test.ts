@@ -81,7 +81,7 @@ describe('agent-workflows validate', () => {
     assert.match(result.stderr, /2 files checked/);
   });
 
-  it('exits 2 with a clear message for missing, unreadable and binary files', async () => {
+  it('exits 2 with a clear message for missing and unreadable files', async () => {
     dir.write('ok.agent.yaml', VALID);
     dir.write('binary.agent.yaml', Buffer.from([0x76, 0x00, 0x01]));
     const locked = dir.write('locked.agent.yaml', VALID);
@@ -89,23 +89,34 @@ describe('agent-workflows validate', () => {
     const result = await run(['validate', 'ok.agent.yaml', 'missing.agent.yaml', 'binary.agent.yaml', 'locked.agent.yaml'], dir.path);
     assert.equal(result.code, 2);
     assert.match(result.stderr, /missing\.agent\.yaml: no such file or directory\./);
-    assert.match(result.stderr, /binary\.agent\.yaml: The file contains binary data/);
+    // A binary file was read: it is a problem of that file, reported as the editor does.
+    assert.match(result.stdout, /^binary\.agent\.yaml:1:1: error not-text The file contains binary data/m);
     // Root can read any file, so the permission check only applies to other users.
     if (process.getuid?.() !== 0) assert.match(result.stderr, /locked\.agent\.yaml: permission denied/);
     chmodSync(locked, 0o644);
   });
 
-  it('names binary and too large files with their code in JSON', async () => {
+  it('reports binary and too large files as problems with their code (exit 1), a missing one as an error (exit 2)', async () => {
     dir.write('binary.agent.yaml', Buffer.from([0x76, 0x00, 0x01]));
     dir.write('huge.agent.yaml', `# ${'x'.repeat(2 * 1024 * 1024)}\n`);
-    const result = await run(['validate', '--format', 'json', 'binary.agent.yaml', 'huge.agent.yaml', 'missing.agent.yaml'], dir.path);
-    assert.equal(result.code, 2);
-    const files = (JSON.parse(result.stdout) as { files: Array<{ file: string; code?: string; error?: string }> }).files;
-    const byName = new Map(files.map((entry) => [entry.file, entry]));
-    assert.equal(byName.get('binary.agent.yaml')?.code, 'not-text');
-    assert.equal(byName.get('huge.agent.yaml')?.code, 'file-too-large');
-    assert.match(byName.get('missing.agent.yaml')?.error ?? '', /no such file/);
-    assert.equal(byName.get('missing.agent.yaml')?.code, undefined);
+    type Report = {
+      files: Array<{ file: string; error?: string; problems: Array<{ line: number; column: number; code: string; message: string }> }>;
+    };
+    const read = await run(['validate', '--format', 'json', 'binary.agent.yaml', 'huge.agent.yaml'], dir.path);
+    assert.equal(read.code, 1, 'files that were read but are not agents are errors of those files');
+    const byName = new Map((JSON.parse(read.stdout) as Report).files.map((entry) => [entry.file, entry]));
+    assert.deepEqual(
+      byName.get('binary.agent.yaml')?.problems.map((problem) => [problem.line, problem.column, problem.code]),
+      [[1, 1, 'not-text']],
+    );
+    assert.deepEqual(
+      byName.get('huge.agent.yaml')?.problems.map((problem) => [problem.code, problem.message]),
+      [['file-too-large', 'The file is 2.0 MB; agent files are checked up to 768 KB. Split the workflow into smaller agents.']],
+    );
+    const missing = await run(['validate', '--format', 'json', 'binary.agent.yaml', 'missing.agent.yaml'], dir.path);
+    assert.equal(missing.code, 2);
+    const entry = (JSON.parse(missing.stdout) as Report).files.find((file) => file.file === 'missing.agent.yaml');
+    assert.match(entry?.error ?? '', /no such file/);
   });
 
   it('exits 2 on usage errors', async () => {
