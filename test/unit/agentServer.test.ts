@@ -843,7 +843,7 @@ outputs:
       assert.equal(refused.body.code, 'too-many-executions');
       assert.match(
         refused.body.error as string,
-        /^The 2 executions running or waiting already hold 200\d{3} bytes of inputs, and this one's 100\d{3} bytes would pass the 250000 bytes this server holds at once; try again shortly\.$/,
+        /^The 2 executions running or waiting already hold 200\d{3} bytes of inputs \(uploaded files included\), and this one's 100\d{3} bytes would pass the 250000 bytes this server holds at once; try again shortly\.$/,
       );
       assert.equal(
         (await call('POST', '/api/local/agent/echo/execute', { body: JSON.stringify({ inputs: { text: 'small' } }) })).status,
@@ -930,6 +930,29 @@ outputs:
         (JSON.parse(bare.toString()) as { error: string }).error,
         /^The status answer of this execution would be larger than 4000 bytes, the most a client reads; only its status is shown\.$/,
       );
+    });
+
+    it('counts uploaded files, on disk until their execution ends, against the bytes held in flight', async () => {
+      await start({ limits: { maxInFlightInputBytes: 250_000 } });
+      const send = (): Promise<Answer> => {
+        const data = new FormData();
+        data.append('payload', JSON.stringify({ inputs: { delay: 500 } }));
+        data.append('doc', new Blob([Buffer.from('hello')], { type: 'text/plain' }), 'a.txt');
+        data.append('photo', new Blob([Buffer.alloc(150_000, 1)], { type: 'image/png' }), 'p.png');
+        return call('POST', '/api/local/agent/files/execute/multipart', { body: data });
+      };
+      const first = await send();
+      assert.equal(first.status, 200, JSON.stringify(first.body));
+      // The JSON of its inputs is small; its 150 KB file is not, and a second would pass 250 KB.
+      const second = await send();
+      assert.equal(second.status, 429, JSON.stringify(second.body));
+      assert.match(
+        second.body.error as string,
+        /^The 1 executions running or waiting already hold 150\d{3} bytes of inputs \(uploaded files included\)/,
+      );
+      assert.equal(readdirSync(uploads.path).length, 1, 'the refused upload left nothing on disk');
+      await ended(first.body.executionId as string);
+      assert.equal((await send()).status, 200, 'accepted again once the first has ended');
     });
 
     it('accepts a file of exactly the size limit and a payload of exactly the JSON limit, and refuses one byte more', async () => {

@@ -15,6 +15,7 @@ import { HttpError } from './httpErrors';
 import { formatBytes } from './requestBody';
 import { errorMessage } from '../errors';
 import type { ServerLimits } from '../limits';
+import { FileValue } from '../engine/values';
 
 export type ServerExecutionState = 'queued' | 'running' | 'finished' | 'failed' | 'cancelled';
 
@@ -122,13 +123,14 @@ export class ServerExecutions {
         { 'retry-after': '1' },
       );
     }
-    const inputBytes = jsonBytes(request.inputs.values);
+    // Uploaded files count with their size: they stay on disk until the execution ends.
+    const inputBytes = jsonBytes(request.inputs.values) + uploadedBytes(request.inputs.values);
     // One execution is always let in, whatever its size: the body limit bounds it already.
     if (this.inFlight.size > 0 && this.inFlightInputBytes + inputBytes > this.options.maxInFlightInputBytes) {
       throw new HttpError(
         429,
         'too-many-executions',
-        `The ${this.inFlight.size} executions running or waiting already hold ${formatBytes(this.inFlightInputBytes)} of inputs, and this one's ${formatBytes(inputBytes)} would pass the ${formatBytes(this.options.maxInFlightInputBytes)} this server holds at once; try again shortly.`,
+        `The ${this.inFlight.size} executions running or waiting already hold ${formatBytes(this.inFlightInputBytes)} of inputs (uploaded files included), and this one's ${formatBytes(inputBytes)} would pass the ${formatBytes(this.options.maxInFlightInputBytes)} this server holds at once; try again shortly.`,
         {},
         { 'retry-after': '1' },
       );
@@ -286,6 +288,13 @@ function endedView(execution: Execution, result: ExecutionResult): ExecutionView
 /** Bytes of a value as JSON: what it costs to keep or to send, near enough. */
 function jsonBytes(value: unknown): number {
   return Buffer.byteLength(JSON.stringify(value) ?? '');
+}
+
+/** The size of the files among the inputs (uploads, on disk while the execution is in flight). */
+function uploadedBytes(values: Readonly<Record<string, unknown>>): number {
+  let total = 0;
+  for (const value of Object.values(values)) if (value instanceof FileValue) total += value.size;
+  return total;
 }
 
 /**
