@@ -79,7 +79,8 @@ export async function runCommand(path: string, flags: RunFlags, io: CliIo): Prom
   }
 
   if (!flags.wait) {
-    io.stdout(flags.json ? `${JSON.stringify({ executionId, status: 'running', outputs: null })}\n` : `${executionId}\n`);
+    // Only the start is known: whether it is running or still queued, a status read would tell.
+    io.stdout(flags.json ? `${JSON.stringify({ executionId, status: 'started', outputs: null })}\n` : `${executionId}\n`);
     return ExitCode.ok;
   }
   return watchExecution(io, target, executionId, { timeoutMs: Math.max(1, deadline - Date.now()), json: flags.json ?? false });

@@ -221,6 +221,14 @@ describe('agent-workflows run and status', () => {
     assert.equal(service.starts.length, 1);
   });
 
+  it('says only that it started with --no-wait --json: the service has not said more', async () => {
+    const started = await cli(['run', 'ticket.agent.yaml', '-i', 'ticket=x', '--no-wait', '--json']);
+    assert.equal(started.code, 0);
+    const printed = JSON.parse(started.stdout) as { executionId: string; status: string; outputs: unknown };
+    assert.deepEqual([printed.status, printed.outputs], ['started', null]);
+    assert.equal(service.statusRequests.length, 0, 'no status was read');
+  });
+
   it('returns at once with --no-wait, and status reads or waits for the execution', async () => {
     const started = await cli(['run', 'ticket.agent.yaml', '-i', 'ticket=x', '--no-wait']);
     assert.equal(started.code, 0);
