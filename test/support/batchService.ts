@@ -135,3 +135,27 @@ export async function startBatchService(options: BatchServiceOptions): Promise<B
     close: stop,
   };
 }
+
+/**
+ * The agent the batch tests run, deployed at `baseUrl` (account acme, agent rows): a number input
+ * `id` echoed as output `id`; optional `text` and `doc` (a file) for the rows that give them.
+ */
+export function rowsAgent(baseUrl: string): string {
+  return `version: 1
+name: Rows
+deployment:
+  baseUrl: ${baseUrl}
+  account: acme
+  agent: rows
+inputs:
+  id: { type: number, required: true }
+  text: { type: string }
+  doc: { type: file }
+nodes:
+  echo:
+    type: template
+    text: "{{ inputs.id }}"
+outputs:
+  id: { from: "{{ nodes.echo.body }}" }
+`;
+}

@@ -11,48 +11,22 @@ import type { DataRow } from '../../src/core/batch/dataRows';
 import { readBatchResults } from '../../src/core/batch/resultsTable';
 import { runBatch } from '../../src/core/batch/runBatch';
 import { loadAgent } from '../../src/core/engine/agentPlan';
-import { startBatchService } from '../support/batchService';
+import { rowsAgent, startBatchService } from '../support/batchService';
 import type { BatchService, BatchServiceOptions } from '../support/batchService';
 import { startFakeService } from '../support/fakeAgentService';
 import { closedPort } from '../support/httpServer';
 import { repoRoot } from '../support/paths';
 import { makeTempDir } from '../support/tempDir';
 import type { TempDir } from '../support/tempDir';
+import type { RowResult } from '../../src/core/batch/runBatch';
 
 const KEY = 'batch-test-key-9';
 
-const agent = (baseUrl: string) => `version: 1
-name: Rows
-deployment:
-  baseUrl: ${baseUrl}
-  account: acme
-  agent: rows
-inputs:
-  id: { type: number, required: true }
-  text: { type: string }
-  doc: { type: file }
-nodes:
-  echo:
-    type: template
-    text: "{{ inputs.id }}"
-outputs:
-  id: { from: "{{ nodes.echo.body }}" }
-`;
-
-interface ResultLine {
-  row: number;
-  status: string;
-  passed?: boolean;
-  executionId?: string;
-  inputs?: Record<string, unknown>;
-  problems?: Array<{ row: number; column?: string; message: string }>;
-}
-
-function readResults(path: string): ResultLine[] {
+function readResults(path: string): RowResult[] {
   return readFileSync(path, 'utf8')
     .split('\n')
     .filter((line) => line.trim() !== '')
-    .map((line) => JSON.parse(line) as ResultLine);
+    .map((line) => JSON.parse(line) as RowResult);
 }
 
 /** The arguments of a batch of rows.agent.yaml over `data`, then `extra`. */
@@ -89,7 +63,7 @@ describe('agent-workflows batch', () => {
 
   async function serve(options: Omit<BatchServiceOptions, 'apiKey'> = {}): Promise<BatchService> {
     service = await startBatchService({ apiKey: KEY, durationMs: () => 100, ...options });
-    dir.write('rows.agent.yaml', agent(service.url));
+    dir.write('rows.agent.yaml', rowsAgent(service.url));
     return service;
   }
 
@@ -137,7 +111,7 @@ describe('agent-workflows batch', () => {
     });
 
     it("names a bad row's column from the input its problem is about, whatever the column's name holds", async () => {
-      dir.write('rows.agent.yaml', agent('http://127.0.0.1:9'));
+      dir.write('rows.agent.yaml', rowsAgent('http://127.0.0.1:9'));
       // A column named with quotes: the problem's wording, The agent has no input "say "hi"", is no guide to it.
       dir.write('rows.jsonl', jsonl([{ number: 1, 'say "hi"': 'x' }, { number: 'two' }, { text: 'no number' }]));
       const result = await cli(['batch', 'rows.agent.yaml', '--data', 'rows.jsonl', '--map', 'id=number', '--out', 'out.jsonl', '--local']);
@@ -216,7 +190,7 @@ describe('agent-workflows batch', () => {
     it('sends a file column as a multipart upload, its path relative to the data file', async () => {
       const fake = await startFakeService(KEY);
       try {
-        dir.write('rows.agent.yaml', agent(fake.url));
+        dir.write('rows.agent.yaml', rowsAgent(fake.url));
         dir.write('data/docs/a.txt', 'contents of a');
         dir.write('data/rows.json', JSON.stringify([{ id: 1, doc: 'docs/a.txt' }]));
         const result = await cli(batchArgs('data/rows.json', '--out', 'out.jsonl'));
@@ -232,7 +206,7 @@ describe('agent-workflows batch', () => {
     });
 
     it('--resume reads a results line as the results table does: one with an unknown status ends no row', async () => {
-      dir.write('rows.agent.yaml', agent('http://127.0.0.1:9'));
+      dir.write('rows.agent.yaml', rowsAgent('http://127.0.0.1:9'));
       dir.write('rows.jsonl', jsonl([{ id: 1 }, { id: 2 }]));
       const header = {
         batch: 1,
@@ -269,7 +243,7 @@ describe('agent-workflows batch', () => {
     });
 
     it('runBatch takes the row count its caller made to confirm the batch, and counts again on resume', async () => {
-      const loaded = loadAgent(agent('http://127.0.0.1:9'), join(dir.path, 'rows.agent.yaml'));
+      const loaded = loadAgent(rowsAgent('http://127.0.0.1:9'), join(dir.path, 'rows.agent.yaml'));
       dir.write('rows.jsonl', jsonl([{ id: 1 }, { id: 2 }]));
       const options = {
         model: loaded.model,
@@ -296,7 +270,7 @@ describe('agent-workflows batch', () => {
     });
 
     it('runs rows on this machine with --local, concurrently, and gives a pass rate', async () => {
-      dir.write('rows.agent.yaml', agent('http://127.0.0.1:9'));
+      dir.write('rows.agent.yaml', rowsAgent('http://127.0.0.1:9'));
       dir.write(
         'rows.jsonl',
         jsonl([
@@ -495,7 +469,7 @@ describe('agent-workflows batch', () => {
       assert.equal(slow.code, 5, slow.stderr);
       assert.match(slow.stderr, /1 gave up waiting/);
       const port = await closedPort();
-      writeFileSync(join(dir.path, 'down.agent.yaml'), agent(`http://127.0.0.1:${port}`));
+      writeFileSync(join(dir.path, 'down.agent.yaml'), rowsAgent(`http://127.0.0.1:${port}`));
       const down = await cli(['batch', 'down.agent.yaml', '--data', 'rows.jsonl', '--out', 'down.jsonl']);
       assert.equal(down.code, 4, down.stderr);
       assert.match(down.stderr, /resume with: .*--resume/);

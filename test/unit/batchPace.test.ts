@@ -7,40 +7,14 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runCliCaptured } from '../support/cli';
 import { runBatch } from '../../src/core/batch/runBatch';
-import type { BatchCounts, BatchEvent } from '../../src/core/batch/runBatch';
+import type { BatchCounts, BatchEvent, RowResult } from '../../src/core/batch/runBatch';
 import { loadAgent } from '../../src/core/engine/agentPlan';
-import { startBatchService } from '../support/batchService';
+import { rowsAgent, startBatchService } from '../support/batchService';
 import type { BatchService, BatchServiceExecution, BatchServiceOptions } from '../support/batchService';
 import { makeTempDir } from '../support/tempDir';
 import type { TempDir } from '../support/tempDir';
 
 const KEY = 'batch-pace-key-7';
-
-const agent = (baseUrl: string) => `version: 1
-name: Rows
-deployment:
-  baseUrl: ${baseUrl}
-  account: acme
-  agent: rows
-inputs:
-  id: { type: number, required: true }
-nodes:
-  echo:
-    type: template
-    text: "{{ inputs.id }}"
-outputs:
-  id: { from: "{{ nodes.echo.body }}" }
-`;
-
-interface ResultLine {
-  row: number;
-  status: string;
-  executionId?: string;
-  startedAt?: string;
-  endedAt?: string;
-  durationMs?: number;
-  requests?: number;
-}
 
 const rowsOf = (count: number): string => Array.from({ length: count }, (_, i) => JSON.stringify({ id: i + 1 })).join('\n') + '\n';
 
@@ -78,14 +52,14 @@ describe('agent-workflows batch: pace and figures', () => {
 
   async function serve(options: Omit<BatchServiceOptions, 'apiKey'>): Promise<BatchService> {
     service = await startBatchService({ apiKey: KEY, ...options });
-    dir.write('rows.agent.yaml', agent(service.url));
+    dir.write('rows.agent.yaml', rowsAgent(service.url));
     return service;
   }
 
   /** runBatch against the service, in-process: its events, and its summary. */
   async function batch(s: BatchService, rows: number, concurrency: number, ratePerSecond: number, signal: AbortSignal) {
     dir.write('rows.jsonl', rowsOf(rows));
-    const loaded = loadAgent(agent(s.url), join(dir.path, 'rows.agent.yaml'));
+    const loaded = loadAgent(rowsAgent(s.url), join(dir.path, 'rows.agent.yaml'));
     const events: Array<{ readonly at: number; readonly event: BatchEvent }> = [];
     const summary = await runBatch(
       {
@@ -226,7 +200,7 @@ describe('agent-workflows batch: pace and figures', () => {
     const lines = readFileSync(join(dir.path, 'out.jsonl'), 'utf8')
       .split('\n')
       .filter((line) => line.trim() !== '')
-      .map((line) => JSON.parse(line) as ResultLine);
+      .map((line) => JSON.parse(line) as RowResult);
     assert.equal(lines.length, 19);
     for (const line of lines) {
       const execution = s.started.find((e) => e.id === line.executionId);

@@ -7,36 +7,14 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runCliCaptured } from '../support/cli';
 import type { CliRun } from '../support/cli';
-import { startBatchService } from '../support/batchService';
+import { rowsAgent, startBatchService } from '../support/batchService';
 import type { BatchService } from '../support/batchService';
 import { closedPort } from '../support/httpServer';
 import { makeTempDir } from '../support/tempDir';
 import type { TempDir } from '../support/tempDir';
+import type { RowResult } from '../../src/core/batch/runBatch';
 
 const KEY = 'batch-resume-key-3';
-
-const agent = (deployment: string) => `version: 1
-name: Rows
-deployment:
-${deployment}
-  account: acme
-  agent: rows
-inputs:
-  id: { type: number, required: true }
-nodes:
-  echo:
-    type: template
-    text: "{{ inputs.id }}"
-outputs:
-  id: { from: "{{ nodes.echo.body }}" }
-`;
-
-interface ResultLine {
-  row: number;
-  status: string;
-  executionId?: string;
-  error?: unknown;
-}
 
 function readLines<T>(path: string): T[] {
   return readFileSync(path, 'utf8')
@@ -83,7 +61,7 @@ describe('agent-workflows batch: resuming', () => {
 
   it('--state keeps the state where it says; the printed resume command names it, and goes on with the batch', async () => {
     const s = (service = await startBatchService({ apiKey: KEY, durationMs: () => 300 }));
-    dir.write('rows.agent.yaml', agent(`  baseUrl: ${s.url}`));
+    dir.write('rows.agent.yaml', rowsAgent(s.url));
     dir.write('rows.jsonl', rowsOf(6));
     const noOut = await cli(['batch', 'rows.agent.yaml', '--data', 'rows.jsonl', '--state', 'runs/one.state']);
     assert.equal(noOut.code, 2);
@@ -112,7 +90,7 @@ describe('agent-workflows batch: resuming', () => {
     assert.equal(resumed.code, 0, resumed.stderr);
     assert.match(resumed.stderr, /6 rows: 6 finished/);
     assert.deepEqual(startedIds(s), [1, 2, 3, 4, 5, 6], 'every row started once');
-    const lines = readLines<ResultLine>(join(dir.path, 'out.jsonl'));
+    const lines = readLines<RowResult>(join(dir.path, 'out.jsonl'));
     assert.deepEqual(lines.map((line) => line.row).sort(), [1, 2, 3, 4, 5, 6]);
     for (const id of startedBefore)
       assert.ok(
@@ -124,7 +102,7 @@ describe('agent-workflows batch: resuming', () => {
 
   it('--restart-unknown starts again the rows whose start was not answered, and only those', async () => {
     const s = (service = await startBatchService({ apiKey: KEY, durationMs: () => 100 }));
-    dir.write('rows.agent.yaml', agent(`  baseUrl: ${s.url}`));
+    dir.write('rows.agent.yaml', rowsAgent(s.url));
     dir.write('rows.jsonl', rowsOf(5));
     // Row 2 was started by the earlier run: its execution is on the service.
     const response = await fetch(`${s.url}/api/acme/agent/rows/execute`, {
@@ -171,7 +149,7 @@ describe('agent-workflows batch: resuming', () => {
     assert.match(kept.stderr, /row 3: the start request of this row was sent .*--restart-unknown/);
     assert.match(kept.stderr, /5 rows: 3 finished, 2 unknown \(possibly started\)/);
     assert.deepEqual(startedIds(s), [2, 5], 'only row 5 was started');
-    const keptByRow = new Map(readLines<ResultLine>(join(dir.path, 'kept.jsonl')).map((line) => [line.row, line]));
+    const keptByRow = new Map(readLines<RowResult>(join(dir.path, 'kept.jsonl')).map((line) => [line.row, line]));
     assert.equal(keptByRow.get(2)?.executionId, executionId, 'row 2 polled again');
     assert.equal(keptByRow.get(2)?.status, 'finished');
     assert.equal(keptByRow.get(3)?.status, 'unknown');
@@ -181,7 +159,7 @@ describe('agent-workflows batch: resuming', () => {
     assert.equal(restarted.code, 0, restarted.stderr);
     assert.match(restarted.stderr, /5 rows: 5 finished/);
     assert.deepEqual(startedIds(s), [2, 3, 4, 5, 5], 'rows 3, 4 and 5 started (5 once for each results file)');
-    const all = readLines<ResultLine>(join(dir.path, 'restarted.jsonl'));
+    const all = readLines<RowResult>(join(dir.path, 'restarted.jsonl'));
     const last = new Map(all.map((line) => [line.row, line]));
     assert.deepEqual(
       [...last.values()].map((line) => [line.row, line.status]).sort(([a], [b]) => Number(a) - Number(b)),
@@ -215,7 +193,7 @@ describe('agent-workflows batch: resuming', () => {
       'envs.yaml',
       `default: dev\nenvironments:\n  dev:\n    baseUrl: http://127.0.0.1:${port}\n    account: acme\n  staging:\n    baseUrl: ${s.url}\n    account: acme\n`,
     );
-    dir.write('rows.agent.yaml', agent(`  baseUrl: http://127.0.0.1:${port}`));
+    dir.write('rows.agent.yaml', rowsAgent(`http://127.0.0.1:${port}`));
     dir.write('rows.jsonl', rowsOf(5));
     const args = [
       'batch',
