@@ -44,24 +44,32 @@ describe('workflow secrets commands', function () {
     watcher.onDidCreate(() => {
       seen = true;
     });
+    watcher.onDidChange(() => {
+      seen = true;
+    });
     try {
-      writeFileSync(
-        agentFile().fsPath,
-        [
-          'version: 1',
-          'name: Token Echo',
-          'nodes:',
-          '  call:',
-          '    type: api',
-          '    method: GET',
-          `    url: ${apiServer.url}/echo`,
-          '    settings:',
-          `      - "Authorization: Bearer {{ secrets.${NAME} }}"`,
-          'outputs:',
-          '  seen: { from: "{{ nodes.call.body.authorization }}" }',
-          '',
-        ].join('\n'),
-      );
+      // A file in a folder created a moment before can be missed by the watchers: written again
+      // (a change they see) until they have seen it.
+      for (let attempt = 0; attempt < 5 && !seen; attempt++) {
+        writeFileSync(
+          agentFile().fsPath,
+          [
+            'version: 1',
+            'name: Token Echo',
+            'nodes:',
+            '  call:',
+            '    type: api',
+            '    method: GET',
+            `    url: ${apiServer.url}/echo`,
+            '    settings:',
+            `      - "Authorization: Bearer {{ secrets.${NAME} }}"`,
+            'outputs:',
+            '  seen: { from: "{{ nodes.call.body.authorization }}" }',
+            '',
+          ].join('\n'),
+        );
+        await waitFor(() => seen, 'the watcher to see the agent file', 3000).catch(() => undefined);
+      }
       await waitFor(() => seen, 'the watcher to see the agent file');
     } finally {
       watcher.dispose();
