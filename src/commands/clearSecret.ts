@@ -24,6 +24,10 @@ export function registerClearSecretCommand(
           return false;
         }
         if (!chosen) return false;
+        if (!names.includes(chosen)) {
+          void vscode.window.showInformationMessage(`No secret ${chosen} is stored for agent runs: there was nothing to remove.`);
+          return false;
+        }
         await deps.workflowSecrets.delete(chosen);
         void vscode.window.showInformationMessage(`Secret ${chosen} removed.`);
         return true;

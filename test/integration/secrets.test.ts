@@ -162,6 +162,12 @@ describe('workflow secrets commands', function () {
       ui.messages.some((message) => message.text === `Secret ${NAME} removed.`),
       JSON.stringify(ui.messages),
     );
+    // Named again, it is not there to remove: said so, not "removed".
+    assert.equal(await vscode.commands.executeCommand('agentWorkflows.clearSecret', NAME), false);
+    assert.ok(
+      ui.messages.some((message) => message.text === `No secret ${NAME} is stored for agent runs: there was nothing to remove.`),
+      JSON.stringify(ui.messages),
+    );
 
     // The question is declined (the modal is dismissed): no run, nothing sent.
     const declined = await vscode.commands.executeCommand<ExecutionRecord | undefined>('agentWorkflows.runLocally', agentFile());

@@ -105,6 +105,21 @@ describe('validation messages (issue 9)', () => {
     );
   });
 
+  it('counts a token, key or password in the URL, from a secret too, as credentials sent over plain http', () => {
+    for (const url of [
+      'http://api.example.com/v1/items?token={{ secrets.T }}',
+      'http://api.example.com/v1/items?access_token={{ secrets.T }}',
+      'http://alice:{{ secrets.P }}@api.example.com/v1/items',
+    ])
+      assert.match(
+        messageOf(apiNode(`    url: ${url}`), 'insecure-url'),
+        /^Node "call" sends credentials over plain http to api\.example\.com/,
+        url,
+      );
+    const codes = validateAgentText(apiNode('    url: http://api.example.com/v1/items?page=2')).problems.map((p) => p.code);
+    assert.ok(!codes.includes('insecure-url'), 'no credential, no warning');
+  });
+
   it('flags JSON text in a block scalar body without Content-Type, and only JSON text', () => {
     const post = (body: string, settings = '') =>
       `version: 1\nname: m\nnodes:\n  call:\n    type: api\n    method: POST\n    url: https://api.example.com/v1/items\n${settings}    body: |\n${body}outputs:\n  o: { from: "{{ nodes.call.body }}" }\n`;

@@ -155,11 +155,15 @@ function checkUrl(node: NodeDeclaration, url: StringField, method: string | unde
   ) {
     facts.insecureHost = parsed.hostname;
   }
-  checkUserinfoPassword(node, raw, masked, schemeEnd, at, sink);
+  // A password in the URL is a credential sent with the request, a secret's as much as a literal.
+  if (checkUserinfoPassword(node, raw, masked, schemeEnd, at, sink)) facts.hasKey = true;
   return checkApiKeyParameter(node, raw, method, at, facts, sink);
 }
 
-/** A password in the URL's userinfo ("https://user:password@host/…") is a credential written in the file. */
+/**
+ * A password in the URL's userinfo ("https://user:password@host/…") is a credential written in the
+ * file. True when the URL has a password, literal or not.
+ */
 function checkUserinfoPassword(
   node: NodeDeclaration,
   raw: string,
@@ -167,20 +171,22 @@ function checkUserinfoPassword(
   schemeEnd: number,
   at: (start: number, end: number) => Span,
   sink: ProblemSink,
-): void {
-  if (!masked.startsWith('//', schemeEnd + 1)) return;
+): boolean {
+  if (!masked.startsWith('//', schemeEnd + 1)) return false;
   const authorityStart = schemeEnd + 3;
   const authorityLength = masked.slice(authorityStart).search(/[/?#]/);
   const authorityEnd = authorityLength === -1 ? masked.length : authorityStart + authorityLength;
   // The last "@" ends the userinfo, as URL parsers read it; the first ":" in it ends the user name.
   const atSign = masked.lastIndexOf('@', authorityEnd - 1);
-  if (atSign < authorityStart) return;
+  if (atSign < authorityStart) return false;
   const colon = masked.indexOf(':', authorityStart);
-  if (colon === -1 || colon > atSign) return;
+  if (colon === -1 || colon > atSign) return false;
   const password = raw.slice(colon + 1, atSign);
-  if (password === '' || password.includes('{{')) return;
+  if (password === '') return false;
+  if (password.includes('{{')) return true;
   const user = raw.slice(authorityStart, colon);
   reportLiteral(sink, at, colon + 1, password, 'This password in the URL', `${user}:{{ secrets.%s }}@`, secretName(node.id, 'PASSWORD'));
+  return true;
 }
 
 /** A literal credential in the URL, at its offset in the raw URL (a query value is reported decoded). */
@@ -217,6 +223,7 @@ function checkApiKeyParameter(
     if (otherCredential !== undefined) {
       // A token or key in the query: only a literal value is flagged (an empty one may be a search field).
       const value = equals === -1 ? '' : part.slice(equals + 1);
+      if (value.trim() !== '') facts.hasKey = true;
       if (value.trim() !== '' && !value.includes('{{')) {
         const suggested = secretName(node.id, otherCredential);
         reportLiteral(sink, at, offset + equals + 1, value, `This ${name} value`, `${name}={{ secrets.%s }}`, suggested);
