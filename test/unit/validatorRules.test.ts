@@ -110,6 +110,7 @@ describe('validation messages (issue 9)', () => {
       'http://api.example.com/v1/items?token={{ secrets.T }}',
       'http://api.example.com/v1/items?access_token={{ secrets.T }}',
       'http://alice:{{ secrets.P }}@api.example.com/v1/items',
+      'http://api.example.com?key={{ secrets.K }}',
     ])
       assert.match(
         messageOf(apiNode(`    url: ${url}`), 'insecure-url'),

@@ -148,11 +148,12 @@ function checkUrl(node: NodeDeclaration, url: StringField, method: string | unde
     );
     return facts;
   }
-  if (
-    parsed.protocol === 'http:' &&
-    !isLoopbackHost(parsed.hostname) &&
-    !raw.slice(0, raw.indexOf('/', schemeEnd + 3) >>> 0).includes('{{')
-  ) {
+  // A host written as an expression is only known at run time; a user name or password may be one.
+  const afterScheme = raw.slice(schemeEnd + 3);
+  const authorityLength = afterScheme.search(/[/?#]/);
+  const authority = authorityLength === -1 ? afterScheme : afterScheme.slice(0, authorityLength);
+  const host = authority.slice(authority.lastIndexOf('@') + 1);
+  if (parsed.protocol === 'http:' && !isLoopbackHost(parsed.hostname) && !host.includes('{{')) {
     facts.insecureHost = parsed.hostname;
   }
   // A password in the URL is a credential sent with the request, a secret's as much as a literal.
