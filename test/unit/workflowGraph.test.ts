@@ -178,6 +178,10 @@ describe('workflow graph', () => {
       assert.deepEqual(badges(['Ocp-Apim-Subscription-Key: {{ secrets.KEY }}']), ['api-key-header']);
       assert.deepEqual(badges([], 'https://api.example.com/v1?q=1&api_key={{ secrets.KEY }}'), ['api-key-url']);
       assert.deepEqual(badges([], 'https://api.example.com/v1?apikey={{ secrets.KEY }}'), ['api-key-url']);
+      // Any credential the URL carries: a token in the query, a password (sent as Basic).
+      assert.deepEqual(badges([], 'https://api.example.com/v1?access_token={{ secrets.T }}'), ['api-key-url']);
+      assert.deepEqual(badges([], 'https://alice:{{ secrets.P }}@api.example.com/v1'), ['basic']);
+      assert.deepEqual(badges([], 'https://alice@api.example.com/v1'), ['none'], 'a user name alone is no credential');
     });
 
     it('say "other" for another scheme or a whole-value secret, and "none" for an API node without credentials', () => {

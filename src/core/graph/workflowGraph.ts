@@ -10,6 +10,7 @@ import type { AgentModel, NodeDeclaration, StringField } from '../document/model
 import type { Problem, Severity, Span } from '../document/problems';
 import { validateAgentText } from '../validation/validate';
 import { entries, getValue, spanOf } from '../document/yamlAst';
+import { isCredentialParameter } from '../document/urlCredentials';
 
 /** How a processing node authenticates, as a badge on the node. */
 export type AuthBadge = 'bearer' | 'basic' | 'api-key-header' | 'api-key-url' | 'other' | 'none';
@@ -69,9 +70,6 @@ export interface WorkflowGraph {
   /** False when the YAML gave no mapping to read declarations from (the graph is then empty). */
   readonly readable: boolean;
 }
-
-/** Query parameters that carry an API key (the same names the API node rules look for). */
-const API_KEY_PARAMETERS = new Set(['api_key', 'apikey', 'api-key']);
 
 export function buildWorkflowGraph(text: string): WorkflowGraph {
   const validation = validateAgentText(text);
@@ -166,6 +164,7 @@ export function authBadges(node: NodeDeclaration): AuthBadge[] {
       add('api-key-header');
     }
   }
+  if (node.url && urlHasPassword(node.url.value)) add('basic');
   if (node.url && urlHasApiKey(node.url.value)) add('api-key-url');
   const apiLike =
     node.type === 'api' || (node.type !== 'template' && (node.url !== undefined || node.method !== undefined || node.settings.length > 0));
@@ -187,11 +186,19 @@ export function urlHost(url: string): string | undefined {
   return host === '' ? undefined : host;
 }
 
+/** A key or token in the URL's query (the names the API node rules look for). */
 function urlHasApiKey(url: string): boolean {
   const masked = maskExpressions(url, scanExpressions(url));
   const query = /\?([^#]*)/.exec(masked)?.[1];
   if (query === undefined) return false;
-  return query.split('&').some((parameter) => API_KEY_PARAMETERS.has((parameter.split('=')[0] ?? '').toLowerCase()));
+  return query.split('&').some((parameter) => isCredentialParameter(parameter.split('=')[0] ?? ''));
+}
+
+/** A user name and password in the URL: the engine sends them as Basic credentials. */
+function urlHasPassword(url: string): boolean {
+  const masked = maskExpressions(url, scanExpressions(url));
+  const userinfo = /^\s*[A-Za-z][A-Za-z0-9+.-]*:\/\/([^/?#@]*)@/.exec(masked)?.[1];
+  return userinfo !== undefined && /:./.test(userinfo);
 }
 
 /** For each entry of a top-level section, the span from its key to the end of its value (first entry of a name wins, as in the model). */

@@ -8,16 +8,9 @@ import type { Finding } from './headerChecks';
 import type { NodeDeclaration, StringField } from '../document/model';
 import type { ProblemSink } from '../document/problemSink';
 import type { Span } from '../document/problems';
+import { API_KEY_PARAMETERS, CREDENTIAL_PARAMETERS } from '../document/urlCredentials';
 import { spanOf, valueSpanToSource } from '../document/yamlAst';
 
-/** Query parameters that carry an API key. */
-const API_KEY_PARAMETERS = new Set(['api_key', 'apikey', 'api-key']);
-/** Other query parameters that carry a credential, with the suffix of the secret name to suggest. */
-const CREDENTIAL_PARAMETERS = new Map([
-  ['access_token', 'TOKEN'],
-  ['token', 'TOKEN'],
-  ['key', 'API_KEY'],
-]);
 const METHODS_WITHOUT_BODY = new Set(['GET', 'HEAD']);
 const HTTP_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
 
