@@ -7,18 +7,22 @@ import type { AgentIndex } from '../core/language/agentIndex';
 import { toItem } from '../language/completionProvider';
 import { TEST_LANGUAGE_ID } from '../language/languageIds';
 import { loadLanguageCore } from '../language/loadLanguageCore';
+import type * as LanguageCore from '../language/languageCore';
 import { toRange } from '../language/spans';
 import { currentText } from '../workspaceFiles';
 
 export function registerTestFileLanguage(context: vscode.ExtensionContext, deps: { readonly logger: vscode.LogOutputChannel }): void {
+  // Completion is asked at every trigger character: the agent is indexed again only when its text changed.
+  let last: { readonly text: string; readonly index: AgentIndex } | undefined;
   /** The agent the test file tests, indexed; undefined when it cannot be read (keys are still offered). */
-  const agentUnderTest = async (document: vscode.TextDocument): Promise<AgentIndex | undefined> => {
-    const core = await loadLanguageCore();
+  const agentUnderTest = async (core: typeof LanguageCore, document: vscode.TextDocument): Promise<AgentIndex | undefined> => {
     const folder = vscode.Uri.joinPath(document.uri, '..');
     const agentUri = vscode.Uri.joinPath(folder, core.agentPathOf(document.getText(), document.uri.path.split('/').pop() ?? ''));
     try {
       const text = await currentText(agentUri);
-      return text === undefined ? undefined : core.indexAgentText(text);
+      if (text === undefined) return undefined;
+      if (last?.text !== text) last = { text, index: core.indexAgentText(text) };
+      return last.index;
     } catch (error) {
       deps.logger.warn(`Reading the agent under test ${agentUri.fsPath} failed: ${errorDetail(error)}`);
       return undefined;
@@ -28,7 +32,7 @@ export function registerTestFileLanguage(context: vscode.ExtensionContext, deps:
   const completion: vscode.CompletionItemProvider = {
     async provideCompletionItems(document, position) {
       const core = await loadLanguageCore();
-      const result = core.testFileCompletions(document.getText(), document.offsetAt(position), await agentUnderTest(document));
+      const result = core.testFileCompletions(document.getText(), document.offsetAt(position), await agentUnderTest(core, document));
       const range = toRange(document, result.replace);
       return result.items.map((entry) => toItem(entry, range));
     },
@@ -37,7 +41,7 @@ export function registerTestFileLanguage(context: vscode.ExtensionContext, deps:
   const hover: vscode.HoverProvider = {
     async provideHover(document, position) {
       const core = await loadLanguageCore();
-      const result = core.testFileHover(document.getText(), document.offsetAt(position), await agentUnderTest(document));
+      const result = core.testFileHover(document.getText(), document.offsetAt(position), await agentUnderTest(core, document));
       return result ? new vscode.Hover(new vscode.MarkdownString(result.contents), toRange(document, result.span)) : undefined;
     },
   };

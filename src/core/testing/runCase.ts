@@ -231,7 +231,7 @@ export function checkCase(
     for (const [name, matcher] of expected.headers ?? [])
       add(matchValue(matcher, result?.headers?.[name]), `nodes.${node}.headers.${name}`);
     for (const { text, path, matcher } of expected.bodyPaths ?? [])
-      add(matchValue(matcher, valueAt(result?.body, path)), `nodes.${node}.body${text.startsWith('[') ? '' : '.'}${text}`);
+      add(matchValue(matcher, valueAt(result?.body, path)), `nodes.${node}.body.${text}`);
   }
   for (const mock of testCase.mocks.values()) {
     if (!mock.expectRequest) continue;
