@@ -34,6 +34,12 @@ export interface ServerLimits {
   readonly maxQueued: number;
   /** Bytes of inputs held in memory by the executions running or waiting; beyond, starts are refused (429). */
   readonly maxInFlightInputBytes: number;
+  /**
+   * Bytes of API node answers held by the executions running (each holds its nodes' answers until
+   * it ends); an answer that would pass it fails its node. Each answer alone is capped at
+   * MAX_ANSWER_BYTES; this caps 64 executions of many nodes together.
+   */
+  readonly maxInFlightAnswerBytes: number;
   /** How long an ended execution can still be read. */
   readonly retentionMs: number;
   /** The most ended executions kept, by count and by the size of their status answers; the oldest go first. */
@@ -56,6 +62,7 @@ export const SERVER_LIMITS: ServerLimits = {
   maxRunning: 64,
   maxQueued: 10_000,
   maxInFlightInputBytes: 256 * MiB,
+  maxInFlightAnswerBytes: 256 * MiB,
   retentionMs: 60 * 60_000,
   maxRetained: 10_000,
   maxRetainedBytes: 256 * MiB,

@@ -858,6 +858,45 @@ outputs:
       );
     });
 
+    it('holds at most maxInFlightAnswerBytes of node answers for the executions running, given back as each ends', async () => {
+      dir.write(
+        'holding.agent.yaml',
+        `version: 1
+name: Holding
+inputs:
+  hold: { type: number, default: 0 }
+nodes:
+  big:
+    type: api
+    method: GET
+    url: ${api.url}/big?bytes=200000
+  after:
+    type: api
+    method: GET
+    url: ${api.url}/after?delay={{ inputs.hold }}&status={{ nodes.big.status }}
+outputs:
+  size: { from: "{{ nodes.big.body }}" }
+`,
+      );
+      await start({ limits: { maxInFlightAnswerBytes: 300_000 } });
+      const holding = await execute('holding', { hold: 1500 });
+      await waitFor(async () => {
+        const trace = (await call('GET', `/api/local/agent/${holding}/status`)).body.trace as Array<{ node: string; status: string }>;
+        return trace.find((entry) => entry.node === 'big')?.status === 'succeeded';
+      }, 'the first execution to hold its 200000-byte answer');
+      const refused = await ended(await execute('holding', {}));
+      assert.equal(refused.status, 'failed', JSON.stringify(refused).slice(0, 300));
+      assert.equal(refused.node, 'big');
+      assert.match(
+        refused.error as string,
+        /^Node "big" failed: GET http:\/\/127\.0\.0\.1:\d+\/big failed: The answer of http:\/\/127\.0\.0\.1:\d+\/big was stopped after \d+ bytes: the answers of API nodes held by the executions running on this server would pass 300000 bytes, the most it holds at once\. Run the execution again when fewer are running\.$/,
+      );
+      assert.equal((await ended(holding)).status, 'finished', 'the execution holding its answers is not disturbed');
+      const again = await ended(await execute('holding', {}));
+      assert.equal(again.status, 'finished', `the answers were given back as each ended: ${JSON.stringify(again).slice(0, 300)}`);
+      assert.equal((again.outputs as { size: string }).size.length, 200_000);
+    });
+
     it('keeps a status answer within what the client reads: two 9 MB node answers are read by the real client', async () => {
       dir.write(
         'large.agent.yaml',

@@ -8,6 +8,7 @@ import { maskExpressions } from '../document/expressions';
 import type { Expression } from '../document/expressions';
 import { HEADER_NAME } from '../document/headers';
 import { httpRequest } from '../http/httpRequest';
+import type { ResponseBudget } from '../http/httpRequest';
 import { NetworkError, safeUrl } from '../http/networkError';
 import { Redactor } from '../redaction';
 import type { ApiNodePlan, BodyTemplate } from './agentPlan';
@@ -27,6 +28,8 @@ export interface ApiCallSettings {
   readonly dispatcher?: Dispatcher;
   /** Knows the run's secrets: quotes of answers are redacted before they are cut. */
   readonly redactor?: Redactor;
+  /** Bytes this call's answer takes from, shared with other calls (a server's executions). */
+  readonly responseBudget?: ResponseBudget;
 }
 
 export interface ApiNodeOutcome {
@@ -71,6 +74,7 @@ export async function runApiNode(
       followRedirects: settings.followRedirects,
       maxRedirects: settings.maxRedirects,
       ...(settings.dispatcher ? { dispatcher: settings.dispatcher } : {}),
+      ...(settings.responseBudget ? { responseBudget: settings.responseBudget } : {}),
       secretHeaders,
     });
   } catch (error) {

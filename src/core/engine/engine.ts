@@ -5,6 +5,8 @@
 // outputs) has secret values redacted.
 import { performance } from 'node:perf_hooks';
 import type { Dispatcher } from 'undici';
+import { BudgetShare } from '../http/byteBudget';
+import type { ByteBudget } from '../http/byteBudget';
 import { DEFAULT_MAX_RESPONSE_BYTES } from '../http/httpRequest';
 import { formatSeconds } from '../http/networkError';
 import type { LoadedAgent, NodePlan } from './agentPlan';
@@ -51,6 +53,11 @@ export interface EngineOptions {
   readonly onTrace?: (entry: NodeTrace) => void;
   /** Called with each node's result (redacted) when it succeeds: what agent tests check. */
   readonly onNodeResult?: (node: string, result: NodeResult) => void;
+  /**
+   * Bytes the answers of API nodes take from, shared with other executions (a local server's):
+   * an execution holds its nodes' answers until it ends, and gives them back then.
+   */
+  readonly answerBudget?: ByteBudget;
 }
 
 export type ExecutionFailureKind = NodeFailureKind | 'secret' | 'output' | 'timeout';
@@ -108,6 +115,8 @@ export async function executeAgent(agent: LoadedAgent, inputs: ResolvedInputs, o
   options.signal?.addEventListener('abort', onCancel, { once: true });
   if (options.signal?.aborted) halt('cancelled');
   const timer = options.timeoutMs !== undefined ? setTimeout(() => halt('timeout'), options.timeoutMs) : undefined;
+  // The answers are held in `results` until the execution ends: their bytes are given back then.
+  const answers = options.answerBudget ? new BudgetShare(options.answerBudget) : undefined;
   const stoppedFailure = (): { error: ExecutionFailure; cancelled?: boolean } => {
     const stopped = [...traces.values()].filter((entry) => entry.status === 'cancelled').map((entry) => `"${entry.node}"`);
     const which = stopped.length ? ` (stopped: ${stopped.join(', ')})` : '';
@@ -129,7 +138,7 @@ export async function executeAgent(agent: LoadedAgent, inputs: ResolvedInputs, o
 
     const results = new Map<string, NodeResult>();
     const scope = { inputs: inputs.values, nodes: results, secrets: secrets.values };
-    const failure = await runNodes(plan.nodes, scope, options, stop.signal, traces, redactor, () => halt('failed'));
+    const failure = await runNodes(plan.nodes, scope, options, stop.signal, traces, redactor, answers, () => halt('failed'));
     if (stopReason && stopReason !== 'failed') return finish(stoppedFailure());
     if (failure) return finish({ error: failure });
 
@@ -149,6 +158,7 @@ export async function executeAgent(agent: LoadedAgent, inputs: ResolvedInputs, o
   } finally {
     if (timer) clearTimeout(timer);
     options.signal?.removeEventListener('abort', onCancel);
+    answers?.releaseAll();
   }
 }
 
@@ -194,6 +204,7 @@ function runNodes(
   signal: AbortSignal,
   traces: Map<string, MutableTrace>,
   redactor: Redactor,
+  answers: BudgetShare | undefined,
   onFailure: () => void,
 ): Promise<ExecutionFailure | undefined> {
   const limit = Math.max(1, Math.floor(options.concurrency ?? ENGINE_DEFAULTS.concurrency));
@@ -202,7 +213,11 @@ function runNodes(
   const byId = new Map(nodes.map((node) => [node.id, node]));
   for (const node of nodes) {
     waitingFor.set(node.id, node.dependencies.size);
-    for (const dependency of node.dependencies) dependents.set(dependency, [...(dependents.get(dependency) ?? []), node.id]);
+    for (const dependency of node.dependencies) {
+      const list = dependents.get(dependency);
+      if (list) list.push(node.id);
+      else dependents.set(dependency, [node.id]);
+    }
   }
   const ready = nodes.filter((node) => node.dependencies.size === 0);
   let running = 0;
@@ -233,7 +248,7 @@ function runNodes(
         });
         report(entry);
       };
-      runNode(node, scope, options, signal, redactor, (request) => {
+      runNode(node, scope, options, signal, redactor, answers, (request) => {
         entry.method = request.method;
         entry.url = redactor.text(request.url);
       })
@@ -279,6 +294,7 @@ async function runNode(
   options: EngineOptions,
   signal: AbortSignal,
   redactor: Redactor,
+  answers: BudgetShare | undefined,
   onRequest: (request: { method: string; url: string }) => void,
 ): Promise<{ result: NodeResult; bytes: number; httpStatus?: number }> {
   if (node.kind === 'template') {
@@ -297,6 +313,7 @@ async function runNode(
       signal,
       redactor,
       ...(dispatcher ? { dispatcher } : {}),
+      ...(answers ? { responseBudget: answers } : {}),
     },
     onRequest,
   );

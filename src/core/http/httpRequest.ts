@@ -28,6 +28,16 @@ export interface HttpRequest {
   readonly dispatcher?: Dispatcher;
   /** Names of headers whose value holds a secret: never sent to another origin, even if safelisted. */
   readonly secretHeaders?: readonly string[];
+  /** Bytes shared with other requests: the answer fails with a 'too-large' NetworkError when it runs out. */
+  readonly responseBudget?: ResponseBudget;
+}
+
+/** Where an answer's bytes are taken from as they arrive (see ByteBudget). */
+export interface ResponseBudget {
+  /** Takes the bytes, or answers false when there are not enough left. */
+  take(bytes: number): boolean;
+  /** Why an answer stopped when the budget ran out, and what to do. */
+  readonly exceeded: string;
 }
 
 export interface HttpResponse {
@@ -83,7 +93,7 @@ export async function httpRequest(options: HttpRequest): Promise<HttpResponse> {
         return {
           status: response.statusCode,
           headers: flattenHeaders(response.headers),
-          body: await readBody(response.body, options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES, url),
+          body: await readBody(response.body, options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES, url, options.responseBudget),
           url,
         };
       }
@@ -124,8 +134,13 @@ export async function httpRequest(options: HttpRequest): Promise<HttpResponse> {
   }
 }
 
-/** Reads a response body, stopping as soon as it grows past the limit. */
-async function readBody(stream: AsyncIterable<Uint8Array> & { destroy(error?: Error): void }, limit: number, url: string): Promise<Buffer> {
+/** Reads a response body, stopping as soon as it grows past the limit or the budget runs out. */
+async function readBody(
+  stream: AsyncIterable<Uint8Array> & { destroy(error?: Error): void },
+  limit: number,
+  url: string,
+  budget: ResponseBudget | undefined,
+): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of stream) {
@@ -135,6 +150,14 @@ async function readBody(stream: AsyncIterable<Uint8Array> & { destroy(error?: Er
       throw new NetworkError(
         'too-large',
         `The answer of ${safeUrl(url)} is larger than ${limit} bytes, the most that is read.`,
+        safeUrl(url),
+      );
+    }
+    if (budget && !budget.take(chunk.length)) {
+      stream.destroy();
+      throw new NetworkError(
+        'too-large',
+        `The answer of ${safeUrl(url)} was stopped after ${size} bytes: ${budget.exceeded}`,
         safeUrl(url),
       );
     }

@@ -11,6 +11,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { resolve } from 'node:path';
 import type { EngineOptions } from '../engine/engine';
+import { ByteBudget } from '../http/byteBudget';
 import { resolveInputs } from '../engine/inputs';
 import type { GivenFile } from '../engine/inputs';
 import { InputError } from '../inputs/inputValues';
@@ -26,7 +27,7 @@ import type { ExecutionView } from './serverExecutions';
 import { HttpError, sendError, sendJson, sendJsonText } from './httpErrors';
 import { KeyFailures } from './keyFailures';
 import { receiveUpload } from './multipartUpload';
-import { parsePayload, readBody } from './requestBody';
+import { formatBytes, parsePayload, readBody } from './requestBody';
 import { errorDetail } from '../errors';
 
 export const DEFAULT_PORT = 8787;
@@ -111,6 +112,10 @@ export async function startAgentServer(options: AgentServerOptions): Promise<Age
       ...(options.secrets ? { secrets: options.secrets } : {}),
       ...(options.secretHint ? { secretHint: options.secretHint } : {}),
       timeoutMs: limits.executionTimeoutMs,
+      answerBudget: new ByteBudget(
+        limits.maxInFlightAnswerBytes,
+        `the answers of API nodes held by the executions running on this server would pass ${formatBytes(limits.maxInFlightAnswerBytes)}, the most it holds at once. Run the execution again when fewer are running.`,
+      ),
     },
     maxRunning: limits.maxRunning,
     maxQueued: limits.maxQueued,
