@@ -113,6 +113,54 @@ describe('agent-workflows test', () => {
     assert.match(failed!.failure!['#'], /- Lisbon: Rain\n\s+\+ Lisbon: Sunny/);
   });
 
+  it("shows what a node sent with the case's secrets redacted, in every reporter", async () => {
+    dir.write(
+      'keyed.agent.yaml',
+      `version: 1
+name: Keyed
+nodes:
+  call:
+    type: api
+    method: POST
+    url: https://api.example.com/v1/x?api_key={{ secrets.TOKEN }}
+    settings: ["Authorization: Bearer {{ secrets.TOKEN }}", "x-api-key: {{ secrets.TOKEN }}", "Content-Type: application/json"]
+    body: { key: "{{ secrets.TOKEN }}" }
+outputs:
+  status: { from: "{{ nodes.call.status }}" }
+`,
+    );
+    dir.write(
+      'keyed.agent.test.yaml',
+      `cases:
+  sends the key:
+    secrets: { TOKEN: sk-SUPERSECRET-123456 }
+    mocks:
+      call:
+        body: { ok: true }
+        expect_request:
+          url: https://api.example.com/v1/x
+          headers: { authorization: Bearer wrong, x-api-key: wrong }
+          body: { key: wrong }
+`,
+    );
+    const text = await run(['test', 'keyed.agent.test.yaml'], dir.path);
+    const json = await run(['test', 'keyed.agent.test.yaml', '--reporter', 'json'], dir.path);
+    const junit = await run(['test', 'keyed.agent.test.yaml', '--reporter', 'junit', '--output', 'report.xml'], dir.path);
+    assert.deepEqual([text.code, json.code, junit.code], [1, 1, 1]);
+    const reports = { text: text.stdout, json: json.stdout, junit: readFileSync(join(dir.path, 'report.xml'), 'utf8') };
+    for (const [reporter, report] of Object.entries(reports)) {
+      assert.ok(!report.includes('SUPERSECRET'), `${reporter}: ${report}`);
+      for (const field of ['url', 'headers.authorization', 'headers.x-api-key', 'body.key'])
+        assert.ok(report.includes(`requests.call.${field}`), `${reporter} reports ${field}`);
+    }
+    assert.match(text.stdout, /requests\.call\.headers\.authorization: expected "Bearer wrong", got "Bearer \[redacted\]"/);
+    assert.match(
+      text.stdout,
+      /requests\.call\.url: expected "https:\/\/api\.example\.com\/v1\/x", got "https:\/\/api\.example\.com\/v1\/x\?api_key=\[redacted\]"/,
+    );
+    assert.equal(text.code, 1);
+  });
+
   it('prints a JSON report', async () => {
     dir.write('weather-report.agent.test.yaml', `cases:\n${PASSING}${FAILING}`);
     const result = await run(['test', '-r', 'json'], dir.path);

@@ -58,6 +58,11 @@ export interface EngineOptions {
    * an execution holds its nodes' answers until it ends, and gives them back then.
    */
   readonly answerBudget?: ByteBudget;
+  /**
+   * The run's redactor, when the caller keeps what the nodes sent (agent tests): the engine adds
+   * each secret it reads, and the forms a node sends them in (userinfo as Basic), as it would to its own.
+   */
+  readonly redactor?: Redactor;
 }
 
 export type ExecutionFailureKind = NodeFailureKind | 'secret' | 'output' | 'timeout';
@@ -86,7 +91,7 @@ type MutableTrace = { -readonly [K in keyof NodeTrace]: NodeTrace[K] };
 export async function executeAgent(agent: LoadedAgent, inputs: ResolvedInputs, options: EngineOptions = {}): Promise<ExecutionResult> {
   const startedAt = new Date();
   const started = performance.now();
-  const redactor = new Redactor();
+  const redactor = options.redactor ?? new Redactor();
   const plan = agent.plan;
   const traces = new Map<string, MutableTrace>(
     plan.nodes.map((node) => [node.id, { node: node.id, type: node.kind, status: 'pending' as NodeStatus }]),

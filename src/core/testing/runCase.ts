@@ -11,6 +11,7 @@ import type { NodeStatus } from '../engine/trace';
 import { resolve } from 'node:path';
 import { filesFromPaths, resolveInputs } from '../engine/inputs';
 import { InputError } from '../inputs/inputValues';
+import { Redactor } from '../redaction';
 import type { Span } from '../document/problems';
 import { matchValue } from './matchers';
 import { valueAt } from './valuePath';
@@ -36,6 +37,7 @@ export interface CaseFailure {
   /** The expectation's place in the test file (the case's name when there is none). */
   readonly span: Span;
   readonly expected?: string;
+  /** What came, with the case's secrets redacted (what a node sent holds them as it was sent). */
   readonly actual?: unknown;
   /** The expected plain value, when there is one (for a diff against actual). */
   readonly expectedValue?: unknown;
@@ -48,6 +50,7 @@ export interface CaseResult {
   readonly failures: readonly CaseFailure[];
   /** Undefined when the case could not run (its inputs were refused). */
   readonly execution?: ExecutionResult;
+  /** What the API nodes sent, with the case's secrets redacted. */
   readonly requests: readonly RecordedRequest[];
   /** What the reader should know about how the case ran (e.g. what a deployed run leaves out). */
   readonly notes?: readonly string[];
@@ -79,6 +82,9 @@ export async function runCase(agent: LoadedAgent, testCase: TestCase, options: R
     return { name: testCase.name, passed: false, durationMs: elapsed(started), failures: [failure], requests };
   }
   const mockAgents = new Map([...testCase.mocks].map(([node, mock]) => [node, mockAgentFor(mock, requests)]));
+  // What the nodes sent is recorded as sent, secrets and all, to be matched against expect_request;
+  // everything shown of it is redacted, by the run's redactor (the engine adds the forms it sends).
+  const redactor = caseRedactor(testCase);
   // A node with no mock in a case that is not live is refused by the file's checks; should one run
   // anyway, it meets a mock agent that answers nothing rather than the network.
   let unmocked: MockAgent | undefined;
@@ -96,9 +102,11 @@ export async function runCase(agent: LoadedAgent, testCase: TestCase, options: R
       // Each result handed over is a redacted copy: made only for the nodes the case checks.
       ...(testCase.expect.nodes?.size ? { onNodeResult: (node: string, result: NodeResult) => nodeResults.set(node, result) } : {}),
       ...(options.signal ? { signal: options.signal } : {}),
+      redactor,
     });
-    const failures = checkCase(testCase, execution, nodeResults, requests);
-    return { name: testCase.name, passed: failures.length === 0, durationMs: elapsed(started), failures, execution, requests };
+    const failures = checkCase(testCase, execution, nodeResults, requests, redactor);
+    const shown = requests.map((request) => redactor.value(request) as RecordedRequest);
+    return { name: testCase.name, passed: failures.length === 0, durationMs: elapsed(started), failures, execution, requests: shown };
   } finally {
     await Promise.all([...mockAgents.values(), ...(unmocked ? [unmocked] : [])].map((mockAgent) => mockAgent.close()));
   }
@@ -151,24 +159,37 @@ function recordRequest(
   return { node, method: request.method, url: `${request.origin ?? ''}${request.path}`, headers, body };
 }
 
-/** Every expectation of the case against what the execution did. */
+/** A redactor of the case's secrets (the values the case gives them). */
+function caseRedactor(testCase: TestCase): Redactor {
+  const redactor = new Redactor();
+  for (const value of Object.values(testCase.secrets)) redactor.add(value);
+  return redactor;
+}
+
+/**
+ * Every expectation of the case against what the execution did. What came is matched as it is and
+ * shown redacted: `redactor` knows the run's secrets (the case's by default).
+ */
 export function checkCase(
   testCase: TestCase,
   execution: ExecutionResult,
   nodeResults: ReadonlyMap<string, NodeResult>,
   requests: readonly RecordedRequest[],
+  redactor: Redactor = caseRedactor(testCase),
 ): CaseFailure[] {
   const failures: CaseFailure[] = [];
   const expect = testCase.expect;
   const add = (mismatches: Mismatch[], what: string): void => {
     for (const mismatch of mismatches) {
       const where = mismatch.path ? `${what}.${mismatch.path}`.replace(/\.\[/g, '[') : what;
+      // Redacted before it is cut for the message.
+      const actual = redactor.value(mismatch.actual);
       failures.push({
-        message: `${where}: expected ${mismatch.expected}, got ${describeActual(mismatch.actual)}`,
+        message: `${where}: expected ${mismatch.expected}, got ${describeActual(actual, redactor)}`,
         path: where,
         span: mismatch.span,
         expected: mismatch.expected,
-        actual: mismatch.actual,
+        actual,
         ...(mismatch.expectedValue !== undefined ? { expectedValue: mismatch.expectedValue } : {}),
       });
     }
@@ -278,10 +299,10 @@ function checkRequest(
   check(expected.body, sent.body, 'body');
 }
 
-function describeActual(value: unknown): string {
+/** A redacted value in at most 200 characters (a secret cut at the end is masked too). */
+function describeActual(value: unknown, redactor: Redactor): string {
   if (value === undefined) return 'nothing (absent)';
-  const text = JSON.stringify(value);
-  return text.length > 200 ? `${text.slice(0, 200)}…` : text;
+  return redactor.excerpt(JSON.stringify(value), 200);
 }
 
 function elapsed(started: number): number {
