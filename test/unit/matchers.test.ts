@@ -55,6 +55,24 @@ describe('matchers', () => {
     assert.ok(!holds('$contains: ok', 42));
   });
 
+  it('$match: a pattern that backtracks without end is stopped after its time limit, and fails saying why', () => {
+    const started = performance.now();
+    const [mismatch] = matchValue(expectation('$match: "^(a+)+$"').matcher, `${'a'.repeat(40)}!`);
+    assert.ok(performance.now() - started < 5000, 'stopped, not run to its end (minutes)');
+    assert.match(
+      mismatch!.expected,
+      /^text matching \/\^\(a\+\)\+\$\/, but testing it was stopped after 1 s: the pattern backtracks without end on this text/,
+    );
+    assert.ok(holds('$match: "^(a+)+$"', 'aaaa'), 'the same pattern still works where it ends');
+  });
+
+  it('$match: g and y flags keep no position between tests', () => {
+    const { matcher } = expectation('$match: "/a/g"');
+    for (let i = 0; i < 3; i++) assert.equal(matchValue(matcher, 'xa').length, 0, `test ${i + 1}`);
+    assert.ok(holds('$contains: { $match: "/a/g", $length: 1 }', ['xa', 'a']));
+    assert.ok(holds('$match: "/a/y"', 'ab') && holds('$match: "/a/y"', 'ab'), 'sticky: from the start, each time');
+  });
+
   it('$match: a regular expression, with flags in /…/ form', () => {
     assert.ok(holds('$match: "^Sun"', 'Sunny'));
     assert.ok(holds('$match: "/sunny/i"', 'SUNNY'));

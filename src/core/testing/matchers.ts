@@ -8,6 +8,7 @@ import type { Node as YamlNode } from 'yaml';
 import type { Span } from '../document/problems';
 import { closestMatch } from '../document/suggest';
 import { entries, spanOf } from '../document/yamlAst';
+import { MATCH_TIME_LIMIT_MS, testPattern } from './regexTest';
 
 export const VALUE_TYPES = ['string', 'number', 'integer', 'boolean', 'object', 'array', 'null'] as const;
 export type ValueType = (typeof VALUE_TYPES)[number];
@@ -240,9 +241,15 @@ function checkOperator(check: OperatorCheck, actual: unknown, path: string, foun
         );
       }
       return;
-    case '$match':
-      if (typeof actual !== 'string' || !check.regex.test(actual)) fail(`text matching ${String(check.regex)}`);
+    case '$match': {
+      const matched = typeof actual === 'string' ? testPattern(check.regex, actual) : false;
+      if (matched === 'stopped')
+        fail(
+          `text matching ${String(check.regex)}, but testing it was stopped after ${MATCH_TIME_LIMIT_MS / 1000} s: the pattern backtracks without end on this text (a repeat inside a repeat, like (a+)+); write it without nesting repeats`,
+        );
+      else if (!matched) fail(`text matching ${String(check.regex)}`);
       return;
+    }
     case '$type':
       if (typeOf(actual) !== check.type && !(check.type === 'number' && typeOf(actual) === 'integer'))
         fail(`a value of type ${check.type}`);
