@@ -136,6 +136,16 @@ colour: blue
     assert.ok(problemsOf(noId).some((p) => /error invalid-value .*has no \{executionId\}/.test(p)));
   });
 
+  it('refuses a status path with a query or fragment, without quoting it (a token would be there)', () => {
+    for (const statusPath of ['/x/{executionId}?token=sk-STATUSSECRET-1', '/x/{executionId}#sk-STATUSSECRET-1']) {
+      const text = `environments:\n  prod:\n    baseUrl: https://agents.example.com\n    account: a\n    statusPath: '${statusPath}'\n`;
+      const problems = problemsOf(text);
+      assert.deepEqual(problems, [
+        '5:17 error invalid-value Environment "prod": The status path template "/x/{executionId}…" has a query or fragment: it must be a path only, like the default {baseUrl}/api/{account}/agent/{executionId}/status; the API key is sent in the Authorization header.',
+      ]);
+    }
+  });
+
   it('reports a default that names no environment, with the closest name, and a name given twice', () => {
     const problems = problemsOf('default: prd\nenvironments:\n  prod: { baseUrl: https://a.example, account: a }\n');
     assert.deepEqual(problems, [

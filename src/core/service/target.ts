@@ -78,8 +78,16 @@ export function statusUrl(target: AgentTarget, executionId: string): string {
   checkBaseUrl(target.baseUrl, target.allowInsecureHttp);
   const id = checkExecutionId(executionId);
   const template = target.statusPathTemplate ?? DEFAULT_STATUS_PATH;
+  // Quoted without what follows a "?" or "#": that is where a token would be.
+  const shown = template.replace(/[?#].*$/s, '…');
+  if (/[?#]/.test(template)) {
+    throw new ServiceError(
+      'config',
+      `The status path template "${shown}" has a query or fragment: it must be a path only, like the default ${DEFAULT_STATUS_PATH}; the API key is sent in the Authorization header.`,
+    );
+  }
   if (!template.includes('{executionId}')) {
-    throw new ServiceError('config', `The status path template "${template}" has no {executionId}; the default is ${DEFAULT_STATUS_PATH}.`);
+    throw new ServiceError('config', `The status path template "${shown}" has no {executionId}; the default is ${DEFAULT_STATUS_PATH}.`);
   }
   const filled = template
     .replace(/\{account\}/g, segment(target.account))
@@ -100,7 +108,7 @@ export function statusUrl(target: AgentTarget, executionId: string): string {
   if (origin !== new URL(target.baseUrl).origin) {
     throw new ServiceError(
       'config',
-      `The status path template "${template}" leads away from ${new URL(target.baseUrl).origin}; it must be a path on the base URL, like the default ${DEFAULT_STATUS_PATH}.`,
+      `The status path template "${shown}" leads away from ${new URL(target.baseUrl).origin}; it must be a path on the base URL, like the default ${DEFAULT_STATUS_PATH}.`,
     );
   }
   return url;
