@@ -55,7 +55,8 @@ describe('agent tests', () => {
     );
     const sent = results[0]!.requests[0]!;
     assert.equal(sent.url, 'https://weather.example.com/v1/current?city=Lisbon&units=metric');
-    assert.equal(sent.headers['x-api-key'], 'test-key');
+    // Matched as sent (the example's expect_request asks for test-key), kept redacted.
+    assert.equal(sent.headers['x-api-key'], '[redacted]');
   });
 
   it('reports a failed expectation at its own line, with expected and actual values', async () => {
@@ -135,12 +136,12 @@ cases:
         ['inherits everything', []],
         ['own input and mock', []],
         // The default mock's expect_request holds for every case that keeps that mock.
-        ['own secret', ['requests.current.headers.x-api-key: expected "shared-key", got "other-key"']],
+        ['own secret', ['requests.current.headers.x-api-key: expected "shared-key", got "[redacted]"']],
       ],
     );
     assert.equal(results[0]!.requests[0]!.url, 'https://weather.example.com/v1/current?city=Lisbon&units=metric');
     // The case's own mock replaced the default one whole: its expect_request went with it.
-    assert.equal(results[1]!.requests[0]!.headers['x-api-key'], 'shared-key');
+    assert.equal(results[1]!.requests[0]!.headers['x-api-key'], '[redacted]');
     assert.equal(suite.suite.cases[1]!.mocks.get('current')!.expectRequest, undefined);
     const failureLine = new LineIndex(suite.text).range(results[2]!.failures[0]!.span).line;
     assert.equal(failureLine, 7, "at the default mock's expect_request, where the expectation is written");
