@@ -211,6 +211,35 @@ cases:
     );
   });
 
+  it('words the problems of a test file for a test file, not for an agent file', () => {
+    const problemsOf = (name: string, content: string | Uint8Array): string[] => {
+      const result = loadSuite(dir.write(name, content)) as SuiteLoadFailure;
+      assert.ok(!('suite' in result), name);
+      return result.problems.length ? result.problems.map((problem) => `${problem.code}: ${problem.message}`) : [result.message];
+    };
+    assert.deepEqual(problemsOf('weather-report.agent.test.yaml', '\n'), [
+      'empty-file: The file is empty. A test file needs "cases:" with at least one case: write "cases:", then on the next line, indented, type "case" and pick the snippet.',
+    ]);
+    assert.deepEqual(problemsOf('weather-report.agent.test.yaml', '- one\n'), [
+      'not-a-mapping: The file is a list, but a test file is a mapping of keys: agent, defaults and cases.',
+    ]);
+    assert.match(problemsOf('weather-report.agent.test.yaml', `cases: ${'['.repeat(200)}\n`)[0]!, /a test file nests lists and mappings at most/);
+    assert.match(
+      problemsOf('big.agent.test.yaml', `# ${'x'.repeat(800 * 1024)}\ncases: {}\n`)[0]!,
+      /: The file is 801 KB; test files are checked up to 768 KB\. Split the cases into several test files\.$/,
+    );
+    const schema = problemsOf(
+      'weather-report.agent.test.yaml',
+      'agent: weather-report.yaml\ncases:\n  one:\n    live: true\n    expect:\n      within_ms: 0\n      nodes: { current: 5 }\n',
+    );
+    assert.deepEqual(schema, [
+      'invalid-value: "agent" must be the path of the agent file under test, relative to this test file, ending in .agent.yaml or .agent.yml (e.g. "weather-report.agent.yaml"); "weather-report.yaml" does not.',
+      'invalid-value: "expect.within_ms" in case "one" must be at least 1.',
+      'wrong-type: The expectation on node "current" in case "one" must be a mapping, not a number.',
+    ]);
+    assert.ok(!schema.concat(problemsOf('weather-report.agent.test.yaml', '')).some((message) => /an agent file|agent files|An agent|workflow/.test(message)));
+  });
+
   it('says when the agent under test is missing or broken', () => {
     const missing = loadSuite(dir.write('other.agent.test.yaml', WEATHER_CASE('x'))) as SuiteLoadFailure;
     assert.match(missing.message, /agent under test cannot be read: .*other\.agent\.yaml does not exist/);

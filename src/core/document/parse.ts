@@ -1,6 +1,7 @@
-// Parses an agent file with exact source ranges, reporting file-level and YAML problems. Bounded in
-// time and memory for any input: size cap, binary detection, nesting depth limit, one document,
-// alias expansion limit, duplicate keys found in one pass.
+// Parses an agent file (or an agent test file: the same YAML rules) with exact source ranges,
+// reporting file-level and YAML problems in the words of its kind. Bounded in time and memory for any
+// input: size cap, binary detection, nesting depth limit, one document, alias expansion limit,
+// duplicate keys found in one pass.
 import { isMap, isPair, isScalar, isSeq, parseAllDocuments, visit } from 'yaml';
 import type { Document, Node as YamlNode, YAMLMap } from 'yaml';
 import { excessiveNestingOffset, MAX_NESTING_DEPTH } from './nestingDepth';
@@ -25,10 +26,49 @@ export interface ParsedAgentFile {
   readonly syntaxBroken: boolean;
 }
 
-/** Decodes file bytes as UTF-8, or says why they are not an agent file's text. */
-export function decodeAgentFile(bytes: Uint8Array): { text: string } | { error: string; code: 'file-too-large' | 'not-text' } {
-  if (bytes.length > MAX_FILE_BYTES) return { error: tooLargeMessage(bytes.length), code: 'file-too-large' };
-  if (bytes.includes(0)) return { error: binaryMessage(), code: 'not-text' };
+/** The kinds of file read here: their file-level problems say what such a file holds. */
+export type ParsedFileKind = 'agent' | 'test';
+
+/** How the file-level messages name each kind of file, and what they advise. */
+const FILE_WORDS: Record<
+  ParsedFileKind,
+  {
+    readonly file: string;
+    readonly aFile: string;
+    readonly files: string;
+    readonly needs: string;
+    readonly keys: string;
+    readonly extension: string;
+    readonly split: string;
+  }
+> = {
+  agent: {
+    file: 'agent file',
+    aFile: 'an agent file',
+    files: 'agent files',
+    needs: 'An agent needs at least "version: 1" and "name:"; type "agent" and pick the snippet to start one.',
+    keys: 'version, name, inputs, nodes and outputs',
+    extension: '.agent.yaml',
+    split: 'Split the workflow into smaller agents.',
+  },
+  test: {
+    file: 'test file',
+    aFile: 'a test file',
+    files: 'test files',
+    needs: 'A test file needs "cases:" with at least one case: write "cases:", then on the next line, indented, type "case" and pick the snippet.',
+    keys: 'agent, defaults and cases',
+    extension: '.agent.test.yaml',
+    split: 'Split the cases into several test files.',
+  },
+};
+
+/** Decodes file bytes as UTF-8, or says why they are not the text of an agent file (or of a test file). */
+export function decodeAgentFile(
+  bytes: Uint8Array,
+  kind: ParsedFileKind = 'agent',
+): { text: string } | { error: string; code: 'file-too-large' | 'not-text' } {
+  if (bytes.length > MAX_FILE_BYTES) return { error: tooLargeMessage(bytes.length, kind), code: 'file-too-large' };
+  if (bytes.includes(0)) return { error: binaryMessage(kind), code: 'not-text' };
   try {
     return { text: new TextDecoder('utf-8', { fatal: true }).decode(bytes) };
   } catch {
@@ -43,23 +83,24 @@ export function undecodedFileProblems(refused: { error: string; code: 'file-too-
   return sink.result();
 }
 
-export function parseAgentFile(text: string): ParsedAgentFile {
+export function parseAgentFile(text: string, kind: ParsedFileKind = 'agent'): ParsedAgentFile {
+  const words = FILE_WORDS[kind];
   const sink = new ProblemSink(text);
   const firstLine = { start: 0, end: Math.max(0, text.indexOf('\n') === -1 ? Math.min(text.length, 200) : text.indexOf('\n')) };
   // The limit is in bytes, as the file is on disk: a character may take up to 4 of them.
   const bytes = text.length > MAX_FILE_BYTES / 4 ? Buffer.byteLength(text, 'utf8') : text.length;
   if (bytes > MAX_FILE_BYTES) {
-    sink.add('file-too-large', firstLine, tooLargeMessage(bytes));
+    sink.add('file-too-large', firstLine, tooLargeMessage(bytes, kind));
     return { text, sink, syntaxBroken: true };
   }
   if (looksBinary(text)) {
-    sink.add('not-text', { start: 0, end: 0 }, binaryMessage());
+    sink.add('not-text', { start: 0, end: 0 }, binaryMessage(kind));
     return { text, sink, syntaxBroken: true };
   }
 
   const tooDeep = excessiveNestingOffset(text);
   if (tooDeep !== undefined) {
-    sink.add('yaml-syntax', { start: tooDeep, end: tooDeep + 1 }, nestingMessage());
+    sink.add('yaml-syntax', { start: tooDeep, end: tooDeep + 1 }, nestingMessage(kind));
     return { text, sink, syntaxBroken: true };
   }
 
@@ -67,7 +108,7 @@ export function parseAgentFile(text: string): ParsedAgentFile {
   // mapping with every other (20,000 inputs took 9 s).
   const documents = parseDocuments(text);
   if (!documents) {
-    sink.add('yaml-syntax', firstLine, nestingMessage());
+    sink.add('yaml-syntax', firstLine, nestingMessage(kind));
     return { text, sink, syntaxBroken: true };
   }
   const list = Array.isArray(documents) ? documents : [];
@@ -76,9 +117,7 @@ export function parseAgentFile(text: string): ParsedAgentFile {
     sink.add(
       'empty-file',
       firstLine,
-      text.trim() === ''
-        ? 'The file is empty. An agent needs at least "version: 1" and "name:"; type "agent" and pick the snippet to start one.'
-        : 'The file has only comments. An agent needs at least "version: 1" and "name:"; type "agent" and pick the snippet to start one.',
+      `${text.trim() === '' ? 'The file is empty.' : 'The file has only comments.'} ${words.needs}`,
     );
     return { text, sink, syntaxBroken: true };
   }
@@ -90,7 +129,7 @@ export function parseAgentFile(text: string): ParsedAgentFile {
     sink.add(
       'multiple-documents',
       { start, end: lineEnd === -1 ? text.length : lineEnd },
-      'An agent file holds one YAML document, but a second one starts here. Remove the "---" separator and what follows, or move it to its own .agent.yaml file.',
+      `${capitalize(words.aFile)} holds one YAML document, but a second one starts here. Remove the "---" separator and what follows, or move it to its own ${words.extension} file.`,
     );
   }
   for (const error of [...document.errors, ...list.slice(1).flatMap((d) => d.errors)]) {
@@ -111,7 +150,7 @@ export function parseAgentFile(text: string): ParsedAgentFile {
     sink.add(
       'not-a-mapping',
       { start: contents?.range?.[0] ?? 0, end: contents?.range?.[1] ?? 0 },
-      `The file is ${found}, but an agent file is a mapping of keys: version, name, inputs, nodes and outputs.`,
+      `The file is ${found}, but ${words.aFile} is a mapping of keys: ${words.keys}.`,
     );
     return { text, sink, document, syntaxBroken: true };
   }
@@ -121,7 +160,7 @@ export function parseAgentFile(text: string): ParsedAgentFile {
     value = plainValue(contents) ?? document.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
   } catch (error) {
     if (error instanceof RangeError) {
-      sink.add('yaml-syntax', firstLine, nestingMessage());
+      sink.add('yaml-syntax', firstLine, nestingMessage(kind));
       return { text, sink, document, root: contents, syntaxBroken: true };
     }
     // The only failure left after a clean parse is the alias expansion limit.
@@ -207,17 +246,21 @@ function parseDocuments(text: string) {
   }
 }
 
-function nestingMessage(): string {
-  return `The YAML is nested too deeply here: an agent file nests lists and mappings at most ${MAX_NESTING_DEPTH} levels deep. Close the brackets that are left open, or flatten the structure.`;
+function nestingMessage(kind: ParsedFileKind): string {
+  return `The YAML is nested too deeply here: ${FILE_WORDS[kind].aFile} nests lists and mappings at most ${MAX_NESTING_DEPTH} levels deep. Close the brackets that are left open, or flatten the structure.`;
 }
 
-function tooLargeMessage(size: number): string {
+function tooLargeMessage(size: number, kind: ParsedFileKind): string {
   const shown = size >= 1000 * 1024 ? `${(size / (1024 * 1024)).toFixed(1)} MB` : `${Math.ceil(size / 1024)} KB`;
-  return `The file is ${shown}; agent files are checked up to ${MAX_FILE_BYTES / 1024} KB. Split the workflow into smaller agents.`;
+  return `The file is ${shown}; ${FILE_WORDS[kind].files} are checked up to ${MAX_FILE_BYTES / 1024} KB. ${FILE_WORDS[kind].split}`;
 }
 
-function binaryMessage(): string {
-  return 'The file contains binary data (NUL or control characters), not YAML text. Check that this is the agent file you meant to open.';
+function binaryMessage(kind: ParsedFileKind): string {
+  return `The file contains binary data (NUL or control characters), not YAML text. Check that this is the ${FILE_WORDS[kind].file} you meant to open.`;
+}
+
+function capitalize(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
 /** NUL anywhere, or many control characters early on, means this is not text. */

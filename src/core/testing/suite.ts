@@ -5,6 +5,7 @@ import { basename, dirname, relative, resolve } from 'node:path';
 import { AgentFileError, loadAgent } from '../engine/agentPlan';
 import type { LoadedAgent } from '../engine/agentPlan';
 import { decodeAgentFile } from '../document/parse';
+import type { ParsedFileKind } from '../document/parse';
 import type { Problem } from '../document/problems';
 import { runCaseDeployed } from './deployed';
 import type { DeployedRunOptions } from './deployed';
@@ -38,7 +39,7 @@ export interface SuiteLoadFailure {
 
 /** Reads a test file and its agent from disk and checks both; never throws for bad files. */
 export function loadSuite(testFile: string): LoadedSuite | SuiteLoadFailure {
-  const read = readText(testFile);
+  const read = readText(testFile, 'test');
   if ('error' in read) return { testFile, message: read.error, problems: [] };
   return loadSuiteFromText(testFile, read.text);
 }
@@ -158,8 +159,8 @@ export async function runSuite(loaded: LoadedSuite, options: RunSuiteOptions = {
   return results.filter((result) => result !== undefined);
 }
 
-/** A file's text from disk, decoded as agent files are; what cannot be read, in words. */
-export function readText(file: string): { text: string } | { error: string } {
+/** A file's text from disk, decoded as agent files (and test files) are; what cannot be read, in words. */
+export function readText(file: string, kind: ParsedFileKind = 'agent'): { text: string } | { error: string } {
   let bytes: Buffer;
   try {
     bytes = readFileSync(file);
@@ -167,6 +168,6 @@ export function readText(file: string): { text: string } | { error: string } {
     const code = (error as NodeJS.ErrnoException).code;
     return { error: code === 'ENOENT' ? `${file} does not exist.` : `${file} cannot be read (${code ?? String(error)}).` };
   }
-  const decoded = decodeAgentFile(bytes);
+  const decoded = decodeAgentFile(bytes, kind);
   return 'text' in decoded ? decoded : { error: `${file}: ${decoded.error}` };
 }

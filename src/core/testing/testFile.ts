@@ -48,7 +48,7 @@ export function validateTestText(
   fileName: string,
   agent?: AgentModel | ((agentPath: string) => AgentModel | undefined),
 ): TestFileResult {
-  const file = parseAgentFile(text);
+  const file = parseAgentFile(text, 'test');
   const { sink, root } = file;
   if (file.syntaxBroken || !root) return { problems: sink.result(), file };
   checkSchema(root, file.value, sink, TEST_SCHEMA);
@@ -308,28 +308,43 @@ function checkAgainstAgent(testCase: TestCase, caseMap: YAMLMap, agent: AgentMod
   if (failsAt && !agent.nodes.has(failsAt.node)) unknownNode(agent, sink, failsAt.span, failsAt.node, 'fails_at');
 }
 
-/** A place in a test file in words, for the schema's messages. */
+/**
+ * A place in a test file in words, for the schema's messages, which capitalize it: it starts with
+ * a word of prose or a quote, never with a key or a name (a node "hello" is not "Hello").
+ */
 export function describeTestPath(path: readonly PathSegment[]): string {
   if (path.length === 0) return 'the test file';
   if (path[0] === 'defaults') return describeCasePath('the defaults', path.slice(1));
   const [section, name, ...inCase] = path;
-  if (section !== 'cases') return `"${String(section)}"`;
+  if (section !== 'cases') return `"${path.join('.')}"`;
   if (name === undefined) return 'the cases';
   return describeCasePath(`case "${String(name)}"`, inCase);
 }
+
+/** The sections of a case that hold entries by name (an input, a mock of a node). */
+const NAMED_ENTRIES: Readonly<Record<string, string>> = { inputs: 'input', files: 'file', secrets: 'secret', mocks: 'the mock of node' };
+/** The sections of expect: that hold expectations by name. */
+const NAMED_EXPECTATIONS: Readonly<Record<string, string>> = { outputs: 'the expectation on output', nodes: 'the expectation on node' };
 
 /** A place inside a case (or the defaults), `owner`, in words. */
 function describeCasePath(owner: string, path: readonly PathSegment[]): string {
   const [field, key, ...rest] = path;
   if (field === undefined) return owner;
-  if (key === undefined) return `the ${String(field)} of ${owner}`;
-  const item =
-    field === 'mocks'
-      ? `the mock of node "${String(key)}"`
-      : field === 'inputs' || field === 'files' || field === 'secrets'
-        ? `${String(field).replace(/s$/, '')} "${String(key)}"`
-        : `${String(field)}.${String(key)}`;
-  return rest.length === 0 ? `${item} in ${owner}` : `${rest.join('.')} of ${item} in ${owner}`;
+  if (key === undefined) {
+    if (field === 'expect') return `the expect section of ${owner}`;
+    return field in NAMED_ENTRIES ? `the ${String(field)} of ${owner}` : `"${String(field)}" in ${owner}`;
+  }
+  let item: string;
+  let inside = rest;
+  const entry = NAMED_ENTRIES[String(field)];
+  const expectation = field === 'expect' ? NAMED_EXPECTATIONS[String(key)] : undefined;
+  if (entry !== undefined) item = `${entry} "${String(key)}"`;
+  else if (expectation !== undefined && rest[0] !== undefined) {
+    item = `${expectation} "${String(rest[0])}"`;
+    inside = rest.slice(1);
+  } else item = `"${String(field)}.${String(key)}"`;
+  if (inside.length === 0) return `${item} in ${owner}`;
+  return `${inside.length === 1 ? `the ${String(inside[0])}` : `"${inside.join('.')}"`} of ${item} in ${owner}`;
 }
 
 function plainRecord(node: YamlNode | undefined): Record<string, unknown> {

@@ -169,6 +169,13 @@ function reportError(error: ErrorObject, root: YamlNode, sink: ProblemSink, desc
           valueSpan,
           `${capitalize(subject)} must be one path segment (letters, digits, "-", "_", "." and "~"), as shown in the Agents tab.`,
         );
+      } else if (path.length === 1 && last === 'agent') {
+        // A test file's agent: (an agent file has no such key at its top).
+        sink.add(
+          'invalid-value',
+          valueSpan,
+          `"agent" must be the path of the agent file under test, relative to this test file, ending in .agent.yaml or .agent.yml (e.g. "weather-report.agent.yaml"); "${String(error.data)}" does not.`,
+        );
       } else if (path.includes('accept')) {
         sink.add(
           'invalid-value',
