@@ -263,6 +263,30 @@ describe('agent tests in VS Code', () => {
     ]);
   });
 
+  it('underlines a misspelt agent: at its value, suggesting the agent file beside it', async () => {
+    const uri = workspaceUri('agent-tests', 'misspelt.agent.test.yaml');
+    created.push(uri);
+    await vscode.workspace.fs.writeFile(uri, Buffer.from('agent: greeter.agent.yml\ncases:\n  one:\n    inputs: { who: Ada }\n'));
+    await api.agentTests.refresh(uri);
+    const diagnostic = await waitFor(
+      () =>
+        vscode.languages
+          .getDiagnostics(uri)
+          .find((entry) => typeof entry.code === 'object' && entry.code.value === 'unknown-agent'),
+      'a diagnostic for the agent that cannot be read',
+    );
+    assert.deepEqual(
+      [diagnostic.range.start.line, diagnostic.range.start.character, diagnostic.range.end.character, diagnostic.severity],
+      [0, 7, 24, vscode.DiagnosticSeverity.Error],
+    );
+    assert.match(diagnostic.message, /"greeter\.agent\.yml", cannot be read: .*does not exist\. Did you mean "greeter\.agent\.yaml"\?/);
+    const file = api.agentTests.controller.items.get(uri.toString());
+    assert.ok(file);
+    const outcomes = await api.agentTests.runTests(new vscode.TestRunRequest([file]));
+    assert.equal(outcomes.get(uri.toString())?.state, 'errored');
+    assert.equal(outcomes.get(uri.toString())?.messages[0]?.line, 0);
+  });
+
   it('stops a run when it is cancelled: the unfinished cases are skipped', async () => {
     const uri = workspaceUri('agent-tests', 'slow.agent.test.yaml');
     created.push(uri);

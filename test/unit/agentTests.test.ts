@@ -242,10 +242,54 @@ cases:
 
   it('says when the agent under test is missing or broken', () => {
     const missing = loadSuite(dir.write('other.agent.test.yaml', WEATHER_CASE('x'))) as SuiteLoadFailure;
-    assert.match(missing.message, /agent under test cannot be read: .*other\.agent\.yaml does not exist/);
+    assert.deepEqual(
+      missing.problems.map((problem) => [problem.code, problem.range.line, problem.range.column]),
+      [['unknown-agent', 1, 1]],
+    );
+    assert.match(missing.problems[0]!.message, /^This file tests "other\.agent\.yaml" \(its own name without \.test\), which cannot be read: .*other\.agent\.yaml does not exist\./);
     dir.write('broken.agent.yaml', 'version: 1\nname: b\nnodes:\n  a: { type: template, text: "{{ nodes.b.body }}" }\n');
     const broken = loadSuite(dir.write('broken.agent.test.yaml', 'cases:\n  one: {}\n')) as SuiteLoadFailure;
     assert.match(broken.message, /agent under test has problems: [\s\S]*unknown-node/);
+    // With problems of the test file too, the agent's are still said.
+    const both = loadSuite(dir.write('broken.agent.test.yaml', 'cases:\n  one: { live: yes please }\n')) as SuiteLoadFailure;
+    assert.match(both.message, /^1 problem in the test file\. The agent under test has problems: [\s\S]*unknown-node/);
+  });
+
+  it('reports a misspelt agent at its agent: line, before any other problem, with the agent file it meant', () => {
+    // A typo of the extension, and problems of the test file's own: the agent is one of them, at line 1.
+    const typo = loadSuite(
+      dir.write('typo.agent.test.yaml', 'agent: weather-report.agent.yml\ncases:\n  one:\n    live: sometimes\n    inputs: { cty: Oslo }\n'),
+    ) as SuiteLoadFailure;
+    assert.deepEqual(
+      typo.problems.map((problem) => [problem.code, problem.range.line, problem.range.column, problem.range.endColumn]),
+      [
+        ['unknown-agent', 1, 8, 32],
+        ['wrong-type', 4, 11, 20],
+      ],
+    );
+    assert.equal(
+      typo.problems[0]!.message,
+      `The agent under test, "weather-report.agent.yml", cannot be read: ${join(dir.path, 'weather-report.agent.yml')} does not exist. Did you mean "weather-report.agent.yaml"? Write the path of the agent file, relative to this test file, after "agent:".`,
+    );
+    assert.deepEqual(typo.problems[0]!.data, { replacement: 'weather-report.agent.yaml' });
+    assert.equal(typo.message, '2 problems in the test file');
+
+    // Implied by the test file's name: at the file's start, with the agent: line that fixes it.
+    const implied = loadSuite(dir.write('weather-reprot.agent.test.yaml', 'cases:\n  one: { live: true }\n')) as SuiteLoadFailure;
+    assert.deepEqual(
+      implied.problems.map((problem) => [problem.code, problem.range.line, problem.range.column]),
+      [['unknown-agent', 1, 1]],
+    );
+    assert.match(implied.problems[0]!.message, /Did you mean "weather-report\.agent\.yaml"\? Add "agent: weather-report\.agent\.yaml" naming the agent file/);
+
+    // Nothing close: the agent files of that folder; in a sub-folder, the folder as written.
+    dir.write('sub/greeter.agent.yaml', 'version: 1\nname: g\n');
+    const far = loadSuite(dir.write('far.agent.test.yaml', 'agent: forecast.agent.yaml\ncases:\n  one: { live: true }\n')) as SuiteLoadFailure;
+    assert.match(far.problems[0]!.message, /does not exist\. Agent files in that folder: 'weather-report\.agent\.yaml'\. Write the path/);
+    const sub = loadSuite(dir.write('sub.agent.test.yaml', 'agent: sub/greter.agent.yaml\ncases:\n  one: { live: true }\n')) as SuiteLoadFailure;
+    assert.match(sub.problems[0]!.message, /Did you mean "sub\/greeter\.agent\.yaml"\?/);
+    const nowhere = loadSuite(dir.write('nowhere.agent.test.yaml', 'agent: gone/x.agent.yaml\ncases:\n  one: { live: true }\n')) as SuiteLoadFailure;
+    assert.match(nowhere.problems[0]!.message, /x\.agent\.yaml does not exist\. Write the path/);
   });
 
   it('sends a live case to the real API, and only the unmocked nodes', async () => {

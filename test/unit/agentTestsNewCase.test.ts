@@ -124,7 +124,11 @@ describe('agent tests from the editor', () => {
       error: `${file} does not exist.`,
     }));
     assert.ok(!('suite' in missing));
-    assert.match(missing.message, /The agent under test cannot be read: .*hello\.agent\.yaml does not exist/);
+    assert.deepEqual(
+      missing.problems.map((problem) => [problem.code, problem.range.line]),
+      [['unknown-agent', 1]],
+    );
+    assert.match(missing.problems[0]!.message, /cannot be read: .*hello\.agent\.yaml does not exist/);
   });
 
   it('runs only the cases named in `only`', async () => {

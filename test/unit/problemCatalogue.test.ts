@@ -44,6 +44,15 @@ const ENVIRONMENT_SAMPLES: Partial<Record<ProblemCode, () => readonly { code: st
       .problems,
 };
 
+/** A test file whose agent cannot be read (the reader says why, and which agent files are there). */
+const UNREADABLE_AGENT_SAMPLES: Partial<Record<ProblemCode, () => readonly { code: string }[]>> = {
+  'unknown-agent': () =>
+    validateTestText('agent: a.agent.yml\ncases:\n  one: { live: true }\n', 'a.agent.test.yaml', () => ({
+      unreadable: 'a.agent.yml does not exist.',
+      agentFilesThere: ['a.agent.yaml'],
+    })).problems,
+};
+
 function codesInFixtures(): Set<string> {
   const codes = new Set<string>();
   const rulesDir = join(fixturesDir, 'rules');
@@ -78,7 +87,7 @@ describe('problem catalogue', () => {
     });
   }
 
-  for (const [code, problemsOf] of Object.entries(ENVIRONMENT_SAMPLES)) {
+  for (const [code, problemsOf] of Object.entries({ ...ENVIRONMENT_SAMPLES, ...UNREADABLE_AGENT_SAMPLES })) {
     it(`a sample produces ${code}, alone`, () => {
       assert.deepEqual(
         problemsOf().map((problem) => problem.code),
@@ -89,7 +98,13 @@ describe('problem catalogue', () => {
 
   it('every code is produced by a rules fixture or a sample', () => {
     const covered = codesInFixtures();
-    for (const code of [...Object.keys(SAMPLES), ...Object.keys(TEST_FILE_SAMPLES), ...Object.keys(ENVIRONMENT_SAMPLES)]) covered.add(code);
+    for (const code of [
+      ...Object.keys(SAMPLES),
+      ...Object.keys(TEST_FILE_SAMPLES),
+      ...Object.keys(ENVIRONMENT_SAMPLES),
+      ...Object.keys(UNREADABLE_AGENT_SAMPLES),
+    ])
+      covered.add(code);
     // Produced by the editor's validation worker, not by validateAgentText (validationWorker.test.ts).
     covered.add('validation-stopped');
     const missing = Object.keys(PROBLEM_CODES).filter((code) => !covered.has(code));

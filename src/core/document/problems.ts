@@ -101,6 +101,7 @@ export const PROBLEM_CODES = {
   'unknown-default-environment': { severity: 'error', summary: 'default: names an environment the file does not declare.' },
   'unknown-environment': { severity: 'warning', summary: 'An override for an environment the workspace does not declare.' },
   // Test files (NAME.agent.test.yaml): testing/testFile.ts.
+  'unknown-agent': { severity: 'error', summary: 'The agent under test cannot be read.' },
   'unknown-output': { severity: 'error', summary: 'An expectation on an output the agent does not have.' },
   'missing-mock': { severity: 'error', summary: 'An API node with no mock in a case that is not live.' },
   'invalid-expectation': { severity: 'error', summary: 'An expectation with an unknown operator or a bad operand.' },

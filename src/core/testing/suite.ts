@@ -1,9 +1,10 @@
 // A test file with its agent, ready to run: the test file read and checked against the agent it
 // names (read from disk beside it, or given by an editor), and the run of its cases, several at a time.
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { basename, dirname, relative, resolve } from 'node:path';
 import { AgentFileError, loadAgent } from '../engine/agentPlan';
 import type { LoadedAgent } from '../engine/agentPlan';
+import { AGENT_FILE } from '../document/agentFiles';
 import { decodeAgentFile } from '../document/parse';
 import type { ParsedFileKind } from '../document/parse';
 import type { Problem } from '../document/problems';
@@ -56,12 +57,14 @@ export function loadSuiteFromText(
   let agentFile = '';
   let agent: LoadedAgent | undefined;
   let agentFailure: string | undefined;
+  let agentBroken: string | undefined;
   const result = validateTestText(text, basename(testFile), (agentPath) => {
     agentFile = resolve(dirname(testFile), agentPath);
     const agentRead = readAgent(agentFile);
     if ('error' in agentRead) {
       agentFailure = `The agent under test cannot be read: ${agentRead.error}`;
-      return undefined;
+      // The test file reports it at its agent: line, with the agent file it may have meant.
+      return { unreadable: agentRead.error, agentFilesThere: agentFilesIn(dirname(agentFile)) };
     }
     try {
       const shown = relative(process.cwd(), agentFile);
@@ -69,7 +72,7 @@ export function loadSuiteFromText(
       return agent.model;
     } catch (error) {
       if (!(error instanceof AgentFileError)) throw error;
-      agentFailure = `The agent under test has problems: ${error.message}`;
+      agentFailure = agentBroken = `The agent under test has problems: ${error.message}`;
       return error.model;
     }
   });
@@ -77,7 +80,8 @@ export function loadSuiteFromText(
   if (errors.length > 0)
     return {
       testFile,
-      message: `${errors.length} ${errors.length === 1 ? 'problem' : 'problems'} in the test file`,
+      // An agent that cannot be read is one of the problems (unknown-agent); one with errors of its own is said here.
+      message: `${errors.length} ${errors.length === 1 ? 'problem' : 'problems'} in the test file${agentBroken ? `. ${agentBroken}` : ''}`,
       problems: result.problems,
       text,
       ...(result.suite ? { readSuite: result.suite } : {}),
@@ -157,6 +161,15 @@ export async function runSuite(loaded: LoadedSuite, options: RunSuiteOptions = {
   };
   await Promise.all(Array.from({ length: Math.max(1, Math.min(options.concurrency ?? 8, cases.length)) }, worker));
   return results.filter((result) => result !== undefined);
+}
+
+/** The names of the agent files in a folder, for a misspelt agent: path; none when it cannot be listed. */
+function agentFilesIn(folder: string): string[] {
+  try {
+    return readdirSync(folder).filter((name) => AGENT_FILE.test(name));
+  } catch {
+    return [];
+  }
 }
 
 /** A file's text from disk, decoded as agent files (and test files) are; what cannot be read, in words. */

@@ -2,6 +2,7 @@
 // have, its JSON Schema, the expectations' operators, and, given the agent under test, every name
 // the cases use (inputs, files, nodes, outputs) and a mock for every API node of a case that is
 // not live. Pure and synchronous, like agent validation: the same problems in the editor and CLI.
+import { basename } from 'node:path';
 import { isMap, isScalar } from 'yaml';
 import type { Node as YamlNode, YAMLMap } from 'yaml';
 import type { AgentModel } from '../document/model';
@@ -11,7 +12,8 @@ import type { ProblemSink } from '../document/problemSink';
 import type { Problem, Span } from '../document/problems';
 import { checkSchema } from '../validation/schemaCheck';
 import type { SchemaRules } from '../validation/schemaCheck';
-import { closestMatch, listWords } from '../document/suggest';
+import { AGENT_FILE } from '../document/agentFiles';
+import { closestMatch, listSomeWords, listWords } from '../document/suggest';
 import { entries, findPair, getValue, isStringScalar, spanOf } from '../document/yamlAst';
 import type { PathSegment } from '../document/yamlAst';
 import validateAgentTestSchema from './agentTestSchemaValidator.generated';
@@ -36,17 +38,26 @@ export interface TestFileResult {
   readonly suite?: TestSuite;
 }
 
+/** The agent under test could not be read: why, and the agent files beside it that it may have meant. */
+export interface UnreadableAgent {
+  /** Why, in words (the file does not exist, cannot be read, is not text). */
+  readonly unreadable: string;
+  /** The names of the agent files in the folder the path points into (empty when it cannot be listed). */
+  readonly agentFilesThere: readonly string[];
+}
+
 const TEST_SCHEMA: SchemaRules = { validate: validateAgentTestSchema, describePath: describeTestPath };
 
 /**
  * Reads a test file. `fileName` (the base name) gives the default agent; with `agent` (the
  * declarations of the agent under test, or how to get them from the agent's path as the file
- * names it), the names the cases use are checked against it.
+ * names it), the names the cases use are checked against it, and an agent that cannot be read is
+ * a problem where the file names it.
  */
 export function validateTestText(
   text: string,
   fileName: string,
-  agent?: AgentModel | ((agentPath: string) => AgentModel | undefined),
+  agent?: AgentModel | ((agentPath: string) => AgentModel | UnreadableAgent | undefined),
 ): TestFileResult {
   const file = parseAgentFile(text, 'test');
   const { sink, root } = file;
@@ -66,7 +77,12 @@ export function validateTestText(
       cases.push({ testCase: readCase(key, spanOf(keyNode), value, own, defaults?.data, report), own, map: value });
     }
   }
-  const model = typeof agent === 'function' ? agent(agentPath) : agent;
+  const agentSpan = agentNode ? spanOf(agentNode) : { start: 0, end: 0 };
+  const found = typeof agent === 'function' ? agent(agentPath) : agent;
+  // A path the schema refuses (not an .agent.yaml) has its problem already.
+  if (found && 'unreadable' in found && AGENT_FILE.test(agentPath))
+    reportUnreadableAgent(found, agentPath, isStringScalar(agentNode) ? agentSpan : undefined, sink);
+  const model = found && 'unreadable' in found ? undefined : found;
   if (model) {
     // Names under defaults are checked once, where they are written, not again for every case.
     if (defaults)
@@ -82,8 +98,43 @@ export function validateTestText(
       checkAgainstAgent(testCase, map, model, sink);
     }
   }
-  const suite = { agentPath, agentSpan: agentNode ? spanOf(agentNode) : { start: 0, end: 0 }, cases: cases.map((entry) => entry.testCase) };
+  const suite = { agentPath, agentSpan, cases: cases.map((entry) => entry.testCase) };
   return { problems: sink.result(), file, suite };
+}
+
+/**
+ * An agent under test that cannot be read, at the agent: value (`named`), or at the file's start
+ * when the test file's own name implies it; with the agent file of that folder it may have meant.
+ */
+function reportUnreadableAgent(agent: UnreadableAgent, agentPath: string, named: Span | undefined, sink: ProblemSink): void {
+  const name = basename(agentPath);
+  // Names are compared without .agent.yaml, which every one ends in: "greet.agent.yml" means
+  // greet.agent.yaml, and "other" does not look like "greet" for their common ending.
+  const stem = (file: string): string => file.replace(AGENT_FILE, '');
+  const stems = agent.agentFilesThere.map(stem);
+  const sameStem = agent.agentFilesThere.find((file) => file !== name && stem(file) === stem(name));
+  const closeStem = closestMatch(stem(name), stems);
+  const suggestion = sameStem ?? (closeStem === undefined ? undefined : agent.agentFilesThere[stems.indexOf(closeStem)]);
+  // The suggestion keeps the folder part of the path as written.
+  const replacement = suggestion === undefined ? undefined : agentPath.slice(0, agentPath.length - name.length) + suggestion;
+  const others = agent.agentFilesThere.filter((file) => file !== name);
+  const hint =
+    replacement !== undefined
+      ? ` Did you mean "${replacement}"?`
+      : others.length
+        ? ` Agent files in that folder: ${listSomeWords(others, others.length, 'and')}.`
+        : '';
+  const fix = named
+    ? ' Write the path of the agent file, relative to this test file, after "agent:".'
+    : ` Add "agent: ${replacement ?? 'PATH'}" naming the agent file, relative to this test file, or rename this file after its agent.`;
+  sink.add(
+    'unknown-agent',
+    named ?? { start: 0, end: 0 },
+    named
+      ? `The agent under test, "${agentPath}", cannot be read: ${agent.unreadable}${hint}${fix}`
+      : `This file tests "${agentPath}" (its own name without .test), which cannot be read: ${agent.unreadable}${hint}${fix}`,
+    named && replacement !== undefined ? { data: { replacement } } : {},
+  );
 }
 
 /** What a case gives the agent: under a case, its own; under defaults:, what every case starts from. */
