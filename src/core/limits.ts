@@ -23,6 +23,12 @@ export const MAX_ANSWER_BYTES = 10 * MiB;
  */
 export const MAX_HISTORY_OUTPUT_BYTES = 16 * MiB;
 
+/**
+ * The longest delay a timer takes (2^31 - 1 ms, about 24.8 days): Node fires a longer one at once,
+ * with a TimeoutOverflowWarning. Time limits given by users are capped to it where a timer is set.
+ */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
 export interface ServerLimits {
   /** Body of a JSON execute request, and the payload part of a multipart one. */
   readonly maxJsonBytes: number;

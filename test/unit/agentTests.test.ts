@@ -332,6 +332,17 @@ cases:
     );
   });
 
+  it('refuses a within_ms beyond an hour, which no timer could keep', () => {
+    const file = dir.write('weather-report.agent.test.yaml', WEATHER_CASE('x') + '      within_ms: 9999999999\n');
+    const failure = loadSuite(file) as SuiteLoadFailure;
+    assert.deepEqual(
+      failure.problems.map((problem) => [problem.code, problem.range.line, problem.message]),
+      [['invalid-value', 10, '"expect.within_ms" in case "sunny" must be at most 3600000.']],
+    );
+    assert.ok(!('suite' in loadSuite(dir.write('weather-report.agent.test.yaml', WEATHER_CASE('x') + '      within_ms: 3600001\n'))));
+    assert.ok('suite' in loadSuite(dir.write('weather-report.agent.test.yaml', WEATHER_CASE('x') + '      within_ms: 3600000\n')));
+  });
+
   it('fails a case that takes longer than within_ms', async () => {
     const file = dir.write(
       'weather-report.agent.test.yaml',

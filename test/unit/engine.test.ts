@@ -656,6 +656,22 @@ outputs:
       assert.equal(result.error.message, 'The execution did not finish within its time limit of 0.2 s (stopped: "call").');
     });
 
+    it('caps a time limit beyond what a timer takes (2^31 - 1 ms) instead of stopping at once', async () => {
+      const warnings: string[] = [];
+      const onWarning = (warning: Error): void => void warnings.push(warning.name);
+      process.on('warning', onWarning);
+      try {
+        const slow = await serve((_request, response) => setTimeout(() => json(response, 200, { ok: true }), 50));
+        // Both the execution's limit and the node's: either timer, uncapped, would fire in about 1 ms.
+        const outputs = finished(await run(oneCall(`${slow.url}/slow`), {}, { timeoutMs: 9_999_999_999, nodeTimeoutMs: 9_999_999_999 }));
+        assert.match(String(outputs.out), /"ok"/);
+        await new Promise((resolve) => setImmediate(resolve));
+        assert.deepEqual(warnings, []);
+      } finally {
+        process.off('warning', onWarning);
+      }
+    });
+
     it('refuses to load a file with errors, saying where they are', () => {
       assert.throws(
         () =>

@@ -9,6 +9,7 @@ import { BudgetShare } from '../http/byteBudget';
 import type { ByteBudget } from '../http/byteBudget';
 import { DEFAULT_MAX_RESPONSE_BYTES } from '../http/httpRequest';
 import { formatSeconds } from '../http/networkError';
+import { MAX_TIMER_MS } from '../limits';
 import type { LoadedAgent, NodePlan } from './agentPlan';
 import { runApiNode } from './apiNode';
 import { evaluateString, ExpressionError } from './evaluate';
@@ -119,7 +120,7 @@ export async function executeAgent(agent: LoadedAgent, inputs: ResolvedInputs, o
   const onCancel = (): void => halt('cancelled');
   options.signal?.addEventListener('abort', onCancel, { once: true });
   if (options.signal?.aborted) halt('cancelled');
-  const timer = options.timeoutMs !== undefined ? setTimeout(() => halt('timeout'), options.timeoutMs) : undefined;
+  const timer = options.timeoutMs !== undefined ? setTimeout(() => halt('timeout'), Math.min(options.timeoutMs, MAX_TIMER_MS)) : undefined;
   // The answers are held in `results` until the execution ends: their bytes are given back then.
   const answers = options.answerBudget ? new BudgetShare(options.answerBudget) : undefined;
   const stoppedFailure = (): { error: ExecutionFailure; cancelled?: boolean } => {

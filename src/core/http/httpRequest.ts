@@ -5,7 +5,7 @@
 import { Readable } from 'node:stream';
 import { request } from 'undici';
 import type { Dispatcher } from 'undici';
-import { MAX_ANSWER_BYTES } from '../limits';
+import { MAX_ANSWER_BYTES, MAX_TIMER_MS } from '../limits';
 import { classifyNetworkError, NetworkError, safeUrl } from './networkError';
 
 export type HttpMethod = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'OPTIONS';
@@ -54,7 +54,8 @@ export const DEFAULT_MAX_RESPONSE_BYTES = MAX_ANSWER_BYTES;
 
 export async function httpRequest(options: HttpRequest): Promise<HttpResponse> {
   const timeout = new AbortController();
-  const timer = setTimeout(() => timeout.abort(), options.timeoutMs);
+  const timeoutMs = Math.min(options.timeoutMs, MAX_TIMER_MS);
+  const timer = setTimeout(() => timeout.abort(), timeoutMs);
   const signal = options.signal ? AbortSignal.any([options.signal, timeout.signal]) : timeout.signal;
   const maxRedirects = options.followRedirects === false ? 0 : (options.maxRedirects ?? 5);
   let { method, url, body } = options;
@@ -65,8 +66,8 @@ export async function httpRequest(options: HttpRequest): Promise<HttpResponse> {
       headers,
       body: body ?? null,
       signal,
-      headersTimeout: options.timeoutMs,
-      bodyTimeout: options.timeoutMs,
+      headersTimeout: timeoutMs,
+      bodyTimeout: timeoutMs,
       ...(options.dispatcher ? { dispatcher: options.dispatcher } : {}),
     });
   try {
