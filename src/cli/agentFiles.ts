@@ -3,6 +3,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { relative, resolve } from 'node:path';
 import { AGENT_FILE, findFilesUnder } from '../core/document/agentFiles';
 import { decodeAgentFile } from '../core/document/parse';
+import type { ParsedFileKind } from '../core/document/parse';
 import type { AgentModel } from '../core/document/model';
 import { errorMessage } from '../core/errors';
 import { validateAgentText } from '../core/validation/validate';
@@ -59,14 +60,15 @@ export async function expandPaths(
   return { files, errors };
 }
 
-export async function readAgentFile(file: string, cwd: string): Promise<ReadResult> {
+/** Reads an agent file (or, with kind 'test', a test file: its problems name test files). */
+export async function readAgentFile(file: string, cwd: string, kind: ParsedFileKind = 'agent'): Promise<ReadResult> {
   let bytes: Buffer;
   try {
     bytes = await readFile(resolve(cwd, file));
   } catch (error) {
     return { file, error: describeFsError(error, file) };
   }
-  const decoded = decodeAgentFile(bytes);
+  const decoded = decodeAgentFile(bytes, kind);
   return 'text' in decoded
     ? { file, text: decoded.text }
     : { file, error: `${file}: ${decoded.error}`, code: decoded.code, reason: decoded.error };

@@ -1,5 +1,8 @@
-// `agent-workflows validate <file…>`: checks agent files like a compiler and exits 1 on errors.
+// `agent-workflows validate <file…>`: checks agent files, and test files named by their path, like a
+// compiler and exits 1 on errors.
+import { resolve } from 'node:path';
 import { undecodedFileProblems } from '../core/document/parse';
+import { TEST_FILE } from '../core/testing/testFileName';
 import { countProblems, validateAgentText } from '../core/validation/validate';
 import type { Problem } from '../core/document/problems';
 import { expandPaths, readAgentFile } from './agentFiles';
@@ -13,14 +16,17 @@ interface FileReport {
   readonly problems?: readonly Problem[];
   /** Why the file could not be read (missing, a directory, no permission). */
   readonly error?: string;
+  /** For a test file whose agent has errors of its own: what they are (the test file cannot run). */
+  readonly agentError?: string;
 }
 
 export async function validateCommand(paths: readonly string[], format: ValidateFormat, io: CliIo): Promise<number> {
   const { files, errors } = await expandPaths(paths, io.cwd);
   const reports: FileReport[] = errors.map(({ file, error }) => ({ file, error }));
   for (const file of files) {
-    const read = await readAgentFile(file, io.cwd);
-    if ('text' in read) reports.push({ file, problems: validateAgentText(read.text).problems });
+    const isTestFile = TEST_FILE.test(file);
+    const read = await readAgentFile(file, io.cwd, isTestFile ? 'test' : 'agent');
+    if ('text' in read) reports.push(isTestFile ? await checkTestFile(file, read.text, io.cwd) : { file, problems: validateAgentText(read.text).problems });
     // Read, but binary or too large: a problem of the file (as the editor shows it), not a failure to read.
     else if (read.code && read.reason) reports.push({ file, problems: undecodedFileProblems({ error: read.reason, code: read.code }) });
     else reports.push(read);
@@ -29,6 +35,8 @@ export async function validateCommand(paths: readonly string[], format: Validate
   const unreadable = reports.filter((report) => report.error !== undefined);
   const problems = reports.flatMap((report) => report.problems ?? []);
   const counts = countProblems(problems);
+  // A test file whose agent has errors cannot run: one error of that file.
+  counts.errors += reports.filter((report) => report.agentError !== undefined).length;
   if (format === 'json') {
     io.stdout(`${JSON.stringify({ files: reports.map(toJson) }, null, 2)}\n`);
   } else {
@@ -36,6 +44,7 @@ export async function validateCommand(paths: readonly string[], format: Validate
       for (const problem of report.problems ?? []) {
         io.stdout(`${report.file}:${problem.range.line}:${problem.range.column}: ${problem.severity} ${problem.code} ${problem.message}\n`);
       }
+      if (report.agentError !== undefined) io.stdout(`${report.file}: error ${report.agentError}\n`);
     }
   }
   for (const report of unreadable) io.stderr(`agent-workflows: ${report.error}\n`);
@@ -47,10 +56,24 @@ export async function validateCommand(paths: readonly string[], format: Validate
   return counts.errors > 0 ? ExitCode.problems : ExitCode.ok;
 }
 
+/**
+ * A test file checked as `agent-workflows test` reads it: its own problems, those of the names it
+ * uses against its agent (an agent that cannot be read among them), and whether that agent has errors.
+ */
+async function checkTestFile(file: string, text: string, cwd: string): Promise<FileReport> {
+  // The agent tests' own bundle (the engine, undici), loaded only when a test file is named.
+  const { loadSuiteFromText } = await import('../core/testing/editorEntry');
+  const loaded = loadSuiteFromText(resolve(cwd, file), text);
+  const ownErrors = loaded.problems.some((problem) => problem.severity === 'error');
+  // Without errors of its own, a test file that cannot run has an agent with errors.
+  return { file, problems: loaded.problems, ...(!('suite' in loaded) && !ownErrors ? { agentError: loaded.message } : {}) };
+}
+
 function toJson(report: FileReport): object {
   if (report.error !== undefined) return { file: report.file, error: report.error, problems: [] };
   return {
     file: report.file,
+    ...(report.agentError !== undefined ? { agentError: report.agentError } : {}),
     problems: (report.problems ?? []).map((problem) => ({
       line: problem.range.line,
       column: problem.range.column,

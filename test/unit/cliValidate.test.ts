@@ -130,6 +130,48 @@ describe('agent-workflows validate', () => {
     assert.match(emptyDir.stderr, /no \*\.agent\.yaml or \*\.agent\.yml files/);
   });
 
+  it('checks a test file named on the command line as a test file, against its agent', async () => {
+    dir.write('hello.agent.yaml', VALID);
+    dir.write('hello.agent.test.yaml', 'cases:\n  one:\n    expect: { outputs: { out: hi } }\n');
+    const valid = await run(['validate', 'hello.agent.test.yaml', 'hello.agent.yaml'], dir.path);
+    assert.deepEqual([valid.code, valid.stdout], [0, '']);
+    assert.match(valid.stderr, /^2 files checked: 0 errors, 0 warnings, 0 infos\.$/m);
+
+    // Its own problems, the names it uses against the agent, and an agent that cannot be read.
+    dir.write('names.agent.test.yaml', 'agent: hello.agent.yaml\ncases:\n  one:\n    inputs: { who: x }\n    expect: { outputs: { ot: hi } }\n');
+    dir.write('typo.agent.test.yaml', 'agent: hello.agent.yml\ncases:\n  one: {}\n');
+    const invalid = await run(['validate', 'names.agent.test.yaml', 'typo.agent.test.yaml'], dir.path);
+    assert.equal(invalid.code, 1);
+    assert.deepEqual(
+      invalid.stdout.split('\n').map((line) => /^([^:]+:\d+:\d+): (\w+) ([\w-]+) /.exec(line)?.slice(1).join(' ') ?? line),
+      [
+        'names.agent.test.yaml:4:15 error unknown-input',
+        'names.agent.test.yaml:5:26 error unknown-output',
+        'typo.agent.test.yaml:1:8 error unknown-agent',
+        '',
+      ],
+    );
+    assert.match(invalid.stdout, /unknown-output The agent has no output "ot"\. Did you mean "out"\?/);
+    assert.match(invalid.stdout, /unknown-agent .*Did you mean "hello\.agent\.yaml"\?/);
+    assert.match(invalid.stderr, /^2 files checked: 3 errors, 0 warnings, 0 infos\.$/m);
+
+    // A test file whose agent has errors: one error of the test file, saying what they are (JSON too).
+    dir.write('bad.agent.yaml', INVALID);
+    dir.write('bad.agent.test.yaml', 'cases:\n  one: { live: true }\n');
+    const broken = await run(['validate', '--format', 'json', 'bad.agent.test.yaml'], dir.path);
+    assert.equal(broken.code, 1);
+    const [entry] = (JSON.parse(broken.stdout) as { files: Array<{ file: string; agentError?: string; problems: unknown[] }> }).files;
+    assert.deepEqual(entry?.problems, []);
+    assert.match(entry?.agentError ?? '', /^The agent under test has problems: .*bad\.agent\.yaml has 1 error[\s\S]*unknown-http-method/);
+    assert.match(broken.stderr, /^1 file checked: 1 error, 0 warnings, 0 infos\.$/m);
+
+    // Too large: in the words of a test file.
+    dir.write('huge.agent.test.yaml', `# ${'x'.repeat(2 * 1024 * 1024)}\n`);
+    const huge = await run(['validate', 'huge.agent.test.yaml'], dir.path);
+    assert.equal(huge.code, 1);
+    assert.match(huge.stdout, /^huge\.agent\.test\.yaml:1:1: error file-too-large The file is 2\.0 MB; test files are checked up to 768 KB\./);
+  });
+
   it('prints help and version with exit 0', async () => {
     const help = await run(['validate', '--help'], dir.path);
     assert.equal(help.code, 0);
@@ -150,5 +192,9 @@ describe('agent-workflows validate', () => {
       { encoding: 'utf8' },
     );
     assert.equal(examples.status, 0, examples.stderr);
+    const testFile = spawnSync(process.execPath, [cli, 'validate', join(repoRoot, 'examples', 'weather-report.agent.test.yaml')], {
+      encoding: 'utf8',
+    });
+    assert.deepEqual([testFile.status, testFile.stdout], [0, ''], testFile.stderr);
   });
 });
