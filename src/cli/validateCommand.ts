@@ -26,7 +26,8 @@ export async function validateCommand(paths: readonly string[], format: Validate
   for (const file of files) {
     const isTestFile = TEST_FILE.test(file);
     const read = await readAgentFile(file, io.cwd, isTestFile ? 'test' : 'agent');
-    if ('text' in read) reports.push(isTestFile ? await checkTestFile(file, read.text, io.cwd) : { file, problems: validateAgentText(read.text).problems });
+    if ('text' in read)
+      reports.push(isTestFile ? await checkTestFile(file, read.text, io.cwd) : { file, problems: validateAgentText(read.text).problems });
     // Read, but binary or too large: a problem of the file (as the editor shows it), not a failure to read.
     else if (read.code && read.reason) reports.push({ file, problems: undecodedFileProblems({ error: read.reason, code: read.code }) });
     else reports.push(read);

@@ -269,10 +269,7 @@ describe('agent tests in VS Code', () => {
     await vscode.workspace.fs.writeFile(uri, Buffer.from('agent: greeter.agent.yml\ncases:\n  one:\n    inputs: { who: Ada }\n'));
     await api.agentTests.refresh(uri);
     const diagnostic = await waitFor(
-      () =>
-        vscode.languages
-          .getDiagnostics(uri)
-          .find((entry) => typeof entry.code === 'object' && entry.code.value === 'unknown-agent'),
+      () => vscode.languages.getDiagnostics(uri).find((entry) => typeof entry.code === 'object' && entry.code.value === 'unknown-agent'),
       'a diagnostic for the agent that cannot be read',
     );
     assert.deepEqual(

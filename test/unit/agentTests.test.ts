@@ -223,7 +223,10 @@ cases:
     assert.deepEqual(problemsOf('weather-report.agent.test.yaml', '- one\n'), [
       'not-a-mapping: The file is a list, but a test file is a mapping of keys: agent, defaults and cases.',
     ]);
-    assert.match(problemsOf('weather-report.agent.test.yaml', `cases: ${'['.repeat(200)}\n`)[0]!, /a test file nests lists and mappings at most/);
+    assert.match(
+      problemsOf('weather-report.agent.test.yaml', `cases: ${'['.repeat(200)}\n`)[0]!,
+      /a test file nests lists and mappings at most/,
+    );
     assert.match(
       problemsOf('big.agent.test.yaml', `# ${'x'.repeat(800 * 1024)}\ncases: {}\n`)[0]!,
       /: The file is 801 KB; test files are checked up to 768 KB\. Split the cases into several test files\.$/,
@@ -237,7 +240,11 @@ cases:
       'invalid-value: "expect.within_ms" in case "one" must be at least 1.',
       'wrong-type: The expectation on node "current" in case "one" must be a mapping, not a number.',
     ]);
-    assert.ok(!schema.concat(problemsOf('weather-report.agent.test.yaml', '')).some((message) => /an agent file|agent files|An agent|workflow/.test(message)));
+    assert.ok(
+      !schema
+        .concat(problemsOf('weather-report.agent.test.yaml', ''))
+        .some((message) => /an agent file|agent files|An agent|workflow/.test(message)),
+    );
   });
 
   it('says when the agent under test is missing or broken', () => {
@@ -246,7 +253,10 @@ cases:
       missing.problems.map((problem) => [problem.code, problem.range.line, problem.range.column]),
       [['unknown-agent', 1, 1]],
     );
-    assert.match(missing.problems[0]!.message, /^This file tests "other\.agent\.yaml" \(its own name without \.test\), which cannot be read: .*other\.agent\.yaml does not exist\./);
+    assert.match(
+      missing.problems[0]!.message,
+      /^This file tests "other\.agent\.yaml" \(its own name without \.test\), which cannot be read: .*other\.agent\.yaml does not exist\./,
+    );
     dir.write('broken.agent.yaml', 'version: 1\nname: b\nnodes:\n  a: { type: template, text: "{{ nodes.b.body }}" }\n');
     const broken = loadSuite(dir.write('broken.agent.test.yaml', 'cases:\n  one: {}\n')) as SuiteLoadFailure;
     assert.match(broken.message, /agent under test has problems: [\s\S]*unknown-node/);
@@ -258,7 +268,10 @@ cases:
   it('reports a misspelt agent at its agent: line, before any other problem, with the agent file it meant', () => {
     // A typo of the extension, and problems of the test file's own: the agent is one of them, at line 1.
     const typo = loadSuite(
-      dir.write('typo.agent.test.yaml', 'agent: weather-report.agent.yml\ncases:\n  one:\n    live: sometimes\n    inputs: { cty: Oslo }\n'),
+      dir.write(
+        'typo.agent.test.yaml',
+        'agent: weather-report.agent.yml\ncases:\n  one:\n    live: sometimes\n    inputs: { cty: Oslo }\n',
+      ),
     ) as SuiteLoadFailure;
     assert.deepEqual(
       typo.problems.map((problem) => [problem.code, problem.range.line, problem.range.column, problem.range.endColumn]),
@@ -280,15 +293,24 @@ cases:
       implied.problems.map((problem) => [problem.code, problem.range.line, problem.range.column]),
       [['unknown-agent', 1, 1]],
     );
-    assert.match(implied.problems[0]!.message, /Did you mean "weather-report\.agent\.yaml"\? Add "agent: weather-report\.agent\.yaml" naming the agent file/);
+    assert.match(
+      implied.problems[0]!.message,
+      /Did you mean "weather-report\.agent\.yaml"\? Add "agent: weather-report\.agent\.yaml" naming the agent file/,
+    );
 
     // Nothing close: the agent files of that folder; in a sub-folder, the folder as written.
     dir.write('sub/greeter.agent.yaml', 'version: 1\nname: g\n');
-    const far = loadSuite(dir.write('far.agent.test.yaml', 'agent: forecast.agent.yaml\ncases:\n  one: { live: true }\n')) as SuiteLoadFailure;
+    const far = loadSuite(
+      dir.write('far.agent.test.yaml', 'agent: forecast.agent.yaml\ncases:\n  one: { live: true }\n'),
+    ) as SuiteLoadFailure;
     assert.match(far.problems[0]!.message, /does not exist\. Agent files in that folder: 'weather-report\.agent\.yaml'\. Write the path/);
-    const sub = loadSuite(dir.write('sub.agent.test.yaml', 'agent: sub/greter.agent.yaml\ncases:\n  one: { live: true }\n')) as SuiteLoadFailure;
+    const sub = loadSuite(
+      dir.write('sub.agent.test.yaml', 'agent: sub/greter.agent.yaml\ncases:\n  one: { live: true }\n'),
+    ) as SuiteLoadFailure;
     assert.match(sub.problems[0]!.message, /Did you mean "sub\/greeter\.agent\.yaml"\?/);
-    const nowhere = loadSuite(dir.write('nowhere.agent.test.yaml', 'agent: gone/x.agent.yaml\ncases:\n  one: { live: true }\n')) as SuiteLoadFailure;
+    const nowhere = loadSuite(
+      dir.write('nowhere.agent.test.yaml', 'agent: gone/x.agent.yaml\ncases:\n  one: { live: true }\n'),
+    ) as SuiteLoadFailure;
     assert.match(nowhere.problems[0]!.message, /x\.agent\.yaml does not exist\. Write the path/);
   });
 

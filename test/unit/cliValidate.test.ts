@@ -138,7 +138,10 @@ describe('agent-workflows validate', () => {
     assert.match(valid.stderr, /^2 files checked: 0 errors, 0 warnings, 0 infos\.$/m);
 
     // Its own problems, the names it uses against the agent, and an agent that cannot be read.
-    dir.write('names.agent.test.yaml', 'agent: hello.agent.yaml\ncases:\n  one:\n    inputs: { who: x }\n    expect: { outputs: { ot: hi } }\n');
+    dir.write(
+      'names.agent.test.yaml',
+      'agent: hello.agent.yaml\ncases:\n  one:\n    inputs: { who: x }\n    expect: { outputs: { ot: hi } }\n',
+    );
     dir.write('typo.agent.test.yaml', 'agent: hello.agent.yml\ncases:\n  one: {}\n');
     const invalid = await run(['validate', 'names.agent.test.yaml', 'typo.agent.test.yaml'], dir.path);
     assert.equal(invalid.code, 1);
@@ -169,7 +172,10 @@ describe('agent-workflows validate', () => {
     dir.write('huge.agent.test.yaml', `# ${'x'.repeat(2 * 1024 * 1024)}\n`);
     const huge = await run(['validate', 'huge.agent.test.yaml'], dir.path);
     assert.equal(huge.code, 1);
-    assert.match(huge.stdout, /^huge\.agent\.test\.yaml:1:1: error file-too-large The file is 2\.0 MB; test files are checked up to 768 KB\./);
+    assert.match(
+      huge.stdout,
+      /^huge\.agent\.test\.yaml:1:1: error file-too-large The file is 2\.0 MB; test files are checked up to 768 KB\./,
+    );
   });
 
   it('prints help and version with exit 0', async () => {

@@ -55,7 +55,8 @@ const FILE_WORDS: Record<
     file: 'test file',
     aFile: 'a test file',
     files: 'test files',
-    needs: 'A test file needs "cases:" with at least one case: write "cases:", then on the next line, indented, type "case" and pick the snippet.',
+    needs:
+      'A test file needs "cases:" with at least one case: write "cases:", then on the next line, indented, type "case" and pick the snippet.',
     keys: 'agent, defaults and cases',
     extension: '.agent.test.yaml',
     split: 'Split the cases into several test files.',
@@ -114,11 +115,7 @@ export function parseAgentFile(text: string, kind: ParsedFileKind = 'agent'): Pa
   const list = Array.isArray(documents) ? documents : [];
   const document = list[0];
   if (!document || (document.contents === null && list.length === 1)) {
-    sink.add(
-      'empty-file',
-      firstLine,
-      `${text.trim() === '' ? 'The file is empty.' : 'The file has only comments.'} ${words.needs}`,
-    );
+    sink.add('empty-file', firstLine, `${text.trim() === '' ? 'The file is empty.' : 'The file has only comments.'} ${words.needs}`);
     return { text, sink, syntaxBroken: true };
   }
 
