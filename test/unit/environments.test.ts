@@ -161,8 +161,13 @@ colour: blue
   });
 
   it('says what an empty file, a list, broken YAML and a file over the limit are, in words about environments', () => {
-    assert.match(problemsOf('')[0]!, /^1:1 error empty-file The environments file is empty/);
-    assert.match(problemsOf('- dev\n')[0]!, /not-a-mapping The environments file must be a mapping/);
+    assert.match(problemsOf('')[0]!, /^1:1 error empty-file The file is empty\. Add "environments:" with one entry per deployment/);
+    assert.match(problemsOf(`environments: ${'['.repeat(300)}\n`).join('\n'), /an environments file nests lists and mappings at most/);
+    assert.match(problemsOf('environments: {}\n---\nx: 1\n').join('\n'), /An environments file holds one YAML document.*what follows\./);
+    assert.match(
+      problemsOf('- dev\n')[0]!,
+      /not-a-mapping The file is a list, but an environments file is a mapping of keys: environments and default\./,
+    );
     assert.match(problemsOf('environments: [\n')[0]!, /error yaml-syntax/);
     assert.deepEqual(problemsOf('environments: {}\n'), ['1:15 error invalid-value The environments must have at least 1 entry; add one.']);
     const huge = `environments:\n  dev: { baseUrl: https://a.example, account: a }\n${'#'.repeat(MAX_ENVIRONMENTS_FILE_BYTES)}\n`;

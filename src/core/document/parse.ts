@@ -27,7 +27,7 @@ export interface ParsedAgentFile {
 }
 
 /** The kinds of file read here: their file-level problems say what such a file holds. */
-export type ParsedFileKind = 'agent' | 'test';
+export type ParsedFileKind = 'agent' | 'test' | 'environments';
 
 /** How the file-level messages name each kind of file, and what they advise. */
 const FILE_WORDS: Record<
@@ -38,7 +38,8 @@ const FILE_WORDS: Record<
     readonly files: string;
     readonly needs: string;
     readonly keys: string;
-    readonly extension: string;
+    /** Where a second document could go instead, when it could go anywhere. */
+    readonly extension?: string;
     readonly split: string;
   }
 > = {
@@ -60,6 +61,15 @@ const FILE_WORDS: Record<
     keys: 'agent, defaults and cases',
     extension: '.agent.test.yaml',
     split: 'Split the cases into several test files.',
+  },
+  environments: {
+    file: 'environments file',
+    aFile: 'an environments file',
+    files: 'environments files',
+    needs:
+      'Add "environments:" with one entry per deployment, e.g. "dev: { baseUrl: http://127.0.0.1:8787, account: local }", or delete the file.',
+    keys: 'environments and default',
+    split: 'It should list a few deployments only.',
   },
 };
 
@@ -126,7 +136,7 @@ export function parseAgentFile(text: string, kind: ParsedFileKind = 'agent'): Pa
     sink.add(
       'multiple-documents',
       { start, end: lineEnd === -1 ? text.length : lineEnd },
-      `${capitalize(words.aFile)} holds one YAML document, but a second one starts here. Remove the "---" separator and what follows, or move it to its own ${words.extension} file.`,
+      `${capitalize(words.aFile)} holds one YAML document, but a second one starts here. Remove the "---" separator and what follows${words.extension ? `, or move it to its own ${words.extension} file` : ''}.`,
     );
   }
   for (const error of [...document.errors, ...list.slice(1).flatMap((d) => d.errors)]) {

@@ -7,7 +7,7 @@ import { isMap, isScalar } from 'yaml';
 import type { YAMLMap } from 'yaml';
 import { parseAgentFile } from '../document/parse';
 import { ProblemSink } from '../document/problemSink';
-import type { Problem, ProblemCode } from '../document/problems';
+import type { Problem } from '../document/problems';
 import { closestMatch, listWords } from '../document/suggest';
 import { entries, getStringScalar, getValue, spanOf } from '../document/yamlAst';
 import type { PathSegment } from '../document/yamlAst';
@@ -51,14 +51,6 @@ export interface EnvironmentsFileResult {
 
 const ENVIRONMENTS_SCHEMA: SchemaRules = { validate: validateEnvironmentsSchema, describePath: describeEnvironmentsPath };
 
-/** Messages of file-level problems that parseAgentFile words for agent files. */
-const FILE_MESSAGES: Partial<Record<ProblemCode, string>> = {
-  'empty-file': `The environments file is empty. Add "environments:" with one entry per deployment, e.g. "dev: { baseUrl: http://127.0.0.1:8787, account: local }", or delete the file.`,
-  'not-a-mapping': 'The environments file must be a mapping with "environments:" (and optionally "default:").',
-  'multiple-documents':
-    'The environments file holds one YAML document, but a second one starts here. Remove the "---" separator and what follows.',
-};
-
 export function parseEnvironmentsFile(text: string): EnvironmentsFileResult {
   if (text.length > MAX_ENVIRONMENTS_FILE_BYTES) {
     const sink = new ProblemSink(text);
@@ -69,9 +61,9 @@ export function parseEnvironmentsFile(text: string): EnvironmentsFileResult {
     );
     return { problems: sink.result() };
   }
-  const parsed = parseAgentFile(text);
+  const parsed = parseAgentFile(text, 'environments');
   const { sink, root } = parsed;
-  if (parsed.syntaxBroken || !root) return { problems: rewordFileProblems(sink.result()) };
+  if (parsed.syntaxBroken || !root) return { problems: sink.result() };
   checkSchema(root, parsed.value, sink, ENVIRONMENTS_SCHEMA);
 
   const environments = new Map<string, EnvironmentDeclaration>();
@@ -98,7 +90,7 @@ export function parseEnvironmentsFile(text: string): EnvironmentsFileResult {
     );
   }
 
-  const problems = rewordFileProblems(sink.result());
+  const problems = sink.result();
   if (problems.some((problem) => problem.severity === 'error')) return { problems };
   return { file: { ...(defaultName !== undefined ? { defaultName } : {}), environments }, problems };
 }
@@ -163,13 +155,6 @@ function readEnvironment(name: string, offset: number, map: YAMLMap, sink: Probl
     protected: isScalar(protectedNode) && protectedNode.value === true,
     offset,
   };
-}
-
-function rewordFileProblems(problems: Problem[]): Problem[] {
-  return problems.map((problem) => {
-    const message = FILE_MESSAGES[problem.code];
-    return message ? { ...problem, message } : problem;
-  });
 }
 
 /** A place in the environments file in words, for the schema's messages. */
