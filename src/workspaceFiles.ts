@@ -1,6 +1,7 @@
 // Files of the workspace as the user sees them: an open editor's text (unsaved changes included),
 // else the file on disk.
 import * as vscode from 'vscode';
+import { MAX_FILE_BYTES } from './core/limits';
 
 /** The open document of a file, if an editor has it. */
 export function openDocument(uri: vscode.Uri): vscode.TextDocument | undefined {
@@ -14,9 +15,18 @@ export async function currentText(uri: vscode.Uri): Promise<string | undefined> 
   return open ? open.getText() : savedText(uri);
 }
 
-/** A file's text on disk (an editor's unsaved changes left out); undefined when it does not exist. */
+/**
+ * A file's text on disk (an editor's unsaved changes left out); undefined when it does not exist.
+ * Only a regular file of at most MAX_FILE_BYTES is read (a cloned repository's test file may be a
+ * symlink to /dev/zero, or a FIFO): anything else throws, saying why.
+ */
 export async function savedText(uri: vscode.Uri): Promise<string | undefined> {
   try {
+    const info = await vscode.workspace.fs.stat(uri);
+    if (!(info.type & vscode.FileType.File))
+      throw new Error(`${uri.fsPath} is not a regular file (a FIFO or a device, say); only regular files are read.`);
+    if (info.size > MAX_FILE_BYTES)
+      throw new Error(`${uri.fsPath} is ${info.size} bytes; files are read up to ${MAX_FILE_BYTES / 1024} KB.`);
     return new TextDecoder('utf-8').decode(await vscode.workspace.fs.readFile(uri));
   } catch (error) {
     if (error instanceof vscode.FileSystemError && error.code === 'FileNotFound') return undefined;

@@ -1,11 +1,10 @@
 // Finding and reading agent files (and agent test files) named on the command line.
-import { readFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { relative, resolve } from 'node:path';
 import { AGENT_FILE, findFilesUnder } from '../core/document/agentFiles';
-import { decodeAgentFile } from '../core/document/parse';
 import type { ParsedFileKind } from '../core/document/parse';
+import { fileErrorReason, readTextFile } from '../core/document/readTextFile';
 import type { AgentModel } from '../core/document/model';
-import { errorMessage } from '../core/errors';
 import { validateAgentText } from '../core/validation/validate';
 import { CliError, ExitCode } from './io';
 import type { CliIo } from './io';
@@ -60,18 +59,13 @@ export async function expandPaths(
   return { files, errors };
 }
 
-/** Reads an agent file (or, with kind 'test', a test file: its problems name test files). */
+/** An agent file's text (or, with kind 'test', a test file's: its problems name test files); only a regular file of at most MAX_FILE_BYTES is read (see readTextFile). */
 export async function readAgentFile(file: string, cwd: string, kind: ParsedFileKind = 'agent'): Promise<ReadResult> {
-  let bytes: Buffer;
-  try {
-    bytes = await readFile(resolve(cwd, file));
-  } catch (error) {
-    return { file, error: describeFsError(error, file) };
-  }
-  const decoded = decodeAgentFile(bytes, kind);
-  return 'text' in decoded
-    ? { file, text: decoded.text }
-    : { file, error: `${file}: ${decoded.error}`, code: decoded.code, reason: decoded.error };
+  const read = await readTextFile(resolve(cwd, file), { kind });
+  if ('text' in read) return { file, text: read.text };
+  return read.code === 'file-too-large' || read.code === 'not-text'
+    ? { file, error: `${file}: ${read.error}`, code: read.code, reason: read.error }
+    : { file, error: `${file}: ${read.error}` };
 }
 
 /** A path as messages show it: relative to cwd when inside it ('.' for cwd itself), else as given. */
@@ -81,18 +75,7 @@ export function displayPath(file: string, cwd: string): string {
 }
 
 export function describeFsError(error: unknown, file: string): string {
-  const code = (error as NodeJS.ErrnoException | undefined)?.code;
-  switch (code) {
-    case 'ENOENT':
-      return `${file}: no such file or directory.`;
-    case 'EACCES':
-    case 'EPERM':
-      return `${file}: permission denied; check the file's permissions.`;
-    case 'EISDIR':
-      return `${file}: is a directory.`;
-    default:
-      return `${file}: cannot be read (${errorMessage(error)}).`;
-  }
+  return `${file}: ${fileErrorReason(error)}`;
 }
 
 /**

@@ -2,15 +2,15 @@
 // (run, status, test --deployed, batch): --env and AGENT_WORKFLOWS_ENV, the environments file
 // (--envs-file, else agent-workflows.yaml found walking up from the agent file or the current
 // folder), its problems as a usage error, and the confirmation a protected environment needs.
-import { readFile, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
+import { readTextFile } from '../core/document/readTextFile';
 import { displayOrigin, ENVIRONMENTS_FILE_NAME, parseEnvironmentsFile } from '../core/environments/environmentsFile';
 import type { EnvironmentsFile } from '../core/environments/environmentsFile';
 import { findEnvironmentsFile, selectEnvironment } from '../core/environments/resolveEnvironment';
 import type { SelectedEnvironment } from '../core/environments/resolveEnvironment';
 import { errorMessage } from '../core/errors';
 import { MAX_ENVIRONMENTS_FILE_BYTES } from '../core/limits';
-import { describeFsError, displayPath } from './agentFiles';
+import { displayPath } from './agentFiles';
 import { CliError, ExitCode } from './io';
 import type { CliIo } from './io';
 
@@ -45,20 +45,16 @@ export async function loadEnvironments(flags: EnvironmentFlags, startDir: string
     flags.envsFile !== undefined ? flags.envsFile : `${ENVIRONMENTS_FILE_NAME} in ${displayPath(startDir, io.cwd)} and its parent folders`;
   if (absolute === undefined) return { where };
   const path = flags.envsFile ?? displayPath(absolute, io.cwd);
-  let text: string;
-  try {
-    // Not read at all when too large: the limit holds for the bytes read, not only for parsing.
-    const size = (await stat(absolute)).size;
-    if (size > MAX_ENVIRONMENTS_FILE_BYTES)
-      throw new CliError(
-        `The environments file ${path} is ${size} bytes; it is read up to ${MAX_ENVIRONMENTS_FILE_BYTES / 1024} KiB. It should list a few deployments only.`,
-        ExitCode.usage,
-      );
-    text = await readFile(absolute, 'utf8');
-  } catch (error) {
-    if (error instanceof CliError) throw error;
-    throw new CliError(`The environments file ${describeFsError(error, path)}`, ExitCode.usage);
-  }
+  // Not read at all when too large (nor when not a regular file): the limit holds for the bytes read, not only for parsing.
+  const read = await readTextFile(absolute, { maxBytes: MAX_ENVIRONMENTS_FILE_BYTES, kind: 'environments' });
+  if ('error' in read)
+    throw new CliError(
+      read.code === 'file-too-large'
+        ? `The environments file ${path} is ${read.size ?? `over ${MAX_ENVIRONMENTS_FILE_BYTES}`} bytes; it is read up to ${MAX_ENVIRONMENTS_FILE_BYTES / 1024} KiB. It should list a few deployments only.`
+        : `The environments file ${path}: ${read.error}`,
+      ExitCode.usage,
+    );
+  const { text } = read;
   const { file, problems } = parseEnvironmentsFile(text);
   for (const problem of problems)
     io.stderr(`${path}:${problem.range.line}:${problem.range.column}: ${problem.severity} ${problem.code} ${problem.message}\n`);

@@ -255,7 +255,7 @@ cases:
     );
     assert.match(
       missing.problems[0]!.message,
-      /^This file tests "other\.agent\.yaml" \(its own name without \.test\), which cannot be read: .*other\.agent\.yaml does not exist\./,
+      /^This file tests "other\.agent\.yaml" \(its own name without \.test\), which cannot be read: .*other\.agent\.yaml: no such file or directory\./,
     );
     dir.write('broken.agent.yaml', 'version: 1\nname: b\nnodes:\n  a: { type: template, text: "{{ nodes.b.body }}" }\n');
     const broken = loadSuite(dir.write('broken.agent.test.yaml', 'cases:\n  one: {}\n')) as SuiteLoadFailure;
@@ -282,7 +282,7 @@ cases:
     );
     assert.equal(
       typo.problems[0]!.message,
-      `The agent under test, "weather-report.agent.yml", cannot be read: ${join(dir.path, 'weather-report.agent.yml')} does not exist. Did you mean "weather-report.agent.yaml"? Write the path of the agent file, relative to this test file, after "agent:".`,
+      `The agent under test, "weather-report.agent.yml", cannot be read: ${join(dir.path, 'weather-report.agent.yml')}: no such file or directory. Did you mean "weather-report.agent.yaml"? Write the path of the agent file, relative to this test file, after "agent:".`,
     );
     assert.deepEqual(typo.problems[0]!.data, { replacement: 'weather-report.agent.yaml' });
     assert.equal(typo.message, '2 problems in the test file');
@@ -303,7 +303,10 @@ cases:
     const far = loadSuite(
       dir.write('far.agent.test.yaml', 'agent: forecast.agent.yaml\ncases:\n  one: { live: true }\n'),
     ) as SuiteLoadFailure;
-    assert.match(far.problems[0]!.message, /does not exist\. Agent files in that folder: 'weather-report\.agent\.yaml'\. Write the path/);
+    assert.match(
+      far.problems[0]!.message,
+      /: no such file or directory\. Agent files in that folder: 'weather-report\.agent\.yaml'\. Write the path/,
+    );
     const sub = loadSuite(
       dir.write('sub.agent.test.yaml', 'agent: sub/greter.agent.yaml\ncases:\n  one: { live: true }\n'),
     ) as SuiteLoadFailure;
@@ -311,7 +314,7 @@ cases:
     const nowhere = loadSuite(
       dir.write('nowhere.agent.test.yaml', 'agent: gone/x.agent.yaml\ncases:\n  one: { live: true }\n'),
     ) as SuiteLoadFailure;
-    assert.match(nowhere.problems[0]!.message, /x\.agent\.yaml does not exist\. Write the path/);
+    assert.match(nowhere.problems[0]!.message, /x\.agent\.yaml: no such file or directory\. Write the path/);
   });
 
   it('sends a live case to the real API, and only the unmocked nodes', async () => {

@@ -257,9 +257,10 @@ function nestingMessage(kind: ParsedFileKind): string {
   return `The YAML is nested too deeply here: ${FILE_WORDS[kind].aFile} nests lists and mappings at most ${MAX_NESTING_DEPTH} levels deep. Close the brackets that are left open, or flatten the structure.`;
 }
 
-function tooLargeMessage(size: number, kind: ParsedFileKind): string {
+/** Why a file of `size` bytes is not read or checked (`limit` bytes at most), in the words of its kind. */
+export function tooLargeMessage(size: number, kind: ParsedFileKind = 'agent', limit: number = MAX_FILE_BYTES): string {
   const shown = size >= 1000 * 1024 ? `${(size / (1024 * 1024)).toFixed(1)} MB` : `${Math.ceil(size / 1024)} KB`;
-  return `The file is ${shown}; ${FILE_WORDS[kind].files} are checked up to ${MAX_FILE_BYTES / 1024} KB. ${FILE_WORDS[kind].split}`;
+  return `The file is ${shown}; ${FILE_WORDS[kind].files} are checked up to ${limit / 1024} KB. ${FILE_WORDS[kind].split}`;
 }
 
 function binaryMessage(kind: ParsedFileKind): string {

@@ -3,10 +3,10 @@
 // "tickets"); its account is the file's deployment.account, or "local".
 import { watch } from 'node:fs';
 import type { FSWatcher } from 'node:fs';
-import { readFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { relative, sep } from 'node:path';
 import { AGENT_FILE, findFilesUnder } from '../document/agentFiles';
-import { decodeAgentFile } from '../document/parse';
+import { readTextFile } from '../document/readTextFile';
 import { AgentFileError, loadAgent } from '../engine/agentPlan';
 import type { LoadedAgent } from '../engine/agentPlan';
 
@@ -200,18 +200,8 @@ function key(account: string, agent: string): string {
 
 async function readAgent(path: string, file: string): Promise<ServedAgent> {
   const agent = file.split('/').pop()!.replace(AGENT_FILE, '');
-  let bytes: Buffer;
-  try {
-    bytes = await readFile(path);
-  } catch (error) {
-    return {
-      account: LOCAL_ACCOUNT,
-      agent,
-      file,
-      error: `${file} cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}).`,
-    };
-  }
-  const decoded = decodeAgentFile(bytes);
+  // Only a regular file of at most MAX_FILE_BYTES is read (a symlink to /dev/zero or a FIFO is refused).
+  const decoded = await readTextFile(path);
   if ('error' in decoded) return { account: LOCAL_ACCOUNT, agent, file, error: `${file}: ${decoded.error}` };
   try {
     const loaded = loadAgent(decoded.text, file);

@@ -1,12 +1,12 @@
 // A test file with its agent, ready to run: the test file read and checked against the agent it
 // names (read from disk beside it, or given by an editor), and the run of its cases, several at a time.
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { basename, dirname, relative, resolve } from 'node:path';
 import { AgentFileError, loadAgent } from '../engine/agentPlan';
 import type { LoadedAgent } from '../engine/agentPlan';
 import { AGENT_FILE } from '../document/agentFiles';
-import { decodeAgentFile } from '../document/parse';
 import type { ParsedFileKind } from '../document/parse';
+import { readTextFileSync } from '../document/readTextFile';
 import type { Problem } from '../document/problems';
 import { runCaseDeployed } from './deployed';
 import type { DeployedRunOptions } from './deployed';
@@ -172,15 +172,11 @@ function agentFilesIn(folder: string): string[] {
   }
 }
 
-/** A file's text from disk, decoded as agent files (and test files) are; what cannot be read, in words. */
+/**
+ * A file's text from disk, decoded as agent files (and test files) are; what cannot be read, in
+ * words naming the file. Bounded before reading: only a regular file of at most MAX_FILE_BYTES is read.
+ */
 export function readText(file: string, kind: ParsedFileKind = 'agent'): { text: string } | { error: string } {
-  let bytes: Buffer;
-  try {
-    bytes = readFileSync(file);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    return { error: code === 'ENOENT' ? `${file} does not exist.` : `${file} cannot be read (${code ?? String(error)}).` };
-  }
-  const decoded = decodeAgentFile(bytes, kind);
-  return 'text' in decoded ? decoded : { error: `${file}: ${decoded.error}` };
+  const read = readTextFileSync(file, { kind });
+  return 'text' in read ? read : { error: `${file}: ${read.error}` };
 }

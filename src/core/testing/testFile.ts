@@ -5,6 +5,7 @@
 import { basename } from 'node:path';
 import { isMap, isScalar } from 'yaml';
 import type { Node as YamlNode, YAMLMap } from 'yaml';
+import { AGENT_FILE } from '../document/agentFiles';
 import type { AgentModel } from '../document/model';
 import { parseAgentFile } from '../document/parse';
 import type { ParsedAgentFile } from '../document/parse';
@@ -12,7 +13,6 @@ import type { ProblemSink } from '../document/problemSink';
 import type { Problem, Span } from '../document/problems';
 import { checkSchema } from '../validation/schemaCheck';
 import type { SchemaRules } from '../validation/schemaCheck';
-import { AGENT_FILE } from '../document/agentFiles';
 import { closestMatch, listSomeWords, listWords } from '../document/suggest';
 import { entries, findPair, getValue, isStringScalar, spanOf } from '../document/yamlAst';
 import type { PathSegment } from '../document/yamlAst';
@@ -78,10 +78,11 @@ export function validateTestText(
     }
   }
   const agentSpan = agentNode ? spanOf(agentNode) : { start: 0, end: 0 };
-  const found = typeof agent === 'function' ? agent(agentPath) : agent;
-  // A path the schema refuses (not an .agent.yaml) has its problem already.
-  if (found && 'unreadable' in found && AGENT_FILE.test(agentPath))
-    reportUnreadableAgent(found, agentPath, isStringScalar(agentNode) ? agentSpan : undefined, sink);
+  // An agent: the schema refused (not a *.agent.yaml path) has its problem already, and is not
+  // read: it may name /dev/zero or a FIFO.
+  const agentRefused = agentNode !== undefined && !(isStringScalar(agentNode) && AGENT_FILE.test(agentNode.value));
+  const found = agentRefused ? undefined : typeof agent === 'function' ? agent(agentPath) : agent;
+  if (found && 'unreadable' in found) reportUnreadableAgent(found, agentPath, isStringScalar(agentNode) ? agentSpan : undefined, sink);
   const model = found && 'unreadable' in found ? undefined : found;
   if (model) {
     // Names under defaults are checked once, where they are written, not again for every case.

@@ -1,0 +1,133 @@
+// Reading a text file a user or a repository names (agent, test and environments files, batch
+// --expect files): bounded before a byte is read. The file is opened without waiting (a FIFO would
+// block the open forever) and its descriptor is checked, so a file swapped after a check cannot
+// slip through: only a regular file is read (not /dev/zero, a FIFO or a socket, even through a
+// symlink), never more than the limit plus one byte (a sparse or growing file stops there).
+import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
+import type { Stats } from 'node:fs';
+import { open } from 'node:fs/promises';
+import { errorMessage } from '../errors';
+import { MAX_FILE_BYTES } from '../limits';
+import { decodeAgentFile, tooLargeMessage } from './parse';
+import type { ParsedFileKind } from './parse';
+
+/** Why a file's text was not read; `error` is the reason without the file's name (callers name it). */
+export interface FileTextFailure {
+  readonly error: string;
+  /** Read but not text (too large, binary, not UTF-8), as validation reports it; else not read at all. */
+  readonly code: 'file-too-large' | 'not-text' | 'not-a-file' | 'unreadable';
+  /** For a file too large: its size (or more than the limit, when it grew while read). */
+  readonly size?: number;
+}
+
+export type FileText = { text: string } | FileTextFailure;
+
+export interface ReadTextOptions {
+  /** The most bytes read; MAX_FILE_BYTES by default. */
+  readonly maxBytes?: number;
+  /** What the file is, for the words of a refusal (an agent file by default). */
+  readonly kind?: ParsedFileKind;
+}
+
+// Without O_NONBLOCK, opening a FIFO waits for a writer; regular files read the same with it.
+// Windows has no such flag (and no FIFOs that open blocks on).
+const OPEN_FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0);
+const CHUNK_BYTES = 64 * 1024;
+
+/** A file's text, read synchronously (test discovery, the test runner): see the file header. */
+export function readTextFileSync(path: string, { maxBytes = MAX_FILE_BYTES, kind = 'agent' }: ReadTextOptions = {}): FileText {
+  let fd: number;
+  try {
+    fd = openSync(path, OPEN_FLAGS);
+  } catch (error) {
+    return { error: fileErrorReason(error), code: 'unreadable' };
+  }
+  try {
+    const refused = refuseUnread(fstatSync(fd), maxBytes, kind);
+    if (refused) return refused;
+    const chunks: Buffer[] = [];
+    let total = 0;
+    // Up to one byte past the limit: enough to know the file is too large, whatever its stat said.
+    while (total <= maxBytes) {
+      const chunk = Buffer.allocUnsafe(Math.min(CHUNK_BYTES, maxBytes + 1 - total));
+      const read = readSync(fd, chunk, 0, chunk.length, null);
+      if (read === 0) break;
+      chunks.push(read === chunk.length ? chunk : chunk.subarray(0, read));
+      total += read;
+    }
+    return decoded(Buffer.concat(chunks, total), maxBytes, kind);
+  } catch (error) {
+    return { error: fileErrorReason(error), code: 'unreadable' };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** A file's text, read without blocking the event loop (the CLI, the local server): see the file header. */
+export async function readTextFile(path: string, { maxBytes = MAX_FILE_BYTES, kind = 'agent' }: ReadTextOptions = {}): Promise<FileText> {
+  let handle;
+  try {
+    handle = await open(path, OPEN_FLAGS);
+  } catch (error) {
+    return { error: fileErrorReason(error), code: 'unreadable' };
+  }
+  try {
+    const refused = refuseUnread(await handle.stat(), maxBytes, kind);
+    if (refused) return refused;
+    const chunks: Buffer[] = [];
+    let total = 0;
+    while (total <= maxBytes) {
+      const chunk = Buffer.allocUnsafe(Math.min(CHUNK_BYTES, maxBytes + 1 - total));
+      const { bytesRead } = await handle.read(chunk, 0, chunk.length, null);
+      if (bytesRead === 0) break;
+      chunks.push(bytesRead === chunk.length ? chunk : chunk.subarray(0, bytesRead));
+      total += bytesRead;
+    }
+    return decoded(Buffer.concat(chunks, total), maxBytes, kind);
+  } catch (error) {
+    return { error: fileErrorReason(error), code: 'unreadable' };
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Why a file system call on a file failed, in words, without the file's name. */
+export function fileErrorReason(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  switch (code) {
+    case 'ENOENT':
+      return 'no such file or directory.';
+    case 'EACCES':
+    case 'EPERM':
+      return "permission denied; check the file's permissions.";
+    case 'EISDIR':
+      return 'is a directory.';
+    default:
+      return `cannot be read (${errorMessage(error)}).`;
+  }
+}
+
+/** What the descriptor's stat already refuses: anything but a regular file, or a file over the limit. */
+function refuseUnread(info: Stats, maxBytes: number, kind: ParsedFileKind): FileTextFailure | undefined {
+  if (info.isDirectory()) return { error: 'is a directory.', code: 'not-a-file' };
+  if (!info.isFile())
+    return {
+      error: `is not a regular file (it is ${kindOf(info)}); only regular files are read. Name the file itself.`,
+      code: 'not-a-file',
+    };
+  if (info.size > maxBytes) return { error: tooLargeMessage(info.size, kind, maxBytes), code: 'file-too-large', size: info.size };
+  return undefined;
+}
+
+function decoded(bytes: Buffer, maxBytes: number, kind: ParsedFileKind): FileText {
+  if (bytes.length > maxBytes) return { error: tooLargeMessage(bytes.length, kind, maxBytes), code: 'file-too-large', size: bytes.length };
+  return decodeAgentFile(bytes, kind);
+}
+
+function kindOf(info: Stats): string {
+  if (info.isFIFO()) return 'a FIFO';
+  if (info.isCharacterDevice()) return 'a character device';
+  if (info.isBlockDevice()) return 'a block device';
+  if (info.isSocket()) return 'a socket';
+  return 'an unknown kind of file';
+}
