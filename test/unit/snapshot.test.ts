@@ -3,7 +3,9 @@
 // byte of the file kept: comments, their spacing, line endings; flow-style cases rewritten whole.
 import assert from 'node:assert/strict';
 import { parseDocument } from 'yaml';
-import { writeSnapshots } from '../../src/core/testing/snapshot';
+import { snapshotOutputs, writeSnapshots } from '../../src/core/testing/snapshot';
+import type { CaseResult } from '../../src/core/testing/runCase';
+import type { TestCase } from '../../src/core/testing/testModel';
 
 const OUTPUTS = { report: 'Lisbon: Sunny, 24 degrees (metric).', temperature: 24 };
 
@@ -85,5 +87,44 @@ describe('snapshots written into a test file', () => {
     const written = writeSnapshots(text, new Map([['a', { report: 'x' }]]));
     assert.deepEqual(outputsOf(written, 'a'), { report: 'x' });
     assert.match(written, /# flow/);
+  });
+
+  // `test --update` on a large file: each case's node found by name once, the text built in one pass
+  // (it was a scan of the cases and a copy of the whole text per snapshot: 25-41 s for 20,000 cases).
+  // A correctness test at the size that was slow; bench/agentTests.ts times it.
+  it('writes 20,000 snapshots, each into its own case, every other line kept', () => {
+    const count = 20_000;
+    const shapes = [
+      (i: number) => `  case ${i}:\n    snapshot: true\n    expect:\n      outputs:\n        report: old\n      within_ms: ${i}\n`,
+      (i: number) => `  case ${i}:\n    snapshot: true\n    expect:\n      within_ms: ${i}\n`,
+      (i: number) => `  case ${i}:   # case ${i}\n    snapshot: true\n`,
+    ];
+    const text = `cases:\n${Array.from({ length: count }, (_, i) => shapes[i % 3]!(i)).join('')}`;
+    const cases = Array.from({ length: count }, (_, i) => ({ name: `case ${i}`, snapshot: true }) as TestCase);
+    // Results end in any order (cases run concurrently).
+    const results = Array.from(
+      { length: count },
+      (_, i) =>
+        ({ name: `case ${count - 1 - i}`, execution: { status: 'finished', outputs: { report: `r${count - 1 - i}` } } }) as unknown as CaseResult,
+    );
+    const snapshots = snapshotOutputs(cases, results);
+    assert.equal(snapshots.size, count);
+    const written = writeSnapshots(text, snapshots);
+    const read = parseDocument(written, { uniqueKeys: false }).toJS() as { cases: Record<string, { expect: { outputs: unknown; within_ms?: number } }> };
+    for (let i = 0; i < count; i++) {
+      const expect = read.cases[`case ${i}`]!.expect;
+      assert.deepEqual(expect.outputs, { report: `r${i}` }, `case ${i}`);
+      if (i % 3 !== 2) assert.equal(expect.within_ms, i, `case ${i}`);
+    }
+    assert.equal(Object.keys(read.cases).length, count);
+    assert.match(written, /\n {2}case 19997: {3}# case 19997\n {4}snapshot: true\n {4}expect:\n {6}outputs:\n {8}report: r19997\n/);
+  });
+
+  it('writes 20,000 snapshots into cases in flow style', () => {
+    const count = 20_000;
+    const text = `cases: {\n${Array.from({ length: count }, (_, i) => `  case ${i}: { snapshot: true },\n`).join('')}}\n`;
+    const snapshots = new Map(Array.from({ length: count }, (_, i) => [`case ${i}`, { report: `r${i}` }] as const));
+    const read = parseDocument(writeSnapshots(text, snapshots), { uniqueKeys: false }).toJS() as { cases: Record<string, { expect: { outputs: unknown } }> };
+    for (let i = 0; i < count; i++) assert.deepEqual(read.cases[`case ${i}`]!.expect.outputs, { report: `r${i}` }, `case ${i}`);
   });
 });

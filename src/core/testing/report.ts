@@ -58,9 +58,10 @@ export function formatText(reports: readonly SuiteReport[]): string {
       continue;
     }
     const index = report.text !== undefined ? new LineIndex(report.text) : undefined;
+    const updated = new Set(report.updated);
     for (const result of report.results) {
       lines.push(
-        `  ${result.passed ? '✓' : '✗'} ${result.name} (${formatMs(result.durationMs)})${report.updated?.includes(result.name) ? ' (snapshot written)' : ''}`,
+        `  ${result.passed ? '✓' : '✗'} ${result.name} (${formatMs(result.durationMs)})${updated.has(result.name) ? ' (snapshot written)' : ''}`,
       );
       for (const note of result.notes ?? []) lines.push(`      note: ${note}`);
       for (const failure of result.failures) {

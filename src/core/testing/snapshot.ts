@@ -3,7 +3,7 @@
 // the new outputs are spliced into the text where they belong, at the indentation of the lines
 // around them. A case written in flow style (`name: { … }`) is rewritten through the yaml library
 // instead, which keeps the comments but may move them.
-import { isMap, parseDocument, stringify } from 'yaml';
+import { isMap, isPair, isScalar, parseDocument, stringify } from 'yaml';
 import type { Document, Node as YamlNode, YAMLMap } from 'yaml';
 import { findPair, getValue } from '../document/yamlAst';
 import type { CaseResult } from './runCase';
@@ -18,8 +18,11 @@ export function snapshotOutputs(
   results: readonly CaseResult[],
 ): Map<string, Readonly<Record<string, unknown>>> {
   const snapshots = new Map<string, Readonly<Record<string, unknown>>>();
+  // By name, once: a file may have thousands of cases.
+  const byName = new Map<string, TestCase>();
+  for (const testCase of cases) if (!byName.has(testCase.name)) byName.set(testCase.name, testCase);
   for (const result of results) {
-    const testCase = cases.find((candidate) => candidate.name === result.name);
+    const testCase = byName.get(result.name);
     if (testCase?.snapshot && !testCase.deployed && result.execution?.status === 'finished')
       snapshots.set(result.name, result.execution.outputs);
   }
@@ -34,23 +37,41 @@ interface Splice {
 
 /** The test file's text with each case's expect.outputs replaced by its snapshot. */
 export function writeSnapshots(text: string, snapshots: ReadonlyMap<string, Readonly<Record<string, unknown>>>): string {
-  const document = parseDocument(text);
+  // uniqueKeys off: yaml's own check compares each key with every other (seconds for 20,000 cases);
+  // the test file was checked before (duplicate keys found in one pass), and the first of a name is used.
+  const document = parseDocument(text, { uniqueKeys: false });
   const cases = isMap(document.contents) ? getValue(document.contents, 'cases') : undefined;
+  const caseNodes = isMap(cases) ? casesByName(cases) : new Map<string, YamlNode | undefined>();
   const newline = text.includes('\r\n') ? '\r\n' : '\n';
   const splices: Splice[] = [];
-  const rewritten = new Map<string, Readonly<Record<string, unknown>>>();
+  let rewritten = false;
   for (const [name, outputs] of snapshots) {
-    const caseMap = isMap(cases) ? getValue(cases, name) : undefined;
+    const caseMap = caseNodes.get(name);
     const splice = isMap(caseMap) && isMap(cases) && !cases.flow ? spliceFor(text, caseMap, outputs, newline) : undefined;
     if (splice) splices.push(splice);
-    else rewritten.set(name, outputs);
+    else rewritten = true;
   }
-  if (rewritten.size > 0) return rewriteWhole(document, snapshots);
-  // From the end, so that each splice's offsets still hold.
-  let result = text;
-  for (const splice of splices.sort((a, b) => b.start - a.start))
-    result = result.slice(0, splice.start) + splice.text + result.slice(splice.end);
-  return result;
+  if (rewritten) return rewriteWhole(document, caseNodes, snapshots);
+  // The text between the splices and the splices, in one pass in file order: linear in the file.
+  const pieces: string[] = [];
+  let at = 0;
+  for (const splice of splices.sort((a, b) => a.start - b.start)) {
+    pieces.push(text.slice(at, splice.start), splice.text);
+    at = splice.end;
+  }
+  pieces.push(text.slice(at));
+  return pieces.join('');
+}
+
+/** Each case's value node by name, the first of a name as getValue finds it: one pass, not one per case. */
+function casesByName(cases: YAMLMap): Map<string, YamlNode | undefined> {
+  const byName = new Map<string, YamlNode | undefined>();
+  for (const pair of cases.items) {
+    if (!isPair(pair) || !isScalar(pair.key)) continue;
+    const name = String(pair.key.value);
+    if (!byName.has(name)) byName.set(name, (pair.value as YamlNode | null) ?? undefined);
+  }
+  return byName;
 }
 
 /** Where a block-style case's outputs go in the text, and what is written there; undefined for flow style. */
@@ -114,8 +135,17 @@ function lineEnd(text: string, offset: number): number {
 }
 
 /** Through the yaml library: for cases in flow style, which cannot be spliced line by line. */
-function rewriteWhole(document: Document, snapshots: ReadonlyMap<string, Readonly<Record<string, unknown>>>): string {
-  for (const [name, outputs] of snapshots) document.setIn(['cases', name, 'expect', 'outputs'], document.createNode(outputs));
+function rewriteWhole(
+  document: Document,
+  caseNodes: ReadonlyMap<string, YamlNode | undefined>,
+  snapshots: ReadonlyMap<string, Readonly<Record<string, unknown>>>,
+): string {
+  for (const [name, outputs] of snapshots) {
+    // Through the case's own node when it is a mapping (no search of the cases for each).
+    const caseMap = caseNodes.get(name);
+    if (isMap(caseMap)) caseMap.setIn(['expect', 'outputs'], document.createNode(outputs));
+    else document.setIn(['cases', name, 'expect', 'outputs'], document.createNode(outputs));
+  }
   // lineWidth 0: long flow mappings stay on their line.
   return document.toString({ lineWidth: 0 });
 }
