@@ -135,6 +135,13 @@ export async function testCommand(paths: readonly string[], flags: TestFlags, io
       `note: ${serviceFlags.join(', ')} went unused: no case ran on the deployment (run with --deployed, or mark cases "deployed: true").\n`,
     );
   if (io.interrupt?.aborted) return ExitCode.interrupted;
+  // A --grep that selects nothing is a mistake (a typo), not a green run.
+  const searched = reports.filter((report) => report.error === undefined);
+  if (flags.grep !== undefined && searched.length > 0 && searched.every((report) => report.results.length === 0))
+    throw new CliError(
+      `No case name contains "${flags.grep}" in ${searched.length} test ${searched.length === 1 ? 'file' : 'files'}; check --grep.`,
+      ExitCode.usage,
+    );
   const sum = totals(reports);
   if (sum.broken > 0 || errors.length > 0) return ExitCode.usage;
   return sum.failed > 0 ? ExitCode.problems : ExitCode.ok;
