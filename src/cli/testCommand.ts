@@ -7,6 +7,7 @@ import { formatJson, formatJunit, formatText, summaryLine, totals } from '../cor
 import type { SuiteReport } from '../core/testing/report';
 import { afterSnapshot, snapshotOutputs, writeSnapshots } from '../core/testing/snapshot';
 import { loadSuite, needsDeployment, runSuite } from '../core/testing/suite';
+import type { RunSuiteOptions } from '../core/testing/suite';
 import { TEST_FILE } from '../core/testing/testFileName';
 import { describeFsError, expandPaths } from './agentFiles';
 import type { FileKind } from './agentFiles';
@@ -28,6 +29,8 @@ export interface TestFlags extends ServiceFlags, EnvironmentFlags {
   readonly reporter: TestReporter;
   readonly output?: string;
 }
+
+type DeployedTarget = NonNullable<RunSuiteOptions['deployment']>;
 
 const TEST_FILES: FileKind = { pattern: TEST_FILE, description: '*.agent.test.yaml' };
 
@@ -59,6 +62,10 @@ export async function testCommand(paths: readonly string[], flags: TestFlags, io
     return environment;
   };
 
+  // The first reason a deployment could not be used decides the exit code (3 without a key, else 2).
+  let deploymentFailure: CliError | undefined;
+  const deploymentMessages = new Set<string>();
+
   const reports: SuiteReport[] = [];
   for (const shown of files) {
     if (io.interrupt?.aborted) break;
@@ -76,23 +83,31 @@ export async function testCommand(paths: readonly string[], flags: TestFlags, io
     const selection = { ...(flags.grep ? { grep: flags.grep } : {}), allDeployed: flags.deployed === true };
     const deployed = needsDeployment(loaded.suite, selection);
     deploymentUsed ||= deployed;
+    let deployment: DeployedTarget | undefined;
+    let deploymentError: string | undefined;
+    if (deployed) {
+      const deploymentTimeoutMs = timeoutMs(flags, 5 * 60);
+      try {
+        const environment = await environmentOf(loaded.agentFile);
+        deployment = {
+          target: deploymentTarget(loaded.agent.model, flags, (apiKey ??= apiKeyFrom(io)), loaded.agentFile, environment),
+          timeoutMs: deploymentTimeoutMs,
+        };
+      } catch (error) {
+        // No target, no key, an environment not confirmed: this file's deployed cases fail with the
+        // reason; its local cases and the other files still run, and the report is still written.
+        if (!(error instanceof CliError)) throw error;
+        deploymentError = `Not run on the deployment: ${error.message}`;
+        deploymentFailure ??= error;
+        if (!deploymentMessages.has(error.message)) io.stderr(`agent-workflows: ${error.message}\n`);
+        deploymentMessages.add(error.message);
+      }
+    }
     let results = await runSuite(loaded, {
       ...selection,
       ...(io.interrupt ? { signal: io.interrupt } : {}),
-      ...(deployed
-        ? {
-            deployment: {
-              target: deploymentTarget(
-                loaded.agent.model,
-                flags,
-                (apiKey ??= apiKeyFrom(io)),
-                loaded.agentFile,
-                await environmentOf(loaded.agentFile),
-              ),
-              timeoutMs: timeoutMs(flags, 5 * 60),
-            },
-          }
-        : {}),
+      ...(deployment ? { deployment } : {}),
+      ...(deploymentError !== undefined ? { deploymentError } : {}),
     });
     let updated: string[] = [];
     if (flags.update) {
@@ -135,6 +150,7 @@ export async function testCommand(paths: readonly string[], flags: TestFlags, io
       `note: ${serviceFlags.join(', ')} went unused: no case ran on the deployment (run with --deployed, or mark cases "deployed: true").\n`,
     );
   if (io.interrupt?.aborted) return ExitCode.interrupted;
+  if (deploymentFailure) return deploymentFailure.exitCode;
   // A --grep that selects nothing is a mistake (a typo), not a green run.
   const searched = reports.filter((report) => report.error === undefined);
   if (flags.grep !== undefined && searched.length > 0 && searched.every((report) => report.results.length === 0))

@@ -110,6 +110,8 @@ export interface RunSuiteOptions extends Omit<RunCaseOptions, 'baseDir'> {
   readonly deployment?: Omit<DeployedRunOptions, 'baseDir' | 'signal'>;
   /** Every case runs against `deployment` (the CLI's --deployed, the editor's deployed profile). */
   readonly allDeployed?: boolean;
+  /** Why there is no `deployment` (no target, no key): the failure of each case that needed it. */
+  readonly deploymentError?: string;
 }
 
 /** The cases a run selects (grep and only), in file order. */
@@ -140,7 +142,12 @@ export async function runSuite(loaded: LoadedSuite, options: RunSuiteOptions = {
         name: testCase.name,
         passed: false,
         durationMs: 0,
-        failures: [{ message: 'This case runs on the deployment (deployed: true), but no deployment was given.', span: testCase.span }],
+        failures: [
+          {
+            message: options.deploymentError ?? 'This case runs on the deployment (deployed: true), but no deployment was given.',
+            span: testCase.span,
+          },
+        ],
         requests: [],
         notes: [],
       });
