@@ -137,6 +137,18 @@ describe('matchers', () => {
     );
   });
 
+  it('names the first ten extra keys of a mapping and counts the rest', () => {
+    const { matcher } = expectation('a: 1');
+    const actual = Object.fromEntries([['a', 1], ...Array.from({ length: 20_000 }, (_, index) => [`k${index}`, index])]);
+    const [mismatch, ...others] = matchValue(matcher, actual);
+    assert.equal(others.length, 0);
+    assert.equal(
+      mismatch!.expected,
+      'no other keys (found "k0", "k1", "k2", "k3", "k4", "k5", "k6", "k7", "k8", "k9" and 19990 more; use $subset to allow them)',
+    );
+    assert.match(matchValue(matcher, { a: 1, b: 2 })[0]!.expected, /^no other keys \(found "b"; use \$subset/);
+  });
+
   it('reports problems of the expectation itself, with a suggestion', () => {
     assert.match(problemsOf('$contain: x')[0]!, /"\$contain" is not an operator; did you mean "\$contains"/);
     assert.match(problemsOf('$match: "("')[0]!, /\$match: .*regular expression/);

@@ -198,7 +198,7 @@ function collect(matcher: Matcher, actual: unknown, path: string, found: Mismatc
         if (extra.length > 0)
           found.push({
             path,
-            expected: `no other keys (found ${extra.map((key) => JSON.stringify(key)).join(', ')}; use $subset to allow them)`,
+            expected: `no other keys (found ${listed(extra)}; use $subset to allow them)`,
             actual,
             expectedValue: plainValueOf(matcher),
             span: matcher.span,
@@ -274,6 +274,18 @@ function checkOperator(check: OperatorCheck, actual: unknown, path: string, foun
       if (check.absent && actual !== undefined) fail('no value (absent)');
       if (!check.absent && actual === undefined) fail('a value (present)');
   }
+}
+
+/** The most keys a message names; the rest are counted. */
+const MAX_KEYS_LISTED = 10;
+
+/** Keys for a message: the first few, quoted, then how many more (an answer may have thousands). */
+function listed(keys: readonly string[]): string {
+  const named = keys
+    .slice(0, MAX_KEYS_LISTED)
+    .map((key) => JSON.stringify(key))
+    .join(', ');
+  return keys.length > MAX_KEYS_LISTED ? `${named} and ${keys.length - MAX_KEYS_LISTED} more` : named;
 }
 
 const COMPARISON_WORDS = { $gt: '>', $gte: '>=', $lt: '<', $lte: '<=' } as const;
