@@ -3,7 +3,8 @@
 // case passed, 1 when one failed, 2 on usage errors or a test file that cannot run.
 import { writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import { formatJson, formatJunit, formatText, summaryLine, totals } from '../core/testing/report';
+import { LineIndex } from '../core/document/lineIndex';
+import { formatJson, formatJunit, formatText, reportedCase, summaryLine, totals } from '../core/testing/report';
 import type { SuiteReport } from '../core/testing/report';
 import { afterSnapshot, snapshotOutputs, writeSnapshots } from '../core/testing/snapshot';
 import { loadSuite, needsDeployment, runSuite } from '../core/testing/suite';
@@ -76,7 +77,6 @@ export async function testCommand(paths: readonly string[], flags: TestFlags, io
         results: [],
         error: loaded.message,
         problems: loaded.problems,
-        ...(loaded.text !== undefined ? { text: loaded.text } : {}),
       });
       continue;
     }
@@ -119,10 +119,14 @@ export async function testCommand(paths: readonly string[], flags: TestFlags, io
           throw new CliError(`The snapshots could not be written: ${describeFsError(error, shown)}`, ExitCode.usage);
         }
         updated = [...snapshots.keys()];
-        results = results.map((result) => (snapshots.has(result.name) ? afterSnapshot(result) : result));
       }
     }
-    reports.push({ file: shown, text: loaded.text, results, ...(updated.length ? { updated } : {}) });
+    // Only what the report shows is kept past this file: not its executions and requests.
+    const lines = new LineIndex(loaded.text);
+    const reported = results.map((result) =>
+      reportedCase(updated.includes(result.name) ? afterSnapshot(result) : result, (span) => lines.range(span).line),
+    );
+    reports.push({ file: shown, results: reported, ...(updated.length ? { updated } : {}) });
   }
 
   const report = flags.reporter === 'json' ? formatJson(reports) : flags.reporter === 'junit' ? formatJunit(reports) : formatText(reports);

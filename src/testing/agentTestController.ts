@@ -11,6 +11,7 @@ import { TEST_LANGUAGE_ID } from '../language/languageIds';
 import type { Problem } from '../core/document/problems';
 import type { AgentTarget } from '../core/service/target';
 import type { CaseFailure, CaseResult } from '../core/testing/runCase';
+import { shownFailure } from '../core/testing/shownValue';
 import type { LoadedSuite, SuiteLoadFailure } from '../core/testing/suite';
 import type { TestSuite } from '../core/testing/testFile';
 import { textPositions, toDiagnostic } from '../language/problemsToDiagnostics';
@@ -322,6 +323,7 @@ export class AgentTestController implements vscode.Disposable {
         return;
       }
       const messages = result.failures.map((failure) => failureMessage(failure, uri, positions));
+      const told = messages.map((message) => `    ${(message.message as string).replace(/\r?\n/g, '\r\n    ')}`);
       // A case whose inputs were refused did not run: errored, not failed.
       if (result.execution === undefined) run.errored(item, messages, result.durationMs);
       else run.failed(item, messages, result.durationMs);
@@ -332,7 +334,7 @@ export class AgentTestController implements vscode.Disposable {
         ...noted,
       });
       run.appendOutput(
-        `  ✗ ${result.name} (${result.durationMs} ms)\r\n${result.failures.map((failure) => `    ${failure.message.replace(/\r?\n/g, '\r\n    ')}`).join('\r\n')}\r\n${notes}`,
+        `  ✗ ${result.name} (${result.durationMs} ms)\r\n${told.join('\r\n')}\r\n${notes}`,
         location,
         item,
       );
@@ -496,24 +498,19 @@ function problemMessage(problem: Problem, uri: vscode.Uri, positions: Positions)
 /**
  * A failed expectation as VS Code shows it: at the expectation's line, with expected and actual
  * values (its Compare view): the expected value itself, or what an operator asks for in words
- * ("a number >= 0") beside what came.
+ * ("a number >= 0") beside what came, each bounded.
  */
 export function failureMessage(failure: CaseFailure, uri: vscode.Uri, positions: Positions): vscode.TestMessage {
-  const expected = failure.expectedValue !== undefined ? shown(failure.expectedValue) : failure.expected;
+  const shown = shownFailure(failure);
   const message =
-    expected !== undefined && Object.hasOwn(failure, 'actual')
-      ? vscode.TestMessage.diff(failure.message, expected, shown(failure.actual))
-      : new vscode.TestMessage(failure.message);
+    shown.expected !== undefined && shown.actual !== undefined
+      ? vscode.TestMessage.diff(shown.message, shown.expected, shown.actual)
+      : new vscode.TestMessage(shown.message);
   message.location = new vscode.Location(
     uri,
     new vscode.Range(positions.positionAt(failure.span.start), positions.positionAt(failure.span.end)),
   );
   return message;
-}
-
-function shown(value: unknown): string {
-  if (value === undefined) return '(absent)';
-  return typeof value === 'string' ? value : (JSON.stringify(value, null, 2) ?? String(value));
 }
 
 function outcomeOf(message: vscode.TestMessage): OutcomeMessage {

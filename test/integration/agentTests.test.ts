@@ -276,12 +276,37 @@ describe('agent tests in VS Code', () => {
       [diagnostic.range.start.line, diagnostic.range.start.character, diagnostic.range.end.character, diagnostic.severity],
       [0, 7, 24, vscode.DiagnosticSeverity.Error],
     );
-    assert.match(diagnostic.message, /"greeter\.agent\.yml", cannot be read: .*does not exist\. Did you mean "greeter\.agent\.yaml"\?/);
+    assert.match(
+      diagnostic.message,
+      /"greeter\.agent\.yml", cannot be read: .*: no such file or directory\. Did you mean "greeter\.agent\.yaml"\?/,
+    );
     const file = api.agentTests.controller.items.get(uri.toString());
     assert.ok(file);
     const outcomes = await api.agentTests.runTests(new vscode.TestRunRequest([file]));
     assert.equal(outcomes.get(uri.toString())?.state, 'errored');
     assert.equal(outcomes.get(uri.toString())?.messages[0]?.line, 0);
+  });
+
+  it('bounds the message, expected and actual values of a failure against a long answer', async () => {
+    const uri = workspaceUri('agent-tests', 'long.agent.test.yaml');
+    created.push(uri);
+    const title = 'T'.repeat(300_000);
+    await vscode.workspace.fs.writeFile(
+      uri,
+      Buffer.from(
+        `agent: greeter.agent.yaml\ncases:\n  long:\n    inputs: { who: Ada }\n    secrets: { PROFILE_TOKEN: t }\n    mocks: { profile: { body: { title: ${title} } } }\n    expect:\n      outputs:\n        greeting: Hello Dr Ada\n`,
+      ),
+    );
+    await api.agentTests.refresh(uri);
+    const file = api.agentTests.controller.items.get(uri.toString());
+    assert.ok(file);
+    const outcomes = await api.agentTests.runTests(new vscode.TestRunRequest([file]));
+    const [message, ...others] = outcomes.get(`${uri.toString()}::long`)?.messages ?? [];
+    assert.equal(others.length, 0);
+    assert.ok(message?.expected !== undefined && message.actual !== undefined, 'a diff for the Compare view');
+    assert.equal(message.expected, 'Hello Dr Ada');
+    assert.match(message.actual, /^Hello T+… \(300010 characters\)$/);
+    for (const text of [message.message, message.actual]) assert.ok(text.length < 2100, `${text.length} characters`);
   });
 
   it('stops a run when it is cancelled: the unfinished cases are skipped', async () => {

@@ -1,18 +1,61 @@
 // How test results are told: as text (a line per case with its time, a diff for each failed
 // expectation, a summary), as JSON, and as JUnit XML for CI systems. Diffs come from jsdiff and the
-// XML from xmlbuilder2; every value shown is bounded.
+// XML from xmlbuilder2; every value shown is bounded (shownValue.ts), and what a report keeps of a
+// case is only what it shows: not the execution, its outputs or the requests its nodes sent.
 import { diffJson, diffLines } from 'diff';
 import { create } from 'xmlbuilder2';
-import { LineIndex } from '../document/lineIndex';
-import type { Problem } from '../document/problems';
+import type { Problem, Span } from '../document/problems';
 import type { CaseFailure, CaseResult } from './runCase';
+import { boundedMessage, boundedText, boundedValue } from './shownValue';
+
+/** A failed expectation as reports keep it: every value bounded, and its line in the test file. */
+export interface ReportedFailure {
+  readonly message: string;
+  /** The expectation's line in the test file (from 1), when the file's text is known. */
+  readonly line?: number;
+  /** What was expected, in words. */
+  readonly expected?: string;
+  /** What came: the value itself when short, else its JSON text cut. */
+  readonly actual?: unknown;
+  /** The expected and actual values as diff lines (- expected, + actual); none without a plain expected value. */
+  readonly diff: readonly string[];
+}
+
+/** A case's result as reports keep it. */
+export interface ReportedCase {
+  readonly name: string;
+  readonly passed: boolean;
+  readonly durationMs: number;
+  readonly notes?: readonly string[];
+  readonly failures: readonly ReportedFailure[];
+}
+
+/**
+ * What the reports keep of a case's result, made as soon as it is known, so that a run of many
+ * files does not hold every execution (outputs of up to MiBs each) until the end. `lineOf` gives
+ * the line of a place in the test file.
+ */
+export function reportedCase(result: CaseResult, lineOf?: (span: Span) => number): ReportedCase {
+  return {
+    name: result.name,
+    passed: result.passed,
+    durationMs: result.durationMs,
+    ...(result.notes?.length ? { notes: result.notes } : {}),
+    failures: result.failures.map((failure) => ({
+      message: boundedMessage(failure.message),
+      ...(lineOf ? { line: lineOf(failure.span) } : {}),
+      ...(failure.expected !== undefined ? { expected: boundedText(failure.expected) } : {}),
+      ...(failure.actual !== undefined ? { actual: boundedValue(failure.actual) } : {}),
+      diff: diffOf(failure),
+    })),
+  };
+}
 
 /** One test file's outcome: its cases' results, or why it could not run. */
 export interface SuiteReport {
   /** The test file as shown to the user (relative to the working folder). */
   readonly file: string;
-  readonly text?: string;
-  readonly results: readonly CaseResult[];
+  readonly results: readonly ReportedCase[];
   /** Why the file did not run, with its problems. */
   readonly error?: string;
   readonly problems?: readonly Problem[];
@@ -42,7 +85,6 @@ export function totals(reports: readonly SuiteReport[]): Totals {
   return { passed, failed, broken: reports.filter((report) => report.error !== undefined).length, durationMs };
 }
 
-const MAX_SHOWN = 2000;
 const MAX_DIFF_EDITS = 500;
 
 export function formatText(reports: readonly SuiteReport[]): string {
@@ -57,7 +99,6 @@ export function formatText(reports: readonly SuiteReport[]): string {
       }
       continue;
     }
-    const index = report.text !== undefined ? new LineIndex(report.text) : undefined;
     const updated = new Set(report.updated);
     for (const result of report.results) {
       lines.push(
@@ -65,9 +106,9 @@ export function formatText(reports: readonly SuiteReport[]): string {
       );
       for (const note of result.notes ?? []) lines.push(`      note: ${note}`);
       for (const failure of result.failures) {
-        const at = index ? `${report.file}:${index.range(failure.span).line}: ` : '';
+        const at = failure.line !== undefined ? `${report.file}:${failure.line}: ` : '';
         lines.push(`      ${at}${failure.message}`);
-        for (const line of diffOf(failure)) lines.push(`        ${line}`);
+        for (const line of failure.diff) lines.push(`        ${line}`);
       }
     }
   }
@@ -88,11 +129,11 @@ export function diffOf(failure: CaseFailure): string[] {
   const actual = failure.actual;
   const changes =
     typeof expected === 'string' && typeof actual === 'string'
-      ? diffLines(bound(expected), bound(actual), { maxEditLength: MAX_DIFF_EDITS })
-      : diffJson(bound(JSON.stringify(expected, null, 2)), bound(JSON.stringify(actual, null, 2) ?? 'undefined'), {
+      ? diffLines(boundedText(expected), boundedText(actual), { maxEditLength: MAX_DIFF_EDITS })
+      : diffJson(boundedText(JSON.stringify(expected, null, 2)), boundedText(JSON.stringify(actual, null, 2) ?? 'undefined'), {
           maxEditLength: MAX_DIFF_EDITS,
         });
-  if (!changes) return [`- ${bound(JSON.stringify(expected))}`, `+ ${bound(JSON.stringify(actual))}`];
+  if (!changes) return [`- ${boundedText(JSON.stringify(expected))}`, `+ ${boundedText(JSON.stringify(actual))}`];
   const lines = ['- expected', '+ actual'];
   for (const change of changes) {
     const sign = change.added ? '+' : change.removed ? '-' : ' ';
@@ -106,7 +147,6 @@ export function formatJson(reports: readonly SuiteReport[]): string {
     {
       ...totals(reports),
       files: reports.map((report) => {
-        const index = report.text !== undefined ? new LineIndex(report.text) : undefined;
         return {
           file: report.file,
           ...(report.error !== undefined
@@ -129,7 +169,7 @@ export function formatJson(reports: readonly SuiteReport[]): string {
             ...(result.notes?.length ? { notes: result.notes } : {}),
             failures: result.failures.map((failure) => ({
               message: failure.message,
-              ...(index ? { line: index.range(failure.span).line } : {}),
+              ...(failure.line !== undefined ? { line: failure.line } : {}),
               ...(failure.expected !== undefined ? { expected: failure.expected } : {}),
               ...(failure.actual !== undefined ? { actual: failure.actual } : {}),
             })),
@@ -153,7 +193,6 @@ export function formatJunit(reports: readonly SuiteReport[]): string {
     time: seconds(sum.durationMs),
   });
   for (const report of reports) {
-    const index = report.text !== undefined ? new LineIndex(report.text) : undefined;
     const failed = report.results.filter((result) => !result.passed).length;
     const suite = root.ele('testsuite', {
       name: report.file,
@@ -174,7 +213,7 @@ export function formatJunit(reports: readonly SuiteReport[]): string {
       continue;
     }
     for (const result of report.results) {
-      const firstLine = index && result.failures[0] ? index.range(result.failures[0].span).line : undefined;
+      const firstLine = result.failures[0]?.line;
       const testcase = suite.ele('testcase', {
         name: result.name,
         classname: report.file,
@@ -191,18 +230,14 @@ export function formatJunit(reports: readonly SuiteReport[]): string {
         continue;
       }
       const details = result.failures.flatMap((failure) => [
-        (index ? `line ${index.range(failure.span).line}: ` : '') + failure.message,
-        ...diffOf(failure).map((line) => `  ${line}`),
+        (failure.line !== undefined ? `line ${failure.line}: ` : '') + failure.message,
+        ...failure.diff.map((line) => `  ${line}`),
       ]);
       testcase.ele('failure', { message: result.failures[0]?.message ?? 'failed', type: 'AssertionError' }).txt(details.join('\n'));
       notes();
     }
   }
   return `${root.end({ prettyPrint: true })}\n`;
-}
-
-function bound(text: string): string {
-  return text.length > MAX_SHOWN ? `${text.slice(0, MAX_SHOWN)}… (${text.length} characters)` : text;
 }
 
 function formatMs(ms: number): string {

@@ -1,0 +1,128 @@
+// The size of what agent test results show: `agent-workflows test` (in-process) against a real
+// local API answering 9 MB, and a test file expecting a 700 KB value; every report (text, JSON,
+// JUnit) and the Test Explorer's message stays a few KB, and a run of many files does not hold
+// every file's executions until its end.
+import assert from 'node:assert/strict';
+import { copyFileSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { MAX_SHOWN, shownFailure } from '../../src/core/testing/shownValue';
+import { loadSuite, runSuite } from '../../src/core/testing/suite';
+import { runCliCaptured } from '../support/cli';
+import { startServer } from '../support/httpServer';
+import type { TestServer } from '../support/httpServer';
+import { repoRoot } from '../support/paths';
+import { makeTempDir } from '../support/tempDir';
+import type { TempDir } from '../support/tempDir';
+
+const run = (args: string[], cwd: string) => runCliCaptured(args, { cwd, env: {} });
+
+const ANSWER_LENGTH = 9_000_000;
+/** The most a report of a few failures may take: far below the size of one answer. */
+const REPORT_LIMIT = 64 * 1024;
+
+const BIG_AGENT = (url: string): string => `version: 1
+name: big answer
+nodes:
+  current:
+    type: api
+    method: GET
+    url: ${url}/answer
+outputs:
+  summary: { from: "{{ nodes.current.body.summary }}" }
+  whole: { from: "{{ nodes.current.body }}" }
+`;
+const BIG_CASE = (name: string): string =>
+  `  ${name}:\n    live: true\n    expect:\n      outputs:\n        summary: short\n        whole: { summary: short }\n`;
+
+describe('agent test reports are bounded', () => {
+  let dir: TempDir;
+  let api: TestServer;
+  /** Called as each request comes, before it is answered. */
+  let onRequest = (): void => undefined;
+
+  before(async () => {
+    const answer = Buffer.from(JSON.stringify({ summary: `${'x'.repeat(ANSWER_LENGTH - 3)}END` }));
+    api = await startServer((_request, response) => {
+      onRequest();
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end(answer);
+    });
+  });
+  after(() => api.close());
+  beforeEach(() => {
+    dir = makeTempDir();
+    dir.write('big.agent.yaml', BIG_AGENT(api.url));
+    onRequest = () => undefined;
+  });
+  afterEach(() => dir.remove());
+
+  it('writes text, JSON and JUnit reports of a few KB for failures against a 9 MB answer', async () => {
+    dir.write('big.agent.test.yaml', `cases:\n${BIG_CASE('one')}${BIG_CASE('two')}${BIG_CASE('three')}`);
+    for (const reporter of ['text', 'json', 'junit']) {
+      const result = await run(['test', '--reporter', reporter, '--output', `report.${reporter}`], dir.path);
+      assert.equal(result.code, 1, result.stderr);
+      const report = readFileSync(join(dir.path, `report.${reporter}`), 'utf8');
+      assert.ok(report.length < REPORT_LIMIT, `the ${reporter} report takes ${report.length} characters`);
+      assert.match(report, new RegExp(`\\(${ANSWER_LENGTH} characters\\)`), `the ${reporter} report says how long the answer was`);
+      if (reporter === 'json') {
+        const json = JSON.parse(report) as { failed: number; files: Array<{ cases: Array<{ failures: Array<{ actual: unknown }> }> }> };
+        assert.equal(json.failed, 3);
+        const actual = json.files[0]!.cases[0]!.failures[0]!.actual;
+        assert.ok(typeof actual === 'string' && actual.startsWith('xxx') && actual.length <= MAX_SHOWN + 40, String(actual).slice(-60));
+      }
+    }
+  });
+
+  it('cuts a 700 KB expected value in the text message, keeping what came', async () => {
+    copyFileSync(join(repoRoot, 'examples', 'weather-report.agent.yaml'), join(dir.path, 'weather-report.agent.yaml'));
+    const expected = 'y'.repeat(700_000);
+    dir.write(
+      'weather-report.agent.test.yaml',
+      `cases:\n  long:\n    inputs: { city: Lisbon }\n    secrets: { WEATHER_API_KEY: k }\n    mocks: { current: { body: { summary: Sunny, temperature: 24 } } }\n    expect:\n      outputs:\n        report: ${expected}\n`,
+    );
+    const result = await run(['test'], dir.path);
+    assert.equal(result.code, 1);
+    const long = result.stdout.split('\n').filter((line) => line.length > MAX_SHOWN + 100);
+    assert.deepEqual(
+      long.map((line) => line.length),
+      [],
+      'no line of the report is much longer than a shown value',
+    );
+    assert.match(result.stdout, /:8: outputs\.report: expected "y+… \(\d+ characters cut\) …y+", got "Lisbon: Sunny, 24 degrees \(metric\)\."\n/);
+  });
+
+  it("bounds the Test Explorer's message, expected and actual values", async () => {
+    dir.write('big.agent.test.yaml', `cases:\n${BIG_CASE('one')}`);
+    const loaded = loadSuite(join(dir.path, 'big.agent.test.yaml'));
+    if (!('suite' in loaded)) assert.fail(loaded.message);
+    const [result] = await runSuite(loaded);
+    assert.equal(result!.failures.length, 2);
+    for (const failure of result!.failures) {
+      const shown = shownFailure(failure);
+      assert.ok(shown.expected !== undefined && shown.actual !== undefined, 'a diff for the Compare view');
+      for (const text of [shown.message, shown.expected, shown.actual])
+        assert.ok(text.length <= MAX_SHOWN + 40, `${text.length} characters: ${text.slice(-80)}`);
+      assert.match(shown.actual, /^[{"x].*… \(9\d{6} characters\)$/s);
+    }
+  });
+
+  it("keeps only what the report shows of each file's cases, not their 9 MB executions", async () => {
+    const files = 6;
+    for (let index = 0; index < files; index++) dir.write(`big${index}.agent.test.yaml`, `agent: big.agent.yaml\ncases:\n${BIG_CASE('one')}`);
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    // The heap as each file's request comes: what earlier files left is all that is still held.
+    const heap: number[] = [];
+    onRequest = () => {
+      gc();
+      heap.push(process.memoryUsage().heapUsed);
+    };
+    const result = await run(['test', '--reporter', 'json'], dir.path);
+    assert.equal(result.code, 1);
+    assert.equal(heap.length, files);
+    const grown = heap[files - 1]! - heap[0]!;
+    assert.ok(grown < 2 * ANSWER_LENGTH, `the heap grew by ${Math.round(grown / 1e6)} MB over ${files - 1} files of 9 MB answers`);
+  });
+});
