@@ -12,5 +12,10 @@ const CONTROL_CHARACTERS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
  * characters can be).
  */
 export function printable(text: string): string {
-  return text.replace(CONTROL_CHARACTERS, (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return text.replace(CONTROL_CHARACTERS, escapedCharacter);
+}
+
+/** One UTF-16 code unit as its JSON escape, \uXXXX: also for what XML cannot hold (see report.ts). */
+export function escapedCharacter(character: string): string {
+  return `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`;
 }

@@ -1,12 +1,14 @@
 // The size of what agent test results show: `agent-workflows test` (in-process) against a real
 // local API answering 9 MB, and a test file expecting a 700 KB value; every report (text, JSON,
 // JUnit) and the Test Explorer's message stays a few KB, and a run of many files does not hold
-// every file's executions until its end.
+// every file's executions until its end. And JUnit XML that stays well-formed whatever characters
+// case names and values hold.
 import assert from 'node:assert/strict';
 import { copyFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
+import { create } from 'xmlbuilder2';
 import { MAX_SHOWN, shownFailure } from '../../src/core/testing/shownValue';
 import { loadSuite, runSuite } from '../../src/core/testing/suite';
 import { runCliCaptured } from '../support/cli';
@@ -124,5 +126,36 @@ describe('agent test reports are bounded', () => {
     assert.equal(heap.length, files);
     const grown = heap[files - 1]! - heap[0]!;
     assert.ok(grown < 2 * ANSWER_LENGTH, `the heap grew by ${Math.round(grown / 1e6)} MB over ${files - 1} files of 9 MB answers`);
+  });
+});
+
+/** Characters outside XML 1.0's Char production: what a strict parser (expat) refuses. */
+const NOT_XML_CHAR = /[^\t\n\r\u0020-\ud7ff\ue000-\ufffd\u{10000}-\u{10ffff}]/u;
+
+describe('JUnit XML of agent tests', () => {
+  let dir: TempDir;
+  beforeEach(() => {
+    dir = makeTempDir();
+    copyFileSync(join(repoRoot, 'examples', 'weather-report.agent.yaml'), join(dir.path, 'weather-report.agent.yaml'));
+  });
+  afterEach(() => dir.remove());
+
+  it('stays well-formed when case names and values hold characters XML cannot', async () => {
+    // YAML escapes: controls, U+FFFE and a lone surrogate, in a case name and in the API's answer.
+    dir.write(
+      'weather-report.agent.test.yaml',
+      `cases:\n  "ctrl \\x01 \\x02 \\uFFFE \\uD800 name":\n    inputs: { city: Lisbon }\n    secrets: { WEATHER_API_KEY: k }\n    mocks: { current: { body: { summary: "a\\x01b\\x02c\\uFFFEd\\uDC00e", temperature: 24 } } }\n    expect:\n      outputs:\n        report: Lisbon\n`,
+    );
+    const result = await run(['test', '--reporter', 'junit', '--output', 'report.xml'], dir.path);
+    assert.equal(result.code, 1, result.stderr);
+    const text = readFileSync(join(dir.path, 'report.xml'), 'utf8');
+    const bad = NOT_XML_CHAR.exec(text);
+    assert.equal(bad, null, `U+${bad?.[0].codePointAt(0)?.toString(16)} at ${bad?.index}: ${text.slice((bad?.index ?? 0) - 40, (bad?.index ?? 0) + 10)}`);
+    const xml = create(text).end({ format: 'object' }) as {
+      testsuites: { testsuite: { testcase: { '@name': string; failure: { '#': string } } } };
+    };
+    const testcase = xml.testsuites.testsuite.testcase;
+    assert.equal(testcase['@name'], 'ctrl \\u0001 \\u0002 \\ufffe \\ud800 name');
+    assert.match(testcase.failure['#'], /\+ Lisbon: a\\u0001b\\u0002c\\ufffed\\udc00e, 24 degrees/);
   });
 });

@@ -5,6 +5,7 @@
 import { diffJson, diffLines } from 'diff';
 import { create } from 'xmlbuilder2';
 import type { Problem, Span } from '../document/problems';
+import { escapedCharacter } from '../printable';
 import type { CaseFailure, CaseResult } from './runCase';
 import { boundedMessage, boundedText, boundedValue } from './shownValue';
 
@@ -185,7 +186,9 @@ export function formatJson(reports: readonly SuiteReport[]): string {
 /** JUnit XML: a testsuite per test file, a testcase per case; a file that could not run is an error. */
 export function formatJunit(reports: readonly SuiteReport[]): string {
   const sum = totals(reports);
-  const root = create({ version: '1.0', encoding: 'UTF-8' }).ele('testsuites', {
+  // Case names and values may hold characters XML 1.0 cannot (controls, U+FFFE, lone surrogates):
+  // written as \uXXXX, as the command line prints them, so that the file stays well-formed.
+  const root = create({ version: '1.0', encoding: 'UTF-8', invalidCharReplacement: escapedCharacter }).ele('testsuites', {
     name: 'agent-workflows test',
     tests: String(sum.passed + sum.failed + sum.broken),
     failures: String(sum.failed),
