@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { parseDocument } from 'yaml';
 import { appendCaseFromExecution, NewCaseError } from '../../src/core/testing/newCase';
 import type { CaseFromExecution } from '../../src/core/testing/newCase';
 import { loadSuiteFromText, runSuite } from '../../src/core/testing/suite';
@@ -43,6 +44,26 @@ describe('agent tests from the editor', () => {
       results.map((result) => [result.name, result.passed, result.failures.map((failure) => failure.message)]),
       [['from execution', true, []]],
     );
+  });
+
+  it('writes outputs holding $ keys so that they mean equality: the case runs and passes', async () => {
+    const temperature = { $ref: '#/x', plain: 1, list: [{ $gt: 1 }, { n: { $not: 2 } }] };
+    const written = appendCaseFromExecution(undefined, {
+      name: 'refs',
+      agentFileName: 'weather-report.agent.yaml',
+      inputs: { city: 'Oslo' },
+      files: {},
+      outputs: { report: `Oslo: Snow, ${JSON.stringify(temperature)} degrees (metric).`, temperature },
+      apiNodes: [{ node: 'current', status: 200 }],
+      secretNames: ['WEATHER_API_KEY'],
+    });
+    // The mock's body filled in, as the user does after writing the case.
+    const document = parseDocument(written.text);
+    document.setIn(['cases', 'refs', 'mocks', 'current', 'body'], document.createNode({ summary: 'Snow', temperature }));
+    const suite = loaded(loadSuiteFromText('/virtual/weather-report.agent.test.yaml', document.toString(), () => ({ text: WEATHER })));
+    const [result] = await runSuite(suite);
+    assert.deepEqual(result!.failures.map((failure) => failure.message), []);
+    assert.equal(result!.passed, true);
   });
 
   it('appends to an existing file, keeping its comments, with a name of its own', () => {

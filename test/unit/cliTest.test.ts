@@ -89,6 +89,20 @@ describe('agent-workflows test', () => {
     assert.equal(after.code, 0, after.stdout);
   });
 
+  it('--update writes outputs holding $ keys so that they mean equality, and the next run passes', async () => {
+    const file = dir.write(
+      'weather-report.agent.test.yaml',
+      `cases:\n  snap:\n    snapshot: true\n    inputs: { city: Oslo }\n    secrets: { WEATHER_API_KEY: k }\n    mocks: { current: { body: { summary: Snow, temperature: { "$ref": "#/x", plain: 1, list: [{ $gt: 1 }, { n: { $not: 2 } }] } } } }\n`,
+    );
+    const update = await run(['test', '--update'], dir.path);
+    assert.equal(update.code, 0, update.stdout);
+    const text = readFileSync(file, 'utf8');
+    assert.match(text, /temperature:\n\s+\$eq:\n\s+\$ref: "#\/x"\n/, text);
+    const after = await run(['test'], dir.path);
+    assert.equal(after.code, 0, after.stdout);
+    assert.match(after.stdout, /✓ snap/);
+  });
+
   it('writes JUnit XML that counts cases and failures, with the failure text', async () => {
     dir.write('weather-report.agent.test.yaml', `cases:\n${PASSING}${FAILING}`);
     const result = await run(['test', '--reporter', 'junit', '--output', 'report.xml'], dir.path);

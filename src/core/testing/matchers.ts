@@ -334,6 +334,23 @@ export function plainValueOf(matcher: Matcher): unknown {
   }
 }
 
+/**
+ * A value as an expectation that it equals (what --update and "New Test Case from This Execution"
+ * write): as it is, but for every mapping with a key starting with `$`, which is put under $eq, so
+ * that its keys are read literally rather than as operators.
+ */
+export function literalExpectation(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(literalExpectation);
+  if (!isPlainObject(value)) return value;
+  if (Object.keys(value).some((key) => key.startsWith('$'))) return { $eq: value };
+  return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, literalExpectation(item)]));
+}
+
+/** Outputs, by name, each as an expectation that it equals (see literalExpectation). */
+export function literalOutputs(outputs: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(outputs).map(([name, value]) => [name, literalExpectation(value)]));
+}
+
 export function typeOf(value: unknown): ValueType | 'absent' {
   if (value === undefined) return 'absent';
   if (value === null) return 'null';

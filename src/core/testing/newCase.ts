@@ -6,6 +6,7 @@
 import { isMap, parseDocument } from 'yaml';
 import type { Document, Scalar, YAMLMap } from 'yaml';
 import { entries } from '../document/yamlAst';
+import { literalOutputs } from './matchers';
 
 export interface CaseFromExecution {
   /** The case's name; " (2)", " (3)"… is added when the file has one of that name. */
@@ -69,7 +70,8 @@ export function appendCaseFromExecution(existing: string | undefined, testCase: 
     body.secrets = Object.fromEntries(secretNames.map((secret) => [secret, `test-${secret.toLowerCase().replace(/_/g, '-')}`]));
   if (testCase.apiNodes.length)
     body.mocks = Object.fromEntries(testCase.apiNodes.map(({ node, status }) => [node, { status: status ?? 200, body: {} }]));
-  body.expect = { outputs: testCase.outputs };
+  // As expectations that they equal: a mapping with `$` keys goes under $eq.
+  body.expect = { outputs: literalOutputs(testCase.outputs) };
   const caseNode = doc.createNode(body) as YAMLMap;
   const mocks = caseNode.get('mocks', true);
   if (isMap(mocks)) {

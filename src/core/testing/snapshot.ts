@@ -6,6 +6,7 @@
 import { isMap, isPair, isScalar, parseDocument, stringify } from 'yaml';
 import type { Document, Node as YamlNode, YAMLMap } from 'yaml';
 import { findPair, getValue } from '../document/yamlAst';
+import { literalOutputs } from './matchers';
 import type { CaseResult } from './runCase';
 import type { TestCase } from './testModel';
 
@@ -35,8 +36,12 @@ interface Splice {
   readonly text: string;
 }
 
-/** The test file's text with each case's expect.outputs replaced by its snapshot. */
-export function writeSnapshots(text: string, snapshots: ReadonlyMap<string, Readonly<Record<string, unknown>>>): string {
+/**
+ * The test file's text with each case's expect.outputs replaced by its snapshot, each output written
+ * as an expectation that it equals (a mapping with `$` keys under $eq).
+ */
+export function writeSnapshots(text: string, actualOutputs: ReadonlyMap<string, Readonly<Record<string, unknown>>>): string {
+  const snapshots = new Map([...actualOutputs].map(([name, outputs]) => [name, literalOutputs(outputs)]));
   // uniqueKeys off: yaml's own check compares each key with every other (seconds for 20,000 cases);
   // the test file was checked before (duplicate keys found in one pass), and the first of a name is used.
   const document = parseDocument(text, { uniqueKeys: false });
