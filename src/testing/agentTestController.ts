@@ -333,11 +333,7 @@ export class AgentTestController implements vscode.Disposable {
         messages: messages.map((message) => outcomeOf(message)),
         ...noted,
       });
-      run.appendOutput(
-        `  ✗ ${result.name} (${result.durationMs} ms)\r\n${told.join('\r\n')}\r\n${notes}`,
-        location,
-        item,
-      );
+      run.appendOutput(`  ✗ ${result.name} (${result.durationMs} ms)\r\n${told.join('\r\n')}\r\n${notes}`, location, item);
     };
     if (items.size > 0)
       await core.runSuite(loaded, {

@@ -92,7 +92,10 @@ describe('agent test reports are bounded', () => {
       [],
       'no line of the report is much longer than a shown value',
     );
-    assert.match(result.stdout, /:8: outputs\.report: expected "y+… \(\d+ characters cut\) …y+", got "Lisbon: Sunny, 24 degrees \(metric\)\."\n/);
+    assert.match(
+      result.stdout,
+      /:8: outputs\.report: expected "y+… \(\d+ characters cut\) …y+", got "Lisbon: Sunny, 24 degrees \(metric\)\."\n/,
+    );
   });
 
   it("bounds the Test Explorer's message, expected and actual values", async () => {
@@ -112,7 +115,8 @@ describe('agent test reports are bounded', () => {
 
   it("keeps only what the report shows of each file's cases, not their 9 MB executions", async () => {
     const files = 6;
-    for (let index = 0; index < files; index++) dir.write(`big${index}.agent.test.yaml`, `agent: big.agent.yaml\ncases:\n${BIG_CASE('one')}`);
+    for (let index = 0; index < files; index++)
+      dir.write(`big${index}.agent.test.yaml`, `agent: big.agent.yaml\ncases:\n${BIG_CASE('one')}`);
     setFlagsFromString('--expose-gc');
     const gc = runInNewContext('gc') as () => void;
     // The heap as each file's request comes: what earlier files left is all that is still held.
@@ -150,7 +154,11 @@ describe('JUnit XML of agent tests', () => {
     assert.equal(result.code, 1, result.stderr);
     const text = readFileSync(join(dir.path, 'report.xml'), 'utf8');
     const bad = NOT_XML_CHAR.exec(text);
-    assert.equal(bad, null, `U+${bad?.[0].codePointAt(0)?.toString(16)} at ${bad?.index}: ${text.slice((bad?.index ?? 0) - 40, (bad?.index ?? 0) + 10)}`);
+    assert.equal(
+      bad,
+      null,
+      `U+${bad?.[0].codePointAt(0)?.toString(16)} at ${bad?.index}: ${text.slice((bad?.index ?? 0) - 40, (bad?.index ?? 0) + 10)}`,
+    );
     const xml = create(text).end({ format: 'object' }) as {
       testsuites: { testsuite: { testcase: { '@name': string; failure: { '#': string } } } };
     };

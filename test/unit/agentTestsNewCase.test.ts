@@ -62,7 +62,10 @@ describe('agent tests from the editor', () => {
     document.setIn(['cases', 'refs', 'mocks', 'current', 'body'], document.createNode({ summary: 'Snow', temperature }));
     const suite = loaded(loadSuiteFromText('/virtual/weather-report.agent.test.yaml', document.toString(), () => ({ text: WEATHER })));
     const [result] = await runSuite(suite);
-    assert.deepEqual(result!.failures.map((failure) => failure.message), []);
+    assert.deepEqual(
+      result!.failures.map((failure) => failure.message),
+      [],
+    );
     assert.equal(result!.passed, true);
   });
 
