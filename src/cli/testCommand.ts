@@ -4,9 +4,10 @@
 import { writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { LineIndex } from '../core/document/lineIndex';
+import type { Span } from '../core/document/problems';
 import { formatJson, formatJunit, formatText, reportedCase, summaryLine, totals } from '../core/testing/report';
 import type { SuiteReport } from '../core/testing/report';
-import { afterSnapshot, snapshotOutputs, writeSnapshots } from '../core/testing/snapshot';
+import { afterSnapshot, snapshotOutputs, spansAfterWriting, writeSnapshots } from '../core/testing/snapshot';
 import { loadSuite, needsDeployment, runSuite } from '../core/testing/suite';
 import type { RunSuiteOptions } from '../core/testing/suite';
 import { TEST_FILE } from '../core/testing/testFileName';
@@ -109,24 +110,27 @@ export async function testCommand(paths: readonly string[], flags: TestFlags, io
       ...(deployment ? { deployment } : {}),
       ...(deploymentError !== undefined ? { deploymentError } : {}),
     });
-    let updated: string[] = [];
-    if (flags.update) {
-      const snapshots = snapshotOutputs(loaded.suite.cases, results);
-      if (snapshots.size > 0) {
-        try {
-          await writeFile(loaded.testFile, writeSnapshots(loaded.text, snapshots));
-        } catch (error) {
-          throw new CliError(`The snapshots could not be written: ${describeFsError(error, shown)}`, ExitCode.usage);
-        }
-        updated = [...snapshots.keys()];
+    // Failures point into the text the cases ran from; once snapshots are written, they are shown
+    // at their lines in the text written (the new outputs may take more or fewer lines).
+    let lineOf: (span: Span) => number;
+    const snapshots = flags.update ? snapshotOutputs(loaded.suite.cases, results) : new Map<string, never>();
+    if (snapshots.size > 0) {
+      const written = writeSnapshots(loaded.text, snapshots);
+      try {
+        await writeFile(loaded.testFile, written);
+      } catch (error) {
+        throw new CliError(`The snapshots could not be written: ${describeFsError(error, shown)}`, ExitCode.usage);
       }
+      const lines = new LineIndex(written);
+      const after = spansAfterWriting(loaded.text, written);
+      lineOf = (span) => lines.range(after(span)).line;
+    } else {
+      const lines = new LineIndex(loaded.text);
+      lineOf = (span) => lines.range(span).line;
     }
     // Only what the report shows is kept past this file: not its executions and requests.
-    const lines = new LineIndex(loaded.text);
-    const reported = results.map((result) =>
-      reportedCase(updated.includes(result.name) ? afterSnapshot(result) : result, (span) => lines.range(span).line),
-    );
-    reports.push({ file: shown, results: reported, ...(updated.length ? { updated } : {}) });
+    const reported = results.map((result) => reportedCase(snapshots.has(result.name) ? afterSnapshot(result) : result, lineOf));
+    reports.push({ file: shown, results: reported, ...(snapshots.size ? { updated: [...snapshots.keys()] } : {}) });
   }
 
   const report = flags.reporter === 'json' ? formatJson(reports) : flags.reporter === 'junit' ? formatJunit(reports) : formatText(reports);

@@ -103,6 +103,50 @@ describe('agent-workflows test', () => {
     assert.match(after.stdout, /✓ snap/);
   });
 
+  for (const style of ['block', 'flow']) {
+    it(`--update reports the failures below a ${style}-style snapshot case at their lines in the file written`, async () => {
+      // Written in block style, the outputs add lines; a flow mapping over several lines is written
+      // again on one line (through the yaml library), taking lines away.
+      const snap =
+        style === 'block'
+          ? '  snap:\n    snapshot: true\n    inputs: { city: Oslo }\n    secrets: { WEATHER_API_KEY: k }\n    mocks: { current: { body: { summary: Snow, temperature: -3 } } }\n'
+          : '  snap: {\n    snapshot: true,\n    inputs: { city: Oslo },\n    secrets: { WEATHER_API_KEY: k },\n    mocks: { current: { body: { summary: Snow, temperature: -3 } } }\n  }\n';
+      const down =
+        '  down:\n    inputs: { city: Oslo }\n    secrets: { WEATHER_API_KEY: k }\n    mocks: { current: { status: 503, body: unavailable } }\n';
+      const original = `cases:\n${snap}${FAILING}${down}`;
+      const lineIn = (text: string, line: string): number => text.split('\n').findIndex((each) => each.includes(line)) + 1;
+      for (const reporter of ['text', 'json']) {
+        const file = dir.write('weather-report.agent.test.yaml', original);
+        const result = await run(['test', '--update', '--reporter', reporter], dir.path);
+        assert.equal(result.code, 1, result.stdout + result.stderr);
+        const text = readFileSync(file, 'utf8');
+        const expectation = lineIn(text, 'report: "Lisbon: Rain"');
+        const downCase = lineIn(text, '  down:');
+        assert.notEqual(expectation, lineIn(original, 'report: "Lisbon: Rain"'), `the snapshot moved the lines below it:\n${text}`);
+        if (reporter === 'text') {
+          assert.match(result.stdout, new RegExp(`test\\.yaml:${expectation}: outputs\\.report: expected "Lisbon: Rain"`), result.stdout);
+          assert.match(result.stdout, new RegExp(`test\\.yaml:${downCase}: The execution failed`), result.stdout);
+        } else {
+          const lines = (stdout: string): unknown =>
+            (
+              JSON.parse(stdout) as { files: Array<{ cases: Array<{ name: string; failures: Array<{ line: number }> }> }> }
+            ).files[0]!.cases.map((testCase) => [testCase.name, testCase.failures.map((failure) => failure.line)]);
+          const expected = [
+            ['snap', []],
+            ['fails', [expectation]],
+            ['down', [downCase]],
+          ];
+          assert.deepEqual(lines(result.stdout), expected);
+          assert.deepEqual(
+            lines((await run(['test', '--reporter', reporter], dir.path)).stdout),
+            expected,
+            'as a run of the file written says',
+          );
+        }
+      }
+    });
+  }
+
   it('writes JUnit XML that counts cases and failures, with the failure text', async () => {
     dir.write('weather-report.agent.test.yaml', `cases:\n${PASSING}${FAILING}`);
     const result = await run(['test', '--reporter', 'junit', '--output', 'report.xml'], dir.path);

@@ -3,8 +3,9 @@
 // the new outputs are spliced into the text where they belong, at the indentation of the lines
 // around them. A case written in flow style (`name: { … }`) is rewritten through the yaml library
 // instead, which keeps the comments but may move them.
-import { isMap, isPair, isScalar, parseDocument, stringify } from 'yaml';
-import type { Document, Node as YamlNode, YAMLMap } from 'yaml';
+import { isMap, isPair, isScalar, isSeq, parseDocument, stringify } from 'yaml';
+import type { Document, Node as YamlNode, Pair, YAMLMap } from 'yaml';
+import type { Span } from '../document/problems';
 import { findPair, getValue } from '../document/yamlAst';
 import { literalOutputs } from './matchers';
 import type { CaseResult } from './runCase';
@@ -159,4 +160,110 @@ function rewriteWhole(
 export function afterSnapshot(result: CaseResult): CaseResult {
   const failures = result.failures.filter((failure) => failure.path !== 'outputs' && !failure.path?.startsWith('outputs.'));
   return { ...result, failures, passed: failures.length === 0 };
+}
+
+/** One step down a YAML document: a mapping's key (its key or its value) or a list's index. */
+interface Step {
+  readonly key: string | number;
+  readonly inKey: boolean;
+}
+
+/**
+ * Where places of the test file's text before its snapshots were written are in the text after:
+ * each is found by the YAML node it is in (by its path of keys and indexes from the top), at the
+ * same distance from that node's start. Results of the run point into the text before; this is how
+ * they are shown at the lines of the file as it now is.
+ */
+export function spansAfterWriting(before: string, after: string): (span: Span) => Span {
+  const old = parseDocument(before, { uniqueKeys: false }).contents as YamlNode | null;
+  const written = parseDocument(after, { uniqueKeys: false }).contents as YamlNode | null;
+  const keyIndexes = new Map<YAMLMap, Map<string, Pair>>();
+  return (span) => {
+    const { steps, node } = locate(old, span.start);
+    const found = follow(written, steps, keyIndexes);
+    const start =
+      found.complete && node?.range && found.node?.range
+        ? Math.min(found.node.range[0] + (span.start - node.range[0]), found.node.range[1])
+        : (found.node?.range?.[0] ?? 0);
+    return { start, end: start + (span.end - span.start) };
+  };
+}
+
+/** The innermost node at `offset`, and the steps to it. */
+function locate(root: YamlNode | null, offset: number): { steps: Step[]; node: YamlNode | null } {
+  const steps: Step[] = [];
+  let node = root;
+  for (;;) {
+    if (isMap(node)) {
+      const pair = node.items[lastStartingBefore(node.items, offset, (item) => startOf(item.key) ?? startOf(item.value))];
+      if (!pair || !isScalar(pair.key)) break;
+      const key = String(pair.key.value);
+      if (contains(pair.key, offset)) {
+        steps.push({ key, inKey: true });
+        node = pair.key;
+        break;
+      }
+      if (!contains(pair.value as YamlNode | null, offset)) break;
+      steps.push({ key, inKey: false });
+      node = pair.value as YamlNode;
+    } else if (isSeq(node)) {
+      const index = lastStartingBefore(node.items, offset, startOf);
+      const item = node.items[index] as YamlNode | undefined;
+      if (!item || !contains(item, offset)) break;
+      steps.push({ key: index, inKey: false });
+      node = item;
+    } else break;
+  }
+  return { steps, node };
+}
+
+/** The node the steps lead to in another document, or the last one reached when they lead nowhere. */
+function follow(
+  root: YamlNode | null,
+  steps: readonly Step[],
+  keyIndexes: Map<YAMLMap, Map<string, Pair>>,
+): { node: YamlNode | null; complete: boolean } {
+  let node = root;
+  for (const step of steps) {
+    let next: unknown;
+    if (isMap(node) && typeof step.key === 'string') {
+      let index = keyIndexes.get(node);
+      if (!index) {
+        index = new Map(
+          node.items.filter((pair) => isScalar(pair.key)).map((pair) => [String((pair.key as { value: unknown }).value), pair]),
+        );
+        keyIndexes.set(node, index);
+      }
+      const pair = index.get(step.key);
+      next = step.inKey ? pair?.key : pair?.value;
+    } else if (isSeq(node) && typeof step.key === 'number') next = node.items[step.key];
+    if (!(next as YamlNode | undefined)?.range) return { node, complete: false };
+    node = next as YamlNode;
+  }
+  return { node, complete: true };
+}
+
+function startOf(node: unknown): number | undefined {
+  return (node as YamlNode | null | undefined)?.range?.[0];
+}
+
+function contains(node: YamlNode | null | undefined, offset: number): boolean {
+  const range = node?.range;
+  return range !== undefined && range !== null && range[0] <= offset && offset < Math.max(range[2], range[0] + 1);
+}
+
+/** The index of the last of items (in text order) starting at or before offset, -1 for none: a binary search. */
+function lastStartingBefore<T>(items: readonly T[], offset: number, start: (item: T) => number | undefined): number {
+  let low = 0;
+  let high = items.length - 1;
+  let found = -1;
+  while (low <= high) {
+    const middle = (low + high) >> 1;
+    const at = start(items[middle] as T);
+    if (at !== undefined && at <= offset) {
+      found = middle;
+      low = middle + 1;
+    } else high = middle - 1;
+  }
+  return found;
 }
