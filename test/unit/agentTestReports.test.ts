@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { create } from 'xmlbuilder2';
-import { MAX_SHOWN, shownFailure } from '../../src/core/testing/shownValue';
+import { boundedMessage, boundedText, MAX_SHOWN, shownFailure } from '../../src/core/testing/shownValue';
 import { loadSuite, runSuite } from '../../src/core/testing/suite';
 import { runCliCaptured } from '../support/cli';
 import { startServer } from '../support/httpServer';
@@ -111,6 +111,14 @@ describe('agent test reports are bounded', () => {
         assert.ok(text.length <= MAX_SHOWN + 40, `${text.length} characters: ${text.slice(-80)}`);
       assert.match(shown.actual, /^[{"x].*… \(9\d{6} characters\)$/s);
     }
+  });
+
+  it('never cuts a mask of a redacted secret in two', () => {
+    // Masks across both cuts of a long message: where its start ends and where its end begins.
+    const text = `${'a'.repeat(1495)}[redacted]${'b'.repeat(5000)}[redacted]${'c'.repeat(495)}`;
+    const message = boundedMessage(text);
+    assert.match(message, /^a{1495}\[redacted\]… \(\d+ characters cut\) …\[redacted\]c{495}$/);
+    assert.match(boundedText(`${'a'.repeat(1995)}[redacted]`), /^a{1995}\[redacted\]… \(2005 characters\)$/);
   });
 
   it("keeps only what the report shows of each file's cases, not their 9 MB executions", async () => {
