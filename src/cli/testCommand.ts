@@ -104,7 +104,7 @@ export async function testCommand(paths: readonly string[], flags: TestFlags, io
         deploymentMessages.add(error.message);
       }
     }
-    let results = await runSuite(loaded, {
+    const results = await runSuite(loaded, {
       ...selection,
       ...(io.interrupt ? { signal: io.interrupt } : {}),
       ...(deployment ? { deployment } : {}),

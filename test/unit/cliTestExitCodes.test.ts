@@ -45,7 +45,10 @@ describe('agent-workflows test: exit codes', () => {
   });
 
   it('fails only the deployed: true cases when there is no deployment or key: the rest runs, the report is written, exit 2 (3 without a key)', async () => {
-    dir.write('a/weather-report.agent.test.yaml', `cases:\n${LOCAL_CASE('local in a')}  on the service:\n    deployed: true\n    inputs: { city: Oslo }\n`);
+    dir.write(
+      'a/weather-report.agent.test.yaml',
+      `cases:\n${LOCAL_CASE('local in a')}  on the service:\n    deployed: true\n    inputs: { city: Oslo }\n`,
+    );
     dir.write('b/weather-report.agent.test.yaml', `cases:\n${LOCAL_CASE('local in b')}`);
     const noTarget = await run(['test', 'a', 'b', '--reporter', 'junit', '--output', 'report.xml'], dir.path, {
       AGENT_WORKFLOWS_API_KEY: 'a-key-that-is-never-sent',
@@ -58,12 +61,18 @@ describe('agent-workflows test: exit codes', () => {
     const report = readFileSync(join(dir.path, 'report.xml'), 'utf8');
     assert.match(report, /<testcase name="local in a"[^>]*\/>/);
     assert.match(report, /<testcase name="local in b"[^>]*\/>/);
-    assert.match(report, /<testcase name="on the service"[^>]*>\s*<failure message="Not run on the deployment: [^"]*a\/weather-report\.agent\.yaml: /);
+    assert.match(
+      report,
+      /<testcase name="on the service"[^>]*>\s*<failure message="Not run on the deployment: [^"]*a\/weather-report\.agent\.yaml: /,
+    );
 
     const noKey = await run(['test', 'a', 'b'], dir.path);
     assert.equal(noKey.code, 3, noKey.stdout + noKey.stderr);
     assert.equal(noKey.stderr.match(/No API key: set the AGENT_WORKFLOWS_API_KEY/g)?.length, 1, noKey.stderr);
-    assert.match(noKey.stdout, /✓ local in a[\s\S]*✗ on the service \(0 ms\)\n\s+a\/weather-report\.agent\.test\.yaml:\d+: Not run on the deployment: No API key/);
+    assert.match(
+      noKey.stdout,
+      /✓ local in a[\s\S]*✗ on the service \(0 ms\)\n\s+a\/weather-report\.agent\.test\.yaml:\d+: Not run on the deployment: No API key/,
+    );
     assert.match(noKey.stdout, /b\/weather-report\.agent\.test\.yaml\n {2}✓ local in b/);
     assert.match(noKey.stdout, /3 cases: 2 passed, 1 failed/);
   });

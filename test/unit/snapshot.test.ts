@@ -105,12 +105,17 @@ describe('snapshots written into a test file', () => {
     const results = Array.from(
       { length: count },
       (_, i) =>
-        ({ name: `case ${count - 1 - i}`, execution: { status: 'finished', outputs: { report: `r${count - 1 - i}` } } }) as unknown as CaseResult,
+        ({
+          name: `case ${count - 1 - i}`,
+          execution: { status: 'finished', outputs: { report: `r${count - 1 - i}` } },
+        }) as unknown as CaseResult,
     );
     const snapshots = snapshotOutputs(cases, results);
     assert.equal(snapshots.size, count);
     const written = writeSnapshots(text, snapshots);
-    const read = parseDocument(written, { uniqueKeys: false }).toJS() as { cases: Record<string, { expect: { outputs: unknown; within_ms?: number } }> };
+    const read = parseDocument(written, { uniqueKeys: false }).toJS() as {
+      cases: Record<string, { expect: { outputs: unknown; within_ms?: number } }>;
+    };
     for (let i = 0; i < count; i++) {
       const expect = read.cases[`case ${i}`]!.expect;
       assert.deepEqual(expect.outputs, { report: `r${i}` }, `case ${i}`);
@@ -124,7 +129,9 @@ describe('snapshots written into a test file', () => {
     const count = 20_000;
     const text = `cases: {\n${Array.from({ length: count }, (_, i) => `  case ${i}: { snapshot: true },\n`).join('')}}\n`;
     const snapshots = new Map(Array.from({ length: count }, (_, i) => [`case ${i}`, { report: `r${i}` }] as const));
-    const read = parseDocument(writeSnapshots(text, snapshots), { uniqueKeys: false }).toJS() as { cases: Record<string, { expect: { outputs: unknown } }> };
+    const read = parseDocument(writeSnapshots(text, snapshots), { uniqueKeys: false }).toJS() as {
+      cases: Record<string, { expect: { outputs: unknown } }>;
+    };
     for (let i = 0; i < count; i++) assert.deepEqual(read.cases[`case ${i}`]!.expect.outputs, { report: `r${i}` }, `case ${i}`);
   });
 });
