@@ -11,6 +11,7 @@ import { openDocument } from '../workspaceFiles';
 import { textPositions, toDiagnostic } from './problemsToDiagnostics';
 import { VALIDATION_TIME_LIMIT_MS, ValidationWorker } from './validationWorkerClient';
 import { errorDetail, errorMessage } from '../core/errors';
+import { MAX_FILE_BYTES } from '../core/limits';
 
 export interface AgentDiagnosticsDeps {
   readonly logger: vscode.LogOutputChannel;
@@ -107,8 +108,17 @@ export class AgentDiagnostics implements vscode.Disposable {
     this.checkedOnDisk.add(uri.toString());
     let text: string;
     try {
-      const { decodeAgentFile, undecodedFileProblems } = await loadLanguageCore();
-      const decoded = decodeAgentFile(await vscode.workspace.fs.readFile(uri));
+      const { decodeAgentFile, tooLargeMessage, undecodedFileProblems } = await loadLanguageCore();
+      // Checked before reading: a cloned repository's agent file may link to /dev/zero, or be a FIFO.
+      const info = await vscode.workspace.fs.stat(uri);
+      const decoded = !(info.type & vscode.FileType.File)
+        ? {
+            error: 'The file is not a regular file (a link to a device, a FIFO); only regular files are read. Name the agent file itself.',
+            code: 'not-text' as const,
+          }
+        : info.size > MAX_FILE_BYTES
+          ? { error: tooLargeMessage(info.size), code: 'file-too-large' as const }
+          : decodeAgentFile(await vscode.workspace.fs.readFile(uri));
       if ('error' in decoded) {
         // Returned as well as shown, so Validate Workspace counts the file as an error, not as clean.
         const problems = undecodedFileProblems(decoded);

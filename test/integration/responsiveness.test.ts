@@ -2,6 +2,7 @@
 // extension host stays responsive (validation and the outline run in a worker thread), and Validate
 // Workspace counts a binary agent file as an error, not as clean (issue 14, point 6).
 import assert from 'node:assert/strict';
+import { truncateSync, writeFileSync } from 'node:fs';
 import * as vscode from 'vscode';
 import { HOSTILE_SHAPES } from '../support/hostileAgents';
 import { waitFor } from './wait';
@@ -116,5 +117,23 @@ describe('hostile agent files in the editor', () => {
     const shown = vscode.languages.getDiagnostics(uri);
     assert.deepEqual(shown.map(codeOf), ['not-text']);
     assert.equal(shown[0]!.severity, vscode.DiagnosticSeverity.Error);
+  });
+
+  it('reports a 3 GB agent file as too large in Validate Workspace, without reading it', async function () {
+    this.timeout(60_000);
+    type Summary = { files: number; errors: number; filesWithErrors: number };
+    const before = (await vscode.commands.executeCommand('agentWorkflows.validateWorkspace')) as Summary;
+    const uri = workspaceUri('sparse-huge.agent.yaml');
+    // Sparse: 3 GB to stat, no disk used. Read whole, it would fill the extension host's memory (past
+    // 2 GB Node refuses to read a file whole, and the file went unreported).
+    writeFileSync(uri.fsPath, '');
+    truncateSync(uri.fsPath, 3 * 1024 ** 3);
+    created.push(uri);
+    const after = (await vscode.commands.executeCommand('agentWorkflows.validateWorkspace')) as Summary;
+    assert.equal(after.files, before.files + 1);
+    assert.equal(after.filesWithErrors, before.filesWithErrors + 1);
+    const shown = vscode.languages.getDiagnostics(uri);
+    assert.deepEqual(shown.map(codeOf), ['file-too-large']);
+    assert.match(shown[0]!.message, /^The file is 3072\.0 MB; agent files are checked up to 768 KB/);
   });
 });
