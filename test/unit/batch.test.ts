@@ -2,8 +2,8 @@
 // real servers on 127.0.0.1 that throttle, fail rows and restart, a batch process killed mid-run
 // then resumed (asserted on the server's own log of execute requests), and the exit codes.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runCliCaptured } from '../support/cli';
 import { DataFileError, readDataRows } from '../../src/core/batch/dataRows';
@@ -155,7 +155,12 @@ describe('agent-workflows batch', () => {
       dir.write('rows.txt', 'id\n1\n');
       dir.write('object.json', '{"id": 1}');
       dir.write('broken.csv', 'id,text\n1,"never closed\n');
+      // A FIFO would block the open forever, a link to /dev/zero never end: refused before reading.
+      execFileSync('mkfifo', [join(dir.path, 'pipe.jsonl')]);
+      symlinkSync('/dev/zero', join(dir.path, 'zero.csv'));
       for (const [data, message] of [
+        ['pipe.jsonl', /pipe\.jsonl is not a regular file \(it is a FIFO\); only regular files are read/],
+        ['zero.csv', /zero\.csv is not a regular file \(it is a character device\)/],
         ['empty.jsonl', /empty\.jsonl has no data rows/],
         ['header.csv', /header\.csv has no data rows \(only a header/],
         ['missing.jsonl', /missing\.jsonl cannot be read/],

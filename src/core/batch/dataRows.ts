@@ -6,6 +6,7 @@
 // a DataFileError: the batch stops before anything is sent.
 import { createReadStream } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
+import { fileErrorReason, notARegularFile } from '../document/readTextFile';
 import { extname } from 'node:path';
 import { parse } from 'csv-parse';
 import { errorMessage } from '../errors';
@@ -61,6 +62,15 @@ export function dataFormatOf(path: string): DataFormat {
 /** Every row of the data file, in order, streamed. Throws DataFileError when the file cannot be read on. */
 export async function* readDataRows(path: string, options: ReadRowsOptions = {}): AsyncGenerator<DataRow> {
   const format = dataFormatOf(path);
+  // Read twice (counted, then sent): only a regular file can be. A FIFO would block the open, and
+  // a device such as /dev/zero never ends.
+  let notAFile: string | undefined;
+  try {
+    notAFile = notARegularFile(await stat(path));
+  } catch (error) {
+    throw new DataFileError(`${path} cannot be read: ${fileErrorReason(error)}`);
+  }
+  if (notAFile) throw new DataFileError(`${path} ${notAFile}`);
   const maxRowBytes = options.maxRowBytes ?? MAX_DATA_ROW_BYTES;
   if (format === 'jsonl') yield* jsonlRows(path, maxRowBytes, options.signal);
   else if (format === 'csv') yield* csvRows(path, maxRowBytes, options.signal);

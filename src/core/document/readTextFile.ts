@@ -109,12 +109,8 @@ export function fileErrorReason(error: unknown): string {
 
 /** What the descriptor's stat already refuses: anything but a regular file, or a file over the limit. */
 function refuseUnread(info: Stats, maxBytes: number, kind: ParsedFileKind): FileTextFailure | undefined {
-  if (info.isDirectory()) return { error: 'is a directory.', code: 'not-a-file' };
-  if (!info.isFile())
-    return {
-      error: `is not a regular file (it is ${kindOf(info)}); only regular files are read. Name the file itself.`,
-      code: 'not-a-file',
-    };
+  const notAFile = notARegularFile(info);
+  if (notAFile) return { error: notAFile, code: 'not-a-file' };
   if (info.size > maxBytes) return { error: tooLargeMessage(info.size, kind, maxBytes), code: 'file-too-large', size: info.size };
   return undefined;
 }
@@ -122,6 +118,13 @@ function refuseUnread(info: Stats, maxBytes: number, kind: ParsedFileKind): File
 function decoded(bytes: Buffer, maxBytes: number, kind: ParsedFileKind): FileText {
   if (bytes.length > maxBytes) return { error: tooLargeMessage(bytes.length, kind, maxBytes), code: 'file-too-large', size: bytes.length };
   return decodeAgentFile(bytes, kind);
+}
+
+/** Why a file is not read, when it is not a regular file (a directory, a FIFO, a device); else undefined. */
+export function notARegularFile(info: Stats): string | undefined {
+  if (info.isDirectory()) return 'is a directory.';
+  if (!info.isFile()) return `is not a regular file (it is ${kindOf(info)}); only regular files are read. Name the file itself.`;
+  return undefined;
 }
 
 function kindOf(info: Stats): string {
