@@ -39,7 +39,10 @@ const MOCK_COMMENT = ' Fill in what the API answered: the body below is a stub (
 
 export function appendCaseFromExecution(existing: string | undefined, testCase: CaseFromExecution): WrittenCase {
   const blank = existing === undefined || existing.trim() === '';
-  const doc: Document = blank ? parseDocument(`agent: ${JSON.stringify(testCase.agentFileName)}\ncases: {}\n`) : parseDocument(existing);
+  // uniqueKeys off: yaml's own check compares each key with every other, quadratic in the cases.
+  const doc: Document = blank
+    ? parseDocument(`agent: ${JSON.stringify(testCase.agentFileName)}\ncases: {}\n`)
+    : parseDocument(existing, { uniqueKeys: false });
   if (doc.errors.length > 0)
     throw new NewCaseError(
       `The test file is not valid YAML (${doc.errors[0]?.message.split('\n')[0] ?? 'syntax error'}); fix it, then add the case again.`,
@@ -80,7 +83,7 @@ export function appendCaseFromExecution(existing: string | undefined, testCase: 
   casesMap.set(doc.createNode(name), caseNode);
 
   const text = doc.toString({ lineWidth: 0 });
-  const written = parseDocument(text).get('cases', true);
+  const written = parseDocument(text, { uniqueKeys: false }).get('cases', true);
   const key = isMap(written) ? [...entries(written)].find((entry) => entry.key === name)?.keyNode : undefined;
   return { text, name, offset: key?.range?.[0] ?? text.length };
 }
