@@ -158,7 +158,8 @@ export async function testCommand(paths: readonly string[], flags: TestFlags, io
       `note: ${serviceFlags.join(', ')} went unused: no case ran on the deployment (run with --deployed, or mark cases "deployed: true").\n`,
     );
   if (io.interrupt?.aborted) return ExitCode.interrupted;
-  if (deploymentFailure) return deploymentFailure.exitCode;
+  // The issue's codes for `test`: 0, 1, and 2 for what the user must fix to run (a missing key too).
+  if (deploymentFailure) return ExitCode.usage;
   // A --grep that selects nothing is a mistake (a typo), not a green run.
   const searched = reports.filter((report) => report.error === undefined);
   if (flags.grep !== undefined && searched.length > 0 && searched.every((report) => report.results.length === 0))

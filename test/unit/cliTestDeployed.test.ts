@@ -77,7 +77,7 @@ describe('agent-workflows test --deployed', () => {
   it('says what is missing: the key, or the deployment', async () => {
     dir.write('lookup.agent.test.yaml', 'cases:\n  one:\n    inputs: { id: a1 }\n    mocks: { fetch: { body: {} } }\n');
     const noKey = await run(['test', ...target()], {});
-    assert.equal(noKey.code, 3);
+    assert.equal(noKey.code, 2);
     assert.match(noKey.stderr, /No API key: set the AGENT_WORKFLOWS_API_KEY/);
     const noTarget = await run(['test', '--deployed']);
     assert.equal(noTarget.code, 2);
@@ -114,7 +114,7 @@ describe('agent-workflows test --deployed', () => {
     );
     // The key is needed only because a case goes to the service; a grep leaving it out runs without one.
     const noKey = await run(args, {});
-    assert.equal(noKey.code, 3);
+    assert.equal(noKey.code, 2);
     assert.match(noKey.stderr, /No API key/);
     const localOnly = await run(['test', '--grep', 'mocked'], {});
     assert.equal(localOnly.code, 0, localOnly.stdout + localOnly.stderr);

@@ -44,7 +44,7 @@ describe('agent-workflows test: exit codes', () => {
     assert.match(some.stdout, /1 case: 1 passed, 0 failed/);
   });
 
-  it('fails only the deployed: true cases when there is no deployment or key: the rest runs, the report is written, exit 2 (3 without a key)', async () => {
+  it('fails only the deployed: true cases when there is no deployment or key: the rest runs, the report is written, exit 2', async () => {
     dir.write(
       'a/weather-report.agent.test.yaml',
       `cases:\n${LOCAL_CASE('local in a')}  on the service:\n    deployed: true\n    inputs: { city: Oslo }\n`,
@@ -67,7 +67,7 @@ describe('agent-workflows test: exit codes', () => {
     );
 
     const noKey = await run(['test', 'a', 'b'], dir.path);
-    assert.equal(noKey.code, 3, noKey.stdout + noKey.stderr);
+    assert.equal(noKey.code, 2, noKey.stdout + noKey.stderr);
     assert.equal(noKey.stderr.match(/No API key: set the AGENT_WORKFLOWS_API_KEY/g)?.length, 1, noKey.stderr);
     assert.match(
       noKey.stdout,
