@@ -4,6 +4,7 @@
 // in data order; a row that cannot be read (bad JSON, a ragged CSV record, too large) is yielded as
 // a problem with its number, so the batch skips and reports it. A file that cannot be read at all is
 // a DataFileError: the batch stops before anything is sent.
+import { JsonTooDeepError, parseJson } from '../json';
 import { createReadStream } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { fileErrorReason, notARegularFile } from '../document/readTextFile';
@@ -154,9 +155,11 @@ async function* jsonlRows(path: string, maxRowBytes: number, signal: AbortSignal
     }
     let value: unknown;
     try {
-      value = JSON.parse(text);
+      value = parseJson(text);
     } catch (error) {
-      yield { row, line, problem: { row, message: `line ${line} is not valid JSON (${errorMessage(error)})` } };
+      const message =
+        error instanceof JsonTooDeepError ? `line ${line} ${error.message}` : `line ${line} is not valid JSON (${errorMessage(error)})`;
+      yield { row, line, problem: { row, message } };
       continue;
     }
     const fields = objectFields(value);
@@ -224,9 +227,10 @@ async function* jsonRows(path: string, maxFileBytes: number, maxRowBytes: number
         `${path} is ${size} bytes, more than the ${maxFileBytes} a .json data file may have (it is read whole): write it as .jsonl, one JSON object a line, which is read as a stream.`,
       );
     }
-    value = JSON.parse(await readFile(path, 'utf8'));
+    value = parseJson(await readFile(path, 'utf8'));
   } catch (error) {
     if (error instanceof DataFileError) throw error;
+    if (error instanceof JsonTooDeepError) throw new DataFileError(`${path} ${error.message}.`);
     throw new DataFileError(`${path} cannot be read as JSON: ${errorMessage(error)}`);
   }
   if (!Array.isArray(value)) throw new DataFileError(`${path} must hold a JSON array of objects, one a row.`);

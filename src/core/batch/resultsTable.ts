@@ -3,6 +3,7 @@
 // the last one is its result. Everything is streamed: the table keeps at most maxRows rows and
 // maxBytes of them (the rest counted), and an export reads the file through twice (which line is
 // each row's last, then the rows) without holding it.
+import { parseJson } from '../json';
 import { open, rename, rm } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { errorMessage } from '../errors';
@@ -57,7 +58,7 @@ function parseResultLine(text: string, overflow: boolean, maxLineBytes: number):
   if (text.trim() === '') return undefined;
   let value: unknown;
   try {
-    value = JSON.parse(text);
+    value = parseJson(text);
   } catch {
     return undefined;
   }

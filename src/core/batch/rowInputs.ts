@@ -2,6 +2,7 @@
 // (../inputs/inputValues.ts): columns named as the inputs or mapped to them (--map INPUT=COLUMN), a
 // file input's column holding a path relative to the data file's folder, `expect.<output>` columns
 // as expectations. Every problem names the row and, when it is one column's, the column.
+import { parseJson } from '../json';
 import { stat } from 'node:fs/promises';
 import { isAbsolute, resolve } from 'node:path';
 import type { AgentModel } from '../document/model';
@@ -197,7 +198,7 @@ function matchesExpected(expected: unknown, actual: unknown, fromText: boolean):
   if (!fromText || typeof expected !== 'string' || typeof actual === 'string') return false;
   // A CSV cell is text: "3" expects the number 3, "true" the boolean, {"a":1} the object.
   try {
-    return deepEqual(JSON.parse(expected), actual);
+    return deepEqual(parseJson(expected), actual);
   } catch {
     return false;
   }

@@ -8,6 +8,7 @@ import { maskExpressions } from '../document/expressions';
 import type { Expression } from '../document/expressions';
 import { HEADER_NAME } from '../document/headers';
 import { httpRequest } from '../http/httpRequest';
+import { JsonTooDeepError, parseJson } from '../json';
 import type { ResponseBudget } from '../http/httpRequest';
 import { NetworkError, safeUrl } from '../http/networkError';
 import { Redactor } from '../redaction';
@@ -279,8 +280,10 @@ function parseBody(node: ApiNodePlan, contentType: string | undefined, body: Buf
   if (!contentType || !JSON_TYPE.test(contentType.trim())) return text;
   if (text.trim() === '') return null;
   try {
-    return JSON.parse(text) as unknown;
-  } catch {
+    return parseJson(text);
+  } catch (error) {
+    if (error instanceof JsonTooDeepError)
+      throw new NodeError(node.id, `The answer is JSON that ${error.message}.`, 'response', { bytes: body.length });
     throw new NodeError(
       node.id,
       `The answer says it is JSON (${contentType}) but is not valid JSON${describeBody(body, redactor)}.`,

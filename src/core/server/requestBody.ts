@@ -1,4 +1,5 @@
 // Reading request bodies with a size cap, and the execute payload {"inputs": {…}, "stream": false}.
+import { JsonTooDeepError, parseJson } from '../json';
 import type { IncomingMessage } from 'node:http';
 import { HttpError } from './httpErrors';
 
@@ -37,8 +38,9 @@ export function parsePayload(text: string, where: string): ExecutePayload {
   if (json.trim() === '') return { inputs: {} };
   let value: unknown;
   try {
-    value = JSON.parse(json);
+    value = parseJson(json);
   } catch (error) {
+    if (error instanceof JsonTooDeepError) throw new HttpError(400, 'bad-json', `${subject} ${error.message}.`);
     throw new HttpError(
       400,
       'bad-json',

@@ -2,6 +2,7 @@
 // Shared by the command line and the extension; every request has a time limit and a signal.
 // Answers are redacted here, where they are parsed: should the service echo the API key (in
 // outputs, a status word, an error), no caller ever holds it to print or store.
+import { JsonTooDeepError, parseJson } from '../json';
 import { httpRequest } from '../http/httpRequest';
 import { NetworkError } from '../http/networkError';
 import type { FilePart, InputValue } from '../inputs/inputValues';
@@ -197,8 +198,9 @@ function readStarted(status: number, raw: Buffer, responseHeaders: Readonly<Reco
 function parseJsonObject(raw: Buffer, what: string, secret: string): Record<string, unknown> {
   let value: unknown;
   try {
-    value = JSON.parse(raw.toString('utf8'));
-  } catch {
+    value = parseJson(raw.toString('utf8'));
+  } catch (error) {
+    if (error instanceof JsonTooDeepError) throw new ServiceError('bad-response', `${what} ${error.message}.`);
     const html = /^\s*</.test(raw.toString('utf8', 0, 64));
     const quoted = quoteBody(raw, secret);
     throw new ServiceError('bad-response', `${what} is not JSON${html ? ' but an HTML page (is the base URL right?)' : ''}: ${quoted}.`, {
