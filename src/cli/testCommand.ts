@@ -5,7 +5,7 @@ import { writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { LineIndex } from '../core/document/lineIndex';
 import type { Span } from '../core/document/problems';
-import { formatJson, formatJunit, formatText, reportedCase, summaryLine, totals } from '../core/testing/report';
+import { formatJson, formatJunit, formatText, keptForReport, reportedCase, summaryLine, totals } from '../core/testing/report';
 import type { SuiteReport } from '../core/testing/report';
 import { afterSnapshot, snapshotOutputs, spansAfterWriting, writeSnapshots } from '../core/testing/snapshot';
 import { loadSuite, needsDeployment, runSuite } from '../core/testing/suite';
@@ -109,6 +109,8 @@ export async function testCommand(paths: readonly string[], flags: TestFlags, io
       ...(io.interrupt ? { signal: io.interrupt } : {}),
       ...(deployment ? { deployment } : {}),
       ...(deploymentError !== undefined ? { deploymentError } : {}),
+      // Kept past its end: what the report shows, and the outputs of a case whose snapshot is written.
+      keep: (result, testCase) => keptForReport(result, flags.update === true && testCase.snapshot),
     });
     // Failures point into the text the cases ran from; once snapshots are written, they are shown
     // at their lines in the text written (the new outputs may take more or fewer lines).

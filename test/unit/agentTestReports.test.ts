@@ -141,6 +141,39 @@ describe('agent test reports are bounded', () => {
   });
 });
 
+describe('agent test runs keep little of each case', () => {
+  let dir: TempDir;
+  let api: TestServer | undefined;
+  beforeEach(() => (dir = makeTempDir()));
+  afterEach(async () => {
+    await api?.close();
+    dir.remove();
+  });
+
+  it("keeps what the report shows of each case as it ends, not the executions of the file's earlier cases", async () => {
+    const cases = 48;
+    const answer = Buffer.from(JSON.stringify({ summary: 'y'.repeat(2_000_000) }));
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    // The heap as each case's request comes: the cases running (8 at a time), and what earlier ones left.
+    const heap: number[] = [];
+    api = await startServer((_request, response) => {
+      gc();
+      heap.push(process.memoryUsage().heapUsed);
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end(answer);
+    });
+    dir.write('big.agent.yaml', BIG_AGENT(api.url));
+    dir.write('big.agent.test.yaml', `cases:\n${Array.from({ length: cases }, (_, i) => BIG_CASE(`case ${i}`)).join('')}`);
+    const result = await run(['test', '--reporter', 'json'], dir.path);
+    assert.equal(result.code, 1);
+    assert.equal(heap.length, cases);
+    const grown = Math.max(...heap.slice(cases / 2)) - heap[0]!;
+    // Eight cases running hold 8 answers and their outputs (about 50 MB); 40 ended ones kept whole would hold 200 MB more.
+    assert.ok(grown < 100e6, `the heap grew by ${Math.round(grown / 1e6)} MB over ${cases} cases of 2 MB answers`);
+  });
+});
+
 /** Characters outside XML 1.0's Char production: what a strict parser (expat) refuses. */
 const NOT_XML_CHAR = /[^\t\n\r\u0020-\ud7ff\ue000-\ufffd\u{10000}-\u{10ffff}]/u;
 

@@ -42,13 +42,39 @@ export function reportedCase(result: CaseResult, lineOf?: (span: Span) => number
     passed: result.passed,
     durationMs: result.durationMs,
     ...(result.notes?.length ? { notes: result.notes } : {}),
-    failures: result.failures.map((failure) => ({
-      message: boundedMessage(failure.message),
-      ...(lineOf ? { line: lineOf(failure.span) } : {}),
-      ...(failure.expected !== undefined ? { expected: boundedText(failure.expected) } : {}),
-      ...(failure.actual !== undefined ? { actual: boundedValue(failure.actual) } : {}),
-      diff: diffOf(failure),
-    })),
+    failures: result.failures.map((failure) => {
+      const { message, ...shown } = failure.reported ?? reportedFailure(failure);
+      return { message, ...(lineOf ? { line: lineOf(failure.span) } : {}), ...shown };
+    }),
+  };
+}
+
+/** A failure as reports show it, bounded, but for its line. */
+function reportedFailure(failure: CaseFailure): Omit<ReportedFailure, 'line'> {
+  return {
+    message: boundedMessage(failure.message),
+    ...(failure.expected !== undefined ? { expected: boundedText(failure.expected) } : {}),
+    ...(failure.actual !== undefined ? { actual: boundedValue(failure.actual) } : {}),
+    diff: diffOf(failure),
+  };
+}
+
+/**
+ * What a run keeps of a case once it has ended, for its report: no requests, no execution (unless
+ * its outputs are still wanted, for a snapshot), and each failure as the report will show it, with
+ * its place (its line is known once snapshots are written). A file of thousands of cases would
+ * otherwise hold every execution and every answer that came until its last case.
+ */
+export function keptForReport(result: CaseResult, keepExecution = false): CaseResult {
+  const { execution, ...rest } = result;
+  return {
+    ...rest,
+    requests: [],
+    failures: result.failures.map((failure) => {
+      const reported = reportedFailure(failure);
+      return { message: reported.message, span: failure.span, ...(failure.path !== undefined ? { path: failure.path } : {}), reported };
+    }),
+    ...(keepExecution && execution ? { execution } : {}),
   };
 }
 

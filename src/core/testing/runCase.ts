@@ -14,9 +14,11 @@ import { InputError } from '../inputs/inputValues';
 import { Redactor } from '../redaction';
 import type { Span } from '../document/problems';
 import { matchValue } from './matchers';
+import { detached } from './shownValue';
 import { valueAt } from './valuePath';
 import type { Matcher, Mismatch } from './matchers';
 import type { MockAnswer, RequestExpectations, TestCase } from './testModel';
+import type { ReportedFailure } from './report';
 
 /** What an API node sent to its mock. */
 export interface RecordedRequest {
@@ -41,6 +43,8 @@ export interface CaseFailure {
   readonly actual?: unknown;
   /** The expected plain value, when there is one (for a diff against actual). */
   readonly expectedValue?: unknown;
+  /** The failure as reports show it, made when the case ended (its values then let go). */
+  readonly reported?: Omit<ReportedFailure, 'line'>;
 }
 
 export interface CaseResult {
@@ -299,10 +303,13 @@ function checkRequest(
   check(expected.body, sent.body, 'body');
 }
 
-/** A redacted value in at most 200 characters (a secret cut at the end is masked too). */
+/**
+ * A redacted value in at most 200 characters (a secret cut at the end is masked too), copied: a
+ * slice would keep the whole JSON text of a 9 MB answer alive for as long as the message.
+ */
 function describeActual(value: unknown, redactor: Redactor): string {
   if (value === undefined) return 'nothing (absent)';
-  return redactor.excerpt(JSON.stringify(value), 200);
+  return detached(redactor.excerpt(JSON.stringify(value), 200));
 }
 
 function elapsed(started: number): number {

@@ -38,7 +38,7 @@ export function boundedMessage(text: string, limit = MAX_SHOWN): string {
  * string alive for as long as a slice of it is, and a 200-character slice of a 9 MB answer would
  * keep the 9 MB. UTF-16 both ways: every code unit (even a lone surrogate) stays as it is.
  */
-function detached(text: string): string {
+export function detached(text: string): string {
   return Buffer.from(text, 'utf16le').toString('utf16le');
 }
 

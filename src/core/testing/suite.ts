@@ -106,6 +106,11 @@ export interface RunSuiteOptions extends Omit<RunCaseOptions, 'baseDir'> {
   readonly concurrency?: number;
   /** Called as each case ends, in the order they end. */
   readonly onCase?: (result: CaseResult) => void;
+  /**
+   * What the run keeps of each case as it ends (all of it by default): a file of thousands of cases
+   * would otherwise hold every execution, its node answers and requests, until its last case.
+   */
+  readonly keep?: (result: CaseResult, testCase: TestCase) => CaseResult;
   /** Where the cases that run on the deployment go: those marked `deployed: true`, or all with `allDeployed`. */
   readonly deployment?: Omit<DeployedRunOptions, 'baseDir' | 'signal'>;
   /** Every case runs against `deployment` (the CLI's --deployed, the editor's deployed profile). */
@@ -161,9 +166,10 @@ export async function runSuite(loaded: LoadedSuite, options: RunSuiteOptions = {
   const worker = async (): Promise<void> => {
     while (next < cases.length && !options.signal?.aborted) {
       const index = next++;
-      const result = await runOne(cases[index] as TestCase);
-      results[index] = result;
+      const testCase = cases[index] as TestCase;
+      const result = await runOne(testCase);
       options.onCase?.(result);
+      results[index] = options.keep ? options.keep(result, testCase) : result;
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, Math.min(options.concurrency ?? 8, cases.length)) }, worker));
