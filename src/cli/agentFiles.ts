@@ -49,7 +49,9 @@ export async function expandPaths(
       continue;
     }
     if (info.isDirectory()) {
-      const found = await findFilesUnder(absolute, kind.pattern);
+      const found = await findFilesUnder(absolute, kind.pattern, (skipped, reason) =>
+        errors.push({ file: displayPath(skipped, cwd), error: `${displayPath(skipped, cwd)}: ${reason} Its files are left out.` }),
+      );
       if (found.length === 0) errors.push({ file: arg, error: `${arg}: no ${kind.description} files in this directory.` });
       for (const file of found) files.push(displayPath(file, cwd));
     } else {

@@ -5,7 +5,7 @@
 // test instead of hanging it.
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readTextFile, readTextFileSync } from '../../src/core/document/readTextFile';
 import type { FileText, FileTextFailure } from '../../src/core/document/readTextFile';
@@ -127,5 +127,45 @@ const TEST_CASE = 'cases:\n  one:\n    inputs: { city: Oslo }\n    live: true\n'
     assert.deepEqual(asked, []);
     assert.ok('message' in loaded);
     assert.match(loaded.problems.map((problem) => problem.message).join('\n'), /agent/);
+  });
+
+  it('`test` on a folder leaves out a subfolder it cannot read, saying so, runs the rest and exits 2', function () {
+    const root = process.getuid?.() === 0;
+    // As root every folder can be read: the CLI then runs as nobody (setpriv), from a copy it may read.
+    if (root && !existsSync('/usr/bin/setpriv')) this.skip();
+    chmodSync(dir.path, 0o755);
+    mkdirSync(join(dir.path, 'cli', 'lazy'), { recursive: true });
+    copyFileSync(join(repoRoot, 'dist', 'cli.js'), join(dir.path, 'cli', 'cli.js'));
+    for (const name of readdirSync(join(repoRoot, 'dist', 'lazy')).filter((file) => file.endsWith('.js')))
+      copyFileSync(join(repoRoot, 'dist', 'lazy', name), join(dir.path, 'cli', 'lazy', name));
+    mkdirSync(join(dir.path, 'tests', 'ok'), { recursive: true });
+    mkdirSync(join(dir.path, 'tests', 'locked'));
+    for (const name of ['weather-report.agent.yaml', 'weather-report.agent.test.yaml'])
+      copyFileSync(join(repoRoot, 'examples', name), join(dir.path, 'tests', 'ok', name));
+    dir.write('tests/locked/x.agent.test.yaml', TEST_CASE);
+    chmodSync(join(dir.path, 'tests', 'locked'), 0o000);
+    const command = root ? ['/usr/bin/setpriv', '--reuid=65534', '--regid=65534', '--clear-groups', process.execPath] : [process.execPath];
+    const result = spawnSync(command[0]!, [...command.slice(1), join(dir.path, 'cli', 'cli.js'), 'test', 'tests'], {
+      cwd: dir.path,
+      encoding: 'utf8',
+      timeout: 10_000,
+      env: { ...process.env, AGENT_WORKFLOWS_ENV: '' },
+    });
+    chmodSync(join(dir.path, 'tests', 'locked'), 0o755);
+    const output = `${result.stdout}${result.stderr}`;
+    assert.equal(result.status, 2, output);
+    assert.match(output, /tests\/locked: permission denied; check the file's permissions\. Its files are left out\./);
+    assert.match(output, /✓ sunny city/);
+    assert.doesNotMatch(output, /internal error/);
+  });
+
+  it('`test` on a folder finds a test file that is a symbolic link to a regular file', () => {
+    copyFileSync(join(repoRoot, 'examples', 'weather-report.agent.test.yaml'), join(dir.path, 'elsewhere.yaml'));
+    mkdirSync(join(dir.path, 'tests'));
+    copyFileSync(join(repoRoot, 'examples', 'weather-report.agent.yaml'), join(dir.path, 'tests', 'weather-report.agent.yaml'));
+    symlinkSync(join(dir.path, 'elsewhere.yaml'), join(dir.path, 'tests', 'weather-report.agent.test.yaml'));
+    const result = cli(['test', 'tests'], dir.path);
+    assert.equal(result.status, 0, result.output);
+    assert.match(result.output, /tests\/weather-report\.agent\.test\.yaml\n {2}✓ sunny city/);
   });
 });

@@ -141,7 +141,9 @@ export class AgentDirectory {
   }
 
   private async scan(report: boolean): Promise<void> {
-    const found = await findAgentFiles(this.directory);
+    const found = await findAgentFiles(this.directory, (skipped, reason) =>
+      this.options.onWarning?.(`${skipped}: ${reason} Its agent files are not served.`),
+    );
     const next = new Map<string, FileEntry>();
     const changes: DirectoryChange[] = [];
     for (const { path, stamp } of found) {
@@ -213,9 +215,12 @@ async function readAgent(path: string, file: string): Promise<ServedAgent> {
 }
 
 /** Every agent file below the folder with a stamp that changes when the file does. */
-async function findAgentFiles(directory: string): Promise<Array<{ path: string; stamp: string }>> {
+async function findAgentFiles(
+  directory: string,
+  onSkipped: (directory: string, reason: string) => void,
+): Promise<Array<{ path: string; stamp: string }>> {
   const found: Array<{ path: string; stamp: string }> = [];
-  for (const path of await findFilesUnder(directory, AGENT_FILE)) {
+  for (const path of await findFilesUnder(directory, AGENT_FILE, onSkipped)) {
     try {
       const info = await stat(path);
       found.push({ path, stamp: `${info.mtimeMs}:${info.ctimeMs}:${info.size}:${info.ino}` });
