@@ -212,7 +212,12 @@ export class AgentTestController implements vscode.Disposable {
     if (!request.include) await this.discover();
     const run = this.controller.createTestRun(request);
     const abort = new AbortController();
-    const cancelled = token.onCancellationRequested(() => abort.abort());
+    // Stopped by whoever asked for the run (a profile's handler, a caller's token) or from the Test
+    // Results' Stop, which cancels only the TestRun's own token (the only way to stop a run the
+    // code lens, the Run Tests command or a continuous run started).
+    const stop = (): void => abort.abort();
+    const cancelled = [token.onCancellationRequested(stop), run.token.onCancellationRequested(stop)];
+    if (token.isCancellationRequested || run.token.isCancellationRequested) stop();
     try {
       const excluded = new Set((request.exclude ?? []).map((item) => item.id));
       const selection = new Map<string, { file: vscode.TestItem; cases?: Set<string> }>();
@@ -240,7 +245,7 @@ export class AgentTestController implements vscode.Disposable {
       this.deps.logger.error(`Running agent tests failed: ${errorDetail(error)}`);
       run.appendOutput(`Running agent tests failed: ${errorMessage(error)}\r\n`);
     } finally {
-      cancelled.dispose();
+      for (const listener of cancelled) listener.dispose();
       run.end();
     }
     this.runEnded.fire(outcomes);

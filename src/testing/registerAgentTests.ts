@@ -45,8 +45,16 @@ export function registerAgentTests(
     deployedTarget: deps.deployedTarget,
   });
   const lenses = new RunTestsCodeLensProvider(tests);
-  const run = (request: vscode.TestRunRequest, token?: vscode.CancellationToken): Promise<Map<string, ItemOutcome>> =>
-    tests.runTests(request, token ?? new vscode.CancellationTokenSource().token);
+  // Without a caller's token, only the TestRun's own (the Test Results' Stop) stops the run.
+  const run = async (request: vscode.TestRunRequest, token?: vscode.CancellationToken): Promise<Map<string, ItemOutcome>> => {
+    if (token) return tests.runTests(request, token);
+    const never = new vscode.CancellationTokenSource();
+    try {
+      return await tests.runTests(request, never.token);
+    } finally {
+      never.dispose();
+    }
+  };
 
   context.subscriptions.push(
     tests,

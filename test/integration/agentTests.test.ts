@@ -334,6 +334,39 @@ describe('agent tests in VS Code', () => {
     cancel.dispose();
   });
 
+  it('stops a run from the Test Results: Cancel Test Run stops a run the Run Tests command started', async () => {
+    const uri = workspaceUri('agent-tests', 'stoppable.agent.test.yaml');
+    created.push(uri);
+    const slowCase = (name: string): string =>
+      `  ${name}:\n    inputs: { who: Ada }\n    secrets: { PROFILE_TOKEN: test-token }\n    mocks: { profile: { body: { title: Dr }, delay_ms: 8000 } }\n    expect: { outputs: { greeting: Hello Dr Ada } }\n`;
+    await vscode.workspace.fs.writeFile(
+      uri,
+      Buffer.from(`agent: greeter.agent.yaml\ncases:\n${slowCase('slow one')}${slowCase('slow two')}`),
+    );
+    await api.agentTests.refresh(uri);
+    const started = Date.now();
+    // The code lens's command: nothing but the TestRun's own token can stop it.
+    const running = Promise.resolve(vscode.commands.executeCommand<Record<string, ItemOutcome>>('agentWorkflows.runAgentTests', uri));
+    let ended = false;
+    void running.finally(() => (ended = true));
+    // What the Stop button of the Test Results does (the run is known there once the extension said it started).
+    while (!ended && Date.now() - started < 4000) {
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      if (!ended) await vscode.commands.executeCommand('testing.cancelRun');
+    }
+    const outcomes = await running;
+    assert.ok(Date.now() - started < 4000, `the run ended ${Date.now() - started} ms after it started`);
+    assert.deepEqual(
+      Object.entries(outcomes)
+        .map(([id, outcome]) => [id.split('::')[1], outcome.state])
+        .sort(),
+      [
+        ['slow one', 'skipped'],
+        ['slow two', 'skipped'],
+      ],
+    );
+  });
+
   it('adds and removes the items of test files created and deleted on disk', async () => {
     const uri = workspaceUri('agent-tests', 'on-disk.agent.test.yaml');
     created.push(uri);
