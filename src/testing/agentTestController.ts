@@ -5,7 +5,8 @@
 // chosen case to the deployed agent through the real client, with the key of its origin; a failed
 // expectation is a TestMessage at its own line, with a diff when it has an expected value. Run
 // Locally also runs continuously (auto run): a file's cases again on each change of it or its
-// agent. A test file's problems are diagnostics ("agent-tests") and error its item.
+// agent, but for deployed and live cases (left to an explicit run). A test file's problems are
+// diagnostics ("agent-tests") and error its item.
 import * as vscode from 'vscode';
 import { TEST_LANGUAGE_ID } from '../language/languageIds';
 import type { Problem } from '../core/document/problems';
@@ -91,8 +92,8 @@ export class AgentTestController implements vscode.Disposable {
       await this.discover();
     };
     // Local runs may also run continuously (the Test Explorer's auto run): each change of a test
-    // file or its agent runs that file's chosen cases again. Deployed runs do not: each would reach
-    // the service.
+    // file or its agent runs that file's chosen cases again, but for those marked deployed or live.
+    // Deployed runs do not: each would reach the service.
     this.localProfile = this.controller.createRunProfile(
       'Run Locally',
       vscode.TestRunProfileKind.Run,
@@ -205,9 +206,14 @@ export class AgentTestController implements vscode.Disposable {
 
   /**
    * Runs the cases a request selects (every test file's, without include), one file after the
-   * other, the cases of a file several at a time. Returns how each item ended, by item id.
+   * other, the cases of a file several at a time. Returns how each item ended, by item id. A run a
+   * continuous run started (`continuous`) leaves out the cases that would leave the machine.
    */
-  async runTests(request: vscode.TestRunRequest, token: vscode.CancellationToken): Promise<Map<string, ItemOutcome>> {
+  async runTests(
+    request: vscode.TestRunRequest,
+    token: vscode.CancellationToken,
+    started: { readonly continuous?: boolean } = {},
+  ): Promise<Map<string, ItemOutcome>> {
     const outcomes = new Map<string, ItemOutcome>();
     if (!request.include) await this.discover();
     const run = this.controller.createTestRun(request);
@@ -239,7 +245,10 @@ export class AgentTestController implements vscode.Disposable {
           outcomes.set(file.id, { state: 'errored', messages: [{ message: message.message as string }] });
           continue;
         }
-        await this.runFile(file, cases, excluded, run, outcomes, abort.signal, request.profile === this.deployedProfile);
+        await this.runFile(file, cases, excluded, run, outcomes, abort.signal, {
+          allDeployed: request.profile === this.deployedProfile,
+          continuous: started.continuous === true,
+        });
       }
     } catch (error) {
       this.deps.logger.error(`Running agent tests failed: ${errorDetail(error)}`);
@@ -259,7 +268,7 @@ export class AgentTestController implements vscode.Disposable {
     run: vscode.TestRun,
     outcomes: Map<string, ItemOutcome>,
     signal: AbortSignal,
-    allDeployed: boolean,
+    { allDeployed, continuous }: { readonly allDeployed: boolean; readonly continuous: boolean },
   ): Promise<void> {
     const uri = file.uri!;
     const state = await this.refresh(uri);
@@ -288,6 +297,22 @@ export class AgentTestController implements vscode.Disposable {
       return;
     }
     const items = new Map(chosen.map((item) => [caseNameOf(item), item]));
+    if (continuous) {
+      // Runs on a deployment and calls of real APIs never start on their own (each edit would
+      // reach the service, or ask for its key): said, and left to an explicit run.
+      for (const testCase of loaded.suite.cases) {
+        const item = items.get(testCase.name);
+        if (!item || !(allDeployed || testCase.deployed || testCase.live)) continue;
+        const note =
+          allDeployed || testCase.deployed
+            ? 'Not run continuously: this case runs on the deployment (deployed: true), which never starts on its own. Run it to send it.'
+            : 'Not run continuously: this case calls real APIs (live: true), which never happens on its own. Run it to call them.';
+        run.skipped(item);
+        outcomes.set(item.id, { state: 'skipped', messages: [], notes: [note] });
+        run.appendOutput(`  - ${testCase.name}\r\n    note: ${note}\r\n`, new vscode.Location(uri, item.range ?? new vscode.Range(0, 0, 0, 0)), item);
+        items.delete(testCase.name);
+      }
+    }
     const core = await loadTestCore();
     let deployment: { target: AgentTarget } | undefined;
     if (core.needsDeployment(loaded.suite, { only: new Set(items.keys()), allDeployed })) {
@@ -439,7 +464,7 @@ export class AgentTestController implements vscode.Disposable {
         return;
       }
       const include = chosen.get(key) ?? [file];
-      const done = this.runTests(new vscode.TestRunRequest(include, request.exclude, request.profile), token).then(() => {
+      const done = this.runTests(new vscode.TestRunRequest(include, request.exclude, request.profile), token, { continuous: true }).then(() => {
         running.delete(key);
         if (again.delete(key)) runFile(uri);
       });

@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { startAgentServer } from '../../src/core/server/agentServer';
+import { json, startServer } from '../support/httpServer';
 import type { ExecutionRecord } from '../../src/core/executions/executionRecord';
 import type { AgentWorkflowsApi } from '../../src/extension';
 import type { ItemOutcome } from '../../src/testing/agentTestController';
@@ -238,6 +239,73 @@ describe('agent tests in VS Code', () => {
     await new Promise((resolve) => setTimeout(resolve, 800));
     listening.dispose();
     assert.equal(later, false, 'no run after the continuous run was stopped');
+  });
+
+  it('runs continuously only what stays on this machine: deployed and live cases wait for an explicit run', async () => {
+    // One server is both the real API of the agent's node and its deployment: any request it gets left the machine.
+    const server = await startServer((_request, response) => json(response, 200, { title: 'Dr' }));
+    const ui = new ScriptedUi();
+    try {
+      const agentFile = workspaceUri('agent-tests', 'lookup.agent.yaml');
+      const testFile = workspaceUri('agent-tests', 'lookup.agent.test.yaml');
+      created.push(agentFile, testFile);
+      await vscode.workspace.fs.writeFile(
+        agentFile,
+        Buffer.from(
+          `version: 1\nname: Lookup\ndeployment:\n  baseUrl: ${server.url}\n  account: local\n  agent: lookup\ninputs:\n  who: { type: string, required: true }\nnodes:\n  profile:\n    type: api\n    method: GET\n    url: ${server.url}/people/{{ inputs.who }}\n  greet:\n    type: template\n    text: "Hello {{ nodes.profile.body.title }} {{ inputs.who }}"\noutputs:\n  greeting: { from: "{{ nodes.greet.body }}" }\n`,
+        ),
+      );
+      await vscode.workspace.fs.writeFile(
+        testFile,
+        Buffer.from(
+          'cases:\n  mocked:\n    inputs: { who: Ada }\n    mocks: { profile: { body: { title: Dr } } }\n    expect: { outputs: { greeting: Hello Dr Ada } }\n  for real:\n    live: true\n    inputs: { who: Bo }\n    expect: { outputs: { greeting: Hello Dr Bo } }\n  on the service:\n    deployed: true\n    inputs: { who: Cy }\n    expect: { outputs: { greeting: Hello Dr Cy } }\n',
+        ),
+      );
+      const file = await waitFor(
+        async () => (await api.agentTests.refresh(testFile), api.agentTests.controller.items.get(testFile.toString())),
+        'the test file item',
+      );
+      const id = (name: string): string => `${testFile.toString()}::${name}`;
+      const nextRun = new Promise<Map<string, ItemOutcome>>((resolve) => {
+        const listening = api.agentTests.onDidEndRun((outcomes) => {
+          if (!outcomes.has(id('mocked'))) return;
+          listening.dispose();
+          resolve(outcomes);
+        });
+      });
+      const profile = api.agentTests.localProfile;
+      const stop = new vscode.CancellationTokenSource();
+      const watching = Promise.resolve(profile.runHandler(new vscode.TestRunRequest([file], undefined, profile, true), stop.token));
+      const editor = await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(testFile));
+      await editor.edit((edit) => edit.insert(new vscode.Position(0, 0), '# edited\n'));
+      const outcomes = await nextRun;
+      stop.cancel();
+      await watching;
+      stop.dispose();
+      assert.deepEqual(
+        [...outcomes.entries()].map(([itemId, outcome]) => [itemId.split('::')[1], outcome.state]).sort(),
+        [
+          ['for real', 'skipped'],
+          ['mocked', 'passed'],
+          ['on the service', 'skipped'],
+        ],
+      );
+      assert.match(outcomes.get(id('on the service'))!.notes?.join() ?? '', /runs on the deployment.*Run it to send it/);
+      assert.match(outcomes.get(id('for real'))!.notes?.join() ?? '', /calls real APIs \(live: true\).*Run it to call them/);
+      assert.deepEqual(ui.messages, [], 'no prompt for a deployment key');
+      assert.equal(server.requests.length, 0, 'nothing left the machine');
+
+      // Run explicitly, the live case calls its API.
+      const live = await api.agentTests.runTests(new vscode.TestRunRequest([file.children.get(id('for real'))!]));
+      assert.equal(live.get(id('for real'))?.state, 'passed');
+      assert.deepEqual(
+        server.requests.map((request) => request.url),
+        ['/people/Bo'],
+      );
+    } finally {
+      ui.restore();
+      await server.close();
+    }
   });
 
   it('shows what an operator asked for beside what came, for the Compare view', async () => {
