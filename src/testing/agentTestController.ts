@@ -226,14 +226,15 @@ export class AgentTestController implements vscode.Disposable {
     if (token.isCancellationRequested || run.token.isCancellationRequested) stop();
     try {
       const excluded = new Set((request.exclude ?? []).map((item) => item.id));
-      const selection = new Map<string, { file: vscode.TestItem; cases?: Set<string> }>();
+      // A file's chosen cases; none (all of them) once the file itself is chosen, whatever the order.
+      const selection = new Map<string, { file: vscode.TestItem; cases: Set<string> | undefined }>();
       for (const item of request.include ?? [...gather(this.controller.items)]) {
         if (excluded.has(item.id)) continue;
         const file = item.parent ?? item;
-        const entry = selection.get(file.id) ?? { file };
-        if (item.parent) entry.cases = (entry.cases ?? new Set()).add(caseNameOf(item));
-        else delete entry.cases;
-        selection.set(file.id, entry);
+        const entry = selection.get(file.id);
+        if (!item.parent) selection.set(file.id, { file, cases: undefined });
+        else if (entry) entry.cases?.add(caseNameOf(item));
+        else selection.set(file.id, { file, cases: new Set([caseNameOf(item)]) });
       }
       for (const { file, cases } of selection.values()) {
         if (abort.signal.aborted) break;

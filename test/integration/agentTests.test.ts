@@ -95,6 +95,19 @@ describe('agent tests in VS Code', () => {
     ]);
   });
 
+  it('runs the whole file when it is chosen beside one of its cases, in either order', async () => {
+    const file = await waitFor(() => api.agentTests.controller.items.get(TEST_FILE.toString()), 'the test file item');
+    const knownPerson = file.children.get(`${TEST_FILE.toString()}::known person`);
+    assert.ok(knownPerson);
+    for (const include of [
+      [file, knownPerson],
+      [knownPerson, file],
+    ]) {
+      const outcomes = await api.agentTests.runTests(new vscode.TestRunRequest(include));
+      assert.deepEqual([...outcomes.keys()].map((id) => id.split('::')[1]).sort(), ['known person', 'wrong title']);
+    }
+  });
+
   it('runs only the chosen case, with the unsaved text of its editor, and follows edits', async () => {
     const document = await vscode.workspace.openTextDocument(TEST_FILE);
     const editor = await vscode.window.showTextDocument(document);
