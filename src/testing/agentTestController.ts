@@ -465,19 +465,27 @@ export class AgentTestController implements vscode.Disposable {
         return;
       }
       const include = chosen.get(key) ?? [file];
-      const done = this.runTests(new vscode.TestRunRequest(include, request.exclude, request.profile), token, { continuous: true }).then(() => {
-        running.delete(key);
-        if (again.delete(key)) runFile(uri);
-      });
+      const done = this.runTests(new vscode.TestRunRequest(include, request.exclude, request.profile), token, { continuous: true })
+        // A run that failed is logged: it must not end the continuous run, nor keep its file from running again.
+        .then(
+          () => undefined,
+          (error: unknown) => this.deps.logger.error(`A continuous run of ${uri.fsPath} failed: ${errorDetail(error)}`),
+        )
+        .finally(() => {
+          running.delete(key);
+          if (again.delete(key)) runFile(uri);
+        });
       running.set(key, done);
     };
     const listening = this.onDidChangeTestContent(runFile);
+    let stopping: vscode.Disposable | undefined;
     try {
       await new Promise<void>((resolve) => {
         if (token.isCancellationRequested) resolve();
-        else token.onCancellationRequested(() => resolve());
+        else stopping = token.onCancellationRequested(() => resolve());
       });
     } finally {
+      stopping?.dispose();
       listening.dispose();
       await Promise.all(running.values());
     }
