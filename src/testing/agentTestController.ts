@@ -316,22 +316,14 @@ export class AgentTestController implements vscode.Disposable {
     }
     const core = await loadTestCore();
     let deployment: { target: AgentTarget } | undefined;
+    let deploymentError: string | undefined;
     if (core.needsDeployment(loaded.suite, { only: new Set(items.keys()), allDeployed })) {
-      // The deployed cases cannot run without a target and key: they error saying why, the others run.
-      const refused = await this.deployedTarget(loaded.agentFile).catch((error: unknown) => errorMessage(error));
-      if (typeof refused === 'object') deployment = { target: refused };
-      else {
-        const why = refused ?? 'it was not confirmed, or no API key was given for it.';
-        const message = new vscode.TestMessage(`This case runs on the deployment, which is not reachable from here: ${why}`);
-        for (const testCase of loaded.suite.cases) {
-          const item = items.get(testCase.name);
-          if (!item || (!allDeployed && !testCase.deployed)) continue;
-          run.errored(item, message);
-          outcomes.set(item.id, { state: 'errored', messages: [outcomeOf(message)] });
-          items.delete(testCase.name);
-        }
-        run.appendOutput(`  ${message.message as string}\r\n`);
-      }
+      // The deployed cases cannot run without a target and key: they error saying why (at their
+      // line, as the CLI's do), the others run.
+      const target = await this.deployedTarget(loaded.agentFile).catch((error: unknown) => errorMessage(error));
+      if (typeof target === 'object') deployment = { target };
+      else
+        deploymentError = `This case runs on the deployment, which is not reachable from here: ${target ?? 'it was not confirmed, or no API key was given for it.'}`;
     }
     for (const item of items.values()) run.started(item);
     const report = (result: CaseResult): void => {
@@ -373,6 +365,7 @@ export class AgentTestController implements vscode.Disposable {
         onCase: report,
         allDeployed,
         ...(deployment ? { deployment } : {}),
+        ...(deploymentError !== undefined ? { deploymentError } : {}),
       });
     for (const item of items.values()) {
       if (outcomes.has(item.id)) continue;

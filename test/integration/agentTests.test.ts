@@ -588,6 +588,8 @@ describe('agent tests in VS Code', () => {
         withoutKey.get(id('on the service'))!.messages[0]!.message,
         /runs on the deployment.*not confirmed, or no API key was given/,
       );
+      // At the case's line, like any other failure of it.
+      assert.equal(withoutKey.get(id('on the service'))!.messages[0]!.line, file.children.get(id('on the service'))!.range?.start.line);
       assert.ok(ui.messages.some((message) => message.modal && message.text.includes(`No API key is set for ${server.url}`)));
 
       ui.input(key);
