@@ -96,6 +96,7 @@ describe('agent tests in VS Code', () => {
   });
 
   it('runs the whole file when it is chosen beside one of its cases, in either order', async () => {
+    await api.agentTests.refresh(TEST_FILE);
     const file = await waitFor(() => api.agentTests.controller.items.get(TEST_FILE.toString()), 'the test file item');
     const knownPerson = file.children.get(`${TEST_FILE.toString()}::known person`);
     assert.ok(knownPerson);
