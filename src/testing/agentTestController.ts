@@ -310,7 +310,11 @@ export class AgentTestController implements vscode.Disposable {
             : 'Not run continuously: this case calls real APIs (live: true), which never happens on its own. Run it to call them.';
         run.skipped(item);
         outcomes.set(item.id, { state: 'skipped', messages: [], notes: [note] });
-        run.appendOutput(`  - ${testCase.name}\r\n    note: ${note}\r\n`, new vscode.Location(uri, item.range ?? new vscode.Range(0, 0, 0, 0)), item);
+        run.appendOutput(
+          `  - ${testCase.name}\r\n    note: ${note}\r\n`,
+          new vscode.Location(uri, item.range ?? new vscode.Range(0, 0, 0, 0)),
+          item,
+        );
         items.delete(testCase.name);
       }
     }

@@ -296,14 +296,11 @@ describe('agent tests in VS Code', () => {
       stop.cancel();
       await watching;
       stop.dispose();
-      assert.deepEqual(
-        [...outcomes.entries()].map(([itemId, outcome]) => [itemId.split('::')[1], outcome.state]).sort(),
-        [
-          ['for real', 'skipped'],
-          ['mocked', 'passed'],
-          ['on the service', 'skipped'],
-        ],
-      );
+      assert.deepEqual([...outcomes.entries()].map(([itemId, outcome]) => [itemId.split('::')[1], outcome.state]).sort(), [
+        ['for real', 'skipped'],
+        ['mocked', 'passed'],
+        ['on the service', 'skipped'],
+      ]);
       assert.match(outcomes.get(id('on the service'))!.notes?.join() ?? '', /runs on the deployment.*Run it to send it/);
       assert.match(outcomes.get(id('for real'))!.notes?.join() ?? '', /calls real APIs \(live: true\).*Run it to call them/);
       assert.deepEqual(ui.messages, [], 'no prompt for a deployment key');
