@@ -66,6 +66,26 @@ describe('matchers', () => {
     assert.ok(holds('$match: "^(a+)+$"', 'aaaa'), 'the same pattern still works where it ends');
   });
 
+  it('$match: a stopped test fails under $not and $contains too, and the tests of one expectation share the limit', () => {
+    const stuck = `${'a'.repeat(40)}!`;
+    for (const [yaml, actual] of [
+      ['$not: { $match: "^(a+)+$" }', stuck],
+      ['$contains: { $match: "^(a+)+$" }', ['x', stuck, stuck, stuck]],
+      ['{ r: { $not: { $match: "^(a+)+$" } } }', { r: stuck }],
+    ] as const) {
+      const started = performance.now();
+      const mismatches = matchValue(expectation(yaml).matcher, actual);
+      assert.ok(performance.now() - started < 2500, `${yaml}: one limit for the expectation, not one per item`);
+      assert.equal(mismatches.length, 1, yaml);
+      assert.match(mismatches[0]!.expected, /but testing it was stopped after 1 s/, yaml);
+    }
+    // A pattern without repeats is tested without the sandbox: a long list is quick.
+    const many = Array.from({ length: 150_000 }, (_, i) => `item ${i}`);
+    const started = performance.now();
+    assert.ok(holds('$contains: { $match: "^z" }', [...many, 'zed']));
+    assert.ok(performance.now() - started < 2000, `${Math.round(performance.now() - started)} ms for 150,000 items`);
+  });
+
   it('$match: g and y flags keep no position between tests', () => {
     const { matcher } = expectation('$match: "/a/g"');
     for (let i = 0; i < 3; i++) assert.equal(matchValue(matcher, 'xa').length, 0, `test ${i + 1}`);

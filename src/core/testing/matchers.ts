@@ -8,7 +8,7 @@ import type { Node as YamlNode } from 'yaml';
 import type { Span } from '../document/problems';
 import { closestMatch } from '../document/suggest';
 import { entries, spanOf } from '../document/yamlAst';
-import { MATCH_TIME_LIMIT_MS, testPattern } from './regexTest';
+import { MATCH_TIME_LIMIT_MS, PatternTime, testPattern } from './regexTest';
 
 export const VALUE_TYPES = ['string', 'number', 'integer', 'boolean', 'object', 'array', 'null'] as const;
 export type ValueType = (typeof VALUE_TYPES)[number];
@@ -163,6 +163,36 @@ function asSubset(matcher: Matcher): Matcher {
 
 /** The mismatches of actual (undefined: absent) against the matcher, at most `limit` of them. */
 export function matchValue(matcher: Matcher, actual: unknown, path = '', limit = 50): Mismatch[] {
+  // The $match tests of one expectation share one time limit, however many items they test.
+  const outermost = patternTime === undefined;
+  if (outermost) patternTime = new PatternTime(MATCH_TIME_LIMIT_MS);
+  try {
+    return matchWithin(matcher, actual, path, limit);
+  } catch (error) {
+    // A test that was stopped is a failure wherever it stands: never "no match" under $not.
+    if (!outermost || !(error instanceof PatternStopped)) throw error;
+    return [{ path: error.path, expected: error.expected, actual: error.actual, span: error.span }];
+  } finally {
+    if (outermost) patternTime = undefined;
+  }
+}
+
+/** The time limit of the $match tests of the expectation being checked (set by the outermost matchValue). */
+let patternTime: PatternTime | undefined;
+
+/** A $match test stopped at the time limit: it ends the whole expectation's check. */
+class PatternStopped extends Error {
+  constructor(
+    readonly path: string,
+    readonly expected: string,
+    readonly actual: unknown,
+    readonly span: Span,
+  ) {
+    super(expected);
+  }
+}
+
+function matchWithin(matcher: Matcher, actual: unknown, path: string, limit: number): Mismatch[] {
   const found: Mismatch[] = [];
   collect(matcher, actual, path, found, limit);
   return found;
@@ -225,13 +255,13 @@ function checkOperator(check: OperatorCheck, actual: unknown, path: string, foun
       collect(check.matcher, actual, path, found, limit);
       return;
     case '$not':
-      if (matchValue(check.matcher, actual, path, 1).length === 0) fail(`not ${describeMatcher(check.matcher)}`);
+      if (matchWithin(check.matcher, actual, path, 1).length === 0) fail(`not ${describeMatcher(check.matcher)}`);
       return;
     case '$contains':
       if (typeof actual === 'string' && check.value.kind === 'equal' && typeof check.value.value === 'string') {
         if (!actual.includes(check.value.value)) fail(`text containing ${JSON.stringify(check.value.value)}`);
       } else if (Array.isArray(actual)) {
-        if (!actual.some((item) => matchValue(check.value, item, path, 1).length === 0))
+        if (!actual.some((item) => matchWithin(check.value, item, path, 1).length === 0))
           fail(`a list with an item that is ${describeMatcher(check.value)}`);
       } else {
         fail(
@@ -242,12 +272,15 @@ function checkOperator(check: OperatorCheck, actual: unknown, path: string, foun
       }
       return;
     case '$match': {
-      const matched = typeof actual === 'string' ? testPattern(check.regex, actual) : false;
+      const matched = typeof actual === 'string' ? testPattern(check.regex, actual, patternTime) : false;
       if (matched === 'stopped')
-        fail(
+        throw new PatternStopped(
+          path,
           `text matching ${String(check.regex)}, but testing it was stopped after ${MATCH_TIME_LIMIT_MS / 1000} s: the pattern backtracks without end on this text (a repeat inside a repeat, like (a+)+); write it without nesting repeats`,
+          actual,
+          check.span,
         );
-      else if (!matched) fail(`text matching ${String(check.regex)}`);
+      if (!matched) fail(`text matching ${String(check.regex)}`);
       return;
     }
     case '$type':
@@ -257,7 +290,7 @@ function checkOperator(check: OperatorCheck, actual: unknown, path: string, foun
     case '$length': {
       const length = typeof actual === 'string' || Array.isArray(actual) ? actual.length : undefined;
       if (length === undefined) fail(`text or a list whose length is ${describeMatcher(check.matcher)}`);
-      else if (matchValue(check.matcher, length, path, 1).length > 0) fail(`a length ${describeMatcher(check.matcher)} (it is ${length})`);
+      else if (matchWithin(check.matcher, length, path, 1).length > 0) fail(`a length ${describeMatcher(check.matcher)} (it is ${length})`);
       return;
     }
     case '$gt':
