@@ -89,6 +89,13 @@ describe('snapshots written into a test file', () => {
     assert.match(written, /# flow/);
   });
 
+  it('keeps CRLF line endings when a flow-style case makes it re-print the whole file', () => {
+    const text = 'cases:\r\n  a: { snapshot: true, expect: { within_ms: 10 } }\r\n  b:\r\n    inputs: { q: hi }\r\n';
+    const written = writeSnapshots(text, new Map([['a', { report: 'x' }]]));
+    assert.deepEqual(outputsOf(written, 'a'), { report: 'x' });
+    assert.ok(!/(?<!\r)\n/.test(written), `every line ends in CRLF: ${JSON.stringify(written)}`);
+  });
+
   // `test --update` on a large file: each case's node found by name once, the text built in one pass
   // (it was a scan of the cases and a copy of the whole text per snapshot: 25-41 s for 20,000 cases).
   // A correctness test at the size that was slow; bench/agentTests.ts times it.

@@ -57,7 +57,7 @@ export function writeSnapshots(text: string, actualOutputs: ReadonlyMap<string, 
     if (splice) splices.push(splice);
     else rewritten = true;
   }
-  if (rewritten) return rewriteWhole(document, caseNodes, snapshots);
+  if (rewritten) return rewriteWhole(document, caseNodes, snapshots, newline);
   // The text between the splices and the splices, in one pass in file order: linear in the file.
   const pieces: string[] = [];
   let at = 0;
@@ -145,6 +145,7 @@ function rewriteWhole(
   document: Document,
   caseNodes: ReadonlyMap<string, YamlNode | undefined>,
   snapshots: ReadonlyMap<string, Readonly<Record<string, unknown>>>,
+  newline: string,
 ): string {
   for (const [name, outputs] of snapshots) {
     // Through the case's own node when it is a mapping (no search of the cases for each).
@@ -152,8 +153,9 @@ function rewriteWhole(
     if (isMap(caseMap)) caseMap.setIn(['expect', 'outputs'], document.createNode(outputs));
     else document.setIn(['cases', name, 'expect', 'outputs'], document.createNode(outputs));
   }
-  // lineWidth 0: long flow mappings stay on their line.
-  return document.toString({ lineWidth: 0 });
+  // lineWidth 0: long flow mappings stay on their line. yaml writes \n: the file's own line ending is put back.
+  const written = document.toString({ lineWidth: 0 });
+  return newline === '\n' ? written : written.replace(/\r?\n/g, newline);
 }
 
 /** A result as it stands once its snapshot is written: its output mismatches are gone. */
