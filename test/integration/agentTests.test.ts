@@ -599,7 +599,7 @@ describe('agent tests in VS Code', () => {
       ]);
       // What a deployment leaves out is said in the run's output.
       assert.deepEqual(local.get(id('on the service'))!.notes, [
-        'Against a deployment, expect.nodes is not used: the service calls the real APIs.',
+        'Not used against a deployment: expect.nodes. The service calls the real APIs.',
       ]);
 
       // "Run on Deployment": every case goes to the service, so the local expectation sees its answer.

@@ -2,7 +2,7 @@
 // the workflow engine with mocked API answers (undici's MockAgent in place of each node's socket),
 // expectations checked and pointing back into the file; live cases call a real server.
 import assert from 'node:assert/strict';
-import { copyFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { LineIndex } from '../../src/core/document/lineIndex';
 import { loadSuite, needsDeployment, runSuite } from '../../src/core/testing/suite';
@@ -211,6 +211,16 @@ cases:
     );
   });
 
+  it('says which number is wrong: within_ms: 1.5 is not a whole number', () => {
+    const result = loadSuite(
+      dir.write('weather-report.agent.test.yaml', 'cases:\n  one:\n    live: true\n    expect: { within_ms: 1.5 }\n'),
+    );
+    assert.deepEqual(
+      result.problems.map((problem) => `${problem.code}: ${problem.message}`),
+      ['wrong-type: "expect.within_ms" in case "one" must be a whole number, not the fraction 1.5.'],
+    );
+  });
+
   it('words the problems of a test file for a test file, not for an agent file', () => {
     const problemsOf = (name: string, content: string | Uint8Array): string[] => {
       const result = loadSuite(dir.write(name, content)) as SuiteLoadFailure;
@@ -238,7 +248,7 @@ cases:
     assert.deepEqual(schema, [
       'invalid-value: "agent" must be the path of the agent file under test, relative to this test file, ending in .agent.yaml or .agent.yml (e.g. "weather-report.agent.yaml"); "weather-report.yaml" does not.',
       'invalid-value: "expect.within_ms" in case "one" must be at least 1.',
-      'wrong-type: The expectation on node "current" in case "one" must be a mapping, not a number.',
+      'wrong-type: The expectation on node "current" in case "one" must be a mapping, not the number 5.',
     ]);
     assert.ok(
       !schema
@@ -300,6 +310,8 @@ cases:
 
     // Nothing close: the agent files of that folder; in a sub-folder, the folder as written.
     dir.write('sub/greeter.agent.yaml', 'version: 1\nname: g\n');
+    // A folder named like an agent file is no agent file to suggest.
+    mkdirSync(join(dir.path, 'folder.agent.yaml'));
     const far = loadSuite(
       dir.write('far.agent.test.yaml', 'agent: forecast.agent.yaml\ncases:\n  one: { live: true }\n'),
     ) as SuiteLoadFailure;

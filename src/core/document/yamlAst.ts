@@ -237,5 +237,7 @@ export function describeValue(value: unknown): string {
   if (Array.isArray(value)) return 'a list';
   if (typeof value === 'object') return 'a mapping';
   if (typeof value === 'string') return 'text';
+  // The number itself: "must be a whole number, not 1.5" says what is wrong, "not a number" does not.
+  if (typeof value === 'number') return `${Number.isInteger(value) ? 'the number' : 'the fraction'} ${value}`;
   return `a ${typeof value}`;
 }

@@ -42,9 +42,7 @@ export async function runCaseDeployed(agent: LoadedAgent, testCase: TestCase, op
   const started = performance.now();
   const startedAt = new Date();
   const notes = localOnlyParts(testCase);
-  const note = notes.length
-    ? [`Against a deployment, ${notes.join(', ')} ${notes.length === 1 ? 'is' : 'are'} not used: the service calls the real APIs.`]
-    : [];
+  const note = notes.length ? [`Not used against a deployment: ${notes.join(', ')}. The service calls the real APIs.`] : [];
   const fail = (message: string): CaseResult => ({
     name: testCase.name,
     passed: false,

@@ -122,7 +122,7 @@ export function formatText(reports: readonly SuiteReport[]): string {
       lines.push(`  could not run: ${report.error}`);
       for (const problem of report.problems ?? []) {
         if (problem.severity === 'error')
-          lines.push(`  ${report.file}:${problem.range.line}:${problem.range.column}: ${problem.code} ${problem.message}`);
+          lines.push(`  ${report.file}:${problem.range.line}:${problem.range.column}: ${problem.code} ${boundedMessage(problem.message)}`);
       }
       continue;
     }
@@ -184,7 +184,7 @@ export function formatJson(reports: readonly SuiteReport[]): string {
                   column: p.range.column,
                   severity: p.severity,
                   code: p.code,
-                  message: p.message,
+                  message: boundedMessage(p.message),
                 })),
               }
             : {}),
@@ -234,7 +234,7 @@ export function formatJunit(reports: readonly SuiteReport[]): string {
     if (report.error !== undefined) {
       const problems = (report.problems ?? [])
         .filter((p) => p.severity === 'error')
-        .map((p) => `${report.file}:${p.range.line}:${p.range.column}: ${p.code} ${p.message}`);
+        .map((p) => `${report.file}:${p.range.line}:${p.range.column}: ${p.code} ${boundedMessage(p.message)}`);
       suite
         .ele('testcase', { name: '(test file)', classname: report.file, time: '0' })
         .ele('error', { message: report.error })

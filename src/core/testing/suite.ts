@@ -1,7 +1,7 @@
 // A test file with its agent, ready to run: the test file read and checked against the agent it
 // names (read from disk beside it, or given by an editor), and the run of its cases, several at a time.
-import { readdirSync } from 'node:fs';
-import { basename, dirname, relative, resolve } from 'node:path';
+import { readdirSync, statSync } from 'node:fs';
+import { basename, dirname, join, relative, resolve } from 'node:path';
 import { AgentFileError, loadAgent } from '../engine/agentPlan';
 import type { LoadedAgent } from '../engine/agentPlan';
 import { AGENT_FILE } from '../document/agentFiles';
@@ -179,7 +179,12 @@ export async function runSuite(loaded: LoadedSuite, options: RunSuiteOptions = {
 /** The names of the agent files in a folder, for a misspelt agent: path; none when it cannot be listed. */
 function agentFilesIn(folder: string): string[] {
   try {
-    return readdirSync(folder).filter((name) => AGENT_FILE.test(name));
+    // Only what can be read: a directory or a FIFO named like an agent file is no suggestion.
+    return readdirSync(folder, { withFileTypes: true })
+      .filter(
+        (entry) => AGENT_FILE.test(entry.name) && (entry.isFile() || (entry.isSymbolicLink() && isRegularFile(join(folder, entry.name)))),
+      )
+      .map((entry) => entry.name);
   } catch {
     return [];
   }
@@ -192,4 +197,12 @@ function agentFilesIn(folder: string): string[] {
 export function readText(file: string, kind: ParsedFileKind = 'agent'): { text: string } | { error: string } {
   const read = readTextFileSync(file, { kind });
   return 'text' in read ? read : { error: `${file}: ${read.error}` };
+}
+
+function isRegularFile(path: string): boolean {
+  try {
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
 }
