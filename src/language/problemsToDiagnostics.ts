@@ -1,17 +1,20 @@
 // Translates core problems into VS Code diagnostics.
 import * as vscode from 'vscode';
 import { LineIndex } from '../core/document/lineIndex';
-import type { Problem, Severity } from '../core/document/problems';
+import type { LineRange, Problem, Severity } from '../core/document/problems';
 
 /** Codes whose subject is unused, shown faded as well as underlined. */
 const UNNECESSARY = new Set(['unused-input']);
 
+/** A problem as a diagnostic; without `document` (its text not at hand), at the problem's own line and column range. */
 export function toDiagnostic(
   problem: Problem,
-  document: { positionAt(offset: number): vscode.Position },
+  document: { positionAt(offset: number): vscode.Position } | undefined,
   docsUri: vscode.Uri,
 ): vscode.Diagnostic {
-  const range = new vscode.Range(document.positionAt(problem.span.start), document.positionAt(problem.span.end));
+  const range = document
+    ? new vscode.Range(document.positionAt(problem.span.start), document.positionAt(problem.span.end))
+    : rangeOf(problem.range);
   const diagnostic = new vscode.Diagnostic(range, problem.message, toSeverity(problem.severity));
   diagnostic.source = 'agent-workflows';
   diagnostic.code = { value: problem.code, target: docsUri.with({ fragment: problem.code }) };
@@ -28,6 +31,11 @@ function toSeverity(severity: Severity): vscode.DiagnosticSeverity {
     default:
       return vscode.DiagnosticSeverity.Information;
   }
+}
+
+/** A core 1-based line/column range as a VS Code range. */
+export function rangeOf(range: LineRange): vscode.Range {
+  return new vscode.Range(range.line - 1, range.column - 1, range.endLine - 1, range.endColumn - 1);
 }
 
 /** A document-like view of text read from disk, for files that are not open. */

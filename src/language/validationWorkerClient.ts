@@ -1,28 +1,67 @@
-// Runs validations (and the outline's symbols) in one long-lived worker thread
-// (dist/validationWorker.js), started on first use, so that parsing a large or hostile file never
-// freezes the extension host. Latest wins per document and task: a newer text replaces a waiting
+// Runs validations (and the outline's symbols, and what the Test Explorer shows of a test file) in
+// one long-lived worker thread (dist/validationWorker.js), started on first use, so that parsing a
+// large or hostile file never freezes the extension host. Latest wins per document and task: a newer text replaces a waiting
 // one, and the result of a replaced one is dropped. Each task is bounded: one that takes longer than
 // the time limit has its worker terminated (a new one starts for the next task); a stopped check
 // ends with a validation-stopped problem. No vscode here, so it is unit-tested in plain Node.
 import { Worker } from 'node:worker_threads';
 import type { AgentSymbol } from '../core/language/navigation';
+import { LineIndex } from '../core/document/lineIndex';
+import type { LineRange } from '../core/document/problems';
+import type { LoadedSuite, SuiteLoadFailure } from '../core/testing/suite';
 import { ProblemSink } from '../core/document/problemSink';
 import type { Problem } from '../core/document/problems';
 import { errorMessage } from '../core/errors';
+
+/**
+ * What the Test Explorer shows of a test file (the 'testFile' task): the test file and its agent
+ * parsed in the worker, only plain data back.
+ */
+export interface TestFileSummary {
+  /** The agent file the test file names, as an absolute path (undefined when it names none that resolves). */
+  readonly agentFile?: string;
+  /** The cases as far as they could be read, in file order, with their 1-based ranges. */
+  readonly cases: ReadonlyArray<{ readonly name: string; readonly range: LineRange }>;
+  /** The test file's problems (its agent's are said in `failure`). */
+  readonly problems: Problem[];
+  /** Why the cases cannot run (problems, an agent that cannot be read or has errors); undefined when they can. */
+  readonly failure?: string;
+}
+
+/** What the Test Explorer shows of a loaded test file (`agentFile`: the agent it names, when resolved). */
+export function testFileSummary(loaded: LoadedSuite | SuiteLoadFailure, text: string, agentFile: string | undefined): TestFileSummary {
+  const suite = 'suite' in loaded ? loaded.suite : loaded.readSuite;
+  const lines = new LineIndex(text);
+  return {
+    ...(agentFile !== undefined ? { agentFile } : {}),
+    cases: (suite?.cases ?? []).map((testCase) => ({ name: testCase.name, range: lines.range(testCase.span) })),
+    problems: [...loaded.problems],
+    ...('suite' in loaded ? {} : { failure: loaded.message }),
+  };
+}
 
 /** What the worker computes for a text. */
 export interface WorkerTasks {
   readonly validate: Problem[];
   readonly symbols: AgentSymbol[];
+  readonly testFile: TestFileSummary;
 }
 export type WorkerTask = keyof WorkerTasks;
 
-export interface WorkerRequest {
+/** What a task may need besides the text. */
+export interface TaskContext {
+  /** The environments of the agent's agent-workflows.yaml, for the names its overrides use. */
+  readonly environmentNames?: readonly string[];
+  /** testFile: the test file's absolute path (its agent is resolved from it). */
+  readonly file?: string;
+  /** testFile: texts of agent files that differ from disk (unsaved editors), by absolute path; others are read from disk. */
+  readonly agentTexts?: ReadonlyArray<readonly [path: string, text: string]>;
+}
+
+export interface WorkerRequest extends TaskContext {
   readonly id: number;
   readonly task: WorkerTask;
   readonly text: string;
-  /** The environments of the agent's agent-workflows.yaml, for the names its overrides use. */
-  readonly environmentNames?: readonly string[];
 }
 
 export type WorkerReply =
@@ -61,7 +100,7 @@ interface Job {
   /** The task and the document: latest wins per key. */
   readonly key: string;
   readonly text: string;
-  readonly environmentNames?: readonly string[];
+  readonly context: TaskContext;
   readonly resolve: (outcome: TaskOutcome<unknown>) => void;
   superseded: boolean;
 }
@@ -80,7 +119,7 @@ export class ValidationWorker {
 
   /** Validates the text of the document named by `document`; a newer call for the same document supersedes this one. */
   async validate(document: string, text: string, environmentNames?: readonly string[]): Promise<ValidationOutcome> {
-    const outcome = await this.run('validate', document, text, environmentNames);
+    const outcome = await this.run('validate', document, text, environmentNames ? { environmentNames } : {});
     switch (outcome.kind) {
       case 'done':
         return { kind: 'checked', problems: outcome.result };
@@ -92,32 +131,28 @@ export class ValidationWorker {
   }
 
   /** Runs a task in the worker; a newer call for the same task and document supersedes this one. */
-  run<T extends WorkerTask>(
-    task: T,
-    document: string,
-    text: string,
-    environmentNames?: readonly string[],
-  ): Promise<TaskOutcome<WorkerTasks[T]>> {
+  run<T extends WorkerTask>(task: T, document: string, text: string, context: TaskContext = {}): Promise<TaskOutcome<WorkerTasks[T]>> {
     if (this.disposed) return Promise.resolve({ kind: 'superseded' });
     const key = `${task}\u0000${document}`;
     return new Promise((resolve) => {
-      // A check (validate) that a newer one replaces is told so: its result must not be shown. A
-      // query (the outline) still wants an answer: a waiting one gets the newer query's, and a
-      // running one its own.
+      // A check (validate, testFile) that a newer one replaces is told so: its result must not be
+      // shown. A query (the outline) still wants an answer: a waiting one gets the newer query's,
+      // and a running one its own.
+      const isCheck = task !== 'symbols';
       const answerToo: Array<(outcome: TaskOutcome<unknown>) => void> = [];
       const index = this.waiting.findIndex((job) => job.key === key);
       if (index !== -1) {
         const replaced = this.waiting.splice(index, 1)[0]!;
-        if (task === 'validate') replaced.resolve({ kind: 'superseded' });
+        if (isCheck) replaced.resolve({ kind: 'superseded' });
         else answerToo.push(replaced.resolve);
       }
-      if (task === 'validate' && this.running?.job.key === key) this.running.job.superseded = true;
+      if (isCheck && this.running?.job.key === key) this.running.job.superseded = true;
       this.waiting.push({
         id: this.nextId++,
         task,
         key,
         text,
-        ...(environmentNames ? { environmentNames } : {}),
+        context,
         resolve: (outcome) => {
           (resolve as (outcome: TaskOutcome<unknown>) => void)(outcome);
           for (const answer of answerToo) answer(outcome);
@@ -158,7 +193,7 @@ export class ValidationWorker {
       id: job.id,
       task: job.task,
       text: job.text,
-      ...(job.environmentNames ? { environmentNames: job.environmentNames } : {}),
+      ...job.context,
     } satisfies WorkerRequest);
   }
 

@@ -6,7 +6,9 @@
 // expectation is a TestMessage at its own line, with a diff when it has an expected value. Run
 // Locally also runs continuously (auto run): a file's cases again on each change of it or its
 // agent, but for deployed and live cases (left to an explicit run). A test file's problems are
-// diagnostics ("agent-tests") and error its item.
+// diagnostics ("agent-tests") and error its item. What the explorer lists (cases, problems) is read
+// in the language worker (validationWorker.ts), so that a large or hostile test file or agent never
+// blocks the extension host; a run reads its files itself.
 import * as vscode from 'vscode';
 import { TEST_LANGUAGE_ID } from '../language/languageIds';
 import type { Problem } from '../core/document/problems';
@@ -14,8 +16,10 @@ import type { AgentTarget } from '../core/service/target';
 import type { CaseFailure, CaseResult } from '../core/testing/runCase';
 import { shownFailure } from '../core/testing/shownValue';
 import type { LoadedSuite, SuiteLoadFailure } from '../core/testing/suite';
-import type { TestSuite } from '../core/testing/testFile';
-import { textPositions, toDiagnostic } from '../language/problemsToDiagnostics';
+import { rangeOf, textPositions, toDiagnostic } from '../language/problemsToDiagnostics';
+import { testFileSummary, VALIDATION_TIME_LIMIT_MS, ValidationWorker } from '../language/validationWorkerClient';
+import type { TestFileSummary } from '../language/validationWorkerClient';
+import { AGENT_LANGUAGE_ID } from '../language/languageIds';
 import { loadTestCore } from './testCore';
 import { errorDetail, errorMessage } from '../core/errors';
 import { openDocument, savedText } from '../workspaceFiles';
@@ -26,6 +30,8 @@ const EXCLUDE_GLOB = '**/node_modules/**';
 /** Test files read when the explorer opens; a workspace with more lists the first ones. */
 const MAX_DISCOVERED = 2000;
 const EDIT_DELAY_MS = 250;
+/** Test files read for the explorer at the same time (each holds its text until the worker answers). */
+const MAX_READS = 4;
 
 /** How one test item ended in the last run (what the Test Explorer shows, for callers and tests). */
 export interface ItemOutcome {
@@ -47,7 +53,7 @@ export interface OutcomeMessage {
 /** Where an agent file's deployed cases go, with the key; undefined when the user declined to give one. */
 export type DeployedTarget = (agentFile: vscode.Uri) => Promise<AgentTarget | undefined>;
 
-/** What a test file gave when last read. */
+/** What a test file gave when read for a run. */
 interface FileState {
   readonly text: string;
   readonly loaded: LoadedSuite | SuiteLoadFailure;
@@ -58,8 +64,16 @@ type Positions = ReturnType<typeof textPositions>;
 export class AgentTestController implements vscode.Disposable {
   readonly controller: vscode.TestController;
   readonly diagnostics: vscode.DiagnosticCollection;
-  private readonly files = new Map<string, FileState>();
+  /** The test files listed, each with the agent file it names (for the code lens and agent edits). */
+  private readonly files = new Map<string, string | undefined>();
+  /** The latest read of each test file (a number unique to it): an older read's result is dropped. */
   private readonly versions = new Map<string, number>();
+  private reads = 0;
+  /** Test files waiting to be read for the explorer (one entry per file), and those being read. */
+  private readonly readQueue = new Map<string, { readonly uri: vscode.Uri; readonly done: Promise<boolean>; readonly resolve: (read: boolean) => void }>();
+  private readonly reading = new Set<string>();
+  /** Reads test files for the explorer; started on first use. */
+  private worker: ValidationWorker | undefined;
   private readonly pendingEdits = new Map<string, NodeJS.Timeout>();
   private readonly filesChanged = new vscode.EventEmitter<void>();
   /** Fires when test files appear, go, or change the agent they test (for the code lens). */
@@ -80,6 +94,8 @@ export class AgentTestController implements vscode.Disposable {
       readonly logger: vscode.LogOutputChannel;
       readonly docsUri: vscode.Uri;
       readonly deployedTarget: DeployedTarget;
+      /** The language worker script, dist/validationWorker.js. */
+      readonly workerPath: string;
     },
   ) {
     this.controller = vscode.tests.createTestController('agentWorkflows.agentTests', 'Agent Tests');
@@ -136,72 +152,159 @@ export class AgentTestController implements vscode.Disposable {
       }),
       watcher.onDidDelete((uri) => this.forget(uri)),
       vscode.workspace.onDidOpenTextDocument((document) => {
-        if (this.isTestDocument(document)) void this.refresh(document.uri);
+        if (this.isTestDocument(document)) void this.update(document.uri);
       }),
       vscode.workspace.onDidChangeTextDocument((event) => this.onEdit(event.document)),
       vscode.workspace.onDidCloseTextDocument((document) => {
         // Unsaved edits are gone with the editor: back to the file on disk.
-        if (this.isTestDocument(document)) void this.refresh(document.uri);
+        if (this.isTestDocument(document)) void this.update(document.uri);
       }),
     );
-    for (const document of vscode.workspace.textDocuments) if (this.isTestDocument(document)) void this.refresh(document.uri);
+    for (const document of vscode.workspace.textDocuments) if (this.isTestDocument(document)) void this.update(document.uri);
   }
 
   /** Finds the workspace's test files (once; refresh finds them again). */
   discover(): Promise<void> {
     this.discovery ??= (async () => {
       const found = await vscode.workspace.findFiles(TEST_FILE_GLOB, EXCLUDE_GLOB, MAX_DISCOVERED);
-      await Promise.all(found.map((uri) => this.refresh(uri)));
+      await Promise.all(found.map((uri) => this.update(uri)));
     })();
     return this.discovery;
   }
 
   /** The test files known to test `agentFile` (read so far; see discover). */
   testFilesOf(agentFile: vscode.Uri): vscode.Uri[] {
-    return [...this.files.entries()]
-      .filter(([, state]) => agentFileOf(state.loaded) === agentFile.fsPath)
-      .map(([key]) => vscode.Uri.parse(key));
+    return [...this.files.entries()].filter(([, agent]) => agent === agentFile.fsPath).map(([key]) => vscode.Uri.parse(key));
   }
 
   fileItem(uri: vscode.Uri): vscode.TestItem | undefined {
     return this.controller.items.get(uri.toString());
   }
 
-  /** Reads a test file again (from its editor when open) and updates its items and diagnostics. */
+  /**
+   * Reads a test file again (from its editor when open) in the language worker, and updates its
+   * items and diagnostics; whether it could be read. What an edit, the watcher and discovery do.
+   * A few files are read at a time; a file already waiting to be read is read once (then, at its
+   * newest text) for all who asked.
+   */
+  update(uri: vscode.Uri): Promise<boolean> {
+    const key = uri.toString();
+    const waiting = this.readQueue.get(key);
+    if (waiting) return waiting.done;
+    let resolve!: (read: boolean) => void;
+    const done = new Promise<boolean>((settle) => (resolve = settle));
+    this.readQueue.set(key, { uri, done, resolve });
+    this.startReads();
+    return done;
+  }
+
+  /** Starts waiting reads, at most MAX_READS at once and one per file. */
+  private startReads(): void {
+    for (const [key, read] of this.readQueue) {
+      if (this.reading.size >= MAX_READS) return;
+      if (this.reading.has(key)) continue;
+      this.readQueue.delete(key);
+      this.reading.add(key);
+      void this.read(read.uri).then((readable) => {
+        this.reading.delete(key);
+        read.resolve(readable);
+        this.startReads();
+      });
+    }
+  }
+
+  private async read(uri: vscode.Uri): Promise<boolean> {
+    const key = uri.toString();
+    const version = this.newRead(key);
+    try {
+      const text = await testFileText(uri);
+      if (text === undefined) {
+        this.forget(uri);
+        return false;
+      }
+      this.worker ??= new ValidationWorker({ scriptPath: this.deps.workerPath, timeLimitMs: VALIDATION_TIME_LIMIT_MS });
+      const outcome = await this.worker.run('testFile', key, text, { file: uri.fsPath, agentTexts: unsavedAgentTexts() });
+      // A newer read started meanwhile: it decides.
+      if (this.versions.get(key) !== version || outcome.kind === 'superseded') return this.files.has(key);
+      if (outcome.kind === 'done') {
+        this.show(uri, outcome.result);
+        return true;
+      }
+      const why =
+        outcome.kind === 'stopped'
+          ? `Reading it was stopped after ${VALIDATION_TIME_LIMIT_MS} ms (${Math.ceil(text.length / 1024)} KB): it, or its agent, takes too long to parse. Split or simplify the file.`
+          : `Reading it failed: ${outcome.error}`;
+      this.showUnreadable(uri, why);
+      return false;
+    } catch (error) {
+      this.deps.logger.error(`Reading the test file ${uri.fsPath} failed: ${errorDetail(error)}`);
+      return false;
+    }
+  }
+
+  /**
+   * Reads a test file and its agent on this thread, for a run (which needs the parsed agent), and
+   * updates its items and diagnostics as update does.
+   */
   async refresh(uri: vscode.Uri): Promise<FileState | undefined> {
     const key = uri.toString();
-    const version = (this.versions.get(key) ?? 0) + 1;
-    this.versions.set(key, version);
+    const version = this.newRead(key);
     try {
-      // Unsaved edits count; a saved document is its file, which may have been deleted while open
-      // (a closed editor's document lingers a while).
-      const open = openDocument(uri);
-      const text = open?.isDirty ? open.getText() : await savedText(uri);
+      const text = await testFileText(uri);
       if (text === undefined) {
         this.forget(uri);
         return undefined;
       }
       const core = await loadTestCore();
-      const loaded = core.loadSuiteFromText(uri.fsPath, text, (agentFile) => {
-        const open = openDocument(vscode.Uri.file(agentFile));
-        return open ? { text: open.getText() } : core.readText(agentFile);
+      let agentFile: string | undefined;
+      const loaded = core.loadSuiteFromText(uri.fsPath, text, (path) => {
+        agentFile = path;
+        const open = openDocument(vscode.Uri.file(path));
+        return open ? { text: open.getText() } : core.readText(path);
       });
-      // A newer read started meanwhile: it decides.
-      if (this.versions.get(key) !== version) return this.files.get(key);
-      const before = this.files.get(key);
-      const state = { text, loaded };
-      this.files.set(key, state);
-      this.updateItems(uri, state);
-      this.diagnostics.set(
-        uri,
-        loaded.problems.map((problem) => toDiagnostic(problem, textPositions(text), this.deps.docsUri)),
-      );
-      if (!before || agentFileOf(before.loaded) !== agentFileOf(loaded)) this.filesChanged.fire();
-      return state;
+      // A newer read started meanwhile: it decides what the explorer shows; this run runs what it read.
+      if (this.versions.get(key) === version) this.show(uri, testFileSummary(loaded, text, agentFile));
+      return { text, loaded };
     } catch (error) {
       this.deps.logger.error(`Reading the test file ${uri.fsPath} failed: ${errorDetail(error)}`);
       return undefined;
     }
+  }
+
+  private newRead(key: string): number {
+    const version = ++this.reads;
+    this.versions.set(key, version);
+    return version;
+  }
+
+  /** A test file as read: its items, diagnostics, and the agent it names. */
+  private show(uri: vscode.Uri, summary: TestFileSummary): void {
+    const key = uri.toString();
+    const known = this.files.has(key);
+    const before = this.files.get(key);
+    this.files.set(key, summary.agentFile);
+    this.updateItems(uri, summary);
+    this.diagnostics.set(
+      uri,
+      summary.problems.map((problem) => toDiagnostic(problem, undefined, this.deps.docsUri)),
+    );
+    if (!known || before !== summary.agentFile) this.filesChanged.fire();
+  }
+
+  /** A test file that cannot be read (too large, not a regular file, too slow to parse): said at its item and in Problems. */
+  private showUnreadable(uri: vscode.Uri, why: string): void {
+    const key = uri.toString();
+    const message = `${vscode.workspace.asRelativePath(uri)} cannot be read, so its cases are not listed: ${why}`;
+    if (!this.files.has(key)) {
+      this.files.set(key, undefined);
+      this.filesChanged.fire();
+    }
+    const file = this.fileItemFor(uri);
+    file.error = message;
+    file.children.replace([]);
+    const diagnostic = new vscode.Diagnostic(new vscode.Range(0, 0, 0, 0), message, vscode.DiagnosticSeverity.Error);
+    diagnostic.source = 'agent-workflows';
+    this.diagnostics.set(uri, [diagnostic]);
   }
 
   /**
@@ -382,22 +485,25 @@ export class AgentTestController implements vscode.Disposable {
     return this.deps.deployedTarget(vscode.Uri.file(agentFile));
   }
 
-  private updateItems(uri: vscode.Uri, state: FileState): void {
+  private fileItemFor(uri: vscode.Uri): vscode.TestItem {
     const key = uri.toString();
-    const positions = textPositions(state.text);
     let file = this.controller.items.get(key);
     if (!file) {
       file = this.controller.createTestItem(key, vscode.workspace.asRelativePath(uri), uri);
       this.controller.items.add(file);
     }
     file.range = new vscode.Range(0, 0, 0, 0);
-    const loaded = state.loaded;
-    const suite: TestSuite | undefined = 'suite' in loaded ? loaded.suite : loaded.readSuite;
-    file.error = 'suite' in loaded ? undefined : errorText(loaded);
-    const children = (suite?.cases ?? []).map((testCase, index) => {
+    return file;
+  }
+
+  private updateItems(uri: vscode.Uri, summary: TestFileSummary): void {
+    const key = uri.toString();
+    const file = this.fileItemFor(uri);
+    file.error = summary.failure === undefined ? undefined : errorText(summary.failure, summary.problems);
+    const children = summary.cases.map((testCase, index) => {
       const item =
         file.children.get(`${key}::${testCase.name}`) ?? this.controller.createTestItem(`${key}::${testCase.name}`, testCase.name, uri);
-      item.range = new vscode.Range(positions.positionAt(testCase.span.start), positions.positionAt(testCase.span.end));
+      item.range = rangeOf(testCase.range);
       item.sortText = String(index).padStart(6, '0');
       return item;
     });
@@ -406,7 +512,8 @@ export class AgentTestController implements vscode.Disposable {
 
   private forget(uri: vscode.Uri): void {
     const key = uri.toString();
-    this.versions.set(key, (this.versions.get(key) ?? 0) + 1);
+    // A read still under way finds no version of its own: its result is dropped.
+    this.versions.delete(key);
     const had = this.files.delete(key);
     this.controller.items.delete(key);
     this.diagnostics.delete(uri);
@@ -433,7 +540,7 @@ export class AgentTestController implements vscode.Disposable {
   private async changed(uris: readonly vscode.Uri[]): Promise<void> {
     await Promise.all(
       uris.map(async (uri) => {
-        if (!(await this.refresh(uri))) return;
+        if (!(await this.update(uri))) return;
         const file = this.fileItem(uri);
         if (file) this.controller.invalidateTestResults(file);
         this.contentChanged.fire(uri);
@@ -495,6 +602,7 @@ export class AgentTestController implements vscode.Disposable {
   dispose(): void {
     for (const timer of this.pendingEdits.values()) clearTimeout(timer);
     for (const subscription of this.subscriptions) subscription.dispose();
+    this.worker?.dispose();
   }
 }
 
@@ -506,14 +614,25 @@ function caseNameOf(item: vscode.TestItem): string {
   return item.label;
 }
 
-function agentFileOf(loaded: LoadedSuite | SuiteLoadFailure): string | undefined {
-  return 'agentFile' in loaded ? loaded.agentFile : undefined;
+/** A test file's text: its editor's when it has unsaved edits, else the file's (undefined when it is gone). */
+function testFileText(uri: vscode.Uri): Promise<string | undefined> {
+  // A saved document is its file, which may have been deleted while open (a closed editor's
+  // document lingers a while).
+  const open = openDocument(uri);
+  return open?.isDirty ? Promise.resolve(open.getText()) : savedText(uri);
 }
 
-function errorText(failure: SuiteLoadFailure): vscode.MarkdownString {
-  const errors = failure.problems.filter((problem) => problem.severity === 'error');
+/** Agent files whose editors have unsaved edits, by path: a test file is checked against those texts. */
+function unsavedAgentTexts(): Array<[string, string]> {
+  return vscode.workspace.textDocuments
+    .filter((document) => document.isDirty && document.languageId === AGENT_LANGUAGE_ID && document.uri.scheme === 'file')
+    .map((document) => [document.uri.fsPath, document.getText()]);
+}
+
+function errorText(failure: string, problems: readonly Problem[]): vscode.MarkdownString {
+  const errors = problems.filter((problem) => problem.severity === 'error');
   const text = new vscode.MarkdownString();
-  text.appendText(failure.message);
+  text.appendText(failure);
   for (const problem of errors.slice(0, 10)) text.appendMarkdown('\n\n').appendText(`Line ${problem.range.line}: ${problem.message}`);
   return text;
 }

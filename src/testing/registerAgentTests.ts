@@ -27,7 +27,7 @@ export interface AgentTestsApi {
   readonly onDidEndRun: vscode.Event<Map<string, ItemOutcome>>;
   /** Runs the cases a request selects, as its profile does (Run Locally without one); how each item ended, by item id. */
   runTests(request: vscode.TestRunRequest, token?: vscode.CancellationToken): Promise<Map<string, ItemOutcome>>;
-  /** Reads a test file again (as an edit or the watcher does); resolves once its items are updated. */
+  /** Reads a test file again (as an edit or the watcher does, in the language worker); resolves once its items are updated. */
   refresh(uri: vscode.Uri): Promise<unknown>;
 }
 
@@ -43,6 +43,7 @@ export function registerAgentTests(
     logger: deps.logger,
     docsUri: vscode.Uri.joinPath(context.extensionUri, 'docs', 'testing-agents.md'),
     deployedTarget: deps.deployedTarget,
+    workerPath: vscode.Uri.joinPath(context.extensionUri, 'dist', 'validationWorker.js').fsPath,
   });
   const lenses = new RunTestsCodeLensProvider(tests);
   // Without a caller's token, only the TestRun's own (the Test Results' Stop) stops the run.
@@ -75,7 +76,7 @@ export function registerAgentTests(
             );
             return undefined;
           }
-          const items = (await Promise.all(testFiles.map(async (uri) => (await tests.refresh(uri), tests.fileItem(uri))))).filter(
+          const items = (await Promise.all(testFiles.map(async (uri) => (await tests.update(uri), tests.fileItem(uri))))).filter(
             (item): item is vscode.TestItem => item !== undefined,
           );
           return Object.fromEntries(await run(new vscode.TestRunRequest(items)));
@@ -105,7 +106,7 @@ export function registerAgentTests(
     localProfile: tests.localProfile,
     onDidEndRun: tests.onDidEndRun,
     runTests: run,
-    refresh: (uri) => tests.refresh(uri),
+    refresh: (uri) => tests.update(uri),
   };
 }
 

@@ -1,9 +1,11 @@
 // A hostile agent file in the real extension host (issue 9): its diagnostics arrive while the
 // extension host stays responsive (validation and the outline run in a worker thread), and Validate
-// Workspace counts a binary agent file as an error, not as clean (issue 14, point 6).
+// Workspace counts a binary agent file as an error, not as clean (issue 14, point 6). A large test
+// file is read for the Test Explorer in that worker too.
 import assert from 'node:assert/strict';
 import { truncateSync, writeFileSync } from 'node:fs';
 import * as vscode from 'vscode';
+import type { AgentWorkflowsApi } from '../../src/extension';
 import { HOSTILE_SHAPES } from '../support/hostileAgents';
 import { waitFor } from './wait';
 
@@ -101,6 +103,26 @@ describe('hostile agent files in the editor', () => {
     assert.ok(typed.longestMs < BLOCKED_MS, `the extension host was blocked for ${typed.longestMs.toFixed(0)} ms after an edit`);
     // Saved, so closing the editor asks nothing and the file leaves the workspace search once deleted.
     await editor.document.save();
+  });
+
+  it('lists the cases of a 700 KB test file while the extension host stays responsive', async function () {
+    this.timeout(60_000);
+    const extension = vscode.extensions.getExtension<AgentWorkflowsApi>('agent-workflows.agent-workflows');
+    assert.ok(extension);
+    const api = await extension.activate();
+    // Many small YAML nodes: about a second to parse on this thread.
+    const names = Array.from({ length: 150 }, (_, index) => `n${index}`).join(', ');
+    let text = 'agent: greeter.agent.yaml\ncases:\n';
+    let cases = 0;
+    while (text.length < 700_000) text += `  case ${cases++}:\n    inputs: { who: Ada, list: [${names}] }\n`;
+    const uri = workspaceUri('agent-tests', 'large-responsive.agent.test.yaml');
+    await vscode.workspace.fs.writeFile(uri, Buffer.from(text));
+    created.push(uri);
+    const { longestMs } = await longestTimerGap(() => api.agentTests.refresh(uri));
+    const file = api.agentTests.controller.items.get(uri.toString());
+    assert.ok(file, 'the test file item');
+    assert.equal(file.children.size, cases);
+    assert.ok(longestMs < BLOCKED_MS, `the extension host was blocked for ${longestMs.toFixed(0)} ms while the test file was read`);
   });
 
   it('counts a binary agent file as an error in Validate Workspace', async function () {

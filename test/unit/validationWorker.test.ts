@@ -1,9 +1,10 @@
 // The editor's validation worker (dist/validationWorker.js through ValidationWorker), run for real
 // in a worker thread: same problems and outline as in-process, latest wins per document, a check over its time
 // limit is stopped with a validation-stopped problem and the next check gets a new worker, and the
-// calling thread stays responsive while a hostile file is checked.
+// calling thread stays responsive while a hostile file is checked. The Test Explorer's reading of a
+// test file (the testFile task): its cases at their lines, its agent from disk or an unsaved text.
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { documentSymbols } from '../../src/core/language/navigation';
 import { validateAgentText } from '../../src/core/validation/validate';
@@ -11,6 +12,8 @@ import { ValidationWorker } from '../../src/language/validationWorkerClient';
 import type { ValidationOutcome } from '../../src/language/validationWorkerClient';
 import { HOSTILE_SHAPES } from '../support/hostileAgents';
 import { repoRoot } from '../support/paths';
+import { makeTempDir } from '../support/tempDir';
+import type { TempDir } from '../support/tempDir';
 
 const scriptPath = join(repoRoot, 'dist', 'validationWorker.js');
 const BROKEN =
@@ -131,5 +134,96 @@ describe('validation worker', function () {
     worker.dispose();
     assert.equal((await pending).kind, 'superseded');
     assert.equal((await worker.validate('a', BROKEN)).kind, 'superseded');
+  });
+
+  describe('reading a test file for the Test Explorer', () => {
+    const fixture = join(repoRoot, 'test', 'fixtures', 'workspace', 'agent-tests');
+    const agentText = readFileSync(join(fixture, 'greeter.agent.yaml'), 'utf8');
+    const testText = readFileSync(join(fixture, 'greeter.agent.test.yaml'), 'utf8');
+    let dir: TempDir;
+
+    beforeEach(() => {
+      dir = makeTempDir();
+    });
+    afterEach(() => dir.remove());
+
+    it('lists the cases at their lines and the agent it names, read from disk or from an unsaved text', async () => {
+      worker = new ValidationWorker({ scriptPath, timeLimitMs: 5000 });
+      const agentFile = dir.write('greeter.agent.yaml', agentText);
+      const testFile = dir.write('greeter.agent.test.yaml', testText);
+      const read = await worker.run('testFile', testFile, testText, { file: testFile });
+      assert.equal(read.kind, 'done');
+      const summary = read.kind === 'done' ? read.result : undefined;
+      const lineOf = (needle: string): number => testText.slice(0, testText.indexOf(needle)).split('\n').length;
+      assert.deepEqual(
+        summary?.cases.map((testCase) => [testCase.name, testCase.range.line]),
+        [
+          ['known person', lineOf('known person:')],
+          ['wrong title', lineOf('wrong title:')],
+        ],
+      );
+      assert.equal(summary?.agentFile, agentFile);
+      assert.equal(summary?.failure, undefined);
+      assert.deepEqual(summary?.problems, []);
+
+      // An unsaved agent text wins over the file: one without the output the test expects.
+      const unsaved = agentText.replace(/outputs:[\s\S]*$/, 'outputs: {}\n');
+      const edited = await worker.run('testFile', testFile, testText, { file: testFile, agentTexts: [[agentFile, unsaved]] });
+      assert.equal(edited.kind, 'done');
+      assert.match(edited.kind === 'done' ? (edited.result.failure ?? '') : '', /problem/);
+      assert.ok(edited.kind === 'done' && edited.result.problems.some((problem) => problem.severity === 'error'));
+      assert.equal(edited.kind === 'done' && edited.result.cases.length, 2, 'the cases are still listed');
+
+      rmSync(agentFile);
+      const gone = await worker.run('testFile', testFile, testText, { file: testFile });
+      assert.equal(gone.kind, 'done');
+      assert.equal(gone.kind === 'done' && gone.result.agentFile, agentFile, 'the agent it names, for its code lens');
+      assert.match(gone.kind === 'done' ? (gone.result.failure ?? '') : '', /problem|cannot be read/);
+    });
+
+    it('keeps the calling thread responsive while a large test file is read', async () => {
+      worker = new ValidationWorker({ scriptPath, timeLimitMs: 8000 });
+      dir.write('greeter.agent.yaml', agentText);
+      const testFile = join(dir.path, 'greeter.agent.test.yaml');
+      await worker.run('testFile', testFile, testText, { file: testFile });
+      let text = 'cases:\n';
+      for (let index = 0; text.length < 700_000; index++) text += `  case ${index}:\n    inputs: { who: Ada }\n    mocks: { profile: { body: { title: Mr } } }\n`;
+      let last = performance.now();
+      let longestGap = 0;
+      const ticker = setInterval(() => {
+        const now = performance.now();
+        longestGap = Math.max(longestGap, now - last);
+        last = now;
+      }, 5);
+      const started = performance.now();
+      let cases = 0;
+      try {
+        const outcome = await worker.run('testFile', testFile, text, { file: testFile });
+        assert.equal(outcome.kind, 'done', outcome.kind === 'failed' ? outcome.error : outcome.kind);
+        cases = outcome.kind === 'done' ? outcome.result.cases.length : 0;
+      } finally {
+        clearInterval(ticker);
+      }
+      const took = performance.now() - started;
+      assert.ok(cases > 5000, `${cases} cases`);
+      assert.ok(longestGap < Math.max(100, took / 3), `a timer waited ${longestGap.toFixed(0)} ms during a ${took.toFixed(0)} ms read`);
+    });
+
+    it('drops a read that a newer text of the same test file replaced, and stops one over the time limit', async () => {
+      worker = new ValidationWorker({ scriptPath, timeLimitMs: 5000 });
+      const testFile = dir.write('greeter.agent.test.yaml', testText);
+      const first = worker.run('testFile', testFile, testText, { file: testFile });
+      const second = worker.run('testFile', testFile, testText, { file: testFile });
+      const third = worker.run('testFile', testFile, testText, { file: testFile });
+      assert.deepEqual(
+        (await Promise.all([first, second, third])).map((outcome) => outcome.kind),
+        ['superseded', 'superseded', 'done'],
+      );
+      worker.dispose();
+      worker = new ValidationWorker({ scriptPath, timeLimitMs: 40 });
+      let text = 'cases:\n';
+      for (let index = 0; text.length < 700_000; index++) text += `  case ${index}:\n    inputs: { who: Ada }\n`;
+      assert.equal((await worker.run('testFile', testFile, text, { file: testFile })).kind, 'stopped');
+    });
   });
 });
