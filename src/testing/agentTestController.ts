@@ -238,6 +238,7 @@ export class AgentTestController implements vscode.Disposable {
       return false;
     } catch (error) {
       this.deps.logger.error(`Reading the test file ${uri.fsPath} failed: ${errorDetail(error)}`);
+      if (this.versions.get(key) === version) this.showUnreadable(uri, errorMessage(error));
       return false;
     }
   }
@@ -267,6 +268,7 @@ export class AgentTestController implements vscode.Disposable {
       return { text, loaded };
     } catch (error) {
       this.deps.logger.error(`Reading the test file ${uri.fsPath} failed: ${errorDetail(error)}`);
+      if (this.versions.get(key) === version) this.showUnreadable(uri, errorMessage(error));
       return undefined;
     }
   }

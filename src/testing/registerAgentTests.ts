@@ -76,9 +76,15 @@ export function registerAgentTests(
             );
             return undefined;
           }
-          const items = (await Promise.all(testFiles.map(async (uri) => (await tests.update(uri), tests.fileItem(uri))))).filter(
-            (item): item is vscode.TestItem => item !== undefined,
-          );
+          const read = await Promise.all(testFiles.map(async (uri) => ({ uri, readable: await tests.update(uri), item: tests.fileItem(uri) })));
+          // A test file that cannot be read (too large, not a regular file, gone) is said, not skipped in silence.
+          const unreadable = read.filter(({ readable }) => !readable);
+          if (unreadable.length > 0)
+            void vscode.window.showWarningMessage(
+              `Run Tests: ${unreadable.map(({ uri, item }) => (item?.error !== undefined ? errorTextOf(item.error) : `${vscode.workspace.asRelativePath(uri)} is gone.`)).join(' ')}`,
+            );
+          const items = read.flatMap(({ readable, item }) => (readable && item ? [item] : []));
+          if (items.length === 0) return undefined;
           return Object.fromEntries(await run(new vscode.TestRunRequest(items)));
         },
         { trusted: 'Running agent tests' },
@@ -116,6 +122,10 @@ async function testFilesFor(tests: AgentTestController, uri: vscode.Uri): Promis
   const found = new Map(tests.testFilesOf(uri).map((file) => [file.toString(), file]));
   for (const beside of besideCandidates(uri)) if (await fileExists(beside)) found.set(beside.toString(), beside);
   return [...found.values()];
+}
+
+function errorTextOf(error: string | vscode.MarkdownString): string {
+  return typeof error === 'string' ? error : error.value;
 }
 
 function besideCandidates(agentFile: vscode.Uri): vscode.Uri[] {

@@ -467,6 +467,34 @@ describe('agent tests in VS Code', () => {
     await waitFor(() => !api.agentTests.controller.items.get(uri.toString()), 'the item of a deleted test file to go', 15_000);
   });
 
+  it('errors the item of a test file grown too large to read, and Run Tests says why nothing ran', async () => {
+    const uri = workspaceUri('agent-tests', 'grown.agent.test.yaml');
+    created.push(uri);
+    await vscode.workspace.fs.writeFile(uri, Buffer.from('agent: greeter.agent.yaml\ncases:\n  small:\n    inputs: { who: Ada }\n    live: true\n'));
+    await api.agentTests.refresh(uri);
+    const item = api.agentTests.controller.items.get(uri.toString());
+    assert.ok(item && item.children.size === 1 && item.error === undefined, String(item?.error));
+    // Past the 768 KB a test file is read up to: its old cases must not stay listed as if runnable.
+    await vscode.workspace.fs.writeFile(uri, Buffer.from(`agent: greeter.agent.yaml\ncases:\n  small:\n    inputs: { who: Ada }\n    live: true\n${'#'.repeat(800_000)}\n`));
+    await api.agentTests.refresh(uri);
+    assert.equal(item.children.size, 0);
+    assert.match(String(item.error), /grown\.agent\.test\.yaml cannot be read, so its cases are not listed: .*768 KB/);
+    const diagnostics = vscode.languages.getDiagnostics(uri);
+    assert.equal(diagnostics.length, 1);
+    assert.match(diagnostics[0]!.message, /cannot be read.*768 KB/);
+
+    const ui = new ScriptedUi();
+    try {
+      assert.equal(await vscode.commands.executeCommand('agentWorkflows.runAgentTests', uri), undefined);
+      assert.ok(
+        ui.messages.some((message) => message.kind === 'warning' && /Run Tests: .*cannot be read.*768 KB/.test(message.text)),
+        JSON.stringify(ui.messages),
+      );
+    } finally {
+      ui.restore();
+    }
+  });
+
   it('shows "Run tests" on an agent file that has a test file, and its command runs that file', async () => {
     const document = await vscode.workspace.openTextDocument(AGENT_FILE);
     await vscode.window.showTextDocument(document);
