@@ -150,7 +150,8 @@ export class AgentTestController implements vscode.Disposable {
       agentWatcher.onDidChange((uri) => {
         if (!openDocument(uri)?.isDirty) void this.changed(this.testFilesOf(uri));
       }),
-      watcher.onDidDelete((uri) => this.forget(uri)),
+      // A deleted (or renamed) folder is reported alone, not each test file in it.
+      watcher.onDidDelete((uri) => this.forgetUnder(uri)),
       vscode.workspace.onDidOpenTextDocument((document) => {
         if (this.isTestDocument(document)) void this.update(document.uri);
       }),
@@ -510,6 +511,13 @@ export class AgentTestController implements vscode.Disposable {
       return item;
     });
     file.children.replace(children);
+  }
+
+  /** Forgets a deleted test file, or every test file under a deleted folder. */
+  private forgetUnder(uri: vscode.Uri): void {
+    const folder = `${uri.toString()}/`;
+    for (const key of [...this.files.keys()]) if (key.startsWith(folder)) this.forget(vscode.Uri.parse(key));
+    this.forget(uri);
   }
 
   private forget(uri: vscode.Uri): void {

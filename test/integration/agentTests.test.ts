@@ -467,6 +467,17 @@ describe('agent tests in VS Code', () => {
     await waitFor(() => !api.agentTests.controller.items.get(uri.toString()), 'the item of a deleted test file to go', 15_000);
   });
 
+  it('removes the items of the test files of a folder deleted on disk', async () => {
+    const folder = workspaceUri('agent-tests', 'doomed');
+    created.push(folder);
+    const uri = vscode.Uri.joinPath(folder, 'inner', 'gone.agent.test.yaml');
+    await vscode.workspace.fs.writeFile(uri, Buffer.from('agent: ../../greeter.agent.yaml\ncases:\n  c:\n    inputs: { who: Ada }\n    live: true\n'));
+    await api.agentTests.refresh(uri);
+    assert.ok(api.agentTests.controller.items.get(uri.toString()), 'the item of the test file');
+    await vscode.workspace.fs.delete(folder, { recursive: true, useTrash: false });
+    await waitFor(() => !api.agentTests.controller.items.get(uri.toString()), 'the item of a test file in a deleted folder to go', 15_000);
+  });
+
   it('errors the item of a test file grown too large to read, and Run Tests says why nothing ran', async () => {
     const uri = workspaceUri('agent-tests', 'grown.agent.test.yaml');
     created.push(uri);
