@@ -131,6 +131,9 @@ export class AgentTestController implements vscode.Disposable {
     );
     const watcher = vscode.workspace.createFileSystemWatcher(TEST_FILE_GLOB);
     const agentWatcher = vscode.workspace.createFileSystemWatcher(AGENT_FILE_GLOB, true, false, true);
+    // A deleted (or renamed) folder may be reported alone, not each test file in it, and its name
+    // does not match the test files' glob: deletions of anything are watched for it.
+    const deletionWatcher = vscode.workspace.createFileSystemWatcher('**/*', true, true, false);
     this.subscriptions.push(
       this.localProfile,
       this.deployedProfile,
@@ -141,6 +144,7 @@ export class AgentTestController implements vscode.Disposable {
       this.runEnded,
       watcher,
       agentWatcher,
+      deletionWatcher,
       watcher.onDidCreate((uri) => void this.changed([uri])),
       watcher.onDidChange((uri) => {
         // An open document is read from the editor, which has the newest text.
@@ -150,8 +154,8 @@ export class AgentTestController implements vscode.Disposable {
       agentWatcher.onDidChange((uri) => {
         if (!openDocument(uri)?.isDirty) void this.changed(this.testFilesOf(uri));
       }),
-      // A deleted (or renamed) folder is reported alone, not each test file in it.
-      watcher.onDidDelete((uri) => this.forgetUnder(uri)),
+      watcher.onDidDelete((uri) => this.forget(uri)),
+      deletionWatcher.onDidDelete((uri) => this.forgetUnder(uri)),
       vscode.workspace.onDidOpenTextDocument((document) => {
         if (this.isTestDocument(document)) void this.update(document.uri);
       }),
@@ -516,8 +520,7 @@ export class AgentTestController implements vscode.Disposable {
   /** Forgets a deleted test file, or every test file under a deleted folder. */
   private forgetUnder(uri: vscode.Uri): void {
     const folder = `${uri.toString()}/`;
-    for (const key of [...this.files.keys()]) if (key.startsWith(folder)) this.forget(vscode.Uri.parse(key));
-    this.forget(uri);
+    for (const key of [...this.files.keys()]) if (key === uri.toString() || key.startsWith(folder)) this.forget(vscode.Uri.parse(key));
   }
 
   private forget(uri: vscode.Uri): void {

@@ -467,15 +467,21 @@ describe('agent tests in VS Code', () => {
     await waitFor(() => !api.agentTests.controller.items.get(uri.toString()), 'the item of a deleted test file to go', 15_000);
   });
 
-  it('removes the items of the test files of a folder deleted on disk', async () => {
+  it('removes the items of the test files of a folder moved away on disk', async () => {
     const folder = workspaceUri('agent-tests', 'doomed');
+    const moved = vscode.Uri.file(mkdtempSync(join(tmpdir(), 'aw-moved-')));
     created.push(folder);
     const uri = vscode.Uri.joinPath(folder, 'inner', 'gone.agent.test.yaml');
     await vscode.workspace.fs.writeFile(uri, Buffer.from('agent: ../../greeter.agent.yaml\ncases:\n  c:\n    inputs: { who: Ada }\n    live: true\n'));
-    await api.agentTests.refresh(uri);
-    assert.ok(api.agentTests.controller.items.get(uri.toString()), 'the item of the test file');
-    await vscode.workspace.fs.delete(folder, { recursive: true, useTrash: false });
-    await waitFor(() => !api.agentTests.controller.items.get(uri.toString()), 'the item of a test file in a deleted folder to go', 15_000);
+    // Listed from the watcher's event: the folder is watched by then.
+    await waitFor(() => api.agentTests.controller.items.get(uri.toString()), 'the item of the test file', 15_000);
+    try {
+      // Moved out of the workspace: the watcher reports the folder only, not the test file in it.
+      await vscode.workspace.fs.rename(folder, vscode.Uri.joinPath(moved, 'doomed'));
+      await waitFor(() => !api.agentTests.controller.items.get(uri.toString()), 'the item of a test file in a moved folder to go', 15_000);
+    } finally {
+      rmSync(moved.fsPath, { recursive: true, force: true });
+    }
   });
 
   it('errors the item of a test file grown too large to read, and Run Tests says why nothing ran', async () => {
