@@ -27,9 +27,11 @@ import { openDocument, savedText } from '../workspaceFiles';
 export const TEST_FILE_GLOB = '**/*.agent.test.{yaml,yml}';
 const AGENT_FILE_GLOB = '**/*.agent.{yaml,yml}';
 const EXCLUDE_GLOB = '**/node_modules/**';
-/** Test files read when the explorer opens; a workspace with more lists the first ones. */
+/** Test files read when the explorer opens; a workspace with more lists the first ones and says so. */
 const MAX_DISCOVERED = 2000;
 const EDIT_DELAY_MS = 250;
+/** How long test file changes are gathered before the code lens is told (once for all). */
+const FILES_CHANGED_DELAY_MS = 100;
 /** Test files read for the explorer at the same time (each holds its text until the worker answers). */
 const MAX_READS = 4;
 
@@ -72,6 +74,7 @@ export class AgentTestController implements vscode.Disposable {
   /** Test files waiting to be read for the explorer (one entry per file), and those being read. */
   private readonly readQueue = new Map<string, { readonly uri: vscode.Uri; readonly done: Promise<boolean>; readonly resolve: (read: boolean) => void }>();
   private readonly reading = new Set<string>();
+  private filesChangedTimer: NodeJS.Timeout | undefined;
   /** Reads test files for the explorer; started on first use. */
   private worker: ValidationWorker | undefined;
   private readonly pendingEdits = new Map<string, NodeJS.Timeout>();
@@ -168,12 +171,21 @@ export class AgentTestController implements vscode.Disposable {
     for (const document of vscode.workspace.textDocuments) if (this.isTestDocument(document)) void this.update(document.uri);
   }
 
-  /** Finds the workspace's test files (once; refresh finds them again). */
+  /** Finds the workspace's test files (once; refresh finds them again, and so does a call after a failed search). */
   discover(): Promise<void> {
     this.discovery ??= (async () => {
-      const found = await vscode.workspace.findFiles(TEST_FILE_GLOB, EXCLUDE_GLOB, MAX_DISCOVERED);
-      await Promise.all(found.map((uri) => this.update(uri)));
-    })();
+      // One more than listed: to know that some were left out, and say so.
+      const found = await vscode.workspace.findFiles(TEST_FILE_GLOB, EXCLUDE_GLOB, MAX_DISCOVERED + 1);
+      if (found.length > MAX_DISCOVERED) {
+        const message = `The workspace has more than ${MAX_DISCOVERED} agent test files: the Test Explorer lists ${MAX_DISCOVERED} of them and leaves the others out (an opened test file is listed too). Open the folder of the tests you work on as the workspace to list them all.`;
+        this.deps.logger.warn(message);
+        void vscode.window.showWarningMessage(message);
+      }
+      await Promise.all(found.slice(0, MAX_DISCOVERED).map((uri) => this.update(uri)));
+    })().catch((error: unknown) => {
+      this.discovery = undefined;
+      throw error;
+    });
     return this.discovery;
   }
 
@@ -295,7 +307,7 @@ export class AgentTestController implements vscode.Disposable {
       uri,
       summary.problems.map((problem) => toDiagnostic(problem, undefined, this.deps.docsUri)),
     );
-    if (!known || before !== summary.agentFile) this.filesChanged.fire();
+    if (!known || before !== summary.agentFile) this.announceFilesChanged();
   }
 
   /** A test file that cannot be read (too large, not a regular file, too slow to parse): said at its item and in Problems. */
@@ -304,7 +316,7 @@ export class AgentTestController implements vscode.Disposable {
     const message = `${vscode.workspace.asRelativePath(uri)} cannot be read, so its cases are not listed: ${why}`;
     if (!this.files.has(key)) {
       this.files.set(key, undefined);
-      this.filesChanged.fire();
+      this.announceFilesChanged();
     }
     const file = this.fileItemFor(uri);
     file.error = message;
@@ -517,6 +529,14 @@ export class AgentTestController implements vscode.Disposable {
     file.children.replace(children);
   }
 
+  /** Fires onDidChangeTestFiles once for changes close together (discovery reads many files; each fire rescans code lenses). */
+  private announceFilesChanged(): void {
+    this.filesChangedTimer ??= setTimeout(() => {
+      this.filesChangedTimer = undefined;
+      this.filesChanged.fire();
+    }, FILES_CHANGED_DELAY_MS);
+  }
+
   /** Forgets a deleted test file, or every test file under a deleted folder. */
   private forgetUnder(uri: vscode.Uri): void {
     const folder = `${uri.toString()}/`;
@@ -530,7 +550,7 @@ export class AgentTestController implements vscode.Disposable {
     const had = this.files.delete(key);
     this.controller.items.delete(key);
     this.diagnostics.delete(uri);
-    if (had) this.filesChanged.fire();
+    if (had) this.announceFilesChanged();
   }
 
   private onEdit(document: vscode.TextDocument): void {
@@ -614,6 +634,7 @@ export class AgentTestController implements vscode.Disposable {
 
   dispose(): void {
     for (const timer of this.pendingEdits.values()) clearTimeout(timer);
+    clearTimeout(this.filesChangedTimer);
     for (const subscription of this.subscriptions) subscription.dispose();
     this.worker?.dispose();
   }
