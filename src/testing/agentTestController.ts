@@ -183,6 +183,7 @@ export class AgentTestController implements vscode.Disposable {
       }
       await Promise.all(found.slice(0, MAX_DISCOVERED).map((uri) => this.update(uri)));
     })().catch((error: unknown) => {
+      this.deps.logger.error(`Finding the workspace's agent test files failed: ${errorDetail(error)}`);
       this.discovery = undefined;
       throw error;
     });

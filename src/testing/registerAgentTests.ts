@@ -15,6 +15,7 @@ import type { DeployedTarget, ItemOutcome } from './agentTestController';
 import { newTestCaseFromExecution, NewTestCaseRefused, testFileBeside } from './newTestCase';
 import { loadTestCore } from './testCore';
 import { fileExists } from '../workspaceFiles';
+import { TEST_FILE } from '../core/testing/testFileName';
 
 /** What the agent tests give the extension's API (the integration tests drive them through it). */
 export interface AgentTestsApi {
@@ -118,7 +119,9 @@ export function registerAgentTests(
 
 /** The test files of an agent file (the one beside it, and any that name it), or the test file itself. */
 async function testFilesFor(tests: AgentTestController, uri: vscode.Uri): Promise<vscode.Uri[]> {
-  if (/\.agent\.test\.ya?ml$/i.test(uri.path)) return [uri];
+  if (TEST_FILE.test(uri.path)) return [uri];
+  // Those naming it from elsewhere are known once the workspace's test files were read (once).
+  await tests.discover().catch(() => undefined); // logged by discover, tried again next time
   const found = new Map(tests.testFilesOf(uri).map((file) => [file.toString(), file]));
   for (const beside of besideCandidates(uri)) if (await fileExists(beside)) found.set(beside.toString(), beside);
   return [...found.values()];
