@@ -21,6 +21,7 @@ import { testFileSummary, VALIDATION_TIME_LIMIT_MS, ValidationWorker } from '../
 import type { TestFileSummary } from '../language/validationWorkerClient';
 import { AGENT_LANGUAGE_ID } from '../language/languageIds';
 import { loadTestCore } from './testCore';
+import { TEST_FILE } from '../core/testing/testFileName';
 import { errorDetail, errorMessage } from '../core/errors';
 import { openDocument, savedText } from '../workspaceFiles';
 
@@ -159,6 +160,14 @@ export class AgentTestController implements vscode.Disposable {
       }),
       watcher.onDidDelete((uri) => this.forget(uri)),
       deletionWatcher.onDidDelete((uri) => this.forgetUnder(uri)),
+      // A folder renamed in the editor brings its test files under a new name, which the watcher
+      // may not report one by one.
+      vscode.workspace.onDidRenameFiles((event) => {
+        for (const { oldUri, newUri } of event.files) {
+          this.forgetUnder(oldUri);
+          void this.discoverUnder(newUri);
+        }
+      }),
       vscode.workspace.onDidOpenTextDocument((document) => {
         if (this.isTestDocument(document)) void this.update(document.uri);
       }),
@@ -188,6 +197,18 @@ export class AgentTestController implements vscode.Disposable {
       throw error;
     });
     return this.discovery;
+  }
+
+  /** Lists the test files at or under `uri` (a file or a folder renamed). */
+  private async discoverUnder(uri: vscode.Uri): Promise<void> {
+    try {
+      const found = TEST_FILE.test(uri.path)
+        ? [uri]
+        : await vscode.workspace.findFiles(new vscode.RelativePattern(uri, TEST_FILE_GLOB), EXCLUDE_GLOB, MAX_DISCOVERED);
+      await Promise.all(found.map((file) => this.update(file)));
+    } catch (error) {
+      this.deps.logger.error(`Finding the agent test files under ${uri.fsPath} failed: ${errorDetail(error)}`);
+    }
   }
 
   /** The test files known to test `agentFile` (read so far; see discover). */

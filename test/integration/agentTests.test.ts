@@ -484,6 +484,25 @@ describe('agent tests in VS Code', () => {
     }
   });
 
+  it('follows the test files of a folder renamed in the editor', async () => {
+    const folder = workspaceUri('agent-tests', 'before-rename');
+    const renamed = workspaceUri('agent-tests', 'after-rename');
+    created.push(folder, renamed);
+    const uri = vscode.Uri.joinPath(folder, 'moving.agent.test.yaml');
+    const movedUri = vscode.Uri.joinPath(renamed, 'moving.agent.test.yaml');
+    await vscode.workspace.fs.writeFile(uri, Buffer.from('agent: ../greeter.agent.yaml\ncases:\n  c:\n    inputs: { who: Ada }\n    live: true\n'));
+    await waitFor(() => api.agentTests.controller.items.get(uri.toString()), 'the item of the test file', 15_000);
+    const edit = new vscode.WorkspaceEdit();
+    edit.renameFile(folder, renamed);
+    assert.ok(await vscode.workspace.applyEdit(edit));
+    await waitFor(() => !api.agentTests.controller.items.get(uri.toString()), 'the item under the old name to go', 15_000);
+    const moved = await waitFor(() => api.agentTests.controller.items.get(movedUri.toString()), 'the item under the new name', 15_000);
+    assert.deepEqual(
+      childrenOf(moved).map((child) => child.label),
+      ['c'],
+    );
+  });
+
   it('errors the item of a test file grown too large to read, and Run Tests says why nothing ran', async () => {
     const uri = workspaceUri('agent-tests', 'grown.agent.test.yaml');
     created.push(uri);
