@@ -472,11 +472,16 @@ describe('agent tests in VS Code', () => {
     const moved = vscode.Uri.file(mkdtempSync(join(tmpdir(), 'aw-moved-')));
     created.push(folder);
     const uri = vscode.Uri.joinPath(folder, 'inner', 'gone.agent.test.yaml');
-    await vscode.workspace.fs.writeFile(uri, Buffer.from('agent: ../../greeter.agent.yaml\ncases:\n  c:\n    inputs: { who: Ada }\n    live: true\n'));
-    // Listed from the watcher's event: the folder is watched by then.
-    await waitFor(() => api.agentTests.controller.items.get(uri.toString()), 'the item of the test file', 15_000);
+    // The folder first, given time to be watched: the test file's creation is then reported, and
+    // read before the move (else a late event finds the file gone, and the test proves nothing).
+    await vscode.workspace.fs.createDirectory(vscode.Uri.joinPath(folder, 'inner'));
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    await vscode.workspace.fs.writeFile(uri, Buffer.from('agent: ../../elsewhere.agent.yaml\ncases:\n  c:\n    inputs: { who: Ada }\n    live: true\n'));
+    // It names an agent of its own: the greeter's test files stay the fixture's.
+    await waitFor(() => api.agentTests.controller.items.get(uri.toString()), 'the item of the test file, from the watcher', 15_000);
     try {
-      // Moved out of the workspace: the watcher reports the folder only, not the test file in it.
+      // Moved out of the workspace: the watcher reports the folder only (from its parent, watched
+      // since the start), not the test file in it.
       await vscode.workspace.fs.rename(folder, vscode.Uri.joinPath(moved, 'doomed'));
       await waitFor(() => !api.agentTests.controller.items.get(uri.toString()), 'the item of a test file in a moved folder to go', 15_000);
     } finally {
@@ -490,8 +495,9 @@ describe('agent tests in VS Code', () => {
     created.push(folder, renamed);
     const uri = vscode.Uri.joinPath(folder, 'moving.agent.test.yaml');
     const movedUri = vscode.Uri.joinPath(renamed, 'moving.agent.test.yaml');
-    await vscode.workspace.fs.writeFile(uri, Buffer.from('agent: ../greeter.agent.yaml\ncases:\n  c:\n    inputs: { who: Ada }\n    live: true\n'));
-    await waitFor(() => api.agentTests.controller.items.get(uri.toString()), 'the item of the test file', 15_000);
+    await vscode.workspace.fs.writeFile(uri, Buffer.from('agent: ../elsewhere.agent.yaml\ncases:\n  c:\n    inputs: { who: Ada }\n    live: true\n'));
+    await api.agentTests.refresh(uri);
+    assert.ok(api.agentTests.controller.items.get(uri.toString()), 'the item of the test file');
     const edit = new vscode.WorkspaceEdit();
     edit.renameFile(folder, renamed);
     assert.ok(await vscode.workspace.applyEdit(edit));
@@ -501,6 +507,8 @@ describe('agent tests in VS Code', () => {
       childrenOf(moved).map((child) => child.label),
       ['c'],
     );
+    // Not left for later tests (afterEach deletes files, not folders).
+    await vscode.workspace.fs.delete(renamed, { recursive: true, useTrash: false });
   });
 
   it('errors the item of a test file grown too large to read, and Run Tests says why nothing ran', async () => {
