@@ -73,7 +73,10 @@ export class AgentTestController implements vscode.Disposable {
   private readonly versions = new Map<string, number>();
   private reads = 0;
   /** Test files waiting to be read for the explorer (one entry per file), and those being read. */
-  private readonly readQueue = new Map<string, { readonly uri: vscode.Uri; readonly done: Promise<boolean>; readonly resolve: (read: boolean) => void }>();
+  private readonly readQueue = new Map<
+    string,
+    { readonly uri: vscode.Uri; readonly done: Promise<boolean>; readonly resolve: (read: boolean) => void }
+  >();
   private readonly reading = new Set<string>();
   private filesChangedTimer: NodeJS.Timeout | undefined;
   /** Reads test files for the explorer; started on first use. */

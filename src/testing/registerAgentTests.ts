@@ -77,7 +77,9 @@ export function registerAgentTests(
             );
             return undefined;
           }
-          const read = await Promise.all(testFiles.map(async (uri) => ({ uri, readable: await tests.update(uri), item: tests.fileItem(uri) })));
+          const read = await Promise.all(
+            testFiles.map(async (uri) => ({ uri, readable: await tests.update(uri), item: tests.fileItem(uri) })),
+          );
           // A test file that cannot be read (too large, not a regular file, gone) is said, not skipped in silence.
           const unreadable = read.filter(({ readable }) => !readable);
           if (unreadable.length > 0)

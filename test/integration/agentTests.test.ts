@@ -476,7 +476,10 @@ describe('agent tests in VS Code', () => {
     // read before the move (else a late event finds the file gone, and the test proves nothing).
     await vscode.workspace.fs.createDirectory(vscode.Uri.joinPath(folder, 'inner'));
     await new Promise((resolve) => setTimeout(resolve, 1000));
-    await vscode.workspace.fs.writeFile(uri, Buffer.from('agent: ../../elsewhere.agent.yaml\ncases:\n  c:\n    inputs: { who: Ada }\n    live: true\n'));
+    await vscode.workspace.fs.writeFile(
+      uri,
+      Buffer.from('agent: ../../elsewhere.agent.yaml\ncases:\n  c:\n    inputs: { who: Ada }\n    live: true\n'),
+    );
     // It names an agent of its own: the greeter's test files stay the fixture's.
     await waitFor(() => api.agentTests.controller.items.get(uri.toString()), 'the item of the test file, from the watcher', 15_000);
     try {
@@ -495,7 +498,10 @@ describe('agent tests in VS Code', () => {
     created.push(folder, renamed);
     const uri = vscode.Uri.joinPath(folder, 'moving.agent.test.yaml');
     const movedUri = vscode.Uri.joinPath(renamed, 'moving.agent.test.yaml');
-    await vscode.workspace.fs.writeFile(uri, Buffer.from('agent: ../elsewhere.agent.yaml\ncases:\n  c:\n    inputs: { who: Ada }\n    live: true\n'));
+    await vscode.workspace.fs.writeFile(
+      uri,
+      Buffer.from('agent: ../elsewhere.agent.yaml\ncases:\n  c:\n    inputs: { who: Ada }\n    live: true\n'),
+    );
     await api.agentTests.refresh(uri);
     assert.ok(api.agentTests.controller.items.get(uri.toString()), 'the item of the test file');
     const edit = new vscode.WorkspaceEdit();
@@ -514,12 +520,18 @@ describe('agent tests in VS Code', () => {
   it('errors the item of a test file grown too large to read, and Run Tests says why nothing ran', async () => {
     const uri = workspaceUri('agent-tests', 'grown.agent.test.yaml');
     created.push(uri);
-    await vscode.workspace.fs.writeFile(uri, Buffer.from('agent: greeter.agent.yaml\ncases:\n  small:\n    inputs: { who: Ada }\n    live: true\n'));
+    await vscode.workspace.fs.writeFile(
+      uri,
+      Buffer.from('agent: greeter.agent.yaml\ncases:\n  small:\n    inputs: { who: Ada }\n    live: true\n'),
+    );
     await api.agentTests.refresh(uri);
     const item = api.agentTests.controller.items.get(uri.toString());
     assert.ok(item && item.children.size === 1 && item.error === undefined, String(item?.error));
     // Past the 768 KB a test file is read up to: its old cases must not stay listed as if runnable.
-    await vscode.workspace.fs.writeFile(uri, Buffer.from(`agent: greeter.agent.yaml\ncases:\n  small:\n    inputs: { who: Ada }\n    live: true\n${'#'.repeat(800_000)}\n`));
+    await vscode.workspace.fs.writeFile(
+      uri,
+      Buffer.from(`agent: greeter.agent.yaml\ncases:\n  small:\n    inputs: { who: Ada }\n    live: true\n${'#'.repeat(800_000)}\n`),
+    );
     await api.agentTests.refresh(uri);
     assert.equal(item.children.size, 0);
     assert.match(String(item.error), /grown\.agent\.test\.yaml cannot be read, so its cases are not listed: .*768 KB/);

@@ -187,7 +187,8 @@ describe('validation worker', function () {
       const testFile = join(dir.path, 'greeter.agent.test.yaml');
       await worker.run('testFile', testFile, testText, { file: testFile });
       let text = 'cases:\n';
-      for (let index = 0; text.length < 700_000; index++) text += `  case ${index}:\n    inputs: { who: Ada }\n    mocks: { profile: { body: { title: Mr } } }\n`;
+      for (let index = 0; text.length < 700_000; index++)
+        text += `  case ${index}:\n    inputs: { who: Ada }\n    mocks: { profile: { body: { title: Mr } } }\n`;
       let last = performance.now();
       let longestGap = 0;
       const ticker = setInterval(() => {
