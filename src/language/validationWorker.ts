@@ -4,7 +4,7 @@
 // in, { id, result } (or { id, error } for a bug) out. Started and bounded by ValidationWorker.
 import { parentPort } from 'node:worker_threads';
 import { documentSymbols } from '../core/language/navigation';
-import { loadSuiteFromText, readText } from '../core/testing/suite';
+import { loadSuiteFromText, readText } from '../core/testing/loadSuite';
 import { validateAgentText } from '../core/validation/validate';
 import { testFileSummary } from './validationWorkerClient';
 import type { TestFileSummary, WorkerReply, WorkerRequest, WorkerTasks } from './validationWorkerClient';

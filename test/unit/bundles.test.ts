@@ -50,6 +50,8 @@ describe('bundles', () => {
     assert.ok(!packagesIn('lazy/cli-validate.js').has('undici'), 'validate loads no HTTP client');
     assert.ok(packagesIn('lazy/cli-run.js').has('undici'));
     assert.ok(packagesIn('lazy/cli-serve.js').has('busboy'));
+    // It reads test files for the Test Explorer: no HTTP client (the runs are the host's).
+    assert.ok(!packagesIn('validationWorker.js').has('undici'), 'the language worker loads no HTTP client');
   });
 
   it("every bundle with yaml's parser has its per-token environment read compiled out", () => {

@@ -1,101 +1,16 @@
-// A test file with its agent, ready to run: the test file read and checked against the agent it
-// names (read from disk beside it, or given by an editor), and the run of its cases, several at a time.
-import { readdirSync, statSync } from 'node:fs';
-import { basename, dirname, join, relative, resolve } from 'node:path';
-import { AgentFileError, loadAgent } from '../engine/agentPlan';
-import type { LoadedAgent } from '../engine/agentPlan';
-import { AGENT_FILE } from '../document/agentFiles';
-import type { ParsedFileKind } from '../document/parse';
-import { readTextFileSync } from '../document/readTextFile';
-import type { Problem } from '../document/problems';
+// The run of a test file's cases, several at a time: locally with the engine and each case's mocks,
+// or on the deployment. Reading and checking the file is loadSuite.ts's.
+import { dirname } from 'node:path';
 import { runCaseDeployed } from './deployed';
 import type { DeployedRunOptions } from './deployed';
+import type { LoadedSuite } from './loadSuite';
 import { runCase } from './runCase';
 import type { CaseResult, RunCaseOptions } from './runCase';
-import { validateTestText } from './testFile';
 import type { TestSuite } from './testFile';
 import type { TestCase } from './testModel';
 
-export interface LoadedSuite {
-  readonly testFile: string;
-  readonly text: string;
-  /** The agent file, as an absolute path. */
-  readonly agentFile: string;
-  readonly suite: TestSuite;
-  readonly agent: LoadedAgent;
-  /** Warnings and infos of the test file (it has no errors). */
-  readonly problems: readonly Problem[];
-}
-
-/** Why a test file cannot run: its own problems, or its agent's, or a file that cannot be read. */
-export interface SuiteLoadFailure {
-  readonly testFile: string;
-  readonly message: string;
-  /** Problems of the test file, when it was read. */
-  readonly problems: readonly Problem[];
-  readonly text?: string;
-  /** The cases as far as they could be read, for an editor to list them (they do not run). */
-  readonly readSuite?: TestSuite;
-}
-
-/** Reads a test file and its agent from disk and checks both; never throws for bad files. */
-export function loadSuite(testFile: string): LoadedSuite | SuiteLoadFailure {
-  const read = readText(testFile, 'test');
-  if ('error' in read) return { testFile, message: read.error, problems: [] };
-  return loadSuiteFromText(testFile, read.text);
-}
-
-/**
- * Checks a test file's text (an editor's unsaved text, say) and its agent; the agent's text comes
- * from `readAgent` (given its absolute path; from disk by default), so an editor can give its own.
- */
-export function loadSuiteFromText(
-  testFile: string,
-  text: string,
-  readAgent: (agentFile: string) => { text: string } | { error: string } = readText,
-): LoadedSuite | SuiteLoadFailure {
-  let agentFile = '';
-  let agent: LoadedAgent | undefined;
-  let agentFailure: string | undefined;
-  let agentBroken: string | undefined;
-  const result = validateTestText(text, basename(testFile), (agentPath) => {
-    agentFile = resolve(dirname(testFile), agentPath);
-    const agentRead = readAgent(agentFile);
-    if ('error' in agentRead) {
-      agentFailure = `The agent under test cannot be read: ${agentRead.error}`;
-      // The test file reports it at its agent: line, with the agent file it may have meant.
-      return { unreadable: agentRead.error, agentFilesThere: agentFilesIn(dirname(agentFile)) };
-    }
-    try {
-      const shown = relative(process.cwd(), agentFile);
-      agent = loadAgent(agentRead.text, shown.startsWith('..') ? agentFile : shown);
-      return agent.model;
-    } catch (error) {
-      if (!(error instanceof AgentFileError)) throw error;
-      agentFailure = agentBroken = `The agent under test has problems: ${error.message}`;
-      return error.model;
-    }
-  });
-  const errors = result.problems.filter((problem) => problem.severity === 'error');
-  if (errors.length > 0)
-    return {
-      testFile,
-      // An agent that cannot be read is one of the problems (unknown-agent); one with errors of its own is said here.
-      message: `${errors.length} ${errors.length === 1 ? 'problem' : 'problems'} in the test file${agentBroken ? `. ${agentBroken}` : ''}`,
-      problems: result.problems,
-      text,
-      ...(result.suite ? { readSuite: result.suite } : {}),
-    };
-  if (agentFailure || !agent || !result.suite)
-    return {
-      testFile,
-      message: agentFailure ?? 'The test file has no cases.',
-      problems: result.problems,
-      text,
-      ...(result.suite ? { readSuite: result.suite } : {}),
-    };
-  return { testFile, text, agentFile, suite: result.suite, agent, problems: result.problems };
-}
+export { loadSuite, loadSuiteFromText, readText } from './loadSuite';
+export type { LoadedSuite, SuiteLoadFailure } from './loadSuite';
 
 export interface RunSuiteOptions extends Omit<RunCaseOptions, 'baseDir'> {
   /** Only the cases whose name contains this text (any case). */
@@ -174,35 +89,4 @@ export async function runSuite(loaded: LoadedSuite, options: RunSuiteOptions = {
   };
   await Promise.all(Array.from({ length: Math.max(1, Math.min(options.concurrency ?? 8, cases.length)) }, worker));
   return results.filter((result) => result !== undefined);
-}
-
-/** The names of the agent files in a folder, for a misspelt agent: path; none when it cannot be listed. */
-function agentFilesIn(folder: string): string[] {
-  try {
-    // Only what can be read: a directory or a FIFO named like an agent file is no suggestion.
-    return readdirSync(folder, { withFileTypes: true })
-      .filter(
-        (entry) => AGENT_FILE.test(entry.name) && (entry.isFile() || (entry.isSymbolicLink() && isRegularFile(join(folder, entry.name)))),
-      )
-      .map((entry) => entry.name);
-  } catch {
-    return [];
-  }
-}
-
-/**
- * A file's text from disk, decoded as agent files (and test files) are; what cannot be read, in
- * words naming the file. Bounded before reading: only a regular file of at most MAX_FILE_BYTES is read.
- */
-export function readText(file: string, kind: ParsedFileKind = 'agent'): { text: string } | { error: string } {
-  const read = readTextFileSync(file, { kind });
-  return 'text' in read ? read : { error: `${file}: ${read.error}` };
-}
-
-function isRegularFile(path: string): boolean {
-  try {
-    return statSync(path).isFile();
-  } catch {
-    return false;
-  }
 }
