@@ -32,6 +32,7 @@ export interface RedactorOptions {
  */
 export class Redactor {
   private needles: string[] = [];
+  private readonly added = new Set<string>();
   /** Secrets under MIN_SECRET_IN_TEXT characters, masked as whole texts only. */
   private readonly shortSecrets = new Set<string>();
   readonly mask: string;
@@ -43,7 +44,9 @@ export class Redactor {
   }
 
   add(secret: string): void {
-    if (secret === '') return;
+    // A run adds its secrets again where they are used (an agent test's, then the engine's).
+    if (secret === '' || this.added.has(secret)) return;
+    this.added.add(secret);
     if (secret.length < MIN_SECRET_IN_TEXT) {
       this.shortSecrets.add(secret);
       return;

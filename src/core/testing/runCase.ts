@@ -109,8 +109,18 @@ export async function runCase(agent: LoadedAgent, testCase: TestCase, options: R
       redactor,
     });
     const failures = checkCase(testCase, execution, nodeResults, requests, redactor);
-    const shown = requests.map((request) => redactor.value(request) as RecordedRequest);
-    return { name: testCase.name, passed: failures.length === 0, durationMs: elapsed(started), failures, execution, requests: shown };
+    // Redacted when first read: most runs never look at them (a thousand cases of a test file).
+    let shown: RecordedRequest[] | undefined;
+    return {
+      name: testCase.name,
+      passed: failures.length === 0,
+      durationMs: elapsed(started),
+      failures,
+      execution,
+      get requests(): readonly RecordedRequest[] {
+        return (shown ??= requests.map((request) => redactedRequest(request, redactor)));
+      },
+    };
   } finally {
     await Promise.all([...mockAgents.values(), ...(unmocked ? [unmocked] : [])].map((mockAgent) => mockAgent.close()));
   }
@@ -161,6 +171,13 @@ function recordRequest(
     }
   }
   return { node, method: request.method, url: `${request.origin ?? ''}${request.path}`, headers, body };
+}
+
+/** What a node sent, its secrets redacted: the URL, the header values and the body (names are the agent's). */
+function redactedRequest(request: RecordedRequest, redactor: Redactor): RecordedRequest {
+  const headers: Record<string, string> = {};
+  for (const name in request.headers) headers[name] = redactor.text(request.headers[name] as string);
+  return { ...request, url: redactor.text(request.url), headers, body: redactor.value(request.body) };
 }
 
 /** A redactor of the case's secrets (the values the case gives them). */
