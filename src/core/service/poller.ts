@@ -71,9 +71,13 @@ export async function pollExecution(target: AgentTarget, executionId: string, op
       if (error.kind === 'timeout' && Date.now() >= deadline) throw overLimit(error);
       if (!isTransient(error) || failures >= settings.maxRetries) throw error;
       failures++;
-      const delayMs = Math.min(Math.max(error.details.retryAfterMs ?? interval, interval), 60_000, Math.max(0, deadline - Date.now()));
+      const wantedMs = Math.min(Math.max(error.details.retryAfterMs ?? interval, interval), 60_000);
+      const leftMs = Math.max(0, deadline - Date.now());
+      const delayMs = Math.min(wantedMs, leftMs);
       options.onRetry?.(error, failures, delayMs);
       await sleep(delayMs, options.signal, executionId);
+      // Waited until the limit: no read after it (a timer may fire a millisecond before the deadline).
+      if (wantedMs >= leftMs) throw overLimit(error);
       interval = Math.min(interval * settings.backoffFactor, settings.maxIntervalMs);
       continue;
     }
