@@ -472,16 +472,19 @@ describe('agent tests in VS Code', () => {
     const moved = vscode.Uri.file(mkdtempSync(join(tmpdir(), 'aw-moved-')));
     created.push(folder);
     const uri = vscode.Uri.joinPath(folder, 'inner', 'gone.agent.test.yaml');
-    // The folder first, given time to be watched: the test file's creation is then reported, and
-    // read before the move (else a late event finds the file gone, and the test proves nothing).
     await vscode.workspace.fs.createDirectory(vscode.Uri.joinPath(folder, 'inner'));
-    await new Promise((resolve) => setTimeout(resolve, 1000));
+    // It names an agent of its own: the greeter's test files stay the fixture's.
     await vscode.workspace.fs.writeFile(
       uri,
       Buffer.from('agent: ../../elsewhere.agent.yaml\ncases:\n  c:\n    inputs: { who: Ada }\n    live: true\n'),
     );
-    // It names an agent of its own: the greeter's test files stay the fixture's.
-    await waitFor(() => api.agentTests.controller.items.get(uri.toString()), 'the item of the test file, from the watcher', 15_000);
+    // Listed by a read of its own (the watcher's report of a file in a new folder may come late or,
+    // on a loaded machine, not within seconds), then time for the watcher's report to be handled:
+    // a late one would find the file gone after the move, and the test would prove nothing.
+    await api.agentTests.refresh(uri);
+    assert.ok(api.agentTests.controller.items.get(uri.toString()), 'the item of the test file');
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    assert.ok(api.agentTests.controller.items.get(uri.toString()), 'still listed before the move');
     try {
       // Moved out of the workspace: the watcher reports the folder only (from its parent, watched
       // since the start), not the test file in it.
