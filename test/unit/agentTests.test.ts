@@ -211,6 +211,18 @@ cases:
     );
   });
 
+  it('warns of a secret the agent does not use, at its key, suggesting the one it does', () => {
+    const text =
+      'cases:\n  one:\n    inputs: { city: Oslo }\n    secrets: { WEATHER_API_KEYS: k }\n    mocks: { current: { body: { summary: Sun, temperature: 3 } } }\n';
+    const result = loadSuite(dir.write('weather-report.agent.test.yaml', text));
+    assert.deepEqual(
+      result.problems.map((problem) => `${problem.range.line}: ${problem.severity} ${problem.code}: ${problem.message}`),
+      [
+        '4: warning unused-secret: The agent uses no secret "WEATHER_API_KEYS", so this value is never read. Did you mean "WEATHER_API_KEY"?',
+      ],
+    );
+  });
+
   it('says which number is wrong: within_ms: 1.5 is not a whole number', () => {
     const result = loadSuite(
       dir.write('weather-report.agent.test.yaml', 'cases:\n  one:\n    live: true\n    expect: { within_ms: 1.5 }\n'),

@@ -32,6 +32,7 @@ const TEST_AGENT =
 const TEST_FILE_SAMPLES: Partial<Record<ProblemCode, string>> = {
   'unknown-output': 'cases:\n  one:\n    mocks: { fetch: { body: x } }\n    expect: { outputs: { reprot: x } }\n',
   'missing-mock': 'cases:\n  one:\n    inputs: { city: Oslo }\n',
+  'unused-secret': 'cases:\n  one:\n    mocks: { fetch: { body: x } }\n    secrets: { TOKEN: x }\n',
   'invalid-expectation': 'cases:\n  one:\n    mocks: { fetch: { body: x } }\n    expect: { outputs: { report: { $contain: x } } }\n',
 };
 

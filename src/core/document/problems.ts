@@ -104,6 +104,7 @@ export const PROBLEM_CODES = {
   'unknown-agent': { severity: 'error', summary: 'The agent under test cannot be read.' },
   'unknown-output': { severity: 'error', summary: 'An expectation on an output the agent does not have.' },
   'missing-mock': { severity: 'error', summary: 'An API node with no mock in a case that is not live.' },
+  'unused-secret': { severity: 'warning', summary: 'A test value for a secret the agent does not use.' },
   'invalid-expectation': { severity: 'error', summary: 'An expectation with an unknown operator or a bad operand.' },
 } as const satisfies Record<string, { severity: Severity; summary: string }>;
 

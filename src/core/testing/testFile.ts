@@ -11,6 +11,7 @@ import { parseAgentFile } from '../document/parse';
 import type { ParsedAgentFile } from '../document/parse';
 import type { ProblemSink } from '../document/problemSink';
 import type { Problem, Span } from '../document/problems';
+import { scanExpressions } from '../document/expressions';
 import { checkSchema } from '../validation/schemaCheck';
 import type { SchemaRules } from '../validation/schemaCheck';
 import { closestMatch, listSomeWords, listWords } from '../document/suggest';
@@ -300,6 +301,18 @@ function checkNames(data: CaseData, map: YAMLMap, ownerSpan: Span, agent: AgentM
       }
     }
   }
+  const secretNames = secretsUsedBy(agent);
+  for (const name of Object.keys(data.secrets)) {
+    if (secretNames.has(name)) continue;
+    const used = [...secretNames].sort();
+    const suggestion = closestMatch(name, used);
+    sink.add(
+      'unused-secret',
+      keySpan('secrets', name),
+      `The agent uses no secret "${name}", so this value is never read.${suggestion ? ` Did you mean "${suggestion}"?` : used.length ? ` It uses ${listWords(used, 'and')}.` : ' It uses no secrets.'}`,
+      suggestion ? { data: { replacement: suggestion } } : {},
+    );
+  }
   for (const mock of data.mocks.values()) {
     const node = agent.nodes.get(mock.node);
     if (!node) unknownNode(agent, sink, mock.span, mock.node, 'A mock');
@@ -411,4 +424,19 @@ function stringRecord(node: YamlNode | undefined): Record<string, string> {
 function lowerCaseKeys(value: unknown): Record<string, string> {
   if (value === null || typeof value !== 'object') return {};
   return Object.fromEntries(Object.entries(value as Record<string, unknown>).map(([name, text]) => [name.toLowerCase(), String(text)]));
+}
+
+/** The secrets an agent reads: every {{ secrets.NAME }} its nodes and outputs evaluate. */
+function secretsUsedBy(agent: AgentModel): Set<string> {
+  const names = new Set<string>();
+  const fields = [
+    ...[...agent.nodes.values()].flatMap((node) => node.evaluated),
+    ...[...agent.outputs.values()].flatMap((output) => (output.from ? [output.from] : [])),
+  ];
+  for (const field of fields)
+    for (const expression of scanExpressions(field.value)) {
+      const name = expression.reference?.root === 'secrets' ? expression.reference.path[0]?.name : undefined;
+      if (typeof name === 'string') names.add(name);
+    }
+  return names;
 }
