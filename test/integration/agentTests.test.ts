@@ -213,10 +213,12 @@ describe('agent tests in VS Code', () => {
     const file = api.agentTests.controller.items.get(uri.toString());
     assert.ok(file);
     const caseId = `${uri.toString()}::auto`;
-    const nextRun = (): Promise<ItemOutcome | undefined> =>
+    // The first run to end with the case in that state. Only the edit below can bring it: the watcher's
+    // late report of the file's creation may start a run of the text as written, which still passes.
+    const runEndingIn = (state: ItemOutcome['state']): Promise<ItemOutcome | undefined> =>
       new Promise((resolve) => {
         const listening = api.agentTests.onDidEndRun((outcomes) => {
-          if (!outcomes.has(caseId)) return;
+          if (outcomes.get(caseId)?.state !== state) return;
           listening.dispose();
           resolve(outcomes.get(caseId));
         });
@@ -229,7 +231,7 @@ describe('agent tests in VS Code', () => {
     // An edit of the test file, unsaved: the case runs against the new expectation.
     const testDocument = await vscode.workspace.openTextDocument(uri);
     const testEditor = await vscode.window.showTextDocument(testDocument);
-    let ran = nextRun();
+    let ran = runEndingIn('failed');
     const expected = testDocument.positionAt(testDocument.getText().indexOf('Hello Dr Ada'));
     await testEditor.edit((edit) => edit.replace(new vscode.Range(expected, expected.translate(0, 'Hello Dr Ada'.length)), 'Hi Dr Ada'));
     assert.equal((await ran)?.state, 'failed');
@@ -237,7 +239,7 @@ describe('agent tests in VS Code', () => {
     // An edit of the agent under test: its test file runs again.
     const agentDocument = await vscode.workspace.openTextDocument(AGENT_FILE);
     const agentEditor = await vscode.window.showTextDocument(agentDocument);
-    ran = nextRun();
+    ran = runEndingIn('passed');
     const hello = agentDocument.positionAt(agentDocument.getText().indexOf('"Hello '));
     await agentEditor.edit((edit) => edit.replace(new vscode.Range(hello, hello.translate(0, '"Hello'.length)), '"Hi'));
     assert.equal((await ran)?.state, 'passed');
