@@ -86,6 +86,8 @@ export function validateTestText(
   if (found && 'unreadable' in found) reportUnreadableAgent(found, agentPath, isStringScalar(agentNode) ? agentSpan : undefined, sink);
   const model = found && 'unreadable' in found ? undefined : found;
   if (model) {
+    // The agent's secrets, listed once for every case (sorted, for messages).
+    const secrets = [...secretsUsedBy(model)].sort();
     // Names under defaults are checked once, where they are written, not again for every case.
     if (defaults)
       checkNames(
@@ -93,10 +95,11 @@ export function validateTestText(
         defaults.map,
         spanOf((findPair(root, 'defaults')?.key as YamlNode | undefined) ?? defaultsNode),
         model,
+        secrets,
         sink,
       );
     for (const { testCase, own, map } of cases) {
-      checkNames(own, map, testCase.span, model, sink);
+      checkNames(own, map, testCase.span, model, secrets, sink);
       checkAgainstAgent(testCase, map, model, sink);
     }
   }
@@ -265,7 +268,7 @@ function matchersByKey(map: YAMLMap, report: (at: Span, message: string) => void
 }
 
 /** The inputs, files and mocked nodes a case (or defaults:) names, against the agent's declarations. */
-function checkNames(data: CaseData, map: YAMLMap, ownerSpan: Span, agent: AgentModel, sink: ProblemSink): void {
+function checkNames(data: CaseData, map: YAMLMap, ownerSpan: Span, agent: AgentModel, secrets: readonly string[], sink: ProblemSink): void {
   const keySpan = (section: string, key: string): Span => {
     const sectionMap = getValue(map, section);
     const pair = isMap(sectionMap) ? [...entries(sectionMap)].find((entry) => entry.key === key) : undefined;
@@ -301,15 +304,13 @@ function checkNames(data: CaseData, map: YAMLMap, ownerSpan: Span, agent: AgentM
       }
     }
   }
-  const secretNames = secretsUsedBy(agent);
   for (const name of Object.keys(data.secrets)) {
-    if (secretNames.has(name)) continue;
-    const used = [...secretNames].sort();
-    const suggestion = closestMatch(name, used);
+    if (secrets.includes(name)) continue;
+    const suggestion = closestMatch(name, secrets);
     sink.add(
       'unused-secret',
       keySpan('secrets', name),
-      `The agent uses no secret "${name}", so this value is never read.${suggestion ? ` Did you mean "${suggestion}"?` : used.length ? ` It uses ${listWords(used, 'and')}.` : ' It uses no secrets.'}`,
+      `The agent uses no secret "${name}", so this value is never read.${suggestion ? ` Did you mean "${suggestion}"?` : secrets.length ? ` It uses ${listWords(secrets, 'and')}.` : ' It uses no secrets.'}`,
       suggestion ? { data: { replacement: suggestion } } : {},
     );
   }
