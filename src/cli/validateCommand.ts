@@ -3,6 +3,7 @@
 import { resolve } from 'node:path';
 import { undecodedFileProblems } from '../core/document/parse';
 import { TEST_FILE } from '../core/testing/testFileName';
+import { loadSuiteFromText } from '../core/testing/loadSuite';
 import { countProblems, validateAgentText } from '../core/validation/validate';
 import type { Problem } from '../core/document/problems';
 import { expandPaths, readAgentFile } from './agentFiles';
@@ -62,8 +63,6 @@ export async function validateCommand(paths: readonly string[], format: Validate
  * uses against its agent (an agent that cannot be read among them), and whether that agent has errors.
  */
 async function checkTestFile(file: string, text: string, cwd: string): Promise<FileReport> {
-  // The agent tests' own bundle (the engine, undici), loaded only when a test file is named.
-  const { loadSuiteFromText } = await import('../core/testing/editorEntry');
   const loaded = loadSuiteFromText(resolve(cwd, file), text);
   const ownErrors = loaded.problems.some((problem) => problem.severity === 'error');
   // Without errors of its own, a test file that cannot run has an agent with errors.
