@@ -16,11 +16,6 @@ export class ByteBudget {
     readonly exceeded: string,
   ) {}
 
-  /** Bytes held now. */
-  get inUse(): number {
-    return this.used;
-  }
-
   /** Takes `bytes`, or takes nothing and answers false when that would pass the limit. */
   take(bytes: number): boolean {
     if (this.used + bytes > this.limit) return false;
