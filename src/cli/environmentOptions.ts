@@ -47,13 +47,7 @@ export async function loadEnvironments(flags: EnvironmentFlags, startDir: string
   const path = flags.envsFile ?? displayPath(absolute, io.cwd);
   // Not read at all when too large (nor when not a regular file): the limit holds for the bytes read, not only for parsing.
   const read = await readTextFile(absolute, { maxBytes: MAX_ENVIRONMENTS_FILE_BYTES, kind: 'environments' });
-  if ('error' in read)
-    throw new CliError(
-      read.code === 'file-too-large'
-        ? `The environments file ${path} is ${read.size ?? `over ${MAX_ENVIRONMENTS_FILE_BYTES}`} bytes; it is read up to ${MAX_ENVIRONMENTS_FILE_BYTES / 1024} KiB. It should list a few deployments only.`
-        : `The environments file ${path}: ${read.error}`,
-      ExitCode.usage,
-    );
+  if ('error' in read) throw new CliError(`The environments file ${path}: ${read.error}`, ExitCode.usage);
   const { text } = read;
   const { file, problems } = parseEnvironmentsFile(text);
   for (const problem of problems)

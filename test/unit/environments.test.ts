@@ -177,7 +177,7 @@ colour: blue
       result.problems.map((p) => p.code),
       ['file-too-large'],
     );
-    assert.match(result.problems[0]!.message, /read up to 256 KiB/);
+    assert.match(result.problems[0]!.message, /environments files are checked up to 256 KB\. It should list a few deployments only\./);
   });
 
   it('takes up to MAX_ENVIRONMENTS environments, refuses more, and checks them quickly', function () {

@@ -5,7 +5,7 @@
 // default. Pure and synchronous: the same problems in the editor and on the command line.
 import { isMap, isScalar } from 'yaml';
 import type { YAMLMap } from 'yaml';
-import { parseAgentFile } from '../document/parse';
+import { parseAgentFile, tooLargeMessage } from '../document/parse';
 import { ProblemSink } from '../document/problemSink';
 import type { Problem } from '../document/problems';
 import { closestMatch, listWords } from '../document/suggest';
@@ -57,7 +57,7 @@ export function parseEnvironmentsFile(text: string): EnvironmentsFileResult {
     sink.add(
       'file-too-large',
       { start: 0, end: Math.max(0, Math.min(text.indexOf('\n') === -1 ? 200 : text.indexOf('\n'), text.length)) },
-      `The environments file is ${text.length} characters; it is read up to ${MAX_ENVIRONMENTS_FILE_BYTES / 1024} KiB. It should list a few deployments only.`,
+      tooLargeMessage(text.length, 'environments', MAX_ENVIRONMENTS_FILE_BYTES),
     );
     return { problems: sink.result() };
   }
