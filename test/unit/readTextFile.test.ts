@@ -115,7 +115,10 @@ const TEST_CASE = 'cases:\n  one:\n    inputs: { city: Oslo }\n    live: true\n'
     writeFileSync(join(dir.path, 'big.yaml'), `# ${'x'.repeat(300 * 1024)}\n`);
     const big = cli(['envs', '--envs-file', 'big.yaml'], dir.path);
     assert.equal(big.status, 2, big.output);
-    assert.match(big.output, /The environments file big\.yaml: The file is 30\d KB; environments files are checked up to 256 KB\. It should list a few deployments only\./);
+    assert.match(
+      big.output,
+      /The environments file big\.yaml: The file is 30\d KB; environments files are checked up to 256 KB\. It should list a few deployments only\./,
+    );
   });
 
   it('a test file whose agent: the schema refuses does not read it (it may name /dev/zero)', () => {
