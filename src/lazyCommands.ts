@@ -4,6 +4,7 @@
 // arguments. So activation costs one registration per command and no code of theirs.
 import * as vscode from 'vscode';
 import { errorDetail } from './core/errors';
+import { loadOnce } from './core/loadOnce';
 
 export interface LazyCommands<F> {
   /** The loaded feature (loading it, and so registering its commands, on the first call). */
@@ -21,22 +22,19 @@ export function registerLazyCommands<M, F>(
   register: (module: M) => F,
   logger: vscode.LogOutputChannel,
 ): LazyCommands<F> {
-  let loading: Promise<F> | undefined;
-  const feature = (): Promise<F> => {
-    loading ??= importModule().then(
+  const feature = loadOnce(() =>
+    importModule().then(
       (module) => {
         // No await between taking the placeholders away and registering the real commands.
         for (const placeholder of placeholders) placeholder.dispose();
         return register(module);
       },
       (error: unknown) => {
-        loading = undefined;
         logger.error(`Loading commands failed: ${errorDetail(error)}`);
         throw error;
       },
-    );
-    return loading;
-  };
+    ),
+  );
   const placeholders = ids.map((id) =>
     vscode.commands.registerCommand(id, async (...args: unknown[]) => {
       await feature();

@@ -1,12 +1,8 @@
 // The batch core (data readers, csv-parse, the scheduler, the HTTP client, the engine), loaded on
 // first use rather than at activation: the view and the commands register without it.
 import type * as BatchEntry from '../core/batch/editorEntry';
+import { loadOnce } from '../core/loadOnce';
 
 export type BatchCore = typeof BatchEntry;
 
-let loading: Promise<BatchCore> | undefined;
-
-export function loadBatchCore(): Promise<BatchCore> {
-  loading ??= import('../core/batch/editorEntry');
-  return loading;
-}
+export const loadBatchCore: () => Promise<BatchCore> = loadOnce(() => import('../core/batch/editorEntry'));

@@ -1,12 +1,8 @@
 // The agent-test core (YAML reading, the workflow engine, undici's MockAgent), loaded on first use
 // rather than at activation: the Test Explorer, code lens and commands register without it.
 import type * as EditorEntry from '../core/testing/editorEntry';
+import { loadOnce } from '../core/loadOnce';
 
 export type TestCore = typeof EditorEntry;
 
-let loading: Promise<TestCore> | undefined;
-
-export function loadTestCore(): Promise<TestCore> {
-  loading ??= import('../core/testing/editorEntry');
-  return loading;
-}
+export const loadTestCore: () => Promise<TestCore> = loadOnce(() => import('../core/testing/editorEntry'));
