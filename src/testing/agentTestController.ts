@@ -20,6 +20,7 @@ import { rangeOf, textPositions, toDiagnostic } from '../language/problemsToDiag
 import { testFileSummary, VALIDATION_TIME_LIMIT_MS, ValidationWorker } from '../language/validationWorkerClient';
 import type { TestFileSummary } from '../language/validationWorkerClient';
 import { AGENT_LANGUAGE_ID } from '../language/languageIds';
+import { KnownTestFiles } from './knownTestFiles';
 import { loadTestCore } from './testCore';
 import { TEST_FILE } from '../core/testing/testFileName';
 import { errorDetail, errorMessage } from '../core/errors';
@@ -68,7 +69,7 @@ export class AgentTestController implements vscode.Disposable {
   readonly controller: vscode.TestController;
   readonly diagnostics: vscode.DiagnosticCollection;
   /** The test files listed, each with the agent file it names (for the code lens and agent edits). */
-  private readonly files = new Map<string, string | undefined>();
+  private readonly files = new KnownTestFiles();
   /** The latest read of each test file (a number unique to it): an older read's result is dropped. */
   private readonly versions = new Map<string, number>();
   private reads = 0;
@@ -216,7 +217,7 @@ export class AgentTestController implements vscode.Disposable {
 
   /** The test files known to test `agentFile` (read so far; see discover). */
   testFilesOf(agentFile: vscode.Uri): vscode.Uri[] {
-    return [...this.files.entries()].filter(([, agent]) => agent === agentFile.fsPath).map(([key]) => vscode.Uri.parse(key));
+    return this.files.namingAgent(agentFile.fsPath).map((key) => vscode.Uri.parse(key));
   }
 
   fileItem(uri: vscode.Uri): vscode.TestItem | undefined {
@@ -325,7 +326,7 @@ export class AgentTestController implements vscode.Disposable {
   private show(uri: vscode.Uri, summary: TestFileSummary): void {
     const key = uri.toString();
     const known = this.files.has(key);
-    const before = this.files.get(key);
+    const before = this.files.agentOf(key);
     this.files.set(key, summary.agentFile);
     this.updateItems(uri, summary);
     this.diagnostics.set(
@@ -564,8 +565,7 @@ export class AgentTestController implements vscode.Disposable {
 
   /** Forgets a deleted test file, or every test file under a deleted folder. */
   private forgetUnder(uri: vscode.Uri): void {
-    const folder = `${uri.toString()}/`;
-    for (const key of [...this.files.keys()]) if (key === uri.toString() || key.startsWith(folder)) this.forget(vscode.Uri.parse(key));
+    for (const key of this.files.deletedWith(uri.toString())) this.forget(vscode.Uri.parse(key));
   }
 
   private forget(uri: vscode.Uri): void {
