@@ -1,7 +1,7 @@
 // "Agent Workflows: Clear API Key": removes the key of one service origin from SecretStorage.
 import * as vscode from 'vscode';
 import { COMMANDS } from '../commandIds';
-import { guardedCommand } from './commandErrors';
+import { guardedCommand } from '../commandErrors';
 import type { ApiKeyCommandDeps } from './setApiKey';
 
 export function registerClearApiKeyCommand(context: vscode.ExtensionContext, deps: ApiKeyCommandDeps): void {

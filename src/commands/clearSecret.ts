@@ -1,7 +1,7 @@
 // "Agent Workflows: Clear Secret…": removes a stored secret value.
 import * as vscode from 'vscode';
 import { COMMANDS } from '../commandIds';
-import { guardedCommand } from './commandErrors';
+import { guardedCommand } from '../commandErrors';
 import type { WorkflowSecrets } from '../secrets/workflowSecrets';
 
 export function registerClearSecretCommand(

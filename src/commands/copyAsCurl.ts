@@ -11,7 +11,7 @@ import type { InputValues } from '../core/service/agentClient';
 import { executeUrl, statusUrl } from '../core/service/target';
 import type { AgentTarget } from '../core/service/target';
 import { chooseAgentFile, loadAgentFile } from '../runs/agentFile';
-import { RunBlocked, guardedCommand } from './commandErrors';
+import { RunBlocked, guardedCommand } from '../commandErrors';
 import { askForInputs } from '../runs/inputPrompts';
 import type { RunDeps } from '../runs/runDeps';
 import { targetInfoFor } from '../runs/serviceTarget';

@@ -3,7 +3,7 @@
 import * as vscode from 'vscode';
 import { COMMANDS } from '../commandIds';
 import type { ExecutionRecord } from '../core/executions/executionRecord';
-import { guardedCommand } from './commandErrors';
+import { guardedCommand } from '../commandErrors';
 import { openResultDocument } from '../runs/resultsChannel';
 import { runAgentFile, runAgentFileLocally } from '../runs/agentRuns';
 import type { BatchHistory } from '../runs/batchHistory';

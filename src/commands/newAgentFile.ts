@@ -2,7 +2,7 @@
 // document without one) and fills it with the "Agent" snippet, tab stops and all.
 import * as vscode from 'vscode';
 import { COMMANDS } from '../commandIds';
-import { guardedCommand } from './commandErrors';
+import { guardedCommand } from '../commandErrors';
 import { AGENT_LANGUAGE_ID } from '../language/languageIds';
 import { fileExists } from '../workspaceFiles';
 

@@ -9,7 +9,7 @@ import { ServiceError } from '../core/service/serviceError';
 import { checkExecutionId } from '../core/service/target';
 import { AGENT_LANGUAGE_ID } from '../language/languageIds';
 import { loadAgentFile } from '../runs/agentFile';
-import { RunBlocked, guardedCommand } from './commandErrors';
+import { RunBlocked, guardedCommand } from '../commandErrors';
 import type { RunDeps } from '../runs/runDeps';
 import { targetInfoFor, targetWithKey } from '../runs/serviceTarget';
 

@@ -20,7 +20,7 @@ import type { RunTarget } from '../runs/serviceTarget';
 import { batchResultsPanelOf, showBatchResults } from '../views/batchResultsPanel';
 import type { BatchResultsPanel } from '../views/batchResultsPanel';
 import { isBatchItem, isBatchRowItem } from '../views/executionsTree';
-import { guardedCommand, RunBlocked } from './commandErrors';
+import { guardedCommand, RunBlocked } from '../commandErrors';
 
 const DATA_FILE = /\.(jsonl|ndjson|csv|json)$/i;
 

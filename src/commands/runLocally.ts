@@ -6,7 +6,7 @@ import { COMMANDS } from '../commandIds';
 import { chooseAgentFile } from '../runs/agentFile';
 import { runAgentFileLocally } from '../runs/agentRuns';
 import type { RunDeps } from '../runs/runDeps';
-import { guardedCommand } from './commandErrors';
+import { guardedCommand } from '../commandErrors';
 
 export function registerRunLocallyCommand(context: vscode.ExtensionContext, deps: RunDeps): void {
   context.subscriptions.push(

@@ -3,7 +3,7 @@
 import * as vscode from 'vscode';
 import type { WorkspaceEnvironments } from '../environments/workspaceEnvironments';
 import { COMMANDS } from '../commandIds';
-import { guardedCommand } from './commandErrors';
+import { guardedCommand } from '../commandErrors';
 import { serviceSettings } from '../config';
 import { checkBaseUrl } from '../core/service/target';
 import { promptForApiKey } from '../secrets/apiKeyPrompt';

@@ -3,7 +3,7 @@
 import * as vscode from 'vscode';
 import { promptForSecret } from '../secrets/secretPrompt';
 import { COMMANDS } from '../commandIds';
-import { guardedCommand } from './commandErrors';
+import { guardedCommand } from '../commandErrors';
 import type { WorkspaceSecretNames } from '../language/workspaceSecretNames';
 import type { WorkflowSecrets } from '../secrets/workflowSecrets';
 

@@ -2,7 +2,7 @@
 // file's editor. One panel at a time; it follows whichever agent editor is active.
 import * as vscode from 'vscode';
 import { COMMANDS } from '../commandIds';
-import { guardedCommand } from './commandErrors';
+import { guardedCommand } from '../commandErrors';
 import { AGENT_LANGUAGE_ID } from '../language/languageIds';
 import { GraphPanel } from '../views/graphPanel';
 

@@ -2,7 +2,7 @@
 // 127.0.0.1 with the service's HTTP interface, so Run Agent can target it with no cloud account.
 import * as vscode from 'vscode';
 import { COMMANDS } from '../commandIds';
-import { guardedCommand } from './commandErrors';
+import { guardedCommand } from '../commandErrors';
 import type { LocalServerHost } from '../runs/localServerHost';
 
 export function registerStartLocalServerCommand(

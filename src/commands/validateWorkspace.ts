@@ -1,7 +1,7 @@
 // "Agent Workflows: Validate Workspace Agents": checks every agent file in the workspace.
 import * as vscode from 'vscode';
 import { COMMANDS } from '../commandIds';
-import { guardedCommand } from './commandErrors';
+import { guardedCommand } from '../commandErrors';
 import { countProblems } from '../core/validation/validate';
 import type { AgentDiagnostics } from '../language/agentDiagnostics';
 import { AGENT_FILE_GLOB } from '../language/languageIds';

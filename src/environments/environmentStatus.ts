@@ -3,7 +3,7 @@
 // only when an environments file applies to the file, and not in Restricted Mode (nothing runs there).
 import * as vscode from 'vscode';
 import { COMMANDS } from '../commandIds';
-import { guardedCommand } from '../commands/commandErrors';
+import { guardedCommand } from '../commandErrors';
 import { displayOrigin } from '../core/environments/environmentsFileName';
 import { errorMessage } from '../core/errors';
 import { AGENT_LANGUAGE_ID, TEST_LANGUAGE_ID } from '../language/languageIds';

@@ -4,7 +4,7 @@
 // and the environment chosen in the picker for that file, kept in the workspace's state. A file with
 // errors is never used: its last valid version is not kept.
 import * as vscode from 'vscode';
-import { RunBlocked } from '../commands/commandErrors';
+import { RunBlocked } from '../commandErrors';
 import { COMMANDS } from '../commandIds';
 import { affects, environmentSettings } from '../config';
 import type { EnvironmentsFileResult } from '../core/environments/environmentsFile';

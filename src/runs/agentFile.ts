@@ -1,7 +1,7 @@
 // The agent file a run starts from: its text as the editor has it (unsaved changes included),
 // validated first, so a file with errors never runs.
 import * as vscode from 'vscode';
-import { RunBlocked } from '../commands/commandErrors';
+import { RunBlocked } from '../commandErrors';
 import { AGENT_FILE_ANY_CASE as AGENT_FILE } from '../core/document/agentFiles';
 import type { AgentModel } from '../core/document/model';
 import { validateAgentText } from '../core/validation/validate';

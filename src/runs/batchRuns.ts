@@ -19,7 +19,7 @@ import { withDispatcher } from './agentRuns';
 import type { AgentFile } from './agentFile';
 import type { RunDeps } from './runDeps';
 import { startTargetWithKey, targetWithKey } from './serviceTarget';
-import { RunBlocked } from '../commands/commandErrors';
+import { RunBlocked } from '../commandErrors';
 
 export interface BatchRunDeps extends RunDeps {
   readonly batches: BatchHistory;

@@ -3,7 +3,7 @@
 // The key is looked up by the target's origin only, so a file naming another service never receives
 // a key set for a different one.
 import * as vscode from 'vscode';
-import { RunBlocked } from '../commands/commandErrors';
+import { RunBlocked } from '../commandErrors';
 import { COMMANDS } from '../commandIds';
 import { proxySettings, serviceSettings } from '../config';
 import type { ExecutionTargetInfo } from '../core/executions/executionRecord';

@@ -6,7 +6,7 @@ import { COMMANDS } from '../commandIds';
 import { affects, resultsSettings } from '../config';
 import type { ExecutionRecord } from '../core/executions/executionRecord';
 import { AGENT_LANGUAGE_ID } from '../language/languageIds';
-import { guardedCommand } from '../commands/commandErrors';
+import { guardedCommand } from '../commandErrors';
 import type { ExecutionHistory } from '../runs/executionHistory';
 import { isExecutionItem } from '../views/executionsTree';
 import { AgentTestController } from './agentTestController';

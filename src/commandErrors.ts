@@ -1,9 +1,9 @@
 // How every command ends on a problem: a message that says what to do, with the actions that do
 // it. Unexpected errors are logged with their stack; the user sees the message and a way to the log.
 import * as vscode from 'vscode';
-import { errorDetail, errorMessage } from '../core/errors';
-import { InputError } from '../core/inputs/inputValues';
-import { ServiceError } from '../core/service/serviceError';
+import { errorDetail, errorMessage } from './core/errors';
+import { InputError } from './core/inputs/inputValues';
+import { ServiceError } from './core/service/serviceError';
 
 /** A problem the user can fix; the message says how, and the actions offer to. */
 export class RunBlocked extends Error {
