@@ -15,7 +15,7 @@ import { RunBlocked, guardedCommand } from '../commandErrors';
 import { askForInputs } from '../runs/inputPrompts';
 import type { RunDeps } from '../runs/runDeps';
 import { targetInfoFor } from '../runs/serviceTarget';
-import { isExecutionItem } from '../views/executionsTree';
+import { isExecutionItem } from '../views/treeItemKinds';
 
 export function registerCopyAsCurlCommand(context: vscode.ExtensionContext, deps: RunDeps): void {
   context.subscriptions.push(

@@ -9,7 +9,7 @@ import { runAgentFile, runAgentFileLocally } from '../runs/agentRuns';
 import type { BatchHistory } from '../runs/batchHistory';
 import type { RunDeps } from '../runs/runDeps';
 import { targetWithKey } from '../runs/serviceTarget';
-import { isExecutionItem, isValueItem } from '../views/executionsTree';
+import { isExecutionItem, isValueItem } from '../views/treeItemKinds';
 
 export function registerExecutionActions(context: vscode.ExtensionContext, deps: RunDeps & { readonly batches: BatchHistory }): void {
   /** The record an action is about: the clicked item, else one picked from the history. */

@@ -19,7 +19,7 @@ import { runTargetFor, startTargetWithKey } from '../runs/serviceTarget';
 import type { RunTarget } from '../runs/serviceTarget';
 import { batchResultsPanelOf, showBatchResults } from '../views/batchResultsPanel';
 import type { BatchResultsPanel } from '../views/batchResultsPanel';
-import { isBatchItem, isBatchRowItem } from '../views/executionsTree';
+import { isBatchItem, isBatchRowItem } from '../views/treeItemKinds';
 import { guardedCommand, RunBlocked } from '../commandErrors';
 
 const DATA_FILE = /\.(jsonl|ndjson|csv|json)$/i;

@@ -8,7 +8,7 @@ import type { ExecutionRecord } from '../core/executions/executionRecord';
 import { AGENT_LANGUAGE_ID } from '../language/languageIds';
 import { guardedCommand } from '../commandErrors';
 import type { ExecutionHistory } from '../runs/executionHistory';
-import { isExecutionItem } from '../views/executionsTree';
+import { isExecutionItem } from '../views/treeItemKinds';
 import { AgentTestController } from './agentTestController';
 import { TEST_LANGUAGE_ID } from '../language/languageIds';
 import type { DeployedTarget, ItemOutcome } from './agentTestController';

@@ -142,19 +142,6 @@ export class BatchNoteItem extends vscode.TreeItem {
   }
 }
 
-/** Whether a command's argument is a batch of the view (told apart by contextValue, like executions). */
-export function isBatchItem(item: unknown): item is BatchItem {
-  return (
-    item instanceof vscode.TreeItem &&
-    typeof item.contextValue === 'string' &&
-    /^batch-(running|finished|stopped|error)$/.test(item.contextValue)
-  );
-}
-
-export function isBatchRowItem(item: unknown): item is BatchRowItem {
-  return item instanceof vscode.TreeItem && item.contextValue === 'batch-row';
-}
-
 export class GroupItem extends vscode.TreeItem {
   constructor(
     readonly record: ExecutionRecord,
@@ -196,19 +183,6 @@ export class ValueItem extends vscode.TreeItem {
   get copyText(): string {
     return typeof this.value === 'string' ? this.value : (JSON.stringify(this.value, null, 2) ?? String(this.value));
   }
-}
-
-// Commands are bundled on their own (src/lazyCommands.ts) with their own copy of these classes, so
-// they tell the items they are given apart by contextValue, not instanceof.
-
-/** Whether a command's argument is an execution of the view. */
-export function isExecutionItem(item: unknown): item is ExecutionItem {
-  return item instanceof vscode.TreeItem && typeof item.contextValue === 'string' && item.contextValue.startsWith('execution-');
-}
-
-/** Whether a command's argument is a value (input or output) of the view. */
-export function isValueItem(item: unknown): item is ValueItem {
-  return item instanceof vscode.TreeItem && typeof item.contextValue === 'string' && item.contextValue.startsWith('value-');
 }
 
 export class TraceItem extends vscode.TreeItem {
