@@ -3,7 +3,7 @@
 // loads on first use (src/lazyCommands.ts, esbuild.mjs lazyModules).
 import * as vscode from 'vscode';
 import { COMMANDS_LOADED_ON_USE } from './commandIds';
-import type { CommandsFeature } from './commands/commandsFeature';
+import type { CommandsDeps, CommandsFeature } from './commands/commandsFeature';
 import { resultsSettings } from './config';
 import { registerDiagnostics } from './language/agentDiagnostics';
 import { registerCodeActionProvider } from './language/codeActionProvider';
@@ -62,6 +62,20 @@ export function activate(context: vscode.ExtensionContext): AgentWorkflowsApi {
   registerCodeActionProvider(context, { workflowSecrets, logger, diagnostics });
   registerNavigationProviders(context, { diagnostics });
   registerCodeLensProvider(context, { environments });
+  // What the commands are built from when they load: the one list of the services made above.
+  const services: CommandsDeps = {
+    logger,
+    keys,
+    workflowSecrets,
+    workspaceSecretNames,
+    store,
+    results,
+    inputMemory,
+    localServer,
+    diagnostics,
+    environments,
+    batches,
+  };
   const executionsTree = registerExecutionsView(context, { store, batches });
   registerLocalServerStatus(context, { localServer });
   const environmentStatus = registerEnvironmentStatus(context, { environments, logger });
@@ -75,20 +89,7 @@ export function activate(context: vscode.ExtensionContext): AgentWorkflowsApi {
     context,
     COMMANDS_LOADED_ON_USE,
     () => import('./commands/commandsFeature'),
-    (feature): CommandsFeature =>
-      feature.registerCommands(context, {
-        logger,
-        keys,
-        workflowSecrets,
-        workspaceSecretNames,
-        store,
-        results,
-        inputMemory,
-        localServer,
-        diagnostics,
-        environments,
-        batches,
-      }),
+    (feature): CommandsFeature => feature.registerCommands(context, services),
     logger,
   );
   registerTestFileLanguage(context, { logger });

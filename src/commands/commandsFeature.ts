@@ -56,23 +56,11 @@ export interface CommandsFeature {
 }
 
 export function registerCommands(context: vscode.ExtensionContext, deps: CommandsDeps): CommandsFeature {
-  const {
-    logger,
-    keys,
-    workflowSecrets,
-    workspaceSecretNames,
-    store,
-    results,
-    inputMemory,
-    localServer,
-    diagnostics,
-    environments,
-    batches,
-  } = deps;
+  const { logger, keys, workflowSecrets, workspaceSecretNames, localServer, diagnostics, environments, batches } = deps;
   // On shutdown the runner stops polling but leaves running records as they are: the next window resumes them.
-  const runner = new ExecutionRunner({ store, results, logger });
+  const runner = new ExecutionRunner(deps);
   context.subscriptions.push(runner);
-  const runDeps: RunDeps = { logger, keys, workflowSecrets, store, results, runner, inputMemory, localServer, environments };
+  const runDeps: RunDeps = { ...deps, runner };
 
   registerValidateWorkspaceCommand(context, { diagnostics, logger });
   registerShowGraph(context, { logger });
