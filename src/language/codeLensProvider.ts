@@ -3,15 +3,24 @@ import * as vscode from 'vscode';
 import { COMMANDS } from '../commandIds';
 import { resultsSettings } from '../config';
 import { affects } from '../config';
-import type { WorkspaceEnvironments } from '../environments/workspaceEnvironments';
 import { AGENT_LANGUAGE_ID } from './languageIds';
+
+/**
+ * What the lenses ask of the workspace's environments (src/environments/, a layer above: the
+ * composition root passes WorkspaceEnvironments in).
+ */
+export interface LensEnvironments {
+  readonly onDidChange: vscode.Event<unknown>;
+  /** The environment an agent file runs on now; throws when the environments file cannot be used. */
+  active(agentUri: vscode.Uri): Promise<{ readonly name: string } | undefined>;
+}
 
 class AgentCodeLensProvider implements vscode.CodeLensProvider, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<void>();
   readonly onDidChangeCodeLenses = this.changed.event;
   private readonly subscriptions: vscode.Disposable[];
 
-  constructor(private readonly environments: WorkspaceEnvironments) {
+  constructor(private readonly environments: LensEnvironments) {
     this.subscriptions = [
       environments.onDidChange(() => this.changed.fire()),
       vscode.workspace.onDidChangeConfiguration((event) => {
@@ -74,7 +83,7 @@ class AgentCodeLensProvider implements vscode.CodeLensProvider, vscode.Disposabl
   }
 }
 
-export function registerCodeLensProvider(context: vscode.ExtensionContext, deps: { readonly environments: WorkspaceEnvironments }): void {
+export function registerCodeLensProvider(context: vscode.ExtensionContext, deps: { readonly environments: LensEnvironments }): void {
   const provider = new AgentCodeLensProvider(deps.environments);
   context.subscriptions.push(provider, vscode.languages.registerCodeLensProvider({ language: AGENT_LANGUAGE_ID }, provider));
 }
