@@ -1,10 +1,13 @@
 // Finding and reading agent files (and agent test files) named on the command line.
 import { stat } from 'node:fs/promises';
-import { relative, resolve } from 'node:path';
+import { basename, relative, resolve } from 'node:path';
 import { AGENT_FILE, findFilesUnder } from '../core/document/agentFiles';
 import type { ParsedFileKind } from '../core/document/parse';
+import { ENVIRONMENTS_FILE_NAME } from '../core/environments/environmentsFileName';
+import { TEST_FILE } from '../core/testing/testFileName';
 import { fileErrorReason, readTextFile } from '../core/document/readTextFile';
 import type { AgentModel } from '../core/document/model';
+import { MAX_ENVIRONMENTS_FILE_BYTES } from '../core/limits';
 import { validateAgentText } from '../core/validation/validate';
 import { CliError, ExitCode } from './io';
 import type { CliIo } from './io';
@@ -15,7 +18,18 @@ export interface FileKind {
   readonly description: string;
 }
 
-export const AGENT_FILES: FileKind = { pattern: AGENT_FILE, description: '*.agent.yaml or *.agent.yml' };
+export const AGENT_FILES: FileKind = { pattern: AGENT_FILE, description: '*.agent.yaml or *.agent.yml files' };
+
+/** What `validate` checks in a folder: agent files, agent test files and environments files. */
+export const CHECKED_FILES: FileKind = {
+  pattern: new RegExp(`(${AGENT_FILE.source})|(${TEST_FILE.source})|^${ENVIRONMENTS_FILE_NAME.replace(/\./g, '\\.')}$`),
+  description: `agent, agent test or environments files (*.agent.yaml, *.agent.test.yaml, ${ENVIRONMENTS_FILE_NAME})`,
+};
+
+/** Which kind of file a path names, by its name alone (an agent file unless it is one of the others). */
+export function fileKindOf(file: string): ParsedFileKind {
+  return TEST_FILE.test(file) ? 'test' : basename(file) === ENVIRONMENTS_FILE_NAME ? 'environments' : 'agent';
+}
 
 /** A file's text, or why it cannot be used; `code` names a file that was read but is not an agent's text. */
 export type ReadResult =
@@ -52,7 +66,7 @@ export async function expandPaths(
       const found = await findFilesUnder(absolute, kind.pattern, (skipped, reason) =>
         errors.push({ file: displayPath(skipped, cwd), error: `${displayPath(skipped, cwd)}: ${reason} Its files are left out.` }),
       );
-      if (found.length === 0) errors.push({ file: arg, error: `${arg}: no ${kind.description} files in this directory.` });
+      if (found.length === 0) errors.push({ file: arg, error: `${arg}: no ${kind.description} in this directory.` });
       for (const file of found) files.push(displayPath(file, cwd));
     } else {
       files.push(arg);
@@ -63,7 +77,7 @@ export async function expandPaths(
 
 /** An agent file's text (or, with kind 'test', a test file's: its problems name test files); only a regular file of at most MAX_FILE_BYTES is read (see readTextFile). */
 export async function readAgentFile(file: string, cwd: string, kind: ParsedFileKind = 'agent'): Promise<ReadResult> {
-  const read = await readTextFile(resolve(cwd, file), { kind });
+  const read = await readTextFile(resolve(cwd, file), kind === 'environments' ? { kind, maxBytes: MAX_ENVIRONMENTS_FILE_BYTES } : { kind });
   if ('text' in read) return { file, text: read.text };
   return read.code === 'file-too-large' || read.code === 'not-text'
     ? { file, error: `${file}: ${read.error}`, code: read.code, reason: read.error }

@@ -27,9 +27,9 @@ export async function runCli(argv: readonly string[], rawIo: CliIo): Promise<num
   program
     .command('validate')
     .description(
-      'Check agent files (and agent test files named by path) and print their problems. Exits 0 with no errors, 1 with errors, 2 on usage errors or unreadable files.',
+      'Check agent files, agent test files and environments files (agent-workflows.yaml), each as its kind, and print their problems. Exits 0 with no errors, 1 with errors, 2 on usage errors or unreadable files.',
     )
-    .argument('<paths...>', 'agent files or *.agent.test.yaml files, or directories to search for *.agent.yaml files')
+    .argument('<paths...>', 'files, or directories to search for *.agent.yaml, *.agent.test.yaml and agent-workflows.yaml files')
     .addOption(new Option('-f, --format <format>', 'output format').choices(['text', 'json']).default('text'))
     .action(async (paths: string[], options: { format: ValidateFormat }) => {
       exitCode = await (await import('./validateCommand')).validateCommand(paths, options.format, io);

@@ -34,7 +34,7 @@ export interface TestFlags extends ServiceFlags, EnvironmentFlags {
 
 type DeployedTarget = NonNullable<RunSuiteOptions['deployment']>;
 
-const TEST_FILES: FileKind = { pattern: TEST_FILE, description: '*.agent.test.yaml' };
+const TEST_FILES: FileKind = { pattern: TEST_FILE, description: '*.agent.test.yaml files' };
 
 export async function testCommand(paths: readonly string[], flags: TestFlags, io: CliIo): Promise<number> {
   const { files, errors } = await expandPaths(paths.length ? paths : ['.'], io.cwd, TEST_FILES);

@@ -1,12 +1,12 @@
-// `agent-workflows validate <file…>`: checks agent files, and test files named by their path, like a
-// compiler and exits 1 on errors.
+// `agent-workflows validate <file or folder…>`: checks agent files, agent test files and environments
+// files, each as its kind (the codes the editor shows), like a compiler, and exits 1 on errors.
 import { resolve } from 'node:path';
 import { undecodedFileProblems } from '../core/document/parse';
-import { TEST_FILE } from '../core/testing/testFileName';
+import { parseEnvironmentsFile } from '../core/environments/environmentsFile';
 import { loadSuiteFromText } from '../core/testing/loadSuite';
 import { countProblems, validateAgentText } from '../core/validation/validate';
 import type { Problem } from '../core/document/problems';
-import { expandPaths, readAgentFile } from './agentFiles';
+import { CHECKED_FILES, expandPaths, fileKindOf, readAgentFile } from './agentFiles';
 import { ExitCode } from './io';
 import type { CliIo } from './io';
 
@@ -22,13 +22,17 @@ interface FileReport {
 }
 
 export async function validateCommand(paths: readonly string[], format: ValidateFormat, io: CliIo): Promise<number> {
-  const { files, errors } = await expandPaths(paths, io.cwd);
+  const { files, errors } = await expandPaths(paths, io.cwd, CHECKED_FILES);
   const reports: FileReport[] = errors.map(({ file, error }) => ({ file, error }));
   for (const file of files) {
-    const isTestFile = TEST_FILE.test(file);
-    const read = await readAgentFile(file, io.cwd, isTestFile ? 'test' : 'agent');
+    const kind = fileKindOf(file);
+    const read = await readAgentFile(file, io.cwd, kind);
     if ('text' in read)
-      reports.push(isTestFile ? await checkTestFile(file, read.text, io.cwd) : { file, problems: validateAgentText(read.text).problems });
+      reports.push(
+        kind === 'test'
+          ? await checkTestFile(file, read.text, io.cwd)
+          : { file, problems: kind === 'environments' ? parseEnvironmentsFile(read.text).problems : validateAgentText(read.text).problems },
+      );
     // Read, but binary or too large: a problem of the file (as the editor shows it), not a failure to read.
     else if (read.code && read.reason) reports.push({ file, problems: undecodedFileProblems({ error: read.reason, code: read.code }) });
     else reports.push(read);

@@ -81,6 +81,40 @@ describe('agent-workflows validate', () => {
     assert.match(result.stderr, /2 files checked/);
   });
 
+  it('checks agent-workflows.yaml as an environments file, named or found in a folder', async () => {
+    const broken = 'default: staging\nenvironments:\n  prod:\n    baseUrl: https://agents.example.com\n    account: acme\n';
+    dir.write('agent-workflows.yaml', broken);
+    const named = await run(['validate', 'agent-workflows.yaml'], dir.path);
+    assert.equal(named.code, 1, named.stderr);
+    assert.match(named.stdout, /^agent-workflows\.yaml:1:\d+: error unknown-default-environment /m);
+    // Not read as an agent file.
+    assert.doesNotMatch(named.stdout, /missing "version"|unknown-property/);
+    assert.match(named.stderr, /1 file checked: 1 error/);
+
+    dir.write('agents/ok.agent.yaml', VALID);
+    dir.write('agents/ok.agent.test.yaml', 'cases:\n  one:\n    expect: { outputs: { out: nope } }\n    typo: 1\n');
+    dir.write('agents/agent-workflows.yaml', broken);
+    const folder = await run(['validate', '--format', 'json', 'agents'], dir.path);
+    assert.equal(folder.code, 1, folder.stderr);
+    const files = (JSON.parse(folder.stdout) as { files: { file: string; problems: { code: string }[] }[] }).files;
+    assert.deepEqual(files.map((file) => file.file).sort(), [
+      join('agents', 'agent-workflows.yaml'),
+      join('agents', 'ok.agent.test.yaml'),
+      join('agents', 'ok.agent.yaml'),
+    ]);
+    const codes = (name: string): string[] => files.find((file) => file.file === join('agents', name))!.problems.map((p) => p.code);
+    assert.deepEqual(codes('agent-workflows.yaml'), ['unknown-default-environment']);
+    assert.ok(codes('ok.agent.test.yaml').length > 0, 'the test file is checked as a test file');
+    assert.deepEqual(codes('ok.agent.yaml'), []);
+  });
+
+  it('reads an environments file within its own size limit', async () => {
+    dir.write('agent-workflows.yaml', `# ${'x'.repeat(300 * 1024)}\nenvironments: {}\n`);
+    const result = await run(['validate', '--format', 'json', 'agent-workflows.yaml'], dir.path);
+    assert.equal(result.code, 1, result.stderr);
+    assert.match(result.stdout, /"code": "file-too-large"/);
+  });
+
   it('exits 2 with a clear message for missing and unreadable files', async () => {
     dir.write('ok.agent.yaml', VALID);
     dir.write('binary.agent.yaml', Buffer.from([0x76, 0x00, 0x01]));
@@ -127,7 +161,7 @@ describe('agent-workflows validate', () => {
     assert.equal((await run(['frobnicate'], dir.path)).code, 2);
     const emptyDir = await run(['validate', '.'], dir.path);
     assert.equal(emptyDir.code, 2);
-    assert.match(emptyDir.stderr, /no \*\.agent\.yaml or \*\.agent\.yml files/);
+    assert.match(emptyDir.stderr, /no agent, agent test or environments files/);
   });
 
   it('checks a test file named on the command line as a test file, against its agent', async () => {
