@@ -1,12 +1,13 @@
 // Polling against a real server: terminal statuses, backoff, Retry-After, transient faults,
 // time limit, cancellation with nothing left behind.
 import assert from 'node:assert/strict';
-import { pollExecution } from '../../src/core/service/poller';
+import { intervalAfter, pollExecution } from '../../src/core/service/poller';
 import type { PollOptions } from '../../src/core/service/poller';
 import { ServiceError } from '../../src/core/service/serviceError';
 import type { AgentTarget } from '../../src/core/service/target';
 import { startFakeService } from '../support/fakeAgentService';
 import type { FakeService } from '../support/fakeAgentService';
+import { FakeClock } from '../support/fakeClock';
 import { closedPort, json } from '../support/httpServer';
 
 const FAST: PollOptions = { initialIntervalMs: 10, maxIntervalMs: 40, backoffFactor: 2 };
@@ -72,35 +73,29 @@ describe('pollExecution', () => {
   });
 
   it('backs off from a short interval to the cap', async () => {
-    const times: number[] = [];
-    service.statusAnswer = (n, _id, response) => {
-      times.push(Date.now());
-      json(response, 200, { status: n < 6 ? 'running' : 'finished' });
-    };
-    await pollExecution(target, 'e1', { initialIntervalMs: 20, maxIntervalMs: 80, backoffFactor: 2 });
-    const gaps = times.slice(1).map((t, i) => t - times[i]!);
-    // 20, 40, 80, 80, 80, 80 (plus request time): growing, then capped.
-    assert.ok(gaps[0]! >= 18 && gaps[0]! < 70, `first gap ${gaps[0]}`);
-    assert.ok(gaps[2]! >= 75, `third gap ${gaps[2]}`);
-    assert.ok(gaps[5]! < 200, `capped gap ${gaps[5]}`);
+    service.statusAnswer = (n, _id, response) => json(response, 200, { status: n < 6 ? 'running' : 'finished' });
+    const clock = new FakeClock(undefined, { autoAdvance: true });
+    await pollExecution(target, 'e1', { initialIntervalMs: 20, maxIntervalMs: 80, backoffFactor: 2, clock });
+    // Growing, then capped; one wait between two reads.
+    assert.deepEqual(clock.waits, [20, 40, 80, 80, 80, 80]);
+    assert.equal(service.statusRequests.length, 7);
   });
 
   it('honours Retry-After on 429 and 503', async () => {
-    const times: number[] = [];
     service.statusAnswer = (n, _id, response) => {
-      times.push(Date.now());
       if (n === 0) json(response, 429, { error: 'slow down' }, { 'retry-after': '1' });
-      else if (n === 1) json(response, 503, { error: 'busy' }, { 'retry-after': '1' });
+      else if (n === 1) json(response, 503, { error: 'busy' }, { 'retry-after': '2' });
       else json(response, 200, { status: 'finished', outputs: {} });
     };
-    const retries: number[] = [];
-    await pollExecution(target, 'e1', { ...FAST, onRetry: (_error, attempt, delay) => retries.push(attempt * 10_000 + delay) });
-    assert.ok(times[1]! - times[0]! >= 950, `waited ${times[1]! - times[0]!} ms after 429`);
-    assert.ok(times[2]! - times[1]! >= 950, `waited ${times[2]! - times[1]!} ms after 503`);
-    assert.deepEqual(
-      retries.map((r) => Math.floor(r / 10_000)),
-      [1, 2],
-    );
+    const retries: string[] = [];
+    const clock = new FakeClock(undefined, { autoAdvance: true });
+    await pollExecution(target, 'e1', {
+      ...FAST,
+      clock,
+      onRetry: (error, attempt, delay) => retries.push(`${error.kind} ${attempt} ${delay}`),
+    });
+    assert.deepEqual(clock.waits, [1000, 2000]);
+    assert.deepEqual(retries, ['rate-limited 1 1000', 'server 2 2000']);
   });
 
   it('retries transient faults a bounded number of times, then fails', async () => {
@@ -135,11 +130,13 @@ describe('pollExecution', () => {
 
   it('stops at the overall time limit', async () => {
     service.statusAnswer = (_n, _id, response) => json(response, 200, { status: 'running' });
-    const started = Date.now();
-    const error = await failure(pollExecution(target, 'e1', { ...FAST, timeoutMs: 150 }));
+    const clock = new FakeClock(undefined, { autoAdvance: true });
+    const started = clock.now();
+    const error = await failure(pollExecution(target, 'e1', { ...FAST, timeoutMs: 150, clock }));
     assert.equal(error.kind, 'timeout');
     assert.match(error.message, /may still be running/);
-    assert.ok(Date.now() - started < 1000);
+    assert.equal(clock.now() - started, 150, 'the last wait ends at the limit, and no read follows it');
+    assert.deepEqual(clock.waits, [10, 20, 40, 40, 40]);
   });
 
   it('is cancelled while waiting and while a request is in flight, leaving nothing behind', async () => {
@@ -215,11 +212,24 @@ describe('pollExecution', () => {
 
   it('does not let a long Retry-After carry it past the overall limit', async () => {
     service.statusAnswer = (_n, _id, response) => json(response, 429, { error: 'later' }, { 'retry-after': '30' });
-    const started = Date.now();
-    const error = await failure(pollExecution(target, 'e1', { ...FAST, timeoutMs: 400 }));
+    const clock = new FakeClock(undefined, { autoAdvance: true });
+    const error = await failure(pollExecution(target, 'e1', { ...FAST, timeoutMs: 400, clock }));
     assert.equal(error.kind, 'timeout');
-    assert.ok(Date.now() - started < 1500, `took ${Date.now() - started} ms`);
+    assert.deepEqual(clock.waits, [400]);
     assert.equal(service.statusRequests.length, 1);
+  });
+
+  it('reads at once and keeps the schedule it had when a watch is taken up again', async () => {
+    service.statusAnswer = (n, _id, response) => json(response, 200, { status: n < 2 ? 'running' : 'finished' });
+    const clock = new FakeClock(undefined, { autoAdvance: true });
+    const settings = { initialIntervalMs: 500, maxIntervalMs: 5000, backoffFactor: 1.5 };
+    // Started 3 s ago: 500 + 750 + 1125 ms of waits are behind it, the next is 1687.5 ms.
+    await pollExecution(target, 'e1', { ...settings, clock, startedAt: clock.now() - 3000 });
+    assert.deepEqual(clock.waits, [1687.5, 2531.25]);
+    // Long ago: at the cap; just now: from the start.
+    assert.equal(intervalAfter(60 * 60_000, settings), 5000);
+    assert.equal(intervalAfter(0, settings), 500);
+    assert.equal(intervalAfter(10_000, { ...settings, initialIntervalMs: 0 }), 0, 'no endless loop on a zero interval');
   });
 
   it('retries a status read that times out, then goes on', async () => {
