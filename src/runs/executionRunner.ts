@@ -120,7 +120,10 @@ export class ExecutionRunner implements vscode.Disposable {
     if (this.active.has(record.key)) throw new Error(`Execution ${record.executionId ?? record.key} is already being watched.`);
     const current =
       (await this.deps.store.update(record.key, { state: 'running' })) ?? (await this.deps.store.put({ ...record, state: 'running' }));
-    return this.withProgress(current, style, (report, signal) => this.pollToEnd(current, target, report, signal));
+    // A watch taken up after a reload goes on with the schedule the execution had (read at once, then
+    // at the interval reached by now), not from the first, fastest interval again.
+    const resumed = style === 'window';
+    return this.withProgress(current, style, (report, signal) => this.pollToEnd(current, target, report, signal, resumed));
   }
 
   /** Runs an agent in this window with the engine, trace included. */
@@ -182,6 +185,7 @@ export class ExecutionRunner implements vscode.Disposable {
     target: AgentTarget,
     report: (state: string) => void,
     signal: AbortSignal,
+    resumed = false,
   ): Promise<ExecutionRecord> {
     const executionId = record.executionId;
     if (!executionId) return this.fail(record, new Error('The execution has no id to watch.'));
@@ -193,6 +197,7 @@ export class ExecutionRunner implements vscode.Disposable {
     try {
       const outcome = await pollExecution(target, executionId, {
         signal,
+        ...(resumed ? { startedAt: record.startedAt } : {}),
         maxIntervalMs: settings.pollMaxIntervalMs,
         timeoutMs: settings.runTimeoutMs,
         onUpdate: (answer, progress) => {
