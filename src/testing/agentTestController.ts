@@ -89,6 +89,9 @@ export class AgentTestController implements vscode.Disposable {
   private readonly contentChanged = new vscode.EventEmitter<vscode.Uri>();
   /** Fires when a test file or its agent changed (edited, or on disk), once the test file is read again. */
   readonly onDidChangeTestContent = this.contentChanged.event;
+  private readonly runStarted = new vscode.EventEmitter<vscode.TestRunRequest>();
+  /** Fires when a run starts (continuous runs' included), with what it runs. */
+  readonly onDidStartRun = this.runStarted.event;
   private readonly runEnded = new vscode.EventEmitter<Map<string, ItemOutcome>>();
   /** Fires at the end of each run (continuous runs included) with how each item ended. */
   readonly onDidEndRun = this.runEnded.event;
@@ -149,6 +152,7 @@ export class AgentTestController implements vscode.Disposable {
       this.diagnostics,
       this.filesChanged,
       this.contentChanged,
+      this.runStarted,
       this.runEnded,
       watcher,
       agentWatcher,
@@ -365,6 +369,7 @@ export class AgentTestController implements vscode.Disposable {
     const outcomes = new Map<string, ItemOutcome>();
     if (!request.include) await this.discover();
     const run = this.controller.createTestRun(request);
+    this.runStarted.fire(request);
     const abort = new AbortController();
     // Stopped by whoever asked for the run (a profile's handler, a caller's token) or from the Test
     // Results' Stop, which cancels only the TestRun's own token (the only way to stop a run the

@@ -24,8 +24,12 @@ export interface AgentTestsApi {
   readonly deployedProfile: vscode.TestRunProfile;
   /** The "Run Locally" profile (it runs continuously too). */
   readonly localProfile: vscode.TestRunProfile;
+  /** Fires when a run starts, continuous runs' included. */
+  readonly onDidStartRun: vscode.Event<vscode.TestRunRequest>;
   /** Fires at the end of each run, continuous runs' included, with how each item ended. */
   readonly onDidEndRun: vscode.Event<Map<string, ItemOutcome>>;
+  /** Fires when a test file or its agent changed and the test file was read again. */
+  readonly onDidChangeTestContent: vscode.Event<vscode.Uri>;
   /** Runs the cases a request selects, as its profile does (Run Locally without one); how each item ended, by item id. */
   runTests(request: vscode.TestRunRequest, token?: vscode.CancellationToken): Promise<Map<string, ItemOutcome>>;
   /** Reads a test file again (as an edit or the watcher does, in the language worker); resolves once its items are updated. */
@@ -113,7 +117,9 @@ export function registerAgentTests(
     controller: tests.controller,
     deployedProfile: tests.deployedProfile,
     localProfile: tests.localProfile,
+    onDidStartRun: tests.onDidStartRun,
     onDidEndRun: tests.onDidEndRun,
+    onDidChangeTestContent: tests.onDidChangeTestContent,
     runTests: run,
     refresh: (uri) => tests.update(uri),
   };

@@ -247,14 +247,22 @@ describe('agent tests in VS Code', () => {
 
     stop.cancel();
     await watching;
-    // Stopped: a change runs nothing.
-    let later = false;
-    const listening = api.agentTests.onDidEndRun(() => (later = true));
+    // Stopped: a change runs nothing. A continuous run starts its run as the change is announced, so
+    // once the change is announced, no run started means none will.
+    let started = 0;
+    const listening = api.agentTests.onDidStartRun(() => started++);
+    const announced = new Promise<void>((resolve) => {
+      const seen = api.agentTests.onDidChangeTestContent((changed) => {
+        if (changed.toString() !== uri.toString()) return;
+        seen.dispose();
+        resolve();
+      });
+    });
     const reopened = await vscode.window.showTextDocument(testDocument);
     await reopened.edit((edit) => edit.insert(new vscode.Position(0, 0), '# edited\n'));
-    await new Promise((resolve) => setTimeout(resolve, 800));
+    await announced;
     listening.dispose();
-    assert.equal(later, false, 'no run after the continuous run was stopped');
+    assert.equal(started, 0, 'no run after the continuous run was stopped');
   });
 
   it('runs continuously only what stays on this machine: deployed and live cases wait for an explicit run', async () => {
