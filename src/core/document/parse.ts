@@ -73,15 +73,20 @@ const FILE_WORDS: Record<
   },
 };
 
-/** Decodes file bytes as UTF-8, or says why they are not the text of an agent file (or of a test file). */
+/**
+ * Decodes file bytes as UTF-8, or says why they are not the text of an agent file (or of a test
+ * file). A byte-order mark is not part of the text; `byteOrderMark` says it was there, for a writer
+ * of the file (test --update) to put it back.
+ */
 export function decodeAgentFile(
   bytes: Uint8Array,
   kind: ParsedFileKind = 'agent',
-): { text: string } | { error: string; code: 'file-too-large' | 'not-text' } {
+): { text: string; byteOrderMark?: true } | { error: string; code: 'file-too-large' | 'not-text' } {
   if (bytes.length > MAX_FILE_BYTES) return { error: tooLargeMessage(bytes.length, kind), code: 'file-too-large' };
   if (bytes.includes(0)) return { error: binaryMessage(kind), code: 'not-text' };
   try {
-    return { text: new TextDecoder('utf-8', { fatal: true }).decode(bytes) };
+    const text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    return bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? { text, byteOrderMark: true } : { text };
   } catch {
     return { error: 'The file is not valid UTF-8 text. Save it as UTF-8.', code: 'not-text' };
   }

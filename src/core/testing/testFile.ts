@@ -117,7 +117,7 @@ function reportAliases(document: Document.Parsed, root: YAMLMap, sink: ProblemSi
   const casesMap = getValue(root, 'cases');
   const caseAliases = new Map<Alias, string>();
   if (isMap(casesMap)) for (const { key, value } of entries(casesMap)) if (isAlias(value)) caseAliases.set(value, key);
-  const share = 'put what cases share (inputs, files, secrets, mocks) under defaults:';
+  const share = 'put what cases share (inputs, files, secrets, mocks) under "defaults:"';
   visit(document, {
     Alias(_key, alias) {
       if (sink.full) return visit.BREAK;
