@@ -4,6 +4,7 @@
 import { writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { LineIndex } from '../core/document/lineIndex';
+import { printable } from '../core/printable';
 import type { Span } from '../core/document/problems';
 import { formatJson, formatJunit, formatText, keptForReport, reportedCase, summaryLine, totals } from '../core/testing/report';
 import type { SuiteReport } from '../core/testing/report';
@@ -147,7 +148,9 @@ export async function testCommand(paths: readonly string[], flags: TestFlags, io
   const report = flags.reporter === 'json' ? formatJson(reports) : flags.reporter === 'junit' ? formatJunit(reports) : formatText(reports);
   if (flags.output) {
     try {
-      await writeFile(resolve(io.cwd, flags.output), report);
+      // Written as standard output would show it: control characters escaped (\uXXXX), so that
+      // viewing the file cannot retitle or clear a terminal; JSON keeps its meaning, XML its text.
+      await writeFile(resolve(io.cwd, flags.output), printable(report));
     } catch (error) {
       throw new CliError(`The report could not be written: ${describeFsError(error, flags.output)}`, ExitCode.usage);
     }

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { create } from 'xmlbuilder2';
 import { MAX_FILE_BYTES } from '../../src/core/limits';
 import { runCliCaptured } from '../support/cli';
 import { repoRoot } from '../support/paths';
@@ -127,5 +128,54 @@ describe('hostile test files and --update (issue 21)', () => {
     assert.equal(result.status, 2, result.stdout + result.stderr);
     assert.match(result.stderr, /snapshots not written: case "a"/);
     assert.equal(readFileSync(file, 'utf8'), original);
+  });
+});
+
+describe('reports written with --output (issue 21)', () => {
+  let dir: TempDir;
+  beforeEach(() => {
+    dir = makeTempDir();
+    dir.write('echo.agent.yaml', ECHO_AGENT);
+    // A case name with an escape sequence (ESC, CSI in C1), a line break and an entity's text; it fails.
+    dir.write(
+      'echo.agent.test.yaml',
+      'cases:\n  "red \\e[31m \\x9b2J two\\nlines &amp; more":\n    inputs: { q: "a\\x07b" }\n    expect:\n      outputs: { report: other }\n',
+    );
+  });
+  afterEach(() => dir.remove());
+
+  const NAME_ESCAPED = 'red \\u001b[31m \\u009b2J two';
+
+  it('escapes control characters in a text report as standard output does', async () => {
+    const shown = await run(['test'], dir.path);
+    assert.ok(shown.stdout.includes(NAME_ESCAPED), shown.stdout);
+    const result = await run(['test', '--output', 'report.txt'], dir.path);
+    assert.equal(result.code, 1, result.stderr);
+    const text = readFileSync(join(dir.path, 'report.txt'), 'utf8');
+    assert.doesNotMatch(text, /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
+    assert.ok(text.includes(NAME_ESCAPED), text);
+    assert.ok(text.includes('a\\u0007b'), text);
+  });
+
+  it('escapes them in a JSON report, which keeps its meaning', async () => {
+    await run(['test', '--reporter', 'json', '--output', 'report.json'], dir.path);
+    const text = readFileSync(join(dir.path, 'report.json'), 'utf8');
+    assert.doesNotMatch(text, /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
+    const report = JSON.parse(text) as { files: Array<{ cases: Array<{ name: string }> }> };
+    assert.equal(report.files[0]!.cases[0]!.name, 'red \u001b[31m \u009b2J two\nlines &amp; more');
+  });
+
+  it('writes a JUnit attribute with its line break as &#10; and its text as it is, read back by an XML parser', async () => {
+    await run(['test', '--reporter', 'junit', '--output', 'report.xml'], dir.path);
+    const text = readFileSync(join(dir.path, 'report.xml'), 'utf8');
+    assert.doesNotMatch(text, /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
+    // A line break written raw in an attribute would be read as a space (XML 1.0, 3.3.3).
+    const attribute = /<testcase name="([^"]*)"/.exec(text)?.[1];
+    assert.equal(attribute, `${NAME_ESCAPED}&#10;lines &amp;amp; more`);
+    const xml = create(text).end({ format: 'object' }) as {
+      testsuites: { testsuite: { testcase: { '@name': string; failure: { '@message': string; '#': string } } } };
+    };
+    assert.equal(xml.testsuites.testsuite.testcase['@name'], `${NAME_ESCAPED}\nlines &amp; more`);
+    assert.match(xml.testsuites.testsuite.testcase.failure['#'], /a\\u0007b/);
   });
 });
