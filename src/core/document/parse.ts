@@ -3,7 +3,7 @@
 // input: size cap, binary detection, nesting depth limit, one document, alias expansion limit,
 // duplicate keys found in one pass.
 import { isMap, isPair, isScalar, isSeq, parseAllDocuments, visit } from 'yaml';
-import type { Document, Node as YamlNode, YAMLMap } from 'yaml';
+import type { Alias, Document, Node as YamlNode, YAMLMap } from 'yaml';
 import { excessiveNestingOffset, MAX_NESTING_DEPTH } from './nestingDepth';
 import { plainValue } from './plainValue';
 import { ProblemSink } from './problemSink';
@@ -175,6 +175,17 @@ export function parseAgentFile(text: string, kind: ParsedFileKind = 'agent'): Pa
       sink.add('yaml-syntax', firstLine, nestingMessage(kind));
       return { text, sink, document, root: contents, syntaxBroken: true };
     }
+    // An alias before (or without) its anchor: not an alias bomb, though toJS fails on it too.
+    const unresolved = error instanceof ReferenceError ? firstUnresolvedAlias(document) : undefined;
+    if (unresolved) {
+      const name = unresolved.source.length > 60 ? `${unresolved.source.slice(0, 60)}…` : unresolved.source;
+      sink.add(
+        'yaml-syntax',
+        unresolved.range ? { start: unresolved.range[0], end: unresolved.range[1] } : firstLine,
+        `The alias *${name} has no anchor &${name} before it: an alias stands for a value anchored earlier in the file. Anchor the value first, or write it out here.`,
+      );
+      return { text, sink, document, root: contents, syntaxBroken: true };
+    }
     // The only failure left after a clean parse is the alias expansion limit.
     sink.add(
       'alias-limit',
@@ -292,6 +303,19 @@ function firstSentence(message: string): string {
   const line = message.split('\n')[0] ?? message;
   const trimmed = line.replace(/ at line \d+, column \d+:?$/, '').trim();
   return /[.!?]$/.test(trimmed) ? trimmed : `${trimmed}.`;
+}
+
+/** The first alias with no anchor of its name before it. */
+function firstUnresolvedAlias(document: Document.Parsed): Alias | undefined {
+  let found: Alias | undefined;
+  visit(document, {
+    Alias(_key, alias) {
+      if (alias.resolve(document) !== undefined) return undefined;
+      found = alias;
+      return visit.BREAK;
+    },
+  });
+  return found;
 }
 
 function firstAliasSpan(document: Document.Parsed): { start: number; end: number } | undefined {
