@@ -4,10 +4,12 @@
 import { writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { LineIndex } from '../core/document/lineIndex';
+import { printable } from '../core/printable';
 import type { Span } from '../core/document/problems';
 import { formatJson, formatJunit, formatText, keptForReport, reportedCase, summaryLine, totals } from '../core/testing/report';
 import type { SuiteReport } from '../core/testing/report';
-import { afterSnapshot, snapshotOutputs, spansAfterWriting, writeSnapshots } from '../core/testing/snapshot';
+import { afterSnapshot, snapshotOutputs, spansAfterWriting, updatedTestFile } from '../core/testing/snapshot';
+import type { SnapshotRefusal } from '../core/testing/snapshot';
 import { loadSuite, needsDeployment, runSuite } from '../core/testing/suite';
 import type { RunSuiteOptions } from '../core/testing/suite';
 import { TEST_FILE } from '../core/testing/testFileName';
@@ -69,6 +71,8 @@ export async function testCommand(paths: readonly string[], flags: TestFlags, io
   const deploymentMessages = new Set<string>();
 
   const reports: SuiteReport[] = [];
+  // Test files whose snapshots --update refused to write (each said on stderr): the command exits 2.
+  let updatesRefused = 0;
   for (const shown of files) {
     if (io.interrupt?.aborted) break;
     const loaded = loadSuite(resolve(io.cwd, shown));
@@ -115,16 +119,22 @@ export async function testCommand(paths: readonly string[], flags: TestFlags, io
     // Failures point into the text the cases ran from; once snapshots are written, they are shown
     // at their lines in the text written (the new outputs may take more or fewer lines).
     let lineOf: (span: Span) => number;
-    const snapshots = flags.update ? snapshotOutputs(loaded.suite.cases, results) : new Map<string, never>();
-    if (snapshots.size > 0) {
-      const written = writeSnapshots(loaded.text, snapshots);
+    let snapshots = flags.update ? snapshotOutputs(loaded.suite.cases, results) : new Map<string, never>();
+    const update = snapshots.size > 0 ? updatedTestFile(loaded, snapshots) : undefined;
+    if (update && 'refused' in update) {
+      // Nothing of the file is written: it stays as it was, and its failures are at its lines.
+      io.stderr(`agent-workflows: ${shown}: snapshots not written: ${refusalMessage(update.refused)}\n`);
+      updatesRefused++;
+      snapshots = new Map();
+    }
+    if (update && !('refused' in update)) {
       try {
-        await writeFile(loaded.testFile, written);
+        await writeFile(loaded.testFile, update.bytes);
       } catch (error) {
         throw new CliError(`The snapshots could not be written: ${describeFsError(error, shown)}`, ExitCode.usage);
       }
-      const lines = new LineIndex(written);
-      const after = spansAfterWriting(loaded.text, written);
+      const lines = new LineIndex(update.text);
+      const after = spansAfterWriting(loaded.text, update.text);
       lineOf = (span) => lines.range(after(span)).line;
     } else {
       const lines = new LineIndex(loaded.text);
@@ -138,7 +148,9 @@ export async function testCommand(paths: readonly string[], flags: TestFlags, io
   const report = flags.reporter === 'json' ? formatJson(reports) : flags.reporter === 'junit' ? formatJunit(reports) : formatText(reports);
   if (flags.output) {
     try {
-      await writeFile(resolve(io.cwd, flags.output), report);
+      // Written as standard output would show it: control characters escaped (\uXXXX), so that
+      // viewing the file cannot retitle or clear a terminal; JSON keeps its meaning, XML its text.
+      await writeFile(resolve(io.cwd, flags.output), printable(report));
     } catch (error) {
       throw new CliError(`The report could not be written: ${describeFsError(error, flags.output)}`, ExitCode.usage);
     }
@@ -170,6 +182,22 @@ export async function testCommand(paths: readonly string[], flags: TestFlags, io
       ExitCode.usage,
     );
   const sum = totals(reports);
-  if (sum.broken > 0 || errors.length > 0) return ExitCode.usage;
+  if (sum.broken > 0 || errors.length > 0 || updatesRefused > 0) return ExitCode.usage;
   return sum.failed > 0 ? ExitCode.problems : ExitCode.ok;
+}
+
+/** Why --update did not write a test file, in words: which case and what to do. */
+function refusalMessage(refusal: SnapshotRefusal): string {
+  const inCase = refusal.caseName !== undefined ? `case "${refusal.caseName}": ` : '';
+  switch (refusal.reason) {
+    case 'explicit-key':
+      return `${inCase}its ${refusal.key} is written as an explicit key ("? ${refusal.key}"), which --update does not write into. Write it as "${refusal.key}:" and run --update again.`;
+    case 'problem':
+      // A problem of the whole file (its size) has no line to point at.
+      return refusal.problem.code === 'file-too-large'
+        ? `with them the file would be too large to run: ${refusal.problem.message} It is left as it was.`
+        : `${inCase}the file written would not load (line ${refusal.problem.range.line}: ${refusal.problem.code} ${refusal.problem.message}); it is left as it was.`;
+    case 'changed':
+      return `${inCase}the file written would not read back as the file with its snapshots (${refusal.caseName !== undefined ? 'this case' : 'outside the cases'} would read differently); it is left as it was. Write the outputs of this case by hand, or simplify how it is written.`;
+  }
 }

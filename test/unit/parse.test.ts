@@ -49,6 +49,16 @@ describe('parseAgentFile', () => {
     );
   });
 
+  it('says an alias without its anchor is one, not an alias bomb, at that alias', () => {
+    const text = 'version: 1\nname: a\ndescription: &d x\ninputs: *missing\n';
+    const problems = parseAgentFile(text).sink.result();
+    assert.deepEqual(
+      problems.map((problem) => [problem.code, problem.range.line, problem.range.column]),
+      [['yaml-syntax', 4, 9]],
+    );
+    assert.match(problems[0]!.message, /The alias \*missing has no anchor &missing before it/);
+  });
+
   it('stops an alias bomb quickly with a problem on the first alias', function () {
     this.timeout(5000);
     const levels = ['a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]'];

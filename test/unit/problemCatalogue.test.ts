@@ -34,6 +34,7 @@ const TEST_FILE_SAMPLES: Partial<Record<ProblemCode, string>> = {
   'missing-mock': 'cases:\n  one:\n    inputs: { city: Oslo }\n',
   'unused-secret': 'cases:\n  one:\n    mocks: { fetch: { body: x } }\n    secrets: { TOKEN: x }\n',
   'invalid-expectation': 'cases:\n  one:\n    mocks: { fetch: { body: x } }\n    expect: { outputs: { report: { $contain: x } } }\n',
+  'test-file-alias': 'cases:\n  one: &one\n    mocks: { fetch: { body: x } }\n  two: *one\n',
 };
 
 /** The codes of the environments file (agent-workflows.yaml), and of agent files checked against its names. */

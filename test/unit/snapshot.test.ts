@@ -89,6 +89,13 @@ describe('snapshots written into a test file', () => {
     assert.match(written, /# flow/);
   });
 
+  it("keeps the old outputs' anchor when a flow-style case makes it re-print the whole file", () => {
+    const text = 'cases:\n  a: { snapshot: true, expect: { outputs: &last { report: old } } }\n';
+    const written = writeSnapshots(text, new Map([['a', { report: 'x' }]]));
+    assert.deepEqual(outputsOf(written, 'a'), { report: 'x' });
+    assert.match(written, /outputs: &last \{ report: x \}/);
+  });
+
   it('keeps CRLF line endings when a flow-style case makes it re-print the whole file', () => {
     const text = 'cases:\r\n  a: { snapshot: true, expect: { within_ms: 10 } }\r\n  b:\r\n    inputs: { q: hi }\r\n';
     const written = writeSnapshots(text, new Map([['a', { report: 'x' }]]));

@@ -7,6 +7,7 @@ import { parseDocument } from 'yaml';
 import { excessiveNestingOffset, MAX_NESTING_DEPTH } from '../../src/core/document/nestingDepth';
 import { MAX_FILE_BYTES } from '../../src/core/limits';
 import { MAX_PROBLEMS } from '../../src/core/document/problemSink';
+import { validateTestText } from '../../src/core/testing/testFile';
 import { validateAgentText } from '../../src/core/validation/validate';
 import { HOSTILE_SHAPES } from '../support/hostileAgents';
 
@@ -116,6 +117,28 @@ describe('validation of hostile files (issue 9)', function () {
       'Nodes depend on each other in a circle: n0 → n1 → n2 → n3 → … (594 more) → n598 → n599 → n0. A node runs after every node it references, so remove one of these references.',
     );
     assert.match(problems[5]!.message, /circle: n5 → n6 → n7 → n8 → … \(594 more\) → n3 → n4 → n5\./);
+  });
+});
+
+describe('hostile test files (issue 21)', () => {
+  it('names a long anchor of an alias case by its start, in a short message', () => {
+    const name = 'n'.repeat(300_000);
+    const text = `cases:\n  first: &${name}\n    inputs: { q: a }\n  second: *${name}\n`;
+    const problems = validateTestText(text, 'a.agent.test.yaml').problems;
+    assert.deepEqual(
+      problems.map((problem) => [problem.code, problem.range.line]),
+      [['test-file-alias', 4]],
+    );
+    assert.ok(problems[0]!.message.length < 400, problems[0]!.message.slice(0, 500));
+  });
+
+  it('stops at the alias limit for thousands of alias cases, before checking each', () => {
+    const text = `cases:\n  first: &a\n    inputs: { q: a }\n${Array.from({ length: 5000 }, (_, i) => `  c${i}: *a\n`).join('')}`;
+    const problems = validateTestText(text, 'a.agent.test.yaml').problems;
+    assert.deepEqual(
+      problems.map((problem) => problem.code),
+      ['alias-limit'],
+    );
   });
 });
 

@@ -181,6 +181,23 @@ describe('validation worker', function () {
       assert.match(gone.kind === 'done' ? (gone.result.failure ?? '') : '', /problem|cannot be read/);
     });
 
+    it('reports a case written as an alias with its code, for the Problems panel and the Test Explorer', async () => {
+      worker = new ValidationWorker({ scriptPath, timeLimitMs: 5000 });
+      dir.write('greeter.agent.yaml', agentText);
+      const aliased = testText.replace(/^cases:\n {2}([^\n]+):/m, 'cases:\n  $1: &first').replace(/\n*$/, '\n  again: *first\n');
+      assert.notEqual(aliased, testText);
+      const testFile = dir.write('greeter.agent.test.yaml', aliased);
+      const read = await worker.run('testFile', testFile, aliased, { file: testFile });
+      assert.equal(read.kind, 'done');
+      const summary = read.kind === 'done' ? read.result : undefined;
+      const line = aliased.split('\n').indexOf('  again: *first') + 1;
+      assert.deepEqual(
+        summary?.problems.map((problem) => [problem.code, problem.range.line, problem.range.column]),
+        [['test-file-alias', line, 10]],
+      );
+      assert.match(summary?.failure ?? '', /problem/);
+    });
+
     it('keeps the calling thread responsive while a large test file is read', async () => {
       worker = new ValidationWorker({ scriptPath, timeLimitMs: 8000 });
       dir.write('greeter.agent.yaml', agentText);

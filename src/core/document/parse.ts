@@ -2,8 +2,8 @@
 // reporting file-level and YAML problems in the words of its kind. Bounded in time and memory for any
 // input: size cap, binary detection, nesting depth limit, one document, alias expansion limit,
 // duplicate keys found in one pass.
-import { isMap, isPair, isScalar, isSeq, parseAllDocuments, visit } from 'yaml';
-import type { Document, Node as YamlNode, YAMLMap } from 'yaml';
+import { isAlias, isMap, isPair, isScalar, isSeq, parseAllDocuments, visit } from 'yaml';
+import type { Alias, Document, Node as YamlNode, YAMLMap } from 'yaml';
 import { excessiveNestingOffset, MAX_NESTING_DEPTH } from './nestingDepth';
 import { plainValue } from './plainValue';
 import { ProblemSink } from './problemSink';
@@ -73,15 +73,20 @@ const FILE_WORDS: Record<
   },
 };
 
-/** Decodes file bytes as UTF-8, or says why they are not the text of an agent file (or of a test file). */
+/**
+ * Decodes file bytes as UTF-8, or says why they are not the text of an agent file (or of a test
+ * file). A byte-order mark is not part of the text; `byteOrderMark` says it was there, for a writer
+ * of the file (test --update) to put it back.
+ */
 export function decodeAgentFile(
   bytes: Uint8Array,
   kind: ParsedFileKind = 'agent',
-): { text: string } | { error: string; code: 'file-too-large' | 'not-text' } {
+): { text: string; byteOrderMark?: true } | { error: string; code: 'file-too-large' | 'not-text' } {
   if (bytes.length > MAX_FILE_BYTES) return { error: tooLargeMessage(bytes.length, kind), code: 'file-too-large' };
   if (bytes.includes(0)) return { error: binaryMessage(kind), code: 'not-text' };
   try {
-    return { text: new TextDecoder('utf-8', { fatal: true }).decode(bytes) };
+    const text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    return bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? { text, byteOrderMark: true } : { text };
   } catch {
     return { error: 'The file is not valid UTF-8 text. Save it as UTF-8.', code: 'not-text' };
   }
@@ -168,6 +173,17 @@ export function parseAgentFile(text: string, kind: ParsedFileKind = 'agent'): Pa
   } catch (error) {
     if (error instanceof RangeError) {
       sink.add('yaml-syntax', firstLine, nestingMessage(kind));
+      return { text, sink, document, root: contents, syntaxBroken: true };
+    }
+    // An alias before (or without) its anchor: not an alias bomb, though toJS fails on it too.
+    const unresolved = error instanceof ReferenceError ? firstUnresolvedAlias(document) : undefined;
+    if (unresolved) {
+      const name = unresolved.source.length > 60 ? `${unresolved.source.slice(0, 60)}…` : unresolved.source;
+      sink.add(
+        'yaml-syntax',
+        unresolved.range ? { start: unresolved.range[0], end: unresolved.range[1] } : firstLine,
+        `The alias *${name} has no anchor &${name} before it: an alias stands for a value anchored earlier in the file. Anchor the value first, or write it out here.`,
+      );
       return { text, sink, document, root: contents, syntaxBroken: true };
     }
     // The only failure left after a clean parse is the alias expansion limit.
@@ -287,6 +303,28 @@ function firstSentence(message: string): string {
   const line = message.split('\n')[0] ?? message;
   const trimmed = line.replace(/ at line \d+, column \d+:?$/, '').trim();
   return /[.!?]$/.test(trimmed) ? trimmed : `${trimmed}.`;
+}
+
+/**
+ * The first alias with no anchor of its name before it, in one pass over the document in its
+ * order (Alias.resolve searches the document from its start: once per alias, thousands of aliases
+ * took seconds).
+ */
+function firstUnresolvedAlias(document: Document.Parsed): Alias | undefined {
+  const anchors = new Set<string>();
+  let found: Alias | undefined;
+  visit(document, {
+    Node(_key, node) {
+      if (isAlias(node)) {
+        if (anchors.has(node.source)) return undefined;
+        found = node;
+        return visit.BREAK;
+      }
+      if (node.anchor) anchors.add(node.anchor);
+      return undefined;
+    },
+  });
+  return found;
 }
 
 function firstAliasSpan(document: Document.Parsed): { start: number; end: number } | undefined {

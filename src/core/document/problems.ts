@@ -106,6 +106,7 @@ export const PROBLEM_CODES = {
   'missing-mock': { severity: 'error', summary: 'An API node with no mock in a case that is not live.' },
   'unused-secret': { severity: 'warning', summary: 'A test value for a secret the agent does not use.' },
   'invalid-expectation': { severity: 'error', summary: 'An expectation with an unknown operator or a bad operand.' },
+  'test-file-alias': { severity: 'error', summary: 'A YAML alias (*name) in a test file, which its cases would not read.' },
 } as const satisfies Record<string, { severity: Severity; summary: string }>;
 
 export type ProblemCode = keyof typeof PROBLEM_CODES;

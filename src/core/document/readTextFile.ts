@@ -20,7 +20,8 @@ export interface FileTextFailure {
   readonly size?: number;
 }
 
-export type FileText = { text: string } | FileTextFailure;
+/** The text; `byteOrderMark` when the file starts with one (not part of the text). */
+export type FileText = { text: string; byteOrderMark?: true } | FileTextFailure;
 
 export interface ReadTextOptions {
   /** The most bytes read; MAX_FILE_BYTES by default. */

@@ -15,6 +15,8 @@ import type { TestSuite } from './testFile';
 export interface LoadedSuite {
   readonly testFile: string;
   readonly text: string;
+  /** The file starts with a byte-order mark (not part of `text`), which a writer of the file keeps. */
+  readonly byteOrderMark?: true;
   /** The agent file, as an absolute path. */
   readonly agentFile: string;
   readonly suite: TestSuite;
@@ -38,7 +40,8 @@ export interface SuiteLoadFailure {
 export function loadSuite(testFile: string): LoadedSuite | SuiteLoadFailure {
   const read = readText(testFile, 'test');
   if ('error' in read) return { testFile, message: read.error, problems: [] };
-  return loadSuiteFromText(testFile, read.text);
+  const loaded = loadSuiteFromText(testFile, read.text);
+  return read.byteOrderMark && 'suite' in loaded ? { ...loaded, byteOrderMark: true } : loaded;
 }
 
 /**
@@ -111,7 +114,7 @@ function agentFilesIn(folder: string): string[] {
  * A file's text from disk, decoded as agent files (and test files) are; what cannot be read, in
  * words naming the file. Bounded before reading: only a regular file of at most MAX_FILE_BYTES is read.
  */
-export function readText(file: string, kind: ParsedFileKind = 'agent'): { text: string } | { error: string } {
+export function readText(file: string, kind: ParsedFileKind = 'agent'): { text: string; byteOrderMark?: true } | { error: string } {
   const read = readTextFileSync(file, { kind });
   return 'text' in read ? read : { error: `${file}: ${read.error}` };
 }

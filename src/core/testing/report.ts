@@ -5,7 +5,7 @@
 import { diffJson, diffLines } from 'diff';
 import { create } from 'xmlbuilder2';
 import type { Problem, Span } from '../document/problems';
-import { escapedCharacter } from '../printable';
+import { escapedCharacter, printable } from '../printable';
 import type { CaseFailure, CaseResult } from './runCase';
 import { boundedMessage, boundedText, boundedValue } from './shownValue';
 
@@ -213,11 +213,27 @@ export function formatJson(reports: readonly SuiteReport[]): string {
   )}\n`;
 }
 
+/**
+ * Text for an XML attribute: control characters written as the command line prints them (\uXXXX),
+ * and a line break or tab as a character reference, which a parser reads back as it was (written
+ * raw in an attribute, a parser reads it as a space). `&` is escaped here: xmlbuilder2 leaves what
+ * looks like an entity (`&amp;` in a case name) as it is, and it would read back as `&`.
+ */
+function xmlAttribute(value: string): string {
+  return printable(value).replace(/&/g, '&amp;').replace(/\n/g, '&#10;').replace(/\t/g, '&#9;');
+}
+
+/** Text for XML content: as an attribute, but for line breaks and tabs, which XML content keeps. */
+function xmlText(value: string): string {
+  return printable(value).replace(/&/g, '&amp;');
+}
+
 /** JUnit XML: a testsuite per test file, a testcase per case; a file that could not run is an error. */
 export function formatJunit(reports: readonly SuiteReport[]): string {
   const sum = totals(reports);
   // Case names and values may hold characters XML 1.0 cannot (controls, U+FFFE, lone surrogates):
-  // written as \uXXXX, as the command line prints them, so that the file stays well-formed.
+  // written as \uXXXX, as the command line prints them, so that the file stays well-formed (the
+  // controls by xmlAttribute and xmlText, the others here).
   const root = create({ version: '1.0', encoding: 'UTF-8', invalidCharReplacement: escapedCharacter }).ele('testsuites', {
     name: 'agent-workflows test',
     tests: String(sum.passed + sum.failed + sum.broken),
@@ -228,8 +244,8 @@ export function formatJunit(reports: readonly SuiteReport[]): string {
   for (const report of reports) {
     const failed = report.results.filter((result) => !result.passed).length;
     const suite = root.ele('testsuite', {
-      name: report.file,
-      file: report.file,
+      name: xmlAttribute(report.file),
+      file: xmlAttribute(report.file),
       tests: String(report.error !== undefined ? 1 : report.results.length),
       failures: String(failed),
       errors: report.error !== undefined ? '1' : '0',
@@ -240,23 +256,23 @@ export function formatJunit(reports: readonly SuiteReport[]): string {
         .filter((p) => p.severity === 'error')
         .map((p) => `${report.file}:${p.range.line}:${p.range.column}: ${p.code} ${boundedMessage(p.message)}`);
       suite
-        .ele('testcase', { name: '(test file)', classname: report.file, time: '0' })
-        .ele('error', { message: report.error })
-        .txt(problems.join('\n'));
+        .ele('testcase', { name: '(test file)', classname: xmlAttribute(report.file), time: '0' })
+        .ele('error', { message: xmlAttribute(report.error) })
+        .txt(xmlText(problems.join('\n')));
       continue;
     }
     for (const result of report.results) {
       const firstLine = result.failures[0]?.line;
       const testcase = suite.ele('testcase', {
-        name: result.name,
-        classname: report.file,
-        file: report.file,
+        name: xmlAttribute(result.name),
+        classname: xmlAttribute(report.file),
+        file: xmlAttribute(report.file),
         time: seconds(result.durationMs),
         ...(firstLine ? { line: String(firstLine) } : {}),
       });
       // JUnit's order: a failure first, then the test's output.
       const notes = (): void => {
-        if (result.notes?.length) testcase.ele('system-out').txt(result.notes.join('\n'));
+        if (result.notes?.length) testcase.ele('system-out').txt(xmlText(result.notes.join('\n')));
       };
       if (result.passed) {
         notes();
@@ -266,7 +282,9 @@ export function formatJunit(reports: readonly SuiteReport[]): string {
         (failure.line !== undefined ? `line ${failure.line}: ` : '') + failure.message,
         ...failure.diff.map((line) => `  ${line}`),
       ]);
-      testcase.ele('failure', { message: result.failures[0]?.message ?? 'failed', type: 'AssertionError' }).txt(details.join('\n'));
+      testcase
+        .ele('failure', { message: xmlAttribute(result.failures[0]?.message ?? 'failed'), type: 'AssertionError' })
+        .txt(xmlText(details.join('\n')));
       notes();
     }
   }

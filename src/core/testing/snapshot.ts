@@ -1,14 +1,21 @@
 // Snapshots (`agent-workflows test --update`): the actual outputs of cases marked `snapshot: true`
-// written into their expect.outputs, the rest of the file (comments, order, spacing) left as it is:
-// the new outputs are spliced into the text where they belong, at the indentation of the lines
-// around them. A case written in flow style (`name: { … }`) is rewritten through the yaml library
-// instead, which keeps the comments but may move them.
-import { isMap, isPair, isScalar, isSeq, parseDocument, stringify } from 'yaml';
+// written into their expect.outputs, the rest of the file (comments, order, spacing, a byte-order
+// mark) left as it is: the new outputs are spliced into the text where they belong, at the
+// indentation of the lines around them. A case written in flow style (`name: { … }`) is rewritten
+// through the yaml library instead, which keeps the comments but may move them. What is written is
+// first read back as the test file would be (same limits, same checks): a text that would not load,
+// or would read as other values than the file with its snapshots, is refused, never written.
+import { isDeepStrictEqual } from 'node:util';
+import { basename } from 'node:path';
+import { Document as YamlDocument, isMap, isPair, isScalar, isSeq, parseDocument, stringify } from 'yaml';
 import type { Document, Node as YamlNode, Pair, YAMLMap } from 'yaml';
-import type { Span } from '../document/problems';
-import { findPair, getValue } from '../document/yamlAst';
+import { decodeAgentFile, parseAgentFile, undecodedFileProblems } from '../document/parse';
+import type { Problem, Span } from '../document/problems';
+import { entries, findPair, getValue } from '../document/yamlAst';
+import type { LoadedSuite } from './loadSuite';
 import { literalOutputs } from './matchers';
 import type { CaseResult } from './runCase';
+import { validateTestText } from './testFile';
 import type { TestCase } from './testModel';
 
 /**
@@ -37,11 +44,55 @@ interface Splice {
   readonly text: string;
 }
 
+/** Why `--update` does not write a test file: facts, which the command line words. */
+export type SnapshotRefusal =
+  /** The case's `expect` or `outputs` is written as an explicit key (`? outputs`), which is not written into in place. */
+  | { readonly reason: 'explicit-key'; readonly caseName: string; readonly key: 'expect' | 'outputs' }
+  /** The text written would have this problem when read (file-too-large among them); in this case, if in one. */
+  | { readonly reason: 'problem'; readonly problem: Problem; readonly caseName?: string }
+  /** The text written would read as other values than the file with its snapshots: in this case, or outside the cases. */
+  | { readonly reason: 'changed'; readonly caseName?: string };
+
+/**
+ * The test file's bytes with its snapshots written, when they read back, with the limits and
+ * checks of a test file, as the file with each case's expect.outputs replaced; else why not.
+ */
+export function updatedTestFile(
+  loaded: Pick<LoadedSuite, 'testFile' | 'text' | 'byteOrderMark' | 'agent'>,
+  actualOutputs: ReadonlyMap<string, Readonly<Record<string, unknown>>>,
+): { bytes: Buffer; text: string } | { refused: SnapshotRefusal } {
+  const spliced = snapshotText(loaded.text, actualOutputs);
+  if ('refused' in spliced) return spliced;
+  const bytes = Buffer.from(`${loaded.byteOrderMark ? '\uFEFF' : ''}${spliced.text}`, 'utf8');
+  // Read back as loadSuite reads the file from disk: the size limit on its bytes, then its checks.
+  const decoded = decodeAgentFile(bytes, 'test');
+  if ('error' in decoded) return { refused: { reason: 'problem', problem: undecodedFileProblems(decoded)[0] as Problem } };
+  const readBack = validateTestText(decoded.text, basename(loaded.testFile), loaded.agent.model);
+  const error = readBack.problems.find((problem) => problem.severity === 'error');
+  if (error) {
+    const caseName = readBack.file.root ? caseAt(readBack.file.root, error.span.start) : undefined;
+    return { refused: { reason: 'problem', problem: error, ...(caseName !== undefined ? { caseName } : {}) } };
+  }
+  const changed = firstDifference(intendedValue(loaded.text, actualOutputs), readBack.file.value);
+  if (changed) return { refused: { reason: 'changed', ...(changed.caseName !== undefined ? { caseName: changed.caseName } : {}) } };
+  return { bytes, text: spliced.text };
+}
+
 /**
  * The test file's text with each case's expect.outputs replaced by its snapshot, each output written
- * as an expectation that it equals (a mapping with `$` keys under $eq).
+ * as an expectation that it equals (a mapping with `$` keys under $eq). Throws for what
+ * updatedTestFile refuses to write.
  */
 export function writeSnapshots(text: string, actualOutputs: ReadonlyMap<string, Readonly<Record<string, unknown>>>): string {
+  const spliced = snapshotText(text, actualOutputs);
+  if ('refused' in spliced) throw new Error(`Snapshots not written: ${JSON.stringify(spliced.refused)}`);
+  return spliced.text;
+}
+
+function snapshotText(
+  text: string,
+  actualOutputs: ReadonlyMap<string, Readonly<Record<string, unknown>>>,
+): { text: string } | { refused: SnapshotRefusal } {
   const snapshots = new Map([...actualOutputs].map(([name, outputs]) => [name, literalOutputs(outputs)]));
   // uniqueKeys off: yaml's own check compares each key with every other (seconds for 20,000 cases);
   // the test file was checked before (duplicate keys found in one pass), and the first of a name is used.
@@ -54,10 +105,11 @@ export function writeSnapshots(text: string, actualOutputs: ReadonlyMap<string, 
   for (const [name, outputs] of snapshots) {
     const caseMap = caseNodes.get(name);
     const splice = isMap(caseMap) && isMap(cases) && !cases.flow ? spliceFor(text, caseMap, outputs, newline) : undefined;
+    if (splice && 'key' in splice) return { refused: { reason: 'explicit-key', caseName: name, key: splice.key } };
     if (splice) splices.push(splice);
     else rewritten = true;
   }
-  if (rewritten) return rewriteWhole(document, caseNodes, snapshots, newline);
+  if (rewritten) return { text: rewriteWhole(document, caseNodes, snapshots, newline) };
   // The text between the splices and the splices, in one pass in file order: linear in the file.
   const pieces: string[] = [];
   let at = 0;
@@ -66,7 +118,44 @@ export function writeSnapshots(text: string, actualOutputs: ReadonlyMap<string, 
     at = splice.end;
   }
   pieces.push(text.slice(at));
-  return pieces.join('');
+  return { text: pieces.join('') };
+}
+
+/** The file's values as they should read once the snapshots are written: its own, with each case's expect.outputs replaced. */
+function intendedValue(text: string, actualOutputs: ReadonlyMap<string, Readonly<Record<string, unknown>>>): unknown {
+  const value = parseAgentFile(text, 'test').value as { cases?: Record<string, Record<string, unknown>> } | undefined;
+  for (const [name, outputs] of actualOutputs) {
+    const testCase = value?.cases?.[name];
+    if (!testCase) continue;
+    const expect = (testCase.expect ??= {}) as Record<string, unknown>;
+    // As the yaml library holds the values it writes (undefined left out).
+    expect.outputs = new YamlDocument(literalOutputs(outputs)).toJS() as unknown;
+  }
+  return value;
+}
+
+/** The first case (or the rest of the file, caseName undefined) whose values differ; undefined when none do. */
+function firstDifference(intended: unknown, read: unknown): { caseName?: string } | undefined {
+  const cases = (value: unknown): Record<string, unknown> =>
+    ((value as { cases?: unknown } | undefined)?.cases ?? {}) as Record<string, unknown>;
+  const intendedCases = cases(intended);
+  const readCases = cases(read);
+  for (const name of new Set([...Object.keys(intendedCases), ...Object.keys(readCases)]))
+    if (!isDeepStrictEqual(intendedCases[name], readCases[name])) return { caseName: name };
+  const rest = (value: unknown): unknown => ({ ...(value as Record<string, unknown>), cases: undefined });
+  return isDeepStrictEqual(rest(intended), rest(read)) ? undefined : {};
+}
+
+/** The name of the case whose key or value holds `offset`, if any. */
+function caseAt(root: YAMLMap, offset: number): string | undefined {
+  const cases = getValue(root, 'cases');
+  if (!isMap(cases)) return undefined;
+  let found: string | undefined;
+  for (const { key, keyNode } of entries(cases)) {
+    if ((keyNode.range?.[0] ?? Infinity) > offset) break;
+    found = key;
+  }
+  return found;
 }
 
 /** Each case's value node by name, the first of a name as getValue finds it: one pass, not one per case. */
@@ -80,27 +169,33 @@ function casesByName(cases: YAMLMap): Map<string, YamlNode | undefined> {
   return byName;
 }
 
-/** Where a block-style case's outputs go in the text, and what is written there; undefined for flow style. */
-function spliceFor(text: string, caseMap: YAMLMap, outputs: Readonly<Record<string, unknown>>, newline: string): Splice | undefined {
+/**
+ * Where a block-style case's outputs go in the text, and what is written there; undefined for flow
+ * style; the key written as an explicit key (`? outputs`), which a splice cannot write after.
+ */
+function spliceFor(
+  text: string,
+  caseMap: YAMLMap,
+  outputs: Readonly<Record<string, unknown>>,
+  newline: string,
+): Splice | { key: 'expect' | 'outputs' } | undefined {
   if (caseMap.flow) return undefined;
   const expectPair = findPair(caseMap, 'expect');
   const expectMap = expectPair?.value as YamlNode | null | undefined;
   if (expectPair && !(isMap(expectMap) && !expectMap.flow)) return undefined;
+  if (expectPair && isExplicitKey(text, expectPair.key as YamlNode)) return { key: 'expect' };
   if (isMap(expectMap)) {
     const outputsPair = findPair(expectMap, 'outputs');
     const keyStart = (outputsPair?.key as YamlNode | undefined)?.range?.[0];
     if (outputsPair && keyStart !== undefined) {
-      // `outputs:` and its value are replaced, up to the end of the value's last line.
-      const value = outputsPair.value as YamlNode | null;
-      const end = lineEnd(text, value?.range?.[1] ?? keyStart);
-      const column = columnOf(text, keyStart);
-      return { start: keyStart, end, text: outputsBlock(outputs, column, newline).slice(column) };
+      if (isExplicitKey(text, outputsPair.key as YamlNode)) return { key: 'outputs' };
+      return replacedOutputs(text, keyStart, outputsPair.value as YamlNode | null, outputs, newline);
     }
     const first = expectMap.items[0]?.key as YamlNode | undefined;
     const column = first?.range ? columnOf(text, first.range[0]) : undefined;
     if (column === undefined || !expectMap.range) return undefined;
     const at = lineEnd(text, expectMap.range[1]);
-    return { start: at, end: at, text: newline + outputsBlock(outputs, column, newline) };
+    return { start: at, end: at, text: `${newline}${' '.repeat(column)}outputs:${newline}${valuesBlock(outputs, column + 2, newline)}` };
   }
   // No expect yet: after the case's last line, at the indentation of its keys.
   const first = caseMap.items[0]?.key as YamlNode | undefined;
@@ -110,13 +205,53 @@ function spliceFor(text: string, caseMap: YAMLMap, outputs: Readonly<Record<stri
   return {
     start: at,
     end: at,
-    text: `${newline}${' '.repeat(column)}expect:${newline}${outputsBlock(outputs, column + 2, newline)}`,
+    text: `${newline}${' '.repeat(column)}expect:${newline}${' '.repeat(column + 2)}outputs:${newline}${valuesBlock(outputs, column + 4, newline)}`,
   };
 }
 
-/** `outputs:` and the values as block YAML, every line indented by `column`, without a final newline. */
-function outputsBlock(outputs: Readonly<Record<string, unknown>>, column: number, newline: string): string {
-  const yaml = stringify({ outputs }, { lineWidth: 0 }).replace(/\n$/, '');
+/**
+ * `outputs:` and its old value replaced, up to the end of the value's last line. What its own line
+ * holds besides the old value stays: an anchor or tag (`outputs: &out`), and a comment, also one
+ * after a value written on that line (`outputs: { … }   # note`).
+ */
+function replacedOutputs(
+  text: string,
+  keyStart: number,
+  value: YamlNode | null,
+  outputs: Readonly<Record<string, unknown>>,
+  newline: string,
+): Splice {
+  const column = columnOf(text, keyStart);
+  const keyLineEnd = lineEnd(text, keyStart);
+  const valueStart = value?.range?.[0];
+  let head: string;
+  let end: number;
+  if (valueStart === undefined || valueStart >= keyLineEnd) {
+    // A block value (or none) below: the key's line stays whole.
+    head = text.slice(keyStart, keyLineEnd);
+    end = lineEnd(text, value?.range?.[1] ?? keyStart);
+  } else {
+    // A value on the key's line: what is before it stays, and a comment after it.
+    head = text.slice(keyStart, valueStart).trimEnd();
+    end = lineEnd(text, value?.range?.[1] ?? keyStart);
+    const after = text.slice(value?.range?.[1] ?? end, end);
+    if (/^[ \t]+#/.test(after)) head += after;
+  }
+  return { start: keyStart, end, text: `${head}${newline}${valuesBlock(outputs, column + 2, newline)}` };
+}
+
+/** Whether a key is written as an explicit key (`? key`): the `?` indicator before it on its line. */
+function isExplicitKey(text: string, key: YamlNode | undefined): boolean {
+  const start = key?.range?.[0];
+  if (start === undefined) return false;
+  let at = start - 1;
+  while (at >= 0 && (text[at] === ' ' || text[at] === '\t')) at--;
+  return text[at] === '?';
+}
+
+/** The outputs as block YAML, every line indented by `column`, without a final newline. */
+function valuesBlock(outputs: Readonly<Record<string, unknown>>, column: number, newline: string): string {
+  const yaml = stringify(outputs, { lineWidth: 0 }).replace(/\n$/, '');
   return yaml
     .split('\n')
     .map((line) => (line === '' ? line : ' '.repeat(column) + line))
@@ -150,8 +285,15 @@ function rewriteWhole(
   for (const [name, outputs] of snapshots) {
     // Through the case's own node when it is a mapping (no search of the cases for each).
     const caseMap = caseNodes.get(name);
-    if (isMap(caseMap)) caseMap.setIn(['expect', 'outputs'], document.createNode(outputs));
-    else document.setIn(['cases', name, 'expect', 'outputs'], document.createNode(outputs));
+    const node = document.createNode(outputs);
+    // The old outputs' anchor and comments stay with the new ones.
+    const expect = isMap(caseMap) ? getValue(caseMap, 'expect') : undefined;
+    const old = isMap(expect) ? getValue(expect, 'outputs') : undefined;
+    if (old?.anchor) node.anchor = old.anchor;
+    if (old?.comment) node.comment = old.comment;
+    if (old?.commentBefore) node.commentBefore = old.commentBefore;
+    if (isMap(caseMap)) caseMap.setIn(['expect', 'outputs'], node);
+    else document.setIn(['cases', name, 'expect', 'outputs'], node);
   }
   // lineWidth 0: long flow mappings stay on their line. yaml writes \n: the file's own line ending is put back.
   const written = document.toString({ lineWidth: 0 });

@@ -3,8 +3,8 @@
 // the cases use (inputs, files, nodes, outputs) and a mock for every API node of a case that is
 // not live. Pure and synchronous, like agent validation: the same problems in the editor and CLI.
 import { basename } from 'node:path';
-import { isMap, isScalar } from 'yaml';
-import type { Node as YamlNode, YAMLMap } from 'yaml';
+import { isAlias, isMap, isScalar, visit } from 'yaml';
+import type { Alias, Document, Node as YamlNode, YAMLMap } from 'yaml';
 import { AGENT_FILE } from '../document/agentFiles';
 import type { AgentModel } from '../document/model';
 import { parseAgentFile } from '../document/parse';
@@ -64,6 +64,7 @@ export function validateTestText(
   const { sink, root } = file;
   if (file.syntaxBroken || !root) return { problems: sink.result(), file };
   checkSchema(root, file.value, sink, TEST_SCHEMA);
+  if (file.document) reportAliases(file.document, root, sink);
   const agentNode = getValue(root, 'agent');
   const agentPath = isStringScalar(agentNode) ? agentNode.value : defaultAgentPath(fileName);
   const report = (at: Span, message: string): void => sink.add('invalid-expectation', at, message);
@@ -105,6 +106,34 @@ export function validateTestText(
   }
   const suite = { agentPath, agentSpan, cases: cases.map((entry) => entry.testCase) };
   return { problems: sink.result(), file, suite };
+}
+
+/**
+ * Every alias (*name) of the file: the cases are read from the nodes as written (an alias node is
+ * none of them: a case `name: *other` would not be listed nor run, `outputs: *shared` not read),
+ * and --update writes into those nodes. One pass over the document.
+ */
+function reportAliases(document: Document.Parsed, root: YAMLMap, sink: ProblemSink): void {
+  const casesMap = getValue(root, 'cases');
+  const caseAliases = new Map<Alias, string>();
+  if (isMap(casesMap)) for (const { key, value } of entries(casesMap)) if (isAlias(value)) caseAliases.set(value, key);
+  const share = 'put what cases share (inputs, files, secrets, mocks) under "defaults:"';
+  visit(document, {
+    Alias(_key, alias) {
+      if (sink.full) return visit.BREAK;
+      const caseName = caseAliases.get(alias);
+      // An anchor's name may be as long as the file: the message names its start.
+      const name = alias.source.length > 60 ? `${alias.source.slice(0, 60)}…` : alias.source;
+      sink.add(
+        'test-file-alias',
+        spanOf(alias),
+        caseName !== undefined
+          ? `Case "${caseName}" is written as the alias *${name}, and test files read no aliases: the case would not run. Write the case out, and ${share}.`
+          : `The alias *${name} stands for a value written elsewhere, and test files read no aliases: write the value out, and ${share}.`,
+      );
+      return undefined;
+    },
+  });
 }
 
 /**
