@@ -6,8 +6,8 @@ import { dirname, resolve } from 'node:path';
 import { loadAgent } from '../core/engine/agentPlan';
 import { envSecretHint, envSecretResolver } from '../core/engine/secrets';
 import { formatDuration } from '../core/executions/executionRecord';
-import { BatchSetupError, runBatch } from '../core/batch/runBatch';
-import type { BatchCounts, BatchEvent, BatchMode, BatchSummary } from '../core/batch/runBatch';
+import { BatchResumeRefused, BatchSetupError, runBatch } from '../core/batch/runBatch';
+import type { BatchCounts, BatchEvent, BatchMode, BatchSummary, ResumeRefusal } from '../core/batch/runBatch';
 import { shellQuote } from '../core/service/curl';
 import { DEFAULT_STATUS_PATH } from '../core/service/target';
 import { loadSuite } from '../core/testing/suite';
@@ -81,9 +81,14 @@ export async function batchCommand(path: string, flags: BatchFlags, io: CliIo): 
   const tty = io.stderrIsTTY ?? false;
   const live = createProgress(io.stderr, tty, io.terminal, { minIntervalMs: tty ? LIVE_PROGRESS_MS : PLAIN_PROGRESS_MS });
   let printedProblems = 0;
+  const stateShown = flags.state ?? `${flags.out ?? ''}.state`;
   const onEvent = (event: BatchEvent): void => {
     switch (event.kind) {
       case 'prepared':
+        if (event.filesUnchecked)
+          live.line(
+            `${stateShown} does not record the data and agent files it ran: they cannot be checked against it (it was written by an older version); if they changed since, rows may run twice or be left out`,
+          );
         live.line(
           `batch of ${event.total} ${event.total === 1 ? 'row' : 'rows'} over ${flags.data}${flags.local ? ' (local)' : ''}${event.alreadyEnded ? `: ${event.alreadyEnded} ended before` : ''}${event.polledAgain ? `, ${event.polledAgain} started before (polled again)` : ''}`,
         );
@@ -116,6 +121,7 @@ export async function batchCommand(path: string, flags: BatchFlags, io: CliIo): 
       {
         model,
         agentPath: resolve(io.cwd, path),
+        agentText: read.text,
         dataPath,
         ...(columnMap.size ? { columnMap } : {}),
         ...(limit !== undefined ? { limit } : {}),
@@ -131,6 +137,7 @@ export async function batchCommand(path: string, flags: BatchFlags, io: CliIo): 
     );
   } catch (error) {
     live.done();
+    if (error instanceof BatchResumeRefused) throw new CliError(refusalText(error.refusal, path, flags, io.cwd), ExitCode.usage);
     if (error instanceof BatchSetupError) throw new CliError(error.message, ExitCode.usage);
     throw error;
   }
@@ -152,6 +159,19 @@ export async function batchCommand(path: string, flags: BatchFlags, io: CliIo): 
   if (summary.timeout > 0) return ExitCode.timeout;
   if (summary.ended < summary.total || summary.ended - summary.finished > 0 || summary.passed < summary.checked) return ExitCode.problems;
   return ExitCode.ok;
+}
+
+/** Why --resume was refused, and what to do, with the names the command was given. */
+function refusalText(refusal: ResumeRefusal, path: string, flags: BatchFlags, cwd: string): string {
+  const out = flags.out ?? '';
+  const state = flags.state ?? `${out}.state`;
+  const startOver = `To run it again, start a new batch with another --out (or remove ${out} and ${state}).`;
+  if (refusal.kind === 'files-changed') {
+    const files = refusal.files.map(({ file }) => (file === 'data' ? `the data file ${flags.data}` : `the agent file ${path}`));
+    return `cannot resume: ${files.join(' and ')} changed since the batch started (${state} records what they held): resuming could start rows twice or leave rows out. Put back the files the batch started with to resume it. ${startOver}`;
+  }
+  const file = refusal.path === resolve(cwd, out) ? out : refusal.path === resolve(cwd, state) ? state : refusal.path;
+  return `cannot resume: ${file}, line ${refusal.line}: ${refusal.problem}. The state of the batch is damaged: which rows ran cannot be known. ${startOver}`;
 }
 
 function summaryText(summary: BatchSummary, out: string | undefined): string {

@@ -253,6 +253,7 @@ describe('agent-workflows batch', () => {
       const options = {
         model: loaded.model,
         agentPath: join(dir.path, 'rows.agent.yaml'),
+        agentText: rowsAgent('http://127.0.0.1:9'),
         dataPath: join(dir.path, 'rows.jsonl'),
         outPath: join(dir.path, 'out.jsonl'),
         mode: { kind: 'local', agent: loaded, concurrency: 1, executionTimeoutMs: 5000 } as const,

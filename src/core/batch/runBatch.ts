@@ -13,8 +13,16 @@ import type { EngineOptions } from '../engine/engine';
 import { filesFromPaths, resolveInputs } from '../engine/inputs';
 import { errorMessage } from '../errors';
 import { InputError } from '../inputs/inputValues';
-import { BatchStateLog, JsonLinesFile, readResumeState, STATE_VERSION } from './batchState';
-import type { ResumeState } from './batchState';
+import {
+  BatchStateLog,
+  fileFingerprint,
+  JsonLinesFile,
+  readResumeState,
+  sameFingerprint,
+  STATE_VERSION,
+  textFingerprint,
+} from './batchState';
+import type { BatchFingerprint, ResumeState } from './batchState';
 import { countDataRows, DataFileError, readDataRows } from './dataRows';
 import type { RowProblem } from './dataRows';
 import { checkColumnMap, checkExpectations, rowInputs } from './rowInputs';
@@ -69,6 +77,8 @@ export interface BatchOptions {
   readonly model: AgentModel;
   /** Shown in the state file's header. */
   readonly agentPath: string;
+  /** The agent's text as it runs: its fingerprint is recorded, and a resume with another text refused. */
+  readonly agentText: string;
   /** Absolute path of the data file. */
   readonly dataPath: string;
   /** Input → column, for inputs not named as their column. */
@@ -118,7 +128,14 @@ export interface BatchCounts {
 }
 
 export type BatchEvent =
-  | { readonly kind: 'prepared'; readonly total: number; readonly alreadyEnded: number; readonly polledAgain: number }
+  | {
+      readonly kind: 'prepared';
+      readonly total: number;
+      readonly alreadyEnded: number;
+      readonly polledAgain: number;
+      /** Resumed from a state file written before fingerprints: whether the files changed cannot be checked. */
+      readonly filesUnchecked?: boolean;
+    }
   | { readonly kind: 'row-started'; readonly row: number; readonly executionId?: string }
   | { readonly kind: 'row-ended'; readonly result: RowResult }
   | { readonly kind: 'row-skipped'; readonly row: number; readonly problems: readonly RowProblem[] }
@@ -148,6 +165,29 @@ export class BatchSetupError extends Error {
   }
 }
 
+/** Why a resume was refused, as facts: each adapter words it (with its own flags, or none). */
+export type ResumeRefusal =
+  /** The data file or the agent is not what the batch started with: its row numbers or its agent mean something else now. */
+  | {
+      readonly kind: 'files-changed';
+      readonly statePath: string;
+      readonly files: ReadonlyArray<{ readonly file: 'data' | 'agent'; readonly path: string }>;
+    }
+  /** A line of the state or results file that no batch writes: which rows ran cannot be known. */
+  | { readonly kind: 'state-damaged'; readonly path: string; readonly line: number; readonly problem: string };
+
+/** A resume refused before anything was sent; `refusal` says why (told apart by its name across bundles). */
+export class BatchResumeRefused extends BatchSetupError {
+  constructor(readonly refusal: ResumeRefusal) {
+    super(
+      refusal.kind === 'files-changed'
+        ? `The ${refusal.files.map(({ file }) => `${file} file`).join(' and ')} changed since the batch started: resuming could start rows twice or skip new ones.`
+        : `The state of the batch is damaged (${refusal.path}, line ${refusal.line}: ${refusal.problem}): which rows ran cannot be known.`,
+    );
+    this.name = 'BatchResumeRefused';
+  }
+}
+
 /** Durations kept for the percentiles of the summary. */
 const MAX_DURATION_SAMPLES = 100_000;
 
@@ -163,9 +203,10 @@ export async function runBatch(options: BatchOptions, listener: BatchListener, s
     throw new BatchSetupError(`The row count given must be a whole number of 1 or more, not ${options.total}.`);
 
   let total: number;
+  let dataRows: number;
   try {
-    const rows = options.total !== undefined && !options.resume ? options.total : await countDataRows(options.dataPath, { signal });
-    total = Math.min(rows, options.limit ?? Infinity);
+    dataRows = options.total !== undefined && !options.resume ? options.total : await countDataRows(options.dataPath, { signal });
+    total = Math.min(dataRows, options.limit ?? Infinity);
   } catch (error) {
     if (error instanceof DataFileError) throw new BatchSetupError(error.message);
     throw error;
@@ -173,17 +214,28 @@ export async function runBatch(options: BatchOptions, listener: BatchListener, s
 
   const statePath = options.outPath ? (options.statePath ?? `${options.outPath}.state`) : undefined;
   let previous: ResumeState | undefined;
+  let fingerprint: BatchFingerprint | undefined;
   if (options.resume) {
     if (!options.outPath || !statePath) throw new BatchSetupError('--resume goes on with the batch of a results file: give its --out.');
     if (!existsSync(statePath))
       throw new BatchSetupError(`There is no state file ${statePath} to resume from: run the batch without --resume.`);
-    previous = await readResumeState(statePath, options.outPath);
+    previous = await readResumeState(statePath, options.outPath, dataRows);
     if (previous.header && resolve(previous.header.data) !== resolve(options.dataPath))
       throw new BatchSetupError(`${statePath} is the state of a batch over ${previous.header.data}, not ${options.dataPath}.`);
     if (previous.header && previous.header.mode !== options.mode.kind)
       throw new BatchSetupError(
         `${statePath} is the state of a batch run ${previous.header.mode === 'local' ? 'locally (--local)' : 'against the service'}: resume it the same way.`,
       );
+    // The files first: rows of a changed data file may well look like damage.
+    const recorded = previous.header?.fingerprint;
+    if (recorded) {
+      fingerprint = await batchFingerprint(options, signal);
+      const files: Array<{ file: 'data' | 'agent'; path: string }> = [];
+      if (!sameFingerprint(recorded.data, fingerprint.data)) files.push({ file: 'data', path: options.dataPath });
+      if (!sameFingerprint(recorded.agent, fingerprint.agent)) files.push({ file: 'agent', path: options.agentPath });
+      if (files.length) throw new BatchResumeRefused({ kind: 'files-changed', statePath, files });
+    }
+    if (previous.damaged) throw new BatchResumeRefused({ kind: 'state-damaged', ...previous.damaged });
   } else if (options.outPath) {
     for (const path of [options.outPath, statePath!]) {
       if (existsSync(path))
@@ -192,6 +244,9 @@ export async function runBatch(options: BatchOptions, listener: BatchListener, s
         );
     }
   }
+
+  // Before either file is made: a batch that cannot be fingerprinted leaves nothing behind.
+  if (!options.resume && statePath) fingerprint = await batchFingerprint(options, signal);
 
   let results: JsonLinesFile | undefined;
   try {
@@ -210,6 +265,7 @@ export async function runBatch(options: BatchOptions, listener: BatchListener, s
             data: options.dataPath,
             mode: options.mode.kind,
             createdAt: new Date().toISOString(),
+            ...(fingerprint ? { fingerprint } : {}),
           })
       : undefined;
   } catch (error) {
@@ -223,6 +279,16 @@ export async function runBatch(options: BatchOptions, listener: BatchListener, s
   } finally {
     results?.close();
     state?.close();
+  }
+}
+
+/** The data file's bytes and the agent's text, as this batch runs them. */
+async function batchFingerprint(options: BatchOptions, signal: AbortSignal): Promise<BatchFingerprint> {
+  try {
+    return { data: await fileFingerprint(options.dataPath, signal), agent: textFingerprint(options.agentText) };
+  } catch (error) {
+    if (signal.aborted) throw error;
+    throw new BatchSetupError(`${options.dataPath} cannot be read: ${errorMessage(error)}`);
   }
 }
 
@@ -263,7 +329,7 @@ class BatchRun {
       if (row > this.total) continue;
       if (restart && status === 'unknown') continue;
       skip.add(row);
-      this.count(status as RowStatus, passed);
+      this.count(status, passed);
       this.ended++;
     }
     const service = this.options.mode.kind === 'service';
@@ -276,7 +342,13 @@ class BatchRun {
       }
     }
     await this.resumedContexts(new Set(resumed.map((entry) => entry.row)), signal);
-    this.listener({ kind: 'prepared', total: this.total, alreadyEnded: this.ended, polledAgain: resumed.length });
+    this.listener({
+      kind: 'prepared',
+      total: this.total,
+      alreadyEnded: this.ended,
+      polledAgain: resumed.length,
+      ...(this.previous && !this.previous.header?.fingerprint ? { filesUnchecked: true } : {}),
+    });
 
     // Starts sent by an earlier run with no answer recorded: not started twice unless asked.
     for (const [row] of this.previous?.unknown ?? []) {
@@ -483,7 +555,7 @@ class BatchRun {
   }
 
   private count(status: RowStatus, passed: boolean | undefined): void {
-    if (status in this.counts) this.counts[status as keyof typeof this.counts]++;
+    if (Object.hasOwn(this.counts, status)) this.counts[status as keyof typeof this.counts]++;
     else this.counts.error++;
     if (passed !== undefined) {
       this.counts.checked++;
