@@ -222,6 +222,27 @@ describe('datasets', function () {
     }
   });
 
+  it('refuses to resume a batch whose data file changed, saying so without command-line flags', async () => {
+    const batch = await runDataset('machine', 5);
+    assert.equal(batch?.state, 'finished', batch?.error);
+    const before = readFileSync(DATA.fsPath);
+    try {
+      // A row inserted at the start: every row number of the batch now means another row.
+      await vscode.workspace.fs.writeFile(DATA, Buffer.concat([Buffer.from('{"who":"Eve"}\n'), before]));
+      api.requests.length = 0;
+      const refused = await vscode.commands.executeCommand<BatchRecord>('agentWorkflows.batches.resume', batch!.key);
+      assert.equal(refused.state, 'stopped', 'left as it was, to resume once the file is back');
+      assert.match(refused.error ?? '', /^Not resumed: the data file people\.jsonl changed since the batch started/);
+      assert.doesNotMatch(refused.error ?? '', /--|\.state\b/, 'no command-line flag, no internal file');
+      assert.deepEqual(asked(), [], 'no row ran');
+      const shown = await waitFor(() => ui.messages.find((message) => /Not resumed/.test(message.text)), 'the refusal shown');
+      assert.equal(shown.kind, 'warning');
+    } finally {
+      await vscode.workspace.fs.writeFile(DATA, before);
+      await vscode.commands.executeCommand('agentWorkflows.batches.remove', batch!.key);
+    }
+  });
+
   it('runs the dataset on this machine with the workflow engine, nothing sent to the service', async () => {
     api.requests.length = 0;
     ended = 0;
