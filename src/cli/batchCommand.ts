@@ -36,8 +36,10 @@ export interface BatchFlags extends ServiceFlags, EnvironmentFlags {
   readonly expect?: string;
 }
 
-/** Bad rows printed one by one; beyond, they are counted (all are in --out). */
-const MAX_PRINTED_ROW_PROBLEMS = 20;
+/** Bad rows whose problems are printed; beyond, they are counted (all are in --out). */
+const MAX_PRINTED_BAD_ROWS = 20;
+/** Problems printed for one bad row; beyond, they are counted. */
+const MAX_PRINTED_PROBLEMS_PER_ROW = 20;
 /** Plain progress lines (stderr not a terminal) at most this often. */
 const PLAIN_PROGRESS_MS = 10_000;
 /** The live line is redrawn at most 4 times a second. */
@@ -80,7 +82,7 @@ export async function batchCommand(path: string, flags: BatchFlags, io: CliIo): 
   const outPath = flags.out !== undefined ? resolve(io.cwd, flags.out) : undefined;
   const tty = io.stderrIsTTY ?? false;
   const live = createProgress(io.stderr, tty, io.terminal, { minIntervalMs: tty ? LIVE_PROGRESS_MS : PLAIN_PROGRESS_MS });
-  let printedProblems = 0;
+  let badRows = 0;
   const stateShown = flags.state ?? `${flags.out ?? ''}.state`;
   const onEvent = (event: BatchEvent): void => {
     switch (event.kind) {
@@ -93,13 +95,19 @@ export async function batchCommand(path: string, flags: BatchFlags, io: CliIo): 
           `batch of ${event.total} ${event.total === 1 ? 'row' : 'rows'} over ${flags.data}${flags.local ? ' (local)' : ''}${event.alreadyEnded ? `: ${event.alreadyEnded} ended before` : ''}${event.polledAgain ? `, ${event.polledAgain} started before (polled again)` : ''}`,
         );
         break;
-      case 'row-skipped':
-        if (printedProblems++ < MAX_PRINTED_ROW_PROBLEMS)
-          for (const problem of event.problems)
-            live.line(
-              `row ${problem.row}${problem.column !== undefined ? `, column "${problem.column}"` : ''}: ${problem.message} (skipped)`,
-            );
+      case 'row-skipped': {
+        if (badRows++ >= MAX_PRINTED_BAD_ROWS) break;
+        for (const problem of event.problems.slice(0, MAX_PRINTED_PROBLEMS_PER_ROW))
+          live.line(
+            `row ${problem.row}${problem.column !== undefined ? `, column "${problem.column}"` : ''}: ${problem.message} (skipped)`,
+          );
+        const more = Math.max(0, event.problems.length - MAX_PRINTED_PROBLEMS_PER_ROW) + (event.problemsNotListed ?? 0);
+        if (more > 0)
+          live.line(
+            `row ${event.row}: and ${more.toLocaleString('en-US')} more ${more === 1 ? 'problem' : 'problems'} (the first ${Math.min(event.problems.length, MAX_PRINTED_PROBLEMS_PER_ROW)} are in the results)`,
+          );
         break;
+      }
       case 'row-ended':
         if (event.result.status === 'unknown') live.line(`row ${event.result.row}: ${String(event.result.error)}`);
         break;
@@ -142,8 +150,7 @@ export async function batchCommand(path: string, flags: BatchFlags, io: CliIo): 
     throw error;
   }
   live.done();
-  if (printedProblems > MAX_PRINTED_ROW_PROBLEMS)
-    io.stderr(`… and ${printedProblems - MAX_PRINTED_ROW_PROBLEMS} more bad rows (listed in --out)\n`);
+  if (badRows > MAX_PRINTED_BAD_ROWS) io.stderr(`… and ${badRows - MAX_PRINTED_BAD_ROWS} more bad rows (listed in --out)\n`);
   io.stderr(summaryText(summary, outPath !== undefined ? (flags.out ?? '') : undefined));
 
   if (summary.stopped) {

@@ -187,6 +187,13 @@ describe('batch results table', () => {
         problems: [{ row: 4, column: 'whom', message: 'The agent has no input "whom".' }],
       });
       assert.equal(skipped.error, 'whom: The agent has no input "whom".');
+      const many = tableRowOf({
+        row: 6,
+        status: 'skipped',
+        problems: [{ row: 6, column: 'c0', message: 'The agent has no input "c0".' }],
+        problemsNotListed: 119_999,
+      });
+      assert.equal(many.error, 'c0: The agent has no input "c0".; and 119999 more', 'the problems not listed are counted');
       assert.equal(tableRowOf({ row: 5, status: 'error', error: 'connection refused' }).error, 'connection refused');
     });
 

@@ -26,7 +26,7 @@ import type { BatchFingerprint, ResumeState } from './batchState';
 import { countDataRows, DataFileError, readDataRows } from './dataRows';
 import type { RowProblem } from './dataRows';
 import { checkColumnMap, checkExpectations, rowInputs } from './rowInputs';
-import type { ExpectationResult, RowExpectation, RowInputs } from './rowInputs';
+import type { ExpectationResult, RowExpectation, RowInputs, RowProblems } from './rowInputs';
 import { BatchScheduler } from './scheduler';
 import type { Matcher } from '../testing/matchers';
 import type {
@@ -53,7 +53,10 @@ export interface RowResult {
   readonly outputs?: unknown;
   /** What went wrong: the status answer, or a message. */
   readonly error?: unknown;
+  /** A skipped row's first problems (at most MAX_ROW_PROBLEMS)… */
   readonly problems?: readonly RowProblem[];
+  /** …and how many more it has. */
+  readonly problemsNotListed?: number;
   readonly expectations?: ExpectationResult['failures'];
   readonly startedAt?: string;
   readonly endedAt?: string;
@@ -138,7 +141,13 @@ export type BatchEvent =
     }
   | { readonly kind: 'row-started'; readonly row: number; readonly executionId?: string }
   | { readonly kind: 'row-ended'; readonly result: RowResult }
-  | { readonly kind: 'row-skipped'; readonly row: number; readonly problems: readonly RowProblem[] }
+  | {
+      readonly kind: 'row-skipped';
+      readonly row: number;
+      /** At most MAX_ROW_PROBLEMS; `problemsNotListed` counts the rest. */
+      readonly problems: readonly RowProblem[];
+      readonly problemsNotListed?: number;
+    }
   | { readonly kind: 'throttled'; readonly info: ThrottleInfo }
   /** The data file could not be read on (changed or removed while the batch ran): the rows left are not run. */
   | { readonly kind: 'data-error'; readonly message: string }
@@ -186,6 +195,23 @@ export class BatchResumeRefused extends BatchSetupError {
     );
     this.name = 'BatchResumeRefused';
   }
+}
+
+/** The most bytes of a row's error in its result line (a status answer may be megabytes). */
+export const MAX_RESULT_ERROR_BYTES = 16_384;
+
+/** A row's error as its result holds it: as it is, or, when longer than MAX_RESULT_ERROR_BYTES as JSON, its start as text. */
+function boundedError(error: unknown): unknown {
+  const text = typeof error === 'string' ? error : JSON.stringify(error);
+  const bytes = Buffer.byteLength(text);
+  if (bytes <= MAX_RESULT_ERROR_BYTES) return error;
+  const note = `… (cut: ${bytes.toLocaleString('en-US')} bytes in all)`;
+  // Cut on bytes; a character split in two at the cut is dropped.
+  const start = Buffer.from(text)
+    .subarray(0, MAX_RESULT_ERROR_BYTES - Buffer.byteLength(note))
+    .toString('utf8')
+    .replace(/\uFFFD$/, '');
+  return `${start}${note}`;
 }
 
 /** Durations kept for the percentiles of the summary. */
@@ -414,7 +440,7 @@ class BatchRun {
       for await (const data of readDataRows(this.options.dataPath, { signal })) {
         if (data.row > this.total || signal.aborted) return;
         if (skip.has(data.row)) continue;
-        let checked: RowInputs | { row: number; problems: readonly RowProblem[] };
+        let checked: RowInputs | RowProblems;
         if ('problem' in data) checked = { row: data.row, problems: [data.problem] };
         else
           checked = await rowInputs(this.options.model, data, {
@@ -423,8 +449,9 @@ class BatchRun {
           });
         if ('problems' in checked) {
           for (const problem of checked.problems) if (this.problems.length < MAX_LISTED_PROBLEMS) this.problems.push(problem);
-          this.listener({ kind: 'row-skipped', row: data.row, problems: checked.problems });
-          this.finish({ row: data.row, status: 'skipped', problems: checked.problems });
+          const notListed = checked.problemsNotListed ? { problemsNotListed: checked.problemsNotListed } : {};
+          this.listener({ kind: 'row-skipped', row: data.row, problems: checked.problems, ...notListed });
+          this.finish({ row: data.row, status: 'skipped', problems: checked.problems, ...notListed });
           continue;
         }
         this.contexts.set(data.row, { shown: checked.shown, expectations: checked.expectations });
@@ -528,7 +555,7 @@ class BatchRun {
         ...times,
       };
     }
-    const error = end.kind === 'failed' ? end.answer : end.message;
+    const error = boundedError(end.kind === 'failed' ? end.answer : end.message);
     const checked = context?.expectations.length || this.options.outputExpectations?.size ? { passed: false } : {};
     return { row, status: end.kind, ...checked, ...base, error, ...times };
   }
