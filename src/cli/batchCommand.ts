@@ -34,6 +34,7 @@ export interface BatchFlags extends ServiceFlags, EnvironmentFlags {
   readonly map: readonly string[];
   readonly limit?: string;
   readonly expect?: string;
+  readonly giveUpAfter?: string;
 }
 
 /** Bad rows whose problems are printed; beyond, they are counted (all are in --out). */
@@ -53,6 +54,8 @@ export async function batchCommand(path: string, flags: BatchFlags, io: CliIo): 
   const rate = flags.rate === undefined ? 10 : positiveNumber(flags.rate, '--rate');
   const limit = flags.limit === undefined ? undefined : integer(flags.limit, '--limit', 1, Number.MAX_SAFE_INTEGER);
   const executionTimeoutMs = timeoutMs(flags, 30 * 60);
+  const giveUpAfterMs =
+    flags.giveUpAfter === undefined ? undefined : positiveNumber(flags.giveUpAfter, '--give-up-after', 'a number of seconds') * 1000;
   const columnMap = pairs(flags.map, '--map', 'INPUT=COLUMN', true);
   if (flags.restartUnknown && !flags.resume) throw new CliError('--restart-unknown goes with --resume.', ExitCode.usage);
   if (flags.state && !flags.out)
@@ -62,7 +65,7 @@ export async function batchCommand(path: string, flags: BatchFlags, io: CliIo): 
 
   let mode: BatchMode;
   if (flags.local) {
-    rejectWithLocal(flags, 'the rows', { '--rate': flags.rate !== undefined });
+    rejectWithLocal(flags, 'the rows', { '--rate': flags.rate !== undefined, '--give-up-after': flags.giveUpAfter !== undefined });
     mode = {
       kind: 'local',
       agent: loadAgent(read.text, path),
@@ -75,7 +78,16 @@ export async function batchCommand(path: string, flags: BatchFlags, io: CliIo): 
     const target = deploymentTarget(model, flags, apiKeyFrom(io), undefined, environment);
     // Before any row is read or sent: a protected environment is confirmed (--yes, or y at a terminal).
     await confirmEnvironment(environment, flags, io);
-    mode = { kind: 'service', scheduler: { target, concurrency, ratePerSecond: rate, executionTimeoutMs } };
+    mode = {
+      kind: 'service',
+      scheduler: {
+        target,
+        concurrency,
+        ratePerSecond: rate,
+        executionTimeoutMs,
+        ...(giveUpAfterMs !== undefined ? { giveUpAfterMs } : {}),
+      },
+    };
   }
 
   const dataPath = resolve(io.cwd, flags.data);
@@ -154,7 +166,10 @@ export async function batchCommand(path: string, flags: BatchFlags, io: CliIo): 
   io.stderr(summaryText(summary, outPath !== undefined ? (flags.out ?? '') : undefined));
 
   if (summary.stopped) {
-    io.stderr(`agent-workflows: ${summary.stopped.kind === 'interrupted' ? 'stopped' : summary.stopped.message}\n`);
+    const stopped = summary.stopped;
+    io.stderr(
+      `agent-workflows: ${stopped.kind === 'interrupted' ? 'stopped' : stopped.kind === 'given-up' ? `${stopped.message} (--give-up-after ${flags.giveUpAfter ?? '900'}); the rows not started are left for --resume` : stopped.message}\n`,
+    );
     if (outPath !== undefined) io.stderr(`resume with: ${resumeCommand(path, flags)}\n`);
     else io.stderr('(without --out the batch cannot be resumed)\n');
     return summary.stopped.kind === 'interrupted'
@@ -229,6 +244,7 @@ function resumeCommand(path: string, flags: BatchFlags): string {
     ['--rate', flags.rate],
     ['--limit', flags.limit],
     ['--timeout', flags.timeout],
+    ['--give-up-after', flags.giveUpAfter],
     ['--base-url', flags.baseUrl],
     ['--account', flags.account],
     ['--agent', flags.agent],
