@@ -136,6 +136,7 @@ async function execute(
           concurrency: record.concurrency,
           ratePerSecond: record.ratePerSecond,
           executionTimeoutMs: settings.runTimeoutMs,
+          giveUpAfterMs: batchSettings(file.uri).giveUpAfterMs,
         },
       }
     : {
@@ -214,10 +215,18 @@ async function execute(
 
   // A refused resume changed nothing: the batch is left stopped, to resume once its files are back.
   const stopped = refused !== undefined || controller.signal.aborted || summary?.stopped?.kind === 'interrupted';
-  const state: BatchRecord['state'] = failure || (summary?.stopped && !stopped) ? 'error' : stopped ? 'stopped' : 'finished';
+  const givenUp = summary?.stopped?.kind === 'given-up' ? summary.stopped : undefined;
+  const state: BatchRecord['state'] = givenUp
+    ? 'given-up'
+    : failure || (summary?.stopped && !stopped)
+      ? 'error'
+      : stopped
+        ? 'stopped'
+        : 'finished';
   const error =
     failure ??
     refused ??
+    (givenUp ? `Given up: ${givenUp.message.replace(/: gave up$/, '')}. Resume Batch starts the rows left, none twice.` : undefined) ??
     (summary?.stopped && summary.stopped.kind !== 'interrupted'
       ? summary.stopped.message
       : stopped
@@ -232,7 +241,7 @@ async function execute(
     })) ?? record;
   deps.onRowsChanged(final);
   const OPEN = 'Open Results';
-  const text = `Batch ${record.agentName}: ${state === 'finished' ? 'done' : state}, ${describeBatchCounts(final)}${error ? `. ${error}` : ''}`;
+  const text = `Batch ${record.agentName}: ${state === 'finished' ? 'done' : state === 'given-up' ? 'given up' : state}, ${describeBatchCounts(final)}${error ? `. ${error}` : ''}`;
   const show = state === 'finished' ? vscode.window.showInformationMessage : vscode.window.showWarningMessage;
   void show(text, OPEN).then((choice) => {
     if (choice === OPEN) deps.showResults(final);
