@@ -65,7 +65,12 @@ export async function batchCommand(path: string, flags: BatchFlags, io: CliIo): 
 
   let mode: BatchMode;
   if (flags.local) {
-    rejectWithLocal(flags, 'the rows', { '--rate': flags.rate !== undefined, '--give-up-after': flags.giveUpAfter !== undefined });
+    rejectWithLocal(flags, 'the rows', { '--rate': flags.rate !== undefined });
+    if (giveUpAfterMs !== undefined)
+      throw new CliError(
+        '--local runs the rows on this machine: --give-up-after (about a service that throttles) does not apply.',
+        ExitCode.usage,
+      );
     mode = {
       kind: 'local',
       agent: loadAgent(read.text, path),
