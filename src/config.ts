@@ -48,6 +48,8 @@ export interface BatchSettings {
   readonly concurrency: number;
   /** Requests a second a batch sends to the service (starts and polls together). */
   readonly ratePerSecond: number;
+  /** A batch whose service answers nothing but 429 or 503 for this long gives up (resumable). */
+  readonly giveUpAfterMs: number;
 }
 
 export function batchSettings(scope?: vscode.Uri): BatchSettings {
@@ -55,6 +57,7 @@ export function batchSettings(scope?: vscode.Uri): BatchSettings {
   return {
     concurrency: Math.round(clamp(config.get<number>('batch.concurrency', 8), 1, 100)),
     ratePerSecond: clamp(config.get<number>('batch.rate', 10), 0.5, 1000),
+    giveUpAfterMs: clamp(config.get<number>('batch.giveUpAfter', 900), 1, 86_400) * 1000,
   };
 }
 

@@ -6,8 +6,8 @@ import { dirname, resolve } from 'node:path';
 import { loadAgent } from '../core/engine/agentPlan';
 import { envSecretHint, envSecretResolver } from '../core/engine/secrets';
 import { formatDuration } from '../core/executions/executionRecord';
-import { BatchSetupError, runBatch } from '../core/batch/runBatch';
-import type { BatchCounts, BatchEvent, BatchMode, BatchSummary } from '../core/batch/runBatch';
+import { BatchResumeRefused, BatchSetupError, runBatch } from '../core/batch/runBatch';
+import type { BatchCounts, BatchEvent, BatchMode, BatchSummary, ResumeRefusal } from '../core/batch/runBatch';
 import { shellQuote } from '../core/service/curl';
 import { DEFAULT_STATUS_PATH } from '../core/service/target';
 import { loadSuite } from '../core/testing/suite';
@@ -34,10 +34,13 @@ export interface BatchFlags extends ServiceFlags, EnvironmentFlags {
   readonly map: readonly string[];
   readonly limit?: string;
   readonly expect?: string;
+  readonly giveUpAfter?: string;
 }
 
-/** Bad rows printed one by one; beyond, they are counted (all are in --out). */
-const MAX_PRINTED_ROW_PROBLEMS = 20;
+/** Bad rows whose problems are printed; beyond, they are counted (all are in --out). */
+const MAX_PRINTED_BAD_ROWS = 20;
+/** Problems printed for one bad row; beyond, they are counted. */
+const MAX_PRINTED_PROBLEMS_PER_ROW = 20;
 /** Plain progress lines (stderr not a terminal) at most this often. */
 const PLAIN_PROGRESS_MS = 10_000;
 /** The live line is redrawn at most 4 times a second. */
@@ -51,6 +54,8 @@ export async function batchCommand(path: string, flags: BatchFlags, io: CliIo): 
   const rate = flags.rate === undefined ? 10 : positiveNumber(flags.rate, '--rate');
   const limit = flags.limit === undefined ? undefined : integer(flags.limit, '--limit', 1, Number.MAX_SAFE_INTEGER);
   const executionTimeoutMs = timeoutMs(flags, 30 * 60);
+  const giveUpAfterMs =
+    flags.giveUpAfter === undefined ? undefined : positiveNumber(flags.giveUpAfter, '--give-up-after', 'a number of seconds') * 1000;
   const columnMap = pairs(flags.map, '--map', 'INPUT=COLUMN', true);
   if (flags.restartUnknown && !flags.resume) throw new CliError('--restart-unknown goes with --resume.', ExitCode.usage);
   if (flags.state && !flags.out)
@@ -61,6 +66,11 @@ export async function batchCommand(path: string, flags: BatchFlags, io: CliIo): 
   let mode: BatchMode;
   if (flags.local) {
     rejectWithLocal(flags, 'the rows', { '--rate': flags.rate !== undefined });
+    if (giveUpAfterMs !== undefined)
+      throw new CliError(
+        '--local runs the rows on this machine: --give-up-after (about a service that throttles) does not apply.',
+        ExitCode.usage,
+      );
     mode = {
       kind: 'local',
       agent: loadAgent(read.text, path),
@@ -73,28 +83,48 @@ export async function batchCommand(path: string, flags: BatchFlags, io: CliIo): 
     const target = deploymentTarget(model, flags, apiKeyFrom(io), undefined, environment);
     // Before any row is read or sent: a protected environment is confirmed (--yes, or y at a terminal).
     await confirmEnvironment(environment, flags, io);
-    mode = { kind: 'service', scheduler: { target, concurrency, ratePerSecond: rate, executionTimeoutMs } };
+    mode = {
+      kind: 'service',
+      scheduler: {
+        target,
+        concurrency,
+        ratePerSecond: rate,
+        executionTimeoutMs,
+        ...(giveUpAfterMs !== undefined ? { giveUpAfterMs } : {}),
+      },
+    };
   }
 
   const dataPath = resolve(io.cwd, flags.data);
   const outPath = flags.out !== undefined ? resolve(io.cwd, flags.out) : undefined;
   const tty = io.stderrIsTTY ?? false;
   const live = createProgress(io.stderr, tty, io.terminal, { minIntervalMs: tty ? LIVE_PROGRESS_MS : PLAIN_PROGRESS_MS });
-  let printedProblems = 0;
+  let badRows = 0;
+  const stateShown = flags.state ?? `${flags.out ?? ''}.state`;
   const onEvent = (event: BatchEvent): void => {
     switch (event.kind) {
       case 'prepared':
+        if (event.filesUnchecked)
+          live.line(
+            `${stateShown} does not record the data and agent files it ran: they cannot be checked against it (it was written by an older version); if they changed since, rows may run twice or be left out`,
+          );
         live.line(
           `batch of ${event.total} ${event.total === 1 ? 'row' : 'rows'} over ${flags.data}${flags.local ? ' (local)' : ''}${event.alreadyEnded ? `: ${event.alreadyEnded} ended before` : ''}${event.polledAgain ? `, ${event.polledAgain} started before (polled again)` : ''}`,
         );
         break;
-      case 'row-skipped':
-        if (printedProblems++ < MAX_PRINTED_ROW_PROBLEMS)
-          for (const problem of event.problems)
-            live.line(
-              `row ${problem.row}${problem.column !== undefined ? `, column "${problem.column}"` : ''}: ${problem.message} (skipped)`,
-            );
+      case 'row-skipped': {
+        if (badRows++ >= MAX_PRINTED_BAD_ROWS) break;
+        for (const problem of event.problems.slice(0, MAX_PRINTED_PROBLEMS_PER_ROW))
+          live.line(
+            `row ${problem.row}${problem.column !== undefined ? `, column "${problem.column}"` : ''}: ${problem.message} (skipped)`,
+          );
+        const more = Math.max(0, event.problems.length - MAX_PRINTED_PROBLEMS_PER_ROW) + (event.problemsNotListed ?? 0);
+        if (more > 0)
+          live.line(
+            `row ${event.row}: and ${more.toLocaleString('en-US')} more ${more === 1 ? 'problem' : 'problems'} (the first ${Math.min(event.problems.length, MAX_PRINTED_PROBLEMS_PER_ROW)} are in the results)`,
+          );
         break;
+      }
       case 'row-ended':
         if (event.result.status === 'unknown') live.line(`row ${event.result.row}: ${String(event.result.error)}`);
         break;
@@ -116,6 +146,7 @@ export async function batchCommand(path: string, flags: BatchFlags, io: CliIo): 
       {
         model,
         agentPath: resolve(io.cwd, path),
+        agentText: read.text,
         dataPath,
         ...(columnMap.size ? { columnMap } : {}),
         ...(limit !== undefined ? { limit } : {}),
@@ -131,16 +162,19 @@ export async function batchCommand(path: string, flags: BatchFlags, io: CliIo): 
     );
   } catch (error) {
     live.done();
+    if (error instanceof BatchResumeRefused) throw new CliError(refusalText(error.refusal, path, flags, io.cwd), ExitCode.usage);
     if (error instanceof BatchSetupError) throw new CliError(error.message, ExitCode.usage);
     throw error;
   }
   live.done();
-  if (printedProblems > MAX_PRINTED_ROW_PROBLEMS)
-    io.stderr(`… and ${printedProblems - MAX_PRINTED_ROW_PROBLEMS} more bad rows (listed in --out)\n`);
+  if (badRows > MAX_PRINTED_BAD_ROWS) io.stderr(`… and ${badRows - MAX_PRINTED_BAD_ROWS} more bad rows (listed in --out)\n`);
   io.stderr(summaryText(summary, outPath !== undefined ? (flags.out ?? '') : undefined));
 
   if (summary.stopped) {
-    io.stderr(`agent-workflows: ${summary.stopped.kind === 'interrupted' ? 'stopped' : summary.stopped.message}\n`);
+    const stopped = summary.stopped;
+    io.stderr(
+      `agent-workflows: ${stopped.kind === 'interrupted' ? 'stopped' : stopped.kind === 'given-up' ? `${stopped.message} (--give-up-after ${flags.giveUpAfter ?? '900'}); the rows not started are left for --resume` : stopped.message}\n`,
+    );
     if (outPath !== undefined) io.stderr(`resume with: ${resumeCommand(path, flags)}\n`);
     else io.stderr('(without --out the batch cannot be resumed)\n');
     return summary.stopped.kind === 'interrupted'
@@ -152,6 +186,19 @@ export async function batchCommand(path: string, flags: BatchFlags, io: CliIo): 
   if (summary.timeout > 0) return ExitCode.timeout;
   if (summary.ended < summary.total || summary.ended - summary.finished > 0 || summary.passed < summary.checked) return ExitCode.problems;
   return ExitCode.ok;
+}
+
+/** Why --resume was refused, and what to do, with the names the command was given. */
+function refusalText(refusal: ResumeRefusal, path: string, flags: BatchFlags, cwd: string): string {
+  const out = flags.out ?? '';
+  const state = flags.state ?? `${out}.state`;
+  const startOver = `To run it again, start a new batch with another --out (or remove ${out} and ${state}).`;
+  if (refusal.kind === 'files-changed') {
+    const files = refusal.files.map(({ file }) => (file === 'data' ? `the data file ${flags.data}` : `the agent file ${path}`));
+    return `cannot resume: ${files.join(' and ')} changed since the batch started (${state} records what they held): resuming could start rows twice or leave rows out. Put back the files the batch started with to resume it. ${startOver}`;
+  }
+  const file = refusal.path === resolve(cwd, out) ? out : refusal.path === resolve(cwd, state) ? state : refusal.path;
+  return `cannot resume: ${file}, line ${refusal.line}: ${refusal.problem}. The state of the batch is damaged: which rows ran cannot be known. ${startOver}`;
 }
 
 function summaryText(summary: BatchSummary, out: string | undefined): string {
@@ -202,6 +249,7 @@ function resumeCommand(path: string, flags: BatchFlags): string {
     ['--rate', flags.rate],
     ['--limit', flags.limit],
     ['--timeout', flags.timeout],
+    ['--give-up-after', flags.giveUpAfter],
     ['--base-url', flags.baseUrl],
     ['--account', flags.account],
     ['--agent', flags.agent],

@@ -113,7 +113,7 @@ export async function runCli(argv: readonly string[], rawIo: CliIo): Promise<num
     program
       .command('batch')
       .description(
-        'Run an agent once per row of a data file (.jsonl, .csv or .json): rows are checked first, executions started with bounded concurrency and polled by one scheduler within a request-rate budget, results written to --out as rows end; resumable with --resume. The API key comes from AGENT_WORKFLOWS_API_KEY. Exits 0 when every row finished (and met its expectations), 1 when some failed or were skipped, 2 on usage errors, 3 auth, 4 network, 5 gave up waiting. See docs/batch.md.',
+        'Run an agent once per row of a data file (.jsonl, .csv or .json): rows are checked first, executions started with bounded concurrency and polled by one scheduler within a request-rate budget, results written to --out as rows end; resumable with --resume. The API key comes from AGENT_WORKFLOWS_API_KEY. Exits 0 when every row finished (and met its expectations), 1 when some failed or were skipped, 2 on usage errors, 3 auth, 4 network or gave up on a service that only throttles (--give-up-after), 5 gave up waiting. See docs/batch.md.',
       )
       .argument('<file>', 'the .agent.yaml file of the agent')
       .requiredOption(
@@ -133,6 +133,10 @@ export async function runCli(argv: readonly string[], rawIo: CliIo): Promise<num
       .option('-c, --concurrency <n>', 'executions running at once (default 8)')
       .option('--rate <requests>', 'requests a second to the service, starts and polls together (default 10)')
       .option('--timeout <seconds>', 'give up waiting for an execution after this long (default 1800)')
+      .option(
+        '--give-up-after <seconds>',
+        'stop the batch (exit 4, resumable) when the service has answered nothing but 429 or 503 for this long (default 900: 15 minutes)',
+      )
       .option('--local', 'run the rows on this machine with the workflow engine (no service or key; secrets from AGENT_SECRET_<NAME>)'),
   ).action(async (file: string, options: BatchFlags) => {
     exitCode = await (await import('./batchCommand')).batchCommand(file, options, io);

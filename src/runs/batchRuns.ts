@@ -3,11 +3,12 @@
 // the extension's storage); this shows its progress (cancellable), keeps the batch's record in step
 // (throttled) and says how it ended. A cancelled or interrupted batch resumes without starting any
 // row twice.
+import { basename } from 'node:path';
 import * as vscode from 'vscode';
 import { proxySettings, batchSettings, serviceSettings } from '../config';
 import type { BatchRecord } from '../core/batch/batchRecord';
 import { describeBatchCounts } from '../core/batch/batchRecord';
-import type { BatchCounts, BatchMode, BatchSummary } from '../core/batch/runBatch';
+import type { BatchCounts, BatchMode, BatchSummary, ResumeRefusal } from '../core/batch/runBatch';
 import type { ExecutionTargetInfo } from '../core/executions/executionRecord';
 import { errorMessage } from '../core/errors';
 import { anyHostDispatcher } from '../core/http/proxy';
@@ -135,6 +136,7 @@ async function execute(
           concurrency: record.concurrency,
           ratePerSecond: record.ratePerSecond,
           executionTimeoutMs: settings.runTimeoutMs,
+          giveUpAfterMs: batchSettings(file.uri).giveUpAfterMs,
         },
       }
     : {
@@ -163,6 +165,7 @@ async function execute(
 
   let summary: BatchSummary | undefined;
   let failure: string | undefined;
+  let refused: string | undefined;
   try {
     summary = await vscode.window.withProgress(
       { location: vscode.ProgressLocation.Notification, title: `Batch: ${record.agentName}`, cancellable: true },
@@ -173,6 +176,7 @@ async function execute(
           {
             model: file.model,
             agentPath: file.agentPath,
+            agentText: file.text,
             dataPath: record.dataPath,
             outPath: record.resultsPath,
             statePath: record.statePath,
@@ -182,6 +186,10 @@ async function execute(
             mode,
           },
           (event) => {
+            if (event.kind === 'prepared' && event.filesUnchecked)
+              void vscode.window.showWarningMessage(
+                `Batch ${record.agentName}: its saved state was written by an older version and does not record the data file and the agent as they were, so they cannot be checked: if they changed since, rows may run twice or be left out.`,
+              );
             if (event.kind !== 'progress') return;
             counts = event.counts;
             const share = counts.total ? (counts.ended / counts.total) * 100 : 0;
@@ -194,17 +202,31 @@ async function execute(
       },
     );
   } catch (error) {
-    failure = errorMessage(error);
+    // Told apart by name: the core is another bundle.
+    const refusal =
+      error instanceof Error && error.name === 'BatchResumeRefused' ? (error as { refusal?: ResumeRefusal }).refusal : undefined;
+    if (refusal) refused = resumeRefusalText(refusal, record);
+    else failure = errorMessage(error);
   } finally {
     running.delete(record.key);
   }
   saveCounts(true);
   await updating;
 
-  const stopped = controller.signal.aborted || summary?.stopped?.kind === 'interrupted';
-  const state: BatchRecord['state'] = failure || (summary?.stopped && !stopped) ? 'error' : stopped ? 'stopped' : 'finished';
+  // A refused resume changed nothing: the batch is left stopped, to resume once its files are back.
+  const stopped = refused !== undefined || controller.signal.aborted || summary?.stopped?.kind === 'interrupted';
+  const givenUp = summary?.stopped?.kind === 'given-up' ? summary.stopped : undefined;
+  const state: BatchRecord['state'] = givenUp
+    ? 'given-up'
+    : failure || (summary?.stopped && !stopped)
+      ? 'error'
+      : stopped
+        ? 'stopped'
+        : 'finished';
   const error =
     failure ??
+    refused ??
+    (givenUp ? `Given up: ${givenUp.message.replace(/: gave up$/, '')}. Resume Batch starts the rows left, none twice.` : undefined) ??
     (summary?.stopped && summary.stopped.kind !== 'interrupted'
       ? summary.stopped.message
       : stopped
@@ -219,10 +241,22 @@ async function execute(
     })) ?? record;
   deps.onRowsChanged(final);
   const OPEN = 'Open Results';
-  const text = `Batch ${record.agentName}: ${state === 'finished' ? 'done' : state}, ${describeBatchCounts(final)}${error ? `. ${error}` : ''}`;
+  const text = `Batch ${record.agentName}: ${state === 'finished' ? 'done' : state === 'given-up' ? 'given up' : state}, ${describeBatchCounts(final)}${error ? `. ${error}` : ''}`;
   const show = state === 'finished' ? vscode.window.showInformationMessage : vscode.window.showWarningMessage;
   void show(text, OPEN).then((choice) => {
     if (choice === OPEN) deps.showResults(final);
   });
   return final;
+}
+
+/** Why a batch was not resumed, in the editor's words (no command-line flags, no internal files). */
+function resumeRefusalText(refusal: ResumeRefusal, record: BatchRecord): string {
+  if (refusal.kind === 'files-changed') {
+    const files = refusal.files.map(({ file, path }) =>
+      file === 'data' ? `the data file ${basename(path)}` : `the agent file ${basename(path)}`,
+    );
+    return `Not resumed: ${files.join(' and ')} changed since the batch started, so resuming could start rows twice or leave rows out. Put back the files as they were to resume it, or run the agent on the dataset again for a new batch.`;
+  }
+  const which = refusal.path === record.resultsPath ? 'its results file is' : 'its saved state is';
+  return `Not resumed: ${which} damaged (line ${refusal.line}: ${refusal.problem}), so which rows ran cannot be known. Run the agent on the dataset again for a new batch.`;
 }

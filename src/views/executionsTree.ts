@@ -28,6 +28,7 @@ const BATCH_ICONS: Record<BatchRecordState, vscode.ThemeIcon> = {
   finished: new vscode.ThemeIcon('pass', new vscode.ThemeColor('testing.iconPassed')),
   stopped: new vscode.ThemeIcon('debug-pause'),
   error: new vscode.ThemeIcon('warning', new vscode.ThemeColor('list.warningForeground')),
+  'given-up': new vscode.ThemeIcon('debug-pause', new vscode.ThemeColor('list.warningForeground')),
 };
 
 const ROW_ICONS: Record<RowStatus, vscode.ThemeIcon> = {
@@ -93,7 +94,7 @@ export class BatchItem extends vscode.TreeItem {
   ) {
     super(batch.agentName, vscode.TreeItemCollapsibleState.Collapsed);
     this.id = `batch:${batch.key}`;
-    this.description = `batch of ${basename(batch.dataPath)} · ${batch.state === 'running' ? '' : `${batch.state} · `}${describeBatchCounts(batch)} · ${formatAge(batch.startedAt, now)}${whereWords(batch)}`;
+    this.description = `batch of ${basename(batch.dataPath)} · ${batch.state === 'running' ? '' : `${batch.state === 'given-up' ? 'given up' : batch.state} · `}${describeBatchCounts(batch)} · ${formatAge(batch.startedAt, now)}${whereWords(batch)}`;
     this.iconPath = BATCH_ICONS[batch.state];
     this.contextValue = `batch-${batch.state}`;
     this.tooltip = new vscode.MarkdownString(

@@ -14,6 +14,7 @@ import type { BatchRecord } from '../../src/core/batch/batchRecord';
 import { startAgentServer } from '../../src/core/server/agentServer';
 import type { AgentServer } from '../../src/core/server/agentServer';
 import type { AgentWorkflowsApi } from '../../src/extension';
+import { rowsAgent, startBatchService } from '../support/batchService';
 import { json, startServer } from '../support/httpServer';
 import type { TestServer } from '../support/httpServer';
 import { ScriptedUi } from './scriptedUi';
@@ -219,6 +220,71 @@ describe('datasets', function () {
       assert.equal(ended, 4);
     } finally {
       delayMs = 0;
+    }
+  });
+
+  it('refuses to resume a batch whose data file changed, saying so without command-line flags', async () => {
+    const batch = await runDataset('machine', 5);
+    assert.equal(batch?.state, 'finished', batch?.error);
+    const before = readFileSync(DATA.fsPath);
+    try {
+      // A row inserted at the start: every row number of the batch now means another row.
+      await vscode.workspace.fs.writeFile(DATA, Buffer.concat([Buffer.from('{"who":"Eve"}\n'), before]));
+      api.requests.length = 0;
+      const refused = await vscode.commands.executeCommand<BatchRecord>('agentWorkflows.batches.resume', batch!.key);
+      assert.equal(refused.state, 'stopped', 'left as it was, to resume once the file is back');
+      assert.match(refused.error ?? '', /^Not resumed: the data file people\.jsonl changed since the batch started/);
+      assert.doesNotMatch(refused.error ?? '', /--|\.state\b/, 'no command-line flag, no internal file');
+      assert.deepEqual(asked(), [], 'no row ran');
+      const shown = await waitFor(() => ui.messages.find((message) => /Not resumed/.test(message.text)), 'the refusal shown');
+      assert.equal(shown.kind, 'warning');
+    } finally {
+      await vscode.workspace.fs.writeFile(DATA, before);
+      await vscode.commands.executeCommand('agentWorkflows.batches.remove', batch!.key);
+    }
+  });
+
+  it('gives up on a service that answers nothing but 429, leaving the rows to Resume Batch, which starts each once', async () => {
+    let throttling = true;
+    const throttled = await startBatchService({
+      apiKey: key,
+      durationMs: () => 0,
+      throttle: () => (throttling ? { status: 429 } : undefined),
+    });
+    const agent = vscode.Uri.joinPath(FOLDER, 'rows.agent.yaml');
+    const ids = vscode.Uri.joinPath(FOLDER, 'ids.jsonl');
+    const config = vscode.workspace.getConfiguration('agentWorkflows');
+    let batch: BatchRecord | undefined;
+    try {
+      await vscode.workspace.fs.writeFile(agent, Buffer.from(rowsAgent(throttled.url)));
+      await vscode.workspace.fs.writeFile(ids, Buffer.from('{"id":1}\n{"id":2}\n{"id":3}\n'));
+      await config.update('batch.giveUpAfter', 1, vscode.ConfigurationTarget.Workspace);
+      ui.restore();
+      ui = new ScriptedUi();
+      ui.input(key);
+      assert.equal(await vscode.commands.executeCommand('agentWorkflows.setApiKey', throttled.url), true);
+      ui.openFile(ids);
+      ui.pick((items) => items.find((item) => item.label.includes('On the deployment')));
+      ui.onMessage = (message) => (message.modal ? 'Run 3 Rows' : undefined);
+      batch = await vscode.commands.executeCommand<BatchRecord | undefined>('agentWorkflows.runDataset', agent);
+      assert.equal(batch?.state, 'given-up', batch?.error);
+      assert.match(batch.error ?? '', /^Given up: the service answered nothing but "slow down" \(429 or 503\) for \d+ s\. Resume Batch/);
+      assert.equal(batch.counts?.ended, 0, 'no row ended');
+      assert.equal(throttled.started.length, 0);
+      const item = ((await extensionApi.executionsTree.getChildren()) ?? []).find((candidate) => candidate.id === `batch:${batch!.key}`);
+      assert.equal(item?.contextValue, 'batch-given-up');
+      assert.match(String(item?.description), /^batch of ids\.jsonl · given up · 0\/3/);
+
+      throttling = false;
+      const resumed = await vscode.commands.executeCommand<BatchRecord>('agentWorkflows.batches.resume', batch.key);
+      assert.equal(resumed.state, 'finished', resumed.error);
+      assert.equal(resumed.counts?.finished, 3);
+      assert.deepEqual(throttled.started.map((execution) => Number(execution.inputs.id)).sort(), [1, 2, 3], 'each row started once');
+    } finally {
+      await config.update('batch.giveUpAfter', undefined, vscode.ConfigurationTarget.Workspace);
+      await vscode.commands.executeCommand('agentWorkflows.clearApiKey', throttled.url);
+      if (batch) await vscode.commands.executeCommand('agentWorkflows.batches.remove', batch.key);
+      await throttled.close();
     }
   });
 

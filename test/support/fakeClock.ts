@@ -1,9 +1,10 @@
-// A clock for tests of code that paces itself (src/core/clock.ts): time moves only when the test
-// says, or, with autoAdvance, straight to each timer as it is set, so a wait of minutes takes none.
+// A clock for tests of code that paces itself (src/core/clock.ts: the poller, the batch scheduler):
+// time moves only when the test moves it (advance, fireNext, withVirtualTime) or, with autoAdvance,
+// straight to each timer as it is set, so waits of minutes take no real time.
 import type { Clock } from '../../src/core/clock';
 
 interface Timer {
-  readonly due: number;
+  readonly at: number;
   readonly callback: () => void;
 }
 
@@ -15,7 +16,7 @@ export class FakeClock implements Clock {
   private timerSet: (() => void) | undefined;
 
   constructor(
-    start = 1_700_000_000_000,
+    start = Date.UTC(2026, 0, 1),
     private readonly options: { readonly autoAdvance?: boolean } = {},
   ) {
     this.time = start;
@@ -26,12 +27,12 @@ export class FakeClock implements Clock {
   }
 
   setTimeout(callback: () => void, ms: number): unknown {
-    const timer = { due: this.time + Math.max(0, ms), callback };
+    const timer = { at: this.time + Math.max(0, ms), callback };
     this.timers.add(timer);
     this.waits.push(ms);
     this.timerSet?.();
     // Jumps to the timer once the code that set it has gone on to wait.
-    if (this.options.autoAdvance) setImmediate(() => this.timers.has(timer) && this.advanceTo(timer.due));
+    if (this.options.autoAdvance) setImmediate(() => this.timers.has(timer) && this.advanceTo(timer.at));
     return timer;
   }
 
@@ -39,9 +40,22 @@ export class FakeClock implements Clock {
     this.timers.delete(handle as Timer);
   }
 
+  /** Timers set and not yet fired or cleared. */
+  get pending(): number {
+    return this.timers.size;
+  }
+
   /** Moves time on by `ms`, running the timers that come due, earliest first. */
   advance(ms: number): void {
     this.advanceTo(this.time + ms);
+  }
+
+  /** Moves time to the earliest timer and fires it; false when there is none. */
+  fireNext(): boolean {
+    const first = this.earliest(Infinity);
+    if (!first) return false;
+    this.fire(first);
+    return true;
   }
 
   /** Resolves when the code sets its next timer: the signal that it is waiting. */
@@ -54,19 +68,36 @@ export class FakeClock implements Clock {
     });
   }
 
-  get pending(): number {
-    return this.timers.size;
-  }
-
   private advanceTo(target: number): void {
-    for (;;) {
-      let next: Timer | undefined;
-      for (const timer of this.timers) if (timer.due <= target && (!next || timer.due < next.due)) next = timer;
-      if (!next) break;
-      this.timers.delete(next);
-      this.time = Math.max(this.time, next.due);
-      next.callback();
-    }
+    for (let next = this.earliest(target); next; next = this.earliest(target)) this.fire(next);
     this.time = Math.max(this.time, target);
   }
+
+  private earliest(until: number): Timer | undefined {
+    let first: Timer | undefined;
+    for (const timer of this.timers) if (timer.at <= until && (!first || timer.at < first.at)) first = timer;
+    return first;
+  }
+
+  private fire(timer: Timer): void {
+    this.timers.delete(timer);
+    this.time = Math.max(this.time, timer.at);
+    timer.callback();
+  }
+}
+
+/**
+ * Runs `work` while moving `clock` on whenever it waits and `idle()` says nothing else is under way
+ * (no request in flight): virtual time, as fast as the real work allows.
+ */
+export async function withVirtualTime<T>(clock: FakeClock, idle: () => boolean, work: Promise<T>): Promise<T> {
+  let done = false;
+  const finished = work.finally(() => {
+    done = true;
+  });
+  while (!done) {
+    await new Promise((resolve) => setImmediate(resolve));
+    if (!done && clock.pending > 0 && idle()) clock.fireNext();
+  }
+  return finished;
 }

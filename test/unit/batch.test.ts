@@ -192,6 +192,42 @@ describe('agent-workflows batch', () => {
       );
     });
 
+    it('bad rows do not amplify: problems kept and printed per row, and rows printed, are capped, the rest counted', async () => {
+      await serve({
+        // A row that fails with a huge answer: its error in the results is cut.
+        outcome: (inputs) =>
+          Number(inputs.id) === 1 ? { status: 'failed', outputs: { dump: 'x'.repeat(2_000_000) } } : { status: 'finished' },
+      });
+      const columns = Array.from({ length: 5000 }, (_, i) => `c${i}`);
+      const wide = Array.from({ length: 5000 }, () => '1').join(',');
+      // Row 1 is good; rows 2 to 26 have 5,000 unknown columns each and no id.
+      const csv = [['id', ...columns].join(','), `1,${Array.from({ length: 5000 }, () => '').join(',')}`];
+      for (let row = 2; row <= 26; row++) csv.push(`,${wide}`);
+      dir.write('wide.csv', csv.join('\n') + '\n');
+      const result = await cli(batchArgs('wide.csv', '--out', 'out.jsonl'));
+      assert.equal(result.code, 1, result.stderr);
+      assert.match(result.stderr, /26 rows: 0 finished, 1 failed, 25 skipped \(bad data\)/);
+      const printed = result.stderr.split('\n');
+      assert.ok(printed.length < 20 * 22 + 20, `stderr has ${printed.length} lines`);
+      assert.equal(printed.filter((line) => /^row 2, column "c\d+"/.test(line)).length, 20, '20 problems printed for a row');
+      assert.ok(printed.includes('row 2: and 4,981 more problems (the first 20 are in the results)'), result.stderr.slice(0, 3000));
+      assert.ok(!printed.some((line) => line.startsWith('row 22,')), 'the problems of 20 rows are printed');
+      assert.match(result.stderr, /… and 5 more bad rows \(listed in --out\)/);
+      const lines = readResults(join(dir.path, 'out.jsonl'));
+      const skipped = lines.filter((line) => line.status === 'skipped');
+      assert.equal(skipped.length, 25);
+      for (const line of skipped) {
+        assert.equal(line.problems?.length, 20);
+        assert.equal(line.problemsNotListed, 4981);
+      }
+      const failed = lines.find((line) => line.row === 1)!;
+      assert.equal(failed.status, 'failed');
+      assert.equal(typeof failed.error, 'string', 'a huge error is cut to text');
+      assert.ok(Buffer.byteLength(String(failed.error)) <= 17_000, `the error is ${Buffer.byteLength(String(failed.error))} bytes`);
+      assert.match(String(failed.error), /… \(cut: 2,0\d\d,\d\d\d bytes in all\)$/);
+      assert.ok(readFileSync(join(dir.path, 'out.jsonl')).length < 200_000, 'the results file stays small');
+    });
+
     it('sends a file column as a multipart upload, its path relative to the data file', async () => {
       const fake = await startFakeService(KEY);
       try {
@@ -253,6 +289,7 @@ describe('agent-workflows batch', () => {
       const options = {
         model: loaded.model,
         agentPath: join(dir.path, 'rows.agent.yaml'),
+        agentText: rowsAgent('http://127.0.0.1:9'),
         dataPath: join(dir.path, 'rows.jsonl'),
         outPath: join(dir.path, 'out.jsonl'),
         mode: { kind: 'local', agent: loaded, concurrency: 1, executionTimeoutMs: 5000 } as const,

@@ -65,6 +65,7 @@ describe('agent-workflows batch: pace and figures', () => {
       {
         model: loaded.model,
         agentPath: join(dir.path, 'rows.agent.yaml'),
+        agentText: rowsAgent(s.url),
         dataPath: join(dir.path, 'rows.jsonl'),
         mode: {
           kind: 'service',

@@ -187,6 +187,13 @@ describe('batch results table', () => {
         problems: [{ row: 4, column: 'whom', message: 'The agent has no input "whom".' }],
       });
       assert.equal(skipped.error, 'whom: The agent has no input "whom".');
+      const many = tableRowOf({
+        row: 6,
+        status: 'skipped',
+        problems: [{ row: 6, column: 'c0', message: 'The agent has no input "c0".' }],
+        problemsNotListed: 119_999,
+      });
+      assert.equal(many.error, 'c0: The agent has no input "c0".; and 119999 more', 'the problems not listed are counted');
       assert.equal(tableRowOf({ row: 5, status: 'error', error: 'connection refused' }).error, 'connection refused');
     });
 
@@ -245,6 +252,13 @@ describe('batch results table', () => {
       assert.equal(csvField('two\nlines'), '"two\nlines"');
       assert.equal(csvField('=HYPERLINK("http://x")'), '"\'=HYPERLINK(""http://x"")"');
       for (const start of ['+', '-', '@']) assert.equal(csvField(`${start}1+2`), `'${start}1+2`);
+      // Spreadsheets skip leading blanks before reading a formula: those get the guard too.
+      assert.equal(csvField(' =1+1'), "' =1+1");
+      assert.equal(csvField('\u00a0+1'), "'\u00a0+1");
+      assert.equal(csvField('\n-1'), `"'\n-1"`);
+      assert.equal(csvField(' \t\u200b\ufeff\u3000@SUM(A1)'), "' \t\u200b\ufeff\u3000@SUM(A1)");
+      assert.equal(csvField('a =1'), 'a =1', 'a formula sign after other text is plain text');
+      assert.equal(csvField('  plain'), '  plain');
       assert.equal(csvField(-5), '-5', 'a number is written as a number');
       assert.equal(csvField({ a: [1, 'x'] }), '"{""a"":[1,""x""]}"');
       assert.equal(csvField(undefined), '');
@@ -255,6 +269,7 @@ describe('batch results table', () => {
       const rows: RowResult[] = [
         { row: 1, status: 'finished', passed: true, executionId: 'e1', durationMs: 12, inputs: { q: 'a, b' }, outputs: { answer: '=1+1' } },
         { row: 2, status: 'error', inputs: { q: 'line\nbreak', n: 3 }, error: 'Network "down"' },
+        { row: 3, status: 'finished', inputs: { q: ' =cmd|calc' }, outputs: { answer: '\u00a0@SUM(1)' } },
       ];
       const path = dir.write('rows.jsonl', rows.map(line).join(''));
       await exportBatchResults(path, join(dir.path, 'rows.csv'), 'csv', NO_FILTER);
@@ -262,6 +277,7 @@ describe('batch results table', () => {
         ['row', 'status', 'passed', 'executionId', 'durationMs', 'input.q', 'input.n', 'output.answer', 'error'],
         ['1', 'finished', 'true', 'e1', '12', 'a, b', '', "'=1+1", ''],
         ['2', 'error', '', '', '', 'line\nbreak', '3', '', 'Network "down"'],
+        ['3', 'finished', '', '', '', "' =cmd|calc", '', "'\u00a0@SUM(1)", ''],
       ]);
       await exportBatchResults(path, join(dir.path, 'rows.out.jsonl'), 'jsonl', NO_FILTER);
       assert.deepEqual(

@@ -219,4 +219,106 @@ describe('agent-workflows batch: resuming', () => {
     assert.match(resumed.stderr, /5 rows: 5 finished/);
     assert.deepEqual(startedIds(s), [1, 2, 3, 4, 5], 'every row started once, on the staging service');
   });
+  describe('a resume against changed files or a damaged state is refused', () => {
+    const stateLines = (values: readonly unknown[]): string => values.map((value) => JSON.stringify(value)).join('\n') + '\n';
+
+    it('refuses a resume after the data file or the agent file changed, naming which (exit 2, nothing sent)', async () => {
+      const s = (service = await startBatchService({ apiKey: KEY, durationMs: () => 50 }));
+      dir.write('rows.agent.yaml', rowsAgent(s.url));
+      dir.write('rows.jsonl', rowsOf(4));
+      const first = await cli(['batch', 'rows.agent.yaml', '--data', 'rows.jsonl', '--out', 'out.jsonl', '--limit', '2']);
+      assert.equal(first.code, 0, first.stderr);
+      const [header] = readLines<{ fingerprint?: unknown }>(join(dir.path, 'out.jsonl.state'));
+      assert.ok(header?.fingerprint, 'the header records the files it ran');
+
+      // A row inserted at the start: every row number now means another row.
+      dir.write('rows.jsonl', JSON.stringify({ id: 0 }) + '\n' + rowsOf(3));
+      const sent = s.log.length;
+      const changed = await cli(['batch', 'rows.agent.yaml', '--data', 'rows.jsonl', '--out', 'out.jsonl', '--resume']);
+      assert.equal(changed.code, 2, changed.stderr);
+      assert.match(changed.stderr, /cannot resume: the data file rows\.jsonl changed since the batch started/);
+      assert.doesNotMatch(changed.stderr, /agent file/);
+      assert.match(changed.stderr, /another --out/);
+      assert.equal(s.log.length, sent, 'nothing sent');
+      assert.deepEqual(startedIds(s), [1, 2], 'no row started twice');
+
+      // Back as it was, but the agent changed.
+      dir.write('rows.jsonl', rowsOf(4));
+      dir.write('rows.agent.yaml', rowsAgent(s.url).replace('name: Rows', 'name: Rows changed'));
+      const agent = await cli(['batch', 'rows.agent.yaml', '--data', 'rows.jsonl', '--out', 'out.jsonl', '--resume']);
+      assert.equal(agent.code, 2, agent.stderr);
+      assert.match(agent.stderr, /cannot resume: the agent file rows\.agent\.yaml changed since the batch started/);
+      assert.equal(s.log.length, sent, 'nothing sent');
+
+      // Both as they were: the resume goes on.
+      dir.write('rows.agent.yaml', rowsAgent(s.url));
+      const resumed = await cli(['batch', 'rows.agent.yaml', '--data', 'rows.jsonl', '--out', 'out.jsonl', '--resume']);
+      assert.equal(resumed.code, 0, resumed.stderr);
+      assert.match(resumed.stderr, /4 rows: 4 finished/);
+      assert.deepEqual(startedIds(s), [1, 2, 3, 4], 'every row started once');
+    });
+
+    it('resumes a state file written before fingerprints, saying the files cannot be checked', async () => {
+      const s = (service = await startBatchService({ apiKey: KEY, durationMs: () => 50 }));
+      dir.write('rows.agent.yaml', rowsAgent(s.url));
+      dir.write('rows.jsonl', rowsOf(3));
+      const header = {
+        batch: 1,
+        agent: join(dir.path, 'rows.agent.yaml'),
+        data: join(dir.path, 'rows.jsonl'),
+        mode: 'service',
+        createdAt: '2026-01-01T00:00:00Z',
+      };
+      dir.write('old.jsonl.state', stateLines([header, { e: 'ended', row: 1, status: 'finished' }]));
+      dir.write('old.jsonl', stateLines([{ row: 1, status: 'finished', outputs: { id: '1' } }]));
+      const resumed = await cli(['batch', 'rows.agent.yaml', '--data', 'rows.jsonl', '--out', 'old.jsonl', '--resume']);
+      assert.equal(resumed.code, 0, resumed.stderr);
+      assert.match(resumed.stderr, /old\.jsonl\.state does not record the data and agent files it ran: they cannot be checked/);
+      assert.match(resumed.stderr, /3 rows: 3 finished/);
+      assert.deepEqual(startedIds(s), [2, 3]);
+    });
+
+    it('refuses a state file with lines for rows that do not exist or statuses that are not known (exit 2, nothing sent)', async () => {
+      const s = (service = await startBatchService({ apiKey: KEY, durationMs: () => 50 }));
+      dir.write('rows.agent.yaml', rowsAgent(s.url));
+      dir.write('rows.jsonl', rowsOf(10));
+      const first = await cli(['batch', 'rows.agent.yaml', '--data', 'rows.jsonl', '--out', 'out.jsonl', '--limit', '2']);
+      assert.equal(first.code, 0, first.stderr);
+      const good = readFileSync(join(dir.path, 'out.jsonl.state'), 'utf8');
+      const goodLines = good.trimEnd().split('\n').length;
+      const sent = s.log.length;
+      const tampered: Array<[unknown, RegExp]> = [
+        [{ e: 'ended', row: -3, status: 'finished' }, /row -3 is not a row of the data file/],
+        [{ e: 'ended', row: 2.5, status: 'finished' }, /row 2\.5 is not a row of the data file/],
+        [{ e: 'ended', row: 11, status: 'finished' }, /row 11 is not a row of the data file \(it has 10\)/],
+        [{ e: 'ended', row: 4, status: 'constructor' }, /"constructor" is not a status of a row/],
+        [{ e: 'started', row: 5, id: 42 }, /no execution id/],
+        [{ e: 'restarted', row: 5 }, /"restarted" is not an event of the state file/],
+        [[1, 2], /not an event of the state file/],
+      ];
+      for (const [line, expected] of tampered) {
+        dir.write('out.jsonl.state', good + JSON.stringify(line) + '\n');
+        const run = await cli(['batch', 'rows.agent.yaml', '--data', 'rows.jsonl', '--out', 'out.jsonl', '--resume']);
+        assert.equal(run.code, 2, `${JSON.stringify(line)}: ${run.stderr}`);
+        assert.match(run.stderr, new RegExp(`cannot resume: out\\.jsonl\\.state, line ${goodLines + 1}: `), run.stderr);
+        assert.match(run.stderr, expected);
+        assert.match(run.stderr, /damaged/);
+        assert.equal(s.log.length, sent, 'nothing sent');
+      }
+      // The results file is checked the same way.
+      dir.write('out.jsonl.state', good);
+      const results = readFileSync(join(dir.path, 'out.jsonl'), 'utf8');
+      dir.write('out.jsonl', results + JSON.stringify({ row: 12, status: 'finished' }) + '\n');
+      const run = await cli(['batch', 'rows.agent.yaml', '--data', 'rows.jsonl', '--out', 'out.jsonl', '--resume']);
+      assert.equal(run.code, 2, run.stderr);
+      assert.match(run.stderr, /cannot resume: out\.jsonl, line 3: row 12 is not a row of the data file/);
+      assert.equal(s.log.length, sent, 'nothing sent');
+      // A line torn by a crash is still not damage.
+      dir.write('out.jsonl', results);
+      dir.write('out.jsonl.state', good + '{"e":"ended","row":3,"sta\n');
+      const torn = await cli(['batch', 'rows.agent.yaml', '--data', 'rows.jsonl', '--out', 'out.jsonl', '--resume']);
+      assert.equal(torn.code, 0, torn.stderr);
+      assert.match(torn.stderr, /10 rows: 10 finished/);
+    });
+  });
 });

@@ -4,7 +4,8 @@
 import type { ExecutionTargetInfo } from '../executions/executionRecord';
 import type { BatchCounts } from './runBatch';
 
-export type BatchRecordState = 'running' | 'finished' | 'stopped' | 'error';
+/** `given-up`: the service answered nothing but 429 or 503 for too long; the rows left are resumable. */
+export type BatchRecordState = 'running' | 'finished' | 'stopped' | 'error' | 'given-up';
 
 export interface BatchRecord {
   readonly key: string;
@@ -32,7 +33,7 @@ export interface BatchRecord {
 /** Batches kept; older ones (and their result files) go first. */
 export const MAX_BATCH_RECORDS = 20;
 
-const STATES: readonly BatchRecordState[] = ['running', 'finished', 'stopped', 'error'];
+const STATES: readonly BatchRecordState[] = ['running', 'finished', 'stopped', 'error', 'given-up'];
 
 /** Batch records read back from workspace state; anything malformed is dropped, not trusted. */
 export function parseStoredBatches(value: unknown): BatchRecord[] {

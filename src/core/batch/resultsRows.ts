@@ -108,7 +108,12 @@ export function tableRowOf(result: RowResult): TableRow {
 /** What went wrong with a row, as one cell's text: the service's error, or a skipped row's problems. */
 export function rowError(result: RowResult): string | undefined {
   // A skipped row has no error but problems: they are its error.
-  const error = result.error !== undefined ? errorWords(result.error) : result.problems?.length ? problemWords(result.problems) : undefined;
+  const error =
+    result.error !== undefined
+      ? errorWords(result.error)
+      : result.problems?.length
+        ? problemWords(result.problems, result.problemsNotListed)
+        : undefined;
   return error === undefined ? undefined : cellText(error);
 }
 
@@ -153,9 +158,11 @@ function errorWords(error: unknown): unknown {
   return error;
 }
 
-/** A bad row's problems, "column: message" each. */
-function problemWords(problems: readonly { readonly column?: string; readonly message: string }[]): string {
-  return problems.map((problem) => (problem.column !== undefined ? `${problem.column}: ${problem.message}` : problem.message)).join('; ');
+/** A bad row's problems, "column: message" each, and how many more it has. */
+function problemWords(problems: readonly { readonly column?: string; readonly message: string }[], notListed = 0): string {
+  const words = problems.map((problem) => (problem.column !== undefined ? `${problem.column}: ${problem.message}` : problem.message));
+  if (typeof notListed === 'number' && notListed > 0) words.push(`and ${notListed} more`);
+  return words.join('; ');
 }
 
 /** The value a row is sorted by in a column: numbers for row and duration, text for the others. */

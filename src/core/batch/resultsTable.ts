@@ -116,12 +116,16 @@ export async function readBatchResults(path: string, options: ReadResultsOptions
   return { rows: [...kept.values()].map((entry) => entry.result), total: statuses.size, truncated, badLines, counts };
 }
 
+/** Text a spreadsheet may run as a formula: a formula sign, or a tab or carriage return, after any blanks. */
+const FORMULA_START = /^[\s\u180e\u200b-\u200d\u2060\ufeff]*[=+\-@\t\r]/;
+
 /** One CSV field (RFC 4180), with text that a spreadsheet would read as a formula made inert. */
 export function csvField(value: unknown): string {
   if (value === undefined || value === null) return '';
   let text = typeof value === 'number' || typeof value === 'boolean' ? String(value) : cellText(value, Infinity);
-  // Numbers are written as numbers; any text starting like a formula gets a leading quote.
-  if (typeof value !== 'number' && /^[=+\-@\t\r]/.test(text)) text = `'${text}`;
+  // Numbers are written as numbers; any text starting like a formula gets a leading quote, also
+  // after blanks (spaces, line breaks, no-break and zero-width spaces), which spreadsheets skip.
+  if (typeof value !== 'number' && FORMULA_START.test(text)) text = `'${text}`;
   return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 

@@ -13,6 +13,22 @@ import { deepEqual, matchValue } from '../testing/matchers';
 import type { Matcher } from '../testing/matchers';
 import type { RowProblem } from './dataRows';
 
+/**
+ * Problems kept for one bad row; beyond, they are counted. A row of 120,000 unknown columns must
+ * not become 120,000 problems in the results, on stderr and in memory.
+ */
+export const MAX_ROW_PROBLEMS = 20;
+/** The most characters of one problem's message (a value quoted in it may be long). */
+export const MAX_PROBLEM_CHARS = 1000;
+
+/** A bad row: its first MAX_ROW_PROBLEMS problems, and how many more it has. */
+export interface RowProblems {
+  readonly row: number;
+  readonly problems: readonly RowProblem[];
+  /** Problems beyond those listed (absent when all are). */
+  readonly problemsNotListed?: number;
+}
+
 /** The prefix of a column that holds the expected value of an output. */
 export const EXPECT_PREFIX = 'expect.';
 
@@ -68,12 +84,14 @@ export async function rowInputs(
   model: AgentModel,
   data: { readonly row: number; readonly fields: Readonly<Record<string, unknown>>; readonly fromText: boolean },
   mapping: RowMapping,
-): Promise<RowInputs | { readonly row: number; readonly problems: readonly RowProblem[] }> {
+): Promise<RowInputs | RowProblems> {
   const { row } = data;
   const map = mapping.map ?? new Map<string, string>();
   const inputOfColumn = new Map<string, string>([...map].map(([input, column]) => [column, input]));
   const columnOf = (input: string): string => map.get(input) ?? input;
-  const problems: RowProblem[] = [];
+  const problems = new ProblemList();
+  /** Unknown columns passed on to the input check, which words them; the rest are only counted. */
+  let unknownColumns = 0;
   const values: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
   const files: Record<string, string> = Object.create(null) as Record<string, string>;
   const shownFiles: Record<string, string> = {};
@@ -108,6 +126,10 @@ export async function rowInputs(
     // An empty CSV cell, like null in JSON, gives no value: the input's default applies.
     if (value === null || value === undefined || (data.fromText && value === '')) continue;
     const declaration = model.inputs.get(input);
+    if (!declaration && ++unknownColumns > MAX_ROW_PROBLEMS) {
+      problems.count();
+      continue;
+    }
     if (declaration?.type === 'file') {
       if (typeof value !== 'string' || value.trim() === '') {
         problems.push({
@@ -149,8 +171,36 @@ export async function rowInputs(
       problems.push({ row, ...(input !== undefined ? { column: columnOf(input) } : {}), message });
     });
   }
-  if (problems.length || !prepared) return { row, problems };
+  if (problems.any() || !prepared) return { row, ...problems.result() };
   return { row, prepared, files: { ...files }, shown: { ...prepared.inputs, ...shownFiles }, expectations };
+}
+
+/** A bad row's problems: the first MAX_ROW_PROBLEMS kept (each message cut at MAX_PROBLEM_CHARS), the rest counted. */
+class ProblemList {
+  private readonly kept: RowProblem[] = [];
+  private notListed = 0;
+
+  push(problem: RowProblem): void {
+    if (this.kept.length >= MAX_ROW_PROBLEMS) {
+      this.notListed++;
+      return;
+    }
+    const message = problem.message.length > MAX_PROBLEM_CHARS ? `${problem.message.slice(0, MAX_PROBLEM_CHARS)}… (cut)` : problem.message;
+    this.kept.push({ ...problem, message });
+  }
+
+  /** A problem counted without being worded (MAX_ROW_PROBLEMS others of its kind are). */
+  count(): void {
+    this.notListed++;
+  }
+
+  any(): boolean {
+    return this.kept.length > 0;
+  }
+
+  result(): { readonly problems: readonly RowProblem[]; readonly problemsNotListed?: number } {
+    return { problems: this.kept, ...(this.notListed ? { problemsNotListed: this.notListed } : {}) };
+  }
 }
 
 export interface ExpectationFailure {

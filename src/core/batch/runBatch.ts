@@ -13,12 +13,20 @@ import type { EngineOptions } from '../engine/engine';
 import { filesFromPaths, resolveInputs } from '../engine/inputs';
 import { errorMessage } from '../errors';
 import { InputError } from '../inputs/inputValues';
-import { BatchStateLog, JsonLinesFile, readResumeState, STATE_VERSION } from './batchState';
-import type { ResumeState } from './batchState';
+import {
+  BatchStateLog,
+  fileFingerprint,
+  JsonLinesFile,
+  readResumeState,
+  sameFingerprint,
+  STATE_VERSION,
+  textFingerprint,
+} from './batchState';
+import type { BatchFingerprint, ResumeState } from './batchState';
 import { countDataRows, DataFileError, readDataRows } from './dataRows';
 import type { RowProblem } from './dataRows';
 import { checkColumnMap, checkExpectations, rowInputs } from './rowInputs';
-import type { ExpectationResult, RowExpectation, RowInputs } from './rowInputs';
+import type { ExpectationResult, RowExpectation, RowInputs, RowProblems } from './rowInputs';
 import { BatchScheduler } from './scheduler';
 import type { Matcher } from '../testing/matchers';
 import type {
@@ -45,7 +53,10 @@ export interface RowResult {
   readonly outputs?: unknown;
   /** What went wrong: the status answer, or a message. */
   readonly error?: unknown;
+  /** A skipped row's first problems (at most MAX_ROW_PROBLEMS)… */
   readonly problems?: readonly RowProblem[];
+  /** …and how many more it has. */
+  readonly problemsNotListed?: number;
   readonly expectations?: ExpectationResult['failures'];
   readonly startedAt?: string;
   readonly endedAt?: string;
@@ -69,6 +80,8 @@ export interface BatchOptions {
   readonly model: AgentModel;
   /** Shown in the state file's header. */
   readonly agentPath: string;
+  /** The agent's text as it runs: its fingerprint is recorded, and a resume with another text refused. */
+  readonly agentText: string;
   /** Absolute path of the data file. */
   readonly dataPath: string;
   /** Input → column, for inputs not named as their column. */
@@ -118,10 +131,23 @@ export interface BatchCounts {
 }
 
 export type BatchEvent =
-  | { readonly kind: 'prepared'; readonly total: number; readonly alreadyEnded: number; readonly polledAgain: number }
+  | {
+      readonly kind: 'prepared';
+      readonly total: number;
+      readonly alreadyEnded: number;
+      readonly polledAgain: number;
+      /** Resumed from a state file written before fingerprints: whether the files changed cannot be checked. */
+      readonly filesUnchecked?: boolean;
+    }
   | { readonly kind: 'row-started'; readonly row: number; readonly executionId?: string }
   | { readonly kind: 'row-ended'; readonly result: RowResult }
-  | { readonly kind: 'row-skipped'; readonly row: number; readonly problems: readonly RowProblem[] }
+  | {
+      readonly kind: 'row-skipped';
+      readonly row: number;
+      /** At most MAX_ROW_PROBLEMS; `problemsNotListed` counts the rest. */
+      readonly problems: readonly RowProblem[];
+      readonly problemsNotListed?: number;
+    }
   | { readonly kind: 'throttled'; readonly info: ThrottleInfo }
   /** The data file could not be read on (changed or removed while the batch ran): the rows left are not run. */
   | { readonly kind: 'data-error'; readonly message: string }
@@ -148,6 +174,46 @@ export class BatchSetupError extends Error {
   }
 }
 
+/** Why a resume was refused, as facts: each adapter words it (with its own flags, or none). */
+export type ResumeRefusal =
+  /** The data file or the agent is not what the batch started with: its row numbers or its agent mean something else now. */
+  | {
+      readonly kind: 'files-changed';
+      readonly statePath: string;
+      readonly files: ReadonlyArray<{ readonly file: 'data' | 'agent'; readonly path: string }>;
+    }
+  /** A line of the state or results file that no batch writes: which rows ran cannot be known. */
+  | { readonly kind: 'state-damaged'; readonly path: string; readonly line: number; readonly problem: string };
+
+/** A resume refused before anything was sent; `refusal` says why (told apart by its name across bundles). */
+export class BatchResumeRefused extends BatchSetupError {
+  constructor(readonly refusal: ResumeRefusal) {
+    super(
+      refusal.kind === 'files-changed'
+        ? `The ${refusal.files.map(({ file }) => `${file} file`).join(' and ')} changed since the batch started: resuming could start rows twice or skip new ones.`
+        : `The state of the batch is damaged (${refusal.path}, line ${refusal.line}: ${refusal.problem}): which rows ran cannot be known.`,
+    );
+    this.name = 'BatchResumeRefused';
+  }
+}
+
+/** The most bytes of a row's error in its result line (a status answer may be megabytes). */
+export const MAX_RESULT_ERROR_BYTES = 16_384;
+
+/** A row's error as its result holds it: as it is, or, when longer than MAX_RESULT_ERROR_BYTES as JSON, its start as text. */
+function boundedError(error: unknown): unknown {
+  const text = typeof error === 'string' ? error : JSON.stringify(error);
+  const bytes = Buffer.byteLength(text);
+  if (bytes <= MAX_RESULT_ERROR_BYTES) return error;
+  const note = `… (cut: ${bytes.toLocaleString('en-US')} bytes in all)`;
+  // Cut on bytes; a character split in two at the cut is dropped.
+  const start = Buffer.from(text)
+    .subarray(0, MAX_RESULT_ERROR_BYTES - Buffer.byteLength(note))
+    .toString('utf8')
+    .replace(/\uFFFD$/, '');
+  return `${start}${note}`;
+}
+
 /** Durations kept for the percentiles of the summary. */
 const MAX_DURATION_SAMPLES = 100_000;
 
@@ -163,9 +229,10 @@ export async function runBatch(options: BatchOptions, listener: BatchListener, s
     throw new BatchSetupError(`The row count given must be a whole number of 1 or more, not ${options.total}.`);
 
   let total: number;
+  let dataRows: number;
   try {
-    const rows = options.total !== undefined && !options.resume ? options.total : await countDataRows(options.dataPath, { signal });
-    total = Math.min(rows, options.limit ?? Infinity);
+    dataRows = options.total !== undefined && !options.resume ? options.total : await countDataRows(options.dataPath, { signal });
+    total = Math.min(dataRows, options.limit ?? Infinity);
   } catch (error) {
     if (error instanceof DataFileError) throw new BatchSetupError(error.message);
     throw error;
@@ -173,17 +240,28 @@ export async function runBatch(options: BatchOptions, listener: BatchListener, s
 
   const statePath = options.outPath ? (options.statePath ?? `${options.outPath}.state`) : undefined;
   let previous: ResumeState | undefined;
+  let fingerprint: BatchFingerprint | undefined;
   if (options.resume) {
     if (!options.outPath || !statePath) throw new BatchSetupError('--resume goes on with the batch of a results file: give its --out.');
     if (!existsSync(statePath))
       throw new BatchSetupError(`There is no state file ${statePath} to resume from: run the batch without --resume.`);
-    previous = await readResumeState(statePath, options.outPath);
+    previous = await readResumeState(statePath, options.outPath, dataRows);
     if (previous.header && resolve(previous.header.data) !== resolve(options.dataPath))
       throw new BatchSetupError(`${statePath} is the state of a batch over ${previous.header.data}, not ${options.dataPath}.`);
     if (previous.header && previous.header.mode !== options.mode.kind)
       throw new BatchSetupError(
         `${statePath} is the state of a batch run ${previous.header.mode === 'local' ? 'locally (--local)' : 'against the service'}: resume it the same way.`,
       );
+    // The files first: rows of a changed data file may well look like damage.
+    const recorded = previous.header?.fingerprint;
+    if (recorded) {
+      fingerprint = await batchFingerprint(options, signal);
+      const files: Array<{ file: 'data' | 'agent'; path: string }> = [];
+      if (!sameFingerprint(recorded.data, fingerprint.data)) files.push({ file: 'data', path: options.dataPath });
+      if (!sameFingerprint(recorded.agent, fingerprint.agent)) files.push({ file: 'agent', path: options.agentPath });
+      if (files.length) throw new BatchResumeRefused({ kind: 'files-changed', statePath, files });
+    }
+    if (previous.damaged) throw new BatchResumeRefused({ kind: 'state-damaged', ...previous.damaged });
   } else if (options.outPath) {
     for (const path of [options.outPath, statePath!]) {
       if (existsSync(path))
@@ -192,6 +270,9 @@ export async function runBatch(options: BatchOptions, listener: BatchListener, s
         );
     }
   }
+
+  // Before either file is made: a batch that cannot be fingerprinted leaves nothing behind.
+  if (!options.resume && statePath) fingerprint = await batchFingerprint(options, signal);
 
   let results: JsonLinesFile | undefined;
   try {
@@ -210,6 +291,7 @@ export async function runBatch(options: BatchOptions, listener: BatchListener, s
             data: options.dataPath,
             mode: options.mode.kind,
             createdAt: new Date().toISOString(),
+            ...(fingerprint ? { fingerprint } : {}),
           })
       : undefined;
   } catch (error) {
@@ -223,6 +305,16 @@ export async function runBatch(options: BatchOptions, listener: BatchListener, s
   } finally {
     results?.close();
     state?.close();
+  }
+}
+
+/** The data file's bytes and the agent's text, as this batch runs them. */
+async function batchFingerprint(options: BatchOptions, signal: AbortSignal): Promise<BatchFingerprint> {
+  try {
+    return { data: await fileFingerprint(options.dataPath, signal), agent: textFingerprint(options.agentText) };
+  } catch (error) {
+    if (signal.aborted) throw error;
+    throw new BatchSetupError(`${options.dataPath} cannot be read: ${errorMessage(error)}`);
   }
 }
 
@@ -263,7 +355,7 @@ class BatchRun {
       if (row > this.total) continue;
       if (restart && status === 'unknown') continue;
       skip.add(row);
-      this.count(status as RowStatus, passed);
+      this.count(status, passed);
       this.ended++;
     }
     const service = this.options.mode.kind === 'service';
@@ -276,7 +368,13 @@ class BatchRun {
       }
     }
     await this.resumedContexts(new Set(resumed.map((entry) => entry.row)), signal);
-    this.listener({ kind: 'prepared', total: this.total, alreadyEnded: this.ended, polledAgain: resumed.length });
+    this.listener({
+      kind: 'prepared',
+      total: this.total,
+      alreadyEnded: this.ended,
+      polledAgain: resumed.length,
+      ...(this.previous && !this.previous.header?.fingerprint ? { filesUnchecked: true } : {}),
+    });
 
     // Starts sent by an earlier run with no answer recorded: not started twice unless asked.
     for (const [row] of this.previous?.unknown ?? []) {
@@ -342,7 +440,7 @@ class BatchRun {
       for await (const data of readDataRows(this.options.dataPath, { signal })) {
         if (data.row > this.total || signal.aborted) return;
         if (skip.has(data.row)) continue;
-        let checked: RowInputs | { row: number; problems: readonly RowProblem[] };
+        let checked: RowInputs | RowProblems;
         if ('problem' in data) checked = { row: data.row, problems: [data.problem] };
         else
           checked = await rowInputs(this.options.model, data, {
@@ -351,8 +449,9 @@ class BatchRun {
           });
         if ('problems' in checked) {
           for (const problem of checked.problems) if (this.problems.length < MAX_LISTED_PROBLEMS) this.problems.push(problem);
-          this.listener({ kind: 'row-skipped', row: data.row, problems: checked.problems });
-          this.finish({ row: data.row, status: 'skipped', problems: checked.problems });
+          const notListed = checked.problemsNotListed ? { problemsNotListed: checked.problemsNotListed } : {};
+          this.listener({ kind: 'row-skipped', row: data.row, problems: checked.problems, ...notListed });
+          this.finish({ row: data.row, status: 'skipped', problems: checked.problems, ...notListed });
           continue;
         }
         this.contexts.set(data.row, { shown: checked.shown, expectations: checked.expectations });
@@ -456,7 +555,7 @@ class BatchRun {
         ...times,
       };
     }
-    const error = end.kind === 'failed' ? end.answer : end.message;
+    const error = boundedError(end.kind === 'failed' ? end.answer : end.message);
     const checked = context?.expectations.length || this.options.outputExpectations?.size ? { passed: false } : {};
     return { row, status: end.kind, ...checked, ...base, error, ...times };
   }
@@ -483,7 +582,7 @@ class BatchRun {
   }
 
   private count(status: RowStatus, passed: boolean | undefined): void {
-    if (status in this.counts) this.counts[status as keyof typeof this.counts]++;
+    if (Object.hasOwn(this.counts, status)) this.counts[status as keyof typeof this.counts]++;
     else this.counts.error++;
     if (passed !== undefined) {
       this.counts.checked++;

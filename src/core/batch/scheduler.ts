@@ -24,15 +24,31 @@ export const SCHEDULER_DEFAULTS = {
   maxRetries: 8,
   /** With no answer at all for this long while the network fails, the batch stops (it can be resumed). */
   networkGiveUpMs: 60_000,
+  /**
+   * With no progress for this long (every answer a 429 or 503), the batch gives up (it can be
+   * resumed): a service that throttles for ever is not waited on for ever.
+   */
+  giveUpAfterMs: 15 * 60_000,
 } as const;
+
+/** Time as the scheduler sees it: the real clock, or a fake one in tests (no real waiting). */
+export interface SchedulerClock {
+  now(): number;
+  setTimeout(callback: () => void, ms: number): unknown;
+  clearTimeout(handle: unknown): void;
+}
+
+const REAL_CLOCK: SchedulerClock = {
+  now: () => Date.now(),
+  setTimeout: (callback, ms) => setTimeout(callback, ms),
+  clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
+};
 
 /** The lowest rate a throttled batch goes down to (a request every 4 s). */
 const MIN_RATE = 0.25;
 const MAX_RETRY_DELAY_MS = 10_000;
 /** A Retry-After beyond this is capped: the batch checks again rather than sleeping for an hour. */
 const MAX_PAUSE_MS = 60_000;
-/** A start throttled this many times maxRetries is given up (the row ends as an error, never started). */
-const MAX_THROTTLED_STARTS_FACTOR = 8;
 
 export interface SchedulerOptions {
   readonly target: AgentTarget;
@@ -42,6 +58,9 @@ export interface SchedulerOptions {
   readonly executionTimeoutMs?: number;
   readonly maxRetries?: number;
   readonly networkGiveUpMs?: number;
+  /** Give up after this long without progress: no answer but a 429 or 503 (default 15 minutes). */
+  readonly giveUpAfterMs?: number;
+  readonly clock?: SchedulerClock;
 }
 
 /** A row ready to start. */
@@ -109,7 +128,9 @@ export interface SchedulerStats {
 export type SchedulerStop =
   | { readonly kind: 'interrupted' }
   | { readonly kind: 'auth'; readonly message: string }
-  | { readonly kind: 'network'; readonly message: string };
+  | { readonly kind: 'network'; readonly message: string }
+  /** Nothing but 429 or 503 answers for `afterMs`: the rows not started are left for a resume. */
+  | { readonly kind: 'given-up'; readonly message: string; readonly afterMs: number };
 
 interface Execution {
   readonly row: number;
@@ -134,6 +155,8 @@ export class BatchScheduler {
   private readonly executionTimeoutMs: number;
   private readonly maxRetries: number;
   private readonly networkGiveUpMs: number;
+  private readonly giveUpAfterMs: number;
+  private readonly clock: SchedulerClock;
 
   private readonly active = new Map<number, Execution>();
   private readonly retryStarts: Array<{ readonly scheduled: ScheduledRow; readonly notBefore: number }> = [];
@@ -145,13 +168,13 @@ export class BatchScheduler {
   private pollsInFlight = 0;
 
   private tokens = 1;
-  private lastRefillAt = Date.now();
+  private lastRefillAt: number;
   private rate: number;
   private limit: number;
   /** The rate at which the service last throttled: growth slows near it. */
   private ceiling = Infinity;
   private lastCutAt = 0;
-  private grownAt = Date.now();
+  private grownAt: number;
   private pausedUntil = 0;
   /** How long executions take, as far as polls have shown: when to poll a new one first. */
   private firstPollMs: number = POLL_DEFAULTS.initialIntervalMs;
@@ -160,7 +183,9 @@ export class BatchScheduler {
   /** When the requests of the last second were sent (at most the rate's worth): the rate actually sent. */
   private readonly sentAt: number[] = [];
   private throttledCount = 0;
-  private lastAnswerAt = Date.now();
+  private lastAnswerAt: number;
+  /** When the batch last made progress: an answer that was not a 429 or 503 (or the run's start). */
+  private lastProgressAt: number;
   /** Whether the service has answered at all: until it has, a network failure stops the batch at once (a wrong URL, a service down). */
   private answered = false;
   private stop: SchedulerStop | undefined;
@@ -178,6 +203,9 @@ export class BatchScheduler {
     this.executionTimeoutMs = options.executionTimeoutMs ?? SCHEDULER_DEFAULTS.executionTimeoutMs;
     this.maxRetries = options.maxRetries ?? SCHEDULER_DEFAULTS.maxRetries;
     this.networkGiveUpMs = options.networkGiveUpMs ?? SCHEDULER_DEFAULTS.networkGiveUpMs;
+    this.giveUpAfterMs = options.giveUpAfterMs ?? SCHEDULER_DEFAULTS.giveUpAfterMs;
+    this.clock = options.clock ?? REAL_CLOCK;
+    this.lastRefillAt = this.grownAt = this.lastAnswerAt = this.lastProgressAt = this.clock.now();
     this.rate = this.maxRate;
     this.limit = this.maxConcurrency;
   }
@@ -201,7 +229,8 @@ export class BatchScheduler {
     };
     signal.addEventListener('abort', onAbort, { once: true });
     if (signal.aborted) onAbort();
-    const now = Date.now();
+    const now = this.clock.now();
+    this.lastProgressAt = now;
     for (const { row, executionId, startedAtMs } of resumed) {
       const startedAt = startedAtMs ?? now;
       this.active.set(row, {
@@ -230,15 +259,23 @@ export class BatchScheduler {
 
   private async loop(): Promise<void> {
     for (;;) {
-      const now = Date.now();
+      const now = this.clock.now();
       if (this.stop) {
         if (this.startsInFlight === 0 && this.pollsInFlight === 0) return;
         await this.sleep(1000);
         continue;
       }
+      if (now - this.lastProgressAt >= this.giveUpAfterMs) {
+        this.halt({
+          kind: 'given-up',
+          afterMs: now - this.lastProgressAt,
+          message: `the service answered nothing but "slow down" (429 or 503) for ${formatMinutes(now - this.lastProgressAt)}: gave up`,
+        });
+        continue;
+      }
       this.refill(now);
       this.grow(now);
-      let nextWake = now + 1000;
+      let nextWake = Math.min(now + 1000, this.lastProgressAt + this.giveUpAfterMs);
       for (const execution of this.active.values()) {
         if (execution.id !== undefined && !execution.inFlight && now >= execution.deadline) {
           this.end(execution, {
@@ -288,7 +325,7 @@ export class BatchScheduler {
         for (const entry of this.retryStarts) nextWake = Math.min(nextWake, entry.notBefore);
       }
       if (this.exhausted && !this.ready && !this.fetching && this.retryStarts.length === 0 && this.active.size === 0) return;
-      await this.sleep(Math.max(1, nextWake - Date.now()));
+      await this.sleep(Math.max(1, nextWake - this.clock.now()));
     }
   }
 
@@ -314,7 +351,7 @@ export class BatchScheduler {
   }
 
   private async start(scheduled: ScheduledRow): Promise<void> {
-    const now = Date.now();
+    const now = this.clock.now();
     const execution: Execution = {
       row: scheduled.row,
       startedAtMs: now,
@@ -334,10 +371,10 @@ export class BatchScheduler {
     try {
       this.hooks.starting(scheduled.row);
       const started = await startAgent(this.target, scheduled.prepared, { limitMs: this.executionTimeoutMs });
-      this.answeredNow();
+      this.answeredNow(true);
       execution.id = started.executionId;
       this.hooks.started(scheduled.row, started.executionId);
-      execution.answeredAtMs = Date.now();
+      execution.answeredAtMs = this.clock.now();
       execution.nextPollAt = execution.answeredAtMs + this.firstPollMs;
     } catch (error) {
       this.startFailed(scheduled, execution, error);
@@ -349,9 +386,9 @@ export class BatchScheduler {
   }
 
   private startFailed(scheduled: ScheduledRow, execution: Execution, error: unknown): void {
-    if (error instanceof ServiceError && error.status !== undefined) this.answeredNow();
-    // Throttled starts are waited out as the service asks, many more times than failed ones: either
-    // way a row's state lines stay bounded.
+    if (error instanceof ServiceError && error.status !== undefined) this.answeredNow(!isThrottle(error));
+    // Throttled starts are waited out as the service asks, until the batch gives up (giveUpAfterMs);
+    // failed ones are tried maxRetries times: either way a row's state lines stay bounded.
     const retry = (delayMs: number, maxAttempts: number): void => {
       this.active.delete(scheduled.row);
       const attempts = (this.startAttempts.get(scheduled.row) ?? 0) + 1;
@@ -361,7 +398,7 @@ export class BatchScheduler {
       }
       this.startAttempts.set(scheduled.row, attempts);
       this.hooks.refused(scheduled.row);
-      this.retryStarts.push({ scheduled, notBefore: Math.max(this.pausedUntil, Date.now() + delayMs) });
+      this.retryStarts.push({ scheduled, notBefore: Math.max(this.pausedUntil, this.clock.now() + delayMs) });
     };
     if (!(error instanceof ServiceError)) {
       this.end(execution, { kind: 'unknown', message: `the start failed unexpectedly (${errorMessage(error)}); it may have started` });
@@ -374,8 +411,10 @@ export class BatchScheduler {
       return;
     }
     if (isThrottle(error)) {
+      // Waited out as long as the batch goes on: the give-up time bounds it, and the row, never
+      // started, stays for a resume rather than ending as an error.
       this.throttle(error);
-      retry(0, this.maxRetries * MAX_THROTTLED_STARTS_FACTOR);
+      retry(0, Infinity);
       return;
     }
     if (error.kind === 'network' && (error.cause as { kind?: string } | undefined)?.kind === 'refused') {
@@ -402,24 +441,27 @@ export class BatchScheduler {
     const first = execution.polls === 0;
     execution.polls++;
     try {
-      const timeoutMs = Math.max(1, Math.min(this.target.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS, execution.deadline - Date.now()));
+      const timeoutMs = Math.max(
+        1,
+        Math.min(this.target.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS, execution.deadline - this.clock.now()),
+      );
       const answer = await getStatus(this.target, id, { timeoutMs, signal: this.pollAbort.signal });
-      this.answeredNow();
+      this.answeredNow(true);
       execution.failures = 0;
       const status = answer.status.trim().toLowerCase();
       if (status === 'finished') {
-        if (execution.answeredAtMs > 0) this.learn(Date.now() - execution.answeredAtMs);
+        if (execution.answeredAtMs > 0) this.learn(this.clock.now() - execution.answeredAtMs);
         this.end(execution, { kind: 'finished', outputs: answer.outputs });
       } else if (!IN_PROGRESS_STATUSES.has(status)) {
         this.end(execution, { kind: 'failed', status: answer.status, answer: answer.body });
       } else {
         // The first poll came early: the next one soon after, then backing off like the poller.
         if (first) execution.intervalMs = Math.min(POLL_DEFAULTS.initialIntervalMs, Math.max(50, this.firstPollMs * 0.05));
-        execution.nextPollAt = Date.now() + execution.intervalMs;
+        execution.nextPollAt = this.clock.now() + execution.intervalMs;
         execution.intervalMs = Math.min(execution.intervalMs * POLL_DEFAULTS.backoffFactor, POLL_DEFAULTS.maxIntervalMs);
       }
     } catch (error) {
-      if (error instanceof ServiceError && error.status !== undefined) this.answeredNow();
+      if (error instanceof ServiceError && error.status !== undefined) this.answeredNow(!isThrottle(error));
       if (this.stop?.kind === 'interrupted' || !(error instanceof ServiceError) || error.kind === 'cancelled') {
         if (!(error instanceof ServiceError) && !this.stop) this.end(execution, { kind: 'error', message: errorMessage(error) });
         return;
@@ -431,7 +473,7 @@ export class BatchScheduler {
       // Before isTransient, which also takes a 429 or 503: the whole batch slows down for those.
       if (isThrottle(error)) {
         this.throttle(error);
-        execution.nextPollAt = Math.max(this.pausedUntil, Date.now() + execution.intervalMs);
+        execution.nextPollAt = Math.max(this.pausedUntil, this.clock.now() + execution.intervalMs);
         return;
       }
       if (isTransient(error)) {
@@ -444,7 +486,7 @@ export class BatchScheduler {
           });
           return;
         }
-        execution.nextPollAt = Date.now() + Math.max(error.details.retryAfterMs ?? 0, retryDelay(execution.failures));
+        execution.nextPollAt = this.clock.now() + Math.max(error.details.retryAfterMs ?? 0, retryDelay(execution.failures));
         return;
       }
       this.end(execution, { kind: 'error', message: error.message });
@@ -462,7 +504,7 @@ export class BatchScheduler {
     this.startAttempts.delete(execution.row);
     this.hooks.ended(execution.row, execution.id, end, {
       startedAtMs: execution.startedAtMs,
-      endedAtMs: Date.now(),
+      endedAtMs: this.clock.now(),
       requests: execution.requests,
     });
   }
@@ -480,7 +522,7 @@ export class BatchScheduler {
 
   private throttle(error: ServiceError): void {
     this.throttledCount++;
-    const now = Date.now();
+    const now = this.clock.now();
     const retryAfterMs = error.details.retryAfterMs;
     this.pausedUntil = Math.max(this.pausedUntil, now + Math.min(retryAfterMs ?? 1000, MAX_PAUSE_MS));
     // One cut per second: the answers to requests sent before the cut say nothing new.
@@ -504,7 +546,7 @@ export class BatchScheduler {
 
   private sent(): void {
     this.requests++;
-    const now = Date.now();
+    const now = this.clock.now();
     this.sentAt.push(now);
     this.sentInLastSecond(now);
   }
@@ -536,14 +578,16 @@ export class BatchScheduler {
     this.grownAt = now;
   }
 
-  private answeredNow(): void {
+  /** The service answered; `progress` unless it was a 429 or 503. */
+  private answeredNow(progress: boolean): void {
     this.answered = true;
-    this.lastAnswerAt = Date.now();
+    this.lastAnswerAt = this.clock.now();
+    if (progress) this.lastProgressAt = this.lastAnswerAt;
   }
 
   private networkFailed(error: ServiceError): void {
     if (!this.answered) this.halt({ kind: 'network', message: error.message });
-    else if (Date.now() - this.lastAnswerAt > this.networkGiveUpMs) {
+    else if (this.clock.now() - this.lastAnswerAt > this.networkGiveUpMs) {
       this.halt({
         kind: 'network',
         message: `no answer from the service for ${Math.round(this.networkGiveUpMs / 1000)} s: ${error.message}`,
@@ -566,12 +610,12 @@ export class BatchScheduler {
 
   private sleep(ms: number): Promise<void> {
     return new Promise((resolve) => {
-      const timer = setTimeout(() => {
+      const timer = this.clock.setTimeout(() => {
         this.wakeUp = undefined;
         resolve();
       }, ms);
       this.wakeUp = () => {
-        clearTimeout(timer);
+        this.clock.clearTimeout(timer);
         resolve();
       };
     });
@@ -586,4 +630,10 @@ function isThrottle(error: ServiceError): boolean {
 /** 0.5 s, 1 s, 2 s… up to 10 s. */
 function retryDelay(attempt: number): number {
   return Math.min(MAX_RETRY_DELAY_MS, 500 * 2 ** Math.max(0, attempt - 1));
+}
+
+/** "15 min", "90 s": a give-up time in words. */
+function formatMinutes(ms: number): string {
+  const seconds = Math.round(ms / 1000);
+  return seconds >= 120 ? `${Math.round(seconds / 60)} min` : `${seconds} s`;
 }
