@@ -8,6 +8,8 @@
 // backoff, a bounded number of times; a start is repeated only when it certainly did not start
 // anything (429, 503, connection refused). Cancellable: polls stop at once, starts already sent
 // are waited for so their execution ids are recorded.
+import { SYSTEM_CLOCK } from '../clock';
+import type { Clock } from '../clock';
 import { DEFAULT_REQUEST_TIMEOUT_MS, startAgent, getStatus } from '../service/agentClient';
 import type { PreparedInputs } from '../inputs/inputValues';
 import { IN_PROGRESS_STATUSES, isTransient, POLL_DEFAULTS } from '../service/poller';
@@ -31,19 +33,6 @@ export const SCHEDULER_DEFAULTS = {
   giveUpAfterMs: 15 * 60_000,
 } as const;
 
-/** Time as the scheduler sees it: the real clock, or a fake one in tests (no real waiting). */
-export interface SchedulerClock {
-  now(): number;
-  setTimeout(callback: () => void, ms: number): unknown;
-  clearTimeout(handle: unknown): void;
-}
-
-const REAL_CLOCK: SchedulerClock = {
-  now: () => Date.now(),
-  setTimeout: (callback, ms) => setTimeout(callback, ms),
-  clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
-};
-
 /** The lowest rate a throttled batch goes down to (a request every 4 s). */
 const MIN_RATE = 0.25;
 const MAX_RETRY_DELAY_MS = 10_000;
@@ -60,7 +49,7 @@ export interface SchedulerOptions {
   readonly networkGiveUpMs?: number;
   /** Give up after this long without progress: no answer but a 429 or 503 (default 15 minutes). */
   readonly giveUpAfterMs?: number;
-  readonly clock?: SchedulerClock;
+  readonly clock?: Clock;
 }
 
 /** A row ready to start. */
@@ -156,7 +145,7 @@ export class BatchScheduler {
   private readonly maxRetries: number;
   private readonly networkGiveUpMs: number;
   private readonly giveUpAfterMs: number;
-  private readonly clock: SchedulerClock;
+  private readonly clock: Clock;
 
   private readonly active = new Map<number, Execution>();
   private readonly retryStarts: Array<{ readonly scheduled: ScheduledRow; readonly notBefore: number }> = [];
@@ -204,7 +193,7 @@ export class BatchScheduler {
     this.maxRetries = options.maxRetries ?? SCHEDULER_DEFAULTS.maxRetries;
     this.networkGiveUpMs = options.networkGiveUpMs ?? SCHEDULER_DEFAULTS.networkGiveUpMs;
     this.giveUpAfterMs = options.giveUpAfterMs ?? SCHEDULER_DEFAULTS.giveUpAfterMs;
-    this.clock = options.clock ?? REAL_CLOCK;
+    this.clock = options.clock ?? SYSTEM_CLOCK;
     this.lastRefillAt = this.grownAt = this.lastAnswerAt = this.lastProgressAt = this.clock.now();
     this.rate = this.maxRate;
     this.limit = this.maxConcurrency;
