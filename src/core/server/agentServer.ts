@@ -19,7 +19,7 @@ import type { GivenInputs } from '../inputs/inputValues';
 import type { SecretResolver } from '../engine/secrets';
 import { AgentDirectory } from './agentDirectory';
 import type { DirectoryChange, ServedAgent } from './agentDirectory';
-import { generateApiKey, hasBearerKey } from './apiKey';
+import { bearerToken, generateApiKey, hasBearerKey } from './apiKey';
 import { SERVER_LIMITS } from '../limits';
 import type { ServerLimits } from '../limits';
 import { ServerExecutions } from './serverExecutions';
@@ -61,6 +61,8 @@ export interface AgentServerOptions {
   /** Where uploads are stored while their execution runs (default: the system's temporary folder). */
   readonly uploadDirectory?: string;
   readonly onEvent?: (event: ServerEvent) => void;
+  /** The clock of the waits after wrong keys (tests give a fake one). */
+  readonly now?: () => number;
 }
 
 export interface AgentServer {
@@ -131,15 +133,19 @@ export async function startAgentServer(options: AgentServerOptions): Promise<Age
     apiKey,
     agents,
     executions,
-    keyFailures: new KeyFailures(limits.maxKeyFailures),
+    keyFailures: new KeyFailures(limits.maxKeyFailures, options.now),
     uploadRoot: options.uploadDirectory ?? tmpdir(),
     emit,
   };
   const handling = new Set<Promise<void>>();
   const server = createServer((request, response) => {
-    // Kept here: a request destroyed while its body is read no longer has its socket.
+    // Kept here: a request destroyed while its body is read no longer has its socket, nor a
+    // socket its peer's address.
     const { socket } = request;
-    const handled = handle(context, request, response).catch((error: unknown) => answerFailure(request, response, socket, error, emit));
+    const from = socket.remoteAddress;
+    const handled = handle(context, request, response).catch((error: unknown) =>
+      answerFailure(request, response, { socket, from }, error, emit),
+    );
     handling.add(handled);
     void handled.finally(() => handling.delete(handled));
   });
@@ -189,8 +195,23 @@ async function handle(context: ServerContext, request: IncomingMessage, response
   }
 }
 
-/** Every request needs the key; an address that keeps sending a wrong one waits longer each time. */
-function authorize({ apiKey, keyFailures }: ServerContext, request: IncomingMessage): void {
+/**
+ * Every request needs the key. An address that keeps sending a wrong one has its wrong keys
+ * answered 429 for longer each time; a request without a key (from any program on the machine)
+ * is not counted, and the right key always passes, so no one can lock the real client out.
+ */
+function authorize({ apiKey, keyFailures, limits, emit }: ServerContext, request: IncomingMessage): void {
+  const { authorization } = request.headers;
+  if (hasBearerKey(authorization, apiKey)) return;
+  const unauthorized = new HttpError(
+    401,
+    'unauthorized',
+    'Missing or wrong API key: send "Authorization: Bearer <key>" with the key the local agent server printed when it started.',
+    {},
+    { 'www-authenticate': 'Bearer realm="agent-workflows"' },
+  );
+  // Only a Bearer token can be a guess of the key.
+  if (bearerToken(authorization) === undefined) throw unauthorized;
   const address = request.socket.remoteAddress ?? '';
   const waitMs = keyFailures.waitMs(address);
   if (waitMs > 0) {
@@ -203,18 +224,14 @@ function authorize({ apiKey, keyFailures }: ServerContext, request: IncomingMess
       { 'retry-after': String(seconds) },
     );
   }
-  if (hasBearerKey(request.headers.authorization, apiKey)) {
-    keyFailures.succeeded(address);
-  } else {
-    keyFailures.failed(address);
-    throw new HttpError(
-      401,
-      'unauthorized',
-      'Missing or wrong API key: send "Authorization: Bearer <key>" with the key the local agent server printed when it started.',
-      {},
-      { 'www-authenticate': 'Bearer realm="agent-workflows"' },
-    );
+  keyFailures.failed(address);
+  if (keyFailures.count(address) === limits.maxKeyFailures) {
+    emit({
+      kind: 'warning',
+      message: `${limits.maxKeyFailures} requests with a wrong API key from ${address} within a minute: its wrong keys are answered 429 for a while (the right key is still let in). If this is not one of your clients, something on this machine or network is guessing the key.`,
+    });
   }
+  throw unauthorized;
 }
 
 /** POST …/execute: the inputs as JSON. */
@@ -342,7 +359,7 @@ function startExecution(
 function answerFailure(
   request: IncomingMessage,
   response: ServerResponse,
-  socket: Socket,
+  { socket, from }: { readonly socket: Socket; readonly from: string | undefined },
   error: unknown,
   emit: (event: ServerEvent) => void,
 ): void {
@@ -350,7 +367,7 @@ function answerFailure(
     // The client went away mid-body: nothing to answer, and nothing went wrong here.
     emit({
       kind: 'warning',
-      message: `Aborted request: ${request.method ?? '?'} ${shortPath(request.url)} from ${socket.remoteAddress ?? 'an unknown address'}; the client closed the connection before sending the whole body.`,
+      message: `Aborted request: ${request.method ?? '?'} ${shortPath(request.url)} from ${from ?? 'an unknown address'}; the client closed the connection before sending the whole body.`,
     });
     response.destroy();
     return;
