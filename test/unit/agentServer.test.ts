@@ -1084,6 +1084,77 @@ outputs:
       }
       assert.deepEqual(answers, new Array<number>(20).fill(200), 'the right key passes every time');
     });
+
+    it('answers only requests for its own address (Host): a page reaching it through another name gets 421', async () => {
+      await start();
+      const port = server!.port;
+      const raw = async (target: string, host: string | undefined, version = '1.1'): Promise<{ status: number; body: string }> => {
+        const socket = connect(port, '127.0.0.1');
+        let received = '';
+        socket.on('data', (chunk: Buffer) => (received += chunk.toString('utf8')));
+        const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+        socket.write(
+          `GET ${target} HTTP/${version}\r\n${host === undefined ? '' : `Host: ${host}\r\n`}Authorization: Bearer test-key\r\nConnection: close\r\n\r\n`,
+        );
+        await closed;
+        const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(received)?.[1]);
+        return { status, body: received.slice(received.indexOf('\r\n\r\n') + 4) };
+      };
+      const path = '/api/local/agent/00000000-0000-0000-0000-000000000000/status';
+      for (const host of [`127.0.0.1:${port}`, '127.0.0.1', `localhost:${port}`, 'LocalHost', `[::1]:${port}`, '[::1]']) {
+        assert.equal((await raw(path, host)).status, 404, `${host}: served (unknown execution)`);
+      }
+      assert.equal((await raw(path, undefined, '1.0')).status, 404, 'HTTP/1.0 without Host: served');
+      for (const host of [
+        `evil.example:${port}`,
+        'evil.example',
+        '127.0.0.1.nip.io',
+        `localhost.evil.example:${port}`,
+        '127.0.0.2',
+        '0.0.0.0',
+        `[::1].evil.example`,
+        `127.0.0.1:${port}@evil.example`,
+      ]) {
+        const answer = await raw(path, host);
+        assert.equal(answer.status, 421, host);
+        const body = JSON.parse(answer.body) as { code: string; error: string };
+        assert.equal(body.code, 'wrong-host');
+        assert.match(
+          body.error,
+          /^This server answers requests for 127\.0\.0\.1, localhost and \[::1\] only \(the Host header\), not for ".+": a web page may be trying to reach it through a name of its own \(DNS rebinding\)\. Connect to http:\/\/127\.0\.0\.1:\d+, or start the server with --host set to the name you use\.$/,
+        );
+      }
+      const absolute = await raw(`http://evil.example${path}`, `127.0.0.1:${port}`);
+      assert.equal(absolute.status, 421, 'a request target with another authority');
+      assert.equal((await raw(`http://127.0.0.1:${port}${path}`, `127.0.0.1:${port}`)).status, 404);
+      const long = await raw(path, `${'a'.repeat(5000)}.example`);
+      assert.equal(long.status, 421);
+      assert.ok(long.body.length < 1000, `a short answer to a long Host (${long.body.length} bytes)`);
+      const wrongHostsWithWrongKeys = await raw(path, 'evil.example');
+      assert.equal(wrongHostsWithWrongKeys.status, 421);
+      assert.equal((await call('GET', path)).status, 404, 'the client on 127.0.0.1 is still served');
+    });
+
+    it('answers requests for the --host it was given', async function () {
+      try {
+        await start({ host: '127.0.0.2' });
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'EADDRNOTAVAIL') this.skip();
+        throw error;
+      }
+      const answer = await request(`http://127.0.0.2:${server!.port}/api/local/agent/00000000-0000-0000-0000-000000000000/status`, {
+        headers: { authorization: 'Bearer test-key' },
+      });
+      assert.equal(answer.statusCode, 404, await answer.body.text());
+      const wrong = await request(`http://127.0.0.2:${server!.port}/x`, {
+        headers: { authorization: 'Bearer test-key', host: 'evil.example' },
+      });
+      assert.equal(wrong.statusCode, 421);
+      assert.match(
+        ((await wrong.body.json()) as { error: string }).error,
+        /answers requests for 127\.0\.0\.2, 127\.0\.0\.1, localhost and \[::1\] only/,
+      );
+    });
   });
 
   describe('wrong-key delays', () => {

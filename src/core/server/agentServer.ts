@@ -3,7 +3,7 @@
 //   POST /api/{account}/agent/{agent}/execute            {"inputs": {…}, "stream": false}
 //   POST /api/{account}/agent/{agent}/execute/multipart  part "payload" (that JSON) + one part per file input
 //   GET  /api/{account}/agent/{executionId}/status       running / finished with outputs / failed with the error
-// Every request needs "Authorization: Bearer <key>".
+// Every request needs "Authorization: Bearer <key>", and a Host naming the server's own address.
 import { rm } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
@@ -19,6 +19,7 @@ import type { GivenInputs } from '../inputs/inputValues';
 import type { SecretResolver } from '../engine/secrets';
 import { AgentDirectory } from './agentDirectory';
 import type { DirectoryChange, ServedAgent } from './agentDirectory';
+import { AllowedHosts, quotedHost } from './allowedHosts';
 import { bearerToken, generateApiKey, hasBearerKey } from './apiKey';
 import { SERVER_LIMITS } from '../limits';
 import type { ServerLimits } from '../limits';
@@ -89,6 +90,8 @@ interface ServerContext {
   readonly agents: AgentDirectory;
   readonly executions: ServerExecutions;
   readonly keyFailures: KeyFailures;
+  /** The Host values a request may name. */
+  readonly allowedHosts: AllowedHosts;
   /** Where uploads are stored while their execution runs. */
   readonly uploadRoot: string;
   readonly emit: (event: ServerEvent) => void;
@@ -134,6 +137,7 @@ export async function startAgentServer(options: AgentServerOptions): Promise<Age
     agents,
     executions,
     keyFailures: new KeyFailures(limits.maxKeyFailures, options.now),
+    allowedHosts: new AllowedHosts(options.host ?? DEFAULT_HOST),
     uploadRoot: options.uploadDirectory ?? tmpdir(),
     emit,
   };
@@ -181,8 +185,9 @@ export async function startAgentServer(options: AgentServerOptions): Promise<Age
   };
 }
 
-/** Checks the key, then answers the route. */
+/** Checks the Host and the key, then answers the route. */
 async function handle(context: ServerContext, request: IncomingMessage, response: ServerResponse): Promise<void> {
+  checkHost(context.allowedHosts, request);
   authorize(context, request);
   const route = matchRoute(request.method ?? 'GET', request.url ?? '/');
   switch (route.kind) {
@@ -192,6 +197,36 @@ async function handle(context: ServerContext, request: IncomingMessage, response
       return handleExecuteMultipart(context, request, response, route);
     case 'status':
       return handleStatus(context, response, route);
+  }
+}
+
+/**
+ * A request must name the server's own address: a web page that reached it through a name of its
+ * own (DNS rebinding) sends that name. The authority of an absolute request target is checked too,
+ * as HTTP reads it before the Host header.
+ */
+function checkHost(allowedHosts: AllowedHosts, request: IncomingMessage): void {
+  const { localAddress, localPort } = request.socket;
+  const target = request.url ?? '/';
+  const absolute = /^[a-z][a-z0-9+.-]*:\/\//i.test(target) ? authorityOf(target) : undefined;
+  // HTTP/1.1 requires Host (Node refuses a request without it); an HTTP/1.0 client may leave it out.
+  const named = [request.headers.host, absolute].filter((host): host is string => host !== undefined);
+  const wrong = named.find((host) => !allowedHosts.allows(host, localAddress));
+  if (wrong === undefined) return;
+  const address = localAddress?.includes(':') ? `[${localAddress}]` : (localAddress ?? '127.0.0.1');
+  throw new HttpError(
+    421,
+    'wrong-host',
+    `This server answers requests for ${allowedHosts.described} only (the Host header), not for ${quotedHost(wrong)}: a web page may be trying to reach it through a name of its own (DNS rebinding). Connect to http://${address}:${localPort ?? ''}, or start the server with --host set to the name you use.`,
+  );
+}
+
+/** The host and port of an absolute request target ("" when it has none, which no Host matches). */
+function authorityOf(target: string): string {
+  try {
+    return new URL(target).host;
+  } catch {
+    return '';
   }
 }
 
