@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { runCliCaptured } from '../support/cli';
+import { ECHO_KEYS, echoedForms, leakedPart } from '../support/echoedSecrets';
 import { startFakeService } from '../support/fakeAgentService';
 import type { FakeService } from '../support/fakeAgentService';
 import { closedPort, json, startServer } from '../support/httpServer';
@@ -151,6 +152,28 @@ describe('agent-workflows run and status', () => {
     assert.match(problem.stderr, /ended with status "failed-•••"[\s\S]*bad •••/);
     for (const output of [text, asJson, problem])
       assert.doesNotMatch(output.stdout + output.stderr, new RegExp(`${KEY}|${encodeURIComponent(KEY)}`, 'i'));
+  });
+
+  it('never prints the key echoed Base64-encoded, in Basic credentials, URL-encoded, JSON-escaped or in another case', async () => {
+    for (const key of ECHO_KEYS) {
+      service.apiKey = key;
+      const forms = echoedForms(key);
+      service.statusAnswer = (_n, _id, response) => json(response, 200, { status: 'finished', outputs: forms });
+      const result = await runCliCaptured(
+        ['run', 'ticket.agent.yaml', '-i', 'ticket=x', '--json'],
+        { cwd: dir.path, env: { AGENT_WORKFLOWS_API_KEY: key } },
+        [key],
+      );
+      assert.equal(result.code, 0, result.stderr);
+      const outputs = (JSON.parse(result.stdout) as { outputs: Record<string, string> }).outputs;
+      assert.deepEqual(Object.keys(outputs), Object.keys(forms));
+      for (const [form, value] of Object.entries(outputs)) assert.equal(leakedPart(value, key), undefined, `${form}: ${value}`);
+      assert.equal(leakedPart(result.stdout + result.stderr, key), undefined);
+      for (const form of ['lower', 'base64', 'base64Unpadded', 'base64Url', 'base64UrlPadded'] as const)
+        assert.equal(outputs[form], '•••', form);
+      // At most the character that mixes the key's last bits with the ":" stays.
+      assert.match(outputs.basicKeyAsUser!, /^Basic •••[A-Za-z0-9+/]?=*$/);
+    }
   });
 
   describe('terminal escapes from the service', () => {
