@@ -8,6 +8,7 @@ import { FormData, request } from 'undici';
 import { envSecretResolver } from '../../src/core/engine/secrets';
 import { startAgentServer } from '../../src/core/server/agentServer';
 import { statusAnswer } from '../../src/core/server/serverExecutions';
+import { AllowedHosts } from '../../src/core/server/allowedHosts';
 import { KeyFailures } from '../../src/core/server/keyFailures';
 import type { AgentServer, AgentServerOptions, ServerEvent } from '../../src/core/server/agentServer';
 import { getStatus, startMultipartExecution } from '../../src/core/service/agentClient';
@@ -1101,7 +1102,16 @@ outputs:
         return { status, body: received.slice(received.indexOf('\r\n\r\n') + 4) };
       };
       const path = '/api/local/agent/00000000-0000-0000-0000-000000000000/status';
-      for (const host of [`127.0.0.1:${port}`, '127.0.0.1', `localhost:${port}`, 'LocalHost', `[::1]:${port}`, '[::1]']) {
+      for (const host of [
+        `127.0.0.1:${port}`,
+        '127.0.0.1',
+        `localhost:${port}`,
+        'LocalHost',
+        `[::1]:${port}`,
+        '[::1]',
+        '127.0.0.2',
+        'app.localhost',
+      ]) {
         assert.equal((await raw(path, host)).status, 404, `${host}: served (unknown execution)`);
       }
       assert.equal((await raw(path, undefined, '1.0')).status, 404, 'HTTP/1.0 without Host: served');
@@ -1110,7 +1120,7 @@ outputs:
         'evil.example',
         '127.0.0.1.nip.io',
         `localhost.evil.example:${port}`,
-        '127.0.0.2',
+        '10.1.2.3',
         '0.0.0.0',
         `[::1].evil.example`,
         `127.0.0.1:${port}@evil.example`,
@@ -1121,7 +1131,7 @@ outputs:
         assert.equal(body.code, 'wrong-host');
         assert.match(
           body.error,
-          /^This server answers requests for 127\.0\.0\.1, localhost and \[::1\] only \(the Host header\), not for ".+": a web page may be trying to reach it through a name of its own \(DNS rebinding\)\. Connect to http:\/\/127\.0\.0\.1:\d+, or start the server with --host set to the name you use\.$/,
+          /^This server answers only requests whose Host header names this machine's loopback names \(localhost, 127\.0\.0\.1, \[::1\]\); this one names ".+"\. A web page may be trying to reach the server through a name of its own \(DNS rebinding\)\. Connect to http:\/\/127\.0\.0\.1:\d+, or start the server with --allow-host set to the name you use\.$/,
         );
       }
       const absolute = await raw(`http://evil.example${path}`, `127.0.0.1:${port}`);
@@ -1135,25 +1145,30 @@ outputs:
       assert.equal((await call('GET', path)).status, 404, 'the client on 127.0.0.1 is still served');
     });
 
-    it('answers requests for the --host it was given', async function () {
-      try {
-        await start({ host: '127.0.0.2' });
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code === 'EADDRNOTAVAIL') this.skip();
-        throw error;
-      }
-      const answer = await request(`http://127.0.0.2:${server!.port}/api/local/agent/00000000-0000-0000-0000-000000000000/status`, {
-        headers: { authorization: 'Bearer test-key' },
-      });
-      assert.equal(answer.statusCode, 404, await answer.body.text());
-      const wrong = await request(`http://127.0.0.2:${server!.port}/x`, {
-        headers: { authorization: 'Bearer test-key', host: 'evil.example' },
-      });
-      assert.equal(wrong.statusCode, 421);
-      assert.match(
-        ((await wrong.body.json()) as { error: string }).error,
-        /answers requests for 127\.0\.0\.2, 127\.0\.0\.1, localhost and \[::1\] only/,
+    it('answers requests for the --host it was given and the names it is told to allow', async () => {
+      await start({ allowedHosts: ['agents.test', '[fd00::1]'] });
+      const path = '/api/local/agent/00000000-0000-0000-0000-000000000000/status';
+      const asHost = (host: string): Promise<Answer> => call('GET', path, { headers: { host } });
+      assert.equal((await asHost(`agents.test:${server!.port}`)).status, 404);
+      assert.equal((await asHost('AGENTS.test')).status, 404);
+      assert.equal((await asHost('[fd00:0::1]:9')).status, 404);
+      const refused = await asHost('other.test');
+      assert.equal(refused.status, 421);
+      assert.match(refused.body.error as string, /names agents\.test, \[fd00::1\], this machine's loopback names/);
+      // Without a server on such an address: which names the --host given lets in.
+      const named = new AllowedHosts('myhost.lan');
+      assert.deepEqual(
+        ['myhost.lan:8787', 'MyHost.lan', '192.168.1.5:8787', '192.168.1.6', 'other.lan'].map((host) => named.allows(host, '192.168.1.5')),
+        [true, true, true, false, false],
+        'the name given, and the address the request came in on',
       );
+      const everywhere = new AllowedHosts('0.0.0.0');
+      assert.deepEqual(
+        ['10.0.0.7:8787', '[fd00::7]', 'localhost', 'evil.example', '0x7f.1'].map((host) => everywhere.allows(host, '172.17.0.2')),
+        [true, true, true, false, true],
+        'listening on every address: any IP address, and no name but loopback ones',
+      );
+      assert.match(everywhere.described, /^any IP address of this machine, this machine's loopback names/);
     });
   });
 

@@ -62,6 +62,11 @@ export interface AgentServerOptions {
   /** Where uploads are stored while their execution runs (default: the system's temporary folder). */
   readonly uploadDirectory?: string;
   readonly onEvent?: (event: ServerEvent) => void;
+  /**
+   * More names a request may give as its Host: a tunnel's or a proxy's (the address listened on
+   * and this machine's loopback names are always accepted).
+   */
+  readonly allowedHosts?: readonly string[];
   /** The clock of the waits after wrong keys (tests give a fake one). */
   readonly now?: () => number;
 }
@@ -137,7 +142,7 @@ export async function startAgentServer(options: AgentServerOptions): Promise<Age
     agents,
     executions,
     keyFailures: new KeyFailures(limits.maxKeyFailures, options.now),
-    allowedHosts: new AllowedHosts(options.host ?? DEFAULT_HOST),
+    allowedHosts: new AllowedHosts(options.host ?? DEFAULT_HOST, options.allowedHosts),
     uploadRoot: options.uploadDirectory ?? tmpdir(),
     emit,
   };
@@ -217,7 +222,7 @@ function checkHost(allowedHosts: AllowedHosts, request: IncomingMessage): void {
   throw new HttpError(
     421,
     'wrong-host',
-    `This server answers requests for ${allowedHosts.described} only (the Host header), not for ${quotedHost(wrong)}: a web page may be trying to reach it through a name of its own (DNS rebinding). Connect to http://${address}:${localPort ?? ''}, or start the server with --host set to the name you use.`,
+    `This server answers only requests whose Host header names ${allowedHosts.described}; this one names ${quotedHost(wrong)}. A web page may be trying to reach the server through a name of its own (DNS rebinding). Connect to http://${address}:${localPort ?? ''}, or start the server with --allow-host set to the name you use.`,
   );
 }
 

@@ -2,9 +2,8 @@
 // chose. A page on evil.example can make its name resolve to 127.0.0.1 (DNS rebinding) and then
 // talk to the server as its own origin; the Host header it sends still says evil.example.
 import { isIP } from 'node:net';
+import { isLoopbackHost } from '../http/hosts';
 
-/** The names of this machine's loopback address, always accepted. */
-const LOOPBACK_NAMES = ['127.0.0.1', 'localhost', '[::1]'];
 /** Longest Host value quoted back in an error. */
 const MAX_QUOTED = 100;
 
@@ -12,17 +11,25 @@ export class AllowedHosts {
   private readonly names: ReadonlySet<string>;
   /** Listening on every address (0.0.0.0, ::): any IP address may name it, as no DNS name but those given can. */
   private readonly anyAddress: boolean;
-  /** The names accepted, for messages: "127.0.0.1, localhost and [::1]". */
+  /** The names accepted, for messages. */
   readonly described: string;
 
-  /** `listenHost`: the --host given (an address or a name). */
-  constructor(listenHost: string) {
+  /**
+   * `listenHost`: the --host given (an address or a name); `more`: other names the server is
+   * reached by (a tunnel's, a proxy's).
+   */
+  constructor(listenHost: string, more: readonly string[] = []) {
     const given = normalName(listenHost);
     this.anyAddress = given === '0.0.0.0' || given === '[::]';
-    const names = [...(given === undefined || this.anyAddress ? [] : [given]), ...LOOPBACK_NAMES];
+    const names = [given, ...more.map(hostName)].filter(
+      (name): name is string => name !== undefined && name !== '0.0.0.0' && name !== '[::]' && !isLoopbackHost(name),
+    );
     this.names = new Set(names);
-    const listed = [...this.names];
-    this.described = `${this.anyAddress ? 'any IP address of this machine, ' : ''}${listed.slice(0, -1).join(', ')} and ${listed.at(-1)!}`;
+    this.described = [
+      ...(this.anyAddress ? ['any IP address of this machine'] : []),
+      ...this.names,
+      "this machine's loopback names (localhost, 127.0.0.1, [::1])",
+    ].join(', ');
   }
 
   /**
@@ -33,7 +40,7 @@ export class AllowedHosts {
   allows(host: string, localAddress: string | undefined): boolean {
     const name = hostName(host);
     if (name === undefined) return false;
-    if (this.names.has(name)) return true;
+    if (this.names.has(name) || isLoopbackHost(name)) return true;
     if (isIP(name.replace(/^\[|\]$/g, '')) === 0) return false;
     return this.anyAddress || (localAddress !== undefined && name === normalName(localAddress));
   }
@@ -45,7 +52,7 @@ export function quotedHost(host: string): string {
 }
 
 /** The name part of "name", "name:port", "[v6]" or "[v6]:port", normalized as a URL's host; undefined when it is none of these. */
-function hostName(host: string): string | undefined {
+export function hostName(host: string): string | undefined {
   const match = /^(\[[0-9A-Fa-f:.]+\]|[^:[\]@/?#%\\\s]+)(?::\d{0,5})?$/.exec(host);
   return match ? normalName(match[1]!) : undefined;
 }
