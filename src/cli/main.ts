@@ -151,6 +151,12 @@ export async function runCli(argv: readonly string[], rawIo: CliIo): Promise<num
     .option('-p, --port <port>', 'port to listen on (0 picks a free one)', '8787')
     .option('--host <host>', 'address to listen on', '127.0.0.1')
     .option(
+      '--allow-host <name>',
+      'another name clients reach the server by, accepted as their Host (repeatable; the --host address and loopback names always are)',
+      collect,
+      [],
+    )
+    .option(
       '--api-key <key>',
       'the key clients must send as "Authorization: Bearer <key>" (default: AGENT_WORKFLOWS_API_KEY, else one is made and printed)',
     )

@@ -12,11 +12,13 @@ import { CliError, ExitCode } from './io';
 import type { CliIo } from './io';
 import { API_KEY_ENV } from './serviceOptions';
 import { isLoopbackHost } from '../core/http/hosts';
+import { hostName } from '../core/server/allowedHosts';
 import { MIN_REMOTE_API_KEY_LENGTH } from '../core/limits';
 
 export interface ServeFlags {
   readonly port?: string;
   readonly host?: string;
+  readonly allowHost?: readonly string[];
   readonly apiKey?: string;
   readonly concurrency?: string;
   readonly nodeTimeout?: string;
@@ -35,6 +37,13 @@ export async function serveCommand(dir: string | undefined, flags: ServeFlags, i
     'a number of seconds',
   );
   const host = flags.host ?? DEFAULT_HOST;
+  for (const name of flags.allowHost ?? []) {
+    if (hostName(name) === undefined)
+      throw new CliError(
+        `--allow-host takes a host name or address, like agents.example.com or 192.168.1.5, not "${name}".`,
+        ExitCode.usage,
+      );
+  }
   const envKey = io.env[API_KEY_ENV]?.trim();
   const apiKey = flags.apiKey ?? (envKey ? envKey : undefined);
   if (apiKey !== undefined && (apiKey === '' || /\s/.test(apiKey)))
@@ -53,6 +62,7 @@ export async function serveCommand(dir: string | undefined, flags: ServeFlags, i
       directory,
       host,
       port,
+      ...(flags.allowHost?.length ? { allowedHosts: flags.allowHost } : {}),
       ...(apiKey !== undefined ? { apiKey } : {}),
       secrets: envSecretResolver(io.env),
       secretHint: envSecretHint,

@@ -17,6 +17,12 @@ const MIN_PREFIX_AT_CUT = 4;
  * of a one-letter test secret would wreck every output and key without hiding anything.
  */
 export const MIN_SECRET_IN_TEXT = 4;
+/**
+ * The fewest characters of a secret's Base64 looked for inside a longer Base64 text (about 10
+ * characters of secret): fewer would now and then match by chance in a long Base64 output (a
+ * file's bytes) and mask part of it. The Base64 of a whole secret is looked for at any length.
+ */
+const MIN_BASE64_CORE = 12;
 
 export interface RedactorOptions {
   /** Put in place of each secret; REDACTED by default. */
@@ -28,7 +34,9 @@ export interface RedactorOptions {
 /**
  * Replaces secret values in text and in values. Each secret is also looked for in the forms it takes
  * once placed in a URL (percent-encoded; lower-cased, as `new URL` does to a host name) or a JSON
- * string, since that is how it may come back in an error or a body.
+ * string, each also in upper case (a hex key printed the other way), and in Base64 (see
+ * `base64Forms`), since that is how it may come back in an error or a body. A bounded number of
+ * forms per secret, each looked for in one pass: linear in the text's length.
  */
 export class Redactor {
   private needles: string[] = [];
@@ -52,7 +60,12 @@ export class Redactor {
       return;
     }
     const encoded = [secret, encodeURIComponent(secret), safeEncodeUri(secret), JSON.stringify(secret).slice(1, -1)];
-    const forms = new Set([...encoded, ...encoded.map((form) => form.toLowerCase())]);
+    const forms = new Set([
+      ...encoded,
+      ...encoded.map((form) => form.toLowerCase()),
+      ...encoded.map((form) => form.toUpperCase()),
+      ...base64Forms(secret),
+    ]);
     for (const form of forms) if (form !== '' && !this.needles.includes(form)) this.needles.push(form);
     // Longest first, so a secret that contains another is replaced whole.
     this.needles.sort((a, b) => b.length - a.length);
@@ -110,6 +123,32 @@ export function keyRedactor(apiKey?: string): Redactor {
   const redactor = new Redactor({ mask: MASK, bearerTokens: true });
   if (apiKey) redactor.add(apiKey);
   return redactor;
+}
+
+/**
+ * The Base64 forms of a secret, standard and URL-safe: of the secret alone (with and without
+ * padding), and its part inside the Base64 of a longer text (Basic credentials "user:secret", a
+ * token in an encoded JSON document). Base64 writes 3 bytes as 4 characters, so inside a longer text
+ * the secret's characters depend on where it starts (its offset, counted in bytes, modulo 3): for
+ * each of the 3 offsets, the characters made of the secret's bits alone, without the one or two at
+ * each end that mix them with its neighbours' (those stay visible, giving away a few bits at most).
+ */
+function base64Forms(secret: string): string[] {
+  const bytes = Buffer.from(secret, 'utf8');
+  const whole = bytes.toString('base64');
+  const forms = [whole, whole.replace(/=+$/, '')];
+  for (let offset = 0; offset < 3; offset++) {
+    const encoded = Buffer.concat([Buffer.alloc(offset), bytes])
+      .toString('base64')
+      .replace(/=+$/, '');
+    // The first characters hold bits of the bytes before the secret; a last group that is not whole
+    // holds bits of the bytes after it in its last character.
+    const start = [0, 2, 3][offset]!;
+    const end = (offset + bytes.length) % 3 === 0 ? encoded.length : encoded.length - 1;
+    const core = encoded.slice(start, end);
+    if (core.length >= MIN_BASE64_CORE) forms.push(core);
+  }
+  return [...forms, ...forms.map((form) => form.replace(/\+/g, '-').replace(/\//g, '_'))];
 }
 
 /** encodeURI throws on a lone surrogate; such a secret cannot take that form anyway. */

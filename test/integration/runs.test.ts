@@ -151,7 +151,8 @@ describe('runs', function () {
         '',
       ].join('\n'),
     );
-    server = await startAgentServer({ directory: folder, port: 0, apiKey: KEY, watch: false });
+    // agents.invalid: the name the proxy test reaches the server by, as a service elsewhere.
+    server = await startAgentServer({ directory: folder, port: 0, apiKey: KEY, watch: false, allowedHosts: ['agents.invalid'] });
     const config = vscode.workspace.getConfiguration('agentWorkflows');
     await config.update('baseUrl', server.url, vscode.ConfigurationTarget.Workspace);
     await config.update('account', 'local', vscode.ConfigurationTarget.Workspace);

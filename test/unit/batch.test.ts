@@ -13,8 +13,9 @@ import { runBatch } from '../../src/core/batch/runBatch';
 import { loadAgent } from '../../src/core/engine/agentPlan';
 import { rowsAgent, startBatchService } from '../support/batchService';
 import type { BatchService, BatchServiceOptions } from '../support/batchService';
+import { ECHO_KEYS, echoedForms, leakedPart } from '../support/echoedSecrets';
 import { startFakeService } from '../support/fakeAgentService';
-import { closedPort } from '../support/httpServer';
+import { closedPort, json, startServer } from '../support/httpServer';
 import { repoRoot } from '../support/paths';
 import { makeTempDir } from '../support/tempDir';
 import type { TempDir } from '../support/tempDir';
@@ -516,6 +517,69 @@ describe('agent-workflows batch', () => {
       assert.equal(down.code, 4, down.stderr);
       assert.match(down.stderr, /resume with: .*--resume/);
       assert.ok(s.log.length > 0);
+    });
+    it('stores no form of the key the service echoes, nor of a secret an API echoes, in results.jsonl', async () => {
+      dir.write('rows.jsonl', jsonl([{ id: 1 }, { id: 2 }]));
+      const stored = (file: string): Array<Record<string, unknown>> =>
+        readResults(join(dir.path, file)).map((line) => {
+          assert.equal(line.status, 'finished', JSON.stringify(line));
+          return line.outputs as Record<string, unknown>;
+        });
+      for (const [n, key] of ECHO_KEYS.entries()) {
+        const s = await startBatchService({
+          apiKey: key,
+          durationMs: () => 0,
+          outcome: () => ({ status: 'finished', outputs: echoedForms(key) }),
+        });
+        try {
+          dir.write('rows.agent.yaml', rowsAgent(s.url));
+          const result = await runCliCaptured(
+            batchArgs('rows.jsonl', '--out', `service-${n}.jsonl`),
+            {
+              cwd: dir.path,
+              env: { AGENT_WORKFLOWS_API_KEY: key },
+            },
+            [key],
+          );
+          assert.equal(result.code, 0, result.stderr);
+        } finally {
+          await s.close();
+        }
+        const text = readFileSync(join(dir.path, `service-${n}.jsonl`), 'utf8');
+        assert.ok(!text.includes(key));
+        for (const outputs of stored(`service-${n}.jsonl`)) {
+          assert.deepEqual(Object.keys(outputs), Object.keys(echoedForms(key)));
+          for (const [form, value] of Object.entries(outputs))
+            assert.equal(leakedPart(String(value), key), undefined, `${form}: ${String(value)}`);
+        }
+      }
+      const echo = await startServer((request, response) =>
+        json(response, 200, echoedForms((request.headers.authorization ?? '').replace(/^Bearer /, ''))),
+      );
+      try {
+        dir.write(
+          'rows.agent.yaml',
+          `version: 1\nname: Echo\ninputs:\n  id: { type: number }\nnodes:\n  call:\n    type: api\n    method: GET\n    url: ${echo.url}/echo\n    settings:\n      - "Authorization: Bearer {{ secrets.TOKEN }}"\noutputs:\n  echoed: { from: "{{ nodes.call.body }}" }\n`,
+        );
+        for (const [n, secret] of ECHO_KEYS.entries()) {
+          const result = await runCliCaptured(
+            batchArgs('rows.jsonl', '--local', '--out', `local-${n}.jsonl`),
+            {
+              cwd: dir.path,
+              env: { AGENT_SECRET_TOKEN: secret },
+            },
+            [secret],
+          );
+          assert.equal(result.code, 0, result.stderr);
+          for (const outputs of stored(`local-${n}.jsonl`)) {
+            const echoed = outputs.echoed as Record<string, string>;
+            assert.deepEqual(Object.keys(echoed), Object.keys(echoedForms(secret)), 'the API saw the secret');
+            for (const [form, value] of Object.entries(echoed)) assert.equal(leakedPart(value, secret), undefined, `${form}: ${value}`);
+          }
+        }
+      } finally {
+        await echo.close();
+      }
     });
   });
 });

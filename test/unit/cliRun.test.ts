@@ -3,9 +3,10 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { runCliCaptured } from '../support/cli';
+import { ECHO_KEYS, echoedForms, leakedPart } from '../support/echoedSecrets';
 import { startFakeService } from '../support/fakeAgentService';
 import type { FakeService } from '../support/fakeAgentService';
-import { closedPort, json } from '../support/httpServer';
+import { closedPort, json, startServer } from '../support/httpServer';
 import { repoRoot } from '../support/paths';
 import { makeTempDir } from '../support/tempDir';
 import type { TempDir } from '../support/tempDir';
@@ -151,6 +152,28 @@ describe('agent-workflows run and status', () => {
     assert.match(problem.stderr, /ended with status "failed-•••"[\s\S]*bad •••/);
     for (const output of [text, asJson, problem])
       assert.doesNotMatch(output.stdout + output.stderr, new RegExp(`${KEY}|${encodeURIComponent(KEY)}`, 'i'));
+  });
+
+  it('never prints the key echoed Base64-encoded, in Basic credentials, URL-encoded, JSON-escaped or in another case', async () => {
+    for (const key of ECHO_KEYS) {
+      service.apiKey = key;
+      const forms = echoedForms(key);
+      service.statusAnswer = (_n, _id, response) => json(response, 200, { status: 'finished', outputs: forms });
+      const result = await runCliCaptured(
+        ['run', 'ticket.agent.yaml', '-i', 'ticket=x', '--json'],
+        { cwd: dir.path, env: { AGENT_WORKFLOWS_API_KEY: key } },
+        [key],
+      );
+      assert.equal(result.code, 0, result.stderr);
+      const outputs = (JSON.parse(result.stdout) as { outputs: Record<string, string> }).outputs;
+      assert.deepEqual(Object.keys(outputs), Object.keys(forms));
+      for (const [form, value] of Object.entries(outputs)) assert.equal(leakedPart(value, key), undefined, `${form}: ${value}`);
+      assert.equal(leakedPart(result.stdout + result.stderr, key), undefined);
+      for (const form of ['lower', 'base64', 'base64Unpadded', 'base64Url', 'base64UrlPadded'] as const)
+        assert.equal(outputs[form], '•••', form);
+      // At most the character that mixes the key's last bits with the ":" stays.
+      assert.match(outputs.basicKeyAsUser!, /^Basic •••[A-Za-z0-9+/]?=*$/);
+    }
   });
 
   describe('terminal escapes from the service', () => {
@@ -304,6 +327,32 @@ describe('agent-workflows run and status', () => {
     const usage = await spawnCli(['run', 'ticket.agent.yaml', '--input', 'nope=1'], { AGENT_WORKFLOWS_API_KEY: KEY });
     assert.equal(usage.code, 2);
     assert.match(usage.stderr, /The agent has no input "nope"/);
+  });
+
+  it('follows no redirect to another origin as a real process: the inputs stay, the error names the origin', async function () {
+    this.timeout(15_000);
+    const other = await startServer((_request, response) =>
+      json(response, 200, _request.method === 'POST' ? { status: 'ok', executionId: 'e-9' } : { status: 'finished', outputs: { x: 1 } }),
+    );
+    const redirector = await startServer((request, response) => {
+      response.writeHead(request.method === 'POST' ? 307 : 302, { location: `http://localhost:${other.port}${request.url ?? '/'}` });
+      response.end();
+    });
+    try {
+      const run = await spawnCli(['run', 'ticket.agent.yaml', '-i', 'ticket=x', '--base-url', redirector.url, '--json'], {
+        AGENT_WORKFLOWS_API_KEY: KEY,
+      });
+      assert.equal(run.code, 4, run.stderr);
+      assert.equal(run.stdout, '');
+      assert.match(run.stderr, new RegExp(`redirected \\(307\\) to another origin, http://localhost:${other.port}, which is not followed`));
+      const status = await spawnCli(['status', 'e-9', '--base-url', redirector.url, '--account', 'acme'], { AGENT_WORKFLOWS_API_KEY: KEY });
+      assert.equal(status.code, 4, status.stderr);
+      assert.match(status.stderr, new RegExp(`redirected \\(302\\) to another origin, http://localhost:${other.port}`));
+      assert.equal(other.requests.length, 0, 'nothing reached the other origin');
+      assert.equal(redirector.requests.length, 2);
+    } finally {
+      await Promise.all([other.close(), redirector.close()]);
+    }
   });
 
   it('status: in-progress words exit 0, a problem status exits 1 with the answer, a bad id exits 2', async () => {

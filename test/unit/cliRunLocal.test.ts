@@ -2,6 +2,7 @@
 // real API on 127.0.0.1, with secrets from AGENT_SECRET_<NAME> and no service or key.
 import assert from 'node:assert/strict';
 import { runCliCaptured } from '../support/cli';
+import { ECHO_KEYS, echoedForms, leakedPart } from '../support/echoedSecrets';
 import { json, startServer } from '../support/httpServer';
 import type { TestServer } from '../support/httpServer';
 import { makeTempDir } from '../support/tempDir';
@@ -124,5 +125,31 @@ describe('agent-workflows run --local', () => {
       );
     }
     assert.equal(api.requests.length, 0);
+  });
+  it('never prints a secret an API echoes Base64-encoded, in Basic credentials, URL-encoded, JSON-escaped or in another case', async () => {
+    const echo = await startServer((request, response) =>
+      json(response, 200, echoedForms((request.headers.authorization ?? '').replace(/^Bearer /, ''))),
+    );
+    try {
+      dir.write(
+        'echo.agent.yaml',
+        `version: 1\nname: Echo\nnodes:\n  call:\n    type: api\n    method: GET\n    url: ${echo.url}/echo\n    settings:\n      - "Authorization: Bearer {{ secrets.TOKEN }}"\noutputs:\n  echoed: { from: "{{ nodes.call.body }}" }\n`,
+      );
+      for (const secret of ECHO_KEYS) {
+        const result = await runCliCaptured(
+          ['run', '--local', 'echo.agent.yaml', '--json'],
+          { cwd: dir.path, env: { AGENT_SECRET_TOKEN: secret } },
+          [secret],
+        );
+        assert.equal(result.code, 0, result.stderr);
+        const echoed = (JSON.parse(result.stdout) as { outputs: { echoed: Record<string, string> } }).outputs.echoed;
+        assert.deepEqual(Object.keys(echoed), Object.keys(echoedForms(secret)), 'the API saw the secret');
+        for (const [form, value] of Object.entries(echoed)) assert.equal(leakedPart(value, secret), undefined, `${form}: ${value}`);
+        assert.equal(echoed.base64, '[redacted]');
+        assert.equal(leakedPart(result.stderr, secret), undefined);
+      }
+    } finally {
+      await echo.close();
+    }
   });
 });

@@ -163,6 +163,23 @@ describe('agent-workflows serve', () => {
     assert.equal(await served.exited, 0);
   });
 
+  it('answers a Host naming it, or a name given with --allow-host, and 421 to any other', async () => {
+    const served = serveChild(['agents', '--port', '0', '--api-key', KEY, '--allow-host', 'agents.test', '--allow-host', 'tunnel.test']);
+    const url = await waitFor(() => /listening on (\S+)/.exec(served.output())?.[1], 'the server to start');
+    const path = `${url}/api/local/agent/00000000-0000-0000-0000-000000000000/status`;
+    const statusFor = async (host: string): Promise<number> => {
+      const answer = await request(path, { headers: { authorization: `Bearer ${KEY}`, host } });
+      await answer.body.text();
+      return answer.statusCode;
+    };
+    assert.deepEqual(
+      await Promise.all(['agents.test', 'tunnel.test:443', new URL(url).host, 'localhost', 'evil.example'].map(statusFor)),
+      [404, 404, 404, 404, 421],
+    );
+    served.child.kill('SIGTERM');
+    assert.equal(await served.exited, 0);
+  });
+
   describe('in-process, with run as the client', () => {
     async function startServe(args: string[], env: Record<string, string>) {
       const stop = new AbortController();
@@ -257,6 +274,11 @@ describe('agent-workflows serve', () => {
       assert.match(errors.pop()!, /missing-folder is not a folder; give the folder that holds your \*\.agent\.yaml files\./);
       assert.equal(await run(['agents', '--port', '99999']), 2);
       assert.match(errors.pop()!, /--port takes a whole number from 0 to 65535, not "99999"\./);
+      assert.equal(await run(['agents', '--allow-host', 'http://agents.test/']), 2);
+      assert.match(
+        errors.pop()!,
+        /--allow-host takes a host name or address, like agents\.example\.com or 192\.168\.1\.5, not "http:\/\/agents\.test\/"\./,
+      );
       assert.equal(await run(['agents', '--concurrency', '0']), 2);
       assert.match(errors.pop()!, /--concurrency takes a whole number from 1 to 1000/);
       // Digits only, as for every whole-number flag: "1e2" is not 100 (were it taken, the server would start,

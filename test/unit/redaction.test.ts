@@ -50,4 +50,91 @@ describe('redaction', () => {
     assert.equal(redactor.text('Authorization: Bearer zzz.yyy key-abc-123 Key-ABC-123'), `Authorization: Bearer ${MASK} ${MASK} ${MASK}`);
     assert.deepEqual(redactor.value({ 'Key-ABC-123': ['x Key-ABC-123'], n: 1 }), { [MASK]: [`x ${MASK}`], n: 1 });
   });
+  it('finds a secret in another letter case, and hex keys whichever case they are printed in', () => {
+    const redactor = keyRedactor('c0ffee4b1d9e8a7f');
+    assert.equal(redactor.text('C0FFEE4B1D9E8A7F c0ffee4b1d9e8a7f'), `${MASK} ${MASK}`);
+    const named = new Redactor();
+    named.add('Sk/Live "X"');
+    assert.equal(named.text(`<SK/LIVE "X"> <${encodeURIComponent('Sk/Live "X"').toUpperCase()}>`), `<${REDACTED}> <${REDACTED}>`);
+  });
+
+  it('finds the Base64 of a secret, standard and URL-safe, with and without padding', () => {
+    const secret = 'k?>~ey-0123456789';
+    const redactor = new Redactor();
+    redactor.add(secret);
+    const standard = Buffer.from(secret).toString('base64');
+    const urlSafe = Buffer.from(secret).toString('base64url');
+    assert.match(standard, /[+/]/, 'the test secret uses the characters the two alphabets differ in');
+    for (const form of [standard, standard.replace(/=+$/, ''), urlSafe, `${urlSafe}=`]) {
+      assert.equal(redactor.text(`"${form}"`), `"${REDACTED}"`, form);
+    }
+  });
+
+  it('finds the Base64 of a secret inside a longer Base64 text, at each of the 3 offsets (Basic credentials)', () => {
+    const secret = 'sk-live-0123456789abcdef';
+    const redactor = keyRedactor(secret);
+    for (const before of ['', 'u:', 'us:', 'user:', 'someone@example.com:']) {
+      for (const after of ['', ':', 'xy', '"}']) {
+        for (const encoding of ['base64', 'base64url'] as const) {
+          const encoded = Buffer.from(`${before}${secret}${after}`).toString(encoding);
+          const masked = redactor.text(`Basic ${encoded}`);
+          assert.match(
+            masked,
+            new RegExp(
+              `^Basic [A-Za-z0-9+/_-]{0,${Math.ceil((before.length * 4) / 3) + 2}}${MASK}[A-Za-z0-9+/_=-]{0,${Math.ceil((after.length * 4) / 3) + 3}}$`,
+            ),
+            `${before}|${after} ${encoding}: ${masked}`,
+          );
+        }
+      }
+    }
+  });
+
+  it('looks for a short secret inside a longer Base64 text only when that cannot match by chance', () => {
+    const redactor = new Redactor();
+    redactor.add('abcdef');
+    assert.equal(redactor.text(Buffer.from('abcdef').toString('base64')), REDACTED, 'the Base64 of the secret alone');
+    const inside = Buffer.from('user:abcdef').toString('base64');
+    assert.equal(redactor.text(inside), inside, 'a few characters inside longer Base64: not looked for');
+    // A long Base64 output (a file's bytes) keeps every byte with a real-length secret.
+    const long = new Redactor();
+    long.add('sk-live-0123456789abcdef');
+    let state = 7;
+    const bytes = Buffer.from(new Uint8Array(3 << 20).map(() => (state = (Math.imul(state, 1103515245) + 12345) >>> 0) >>> 24));
+    const blob = bytes.toString('base64');
+    assert.equal(long.text(blob), blob);
+  });
+
+  it('masks a hostile text in time linear in its length (near misses of every form)', function () {
+    this.timeout(20_000);
+    const redactor = keyRedactor('sk-live-0123456789abcdef');
+    for (let n = 0; n < 7; n++) redactor.add(`secret-${n}-${'q'.repeat(40)}/+x`);
+    const forms = [
+      'sk-live-0123456789abcdef',
+      Buffer.from('sk-live-0123456789abcdef').toString('base64'),
+      'Bearer ',
+      'SK-LIVE-0123',
+      '%2F',
+    ];
+    const unit = forms.map((form) => form.slice(0, -1)).join(' ');
+    const timeOf = (size: number): number => {
+      const text = unit.repeat(Math.ceil(size / unit.length));
+      const times: number[] = [];
+      for (let run = 0; run < 5; run++) {
+        const started = performance.now();
+        redactor.excerpt(text, 300, { more: true });
+        redactor.text(text);
+        times.push(performance.now() - started);
+      }
+      return times.sort((a, b) => a - b)[2]!;
+    };
+    timeOf(100_000);
+    const small = timeOf(400_000);
+    const large = timeOf(800_000);
+    assert.ok(
+      large < small * 3 + 5,
+      `twice the text took ${(large / small).toFixed(1)}x the time (${small.toFixed(1)} ms, ${large.toFixed(1)} ms)`,
+    );
+    assert.ok(large < 2000, `${large.toFixed(0)} ms for 800 KB`);
+  });
 });

@@ -119,16 +119,38 @@ describe('agent client', () => {
       assert.equal(timedOut.kind, 'timeout');
     });
 
-    it('does not send the key to another origin on a redirect', async () => {
-      const other = await serve((request, response) =>
-        json(response, 200, { status: 'ok', executionId: request.headers.authorization ? 'leaked-key' : 'no-key-here' }),
-      );
-      const redirector = await serve((_request, response) => {
-        response.writeHead(307, { location: `http://localhost:${other.port}/api/acme/agent/a/execute` });
+    it('follows no redirect to another origin: nothing is sent there, and the error names it', async () => {
+      const other = await serve((_request, response) => json(response, 200, { status: 'ok', executionId: 'taken-elsewhere' }));
+      const file = dir.write('a.txt', 'abc');
+      for (const status of [301, 302, 303, 307, 308]) {
+        const redirector = await serve((request, response) => {
+          response.writeHead(status, { location: `http://localhost:${other.port}${request.url ?? '/'}` });
+          response.end();
+        });
+        for (const start of [
+          () => startExecution({ ...target, baseUrl: redirector.url }, { ticket: 'x' }),
+          () => startMultipartExecution({ ...target, baseUrl: redirector.url }, { ticket: 'x' }, [{ field: 'doc', path: file }]),
+        ]) {
+          const error = await failure(start());
+          assert.equal(error.kind, 'network', `${status}: ${error.message}`);
+          assert.match(
+            error.message,
+            new RegExp(
+              `^Starting the agent: ${redirector.url}/api/acme/agent/ticket-summarizer/execute(/multipart)? redirected \\(${status}\\) to another origin, http://localhost:${other.port}, which is not followed`,
+            ),
+          );
+          assert.doesNotMatch(error.message, /may be running/, 'the service answered: nothing started');
+        }
+      }
+      assert.equal(other.requests.length, 0, 'nothing was sent to the other origin');
+      const naming = await serve((_request, response) => {
+        response.writeHead(307, { location: `http://${KEY}.example.com/` });
         response.end();
       });
-      const started = await startExecution({ ...target, baseUrl: redirector.url }, {});
-      assert.equal(started.executionId, 'no-key-here');
+      assert.match(
+        (await failure(startExecution({ ...target, baseUrl: naming.url }, {}))).message,
+        /another origin, http:\/\/•••\.example\.com,/,
+      );
     });
 
     it('is cancelled by its signal', async () => {
@@ -228,13 +250,13 @@ describe('agent client', () => {
     it('refuses to send a streamed upload again for a 307 redirect', async () => {
       const file = dir.write('a.txt', 'abc');
       const redirector = await serve((_request, response) => {
-        response.writeHead(307, { location: `${service.url}/api/acme/agent/a/execute/multipart` });
+        response.writeHead(307, { location: '/api/acme/agent/a/execute/multipart' });
         response.end();
       });
       const error = await failure(startMultipartExecution({ ...target, baseUrl: redirector.url }, {}, [{ field: 'doc', path: file }]));
       assert.equal(error.kind, 'network');
       assert.match(error.message, /cannot be sent twice/);
-      assert.equal(service.starts.length, 0);
+      assert.equal(redirector.requests.length, 1);
     });
   });
 
@@ -404,13 +426,10 @@ describe('agent client', () => {
       }
     });
 
-    it('keeps the key on a same-origin redirect and drops it for another origin', async () => {
-      const other = await serve((request, response) =>
-        json(response, 200, { status: 'finished', outputs: { sawKey: request.headers.authorization !== undefined } }),
-      );
-      const redirector = await serve((request, response) => {
-        const crossOrigin = (request.url ?? '').includes('cross');
-        response.writeHead(302, { location: crossOrigin ? `http://localhost:${other.port}/elsewhere` : '/api/acme/agent/e-2/moved' });
+    it('keeps the key on a same-origin redirect and follows none to another origin', async () => {
+      const other = await serve((_request, response) => json(response, 200, { status: 'finished', outputs: { from: 'elsewhere' } }));
+      const redirector = await serve((_request, response) => {
+        response.writeHead(302, { location: `http://localhost:${other.port}/elsewhere` });
         response.end();
       });
       const moved = await serve((request, response) => {
@@ -422,9 +441,15 @@ describe('agent client', () => {
         }
       });
       assert.deepEqual((await getStatus({ ...target, baseUrl: moved.url }, 'e-2')).outputs, { sawKey: true });
-      const answer = await getStatus({ ...target, baseUrl: redirector.url, statusPathTemplate: '{baseUrl}/cross/{executionId}' }, 'e-3');
-      assert.deepEqual(answer.outputs, { sawKey: false });
-      assert.equal(other.requests[0]?.headers.authorization, undefined);
+      const error = await failure(getStatus({ ...target, baseUrl: redirector.url }, 'e-3'));
+      assert.equal(error.kind, 'network');
+      assert.match(
+        error.message,
+        new RegExp(
+          `^Reading the execution status: ${redirector.url}/api/acme/agent/e-3/status redirected \\(302\\) to another origin, http://localhost:${other.port}, which is not followed`,
+        ),
+      );
+      assert.equal(other.requests.length, 0, 'nothing was sent to the other origin');
     });
   });
 

@@ -1,7 +1,7 @@
 // One HTTP exchange over undici with the safety every caller needs: an overall time limit,
 // cancellation, a cap on the response size, redirects that never carry credentials (or any header
-// but a few harmless ones) to another origin, and one retry of a GET or HEAD on a kept-alive
-// connection the server had already closed.
+// but a few harmless ones) to another origin (or, when asked, are not followed there at all), and
+// one retry of a GET or HEAD on a kept-alive connection the server had already closed.
 import { Readable } from 'node:stream';
 import { request } from 'undici';
 import type { Dispatcher } from 'undici';
@@ -23,6 +23,12 @@ export interface HttpRequest {
   readonly maxResponseBytes?: number;
   /** Follow redirects (default) or return the 3xx response as it is. */
   readonly followRedirects?: boolean;
+  /**
+   * Fail on a redirect to another origin instead of following it without credentials: for a
+   * request whose body or answer only the first origin may have (the agent service's inputs and
+   * results), so nothing is sent there and no answer from there is taken.
+   */
+  readonly sameOriginRedirectsOnly?: boolean;
   readonly maxRedirects?: number;
   /** A proxy or a custom agent. */
   readonly dispatcher?: Dispatcher;
@@ -110,7 +116,16 @@ export async function httpRequest(options: HttpRequest): Promise<HttpResponse> {
           safeUrl(url),
         );
       }
-      if (next.origin !== new URL(url).origin) headers = withoutCredentials(headers, options.secretHeaders);
+      if (next.origin !== new URL(url).origin) {
+        if (options.sameOriginRedirectsOnly) {
+          throw new NetworkError(
+            'redirect',
+            `${safeUrl(url)} redirected (${response.statusCode}) to another origin, ${next.origin}, which is not followed: nothing is sent there. If that is where the service now is, and you trust it, use that address.`,
+            safeUrl(url),
+          );
+        }
+        headers = withoutCredentials(headers, options.secretHeaders);
+      }
       if (response.statusCode === 303 || ((response.statusCode === 301 || response.statusCode === 302) && method === 'POST')) {
         method = method === 'HEAD' ? 'HEAD' : 'GET';
         body = undefined;

@@ -3,7 +3,7 @@
 //   POST /api/{account}/agent/{agent}/execute            {"inputs": {…}, "stream": false}
 //   POST /api/{account}/agent/{agent}/execute/multipart  part "payload" (that JSON) + one part per file input
 //   GET  /api/{account}/agent/{executionId}/status       running / finished with outputs / failed with the error
-// Every request needs "Authorization: Bearer <key>".
+// Every request needs "Authorization: Bearer <key>", and a Host naming the server's own address.
 import { rm } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
@@ -19,7 +19,8 @@ import type { GivenInputs } from '../inputs/inputValues';
 import type { SecretResolver } from '../engine/secrets';
 import { AgentDirectory } from './agentDirectory';
 import type { DirectoryChange, ServedAgent } from './agentDirectory';
-import { generateApiKey, hasBearerKey } from './apiKey';
+import { AllowedHosts, quotedHost } from './allowedHosts';
+import { bearerToken, generateApiKey, hasBearerKey } from './apiKey';
 import { SERVER_LIMITS } from '../limits';
 import type { ServerLimits } from '../limits';
 import { ServerExecutions } from './serverExecutions';
@@ -61,6 +62,13 @@ export interface AgentServerOptions {
   /** Where uploads are stored while their execution runs (default: the system's temporary folder). */
   readonly uploadDirectory?: string;
   readonly onEvent?: (event: ServerEvent) => void;
+  /**
+   * More names a request may give as its Host: a tunnel's or a proxy's (the address listened on
+   * and this machine's loopback names are always accepted).
+   */
+  readonly allowedHosts?: readonly string[];
+  /** The clock of the waits after wrong keys (tests give a fake one). */
+  readonly now?: () => number;
 }
 
 export interface AgentServer {
@@ -87,6 +95,8 @@ interface ServerContext {
   readonly agents: AgentDirectory;
   readonly executions: ServerExecutions;
   readonly keyFailures: KeyFailures;
+  /** The Host values a request may name. */
+  readonly allowedHosts: AllowedHosts;
   /** Where uploads are stored while their execution runs. */
   readonly uploadRoot: string;
   readonly emit: (event: ServerEvent) => void;
@@ -131,15 +141,20 @@ export async function startAgentServer(options: AgentServerOptions): Promise<Age
     apiKey,
     agents,
     executions,
-    keyFailures: new KeyFailures(limits.maxKeyFailures),
+    keyFailures: new KeyFailures(limits.maxKeyFailures, options.now),
+    allowedHosts: new AllowedHosts(options.host ?? DEFAULT_HOST, options.allowedHosts),
     uploadRoot: options.uploadDirectory ?? tmpdir(),
     emit,
   };
   const handling = new Set<Promise<void>>();
   const server = createServer((request, response) => {
-    // Kept here: a request destroyed while its body is read no longer has its socket.
+    // Kept here: a request destroyed while its body is read no longer has its socket, nor a
+    // socket its peer's address.
     const { socket } = request;
-    const handled = handle(context, request, response).catch((error: unknown) => answerFailure(request, response, socket, error, emit));
+    const from = socket.remoteAddress;
+    const handled = handle(context, request, response).catch((error: unknown) =>
+      answerFailure(request, response, { socket, from }, error, emit),
+    );
     handling.add(handled);
     void handled.finally(() => handling.delete(handled));
   });
@@ -175,8 +190,9 @@ export async function startAgentServer(options: AgentServerOptions): Promise<Age
   };
 }
 
-/** Checks the key, then answers the route. */
+/** Checks the Host and the key, then answers the route. */
 async function handle(context: ServerContext, request: IncomingMessage, response: ServerResponse): Promise<void> {
+  checkHost(context.allowedHosts, request);
   authorize(context, request);
   const route = matchRoute(request.method ?? 'GET', request.url ?? '/');
   switch (route.kind) {
@@ -189,8 +205,53 @@ async function handle(context: ServerContext, request: IncomingMessage, response
   }
 }
 
-/** Every request needs the key; an address that keeps sending a wrong one waits longer each time. */
-function authorize({ apiKey, keyFailures }: ServerContext, request: IncomingMessage): void {
+/**
+ * A request must name the server's own address: a web page that reached it through a name of its
+ * own (DNS rebinding) sends that name. The authority of an absolute request target is checked too,
+ * as HTTP reads it before the Host header.
+ */
+function checkHost(allowedHosts: AllowedHosts, request: IncomingMessage): void {
+  const { localAddress, localPort } = request.socket;
+  const target = request.url ?? '/';
+  const absolute = /^[a-z][a-z0-9+.-]*:\/\//i.test(target) ? authorityOf(target) : undefined;
+  // HTTP/1.1 requires Host (Node refuses a request without it); an HTTP/1.0 client may leave it out.
+  const named = [request.headers.host, absolute].filter((host): host is string => host !== undefined);
+  const wrong = named.find((host) => !allowedHosts.allows(host, localAddress));
+  if (wrong === undefined) return;
+  const address = localAddress?.includes(':') ? `[${localAddress}]` : (localAddress ?? '127.0.0.1');
+  throw new HttpError(
+    421,
+    'wrong-host',
+    `This server answers only requests whose Host header names ${allowedHosts.described}; this one names ${quotedHost(wrong)}. A web page may be trying to reach the server through a name of its own (DNS rebinding). Connect to http://${address}:${localPort ?? ''}, or start the server with --allow-host set to the name you use.`,
+  );
+}
+
+/** The host and port of an absolute request target ("" when it has none, which no Host matches). */
+function authorityOf(target: string): string {
+  try {
+    return new URL(target).host;
+  } catch {
+    return '';
+  }
+}
+
+/**
+ * Every request needs the key. An address that keeps sending a wrong one has its wrong keys
+ * answered 429 for longer each time; a request without a key (from any program on the machine)
+ * is not counted, and the right key always passes, so no one can lock the real client out.
+ */
+function authorize({ apiKey, keyFailures, limits, emit }: ServerContext, request: IncomingMessage): void {
+  const { authorization } = request.headers;
+  if (hasBearerKey(authorization, apiKey)) return;
+  const unauthorized = new HttpError(
+    401,
+    'unauthorized',
+    'Missing or wrong API key: send "Authorization: Bearer <key>" with the key the local agent server printed when it started.',
+    {},
+    { 'www-authenticate': 'Bearer realm="agent-workflows"' },
+  );
+  // Only a Bearer token can be a guess of the key.
+  if (bearerToken(authorization) === undefined) throw unauthorized;
   const address = request.socket.remoteAddress ?? '';
   const waitMs = keyFailures.waitMs(address);
   if (waitMs > 0) {
@@ -203,18 +264,14 @@ function authorize({ apiKey, keyFailures }: ServerContext, request: IncomingMess
       { 'retry-after': String(seconds) },
     );
   }
-  if (hasBearerKey(request.headers.authorization, apiKey)) {
-    keyFailures.succeeded(address);
-  } else {
-    keyFailures.failed(address);
-    throw new HttpError(
-      401,
-      'unauthorized',
-      'Missing or wrong API key: send "Authorization: Bearer <key>" with the key the local agent server printed when it started.',
-      {},
-      { 'www-authenticate': 'Bearer realm="agent-workflows"' },
-    );
+  keyFailures.failed(address);
+  if (keyFailures.count(address) === limits.maxKeyFailures) {
+    emit({
+      kind: 'warning',
+      message: `${limits.maxKeyFailures} requests with a wrong API key from ${address} within a minute: its wrong keys are answered 429 for a while (the right key is still let in). If this is not one of your clients, something on this machine or network is guessing the key.`,
+    });
   }
+  throw unauthorized;
 }
 
 /** POST …/execute: the inputs as JSON. */
@@ -342,7 +399,7 @@ function startExecution(
 function answerFailure(
   request: IncomingMessage,
   response: ServerResponse,
-  socket: Socket,
+  { socket, from }: { readonly socket: Socket; readonly from: string | undefined },
   error: unknown,
   emit: (event: ServerEvent) => void,
 ): void {
@@ -350,7 +407,7 @@ function answerFailure(
     // The client went away mid-body: nothing to answer, and nothing went wrong here.
     emit({
       kind: 'warning',
-      message: `Aborted request: ${request.method ?? '?'} ${shortPath(request.url)} from ${socket.remoteAddress ?? 'an unknown address'}; the client closed the connection before sending the whole body.`,
+      message: `Aborted request: ${request.method ?? '?'} ${shortPath(request.url)} from ${from ?? 'an unknown address'}; the client closed the connection before sending the whole body.`,
     });
     response.destroy();
     return;

@@ -5,12 +5,17 @@ export function generateApiKey(): string {
   return randomBytes(24).toString('base64url');
 }
 
+/** The token of an Authorization header "Bearer <token>", if it is one. */
+export function bearerToken(authorization: string | undefined): string | undefined {
+  return /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(authorization ?? '')?.[1];
+}
+
 /** Whether an Authorization header carries "Bearer <key>". Hashing first gives equal lengths, so the comparison takes the same time for any wrong key. */
 export function hasBearerKey(authorization: string | undefined, key: string): boolean {
-  const match = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(authorization ?? '');
+  const token = bearerToken(authorization);
   const given = createHash('sha256')
-    .update(match?.[1] ?? '')
+    .update(token ?? '')
     .digest();
   const expected = createHash('sha256').update(key).digest();
-  return timingSafeEqual(given, expected) && match !== null;
+  return timingSafeEqual(given, expected) && token !== undefined;
 }

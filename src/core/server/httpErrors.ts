@@ -19,6 +19,7 @@ export type ErrorCode =
   | 'too-large'
   | 'too-many-executions'
   | 'too-many-key-failures'
+  | 'wrong-host'
   | 'internal';
 
 export class HttpError extends Error {

@@ -1,7 +1,9 @@
-// Slows down guessing of the local server's API key: after `maxFailures` wrong keys from one client
-// address within a window, that address is refused (429 with Retry-After) without its key being
-// checked, for 1 s, then twice as long after each further wrong key, up to a minute. A right key
-// clears the address. The table of addresses is bounded (the oldest entry goes first).
+// Slows down clients that keep sending a wrong key to the local server: after `maxFailures` wrong
+// keys from one client address within a window, that address's wrong keys are answered 429 (with
+// Retry-After) for 1 s, then twice as long after each further wrong key, up to a minute. Only
+// wrong keys are counted and held back: every program on this machine shares 127.0.0.1, so a
+// request without a key, or the right key, must never wait for what another program sent. The
+// table of addresses is bounded (the oldest entry goes first).
 
 const WINDOW_MS = 60_000;
 const FIRST_DELAY_MS = 1000;
@@ -42,8 +44,10 @@ export class KeyFailures {
     return Math.max(0, blockedUntil - now);
   }
 
-  succeeded(address: string): void {
-    this.byAddress.delete(address);
+  /** Wrong keys from the address within the window. */
+  count(address: string): number {
+    const entry = this.byAddress.get(address);
+    return entry && this.now() - entry.lastAt < WINDOW_MS ? entry.count : 0;
   }
 
   get size(): number {

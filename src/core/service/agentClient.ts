@@ -1,7 +1,8 @@
 // The agent service's HTTP interface: start an execution (JSON or multipart) and read its status.
 // Shared by the command line and the extension; every request has a time limit and a signal.
 // Answers are redacted here, where they are parsed: should the service echo the API key (in
-// outputs, a status word, an error), no caller ever holds it to print or store.
+// outputs, a status word, an error), no caller ever holds it to print or store. No redirect to
+// another origin is followed: the inputs would be sent there, and its answer taken as the run's.
 import { JsonTooDeepError, parseJson } from '../json';
 import { httpRequest } from '../http/httpRequest';
 import { NetworkError } from '../http/networkError';
@@ -89,8 +90,9 @@ export async function startExecution(
         timeoutMs: requestTimeoutMs(target, options),
         ...(options.signal ? { signal: options.signal } : {}),
         ...(target.dispatcher ? { dispatcher: target.dispatcher } : {}),
+        sameOriginRedirectsOnly: true,
       }),
-    { unsafeToRepeat: true },
+    { unsafeToRepeat: true, secret: target.apiKey },
   );
   return { executionId: readStarted(response.status, response.body, response.headers, target.apiKey) };
 }
@@ -117,8 +119,9 @@ export async function startMultipartExecution(
         timeoutMs,
         ...(options.signal ? { signal: options.signal } : {}),
         ...(target.dispatcher ? { dispatcher: target.dispatcher } : {}),
+        sameOriginRedirectsOnly: true,
       }),
-    { unsafeToRepeat: true },
+    { unsafeToRepeat: true, secret: target.apiKey },
   );
   return { executionId: readStarted(response.status, response.body, response.headers, target.apiKey), fileSizes: multipart.fileSizes };
 }
@@ -137,15 +140,19 @@ export function startAgent(
 /** GET the status of an execution. */
 export async function getStatus(target: AgentTarget, executionId: string, options: RequestOptions = {}): Promise<StatusAnswer> {
   const url = statusUrl(target, checkExecutionId(executionId));
-  const response = await send('Reading the execution status', () =>
-    httpRequest({
-      method: 'GET',
-      url,
-      headers: headers(target),
-      timeoutMs: requestTimeoutMs(target, options),
-      ...(options.signal ? { signal: options.signal } : {}),
-      ...(target.dispatcher ? { dispatcher: target.dispatcher } : {}),
-    }),
+  const response = await send(
+    'Reading the execution status',
+    () =>
+      httpRequest({
+        method: 'GET',
+        url,
+        headers: headers(target),
+        timeoutMs: requestTimeoutMs(target, options),
+        ...(options.signal ? { signal: options.signal } : {}),
+        ...(target.dispatcher ? { dispatcher: target.dispatcher } : {}),
+        sameOriginRedirectsOnly: true,
+      }),
+    { secret: target.apiKey },
   );
   if (response.status < 200 || response.status >= 300)
     throw errorForStatus(response.status, response.body, 'Reading the execution status', response.headers, target.apiKey);
@@ -160,7 +167,11 @@ export async function getStatus(target: AgentTarget, executionId: string, option
   return { status: body.status, ...(body.outputs !== undefined ? { outputs: body.outputs } : {}), body };
 }
 
-async function send<T>(what: string, request: () => Promise<T>, options: { readonly unsafeToRepeat?: boolean } = {}): Promise<T> {
+async function send<T>(
+  what: string,
+  request: () => Promise<T>,
+  options: { readonly unsafeToRepeat?: boolean; readonly secret: string },
+): Promise<T> {
   try {
     return await request();
   } catch (error) {

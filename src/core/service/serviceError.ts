@@ -114,15 +114,20 @@ export function errorForStatus(
 /**
  * A network failure as a ServiceError. For a request that must not be repeated (a start), a failure
  * after the request may have arrived does not say "try again": the agent could already be running.
+ * `secret` (the key) is masked: a redirect's message names an address the service chose.
  */
-export function fromNetworkError(error: NetworkError, what: string, options: { readonly unsafeToRepeat?: boolean } = {}): ServiceError {
+export function fromNetworkError(
+  error: NetworkError,
+  what: string,
+  options: { readonly unsafeToRepeat?: boolean; readonly secret?: string } = {},
+): ServiceError {
   const kind = error.kind === 'aborted' ? 'cancelled' : error.kind === 'timeout' ? 'timeout' : 'network';
   const mayHaveArrived = error.kind === 'reset' || error.kind === 'timeout' || error.kind === 'aborted' || error.kind === 'other';
   const message =
     options.unsafeToRepeat && mayHaveArrived
       ? `${what}: ${error.message.replace(/ Try again\.$/, '')} The request may have reached the service, so the agent may be running: check its executions before starting it again.`
       : `${what}: ${error.message}`;
-  return new ServiceError(kind, message, { cause: error });
+  return new ServiceError(kind, keyRedactor(options.secret).text(message), { cause: error });
 }
 
 /** Retry-After as milliseconds: delta-seconds or an HTTP date (RFC 9110 section 10.2.3). */
