@@ -1,12 +1,13 @@
 // A data row as the inputs of one execution, checked by the one input pipeline
 // (../inputs/inputValues.ts): columns named as the inputs or mapped to them (--map INPUT=COLUMN), a
-// file input's column holding a path relative to the data file's folder, `expect.<output>` columns
-// as expectations. Every problem names the row and, when it is one column's, the column.
+// file input's column holding a path relative to the data file's folder (and inside it, unless
+// allowed: ../inputs/fileAccess.ts), `expect.<output>` columns as expectations. Every problem names
+// the row and, when it is one column's, the column.
 import { parseJson } from '../json';
-import { stat } from 'node:fs/promises';
-import { isAbsolute, resolve } from 'node:path';
 import type { AgentModel } from '../document/model';
 import { closestMatch, listWords } from '../document/suggest';
+import { checkFileAccess, describeFileRefusal } from '../inputs/fileAccess';
+import type { NamedFile } from '../inputs/fileAccess';
 import { InputError, prepareInputs } from '../inputs/inputValues';
 import type { InputHints, PreparedInputs } from '../inputs/inputValues';
 import { deepEqual, matchValue } from '../testing/matchers';
@@ -19,8 +20,10 @@ export const EXPECT_PREFIX = 'expect.';
 export interface RowMapping {
   /** Input name → the column it is read from, for inputs not named as their column. */
   readonly map?: ReadonlyMap<string, string>;
-  /** The data file's folder: file paths in the data are relative to it. */
+  /** The data file's folder: file paths in the data are relative to it, and must stay inside it. */
   readonly baseDir: string;
+  /** Folders whose files the data may name as well (by an absolute path, `..`, or a link). */
+  readonly allowedFolders?: readonly string[];
 }
 
 export interface RowExpectation {
@@ -34,7 +37,7 @@ export interface RowInputs {
   readonly row: number;
   /** For a request to the service (file inputs by absolute path). */
   readonly prepared: PreparedInputs;
-  /** File inputs by absolute path, for the local engine. */
+  /** File inputs by real path, for the local engine. */
   readonly files: Readonly<Record<string, string>>;
   /** Values as given for the results: converted values, and file inputs as their path in the data (contents never inlined). */
   readonly shown: Readonly<Record<string, unknown>>;
@@ -75,7 +78,7 @@ export async function rowInputs(
   const columnOf = (input: string): string => map.get(input) ?? input;
   const problems: RowProblem[] = [];
   const values: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
-  const files: Record<string, string> = Object.create(null) as Record<string, string>;
+  const files: Record<string, NamedFile> = Object.create(null) as Record<string, NamedFile>;
   const shownFiles: Record<string, string> = {};
   const expectations: RowExpectation[] = [];
   const outputs = [...model.outputs.keys()];
@@ -117,17 +120,15 @@ export async function rowInputs(
         });
         continue;
       }
-      const path = isAbsolute(value) ? value : resolve(mapping.baseDir, value);
-      const info = await stat(path).catch(() => undefined);
-      if (!info?.isFile()) {
-        problems.push({
-          row,
-          column,
-          message: `the file "${value}" does not exist or is not a file (looked for ${path}; paths are relative to the data file's folder)`,
-        });
+      const access = await checkFileAccess(value, {
+        folder: mapping.baseDir,
+        ...(mapping.allowedFolders ? { allowedFolders: mapping.allowedFolders } : {}),
+      });
+      if (!access.ok) {
+        problems.push({ row, column, message: describeFileRefusal(access.refusal, 'data file'), refusal: access.refusal });
         continue;
       }
-      files[input] = path;
+      files[input] = { ...access.file, shown: value };
       shownFiles[input] = value;
     } else {
       values[input] = value;
@@ -140,7 +141,7 @@ export async function rowInputs(
   };
   let prepared: PreparedInputs | undefined;
   try {
-    prepared = prepareInputs(model, { values: values as Record<string, string>, files }, hints);
+    prepared = prepareInputs(model, { values: values as Record<string, string>, files: { ...files } }, hints);
   } catch (error) {
     if (!(error instanceof InputError)) throw error;
     // Each problem is about an input; the column is where that input came from.
@@ -150,7 +151,8 @@ export async function rowInputs(
     });
   }
   if (problems.length || !prepared) return { row, problems };
-  return { row, prepared, files: { ...files }, shown: { ...prepared.inputs, ...shownFiles }, expectations };
+  const paths = Object.fromEntries(Object.entries(files).map(([input, file]) => [input, file.path]));
+  return { row, prepared, files: paths, shown: { ...prepared.inputs, ...shownFiles }, expectations };
 }
 
 export interface ExpectationFailure {
