@@ -75,6 +75,8 @@ export async function runSuite(loaded: LoadedSuite, options: RunSuiteOptions = {
     return runCaseDeployed(loaded.agent, testCase, {
       ...options.deployment,
       baseDir,
+      ...(options.allowedFolders ? { allowedFolders: options.allowedFolders } : {}),
+      ...(options.allowHint ? { allowHint: options.allowHint } : {}),
       ...(options.signal ? { signal: options.signal } : {}),
     });
   };
