@@ -3,6 +3,7 @@
 // file input's column holding a path relative to the data file's folder (and inside it, unless
 // allowed: ../inputs/fileAccess.ts), `expect.<output>` columns as expectations. Every problem names
 // the row and, when it is one column's, the column.
+import { dirname } from 'node:path';
 import { parseJson } from '../json';
 import type { AgentModel } from '../document/model';
 import { closestMatch, listWords } from '../document/suggest';
@@ -12,6 +13,7 @@ import { InputError, prepareInputs } from '../inputs/inputValues';
 import type { InputHints, PreparedInputs } from '../inputs/inputValues';
 import { deepEqual, matchValue } from '../testing/matchers';
 import type { Matcher } from '../testing/matchers';
+import { readDataRows } from './dataRows';
 import type { RowProblem } from './dataRows';
 
 /** The prefix of a column that holds the expected value of an output. */
@@ -153,6 +155,37 @@ export async function rowInputs(
   if (problems.length || !prepared) return { row, problems };
   const paths = Object.fromEntries(Object.entries(files).map(([input, file]) => [input, file.path]));
   return { row, prepared, files: paths, shown: { ...prepared.inputs, ...shownFiles }, expectations };
+}
+
+/** Distinct folders a data file's refused paths are in, listed at most (the editor asks about them). */
+const MAX_REFUSED_FOLDERS = 10;
+
+/**
+ * The folders outside the data file's own (and not allowed) that its rows name files in: what the
+ * editor asks to allow before a batch. One pass over the rows; only file inputs' cells are checked.
+ */
+export async function refusedDataFolders(
+  model: AgentModel,
+  dataPath: string,
+  options: Omit<RowMapping, 'baseDir'> & { readonly signal?: AbortSignal } = {},
+): Promise<string[]> {
+  const folders = new Set<string>();
+  const inputOfColumn = new Map<string, string>([...(options.map ?? [])].map(([input, column]) => [column, input]));
+  const baseDir = dirname(dataPath);
+  for await (const data of readDataRows(dataPath, options.signal ? { signal: options.signal } : {})) {
+    if ('problem' in data) continue;
+    for (const [column, value] of Object.entries(data.fields)) {
+      const input = inputOfColumn.get(column) ?? (options.map?.has(column) ? undefined : column);
+      if (input === undefined || model.inputs.get(input)?.type !== 'file' || typeof value !== 'string' || value.trim() === '') continue;
+      const access = await checkFileAccess(value, {
+        folder: baseDir,
+        ...(options.allowedFolders ? { allowedFolders: options.allowedFolders } : {}),
+      });
+      if (!access.ok && access.refusal.allowFolder !== undefined) folders.add(access.refusal.allowFolder);
+      if (folders.size >= MAX_REFUSED_FOLDERS) return [...folders];
+    }
+  }
+  return [...folders];
 }
 
 export interface ExpectationFailure {
