@@ -113,7 +113,8 @@ function clamp(value: number, min: number, max: number): number {
 
 /** Folders a data file or test file may name files in besides its own (agentWorkflows.files.allowFrom), absolute. */
 export function allowedFileFolders(scope?: vscode.Uri): string[] {
-  const entries = vscode.workspace.getConfiguration(SECTION, scope).get<unknown>('files.allowFrom', []);
+  const config = vscode.workspace.getConfiguration(SECTION, scope);
+  const entries = config.get<unknown>('files.allowFrom', []);
   const root = (scope && vscode.workspace.getWorkspaceFolder(scope)) ?? vscode.workspace.workspaceFolders?.[0];
   return (Array.isArray(entries) ? entries : [])
     .filter((entry): entry is string => typeof entry === 'string' && entry.trim() !== '')
