@@ -18,6 +18,7 @@ import type { EnvironmentFlags } from './environmentOptions';
 import { integer, pairs, positiveNumber } from './flagValues';
 import { CliError, ExitCode } from './io';
 import type { CliIo } from './io';
+import { allowedFolders, allowFilesHint } from './fileAccessOptions';
 import { createProgress } from './progress';
 import { apiKeyFrom, deploymentTarget, rejectWithLocal, timeoutMs } from './serviceOptions';
 import type { ServiceFlags } from './serviceOptions';
@@ -35,6 +36,8 @@ export interface BatchFlags extends ServiceFlags, EnvironmentFlags {
   readonly limit?: string;
   readonly expect?: string;
   readonly giveUpAfter?: string;
+  /** --allow-files-from: folders the data's file paths may name besides the data file's. */
+  readonly allowFilesFrom?: readonly string[];
 }
 
 /** Bad rows whose problems are printed; beyond, they are counted (all are in --out). */
@@ -61,6 +64,7 @@ export async function batchCommand(path: string, flags: BatchFlags, io: CliIo): 
   if (flags.state && !flags.out)
     throw new CliError('--state goes with --out (the state of a batch is kept next to its results).', ExitCode.usage);
 
+  const allowed = await allowedFolders(flags.allowFilesFrom, io);
   const outputExpectations = flags.expect !== undefined ? expectFile(resolve(io.cwd, flags.expect), resolve(io.cwd, path)) : undefined;
 
   let mode: BatchMode;
@@ -114,10 +118,12 @@ export async function batchCommand(path: string, flags: BatchFlags, io: CliIo): 
         break;
       case 'row-skipped': {
         if (badRows++ >= MAX_PRINTED_BAD_ROWS) break;
-        for (const problem of event.problems.slice(0, MAX_PRINTED_PROBLEMS_PER_ROW))
+        for (const problem of event.problems.slice(0, MAX_PRINTED_PROBLEMS_PER_ROW)) {
+          const hint = problem.refusal ? allowFilesHint(problem.refusal) : '';
           live.line(
-            `row ${problem.row}${problem.column !== undefined ? `, column "${problem.column}"` : ''}: ${problem.message} (skipped)`,
+            `row ${problem.row}${problem.column !== undefined ? `, column "${problem.column}"` : ''}: ${problem.message}${hint ? `; ${hint}` : ''} (skipped)`,
           );
+        }
         const more = Math.max(0, event.problems.length - MAX_PRINTED_PROBLEMS_PER_ROW) + (event.problemsNotListed ?? 0);
         if (more > 0)
           live.line(
@@ -155,6 +161,7 @@ export async function batchCommand(path: string, flags: BatchFlags, io: CliIo): 
         resume: flags.resume ?? false,
         restartUnknown: flags.restartUnknown ?? false,
         ...(outputExpectations ? { outputExpectations } : {}),
+        ...(allowed.length ? { allowedFolders: allowed } : {}),
         mode,
       },
       onEvent,
@@ -260,6 +267,7 @@ function resumeCommand(path: string, flags: BatchFlags): string {
   ] as const)
     if (value !== undefined) args.push(flag, value);
   for (const pair of flags.map) args.push('--map', pair);
+  for (const folder of flags.allowFilesFrom ?? []) args.push('--allow-files-from', folder);
   if (flags.expect !== undefined) args.push('--expect', flags.expect);
   if (flags.allowInsecureHttp) args.push('--allow-insecure-http');
   if (flags.yes) args.push('--yes');

@@ -92,7 +92,13 @@ export async function runCli(argv: readonly string[], rawIo: CliIo): Promise<num
         '--deployed',
         "send every case to the deployed agent (the file's deployment, or the options below; the key from AGENT_WORKFLOWS_API_KEY) and check its outputs; mocks are not used. Cases marked deployed: true go there in any run",
       )
-      .option('--timeout <seconds>', 'for deployed cases: the most each case may take (default 300)'),
+      .option('--timeout <seconds>', 'for deployed cases: the most each case may take (default 300)')
+      .option(
+        '--allow-files-from <DIR>',
+        "let the cases' files: come from this folder too (repeatable); by default only from the test file's folder",
+        collect,
+        [],
+      ),
     'for deployed cases',
   ).action(async (paths: string[], options: TestFlags) => {
     exitCode = await (await import('./testCommand')).testCommand(paths, options, io);
@@ -137,7 +143,13 @@ export async function runCli(argv: readonly string[], rawIo: CliIo): Promise<num
         '--give-up-after <seconds>',
         'stop the batch (exit 4, resumable) when the service has answered nothing but 429 or 503 for this long (default 900: 15 minutes)',
       )
-      .option('--local', 'run the rows on this machine with the workflow engine (no service or key; secrets from AGENT_SECRET_<NAME>)'),
+      .option('--local', 'run the rows on this machine with the workflow engine (no service or key; secrets from AGENT_SECRET_<NAME>)')
+      .option(
+        '--allow-files-from <DIR>',
+        "let the data's file paths name files in this folder too (repeatable); by default only in the data file's folder",
+        collect,
+        [],
+      ),
   ).action(async (file: string, options: BatchFlags) => {
     exitCode = await (await import('./batchCommand')).batchCommand(file, options, io);
   });

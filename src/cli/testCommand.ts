@@ -15,6 +15,7 @@ import type { RunSuiteOptions } from '../core/testing/suite';
 import { TEST_FILE } from '../core/testing/testFileName';
 import { describeFsError, expandPaths } from './agentFiles';
 import type { FileKind } from './agentFiles';
+import { allowedFolders, allowFilesHint } from './fileAccessOptions';
 import { CliError, ExitCode } from './io';
 import type { CliIo } from './io';
 import type { SelectedEnvironment } from '../core/environments/resolveEnvironment';
@@ -32,6 +33,8 @@ export interface TestFlags extends ServiceFlags, EnvironmentFlags {
   readonly grep?: string;
   readonly reporter: TestReporter;
   readonly output?: string;
+  /** --allow-files-from: folders the cases' files may come from besides the test file's. */
+  readonly allowFilesFrom?: readonly string[];
 }
 
 type DeployedTarget = NonNullable<RunSuiteOptions['deployment']>;
@@ -50,6 +53,7 @@ export async function testCommand(paths: readonly string[], flags: TestFlags, io
   if (flags.deployed && flags.update) {
     throw new CliError('--update writes snapshots from local runs: run it without --deployed.', ExitCode.usage);
   }
+  const allowed = await allowedFolders(flags.allowFilesFrom, io);
   // The key is read when a case goes to the deployment (--deployed, or a case marked deployed: true).
   let apiKey: string | undefined;
   let deploymentUsed = false;
@@ -113,6 +117,8 @@ export async function testCommand(paths: readonly string[], flags: TestFlags, io
       ...(io.interrupt ? { signal: io.interrupt } : {}),
       ...(deployment ? { deployment } : {}),
       ...(deploymentError !== undefined ? { deploymentError } : {}),
+      ...(allowed.length ? { allowedFolders: allowed } : {}),
+      allowHint: allowFilesHint,
       // Kept past its end: what the report shows, and the outputs of a case whose snapshot is written.
       keep: (result, testCase) => keptForReport(result, flags.update === true && testCase.snapshot),
     });

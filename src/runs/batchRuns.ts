@@ -21,6 +21,8 @@ import type { AgentFile } from './agentFile';
 import type { RunDeps } from './runDeps';
 import { startTargetWithKey, targetWithKey } from './serviceTarget';
 import { RunBlocked } from '../commandErrors';
+import { allowFoldersOnce } from './allowFiles';
+import { allowedFileFolders } from '../config';
 
 export interface BatchRunDeps extends RunDeps {
   readonly batches: BatchHistory;
@@ -74,8 +76,15 @@ export async function startBatch(
     startedAt: Date.now(),
     total,
   };
+  // Before any row is read or sent: folders outside the data file's that its rows name, asked once.
+  const core = await loadBatchCore();
+  const refused = await vscode.window.withProgress(
+    { location: vscode.ProgressLocation.Window, title: `Checking the files named by ${vscode.workspace.asRelativePath(dataPath)}` },
+    () => core.refusedDataFolders(file.model, dataPath, { allowedFolders: allowedFileFolders(file.uri) }),
+  );
+  const allowedFolders = await allowFoldersOnce(refused, dataPath, 'data file', file.uri);
   await deps.batches.put(record);
-  return execute(record, file, 'target' in where ? where.target : undefined, false, deps);
+  return execute(record, file, 'target' in where ? where.target : undefined, false, deps, allowedFolders);
 }
 
 /**
@@ -114,7 +123,7 @@ export async function resumeBatch(
   }
   const { error: _stoppedBecause, endedAt: _endedAt, ...rest } = record;
   const resumed = await deps.batches.put({ ...rest, state: 'running' });
-  return execute(resumed, file, target, true, deps);
+  return execute(resumed, file, target, true, deps, allowedFileFolders(file.uri));
 }
 
 async function execute(
@@ -123,6 +132,7 @@ async function execute(
   target: AgentTarget | undefined,
   resume: boolean,
   deps: BatchRunDeps,
+  allowedFolders: readonly string[],
 ): Promise<BatchRecord> {
   const core = await loadBatchCore();
   const controller = new AbortController();
@@ -183,6 +193,7 @@ async function execute(
             resume,
             // Counted to confirm a new batch: not counted again (a resumed one is, as the file now is).
             ...(!resume && record.total !== undefined ? { total: record.total } : {}),
+            ...(allowedFolders.length ? { allowedFolders } : {}),
             mode,
           },
           (event) => {

@@ -25,6 +25,8 @@ import { loadTestCore } from './testCore';
 import { TEST_FILE } from '../core/testing/testFileName';
 import { errorDetail, errorMessage } from '../core/errors';
 import { openDocument, savedText } from '../workspaceFiles';
+import { allowedFileFolders } from '../config';
+import { allowFilesHint, allowFoldersOnce } from '../runs/allowFiles';
 
 export const TEST_FILE_GLOB = '**/*.agent.test.{yaml,yml}';
 const AGENT_FILE_GLOB = '**/*.agent.{yaml,yml}';
@@ -482,6 +484,10 @@ export class AgentTestController implements vscode.Disposable {
       else
         deploymentError = `This case runs on the deployment, which is not reachable from here: ${target ?? 'it was not confirmed, or no API key was given for it.'}`;
     }
+    // Files outside the test file's folder: asked about once, before the run (never in a continuous one).
+    const selection = { only: new Set(items.keys()), allowedFolders: allowedFileFolders(uri) };
+    const refused = items.size > 0 && !continuous ? await core.refusedFileFolders(loaded, selection) : [];
+    const allowedFolders = await allowFoldersOnce(refused, uri.fsPath, 'test file', uri);
     for (const item of items.values()) run.started(item);
     const report = (result: CaseResult): void => {
       const item = items.get(result.name);
@@ -495,11 +501,12 @@ export class AgentTestController implements vscode.Disposable {
         return;
       }
       const notes = (result.notes ?? []).map((note) => `    note: ${note}\r\n`).join('');
+      const ranOn = result.ranOn !== undefined ? ` (ran on ${result.ranOn})` : '';
       const noted = result.notes?.length ? { notes: result.notes } : {};
       if (result.passed) {
         run.passed(item, result.durationMs);
         outcomes.set(item.id, { state: 'passed', durationMs: result.durationMs, messages: [], ...noted });
-        run.appendOutput(`  ✓ ${result.name} (${result.durationMs} ms)\r\n${notes}`, location, item);
+        run.appendOutput(`  ✓ ${result.name} (${result.durationMs} ms)${ranOn}\r\n${notes}`, location, item);
         return;
       }
       const messages = result.failures.map((failure) => failureMessage(failure, uri, positions));
@@ -513,7 +520,7 @@ export class AgentTestController implements vscode.Disposable {
         messages: messages.map((message) => outcomeOf(message)),
         ...noted,
       });
-      run.appendOutput(`  ✗ ${result.name} (${result.durationMs} ms)\r\n${told.join('\r\n')}\r\n${notes}`, location, item);
+      run.appendOutput(`  ✗ ${result.name} (${result.durationMs} ms)${ranOn}\r\n${told.join('\r\n')}\r\n${notes}`, location, item);
     };
     if (items.size > 0)
       await core.runSuite(loaded, {
@@ -523,6 +530,8 @@ export class AgentTestController implements vscode.Disposable {
         allDeployed,
         ...(deployment ? { deployment } : {}),
         ...(deploymentError !== undefined ? { deploymentError } : {}),
+        ...(allowedFolders.length ? { allowedFolders } : {}),
+        allowHint: allowFilesHint,
       });
     for (const item of items.values()) {
       if (outcomes.has(item.id)) continue;

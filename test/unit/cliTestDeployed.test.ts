@@ -65,7 +65,7 @@ describe('agent-workflows test --deployed', () => {
     assert.equal(result.code, 1, result.stdout + result.stderr);
     assert.match(
       result.stdout,
-      /✓ real answer \(\d+ ms\)\n\s+note: Not used against a deployment: its mocks \(fetch\), expect_request\. The service calls the real APIs\./,
+      /✓ real answer \(\d+ ms\) \(ran on http:\/\/127\.0\.0\.1:\d+\)\n\s+note: Not used against a deployment: its mocks \(fetch\), expect_request\. The service calls the real APIs\./,
     );
     assert.match(result.stdout, /✗ wrong expectation[\s\S]*outputs\.name: expected "Somebody else", got "Ada from the real API"/);
     assert.match(result.stdout, /✓ upstream down/);

@@ -209,6 +209,7 @@ describe('manifest and source', () => {
     function value(expression: string): unknown {
       if (/^'[^']*'$/.test(expression)) return expression.slice(1, -1);
       if (expression === 'true' || expression === 'false') return expression === 'true';
+      if (expression === '[]') return [];
       if (/^[\d_.]+(?:\s*\*\s*[\d_.]+)*$/.test(expression))
         return expression.split('*').reduce((product, factor) => product * Number(factor.trim().replace(/_/g, '')), 1);
       return resolve(expression, 'src/config.ts');

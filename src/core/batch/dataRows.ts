@@ -12,6 +12,7 @@ import { extname } from 'node:path';
 import { parse } from 'csv-parse';
 import { errorMessage } from '../errors';
 import { MAX_DATA_ROW_BYTES, MAX_JSON_DATA_FILE_BYTES } from '../limits';
+import type { FileRefusal } from '../inputs/fileAccess';
 
 export type DataFormat = 'jsonl' | 'csv' | 'json';
 
@@ -20,6 +21,8 @@ export interface RowProblem {
   readonly row: number;
   readonly column?: string;
   readonly message: string;
+  /** A file the row names that may not be read (outside the data file's folder…): for the way to allow it. */
+  readonly refusal?: FileRefusal;
 }
 
 export type DataRow =

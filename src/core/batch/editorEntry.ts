@@ -4,4 +4,5 @@
 export { loadAgent } from '../engine/agentPlan';
 export { countDataRows } from './dataRows';
 export { readBatchResults } from './resultsTable';
+export { refusedDataFolders } from './rowInputs';
 export { BatchSetupError, runBatch } from './runBatch';

@@ -1,16 +1,19 @@
 // A data row as the inputs of one execution, checked by the one input pipeline
 // (../inputs/inputValues.ts): columns named as the inputs or mapped to them (--map INPUT=COLUMN), a
-// file input's column holding a path relative to the data file's folder, `expect.<output>` columns
-// as expectations. Every problem names the row and, when it is one column's, the column.
+// file input's column holding a path relative to the data file's folder (and inside it, unless
+// allowed: ../inputs/fileAccess.ts), `expect.<output>` columns as expectations. Every problem names
+// the row and, when it is one column's, the column.
+import { dirname } from 'node:path';
 import { parseJson } from '../json';
-import { stat } from 'node:fs/promises';
-import { isAbsolute, resolve } from 'node:path';
 import type { AgentModel } from '../document/model';
 import { closestMatch, listWords } from '../document/suggest';
+import { checkFileAccess, describeFileRefusal } from '../inputs/fileAccess';
+import type { NamedFile } from '../inputs/fileAccess';
 import { InputError, prepareInputs } from '../inputs/inputValues';
 import type { InputHints, PreparedInputs } from '../inputs/inputValues';
 import { deepEqual, matchValue } from '../testing/matchers';
 import type { Matcher } from '../testing/matchers';
+import { readDataRows } from './dataRows';
 import type { RowProblem } from './dataRows';
 
 /**
@@ -35,8 +38,10 @@ export const EXPECT_PREFIX = 'expect.';
 export interface RowMapping {
   /** Input name → the column it is read from, for inputs not named as their column. */
   readonly map?: ReadonlyMap<string, string>;
-  /** The data file's folder: file paths in the data are relative to it. */
+  /** The data file's folder: file paths in the data are relative to it, and must stay inside it. */
   readonly baseDir: string;
+  /** Folders whose files the data may name as well (by an absolute path, `..`, or a link). */
+  readonly allowedFolders?: readonly string[];
 }
 
 export interface RowExpectation {
@@ -50,7 +55,7 @@ export interface RowInputs {
   readonly row: number;
   /** For a request to the service (file inputs by absolute path). */
   readonly prepared: PreparedInputs;
-  /** File inputs by absolute path, for the local engine. */
+  /** File inputs by real path, for the local engine. */
   readonly files: Readonly<Record<string, string>>;
   /** Values as given for the results: converted values, and file inputs as their path in the data (contents never inlined). */
   readonly shown: Readonly<Record<string, unknown>>;
@@ -93,7 +98,7 @@ export async function rowInputs(
   /** Unknown columns passed on to the input check, which words them; the rest are only counted. */
   let unknownColumns = 0;
   const values: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
-  const files: Record<string, string> = Object.create(null) as Record<string, string>;
+  const files: Record<string, NamedFile> = Object.create(null) as Record<string, NamedFile>;
   const shownFiles: Record<string, string> = {};
   const expectations: RowExpectation[] = [];
   const outputs = [...model.outputs.keys()];
@@ -139,17 +144,15 @@ export async function rowInputs(
         });
         continue;
       }
-      const path = isAbsolute(value) ? value : resolve(mapping.baseDir, value);
-      const info = await stat(path).catch(() => undefined);
-      if (!info?.isFile()) {
-        problems.push({
-          row,
-          column,
-          message: `the file "${value}" does not exist or is not a file (looked for ${path}; paths are relative to the data file's folder)`,
-        });
+      const access = await checkFileAccess(value, {
+        folder: mapping.baseDir,
+        ...(mapping.allowedFolders ? { allowedFolders: mapping.allowedFolders } : {}),
+      });
+      if (!access.ok) {
+        problems.push({ row, column, message: describeFileRefusal(access.refusal, 'data file'), refusal: access.refusal });
         continue;
       }
-      files[input] = path;
+      files[input] = { ...access.file, shown: value };
       shownFiles[input] = value;
     } else {
       values[input] = value;
@@ -162,7 +165,7 @@ export async function rowInputs(
   };
   let prepared: PreparedInputs | undefined;
   try {
-    prepared = prepareInputs(model, { values: values as Record<string, string>, files }, hints);
+    prepared = prepareInputs(model, { values: values as Record<string, string>, files: { ...files } }, hints);
   } catch (error) {
     if (!(error instanceof InputError)) throw error;
     // Each problem is about an input; the column is where that input came from.
@@ -172,7 +175,39 @@ export async function rowInputs(
     });
   }
   if (problems.any() || !prepared) return { row, ...problems.result() };
-  return { row, prepared, files: { ...files }, shown: { ...prepared.inputs, ...shownFiles }, expectations };
+  const paths = Object.fromEntries(Object.entries(files).map(([input, file]) => [input, file.path]));
+  return { row, prepared, files: paths, shown: { ...prepared.inputs, ...shownFiles }, expectations };
+}
+
+/** Distinct folders a data file's refused paths are in, listed at most (the editor asks about them). */
+const MAX_REFUSED_FOLDERS = 10;
+
+/**
+ * The folders outside the data file's own (and not allowed) that its rows name files in: what the
+ * editor asks to allow before a batch. One pass over the rows; only file inputs' cells are checked.
+ */
+export async function refusedDataFolders(
+  model: AgentModel,
+  dataPath: string,
+  options: Omit<RowMapping, 'baseDir'> & { readonly signal?: AbortSignal } = {},
+): Promise<string[]> {
+  const folders = new Set<string>();
+  const inputOfColumn = new Map<string, string>([...(options.map ?? [])].map(([input, column]) => [column, input]));
+  const baseDir = dirname(dataPath);
+  for await (const data of readDataRows(dataPath, options.signal ? { signal: options.signal } : {})) {
+    if ('problem' in data) continue;
+    for (const [column, value] of Object.entries(data.fields)) {
+      const input = inputOfColumn.get(column) ?? (options.map?.has(column) ? undefined : column);
+      if (input === undefined || model.inputs.get(input)?.type !== 'file' || typeof value !== 'string' || value.trim() === '') continue;
+      const access = await checkFileAccess(value, {
+        folder: baseDir,
+        ...(options.allowedFolders ? { allowedFolders: options.allowedFolders } : {}),
+      });
+      if (!access.ok && access.refusal.allowFolder !== undefined) folders.add(access.refusal.allowFolder);
+      if (folders.size >= MAX_REFUSED_FOLDERS) return [...folders];
+    }
+  }
+  return [...folders];
 }
 
 /** A bad row's problems: the first MAX_ROW_PROBLEMS kept (each message cut at MAX_PROBLEM_CHARS), the rest counted. */

@@ -101,6 +101,8 @@ export interface BatchOptions {
   readonly resume?: boolean;
   /** On resume, start again the rows whose start may or may not have reached the service. */
   readonly restartUnknown?: boolean;
+  /** Folders whose files the data may name besides its own (inputs/fileAccess.ts). */
+  readonly allowedFolders?: readonly string[];
   /** Output expectations that apply to every row (an --expect test file's), by output name. */
   readonly outputExpectations?: ReadonlyMap<string, Matcher>;
   readonly mode: BatchMode;
@@ -424,6 +426,7 @@ class BatchRun {
       if (!rows.has(data.row) || 'problem' in data) continue;
       const checked = await rowInputs(this.options.model, data, {
         baseDir,
+        ...(this.options.allowedFolders ? { allowedFolders: this.options.allowedFolders } : {}),
         ...(this.options.columnMap ? { map: this.options.columnMap } : {}),
       });
       if (!('problems' in checked)) this.contexts.set(data.row, { shown: checked.shown, expectations: checked.expectations });
@@ -445,6 +448,7 @@ class BatchRun {
         else
           checked = await rowInputs(this.options.model, data, {
             baseDir,
+            ...(this.options.allowedFolders ? { allowedFolders: this.options.allowedFolders } : {}),
             ...(this.options.columnMap ? { map: this.options.columnMap } : {}),
           });
         if ('problems' in checked) {

@@ -5,6 +5,7 @@ import { stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import type { AgentModel } from '../document/model';
 import { checkInputs, InputError } from '../inputs/inputValues';
+import type { NamedFile } from '../inputs/fileAccess';
 import type { GivenInputs, InputHints } from '../inputs/inputValues';
 import { mediaTypeOf } from '../inputs/mediaTypes';
 import { FileValue } from './values';
@@ -17,6 +18,8 @@ export interface GivenFile {
   /** Its media type as sent, e.g. "image/png". */
   readonly type: string;
   readonly path: string;
+  /** False when the content contradicts the name's extension (inputs/contentType.ts). */
+  readonly extensionTrusted?: boolean;
 }
 
 /** Inputs ready for an execution: every declared input, null when not given and without a default. */
@@ -44,6 +47,7 @@ export function resolveInputs(
     shown: `${file.name}, ${file.type}`,
     name: file.name,
     type: file.type,
+    ...(file.extensionTrusted === false ? { extensionTrusted: false } : {}),
   }))) {
     values[input.name] = input.kind === 'value' ? input.value : input.kind === 'file' ? new FileValue(input.file) : null;
   }
@@ -52,19 +56,25 @@ export function resolveInputs(
 
 /**
  * The files given by path for a local run (the command line, Run Locally), described as an upload
- * would describe them: name, size and a media type from the extension. Every unreadable one is
- * named in one InputError.
+ * would describe them: name, size and a media type from the extension (or, for a file a test file
+ * names, checked by inputs/fileAccess.ts, as its content tells it). Every unreadable one is named
+ * in one InputError.
  */
-export async function filesFromPaths(paths: Readonly<Record<string, string>>): Promise<Record<string, GivenFile>> {
+export async function filesFromPaths(paths: Readonly<Record<string, string | NamedFile>>): Promise<Record<string, GivenFile>> {
   const files: Record<string, GivenFile> = {};
   const problems: string[] = [];
   const problemInputs: string[] = [];
-  for (const [name, path] of Object.entries(paths)) {
+  for (const [name, file] of Object.entries(paths)) {
+    const path = typeof file === 'string' ? file : file.path;
     const info = await stat(path).catch(() => undefined);
     if (!info?.isFile()) {
       problems.push(`The file for input "${name}" cannot be read: ${path}.`);
       problemInputs.push(name);
-    } else files[name] = { name: basename(path), size: info.size, type: mediaTypeOf(path), path };
+    } else
+      files[name] =
+        typeof file === 'string'
+          ? { name: basename(path), size: info.size, type: mediaTypeOf(path), path }
+          : { name: basename(file.shown), size: info.size, type: file.type, path, extensionTrusted: file.extensionTrusted };
   }
   if (problems.length) throw new InputError(problems, problemInputs);
   return files;

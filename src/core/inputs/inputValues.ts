@@ -6,6 +6,7 @@
 import { extname } from 'node:path';
 import type { AgentModel, InputDeclaration } from '../document/model';
 import { closestMatch, listWords } from '../document/suggest';
+import type { NamedFile } from './fileAccess';
 import { mediaTypeOf } from './mediaTypes';
 
 /** A value an input can have once converted to its type. */
@@ -26,6 +27,8 @@ export interface FilePart {
   /** The input name: the part's name. */
   readonly field: string;
   readonly path: string;
+  /** Its media type as its content tells it (fileAccess.ts); by the path's extension when absent. */
+  readonly type?: string;
 }
 
 /** Inputs ready for a request to the agent service. */
@@ -71,6 +74,8 @@ export interface FileFacts {
   readonly shown: string;
   readonly name: string;
   readonly type: string;
+  /** False when the content contradicts the name's extension: extensions in `accept` do not match then. */
+  readonly extensionTrusted?: boolean;
 }
 
 /**
@@ -138,7 +143,7 @@ export function checkInputs<File>(
       );
     } else {
       const facts = factsOf(file);
-      if (input.accept && !acceptsFile(input.accept, facts.name, facts.type)) {
+      if (input.accept && !acceptsFile(input.accept, facts.name, facts.type, facts.extensionTrusted ?? true)) {
         report(name, `The file for input "${name}" (${facts.shown}) is not of an accepted type: ${input.accept.join(', ')}.`);
       } else {
         checked.push({ name, kind: 'file', file });
@@ -164,14 +169,30 @@ export function checkInputs<File>(
   return checked;
 }
 
-/** The inputs of a request to the agent service, with file inputs given by path. */
-export function prepareInputs(model: AgentModel, given: GivenInputs, hints: InputHints = NEUTRAL_HINTS): PreparedInputs {
+/**
+ * The inputs of a request to the agent service, with file inputs given by path, or as a file a data
+ * or test file may name (fileAccess.ts: its real path, typed by its content).
+ */
+export function prepareInputs(
+  model: AgentModel,
+  given: GivenInputs<InputValue, string | NamedFile>,
+  hints: InputHints = NEUTRAL_HINTS,
+): PreparedInputs {
   // Input names such as "constructor" are valid: no inherited property may pass for a value.
   const inputs: Record<string, InputValue> = Object.create(null) as Record<string, InputValue>;
   const files: FilePart[] = [];
-  for (const input of checkInputs(model, given, hints, (path: string) => ({ shown: path, name: path, type: mediaTypeOf(path) }))) {
+  const factsOf = (file: string | NamedFile): FileFacts =>
+    typeof file === 'string'
+      ? { shown: file, name: file, type: mediaTypeOf(file) }
+      : { shown: file.shown, name: file.shown, type: file.type, extensionTrusted: file.extensionTrusted };
+  for (const input of checkInputs(model, given, hints, factsOf)) {
     if (input.kind === 'value') inputs[input.name] = input.value as InputValue;
-    else if (input.kind === 'file') files.push({ field: input.name, path: input.file });
+    else if (input.kind === 'file')
+      files.push(
+        typeof input.file === 'string'
+          ? { field: input.name, path: input.file }
+          : { field: input.name, path: input.file.path, type: input.file.type },
+      );
   }
   return { inputs: { ...inputs }, files };
 }
@@ -217,9 +238,12 @@ export function accepts(accept: readonly string[], path: string): boolean {
   return acceptsFile(accept, path, mediaTypeOf(path));
 }
 
-/** Whether a file matches an accept list: extensions (.pdf) by its name, media types (image/png, image/*) by its type. */
-export function acceptsFile(accept: readonly string[], name: string, type: string): boolean {
-  const extension = extname(name).toLowerCase();
+/**
+ * Whether a file matches an accept list: extensions (.pdf) by its name (unless its content
+ * contradicts it), media types (image/png, image/*) by its type.
+ */
+export function acceptsFile(accept: readonly string[], name: string, type: string, extensionTrusted = true): boolean {
+  const extension = extensionTrusted ? extname(name).toLowerCase() : undefined;
   const media = type.split(';')[0]!.trim().toLowerCase();
   return accept.some((entry) => {
     const lower = entry.toLowerCase();

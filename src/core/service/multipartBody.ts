@@ -72,7 +72,7 @@ export async function buildMultipartBody(payload: unknown, files: readonly FileP
   );
   const fileHeaders = files.map((file) =>
     Buffer.from(
-      `--${boundary}\r\nContent-Disposition: form-data; name="${encodeDispositionParameter(file.field)}"; filename="${encodeDispositionParameter(basename(file.path))}"\r\nContent-Type: ${mediaTypeOf(file.path)}\r\n\r\n`,
+      `--${boundary}\r\nContent-Disposition: form-data; name="${encodeDispositionParameter(file.field)}"; filename="${encodeDispositionParameter(basename(file.path))}"\r\nContent-Type: ${file.type ?? mediaTypeOf(file.path)}\r\n\r\n`,
       'utf8',
     ),
   );

@@ -3,7 +3,6 @@
 // expectations on the execution (outputs, failure, duration) are checked against what the service
 // answered. Mocks, expect_request and node expectations need the engine on this machine: they are
 // not used here, and the result says so.
-import { resolve } from 'node:path';
 import type { LoadedAgent } from '../engine/agentPlan';
 import type { ExecutionResult } from '../engine/engine';
 import { errorMessage } from '../errors';
@@ -12,14 +11,19 @@ import { startAgent } from '../service/agentClient';
 import { pollExecution } from '../service/poller';
 import type { PollOptions } from '../service/poller';
 import type { AgentTarget } from '../service/target';
-import { checkCase } from './runCase';
+import { caseFiles, checkCase } from './runCase';
 import type { CaseResult } from './runCase';
 import type { TestCase } from './testModel';
+import type { FileRefusal } from '../inputs/fileAccess';
 
 export interface DeployedRunOptions {
   readonly target: AgentTarget;
-  /** The folder the case's file paths are relative to: its test file's. */
+  /** The folder the case's file paths are relative to, and must stay inside: its test file's. */
   readonly baseDir: string;
+  /** Folders whose files a case may name besides its test file's (inputs/fileAccess.ts). */
+  readonly allowedFolders?: readonly string[];
+  /** How the caller's user allows a refused file's folder. */
+  readonly allowHint?: (refusal: FileRefusal) => string;
   /** The whole case: the start request and the wait; default 5 minutes. */
   readonly timeoutMs?: number;
   readonly signal?: AbortSignal;
@@ -54,13 +58,15 @@ export async function runCaseDeployed(agent: LoadedAgent, testCase: TestCase, op
 
   let prepared;
   try {
-    const files = Object.fromEntries(Object.entries(testCase.files).map(([input, path]) => [input, resolve(options.baseDir, path)]));
+    const files = await caseFiles(testCase, options);
     prepared = prepareInputs(agent.model, { values: testCase.inputs as Record<string, string | number | boolean>, files });
   } catch (error) {
     if (!(error instanceof InputError)) throw error;
     return fail(`The case's inputs were refused: ${error.problems.join(' ')}`);
   }
 
+  // From here on, the case's inputs and files go to the service: its result says where.
+  const ranOn = originOf(options.target.baseUrl);
   const limit = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const deadline = Date.now() + limit;
   let outcome;
@@ -74,7 +80,7 @@ export async function runCaseDeployed(agent: LoadedAgent, testCase: TestCase, op
     });
   } catch (error) {
     // Already redacted by the client: its messages never hold the key.
-    return fail(`The case could not run on the deployment: ${errorMessage(error)}`);
+    return { ...fail(`The case could not run on the deployment: ${errorMessage(error)}`), ranOn };
   }
 
   const durationMs = elapsed(started);
@@ -95,7 +101,15 @@ export async function runCaseDeployed(agent: LoadedAgent, testCase: TestCase, op
   // What needs the engine is left out of the checks (and named in the notes).
   const checked: TestCase = { ...testCase, mocks: new Map(), expect: { ...testCase.expect, nodes: new Map() } };
   const failures = checkCase(checked, execution, new Map(), []);
-  return { name: testCase.name, passed: failures.length === 0, durationMs, failures, execution, requests: [], notes: note };
+  return { name: testCase.name, passed: failures.length === 0, durationMs, failures, execution, requests: [], notes: note, ranOn };
+}
+
+function originOf(baseUrl: string): string {
+  try {
+    return new URL(baseUrl).origin;
+  } catch {
+    return baseUrl;
+  }
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

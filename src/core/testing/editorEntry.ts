@@ -3,4 +3,4 @@
 // its classes are one copy for instanceof checks.
 export { AgentFileError, loadAgent } from '../engine/agentPlan';
 export { appendCaseFromExecution, NewCaseError } from './newCase';
-export { loadSuiteFromText, needsDeployment, readText, runSuite } from './suite';
+export { loadSuiteFromText, needsDeployment, readText, refusedFileFolders, runSuite } from './suite';

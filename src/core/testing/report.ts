@@ -28,6 +28,8 @@ export interface ReportedCase {
   readonly passed: boolean;
   readonly durationMs: number;
   readonly notes?: readonly string[];
+  /** The origin of the service the case ran on: its inputs and files left this machine. */
+  readonly ranOn?: string;
   readonly failures: readonly ReportedFailure[];
 }
 
@@ -42,6 +44,7 @@ export function reportedCase(result: CaseResult, lineOf?: (span: Span) => number
     passed: result.passed,
     durationMs: result.durationMs,
     ...(result.notes?.length ? { notes: result.notes } : {}),
+    ...(result.ranOn !== undefined ? { ranOn: result.ranOn } : {}),
     failures: result.failures.map((failure) => {
       const { message, ...shown } = failure.reported ?? reportedFailure(failure);
       return { message, ...(lineOf ? { line: lineOf(failure.span) } : {}), ...shown };
@@ -67,12 +70,13 @@ function reportedFailure(failure: CaseFailure): Omit<ReportedFailure, 'line'> {
  */
 export function keptForReport(result: CaseResult, keepExecution = false): CaseResult {
   // Field by field: reading `requests` would redact them only to let them go.
-  const { name, passed, durationMs, notes, execution } = result;
+  const { name, passed, durationMs, notes, execution, ranOn } = result;
   return {
     name,
     passed,
     durationMs,
     ...(notes ? { notes } : {}),
+    ...(ranOn !== undefined ? { ranOn } : {}),
     requests: [],
     failures: result.failures.map((failure) => {
       const reported = reportedFailure(failure);
@@ -133,7 +137,7 @@ export function formatText(reports: readonly SuiteReport[]): string {
     const updated = new Set(report.updated);
     for (const result of report.results) {
       lines.push(
-        `  ${result.passed ? '✓' : '✗'} ${result.name} (${formatMs(result.durationMs)})${updated.has(result.name) ? ' (snapshot written)' : ''}`,
+        `  ${result.passed ? '✓' : '✗'} ${result.name} (${formatMs(result.durationMs)})${result.ranOn !== undefined ? ` (ran on ${result.ranOn})` : ''}${updated.has(result.name) ? ' (snapshot written)' : ''}`,
       );
       for (const note of result.notes ?? []) lines.push(`      note: ${note}`);
       for (const failure of result.failures) {
@@ -197,6 +201,7 @@ export function formatJson(reports: readonly SuiteReport[]): string {
             name: result.name,
             passed: result.passed,
             durationMs: result.durationMs,
+            ...(result.ranOn !== undefined ? { ranOn: result.ranOn } : {}),
             ...(result.notes?.length ? { notes: result.notes } : {}),
             failures: result.failures.map((failure) => ({
               message: failure.message,
@@ -270,9 +275,12 @@ export function formatJunit(reports: readonly SuiteReport[]): string {
         time: seconds(result.durationMs),
         ...(firstLine ? { line: String(firstLine) } : {}),
       });
+      // Where the case ran, as a property (read by CI tools that show them) and in its output.
+      if (result.ranOn !== undefined) testcase.ele('properties').ele('property', { name: 'ranOn', value: result.ranOn });
       // JUnit's order: a failure first, then the test's output.
+      const output = [...(result.ranOn !== undefined ? [`ran on ${result.ranOn}`] : []), ...(result.notes ?? [])];
       const notes = (): void => {
-        if (result.notes?.length) testcase.ele('system-out').txt(xmlText(result.notes.join('\n')));
+        if (output.length) testcase.ele('system-out').txt(xmlText(output.join('\n')));
       };
       if (result.passed) {
         notes();

@@ -8,8 +8,9 @@ import { executeAgent } from '../engine/engine';
 import type { ExecutionResult } from '../engine/engine';
 import type { NodeResult } from '../engine/evaluate';
 import type { NodeStatus } from '../engine/trace';
-import { resolve } from 'node:path';
 import { filesFromPaths, resolveInputs } from '../engine/inputs';
+import { checkNamedFiles, describeFileRefusal } from '../inputs/fileAccess';
+import type { FileRefusal, NamedFile } from '../inputs/fileAccess';
 import { InputError } from '../inputs/inputValues';
 import { Redactor } from '../redaction';
 import type { Span } from '../document/problems';
@@ -58,11 +59,17 @@ export interface CaseResult {
   readonly requests: readonly RecordedRequest[];
   /** What the reader should know about how the case ran (e.g. what a deployed run leaves out). */
   readonly notes?: readonly string[];
+  /** The origin of the service the case was sent to (its inputs and files left this machine). */
+  readonly ranOn?: string;
 }
 
 export interface RunCaseOptions {
-  /** The folder the case's file paths are relative to: its test file's. */
+  /** The folder the case's file paths are relative to, and must stay inside: its test file's. */
   readonly baseDir?: string;
+  /** Folders whose files a case may name besides its test file's (inputs/fileAccess.ts). */
+  readonly allowedFolders?: readonly string[];
+  /** How the caller's user allows a refused file's folder, added to the refusal (e.g. "give --allow-files-from DIR"). */
+  readonly allowHint?: (refusal: FileRefusal) => string;
   /** The case's time limit when it states none (within_ms); default 30 s. */
   readonly timeoutMs?: number;
   readonly signal?: AbortSignal;
@@ -78,8 +85,8 @@ export async function runCase(agent: LoadedAgent, testCase: TestCase, options: R
   const nodeResults = new Map<string, NodeResult>();
   let inputs;
   try {
-    const paths = Object.fromEntries(Object.entries(testCase.files).map(([input, path]) => [input, resolve(options.baseDir ?? '.', path)]));
-    inputs = resolveInputs(agent.model, { values: testCase.inputs, files: await filesFromPaths(paths) });
+    const files = await caseFiles(testCase, options);
+    inputs = resolveInputs(agent.model, { values: testCase.inputs, files: await filesFromPaths(files) });
   } catch (error) {
     if (!(error instanceof InputError)) throw error;
     const failure = { message: `The case's inputs were refused: ${error.problems.join(' ')}`, span: testCase.span };
@@ -124,6 +131,28 @@ export async function runCase(agent: LoadedAgent, testCase: TestCase, options: R
   } finally {
     await Promise.all([...mockAgents.values(), ...(unmocked ? [unmocked] : [])].map((mockAgent) => mockAgent.close()));
   }
+}
+
+/**
+ * The files a case names, each allowed by the one file access check (inside the test file's folder,
+ * or an allowed one), typed by its content; an InputError naming every refused one.
+ */
+export async function caseFiles(
+  testCase: TestCase,
+  options: Pick<RunCaseOptions, 'baseDir' | 'allowedFolders' | 'allowHint'>,
+): Promise<Record<string, NamedFile>> {
+  const checked = await checkNamedFiles(testCase.files, {
+    folder: options.baseDir ?? '.',
+    ...(options.allowedFolders ? { allowedFolders: options.allowedFolders } : {}),
+  });
+  if (checked.ok) return checked.files;
+  throw new InputError(
+    checked.refused.map(({ input, refusal }) => {
+      const hint = refusal.allowFolder !== undefined ? options.allowHint?.(refusal) : undefined;
+      return `The file for input "${input}" is not read: ${describeFileRefusal(refusal, 'test file')}${hint ? `; ${hint}` : ''}.`;
+    }),
+    checked.refused.map(({ input }) => input),
+  );
 }
 
 function mockAgentFor(mock: MockAnswer, requests: RecordedRequest[]): MockAgent {

@@ -1,6 +1,7 @@
 // The run of a test file's cases, several at a time: locally with the engine and each case's mocks,
 // or on the deployment. Reading and checking the file is loadSuite.ts's.
 import { dirname } from 'node:path';
+import { checkFileAccess } from '../inputs/fileAccess';
 import { runCaseDeployed } from './deployed';
 import type { DeployedRunOptions } from './deployed';
 import type { LoadedSuite } from './loadSuite';
@@ -48,6 +49,27 @@ export function needsDeployment(suite: TestSuite, options: Pick<RunSuiteOptions,
   return cases.length > 0 && (options.allDeployed === true || cases.some((testCase) => testCase.deployed));
 }
 
+/**
+ * The folders outside the test file's own (and not allowed) that the selected cases name files in:
+ * what the editor asks to allow before a run. Cases whose files are refused fail saying why.
+ */
+export async function refusedFileFolders(
+  loaded: LoadedSuite,
+  options: Pick<RunSuiteOptions, 'grep' | 'only' | 'allowedFolders'>,
+): Promise<string[]> {
+  const folders = new Set<string>();
+  const folder = dirname(loaded.testFile);
+  for (const testCase of selectedCases(loaded.suite, options))
+    for (const given of Object.values(testCase.files)) {
+      const access = await checkFileAccess(given, {
+        folder,
+        ...(options.allowedFolders ? { allowedFolders: options.allowedFolders } : {}),
+      });
+      if (!access.ok && access.refusal.allowFolder !== undefined) folders.add(access.refusal.allowFolder);
+    }
+  return [...folders];
+}
+
 /** Runs the cases (those grep selects), at most `concurrency` at once; results in file order. */
 export async function runSuite(loaded: LoadedSuite, options: RunSuiteOptions = {}): Promise<CaseResult[]> {
   const cases = selectedCases(loaded.suite, options);
@@ -75,6 +97,8 @@ export async function runSuite(loaded: LoadedSuite, options: RunSuiteOptions = {
     return runCaseDeployed(loaded.agent, testCase, {
       ...options.deployment,
       baseDir,
+      ...(options.allowedFolders ? { allowedFolders: options.allowedFolders } : {}),
+      ...(options.allowHint ? { allowHint: options.allowHint } : {}),
       ...(options.signal ? { signal: options.signal } : {}),
     });
   };

@@ -1,0 +1,44 @@
+// The editor's side of files named by a data file or a test file (core/inputs/fileAccess.ts): read
+// only from that file's folder unless allowed in agentWorkflows.files.allowFrom. A run that would
+// meet other folders asks once, before anything is read, whether to allow them, and keeps the
+// answer in the workspace's settings.
+import { basename } from 'node:path';
+import * as vscode from 'vscode';
+import { allowedFileFolders, allowFileFolders } from '../config';
+import type { FileRefusal } from '../core/inputs/fileAccess';
+
+export const ALLOW_FILES = 'Allow';
+
+/**
+ * The folders a run may read named files from: the setting's, and those of `refused` if the user
+ * allows them (one question for all). `namingFile` is the data or test file, for the question.
+ */
+export async function allowFoldersOnce(
+  refused: readonly string[],
+  namingFile: string,
+  kind: 'data file' | 'test file',
+  scope: vscode.Uri,
+): Promise<string[]> {
+  const allowed = allowedFileFolders(scope);
+  if (refused.length === 0) return allowed;
+  const listed = refused.length === 1 ? refused[0]! : `${refused.length} folders (${refused.join(', ')})`;
+  const choice = await vscode.window.showWarningMessage(
+    `Allow files from ${listed}?`,
+    {
+      modal: true,
+      detail: `The ${kind} ${basename(namingFile)} names files outside its folder, which are then read${kind === 'data file' ? ' and sent with the rows' : ''}. Allowed, the folder is kept in the workspace setting agentWorkflows.files.allowFrom. Otherwise those ${kind === 'data file' ? 'rows are skipped' : 'cases fail'}, and nothing outside the folder is read.`,
+    },
+    ALLOW_FILES,
+  );
+  if (choice !== ALLOW_FILES) return allowed;
+  // With no workspace to keep them in, they are allowed for this run only.
+  await allowFileFolders(refused, scope);
+  return [...allowed, ...refused];
+}
+
+/** The way to allow a refused file's folder, in the editor. */
+export function allowFilesHint(refusal: FileRefusal): string {
+  return refusal.allowFolder !== undefined
+    ? `to read files from ${refusal.allowFolder}, add it to the setting agentWorkflows.files.allowFrom (a run asks to)`
+    : '';
+}
