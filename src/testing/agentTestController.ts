@@ -13,7 +13,7 @@ import * as vscode from 'vscode';
 import { TEST_LANGUAGE_ID } from '../language/languageIds';
 import type { Problem } from '../core/document/problems';
 import type { AgentTarget } from '../core/service/target';
-import type { CaseFailure, CaseResult } from '../core/testing/runCase';
+import type { CaseFailure, CaseResult } from '../core/testing/caseResult';
 import { shownFailure } from '../core/testing/shownValue';
 import type { LoadedSuite, SuiteLoadFailure } from '../core/testing/suite';
 import { rangeOf, textPositions, toDiagnostic } from '../language/problemsToDiagnostics';

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { LineIndex } from '../../src/core/document/lineIndex';
 import { loadSuite, runSuite } from '../../src/core/testing/suite';
 import type { LoadedSuite, SuiteLoadFailure } from '../../src/core/testing/suite';
-import type { CaseResult } from '../../src/core/testing/runCase';
+import type { CaseResult } from '../../src/core/testing/caseResult';
 import { repoRoot } from '../support/paths';
 import { makeTempDir } from '../support/tempDir';
 import type { TempDir } from '../support/tempDir';

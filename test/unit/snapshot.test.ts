@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { parseDocument } from 'yaml';
 import { snapshotOutputs, writeSnapshots } from '../../src/core/testing/snapshot';
-import type { CaseResult } from '../../src/core/testing/runCase';
+import type { CaseResult } from '../../src/core/testing/caseResult';
 import type { TestCase } from '../../src/core/testing/testModel';
 
 const OUTPUTS = { report: 'Lisbon: Sunny, 24 degrees (metric).', temperature: 24 };

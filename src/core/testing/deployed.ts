@@ -12,7 +12,7 @@ import { pollExecution } from '../service/poller';
 import type { PollOptions } from '../service/poller';
 import type { AgentTarget } from '../service/target';
 import { caseFiles, checkCase } from './runCase';
-import type { CaseResult } from './runCase';
+import type { CaseResult } from './caseResult';
 import type { TestCase } from './testModel';
 import type { FileRefusal } from '../inputs/fileAccess';
 

@@ -6,21 +6,8 @@ import { diffJson, diffLines } from 'diff';
 import { create } from 'xmlbuilder2';
 import type { Problem, Span } from '../document/problems';
 import { escapedCharacter, printable } from '../printable';
-import type { CaseFailure, CaseResult } from './runCase';
+import type { CaseFailure, CaseResult, ReportedFailure } from './caseResult';
 import { boundedMessage, boundedText, boundedValue } from './shownValue';
-
-/** A failed expectation as reports keep it: every value bounded, and its line in the test file. */
-export interface ReportedFailure {
-  readonly message: string;
-  /** The expectation's line in the test file (from 1), when the file's text is known. */
-  readonly line?: number;
-  /** What was expected, in words. */
-  readonly expected?: string;
-  /** What came: the value itself when short, else its JSON text cut. */
-  readonly actual?: unknown;
-  /** The expected and actual values as diff lines (- expected, + actual); none without a plain expected value. */
-  readonly diff: readonly string[];
-}
 
 /** A case's result as reports keep it. */
 export interface ReportedCase {

@@ -13,55 +13,12 @@ import { checkNamedFiles, describeFileRefusal } from '../inputs/fileAccess';
 import type { FileRefusal, NamedFile } from '../inputs/fileAccess';
 import { InputError } from '../inputs/inputValues';
 import { Redactor } from '../redaction';
-import type { Span } from '../document/problems';
 import { matchValue } from './matchers';
 import { detached } from './shownValue';
 import { valueAt } from './valuePath';
 import type { Matcher, Mismatch } from './matchers';
 import type { MockAnswer, RequestExpectations, TestCase } from './testModel';
-import type { ReportedFailure } from './report';
-
-/** What an API node sent to its mock. */
-export interface RecordedRequest {
-  readonly node: string;
-  readonly method: string;
-  readonly url: string;
-  /** Lower-case names. */
-  readonly headers: Readonly<Record<string, string>>;
-  /** JSON when it parses as JSON, else text; undefined with no body. */
-  readonly body: unknown;
-}
-
-/** One expectation that did not hold, or why the case could not be checked. */
-export interface CaseFailure {
-  readonly message: string;
-  /** What the expectation is about, as `outputs.report`, `requests.fetch.headers.x-api-key`. */
-  readonly path?: string;
-  /** The expectation's place in the test file (the case's name when there is none). */
-  readonly span: Span;
-  readonly expected?: string;
-  /** What came, with the case's secrets redacted (what a node sent holds them as it was sent). */
-  readonly actual?: unknown;
-  /** The expected plain value, when there is one (for a diff against actual). */
-  readonly expectedValue?: unknown;
-  /** The failure as reports show it, made when the case ended (its values then let go). */
-  readonly reported?: Omit<ReportedFailure, 'line'>;
-}
-
-export interface CaseResult {
-  readonly name: string;
-  readonly passed: boolean;
-  readonly durationMs: number;
-  readonly failures: readonly CaseFailure[];
-  /** Undefined when the case could not run (its inputs were refused). */
-  readonly execution?: ExecutionResult;
-  /** What the API nodes sent, with the case's secrets redacted. */
-  readonly requests: readonly RecordedRequest[];
-  /** What the reader should know about how the case ran (e.g. what a deployed run leaves out). */
-  readonly notes?: readonly string[];
-  /** The origin of the service the case was sent to (its inputs and files left this machine). */
-  readonly ranOn?: string;
-}
+import type { CaseFailure, CaseResult, RecordedRequest } from './caseResult';
 
 export interface RunCaseOptions {
   /** The folder the case's file paths are relative to, and must stay inside: its test file's. */

@@ -4,7 +4,7 @@
 // secrets), so these only cut, with Redactor.excerpt, which keeps a mask whole at a cut. Light: the
 // extension loads it at activation.
 import { REDACTED, Redactor } from '../redaction';
-import type { CaseFailure } from './runCase';
+import type { CaseFailure } from './caseResult';
 
 /** The most characters of one value or message shown. */
 export const MAX_SHOWN = 2000;

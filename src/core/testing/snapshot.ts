@@ -14,7 +14,7 @@ import type { Problem, Span } from '../document/problems';
 import { entries, findPair, getValue } from '../document/yamlAst';
 import type { LoadedSuite } from './loadSuite';
 import { literalOutputs } from './matchers';
-import type { CaseResult } from './runCase';
+import type { CaseResult } from './caseResult';
 import { validateTestText } from './testFile';
 import type { TestCase } from './testModel';
 

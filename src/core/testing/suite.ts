@@ -6,7 +6,8 @@ import { runCaseDeployed } from './deployed';
 import type { DeployedRunOptions } from './deployed';
 import type { LoadedSuite } from './loadSuite';
 import { runCase } from './runCase';
-import type { CaseResult, RunCaseOptions } from './runCase';
+import type { CaseResult } from './caseResult';
+import type { RunCaseOptions } from './runCase';
 import type { TestSuite } from './testFile';
 import type { TestCase } from './testModel';
 
