@@ -10,7 +10,7 @@ import { emptyCounts, isResultsFilter, NO_FILTER, ROW_STATUSES, rowDetail, table
 import type { ResultsFilter } from '../core/batch/resultsRows';
 import { columnNamesOf, exportBatchResults, readBatchResults } from '../core/batch/resultsTable';
 import type { ExportFormat, ExportSummary } from '../core/batch/resultsTable';
-import type { RowResult } from '../core/batch/runBatch';
+import type { RowResult } from '../core/batch/batchModel';
 import { webviewPage, webviewRoots } from './webviewPage';
 import type { DetailMessage, HostMessage, RenderReport, RowsMessage, WebviewMessage } from '../webview/batchResults/protocol';
 

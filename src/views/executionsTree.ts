@@ -13,7 +13,7 @@ import { describeBatchCounts } from '../core/batch/batchRecord';
 import { rowError } from '../core/batch/resultsRows';
 import type { BatchRecord, BatchRecordState } from '../core/batch/batchRecord';
 import type { BatchResults } from '../core/batch/resultsTable';
-import type { RowResult, RowStatus } from '../core/batch/runBatch';
+import type { RowResult, RowStatus } from '../core/batch/batchModel';
 import type { BatchHistory } from '../runs/batchHistory';
 import { loadBatchCore } from '../runs/batchCore';
 import type { ExecutionHistory } from '../runs/executionHistory';

@@ -19,7 +19,7 @@ import { closedPort, json, startServer } from '../support/httpServer';
 import { repoRoot } from '../support/paths';
 import { makeTempDir } from '../support/tempDir';
 import type { TempDir } from '../support/tempDir';
-import type { RowResult } from '../../src/core/batch/runBatch';
+import type { RowResult } from '../../src/core/batch/batchModel';
 
 const KEY = 'batch-test-key-9';
 

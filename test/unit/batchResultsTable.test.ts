@@ -7,7 +7,7 @@ import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { filterRows, matchesFilter, NO_FILTER, rowDetail, sortRows, tableRowOf } from '../../src/core/batch/resultsRows';
 import { csvField, exportBatchResults, readBatchResults } from '../../src/core/batch/resultsTable';
-import type { RowResult } from '../../src/core/batch/runBatch';
+import type { RowResult } from '../../src/core/batch/batchModel';
 import { makeTempDir } from '../support/tempDir';
 import type { TempDir } from '../support/tempDir';
 

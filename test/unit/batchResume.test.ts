@@ -12,7 +12,7 @@ import type { BatchService } from '../support/batchService';
 import { closedPort } from '../support/httpServer';
 import { makeTempDir } from '../support/tempDir';
 import type { TempDir } from '../support/tempDir';
-import type { RowResult } from '../../src/core/batch/runBatch';
+import type { RowResult } from '../../src/core/batch/batchModel';
 
 const KEY = 'batch-resume-key-3';
 

@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { closeSync, createReadStream, existsSync, fstatSync, fsyncSync, openSync, readSync, writeSync } from 'node:fs';
 import { readLines } from './dataRows';
 import { parseResultHead, ROW_STATUSES } from './resultsRows';
-import type { RowStatus } from './runBatch';
+import type { RowStatus } from './batchModel';
 
 export const STATE_VERSION = 1;
 

@@ -1,7 +1,7 @@
 // The rows of a batch's results table as the table shows them (each value as a short cell text) and
 // the one filter both the table's webview and its exports apply, so that an export holds exactly
 // the rows the table showed. Pure: no Node module, as the webview's browser bundle imports it.
-import type { RowResult, RowStatus } from './runBatch';
+import type { RowResult, RowStatus } from './batchModel';
 
 /** The statuses of a row, in the order the table lists them. */
 export const ROW_STATUSES: readonly RowStatus[] = ['finished', 'failed', 'error', 'timeout', 'unknown', 'skipped'];

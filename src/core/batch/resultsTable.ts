@@ -10,7 +10,7 @@ import { errorMessage } from '../errors';
 import { readLines } from './dataRows';
 import { cellText, emptyCounts, matchesFilter, outputValues, parseResultHead, ROW_STATUSES, tableRowOf } from './resultsRows';
 import type { ResultsFilter, StatusCounts } from './resultsRows';
-import type { RowResult, RowStatus } from './runBatch';
+import type { RowResult, RowStatus } from './batchModel';
 
 /** Rows the table keeps by default; the others are counted, and exports hold them all. */
 export const MAX_TABLE_ROWS = 10_000;

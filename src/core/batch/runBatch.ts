@@ -26,8 +26,9 @@ import type { BatchFingerprint, ResumeState } from './batchState';
 import { countDataRows, DataFileError, readDataRows } from './dataRows';
 import type { RowProblem } from './dataRows';
 import { checkColumnMap, checkExpectations, rowInputs } from './rowInputs';
-import type { ExpectationResult, RowExpectation, RowInputs, RowProblems } from './rowInputs';
+import type { RowExpectation, RowInputs, RowProblems } from './rowInputs';
 import { BatchScheduler } from './scheduler';
+import type { RowResult, RowStatus } from './batchModel';
 import type { Matcher } from '../testing/matchers';
 import type {
   ExecutionEnd,
@@ -38,32 +39,6 @@ import type {
   SchedulerStop,
   ThrottleInfo,
 } from './scheduler';
-
-export type RowStatus = 'finished' | 'failed' | 'error' | 'timeout' | 'unknown' | 'skipped';
-
-/** One line of the results file. Key order matters: row and status come first (read back on --resume). */
-export interface RowResult {
-  readonly row: number;
-  readonly status: RowStatus;
-  /** Whether the outputs met the row's expectations (only when it has some). */
-  readonly passed?: boolean;
-  readonly executionId?: string;
-  /** Values as given; file inputs as their path in the data file. */
-  readonly inputs?: Readonly<Record<string, unknown>>;
-  readonly outputs?: unknown;
-  /** What went wrong: the status answer, or a message. */
-  readonly error?: unknown;
-  /** A skipped row's first problems (at most MAX_ROW_PROBLEMS)… */
-  readonly problems?: readonly RowProblem[];
-  /** …and how many more it has. */
-  readonly problemsNotListed?: number;
-  readonly expectations?: ExpectationResult['failures'];
-  readonly startedAt?: string;
-  readonly endedAt?: string;
-  readonly durationMs?: number;
-  /** Requests made for this row (start and polls). */
-  readonly requests?: number;
-}
 
 export type BatchMode =
   | { readonly kind: 'service'; readonly scheduler: SchedulerOptions }

@@ -6,7 +6,7 @@
 import { cellText, filterRows, ROW_STATUSES, sortRows } from '../../core/batch/resultsRows';
 import { formatDuration } from '../../core/executions/executionRecord';
 import type { ResultsFilter, ResultsSort } from '../../core/batch/resultsRows';
-import type { RowStatus } from '../../core/batch/runBatch';
+import type { RowStatus } from '../../core/batch/batchModel';
 import type { DetailMessage, HostMessage, RenderReport, RowsMessage, WebviewMessage } from './protocol';
 import { byId, element, plural } from '../page';
 import type { DomDocument, DomElement } from '../page';
