@@ -72,7 +72,7 @@ export async function batchCommand(path: string, flags: BatchFlags, io: CliIo): 
     const environment = await selectedEnvironment(flags, dirname(resolve(io.cwd, path)), io);
     const target = deploymentTarget(model, flags, apiKeyFrom(io), undefined, environment);
     // Before any row is read or sent: a protected environment is confirmed (--yes, or y at a terminal).
-    await confirmEnvironment(environment, flags, io);
+    await confirmEnvironment(environment, target, flags, io);
     mode = { kind: 'service', scheduler: { target, concurrency, ratePerSecond: rate, executionTimeoutMs } };
   }
 

@@ -82,12 +82,18 @@ export async function selectedEnvironment(flags: EnvironmentFlags, startDir: str
 
 /**
  * A protected environment is used only when confirmed: --yes, or "y" to the question when the
- * command line is interactive. Otherwise a usage error that names the environment.
+ * command line is interactive. Otherwise a usage error. Both name the environment with the origin
+ * and account the run actually goes to (`target`: flags and the agent's override included).
  */
-export async function confirmEnvironment(environment: SelectedEnvironment | undefined, flags: EnvironmentFlags, io: CliIo): Promise<void> {
+export async function confirmEnvironment(
+  environment: SelectedEnvironment | undefined,
+  target: { readonly baseUrl: string; readonly account: string },
+  flags: EnvironmentFlags,
+  io: CliIo,
+): Promise<void> {
   if (!environment?.declaration.protected || flags.yes) return;
-  const { name, declaration } = environment;
-  const place = `${displayOrigin(declaration.baseUrl)}, account ${declaration.account}`;
+  const { name } = environment;
+  const place = `${displayOrigin(target.baseUrl)}, account ${target.account}`;
   if (io.confirm) {
     const confirmed = await io.confirm(`Environment "${name}" (${place}) is protected. Run against it? [y/N] `);
     if (confirmed) return;

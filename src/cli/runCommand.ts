@@ -54,7 +54,7 @@ export async function runCommand(path: string, flags: RunFlags, io: CliIo): Prom
   const environment = await selectedEnvironment(flags, dirname(resolve(io.cwd, path)), io);
   const target = deploymentTarget(model, flags, apiKeyFrom(io), undefined, environment);
   // Last before the start: nothing is asked about a run that could not start anyway.
-  await confirmEnvironment(environment, flags, io);
+  await confirmEnvironment(environment, target, flags, io);
   // --timeout covers the whole run: the start request as well as the wait.
   const deadline = Date.now() + limit;
 

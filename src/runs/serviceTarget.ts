@@ -19,6 +19,7 @@ import type { AgentFile } from './agentFile';
 import type { ActiveEnvironment, WorkspaceEnvironments } from '../environments/workspaceEnvironments';
 import { loadLanguageCore } from '../language/loadLanguageCore';
 import type { LocalServerHost } from './localServerHost';
+import { errorMessage } from '../core/errors';
 
 export interface TargetDeps {
   readonly keys: ApiKeyStore;
@@ -44,7 +45,16 @@ export async function runTargetFor(
 ): Promise<RunTarget> {
   const environment = await deps.environments.active(file.uri, requested);
   if (!environment) return { info: targetInfoWithoutEnvironment(file, deps.localServer) };
-  const fields = (await loadLanguageCore()).environmentDeployment(file.model, environment);
+  const core = await loadLanguageCore();
+  let fields;
+  try {
+    fields = core.environmentDeployment(file.model, environment);
+  } catch (error) {
+    // A protected environment the agent file moves elsewhere: refused, with the way out.
+    throw new RunBlocked(errorMessage(error), [
+      { title: 'Open Environments File', run: () => vscode.window.showTextDocument(environment.fileUri) },
+    ]);
+  }
   return {
     environment,
     info: {
@@ -71,7 +81,7 @@ export async function startTargetWithKey(
   scope: vscode.Uri,
   what: string,
 ): Promise<AgentTarget | undefined> {
-  if (run.environment && !(await deps.environments.confirmRun(run.environment, what))) return undefined;
+  if (run.environment && !(await deps.environments.confirmRun(run.environment, run.info, what))) return undefined;
   return targetWithKey(run.info, deps, scope);
 }
 

@@ -155,6 +155,79 @@ environments:
     );
   });
 
+  it("never sends a protected environment's key where an agent file moved it, unless the environments file allows it", async () => {
+    // The agent file's override sends prod (declared on the staging service) to the dev service.
+    dir.write(
+      'agents/moved.agent.yaml',
+      `${AGENT.replace('staging: { agent: triage-v2 }', `prod: { baseUrl: "${dev.url}", account: elsewhere }`)}`,
+    );
+    dir.write('agents/moved.agent.test.yaml', 'cases:\n  one:\n    expect: { outputs: { said: hi } }\n');
+    dir.write('rows.jsonl', '{}\n');
+    const prodKey = { AGENT_WORKFLOWS_API_KEY: STAGING_KEY };
+    const refusal =
+      /Environment "prod" is protected in agent-workflows\.yaml, and the agent file sets its baseUrl \(http:\/\/127\.0\.0\.1:\d+\) and account \(elsewhere\) in deployment\.environments\.prod: .*add "allowAgentOverride: true" to prod in agent-workflows\.yaml/;
+    for (const args of [
+      ['run', 'agents/moved.agent.yaml', '--env', 'prod', '--yes'],
+      ['batch', 'agents/moved.agent.yaml', '--data', 'rows.jsonl', '--env', 'prod', '--yes'],
+      ['test', 'agents/moved.agent.test.yaml', '--deployed', '--env', 'prod', '--yes'],
+    ]) {
+      const refused = await cli(args, prodKey);
+      assert.equal(refused.code, 2, `${args[0]}: ${refused.stdout}${refused.stderr}`);
+      assert.match(refused.stderr, refusal, args[0]);
+    }
+    const questions: string[] = [];
+    const asked = await cli(['run', 'agents/moved.agent.yaml', '--env', 'prod'], prodKey, async (question) => {
+      questions.push(question);
+      return true;
+    });
+    assert.equal(asked.code, 2);
+    assert.equal(questions.length, 0, 'nothing is asked about a run that is refused');
+    assert.equal(dev.server.requests.length + staging.server.requests.length, 0, 'no request reached either service');
+
+    const validated = await cli(['validate', 'agents/moved.agent.yaml'], {});
+    assert.equal(validated.code, 1, validated.stdout + validated.stderr);
+    assert.match(
+      validated.stdout,
+      /^agents\/moved\.agent\.yaml:10:\d+: error protected-environment-override Environment "prod" is protected in agent-workflows\.yaml: .*baseUrl/m,
+    );
+    assert.match(validated.stdout, /^agents\/moved\.agent\.yaml:10:\d+: error protected-environment-override .*account/m);
+
+    // Allowed for prod by the environments file: the run goes where the agent file says, and the
+    // confirmation names that origin and account, not the declared ones.
+    dir.write('agent-workflows.yaml', environmentsFile().replace('protected: true', 'protected: true\n    allowAgentOverride: true'));
+    const allowed = await cli(['validate', 'agents/moved.agent.yaml'], {});
+    assert.equal(allowed.code, 0, allowed.stdout + allowed.stderr);
+    const moved = await cli(['run', 'agents/moved.agent.yaml', '--env', 'prod'], { AGENT_WORKFLOWS_API_KEY: DEV_KEY }, async (question) => {
+      questions.push(question);
+      return true;
+    });
+    assert.equal(moved.code, 0, moved.stderr);
+    assert.deepEqual(questions, [`Environment "prod" (${dev.url}, account elsewhere) is protected. Run against it? [y/N] `]);
+    assert.deepEqual(
+      dev.starts.map((start) => start.path),
+      ['/api/elsewhere/agent/triage/execute'],
+    );
+    const unconfirmed = await cli(['run', 'agents/moved.agent.yaml', '--env', 'prod'], { AGENT_WORKFLOWS_API_KEY: DEV_KEY });
+    assert.equal(unconfirmed.code, 2);
+    assert.match(
+      unconfirmed.stderr,
+      new RegExp(`Environment "prod" \\(${dev.url.replace(/[.]/g, '\\.')}, account elsewhere\\) is protected: add --yes`),
+    );
+
+    // --base-url and --account given with a protected environment: the question names them.
+    const flagged = await cli(
+      ['run', 'agents/triage.agent.yaml', '--env', 'prod', '--base-url', dev.url, '--account', 'mine'],
+      { AGENT_WORKFLOWS_API_KEY: DEV_KEY },
+      async (question) => {
+        questions.push(question);
+        return true;
+      },
+    );
+    assert.equal(flagged.code, 0, flagged.stderr);
+    assert.equal(questions[1], `Environment "prod" (${dev.url}, account mine) is protected. Run against it? [y/N] `);
+    assert.equal(staging.starts.length, 0);
+  });
+
   it('reads the environments file --envs-file names instead of the one above the agent', async () => {
     dir.write('configs/envs.yaml', `environments:\n  qa:\n    baseUrl: ${staging.url}\n    account: qa-team\n`);
     const result = await run(['--envs-file', 'configs/envs.yaml', '--env', 'qa'], { AGENT_WORKFLOWS_API_KEY: STAGING_KEY });

@@ -6,11 +6,11 @@
 // agent file to agent-workflows.yaml.
 import { stat } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
-import type { AgentModel } from '../document/model';
+import type { AgentModel, DeploymentOverride } from '../document/model';
 import { ServiceError } from '../service/serviceError';
 import { firstSet } from '../service/target';
 import type { DeploymentFields } from '../service/target';
-import { ENVIRONMENTS_FILE_NAME } from './environmentsFile';
+import { agentsMayOverride, displayOrigin, ENVIRONMENTS_FILE_NAME } from './environmentsFile';
 import type { EnvironmentDeclaration, EnvironmentsFile } from './environmentsFile';
 
 export interface SelectedEnvironment {
@@ -18,6 +18,8 @@ export interface SelectedEnvironment {
   readonly declaration: EnvironmentDeclaration;
   /** Which level named it. */
   readonly source: 'flag' | 'setting' | 'default';
+  /** The environments file that declares it, as messages show it. */
+  readonly fileName: string;
 }
 
 /** The names a run asks for, highest precedence first; an empty or blank name counts as none. */
@@ -62,7 +64,7 @@ export function selectEnvironment(
       `Unknown environment "${name}": ${known.length ? `known environments are ${known.join(', ')}` : 'no environments are declared'} (in ${place.fileName ?? ENVIRONMENTS_FILE_NAME}).`,
     );
   }
-  return { name, declaration, source };
+  return { name, declaration, source, fileName: place.fileName ?? ENVIRONMENTS_FILE_NAME };
 }
 
 /** Where the agent is deployed in an environment: the environment always gives a base URL and an account. */
@@ -86,6 +88,15 @@ export function environmentDeployment(model: AgentModel, env: SelectedEnvironmen
   const plain = model.deployment;
   if (!env) return withoutUndefined({ baseUrl: plain?.baseUrl?.value, account: plain?.account, agent: plain?.agent });
   const override = plain?.environments?.get(env.name);
+  const moved = override && !agentsMayOverride(env.declaration) ? movedFields(override) : [];
+  if (moved.length > 0) {
+    // The same rule as the agent file's check (protected-environment-override), for a file run with that error.
+    const what = moved.map(([field, value]) => `${field} (${field === 'baseUrl' ? displayOrigin(value) : value})`).join(' and ');
+    throw new ServiceError(
+      'config',
+      `Environment "${env.name}" is protected in ${env.fileName}, and the agent file sets its ${what} in deployment.environments.${env.name}: a protected environment's runs and API key go only to the service and account its environments file names. Remove ${moved.map(([field]) => field).join(' and ')} there, or add "allowAgentOverride: true" to ${env.name} in ${env.fileName}.`,
+    );
+  }
   const statusPath = env.declaration.statusPath;
   return withoutUndefined({
     baseUrl: firstSet(override?.baseUrl?.value) ?? env.declaration.baseUrl,
@@ -93,6 +104,16 @@ export function environmentDeployment(model: AgentModel, env: SelectedEnvironmen
     agent: firstSet(override?.agent, plain?.agent),
     ...(statusPath !== undefined ? { statusPath } : {}),
   });
+}
+
+/** The fields of an override that would move an environment to another service or account. */
+function movedFields(override: DeploymentOverride): (readonly [field: 'baseUrl' | 'account', value: string])[] {
+  const baseUrl = firstSet(override.baseUrl?.value);
+  const account = firstSet(override.account);
+  return [
+    ...(baseUrl !== undefined ? [['baseUrl', baseUrl] as const] : []),
+    ...(account !== undefined ? [['account', account] as const] : []),
+  ];
 }
 
 /** The fields that have a value: an absent field and an undefined one read the same to callers. */
