@@ -17,7 +17,7 @@ import { describeFsError, expandPaths } from './agentFiles';
 import type { FileKind } from './agentFiles';
 import { CliError, ExitCode } from './io';
 import type { CliIo } from './io';
-import { confirmEnvironment, selectedEnvironment } from './environmentOptions';
+import { confirmEnvironment, replacedBaseUrlNote, selectedEnvironment } from './environmentOptions';
 import type { EnvironmentFlags } from './environmentOptions';
 import { apiKeyFrom, deploymentTarget, timeoutMs } from './serviceOptions';
 import type { ServiceFlags } from './serviceOptions';
@@ -56,9 +56,13 @@ export async function testCommand(paths: readonly string[], flags: TestFlags, io
   // Each agent's target in its environment, from the environments file above it; each protected
   // environment confirmed once per origin and account the cases go to.
   const confirmed = new Set<string>();
+  const notes = new Set<string>();
   const targetOf = async (model: AgentModel, agentFile: string, key: string): Promise<DeployedTarget['target']> => {
     const environment = await selectedEnvironment(flags, dirname(agentFile), io);
     const target = deploymentTarget(model, flags, key, agentFile, environment);
+    const replaced = replacedBaseUrlNote(model, environment, flags);
+    if (replaced && !notes.has(`${agentFile}\u0000${replaced}`)) io.stderr(`agent-workflows: ${agentFile}: ${replaced}\n`);
+    if (replaced) notes.add(`${agentFile}\u0000${replaced}`);
     const confirmation = environment ? `${environment.name}\u0000${displayOrigin(target.baseUrl)}\u0000${target.account}` : '';
     if (environment && !confirmed.has(confirmation)) {
       await confirmEnvironment(environment, target, flags, io);

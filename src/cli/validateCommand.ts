@@ -10,7 +10,7 @@ import type { EnvironmentChecks } from '../core/validation/validate';
 import type { Problem } from '../core/document/problems';
 import { readTextFile } from '../core/document/readTextFile';
 import { environmentChecks, parseEnvironmentsFile } from '../core/environments/environmentsFile';
-import { findEnvironmentsFile } from '../core/environments/resolveEnvironment';
+import { environmentsSearch, findEnvironmentsFile } from '../core/environments/resolveEnvironment';
 import { MAX_ENVIRONMENTS_FILE_BYTES } from '../core/limits';
 import { displayPath, expandPaths, readAgentFile } from './agentFiles';
 import { ExitCode } from './io';
@@ -91,7 +91,7 @@ class EnvironmentsFiles {
   async of(folder: string): Promise<{ checks?: EnvironmentChecks; report?: FileReport }> {
     let located = this.byFolder.get(folder);
     if (!located) {
-      located = findEnvironmentsFile(folder);
+      located = environmentsSearch(folder, this.cwd).then((search) => findEnvironmentsFile(search.startDir, search.stopDir));
       this.byFolder.set(folder, located);
     }
     const path = await located;

@@ -403,6 +403,31 @@ describe('environments', () => {
     }
   });
 
+  it("says in the output when an environment replaces the agent file's own deployment.baseUrl", async () => {
+    const folder = vscode.Uri.joinPath(FOLDER, 'replaced');
+    const agent = vscode.Uri.joinPath(folder, 'greet.agent.yaml');
+    try {
+      await write(
+        vscode.Uri.joinPath(folder, 'agent-workflows.yaml'),
+        `default: shared\nenvironments:\n  shared:\n    baseUrl: ${servers.dev!.url}\n    account: local\n`,
+      );
+      await write(
+        agent,
+        `${Buffer.from(await vscode.workspace.fs.readFile(AGENT)).toString('utf8')}deployment:\n  baseUrl: ${servers.prod!.url}\n`,
+      );
+      const record = await runFile(agent);
+      assert.deepEqual(record?.outputs, { greeting: 'Hello Ada from dev' });
+      const notice = `environment "shared" of environments/replaced/agent-workflows.yaml sends "Greet" to ${servers.dev!.url}, not to its deployment.baseUrl ${servers.prod!.url}`;
+      await waitFor(
+        () => vscode.workspace.textDocuments.some((document) => document.uri.scheme === 'output' && document.getText().includes(notice)),
+        'the notice in the Agent Workflows output',
+      );
+    } finally {
+      await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+      await vscode.workspace.fs.delete(folder, { recursive: true }).then(undefined, () => undefined);
+    }
+  });
+
   it('copies as curl and polls on the active environment chosen in the picker', async () => {
     // Its own folder and file: the environment chosen here is this file's only.
     const folder = vscode.Uri.joinPath(FOLDER, 'active');

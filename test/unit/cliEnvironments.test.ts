@@ -228,6 +228,81 @@ environments:
     assert.equal(staging.starts.length, 0);
   });
 
+  it('looks for the environments file up to the repository root or the current folder, and says when it moves a run', async () => {
+    // A shared folder whose environments file would send every agent below it to "hijack" (staging).
+    const shared = makeTempDir();
+    try {
+      shared.write(
+        'agent-workflows.yaml',
+        `default: hijack\nenvironments:\n  hijack:\n    baseUrl: ${staging.url}\n    account: dev-team\n`,
+      );
+      const own = AGENT.replace('deployment:\n', `deployment:\n  baseUrl: ${dev.url}\n  account: dev-team\n`);
+      shared.write('me/proj/own.agent.yaml', own);
+      const key = { AGENT_WORKFLOWS_API_KEY: DEV_KEY };
+
+      // From the agent's folder (no repository): the search stops there, and the agent's own deployment is used.
+      const mine = await cli(['run', 'own.agent.yaml', '--json'], key, undefined, join(shared.path, 'me', 'proj'));
+      assert.equal(mine.code, 0, mine.stderr);
+      assert.doesNotMatch(mine.stderr, /hijack/);
+      // From another folder, outside any repository: only the agent file's own folder.
+      const elsewhere = await cli(['run', join(shared.path, 'me', 'proj', 'own.agent.yaml'), '--json'], key);
+      assert.equal(elsewhere.code, 0, elsewhere.stderr);
+      assert.deepEqual(
+        dev.starts.map((start) => start.path),
+        ['/api/dev-team/agent/triage/execute', '/api/dev-team/agent/triage/execute'],
+      );
+      const notFound = await cli(['run', join(shared.path, 'me', 'proj', 'own.agent.yaml'), '--env', 'hijack'], key);
+      assert.equal(notFound.code, 2);
+      assert.match(
+        notFound.stderr,
+        /looked for agent-workflows\.yaml in \/.*\/me\/proj only \(it is outside the current folder and any repository\)/,
+      );
+      assert.equal(staging.server.requests.length, 0, 'the shared file sent nothing anywhere');
+
+      // In a repository: from a subfolder, up to its root (past the current folder), and the run says
+      // that the environment replaces the agent file's own base URL, naming both origins and the file.
+      shared.write('me/proj/.git', 'gitdir: /elsewhere/.git/worktrees/proj\n');
+      shared.write(
+        'me/proj/agent-workflows.yaml',
+        `default: team\nenvironments:\n  team:\n    baseUrl: ${staging.url}\n    account: stage-team\n`,
+      );
+      shared.write('me/proj/agents/own.agent.yaml', own);
+      const moved = await cli(
+        ['run', 'own.agent.yaml', '--json'],
+        { AGENT_WORKFLOWS_API_KEY: STAGING_KEY },
+        undefined,
+        join(shared.path, 'me', 'proj', 'agents'),
+      );
+      assert.equal(moved.code, 0, moved.stderr);
+      assert.match(
+        moved.stderr,
+        new RegExp(
+          `^agent-workflows: environment "team" of ${join(shared.path, 'me', 'proj', 'agent-workflows.yaml').replace(/[.]/g, '\\.')} sends this run to ${staging.url.replace(/[.]/g, '\\.')}, not to the agent file's deployment\\.baseUrl ${dev.url.replace(/[.]/g, '\\.')}$`,
+          'm',
+        ),
+      );
+      assert.deepEqual(
+        staging.starts.map((start) => start.path),
+        ['/api/stage-team/agent/triage/execute'],
+      );
+      // The same for a batch and deployed test cases.
+      shared.write('me/proj/agents/rows.jsonl', '{}\n');
+      shared.write('me/proj/agents/own.agent.test.yaml', 'cases:\n  one:\n    expect: { outputs: { said: hi } }\n');
+      staging.statusAnswer = (_n, _id, response) => json(response, 200, { status: 'finished', outputs: { said: 'hi' } });
+      for (const args of [
+        ['batch', 'own.agent.yaml', '--data', 'rows.jsonl'],
+        ['test', '.', '--deployed'],
+      ]) {
+        const ran = await cli(args, { AGENT_WORKFLOWS_API_KEY: STAGING_KEY }, undefined, join(shared.path, 'me', 'proj', 'agents'));
+        assert.equal(ran.code, 0, `${args[0]}: ${ran.stdout}${ran.stderr}`);
+        assert.match(ran.stderr, /environment "team" of .* sends this run to .*, not to the agent file's deployment\.baseUrl/, args[0]);
+      }
+      assert.equal(staging.starts.length, 3);
+    } finally {
+      shared.remove();
+    }
+  });
+
   it('reads the environments file --envs-file names instead of the one above the agent', async () => {
     dir.write('configs/envs.yaml', `environments:\n  qa:\n    baseUrl: ${staging.url}\n    account: qa-team\n`);
     const result = await run(['--envs-file', 'configs/envs.yaml', '--env', 'qa'], { AGENT_WORKFLOWS_API_KEY: STAGING_KEY });
@@ -253,7 +328,7 @@ environments:
       assert.equal(none.code, 2);
       assert.match(
         none.stderr,
-        /Environment "dev" is asked for, but there is no environments file: none was found \(looked for agent-workflows\.yaml in \. and its parent folders\)/,
+        /Environment "dev" is asked for, but there is no environments file: none was found \(looked for agent-workflows\.yaml in \. \(the current folder\)\)/,
       );
     } finally {
       elsewhere.remove();
@@ -298,6 +373,8 @@ environments:
     assert.match(lines[2]!, /^ {2}staging {2}http:\/\/127\.0\.0\.1:\d+ {2}account stage-team$/);
     assert.match(lines[3]!, /^ {2}prod {5}http:\/\/127\.0\.0\.1:\d+ {2}account prod-team {3}\(protected\)$/);
 
+    // Above the current folder, in the same repository.
+    dir.write('.git/HEAD', 'ref: refs/heads/main\n');
     const listed = await cli(['envs', '--json'], {}, undefined, join(dir.path, 'agents'));
     const parsed = JSON.parse(listed.stdout) as {
       file: string;
@@ -320,7 +397,7 @@ environments:
       const none = await cli(['envs'], {}, undefined, empty.path);
       assert.equal(none.code, 0);
       assert.equal(none.stdout, '');
-      assert.match(none.stderr, /No environments: no agent-workflows\.yaml in \. and its parent folders\. Create one/);
+      assert.match(none.stderr, /No environments: no agent-workflows\.yaml in \. \(the current folder\)\. Create one/);
       const missing = await cli(['envs', '--envs-file', 'nowhere.yaml'], {}, undefined, empty.path);
       assert.equal(missing.code, 2);
       assert.match(missing.stderr, /The environments file nowhere\.yaml: no such file or directory/);

@@ -7,7 +7,12 @@ import { environmentsCompletions } from '../../src/core/environments/environment
 import { environmentsHover } from '../../src/core/environments/environmentsHover';
 import { environmentChecks, ENVIRONMENTS_FILE_NAME, parseEnvironmentsFile } from '../../src/core/environments/environmentsFile';
 import type { EnvironmentsFile } from '../../src/core/environments/environmentsFile';
-import { environmentDeployment, findEnvironmentsFile, selectEnvironment } from '../../src/core/environments/resolveEnvironment';
+import {
+  environmentDeployment,
+  findEnvironmentsFile,
+  replacedBaseUrl,
+  selectEnvironment,
+} from '../../src/core/environments/resolveEnvironment';
 import { MAX_ENVIRONMENTS, MAX_ENVIRONMENTS_FILE_BYTES } from '../../src/core/limits';
 import environmentsSchema from '../../schemas/agent-workflows.schema.json';
 import { ServiceError } from '../../src/core/service/serviceError';
@@ -289,6 +294,21 @@ deployment:
       ),
     );
     assert.deepEqual(validateAgentText(text, { environments: environmentChecks(opened) }).problems, []);
+  });
+
+  it("says when an environment replaces the agent's own base URL with another origin", () => {
+    const own = validateAgentText('version: 1\nname: T\ndeployment:\n  baseUrl: https://mine.example/api\n').model!;
+    const dev = selectEnvironment(file(), { flag: 'dev' });
+    assert.deepEqual(replacedBaseUrl(own, dev), { agentOrigin: 'https://mine.example', environmentOrigin: 'http://127.0.0.1:8787' });
+    assert.equal(replacedBaseUrl(own, undefined), undefined, 'no environment');
+    assert.equal(replacedBaseUrl(own, dev, 'https://flag.example'), undefined, 'a --base-url flag decides');
+    const same = validateAgentText('version: 1\nname: T\ndeployment:\n  baseUrl: http://127.0.0.1:8787/v2\n').model!;
+    assert.equal(replacedBaseUrl(same, dev), undefined, 'the same origin');
+    const overridden = validateAgentText(
+      'version: 1\nname: T\ndeployment:\n  baseUrl: https://mine.example\n  environments:\n    dev: { baseUrl: "https://other.example" }\n',
+    ).model!;
+    assert.equal(replacedBaseUrl(overridden, dev), undefined, "the agent's own override for the environment");
+    assert.equal(replacedBaseUrl(validateAgentText('version: 1\nname: T\n').model!, dev), undefined, 'no base URL of its own');
   });
 
   it("checks an override's base URL like the deployment's", () => {

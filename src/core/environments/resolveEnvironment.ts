@@ -116,9 +116,67 @@ function movedFields(override: DeploymentOverride): (readonly [field: 'baseUrl' 
   ];
 }
 
+/**
+ * When the environment replaces the agent file's own deployment.baseUrl with another origin (no
+ * override of the agent's for it, no base URL flag): both origins, so a run can say where it goes
+ * instead. Undefined when the agent file has no base URL of its own, or the same origin.
+ */
+export function replacedBaseUrl(
+  model: AgentModel,
+  env: SelectedEnvironment | undefined,
+  baseUrlFlag?: string,
+): { readonly agentOrigin: string; readonly environmentOrigin: string } | undefined {
+  const own = firstSet(model.deployment?.baseUrl?.value);
+  if (!env || own === undefined || firstSet(baseUrlFlag) !== undefined) return undefined;
+  if (firstSet(model.deployment?.environments?.get(env.name)?.baseUrl?.value) !== undefined) return undefined;
+  const agentOrigin = displayOrigin(own);
+  const environmentOrigin = displayOrigin(env.declaration.baseUrl);
+  return agentOrigin === environmentOrigin ? undefined : { agentOrigin, environmentOrigin };
+}
+
 /** The fields that have a value: an absent field and an undefined one read the same to callers. */
 function withoutUndefined<T extends object>(fields: T): T {
   return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined)) as T;
+}
+
+/** Where the command line looks for the environments file of a folder: from it up to stopDir. */
+export interface EnvironmentsSearch {
+  readonly startDir: string;
+  readonly stopDir: string;
+  /**
+   * Why the search stops there: `repository`, the nearest folder holding .git; `current-folder`,
+   * the current folder, outside any repository; `own-folder`, startDir itself, in neither.
+   */
+  readonly bound: 'repository' | 'current-folder' | 'own-folder';
+}
+
+/**
+ * How far above startDir the command line looks for the environments file: up to the repository
+ * root (the nearest folder with .git, a folder or a worktree's file), else up to the current folder
+ * when startDir is in it, else startDir only. A file dropped in a shared parent folder (/tmp, a
+ * home folder) is never picked up for an agent file it was not written for.
+ */
+export async function environmentsSearch(startDir: string, cwd: string): Promise<EnvironmentsSearch> {
+  const start = resolve(startDir);
+  const current = resolve(cwd);
+  let currentSeen = false;
+  for (let dir = start; ;) {
+    if (await exists(join(dir, '.git'))) return { startDir: start, stopDir: dir, bound: 'repository' };
+    currentSeen ||= dir === current;
+    const parent = dirname(dir);
+    if (parent === dir) break;
+    dir = parent;
+  }
+  return { startDir: start, stopDir: currentSeen ? current : start, bound: currentSeen ? 'current-folder' : 'own-folder' };
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await stat(path);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /**
