@@ -228,6 +228,26 @@ environments:
     assert.equal(staging.starts.length, 0);
   });
 
+  it('validate checks overrides against the environments file run would use, and lists that file when it has problems', async () => {
+    dir.write('agents/typo.agent.yaml', AGENT.replace('staging: {', 'stagin: {'));
+    const checked = await cli(['validate', 'agents/typo.agent.yaml'], {});
+    assert.equal(checked.code, 0, checked.stdout + checked.stderr);
+    assert.match(checked.stdout, /^agents\/typo\.agent\.yaml:10:5: warning unknown-environment .*Did you mean "staging"\?/m);
+    assert.match(checked.stderr, /^1 file checked: 0 errors, 1 warning/m);
+
+    dir.write('agent-workflows.yaml', 'environments:\n  dev:\n    baseUrl: http://127.0.0.1:1\n');
+    const broken = await cli(['validate', 'agents/typo.agent.yaml', '--format', 'json'], {});
+    assert.equal(broken.code, 1);
+    const files = (JSON.parse(broken.stdout) as { files: { file: string; problems: { code: string }[] }[] }).files;
+    assert.deepEqual(
+      files.map((file) => [file.file, file.problems.map((problem) => problem.code)]),
+      [
+        ['agent-workflows.yaml', ['missing-property']],
+        [join('agents', 'typo.agent.yaml'), []],
+      ],
+    );
+  });
+
   it('looks for the environments file up to the repository root or the current folder, and says when it moves a run', async () => {
     // A shared folder whose environments file would send every agent below it to "hijack" (staging).
     const shared = makeTempDir();
