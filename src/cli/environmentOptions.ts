@@ -1,7 +1,8 @@
 // Environments on the command line, in one place for every command that reaches a deployment
 // (run, status, test --deployed, batch): --env and AGENT_WORKFLOWS_ENV, the environments file
 // (--envs-file, else agent-workflows.yaml found walking up from the agent file or the current
-// folder), its problems as a usage error, and the confirmation a protected environment needs.
+// folder, no higher than the repository root), its problems as a usage error, the confirmation a
+// protected environment needs, and the note when an environment replaces an agent's own base URL.
 import { resolve } from 'node:path';
 import { readTextFile } from '../core/document/readTextFile';
 import { displayOrigin, ENVIRONMENTS_FILE_NAME, parseEnvironmentsFile } from '../core/environments/environmentsFile';

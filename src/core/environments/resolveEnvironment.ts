@@ -2,8 +2,10 @@
 // docs/environments.md): the environment named by a flag, else by a setting (VS Code's picker, or
 // AGENT_WORKFLOWS_ENV on the command line), else the file's default, else none; and for each field,
 // the agent file's override for that environment, then the environment (base URL and account), then
-// the agent file's plain deployment block (agent). Environments are found by walking up from the
-// agent file to agent-workflows.yaml.
+// the agent file's plain deployment block (agent), except that a protected environment's base URL
+// and account are the environments file's only (unless it says allowAgentOverride). Environments are
+// found by walking up from the agent file to agent-workflows.yaml, no higher than the repository
+// root or the current folder (environmentsSearch; the editor stops at the workspace folder).
 import { stat } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import type { AgentModel, DeploymentOverride } from '../document/model';

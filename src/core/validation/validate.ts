@@ -3,8 +3,6 @@
 import { checkApiNode } from './apiNodeCheck';
 import { checkDeployment, checkEnvironmentOverrides, checkInputs } from './declarationsCheck';
 import type { EnvironmentChecks } from './declarationsCheck';
-
-export type { EnvironmentChecks } from './declarationsCheck';
 import { readModel } from '../document/model';
 import type { AgentModel } from '../document/model';
 import { parseAgentFile } from '../document/parse';
@@ -13,6 +11,8 @@ import type { Problem } from '../document/problems';
 import { checkReferences } from './references';
 import { checkSchema } from './schemaCheck';
 import { checkSecrets } from './secretScan';
+
+export type { EnvironmentChecks } from './declarationsCheck';
 
 export interface ValidationResult {
   readonly problems: Problem[];
