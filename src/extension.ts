@@ -53,7 +53,7 @@ export function activate(context: vscode.ExtensionContext): AgentWorkflowsApi {
   const batches = new BatchHistory(context.workspaceState, context.storageUri ?? context.globalStorageUri);
   context.subscriptions.push(workspaceSecretNames, keys, store, results, new ResultDocuments(store), localServer, environments, batches);
 
-  const diagnostics = registerDiagnostics(context, { logger, docsUri, environmentNames: (uri) => environments.namesFor(uri) });
+  const diagnostics = registerDiagnostics(context, { logger, docsUri, environments: (uri) => environments.checksFor(uri) });
   // An agent's environment overrides are checked against the names of its environments file: checked
   // again when its text changes, debounced like an edit (each keystroke in it fires).
   context.subscriptions.push(environments.onDidChangeContent(() => diagnostics.scheduleOpenDocuments()));

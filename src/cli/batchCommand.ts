@@ -13,7 +13,7 @@ import { DEFAULT_STATUS_PATH } from '../core/service/target';
 import { loadSuite } from '../core/testing/suite';
 import type { Matcher } from '../core/testing/matchers';
 import { readRunnableAgentFile } from './agentFiles';
-import { confirmEnvironment, selectedEnvironment } from './environmentOptions';
+import { confirmEnvironment, replacedBaseUrlNote, selectedEnvironment } from './environmentOptions';
 import type { EnvironmentFlags } from './environmentOptions';
 import { integer, pairs, positiveNumber } from './flagValues';
 import { CliError, ExitCode } from './io';
@@ -85,8 +85,10 @@ export async function batchCommand(path: string, flags: BatchFlags, io: CliIo): 
   } else {
     const environment = await selectedEnvironment(flags, dirname(resolve(io.cwd, path)), io);
     const target = deploymentTarget(model, flags, apiKeyFrom(io), undefined, environment);
+    const replaced = replacedBaseUrlNote(model, environment, flags);
+    if (replaced) io.stderr(`agent-workflows: ${replaced}\n`);
     // Before any row is read or sent: a protected environment is confirmed (--yes, or y at a terminal).
-    await confirmEnvironment(environment, flags, io);
+    await confirmEnvironment(environment, target, flags, io);
     mode = {
       kind: 'service',
       scheduler: {

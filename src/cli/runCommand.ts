@@ -11,7 +11,7 @@ import { formatBytes } from '../core/executions/executionRecord';
 import { pairs } from './flagValues';
 import { CliError, ExitCode } from './io';
 import type { CliIo } from './io';
-import { confirmEnvironment, selectedEnvironment } from './environmentOptions';
+import { confirmEnvironment, replacedBaseUrlNote, selectedEnvironment } from './environmentOptions';
 import type { EnvironmentFlags } from './environmentOptions';
 import { apiKeyFrom, deploymentTarget, exitCodeFor, rejectWithLocal, timeoutMs } from './serviceOptions';
 import type { ServiceFlags } from './serviceOptions';
@@ -53,8 +53,10 @@ export async function runCommand(path: string, flags: RunFlags, io: CliIo): Prom
   const limit = timeoutMs(flags, 30 * 60);
   const environment = await selectedEnvironment(flags, dirname(resolve(io.cwd, path)), io);
   const target = deploymentTarget(model, flags, apiKeyFrom(io), undefined, environment);
+  const replaced = replacedBaseUrlNote(model, environment, flags);
+  if (replaced) io.stderr(`agent-workflows: ${replaced}\n`);
   // Last before the start: nothing is asked about a run that could not start anyway.
-  await confirmEnvironment(environment, flags, io);
+  await confirmEnvironment(environment, target, flags, io);
   // --timeout covers the whole run: the start request as well as the wait.
   const deadline = Date.now() + limit;
 

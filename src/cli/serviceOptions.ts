@@ -77,9 +77,10 @@ export function deploymentTarget(
   source?: string,
   environment?: SelectedEnvironment,
 ): AgentTarget {
-  const deployed = environmentDeployment(model, environment);
+  let deployed;
   let fields;
   try {
+    deployed = environmentDeployment(model, environment);
     fields = resolveDeployment({ baseUrl: flags.baseUrl, account: flags.account, agent: flags.agent }, deployed);
   } catch (error) {
     const message = errorMessage(error).replace('give them as options', 'give them with --base-url, --account and --agent');

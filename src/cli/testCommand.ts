@@ -6,6 +6,8 @@ import { dirname, resolve } from 'node:path';
 import { LineIndex } from '../core/document/lineIndex';
 import { printable } from '../core/printable';
 import type { Span } from '../core/document/problems';
+import type { AgentModel } from '../core/document/model';
+import { displayOrigin } from '../core/environments/environmentsFileName';
 import { formatJson, formatJunit, formatText, keptForReport, reportedCase, summaryLine, totals } from '../core/testing/report';
 import type { SuiteReport } from '../core/testing/report';
 import { afterSnapshot, snapshotOutputs, spansAfterWriting, updatedTestFile } from '../core/testing/snapshot';
@@ -18,8 +20,7 @@ import type { FileKind } from './agentFiles';
 import { allowedFolders, allowFilesHint } from './fileAccessOptions';
 import { CliError, ExitCode } from './io';
 import type { CliIo } from './io';
-import type { SelectedEnvironment } from '../core/environments/resolveEnvironment';
-import { confirmEnvironment, selectedEnvironment } from './environmentOptions';
+import { confirmEnvironment, replacedBaseUrlNote, selectedEnvironment } from './environmentOptions';
 import type { EnvironmentFlags } from './environmentOptions';
 import { apiKeyFrom, deploymentTarget, timeoutMs } from './serviceOptions';
 import type { ServiceFlags } from './serviceOptions';
@@ -58,16 +59,22 @@ export async function testCommand(paths: readonly string[], flags: TestFlags, io
   let apiKey: string | undefined;
   let deploymentUsed = false;
 
-  // Each agent's environment, from the environments file above it; each protected one confirmed once.
+  // Each agent's target in its environment, from the environments file above it; each protected
+  // environment confirmed once per origin and account the cases go to.
   const confirmed = new Set<string>();
-  const environmentOf = async (agentFile: string): Promise<SelectedEnvironment | undefined> => {
+  const notes = new Set<string>();
+  const targetOf = async (model: AgentModel, agentFile: string, key: string): Promise<DeployedTarget['target']> => {
     const environment = await selectedEnvironment(flags, dirname(agentFile), io);
-    const key = environment ? `${environment.name}\u0000${environment.declaration.baseUrl}\u0000${environment.declaration.account}` : '';
-    if (environment && !confirmed.has(key)) {
-      await confirmEnvironment(environment, flags, io);
-      confirmed.add(key);
+    const target = deploymentTarget(model, flags, key, agentFile, environment);
+    const replaced = replacedBaseUrlNote(model, environment, flags);
+    if (replaced && !notes.has(`${agentFile}\u0000${replaced}`)) io.stderr(`agent-workflows: ${agentFile}: ${replaced}\n`);
+    if (replaced) notes.add(`${agentFile}\u0000${replaced}`);
+    const confirmation = environment ? `${environment.name}\u0000${displayOrigin(target.baseUrl)}\u0000${target.account}` : '';
+    if (environment && !confirmed.has(confirmation)) {
+      await confirmEnvironment(environment, target, flags, io);
+      confirmed.add(confirmation);
     }
-    return environment;
+    return target;
   };
 
   // The first reason a deployment could not be used decides the exit code (3 without a key, else 2).
@@ -97,9 +104,8 @@ export async function testCommand(paths: readonly string[], flags: TestFlags, io
     if (deployed) {
       const deploymentTimeoutMs = timeoutMs(flags, 5 * 60);
       try {
-        const environment = await environmentOf(loaded.agentFile);
         deployment = {
-          target: deploymentTarget(loaded.agent.model, flags, (apiKey ??= apiKeyFrom(io)), loaded.agentFile, environment),
+          target: await targetOf(loaded.agent.model, loaded.agentFile, (apiKey ??= apiKeyFrom(io))),
           timeoutMs: deploymentTimeoutMs,
         };
       } catch (error) {

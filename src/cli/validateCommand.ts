@@ -1,12 +1,18 @@
 // `agent-workflows validate <file or folder…>`: checks agent files, agent test files and environments
-// files, each as its kind (the codes the editor shows), like a compiler, and exits 1 on errors.
-import { resolve } from 'node:path';
+// files, each as its kind (the codes the editor shows), like a compiler, and exits 1 on errors. An
+// agent file's environment overrides are checked against the environments file that `run` would
+// use (which is listed too when it has problems).
+import { dirname, resolve } from 'node:path';
 import { undecodedFileProblems } from '../core/document/parse';
-import { parseEnvironmentsFile } from '../core/environments/environmentsFile';
 import { loadSuiteFromText } from '../core/testing/loadSuite';
 import { countProblems, validateAgentText } from '../core/validation/validate';
+import type { EnvironmentChecks } from '../core/validation/validate';
 import type { Problem } from '../core/document/problems';
-import { CHECKED_FILES, expandPaths, fileKindOf, readAgentFile } from './agentFiles';
+import { readTextFile } from '../core/document/readTextFile';
+import { environmentChecks, parseEnvironmentsFile } from '../core/environments/environmentsFile';
+import { environmentsSearch, findEnvironmentsFile } from '../core/environments/resolveEnvironment';
+import { MAX_ENVIRONMENTS_FILE_BYTES } from '../core/limits';
+import { CHECKED_FILES, displayPath, expandPaths, fileKindOf, readAgentFile } from './agentFiles';
 import { ExitCode } from './io';
 import type { CliIo } from './io';
 
@@ -24,15 +30,18 @@ interface FileReport {
 export async function validateCommand(paths: readonly string[], format: ValidateFormat, io: CliIo): Promise<number> {
   const { files, errors } = await expandPaths(paths, io.cwd, CHECKED_FILES);
   const reports: FileReport[] = errors.map(({ file, error }) => ({ file, error }));
+  // An environments file checked in its own right is not listed again as an agent file's.
+  const environments = new EnvironmentsFiles(io.cwd, new Set(files.map((file) => resolve(io.cwd, file))));
   for (const file of files) {
     const kind = fileKindOf(file);
     const read = await readAgentFile(file, io.cwd, kind);
-    if ('text' in read)
-      reports.push(
-        kind === 'test'
-          ? await checkTestFile(file, read.text, io.cwd)
-          : { file, problems: kind === 'environments' ? parseEnvironmentsFile(read.text).problems : validateAgentText(read.text).problems },
-      );
+    if ('text' in read && kind === 'test') reports.push(await checkTestFile(file, read.text, io.cwd));
+    else if ('text' in read && kind === 'environments') reports.push({ file, problems: parseEnvironmentsFile(read.text).problems });
+    else if ('text' in read) {
+      const { checks, report } = await environments.of(dirname(resolve(io.cwd, file)));
+      if (report) reports.push(report);
+      reports.push({ file, problems: validateAgentText(read.text, checks ? { environments: checks } : {}).problems });
+    }
     // Read, but binary or too large: a problem of the file (as the editor shows it), not a failure to read.
     else if (read.code && read.reason) reports.push({ file, problems: undecodedFileProblems({ error: read.reason, code: read.code }) });
     else reports.push(read);
@@ -71,6 +80,49 @@ async function checkTestFile(file: string, text: string, cwd: string): Promise<F
   const ownErrors = loaded.problems.some((problem) => problem.severity === 'error');
   // Without errors of its own, a test file that cannot run has an agent with errors.
   return { file, problems: loaded.problems, ...(!('suite' in loaded) && !ownErrors ? { agentError: loaded.message } : {}) };
+}
+
+/** The environments file of an agent file, as run finds it (see loadEnvironments), each read once. */
+class EnvironmentsFiles {
+  private readonly byFolder = new Map<string, Promise<string | undefined>>();
+  private readonly byFile = new Map<string, Promise<{ checks?: EnvironmentChecks; report?: FileReport }>>();
+
+  constructor(
+    private readonly cwd: string,
+    /** Files checked in their own right: their problems are listed there. */
+    private readonly checked: ReadonlySet<string>,
+  ) {}
+
+  /** Its checks when it has no errors; a report of its own the first time it is found with problems or unreadable. */
+  async of(folder: string): Promise<{ checks?: EnvironmentChecks; report?: FileReport }> {
+    let located = this.byFolder.get(folder);
+    if (!located) {
+      located = environmentsSearch(folder, this.cwd).then((search) => findEnvironmentsFile(search.startDir, search.stopDir));
+      this.byFolder.set(folder, located);
+    }
+    const path = await located;
+    if (path === undefined) return {};
+    const known = this.byFile.get(path);
+    if (known) {
+      const { checks } = await known;
+      return checks ? { checks } : {};
+    }
+    const read = this.read(path);
+    this.byFile.set(path, read);
+    return read;
+  }
+
+  private async read(path: string): Promise<{ checks?: EnvironmentChecks; report?: FileReport }> {
+    const file = displayPath(path, this.cwd);
+    const listed = !this.checked.has(path);
+    const text = await readTextFile(path, { maxBytes: MAX_ENVIRONMENTS_FILE_BYTES, kind: 'environments' });
+    if ('error' in text) return listed ? { report: { file, error: `The environments file ${file}: ${text.error}` } } : {};
+    const parsed = parseEnvironmentsFile(text.text);
+    return {
+      ...(parsed.file ? { checks: environmentChecks(parsed.file) } : {}),
+      ...(parsed.problems.length && listed ? { report: { file, problems: parsed.problems } } : {}),
+    };
+  }
 }
 
 function toJson(report: FileReport): object {

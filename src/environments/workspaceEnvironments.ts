@@ -9,6 +9,7 @@ import { COMMANDS } from '../commandIds';
 import { affects, environmentSettings } from '../config';
 import type { EnvironmentsFileResult } from '../core/environments/environmentsFile';
 import type { SelectedEnvironment } from '../core/environments/resolveEnvironment';
+import type { EnvironmentChecks } from '../core/validation/validate';
 import { displayOrigin, ENVIRONMENTS_FILE_NAME } from '../core/environments/environmentsFileName';
 import { errorMessage } from '../core/errors';
 import { loadLanguageCore } from '../language/loadLanguageCore';
@@ -147,10 +148,10 @@ export class WorkspaceEnvironments implements vscode.Disposable {
     return result;
   }
 
-  /** The environment names that apply to an agent file (for its overrides' checks); undefined without a valid file. */
-  async namesFor(agentUri: vscode.Uri): Promise<readonly string[] | undefined> {
+  /** What the environments file of an agent file says, for its overrides' checks; undefined without a valid file. */
+  async checksFor(agentUri: vscode.Uri): Promise<EnvironmentChecks | undefined> {
     const { result } = await this.lookup(agentUri);
-    return result?.file ? [...result.file.environments.keys()] : undefined;
+    return result?.file ? (await loadLanguageCore()).environmentChecks(result.file) : undefined;
   }
 
   /** The name chosen in the picker for an environments file (this workspace only). */
@@ -213,21 +214,33 @@ export class WorkspaceEnvironments implements vscode.Disposable {
   }
 
   /**
-   * Asks before a run on a protected environment, naming it (modal), unless the user said not to
-   * ask again in this window; false when the user did not confirm.
+   * Asks before a run on a protected environment (modal), naming it with the origin and account the
+   * run goes to (`target`: the agent file's override included), unless the user said not to ask
+   * again in this window for that environment there; false when the user did not confirm.
    */
-  async confirmRun(environment: ActiveEnvironment, what: string): Promise<boolean> {
+  async confirmRun(
+    environment: ActiveEnvironment,
+    target: { readonly baseUrl: string; readonly account: string },
+    what: string,
+  ): Promise<boolean> {
     if (!environment.declaration.protected) return true;
-    const key = `${environment.fileUri.toString()}#${environment.name}`;
+    const origin = displayOrigin(target.baseUrl);
+    const key = `${environment.fileUri.toString()}#${environment.name}#${origin}#${target.account}`;
     if (this.confirmed.has(key)) return true;
     const run = `Run on ${environment.name}`;
     const always = `Run on ${environment.name}, Don't Ask Again in This Window`;
-    const origin = displayOrigin(environment.declaration.baseUrl);
+    const declared = environment.declaration;
+    const file = vscode.workspace.asRelativePath(environment.fileUri);
+    // Said when the agent file's override (allowed by allowAgentOverride) sends the run elsewhere.
+    const moved =
+      origin !== displayOrigin(declared.baseUrl) || target.account !== declared.account
+        ? ` (the agent file's deployment.environments.${environment.name}; ${file} names ${displayOrigin(declared.baseUrl)}, account ${declared.account})`
+        : '';
     const choice = await vscode.window.showWarningMessage(
       `${what} on the protected environment "${environment.name}"?`,
       {
         modal: true,
-        detail: `"${environment.name}" is ${origin}, account ${environment.declaration.account}, and is marked protected in ${vscode.workspace.asRelativePath(environment.fileUri)}.`,
+        detail: `It runs on ${origin}, account ${target.account}${moved}. "${environment.name}" is marked protected in ${file}.`,
       },
       run,
       always,

@@ -4,6 +4,7 @@
 import * as vscode from 'vscode';
 import type { AgentSymbol } from '../core/language/navigation';
 import type { Problem } from '../core/document/problems';
+import type { EnvironmentChecks } from '../core/validation/validate';
 import { affects, validationSettings } from '../config';
 import { AGENT_FILE_GLOB, AGENT_LANGUAGE_ID } from './languageIds';
 import { loadLanguageCore } from './loadLanguageCore';
@@ -18,8 +19,8 @@ export interface AgentDiagnosticsDeps {
   readonly docsUri: vscode.Uri;
   /** The worker script, dist/validationWorker.js. */
   readonly workerPath: string;
-  /** The environment names of the agent-workflows.yaml that applies to a file, when one does. */
-  readonly environmentNames?: (uri: vscode.Uri) => Promise<readonly string[] | undefined>;
+  /** What the agent-workflows.yaml that applies to a file says, when one does (and has no errors). */
+  readonly environments?: (uri: vscode.Uri) => Promise<EnvironmentChecks | undefined>;
 }
 
 export class AgentDiagnostics implements vscode.Disposable {
@@ -156,8 +157,8 @@ export class AgentDiagnostics implements vscode.Disposable {
   /** The problems of a text, from the worker; undefined when a newer check of the same file replaced it. */
   private async validate(uri: vscode.Uri, text: string): Promise<Problem[] | undefined> {
     this.worker ??= this.startWorker();
-    const environmentNames = await this.deps.environmentNames?.(uri).catch(() => undefined);
-    const outcome = await this.worker.validate(uri.toString(), text, environmentNames);
+    const environments = await this.deps.environments?.(uri).catch(() => undefined);
+    const outcome = await this.worker.validate(uri.toString(), text, environments);
     switch (outcome.kind) {
       case 'checked':
         return outcome.problems;

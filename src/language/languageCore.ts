@@ -11,7 +11,7 @@ export { decodeAgentFile, tooLargeMessage, undecodedFileProblems } from '../core
 export { validateAgentText } from '../core/validation/validate';
 export { environmentsCompletions } from '../core/environments/environmentsCompletion';
 export { environmentsHover } from '../core/environments/environmentsHover';
-export { parseEnvironmentsFile } from '../core/environments/environmentsFile';
-export { environmentDeployment, selectEnvironment } from '../core/environments/resolveEnvironment';
+export { environmentChecks, parseEnvironmentsFile } from '../core/environments/environmentsFile';
+export { environmentDeployment, replacedBaseUrl, selectEnvironment } from '../core/environments/resolveEnvironment';
 export { testFileCompletions, testFileHover } from '../core/testing/testFileLanguage';
 export { agentPathOf } from '../core/testing/testFileName';

@@ -28,7 +28,7 @@ function resultOf(request: WorkerRequest): WorkerTasks[keyof WorkerTasks] {
     case 'testFile':
       return summarizeTestFile(request.file ?? '', request.text, new Map(request.agentTexts ?? []));
     default:
-      return validateAgentText(request.text, request.environmentNames ? { environmentNames: request.environmentNames } : {}).problems;
+      return validateAgentText(request.text, request.environments ? { environments: request.environments } : {}).problems;
   }
 }
 

@@ -11,6 +11,7 @@ import type { LineRange } from '../core/document/problems';
 import type { LoadedSuite, SuiteLoadFailure } from '../core/testing/suite';
 import { ProblemSink } from '../core/document/problemSink';
 import type { Problem } from '../core/document/problems';
+import type { EnvironmentChecks } from '../core/validation/validate';
 import { errorMessage } from '../core/errors';
 
 /**
@@ -50,8 +51,8 @@ export type WorkerTask = keyof WorkerTasks;
 
 /** What a task may need besides the text. */
 export interface TaskContext {
-  /** The environments of the agent's agent-workflows.yaml, for the names its overrides use. */
-  readonly environmentNames?: readonly string[];
+  /** What the agent's agent-workflows.yaml says, for the checks of its overrides. */
+  readonly environments?: EnvironmentChecks;
   /** testFile: the test file's absolute path (its agent is resolved from it). */
   readonly file?: string;
   /** testFile: texts of agent files that differ from disk (unsaved editors), by absolute path; others are read from disk. */
@@ -118,8 +119,8 @@ export class ValidationWorker {
   constructor(private readonly options: ValidationWorkerOptions) {}
 
   /** Validates the text of the document named by `document`; a newer call for the same document supersedes this one. */
-  async validate(document: string, text: string, environmentNames?: readonly string[]): Promise<ValidationOutcome> {
-    const outcome = await this.run('validate', document, text, environmentNames ? { environmentNames } : {});
+  async validate(document: string, text: string, environments?: EnvironmentChecks): Promise<ValidationOutcome> {
+    const outcome = await this.run('validate', document, text, environments ? { environments } : {});
     switch (outcome.kind) {
       case 'done':
         return { kind: 'checked', problems: outcome.result };

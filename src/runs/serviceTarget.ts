@@ -19,17 +19,23 @@ import type { AgentFile } from './agentFile';
 import type { ActiveEnvironment, WorkspaceEnvironments } from '../environments/workspaceEnvironments';
 import { loadLanguageCore } from '../language/loadLanguageCore';
 import type { LocalServerHost } from './localServerHost';
+import type { ResultsChannel } from './resultsChannel';
+import { errorMessage } from '../core/errors';
 
 export interface TargetDeps {
   readonly keys: ApiKeyStore;
   readonly localServer: LocalServerHost;
   readonly environments: WorkspaceEnvironments;
+  /** The "Agent Workflows" output channel, for what a run should say before it starts. */
+  readonly results: Pick<ResultsChannel, 'note'>;
 }
 
 /** Where a run of a file goes, and the environment that says so (when one does). */
 export interface RunTarget {
   readonly info: ExecutionTargetInfo;
   readonly environment?: ActiveEnvironment;
+  /** Said in the output when the run starts: the environment sends it elsewhere than the file's own deployment.baseUrl. */
+  readonly notice?: string;
 }
 
 /**
@@ -44,9 +50,24 @@ export async function runTargetFor(
 ): Promise<RunTarget> {
   const environment = await deps.environments.active(file.uri, requested);
   if (!environment) return { info: targetInfoWithoutEnvironment(file, deps.localServer) };
-  const fields = (await loadLanguageCore()).environmentDeployment(file.model, environment);
+  const core = await loadLanguageCore();
+  let fields;
+  try {
+    fields = core.environmentDeployment(file.model, environment);
+  } catch (error) {
+    // A protected environment the agent file moves elsewhere: refused, with the way out.
+    throw new RunBlocked(errorMessage(error), [
+      { title: 'Open Environments File', run: () => vscode.window.showTextDocument(environment.fileUri) },
+    ]);
+  }
+  const replaced = core.replacedBaseUrl(file.model, environment);
   return {
     environment,
+    ...(replaced
+      ? {
+          notice: `environment "${environment.name}" of ${environment.fileName} sends "${file.displayName}" to ${replaced.environmentOrigin}, not to its deployment.baseUrl ${replaced.agentOrigin}`,
+        }
+      : {}),
     info: {
       ...targetInfo(file, fields, `The base URL of environment "${environment.name}" for ${file.agentPath}`),
       environment: environment.name,
@@ -71,8 +92,10 @@ export async function startTargetWithKey(
   scope: vscode.Uri,
   what: string,
 ): Promise<AgentTarget | undefined> {
-  if (run.environment && !(await deps.environments.confirmRun(run.environment, what))) return undefined;
-  return targetWithKey(run.info, deps, scope);
+  if (run.environment && !(await deps.environments.confirmRun(run.environment, run.info, what))) return undefined;
+  const target = await targetWithKey(run.info, deps, scope);
+  if (target && run.notice) deps.results.note(run.notice);
+  return target;
 }
 
 /** Base URL, account and agent of a file's run without environments, or a RunBlocked that says where to set them. */

@@ -58,10 +58,11 @@ describe('environments', () => {
       '',
     ].join('\n');
 
-  const run = async (): Promise<ExecutionRecord | undefined> => {
+  const runFile = async (agent: vscode.Uri): Promise<ExecutionRecord | undefined> => {
     ui.input('Ada');
-    return vscode.commands.executeCommand<ExecutionRecord | undefined>('agentWorkflows.runAgent', AGENT);
+    return vscode.commands.executeCommand<ExecutionRecord | undefined>('agentWorkflows.runAgent', agent);
   };
+  const run = (): Promise<ExecutionRecord | undefined> => runFile(AGENT);
 
   before(async () => {
     const extension = vscode.extensions.getExtension<AgentWorkflowsApi>('agent-workflows.agent-workflows');
@@ -336,6 +337,95 @@ describe('environments', () => {
     const declined = await api.agentTests.runTests(new vscode.TestRunRequest([file]));
     assert.equal(declined.get(`${testFile.toString()}::on live`)?.state, 'errored');
     assert.equal(modals(), 4);
+  });
+
+  it('refuses a run where an agent file moves a protected environment, and names where an allowed one goes', async () => {
+    // A folder of its own: its protected "vault" is on prod, and the agent file moves it to dev.
+    const folder = vscode.Uri.joinPath(FOLDER, 'moved');
+    const agent = vscode.Uri.joinPath(folder, 'greet.agent.yaml');
+    const environments = vscode.Uri.joinPath(folder, 'agent-workflows.yaml');
+    const vault = `default: vault\nenvironments:\n  vault:\n    baseUrl: ${servers.prod!.url}\n    account: local\n    protected: true\n`;
+    const before = { ...ran };
+    try {
+      await write(environments, vault);
+      await write(
+        agent,
+        `${Buffer.from(await vscode.workspace.fs.readFile(AGENT)).toString('utf8')}deployment:\n  environments:\n    vault: { baseUrl: "${servers.dev!.url}" }\n`,
+      );
+      await vscode.window.showTextDocument(agent);
+      const problem = await waitFor(
+        () =>
+          vscode.languages
+            .getDiagnostics(agent)
+            .find((diagnostic) => /protected-environment-override/.test(JSON.stringify(diagnostic.code))),
+        'the protected-environment-override error',
+      );
+      assert.equal(problem.severity, vscode.DiagnosticSeverity.Error);
+      assert.match(problem.message, /Environment "vault" is protected in agent-workflows\.yaml: an agent file cannot change its baseUrl/);
+
+      // Refused before anything is asked or sent.
+      assert.equal(await vscode.commands.executeCommand('agentWorkflows.runAgent', agent), undefined);
+      const refusal = ui.messages.find((message) => message.kind === 'error');
+      assert.match(
+        refusal?.text ?? '',
+        /Environment "vault" is protected in environments\/moved\/agent-workflows\.yaml, and the agent file sets its baseUrl \(http:\/\/127\.0\.0\.1:\d+\) in deployment\.environments\.vault/,
+      );
+      assert.equal(ui.messages.filter((message) => message.modal).length, 0);
+      assert.deepEqual(ran, before);
+
+      // Allowed by the environments file: the error goes, and the confirmation names where the run goes.
+      // Edited in its editor in one step (a write on disk may be seen half done, as a file with errors).
+      const document = await vscode.workspace.openTextDocument(environments);
+      const allow = new vscode.WorkspaceEdit();
+      allow.insert(environments, document.positionAt(document.getText().length), '    allowAgentOverride: true\n');
+      assert.ok(await vscode.workspace.applyEdit(allow));
+      assert.ok(await document.save());
+      await waitFor(
+        () =>
+          !vscode.languages
+            .getDiagnostics(agent)
+            .some((diagnostic) => /protected-environment-override/.test(JSON.stringify(diagnostic.code))),
+        'the error to go',
+      );
+      ui.onMessage = (message) => (message.modal ? 'Run on vault' : undefined);
+      const record = await runFile(agent);
+      assert.deepEqual(record?.outputs, { greeting: 'Hello Ada from dev' }, JSON.stringify(ui.messages));
+      const [asked] = ui.messages.filter((message) => message.modal);
+      assert.equal(asked?.text, 'Run "Greet" on the protected environment "vault"?');
+      assert.equal(
+        asked?.detail,
+        `It runs on ${servers.dev!.url}, account local (the agent file's deployment.environments.vault; environments/moved/agent-workflows.yaml names ${servers.prod!.url}, account local). "vault" is marked protected in environments/moved/agent-workflows.yaml.`,
+      );
+      assert.equal(ran.prod, before.prod);
+    } finally {
+      await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+      await vscode.workspace.fs.delete(folder, { recursive: true }).then(undefined, () => undefined);
+    }
+  });
+
+  it("says in the output when an environment replaces the agent file's own deployment.baseUrl", async () => {
+    const folder = vscode.Uri.joinPath(FOLDER, 'replaced');
+    const agent = vscode.Uri.joinPath(folder, 'greet.agent.yaml');
+    try {
+      await write(
+        vscode.Uri.joinPath(folder, 'agent-workflows.yaml'),
+        `default: shared\nenvironments:\n  shared:\n    baseUrl: ${servers.dev!.url}\n    account: local\n`,
+      );
+      await write(
+        agent,
+        `${Buffer.from(await vscode.workspace.fs.readFile(AGENT)).toString('utf8')}deployment:\n  baseUrl: ${servers.prod!.url}\n`,
+      );
+      const record = await runFile(agent);
+      assert.deepEqual(record?.outputs, { greeting: 'Hello Ada from dev' });
+      const notice = `environment "shared" of environments/replaced/agent-workflows.yaml sends "Greet" to ${servers.dev!.url}, not to its deployment.baseUrl ${servers.prod!.url}`;
+      await waitFor(
+        () => vscode.workspace.textDocuments.some((document) => document.uri.scheme === 'output' && document.getText().includes(notice)),
+        'the notice in the Agent Workflows output',
+      );
+    } finally {
+      await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+      await vscode.workspace.fs.delete(folder, { recursive: true }).then(undefined, () => undefined);
+    }
   });
 
   it('copies as curl and polls on the active environment chosen in the picker', async () => {

@@ -14,6 +14,8 @@ export interface Message {
   readonly text: string;
   readonly items: readonly string[];
   readonly modal: boolean;
+  /** A modal message's detail text. */
+  readonly detail?: string;
 }
 
 export class ScriptedUi {
@@ -93,7 +95,14 @@ export class ScriptedUi {
           (item): item is string | vscode.MessageItem =>
             typeof item === 'string' || (typeof item === 'object' && item !== null && 'title' in item),
         );
-        const message: Message = { kind, text, items: items.map((item) => (typeof item === 'string' ? item : item.title)), modal };
+        const detail = modal ? (rest[0] as vscode.MessageOptions).detail : undefined;
+        const message: Message = {
+          kind,
+          text,
+          items: items.map((item) => (typeof item === 'string' ? item : item.title)),
+          modal,
+          ...(detail !== undefined ? { detail } : {}),
+        };
         this.messages.push(message);
         const choice = this.onMessage(message);
         return items.find((item) => (typeof item === 'string' ? item : item.title) === choice);

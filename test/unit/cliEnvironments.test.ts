@@ -155,6 +155,174 @@ environments:
     );
   });
 
+  it("never sends a protected environment's key where an agent file moved it, unless the environments file allows it", async () => {
+    // The agent file's override sends prod (declared on the staging service) to the dev service.
+    dir.write(
+      'agents/moved.agent.yaml',
+      `${AGENT.replace('staging: { agent: triage-v2 }', `prod: { baseUrl: "${dev.url}", account: elsewhere }`)}`,
+    );
+    dir.write('agents/moved.agent.test.yaml', 'cases:\n  one:\n    expect: { outputs: { said: hi } }\n');
+    dir.write('rows.jsonl', '{}\n');
+    const prodKey = { AGENT_WORKFLOWS_API_KEY: STAGING_KEY };
+    const refusal =
+      /Environment "prod" is protected in agent-workflows\.yaml, and the agent file sets its baseUrl \(http:\/\/127\.0\.0\.1:\d+\) and account \(elsewhere\) in deployment\.environments\.prod: .*add "allowAgentOverride: true" to prod in agent-workflows\.yaml/;
+    for (const args of [
+      ['run', 'agents/moved.agent.yaml', '--env', 'prod', '--yes'],
+      ['batch', 'agents/moved.agent.yaml', '--data', 'rows.jsonl', '--env', 'prod', '--yes'],
+      ['test', 'agents/moved.agent.test.yaml', '--deployed', '--env', 'prod', '--yes'],
+    ]) {
+      const refused = await cli(args, prodKey);
+      assert.equal(refused.code, 2, `${args[0]}: ${refused.stdout}${refused.stderr}`);
+      assert.match(refused.stderr, refusal, args[0]);
+    }
+    const questions: string[] = [];
+    const asked = await cli(['run', 'agents/moved.agent.yaml', '--env', 'prod'], prodKey, async (question) => {
+      questions.push(question);
+      return true;
+    });
+    assert.equal(asked.code, 2);
+    assert.equal(questions.length, 0, 'nothing is asked about a run that is refused');
+    assert.equal(dev.server.requests.length + staging.server.requests.length, 0, 'no request reached either service');
+
+    const validated = await cli(['validate', 'agents/moved.agent.yaml'], {});
+    assert.equal(validated.code, 1, validated.stdout + validated.stderr);
+    assert.match(
+      validated.stdout,
+      /^agents\/moved\.agent\.yaml:10:\d+: error protected-environment-override Environment "prod" is protected in agent-workflows\.yaml: .*baseUrl/m,
+    );
+    assert.match(validated.stdout, /^agents\/moved\.agent\.yaml:10:\d+: error protected-environment-override .*account/m);
+
+    // Allowed for prod by the environments file: the run goes where the agent file says, and the
+    // confirmation names that origin and account, not the declared ones.
+    dir.write('agent-workflows.yaml', environmentsFile().replace('protected: true', 'protected: true\n    allowAgentOverride: true'));
+    const allowed = await cli(['validate', 'agents/moved.agent.yaml'], {});
+    assert.equal(allowed.code, 0, allowed.stdout + allowed.stderr);
+    const moved = await cli(['run', 'agents/moved.agent.yaml', '--env', 'prod'], { AGENT_WORKFLOWS_API_KEY: DEV_KEY }, async (question) => {
+      questions.push(question);
+      return true;
+    });
+    assert.equal(moved.code, 0, moved.stderr);
+    assert.deepEqual(questions, [`Environment "prod" (${dev.url}, account elsewhere) is protected. Run against it? [y/N] `]);
+    assert.deepEqual(
+      dev.starts.map((start) => start.path),
+      ['/api/elsewhere/agent/triage/execute'],
+    );
+    const unconfirmed = await cli(['run', 'agents/moved.agent.yaml', '--env', 'prod'], { AGENT_WORKFLOWS_API_KEY: DEV_KEY });
+    assert.equal(unconfirmed.code, 2);
+    assert.match(
+      unconfirmed.stderr,
+      new RegExp(`Environment "prod" \\(${dev.url.replace(/[.]/g, '\\.')}, account elsewhere\\) is protected: add --yes`),
+    );
+
+    // --base-url and --account given with a protected environment: the question names them.
+    const flagged = await cli(
+      ['run', 'agents/triage.agent.yaml', '--env', 'prod', '--base-url', dev.url, '--account', 'mine'],
+      { AGENT_WORKFLOWS_API_KEY: DEV_KEY },
+      async (question) => {
+        questions.push(question);
+        return true;
+      },
+    );
+    assert.equal(flagged.code, 0, flagged.stderr);
+    assert.equal(questions[1], `Environment "prod" (${dev.url}, account mine) is protected. Run against it? [y/N] `);
+    assert.equal(staging.starts.length, 0);
+  });
+
+  it('validate checks overrides against the environments file run would use, and lists that file when it has problems', async () => {
+    dir.write('agents/typo.agent.yaml', AGENT.replace('staging: {', 'stagin: {'));
+    const checked = await cli(['validate', 'agents/typo.agent.yaml'], {});
+    assert.equal(checked.code, 0, checked.stdout + checked.stderr);
+    assert.match(checked.stdout, /^agents\/typo\.agent\.yaml:10:5: warning unknown-environment .*Did you mean "staging"\?/m);
+    assert.match(checked.stderr, /^1 file checked: 0 errors, 1 warning/m);
+
+    dir.write('agent-workflows.yaml', 'environments:\n  dev:\n    baseUrl: http://127.0.0.1:1\n');
+    const broken = await cli(['validate', 'agents/typo.agent.yaml', '--format', 'json'], {});
+    assert.equal(broken.code, 1);
+    const files = (JSON.parse(broken.stdout) as { files: { file: string; problems: { code: string }[] }[] }).files;
+    assert.deepEqual(
+      files.map((file) => [file.file, file.problems.map((problem) => problem.code)]),
+      [
+        ['agent-workflows.yaml', ['missing-property']],
+        [join('agents', 'typo.agent.yaml'), []],
+      ],
+    );
+  });
+
+  it('looks for the environments file up to the repository root or the current folder, and says when it moves a run', async () => {
+    // A shared folder whose environments file would send every agent below it to "hijack" (staging).
+    const shared = makeTempDir();
+    try {
+      shared.write(
+        'agent-workflows.yaml',
+        `default: hijack\nenvironments:\n  hijack:\n    baseUrl: ${staging.url}\n    account: dev-team\n`,
+      );
+      const own = AGENT.replace('deployment:\n', `deployment:\n  baseUrl: ${dev.url}\n  account: dev-team\n`);
+      shared.write('me/proj/own.agent.yaml', own);
+      const key = { AGENT_WORKFLOWS_API_KEY: DEV_KEY };
+
+      // From the agent's folder (no repository): the search stops there, and the agent's own deployment is used.
+      const mine = await cli(['run', 'own.agent.yaml', '--json'], key, undefined, join(shared.path, 'me', 'proj'));
+      assert.equal(mine.code, 0, mine.stderr);
+      assert.doesNotMatch(mine.stderr, /hijack/);
+      // From another folder, outside any repository: only the agent file's own folder.
+      const elsewhere = await cli(['run', join(shared.path, 'me', 'proj', 'own.agent.yaml'), '--json'], key);
+      assert.equal(elsewhere.code, 0, elsewhere.stderr);
+      assert.deepEqual(
+        dev.starts.map((start) => start.path),
+        ['/api/dev-team/agent/triage/execute', '/api/dev-team/agent/triage/execute'],
+      );
+      const notFound = await cli(['run', join(shared.path, 'me', 'proj', 'own.agent.yaml'), '--env', 'hijack'], key);
+      assert.equal(notFound.code, 2);
+      assert.match(
+        notFound.stderr,
+        /looked for agent-workflows\.yaml in \/.*\/me\/proj only \(it is outside the current folder and any repository\)/,
+      );
+      assert.equal(staging.server.requests.length, 0, 'the shared file sent nothing anywhere');
+
+      // In a repository: from a subfolder, up to its root (past the current folder), and the run says
+      // that the environment replaces the agent file's own base URL, naming both origins and the file.
+      shared.write('me/proj/.git', 'gitdir: /elsewhere/.git/worktrees/proj\n');
+      shared.write(
+        'me/proj/agent-workflows.yaml',
+        `default: team\nenvironments:\n  team:\n    baseUrl: ${staging.url}\n    account: stage-team\n`,
+      );
+      shared.write('me/proj/agents/own.agent.yaml', own);
+      const moved = await cli(
+        ['run', 'own.agent.yaml', '--json'],
+        { AGENT_WORKFLOWS_API_KEY: STAGING_KEY },
+        undefined,
+        join(shared.path, 'me', 'proj', 'agents'),
+      );
+      assert.equal(moved.code, 0, moved.stderr);
+      assert.match(
+        moved.stderr,
+        new RegExp(
+          `^agent-workflows: environment "team" of ${join(shared.path, 'me', 'proj', 'agent-workflows.yaml').replace(/[.]/g, '\\.')} sends this run to ${staging.url.replace(/[.]/g, '\\.')}, not to the agent file's deployment\\.baseUrl ${dev.url.replace(/[.]/g, '\\.')}$`,
+          'm',
+        ),
+      );
+      assert.deepEqual(
+        staging.starts.map((start) => start.path),
+        ['/api/stage-team/agent/triage/execute'],
+      );
+      // The same for a batch and deployed test cases.
+      shared.write('me/proj/agents/rows.jsonl', '{}\n');
+      shared.write('me/proj/agents/own.agent.test.yaml', 'cases:\n  one:\n    expect: { outputs: { said: hi } }\n');
+      staging.statusAnswer = (_n, _id, response) => json(response, 200, { status: 'finished', outputs: { said: 'hi' } });
+      for (const args of [
+        ['batch', 'own.agent.yaml', '--data', 'rows.jsonl'],
+        ['test', '.', '--deployed'],
+      ]) {
+        const ran = await cli(args, { AGENT_WORKFLOWS_API_KEY: STAGING_KEY }, undefined, join(shared.path, 'me', 'proj', 'agents'));
+        assert.equal(ran.code, 0, `${args[0]}: ${ran.stdout}${ran.stderr}`);
+        assert.match(ran.stderr, /environment "team" of .* sends this run to .*, not to the agent file's deployment\.baseUrl/, args[0]);
+      }
+      assert.equal(staging.starts.length, 3);
+    } finally {
+      shared.remove();
+    }
+  });
+
   it('reads the environments file --envs-file names instead of the one above the agent', async () => {
     dir.write('configs/envs.yaml', `environments:\n  qa:\n    baseUrl: ${staging.url}\n    account: qa-team\n`);
     const result = await run(['--envs-file', 'configs/envs.yaml', '--env', 'qa'], { AGENT_WORKFLOWS_API_KEY: STAGING_KEY });
@@ -180,7 +348,7 @@ environments:
       assert.equal(none.code, 2);
       assert.match(
         none.stderr,
-        /Environment "dev" is asked for, but there is no environments file: none was found \(looked for agent-workflows\.yaml in \. and its parent folders\)/,
+        /Environment "dev" is asked for, but there is no environments file: none was found \(looked for agent-workflows\.yaml in \. \(the current folder\)\)/,
       );
     } finally {
       elsewhere.remove();
@@ -225,6 +393,8 @@ environments:
     assert.match(lines[2]!, /^ {2}staging {2}http:\/\/127\.0\.0\.1:\d+ {2}account stage-team$/);
     assert.match(lines[3]!, /^ {2}prod {5}http:\/\/127\.0\.0\.1:\d+ {2}account prod-team {3}\(protected\)$/);
 
+    // Above the current folder, in the same repository.
+    dir.write('.git/HEAD', 'ref: refs/heads/main\n');
     const listed = await cli(['envs', '--json'], {}, undefined, join(dir.path, 'agents'));
     const parsed = JSON.parse(listed.stdout) as {
       file: string;
@@ -247,7 +417,7 @@ environments:
       const none = await cli(['envs'], {}, undefined, empty.path);
       assert.equal(none.code, 0);
       assert.equal(none.stdout, '');
-      assert.match(none.stderr, /No environments: no agent-workflows\.yaml in \. and its parent folders\. Create one/);
+      assert.match(none.stderr, /No environments: no agent-workflows\.yaml in \. \(the current folder\)\. Create one/);
       const missing = await cli(['envs', '--envs-file', 'nowhere.yaml'], {}, undefined, empty.path);
       assert.equal(missing.code, 2);
       assert.match(missing.stderr, /The environments file nowhere\.yaml: no such file or directory/);

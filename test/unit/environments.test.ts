@@ -5,9 +5,14 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { environmentsCompletions } from '../../src/core/environments/environmentsCompletion';
 import { environmentsHover } from '../../src/core/environments/environmentsHover';
-import { ENVIRONMENTS_FILE_NAME, parseEnvironmentsFile } from '../../src/core/environments/environmentsFile';
+import { environmentChecks, ENVIRONMENTS_FILE_NAME, parseEnvironmentsFile } from '../../src/core/environments/environmentsFile';
 import type { EnvironmentsFile } from '../../src/core/environments/environmentsFile';
-import { environmentDeployment, findEnvironmentsFile, selectEnvironment } from '../../src/core/environments/resolveEnvironment';
+import {
+  environmentDeployment,
+  findEnvironmentsFile,
+  replacedBaseUrl,
+  selectEnvironment,
+} from '../../src/core/environments/resolveEnvironment';
 import { MAX_ENVIRONMENTS, MAX_ENVIRONMENTS_FILE_BYTES } from '../../src/core/limits';
 import environmentsSchema from '../../schemas/agent-workflows.schema.json';
 import { ServiceError } from '../../src/core/service/serviceError';
@@ -47,6 +52,7 @@ describe('environments file', () => {
       baseUrl: 'http://127.0.0.1:8787',
       account: 'local',
       protected: false,
+      allowAgentOverride: false,
       offset: GOOD.indexOf('dev:'),
     });
     const prod = file.environments.get('prod')!;
@@ -255,6 +261,56 @@ deployment:
     assert.deepEqual(environmentDeployment(bare, selectEnvironment(file(), {})), { baseUrl: 'http://127.0.0.1:8787', account: 'local' });
   });
 
+  it("refuses an agent's override of a protected environment's baseUrl or account, unless the environments file allows it", () => {
+    const text =
+      'version: 1\nname: T\ndeployment:\n  agent: t\n  environments:\n    prod: { baseUrl: "https://elsewhere.example/x", account: other }\n    dev: { baseUrl: "https://mine.example" }\n';
+    const model = validateAgentText(text).model!;
+    assert.throws(
+      () => environmentDeployment(model, selectEnvironment(file(), { flag: 'prod' }, { fileName: 'team/agent-workflows.yaml' })),
+      (error: Error) =>
+        error.message ===
+        'Environment "prod" is protected in team/agent-workflows.yaml, and the agent file sets its baseUrl (https://elsewhere.example) and account (other) in deployment.environments.prod: a protected environment\'s runs and API key go only to the service and account its environments file names. Remove baseUrl and account there, or add "allowAgentOverride: true" to prod in team/agent-workflows.yaml.',
+    );
+    // Not protected: the override applies as before.
+    assert.equal(environmentDeployment(model, selectEnvironment(file(), { flag: 'dev' })).baseUrl, 'https://mine.example');
+    // Allowed by the file: the override applies.
+    const opened = fileOf(GOOD.replace('protected: true', 'protected: true\n    allowAgentOverride: true'));
+    assert.deepEqual(environmentDeployment(model, selectEnvironment(opened, { flag: 'prod' })), {
+      baseUrl: 'https://elsewhere.example/x',
+      account: 'other',
+      agent: 't',
+      statusPath: '{baseUrl}/api/{account}/agent/{executionId}/status',
+    });
+    // The same rule in the agent file's check, at each field, given what the environments file says.
+    assert.deepEqual(environmentChecks(file()), { names: ['dev', 'prod'], locked: ['prod'] });
+    assert.deepEqual(environmentChecks(opened), { names: ['dev', 'prod'], locked: [] });
+    assert.deepEqual(
+      validateAgentText(text, { environments: environmentChecks(file()) }).problems.map(
+        (p) => `${p.range.line}:${p.range.column} ${p.severity} ${p.code} ${p.message}`,
+      ),
+      ['baseUrl', 'account'].map(
+        (field) =>
+          `6:${field === 'baseUrl' ? 22 : 62} error protected-environment-override Environment "prod" is protected in agent-workflows.yaml: an agent file cannot change its ${field}, so that its runs and API key go only to the service and account that file names. Remove ${field} here, or add "allowAgentOverride: true" to prod in agent-workflows.yaml.`,
+      ),
+    );
+    assert.deepEqual(validateAgentText(text, { environments: environmentChecks(opened) }).problems, []);
+  });
+
+  it("says when an environment replaces the agent's own base URL with another origin", () => {
+    const own = validateAgentText('version: 1\nname: T\ndeployment:\n  baseUrl: https://mine.example/api\n').model!;
+    const dev = selectEnvironment(file(), { flag: 'dev' });
+    assert.deepEqual(replacedBaseUrl(own, dev), { agentOrigin: 'https://mine.example', environmentOrigin: 'http://127.0.0.1:8787' });
+    assert.equal(replacedBaseUrl(own, undefined), undefined, 'no environment');
+    assert.equal(replacedBaseUrl(own, dev, 'https://flag.example'), undefined, 'a --base-url flag decides');
+    const same = validateAgentText('version: 1\nname: T\ndeployment:\n  baseUrl: http://127.0.0.1:8787/v2\n').model!;
+    assert.equal(replacedBaseUrl(same, dev), undefined, 'the same origin');
+    const overridden = validateAgentText(
+      'version: 1\nname: T\ndeployment:\n  baseUrl: https://mine.example\n  environments:\n    dev: { baseUrl: "https://other.example" }\n',
+    ).model!;
+    assert.equal(replacedBaseUrl(overridden, dev), undefined, "the agent's own override for the environment");
+    assert.equal(replacedBaseUrl(validateAgentText('version: 1\nname: T\n').model!, dev), undefined, 'no base URL of its own');
+  });
+
   it("checks an override's base URL like the deployment's", () => {
     const text =
       'version: 1\nname: T\ndeployment:\n  environments:\n    lab: { baseUrl: "http://lab.internal" }\n    qa: { baseUrl: "https://qa.example?x=1" }\n';
@@ -268,7 +324,7 @@ deployment:
     const text = 'version: 1\nname: T\ndeployment:\n  environments:\n    prd: { agent: x }\n    dev: { agent: y }\n';
     assert.deepEqual(validateAgentText(text).problems, []);
     assert.deepEqual(
-      validateAgentText(text, { environmentNames: ['dev', 'prod'] }).problems.map(
+      validateAgentText(text, { environments: { names: ['dev', 'prod'], locked: [] } }).problems.map(
         (p) => `${p.range.line}:${p.range.column} ${p.severity} ${p.code} ${p.message}`,
       ),
       [
@@ -335,7 +391,7 @@ describe('environments file completion', () => {
   it("offers an environment's keys, required first, leaving out those it has", () => {
     const result = at('environments:\n  dev:\n    baseUrl: https://a.example\n    |');
     const labels = result.items.map((item) => item.label);
-    assert.deepEqual(labels.sort(), ['account', 'protected', 'statusPath']);
+    assert.deepEqual(labels.sort(), ['account', 'allowAgentOverride', 'protected', 'statusPath']);
     const account = result.items.find((item) => item.label === 'account')!;
     assert.equal(account.detail, 'Account path (required)');
     assert.equal(account.insertText, 'account: ');
@@ -361,6 +417,15 @@ describe('environments file completion', () => {
       at('environments:\n  prod:\n    protected: |\n').items.map((item) => item.label),
       ['true', 'false'],
     );
+    assert.deepEqual(
+      at('environments:\n  prod:\n    protected: true\n    allowAgentOverride: |\n').items.map((item) => item.label),
+      ['true', 'false'],
+    );
+    const opening = at('environments:\n  prod:\n    protected: true\n    allow|\n').items.find(
+      (item) => item.label === 'allowAgentOverride',
+    );
+    assert.equal(opening?.insertText, 'allowAgentOverride: true');
+    assert.match(String(opening?.documentation), /let agent files set their own baseUrl and account/);
   });
 });
 
@@ -371,7 +436,12 @@ describe('environments file hover', () => {
     assert.deepEqual(key!.span, { start: GOOD.indexOf('protected'), end: GOOD.indexOf('protected') + 'protected'.length });
     assert.equal(
       environmentsHover(GOOD, GOOD.indexOf('prod:') + 1)?.contents,
-      '**Environment `prod`**: service `https://agents.example.com`, account `acme`, **protected**: every run asks for confirmation',
+      '**Environment `prod`**: service `https://agents.example.com`, account `acme`, **protected**: every run asks for confirmation, and agent files cannot change its service or account',
+    );
+    const opened = GOOD.replace('protected: true', 'protected: true\n    allowAgentOverride: true');
+    assert.equal(
+      environmentsHover(opened, opened.indexOf('prod:') + 1)?.contents,
+      '**Environment `prod`**: service `https://agents.example.com`, account `acme`, **protected**: every run asks for confirmation; agent files may set their own service and account for it (`allowAgentOverride`)',
     );
     assert.equal(
       environmentsHover(GOOD, GOOD.indexOf('dev:'))?.contents,

@@ -42,8 +42,13 @@ const ENVIRONMENT_SAMPLES: Partial<Record<ProblemCode, () => readonly { code: st
   'unknown-default-environment': () =>
     parseEnvironmentsFile('default: prd\nenvironments:\n  prod: { baseUrl: https://a.example, account: a }\n').problems,
   'unknown-environment': () =>
-    validateAgentText('version: 1\nname: a\ndeployment:\n  environments:\n    prd: { agent: b }\n', { environmentNames: ['prod'] })
-      .problems,
+    validateAgentText('version: 1\nname: a\ndeployment:\n  environments:\n    prd: { agent: b }\n', {
+      environments: { names: ['prod'], locked: [] },
+    }).problems,
+  'protected-environment-override': () =>
+    validateAgentText('version: 1\nname: a\ndeployment:\n  environments:\n    prod: { baseUrl: https://b.example }\n', {
+      environments: { names: ['prod'], locked: ['prod'] },
+    }).problems,
 };
 
 /** A test file whose agent cannot be read (the reader says why, and which agent files are there). */

@@ -55,6 +55,8 @@ export interface DeploymentDeclaration {
 export type DeploymentOverride = Omit<DeploymentDeclaration, 'environments'> & {
   /** Where the environment's name starts in the file. */
   readonly offset: number;
+  /** The account's scalar, for problems about it. */
+  readonly accountScalar?: Scalar<string>;
 };
 
 export interface AgentModel {
@@ -127,7 +129,12 @@ function readOverrides(map: YAMLMap): Map<string, DeploymentOverride> {
   const overrides = new Map<string, DeploymentOverride>();
   for (const { key, keyNode, value } of entries(map)) {
     if (overrides.has(key)) continue;
-    overrides.set(key, { ...(isMap(value) ? readDeploymentFields(value) : {}), offset: keyNode.range?.[0] ?? 0 });
+    const accountScalar = isMap(value) ? getStringScalar(value, 'account') : undefined;
+    overrides.set(key, {
+      ...(isMap(value) ? readDeploymentFields(value) : {}),
+      offset: keyNode.range?.[0] ?? 0,
+      ...(accountScalar ? { accountScalar } : {}),
+    });
   }
   return overrides;
 }

@@ -100,6 +100,10 @@ export const PROBLEM_CODES = {
   // Environments: environments/environmentsFile.ts (the agent file's overrides: validation/declarationsCheck.ts).
   'unknown-default-environment': { severity: 'error', summary: 'default: names an environment the file does not declare.' },
   'unknown-environment': { severity: 'warning', summary: 'An override for an environment the workspace does not declare.' },
+  'protected-environment-override': {
+    severity: 'error',
+    summary: 'An agent file sets the baseUrl or account of a protected environment that does not allow it.',
+  },
   // Test files (NAME.agent.test.yaml): testing/testFile.ts.
   'unknown-agent': { severity: 'error', summary: 'The agent under test cannot be read.' },
   'unknown-output': { severity: 'error', summary: 'An expectation on an output the agent does not have.' },

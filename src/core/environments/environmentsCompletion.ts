@@ -18,6 +18,7 @@ const KEY_INSERTS: Record<string, string> = {
   account: 'account: ',
   statusPath: "statusPath: '{baseUrl}/api/{account}/agent/{executionId}/status'",
   protected: 'protected: true',
+  allowAgentOverride: 'allowAgentOverride: true',
 };
 
 export function environmentsCompletions(text: string, offset: number): CompletionResult {
@@ -54,12 +55,13 @@ export function environmentsCompletions(text: string, offset: number): Completio
       }));
       return { items, replace: context.partial };
     }
-    if (context.path.length === 2 && context.path[0] === 'environments' && context.key === 'protected') {
+    const key = context.key;
+    if (context.path.length === 2 && context.path[0] === 'environments' && (key === 'protected' || key === 'allowAgentOverride')) {
       const items = ['true', 'false'].map((value): CompletionEntry => ({
         label: value,
         kind: 'value',
         insertText: value,
-        ...(value === 'true' ? { documentation: ENVIRONMENT_KEYS.protected?.description ?? '' } : {}),
+        ...(value === 'true' ? { documentation: ENVIRONMENT_KEYS[key]?.description ?? '' } : {}),
       }));
       return { items, replace: context.partial };
     }

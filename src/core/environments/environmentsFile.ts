@@ -17,6 +17,7 @@ import { checkBaseUrl, statusUrl } from '../service/target';
 import { errorMessage } from '../errors';
 import { checkSchema } from '../validation/schemaCheck';
 import type { SchemaRules } from '../validation/schemaCheck';
+import type { EnvironmentChecks } from '../validation/declarationsCheck';
 import validateEnvironmentsSchema from './environmentsSchemaValidator.generated';
 
 export { displayOrigin, ENVIRONMENTS_FILE_NAME } from './environmentsFileName';
@@ -32,6 +33,8 @@ export interface EnvironmentDeclaration {
   readonly statusPath?: string;
   /** Runs against it need a confirmation that names it. */
   readonly protected: boolean;
+  /** allowAgentOverride: agent files may set their own baseUrl and account for it even when it is protected. */
+  readonly allowAgentOverride: boolean;
   /** Where its name starts in the file. */
   readonly offset: number;
 }
@@ -95,12 +98,27 @@ export function parseEnvironmentsFile(text: string): EnvironmentsFileResult {
   return { file: { ...(defaultName !== undefined ? { defaultName } : {}), environments }, problems };
 }
 
+/** What the checks of an agent file under this environments file need to know of it. */
+export function environmentChecks(file: EnvironmentsFile): EnvironmentChecks {
+  const declarations = [...file.environments.values()];
+  return {
+    names: declarations.map((declaration) => declaration.name),
+    locked: declarations.filter((declaration) => !agentsMayOverride(declaration)).map((declaration) => declaration.name),
+  };
+}
+
+/** Whether agent files may set their own baseUrl and account for an environment: not a protected one, unless its file allows it. */
+export function agentsMayOverride(declaration: EnvironmentDeclaration): boolean {
+  return !declaration.protected || declaration.allowAgentOverride;
+}
+
 /** One environment's fields, with its URL and status path checked; undefined when a field the schema requires is missing. */
 function readEnvironment(name: string, offset: number, map: YAMLMap, sink: ProblemSink): EnvironmentDeclaration | undefined {
   const baseUrlNode = getStringScalar(map, 'baseUrl');
   const account = getStringScalar(map, 'account')?.value;
   const statusPathNode = getStringScalar(map, 'statusPath');
   const protectedNode = getValue(map, 'protected');
+  const allowOverrideNode = getValue(map, 'allowAgentOverride');
   if (!baseUrlNode || account === undefined) return undefined;
   const baseUrl = baseUrlNode.value.trim();
   // Only URLs the schema's pattern accepts (http:// or https://) are checked further: one problem per mistake.
@@ -153,6 +171,7 @@ function readEnvironment(name: string, offset: number, map: YAMLMap, sink: Probl
     account,
     ...(statusPathNode ? { statusPath: statusPathNode.value } : {}),
     protected: isScalar(protectedNode) && protectedNode.value === true,
+    allowAgentOverride: isScalar(allowOverrideNode) && allowOverrideNode.value === true,
     offset,
   };
 }

@@ -44,12 +44,19 @@ function environmentHover(
   const baseUrl = getStringScalar(fields, 'baseUrl')?.value;
   const account = getStringScalar(fields, 'account')?.value;
   const isProtected = getValue(fields, 'protected')?.toJSON() === true;
+  const allowsOverride = getValue(fields, 'allowAgentOverride')?.toJSON() === true;
   const isDefault = getStringScalar(root, 'default')?.value === name;
   const facts = [
     baseUrl !== undefined ? `service \`${displayOrigin(baseUrl)}\`` : 'no baseUrl',
     account !== undefined ? `account \`${account}\`` : 'no account',
     ...(isDefault ? ['the default'] : []),
-    ...(isProtected ? ['**protected**: every run asks for confirmation'] : []),
+    ...(isProtected
+      ? [
+          allowsOverride
+            ? '**protected**: every run asks for confirmation; agent files may set their own service and account for it (`allowAgentOverride`)'
+            : '**protected**: every run asks for confirmation, and agent files cannot change its service or account',
+        ]
+      : []),
   ];
   return { contents: `**Environment \`${name}\`**: ${facts.join(', ')}`, span };
 }

@@ -2,15 +2,17 @@
 // docs/environments.md): the environment named by a flag, else by a setting (VS Code's picker, or
 // AGENT_WORKFLOWS_ENV on the command line), else the file's default, else none; and for each field,
 // the agent file's override for that environment, then the environment (base URL and account), then
-// the agent file's plain deployment block (agent). Environments are found by walking up from the
-// agent file to agent-workflows.yaml.
+// the agent file's plain deployment block (agent), except that a protected environment's base URL
+// and account are the environments file's only (unless it says allowAgentOverride). Environments are
+// found by walking up from the agent file to agent-workflows.yaml, no higher than the repository
+// root or the current folder (environmentsSearch; the editor stops at the workspace folder).
 import { stat } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
-import type { AgentModel } from '../document/model';
+import type { AgentModel, DeploymentOverride } from '../document/model';
 import { ServiceError } from '../service/serviceError';
 import { firstSet } from '../service/target';
 import type { DeploymentFields } from '../service/target';
-import { ENVIRONMENTS_FILE_NAME } from './environmentsFile';
+import { agentsMayOverride, displayOrigin, ENVIRONMENTS_FILE_NAME } from './environmentsFile';
 import type { EnvironmentDeclaration, EnvironmentsFile } from './environmentsFile';
 
 export interface SelectedEnvironment {
@@ -18,6 +20,8 @@ export interface SelectedEnvironment {
   readonly declaration: EnvironmentDeclaration;
   /** Which level named it. */
   readonly source: 'flag' | 'setting' | 'default';
+  /** The environments file that declares it, as messages show it. */
+  readonly fileName: string;
 }
 
 /** The names a run asks for, highest precedence first; an empty or blank name counts as none. */
@@ -62,7 +66,7 @@ export function selectEnvironment(
       `Unknown environment "${name}": ${known.length ? `known environments are ${known.join(', ')}` : 'no environments are declared'} (in ${place.fileName ?? ENVIRONMENTS_FILE_NAME}).`,
     );
   }
-  return { name, declaration, source };
+  return { name, declaration, source, fileName: place.fileName ?? ENVIRONMENTS_FILE_NAME };
 }
 
 /** Where the agent is deployed in an environment: the environment always gives a base URL and an account. */
@@ -86,6 +90,15 @@ export function environmentDeployment(model: AgentModel, env: SelectedEnvironmen
   const plain = model.deployment;
   if (!env) return withoutUndefined({ baseUrl: plain?.baseUrl?.value, account: plain?.account, agent: plain?.agent });
   const override = plain?.environments?.get(env.name);
+  const moved = override && !agentsMayOverride(env.declaration) ? movedFields(override) : [];
+  if (moved.length > 0) {
+    // The same rule as the agent file's check (protected-environment-override), for a file run with that error.
+    const what = moved.map(([field, value]) => `${field} (${field === 'baseUrl' ? displayOrigin(value) : value})`).join(' and ');
+    throw new ServiceError(
+      'config',
+      `Environment "${env.name}" is protected in ${env.fileName}, and the agent file sets its ${what} in deployment.environments.${env.name}: a protected environment's runs and API key go only to the service and account its environments file names. Remove ${moved.map(([field]) => field).join(' and ')} there, or add "allowAgentOverride: true" to ${env.name} in ${env.fileName}.`,
+    );
+  }
   const statusPath = env.declaration.statusPath;
   return withoutUndefined({
     baseUrl: firstSet(override?.baseUrl?.value) ?? env.declaration.baseUrl,
@@ -95,9 +108,77 @@ export function environmentDeployment(model: AgentModel, env: SelectedEnvironmen
   });
 }
 
+/** The fields of an override that would move an environment to another service or account. */
+function movedFields(override: DeploymentOverride): (readonly [field: 'baseUrl' | 'account', value: string])[] {
+  const baseUrl = firstSet(override.baseUrl?.value);
+  const account = firstSet(override.account);
+  return [
+    ...(baseUrl !== undefined ? [['baseUrl', baseUrl] as const] : []),
+    ...(account !== undefined ? [['account', account] as const] : []),
+  ];
+}
+
+/**
+ * When the environment replaces the agent file's own deployment.baseUrl with another origin (no
+ * override of the agent's for it, no base URL flag): both origins, so a run can say where it goes
+ * instead. Undefined when the agent file has no base URL of its own, or the same origin.
+ */
+export function replacedBaseUrl(
+  model: AgentModel,
+  env: SelectedEnvironment | undefined,
+  baseUrlFlag?: string,
+): { readonly agentOrigin: string; readonly environmentOrigin: string } | undefined {
+  const own = firstSet(model.deployment?.baseUrl?.value);
+  if (!env || own === undefined || firstSet(baseUrlFlag) !== undefined) return undefined;
+  if (firstSet(model.deployment?.environments?.get(env.name)?.baseUrl?.value) !== undefined) return undefined;
+  const agentOrigin = displayOrigin(own);
+  const environmentOrigin = displayOrigin(env.declaration.baseUrl);
+  return agentOrigin === environmentOrigin ? undefined : { agentOrigin, environmentOrigin };
+}
+
 /** The fields that have a value: an absent field and an undefined one read the same to callers. */
 function withoutUndefined<T extends object>(fields: T): T {
   return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined)) as T;
+}
+
+/** Where the command line looks for the environments file of a folder: from it up to stopDir. */
+export interface EnvironmentsSearch {
+  readonly startDir: string;
+  readonly stopDir: string;
+  /**
+   * Why the search stops there: `repository`, the nearest folder holding .git; `current-folder`,
+   * the current folder, outside any repository; `own-folder`, startDir itself, in neither.
+   */
+  readonly bound: 'repository' | 'current-folder' | 'own-folder';
+}
+
+/**
+ * How far above startDir the command line looks for the environments file: up to the repository
+ * root (the nearest folder with .git, a folder or a worktree's file), else up to the current folder
+ * when startDir is in it, else startDir only. A file dropped in a shared parent folder (/tmp, a
+ * home folder) is never picked up for an agent file it was not written for.
+ */
+export async function environmentsSearch(startDir: string, cwd: string): Promise<EnvironmentsSearch> {
+  const start = resolve(startDir);
+  const current = resolve(cwd);
+  let currentSeen = false;
+  for (let dir = start; ;) {
+    if (await exists(join(dir, '.git'))) return { startDir: start, stopDir: dir, bound: 'repository' };
+    currentSeen ||= dir === current;
+    const parent = dirname(dir);
+    if (parent === dir) break;
+    dir = parent;
+  }
+  return { startDir: start, stopDir: currentSeen ? current : start, bound: currentSeen ? 'current-folder' : 'own-folder' };
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await stat(path);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /**

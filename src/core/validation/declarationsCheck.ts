@@ -105,19 +105,52 @@ function checkBaseUrlField(baseUrl: StringField | undefined, sink: ProblemSink):
   }
 }
 
+/** What the checks of an agent file know of the environments file (agent-workflows.yaml) that applies to it. */
+export interface EnvironmentChecks {
+  /** The environments it declares: an override for another name is warned about. */
+  readonly names: readonly string[];
+  /** Its protected environments whose baseUrl and account agent files may not set (no allowAgentOverride). */
+  readonly locked: readonly string[];
+}
+
 /**
  * An override for an environment that the workspace's environments file does not declare is never
- * used: a warning, given the names the file declares (without them, nothing is known to check).
+ * used: a warning. An override of the baseUrl or account of a locked environment (protected, and
+ * not opened to agent files) is an error: it would send that environment's runs, and its API key,
+ * to a service the environments file does not name; runs refuse it too (environmentDeployment).
  */
-export function checkEnvironmentOverrides(model: AgentModel, environmentNames: readonly string[], sink: ProblemSink): void {
+export function checkEnvironmentOverrides(model: AgentModel, environments: EnvironmentChecks, sink: ProblemSink): void {
+  const { names, locked } = environments;
   for (const [name, override] of model.deployment?.environments ?? []) {
     if (sink.full) return;
-    if (environmentNames.includes(name)) continue;
-    const suggestion = closestMatch(name, environmentNames);
+    if (locked.includes(name)) {
+      const fields = [
+        ...(override.baseUrl ? [{ field: 'baseUrl', span: spanOf(override.baseUrl.scalar) }] : []),
+        ...(override.account !== undefined
+          ? [
+              {
+                field: 'account',
+                span: override.accountScalar
+                  ? spanOf(override.accountScalar)
+                  : { start: override.offset, end: override.offset + name.length },
+              },
+            ]
+          : []),
+      ];
+      for (const { field, span } of fields) {
+        sink.add(
+          'protected-environment-override',
+          span,
+          `Environment "${name}" is protected in agent-workflows.yaml: an agent file cannot change its ${field}, so that its runs and API key go only to the service and account that file names. Remove ${field} here, or add "allowAgentOverride: true" to ${name} in agent-workflows.yaml.`,
+        );
+      }
+    }
+    if (names.includes(name)) continue;
+    const suggestion = closestMatch(name, names);
     sink.add(
       'unknown-environment',
       { start: override.offset, end: override.offset + name.length },
-      `The workspace's agent-workflows.yaml declares no environment "${name}", so this override is never used.${suggestion ? ` Did you mean "${suggestion}"?` : environmentNames.length ? ` Its environments: ${listWords([...environmentNames], 'and')}.` : ' It declares no environments.'}`,
+      `The workspace's agent-workflows.yaml declares no environment "${name}", so this override is never used.${suggestion ? ` Did you mean "${suggestion}"?` : names.length ? ` Its environments: ${listWords([...names], 'and')}.` : ' It declares no environments.'}`,
       suggestion ? { data: { replacement: suggestion } } : {},
     );
   }

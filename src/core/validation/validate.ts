@@ -2,6 +2,7 @@
 // authorization rules. Pure and synchronous: the same result in the editor, the CLI and tests.
 import { checkApiNode } from './apiNodeCheck';
 import { checkDeployment, checkEnvironmentOverrides, checkInputs } from './declarationsCheck';
+import type { EnvironmentChecks } from './declarationsCheck';
 import { readModel } from '../document/model';
 import type { AgentModel } from '../document/model';
 import { parseAgentFile } from '../document/parse';
@@ -10,6 +11,8 @@ import type { Problem } from '../document/problems';
 import { checkReferences } from './references';
 import { checkSchema } from './schemaCheck';
 import { checkSecrets } from './secretScan';
+
+export type { EnvironmentChecks } from './declarationsCheck';
 
 export interface ValidationResult {
   readonly problems: Problem[];
@@ -20,10 +23,11 @@ export interface ValidationResult {
 
 export interface ValidationOptions {
   /**
-   * The environments the workspace's agent-workflows.yaml declares: with them, an override in
-   * deployment.environments for another name is warned about. Without them it is not checked.
+   * The environments file that applies to the agent file: with it, an override in
+   * deployment.environments for a name it does not declare is warned about, and one that moves a
+   * protected environment elsewhere is an error. Without it, overrides are not checked.
    */
-  readonly environmentNames?: readonly string[];
+  readonly environments?: EnvironmentChecks;
 }
 
 export function validateAgentText(text: string, options: ValidationOptions = {}): ValidationResult {
@@ -35,7 +39,7 @@ export function validateAgentText(text: string, options: ValidationOptions = {})
   const model = readModel(root);
   if (!sink.full) checkInputs(model, sink);
   if (!sink.full) checkDeployment(model, sink);
-  if (!sink.full && options.environmentNames) checkEnvironmentOverrides(model, options.environmentNames, sink);
+  if (!sink.full && options.environments) checkEnvironmentOverrides(model, options.environments, sink);
   if (!sink.full) checkReferences(model, text, sink);
   for (const node of model.nodes.values()) {
     if (sink.full) break;
