@@ -246,6 +246,29 @@ describe('UI: workflow graph', function () {
     await page.keyboard.press('ArrowRight');
     await waitForView(graph, 'the right arrow scrolled', (view) => view.scrollLeft > byKeys.scrollLeft);
     await page.keyboard.press('0');
-    await waitForView(graph, '0 fitted the drawing again', allVisible);
+    const fitted = await waitForView(graph, '0 fitted the drawing again', allVisible);
+
+    // Ctrl + wheel (what a pinch on a touchpad sends) zooms around the pointer: the box under it stays under it
+    // across (the zoomed drawing is wider than the panel but still lower: it has no room to move up).
+    const box = graph.locator('.gnode[data-key="node:summary"]');
+    const boxBefore = await box.boundingBox();
+    assert.ok(boxBefore);
+    const pointer = { x: boxBefore.x + boxBefore.width / 2, y: boxBefore.y + boxBefore.height / 2 };
+    await page.mouse.move(pointer.x, pointer.y);
+    await page.keyboard.down('Control');
+    await page.mouse.wheel(0, -200);
+    await page.keyboard.up('Control');
+    const wheeled = await waitForView(graph, 'Ctrl + wheel zoomed in', (view) => view.boxWidth > fitted.boxWidth * 1.2);
+    assert.notEqual(wheeled.zoom, fitted.zoom);
+    const boxAfter = await box.boundingBox();
+    assert.ok(boxAfter);
+    assert.ok(
+      boxAfter.x <= pointer.x && pointer.x <= boxAfter.x + boxAfter.width,
+      `the pointer ${JSON.stringify(pointer)} is still on the box ${JSON.stringify(boxAfter)}`,
+    );
+
+    // 100% shows the drawing at its real size.
+    await graph.getByRole('button', { name: 'Zoom to 100%', exact: true }).click();
+    await waitForView(graph, 'the zoom is 100%', (view) => view.zoom === '100%');
   });
 });
