@@ -195,9 +195,18 @@ export class GraphPanel implements vscode.Disposable {
     return webviewPage(this.webviewPanel.webview, this.deps.extensionUri, {
       name: 'graph',
       title: 'Workflow graph',
-      body: `  <header id="header"><span id="file"></span><span id="agent"></span><span id="status" class="status" role="status"></span></header>
+      body: `  <header id="header">
+    <span id="file"></span><span id="agent"></span><span id="status" class="status" role="status"></span>
+    <div id="zoom" role="toolbar" aria-label="Zoom" hidden>
+      <button type="button" id="zoom-out" class="tool" title="Zoom out (-)" aria-label="Zoom out">−</button>
+      <span id="zoom-level" title="Zoom" aria-live="polite">100%</span>
+      <button type="button" id="zoom-in" class="tool" title="Zoom in (+, or Ctrl and the mouse wheel)" aria-label="Zoom in">+</button>
+      <button type="button" id="zoom-fit" class="tool" title="Fit the whole graph in the panel (0)" aria-label="Fit">Fit</button>
+      <button type="button" id="zoom-reset" class="tool" title="Actual size" aria-label="Zoom to 100%">100%</button>
+    </div>
+  </header>
   <ul id="problems" aria-label="Problems" hidden></ul>
-  <main id="viewport" aria-label="Workflow graph">
+  <main id="viewport" tabindex="0" aria-label="Workflow graph: drag the background or use the arrow keys to move it, + and - to zoom, 0 to fit">
     <div id="empty" hidden></div>
     <div id="sizer"><div id="canvas"></div></div>
   </main>`,

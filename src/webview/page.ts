@@ -17,15 +17,72 @@ export interface DomElement {
   readonly style: Record<'left' | 'top' | 'width' | 'height' | 'transform', string>;
   readonly classList: { add(...names: string[]): void; toggle(name: string, force?: boolean): boolean };
   readonly clientWidth: number;
+  readonly clientHeight: number;
+  /** Width of the left border (where the client area starts). */
+  readonly clientLeft: number;
+  readonly clientTop: number;
+  scrollLeft: number;
+  scrollTop: number;
+  tabIndex: number;
   append(...children: DomElement[]): void;
   replaceChildren(...children: DomElement[]): void;
   setAttribute(name: string, value: string): void;
   getAttribute(name: string): string | null;
   removeAttribute(name: string): void;
   addEventListener(type: 'click' | 'input' | 'change' | 'mouseenter' | 'mouseleave' | 'focus' | 'blur', listener: () => void): void;
+  addEventListener(type: 'pointerdown' | 'pointermove' | 'pointerup' | 'pointercancel', listener: (event: DomPointerEvent) => void): void;
+  /** `passive: false` lets the listener call preventDefault (a wheel that zooms must not also scroll). */
+  addEventListener(type: 'wheel', listener: (event: DomWheelEvent) => void, options: { readonly passive: boolean }): void;
+  addEventListener(type: 'keydown', listener: (event: DomKeyboardEvent) => void): void;
+  closest(selector: string): DomElement | null;
+  getBoundingClientRect(): DomRect;
+  setPointerCapture(pointerId: number): void;
+  releasePointerCapture(pointerId: number): void;
+  hasPointerCapture(pointerId: number): boolean;
   querySelector(selector: string): DomElement | null;
   querySelectorAll(selector: string): DomList;
   focus(): void;
+}
+
+export interface DomRect {
+  readonly left: number;
+  readonly top: number;
+  readonly width: number;
+  readonly height: number;
+}
+
+interface DomInputEvent {
+  /** The element the event happened on (an element in these pages). */
+  readonly target: DomElement | null;
+  readonly ctrlKey: boolean;
+  readonly metaKey: boolean;
+  readonly altKey: boolean;
+  readonly shiftKey: boolean;
+  preventDefault(): void;
+}
+
+export interface DomPointerEvent extends DomInputEvent {
+  readonly pointerId: number;
+  /** 0 for the main button. */
+  readonly button: number;
+  readonly clientX: number;
+  readonly clientY: number;
+  /** Relative to the target's padding edge. */
+  readonly offsetX: number;
+  readonly offsetY: number;
+}
+
+export interface DomWheelEvent extends DomInputEvent {
+  readonly deltaX: number;
+  readonly deltaY: number;
+  /** 0 pixels, 1 lines, 2 pages. */
+  readonly deltaMode: number;
+  readonly clientX: number;
+  readonly clientY: number;
+}
+
+export interface DomKeyboardEvent extends DomInputEvent {
+  readonly key: string;
 }
 
 export interface DomList extends Iterable<DomElement> {

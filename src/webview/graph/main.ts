@@ -9,12 +9,12 @@ import type { AuthBadge } from '../../core/graph/workflowGraph';
 import type { HostMessage, RenderReport, ShowGraphMessage, WebviewMessage } from './protocol';
 import { byId, element, plural } from '../page';
 import type { DomDocument, DomElement } from '../page';
+import { createGraphViewport } from './viewport';
 
 // The DOM as declared for the webviews (page.ts): the project has no DOM library.
 declare const document: DomDocument;
 declare const window: {
   addEventListener(type: 'message', listener: (event: { readonly data: HostMessage | undefined }) => void): void;
-  addEventListener(type: 'resize', listener: () => void): void;
 };
 interface VsCodeApi {
   postMessage(message: WebviewMessage): void;
@@ -23,8 +23,6 @@ declare function acquireVsCodeApi(): VsCodeApi;
 
 const vscode = acquireVsCodeApi();
 const SVG = 'http://www.w3.org/2000/svg';
-/** Drawings are shrunk to fit the panel's width, down to this scale; below it the panel scrolls. */
-const MIN_SCALE = 0.6;
 /** Problems listed before "and N more". */
 const MAX_LISTED_PROBLEMS = 100;
 
@@ -45,14 +43,13 @@ const AUTH_TITLE: Record<AuthBadge, string> = {
   none: 'Sends no credentials',
 };
 
-let current: ShowGraphMessage | undefined;
+const viewport = createGraphViewport();
 
 function draw(message: ShowGraphMessage): void {
-  current = message;
   drawHeader(message);
   drawProblems(message.problems);
   drawGraph(message);
-  fit();
+  viewport.show({ width: message.layout.width, height: message.layout.height }, message.uri);
   vscode.postMessage({ type: 'rendered', report: readBack(message.uri, message.version) });
 }
 
@@ -263,20 +260,6 @@ function drawNode(node: PlacedNode): DomElement {
   return box;
 }
 
-/** Shrinks the drawing to the panel's width (never enlarges it). */
-function fit(): void {
-  if (!current) return;
-  const { width, height } = current.layout;
-  const viewport = byId('viewport');
-  const canvas = byId('canvas');
-  const sizer = byId('sizer');
-  const available = viewport.clientWidth - 24;
-  const scale = width > 0 ? Math.min(1, Math.max(MIN_SCALE, available / width)) : 1;
-  canvas.style.transform = scale === 1 ? '' : `scale(${scale})`;
-  sizer.style.width = `${Math.ceil(width * scale)}px`;
-  sizer.style.height = `${Math.ceil(height * scale)}px`;
-}
-
 /** What is on the page now, read from the DOM rather than from the message. */
 function readBack(uri: string, version: number): RenderReport {
   const badges: Record<string, string[]> = {};
@@ -295,5 +278,4 @@ function readBack(uri: string, version: number): RenderReport {
 window.addEventListener('message', (event) => {
   if (event.data?.type === 'graph') draw(event.data);
 });
-window.addEventListener('resize', fit);
 vscode.postMessage({ type: 'ready' });
