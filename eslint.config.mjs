@@ -62,4 +62,10 @@ export default defineConfig(
     files: ['**/*.mjs'],
     languageOptions: { globals: NODE_GLOBALS },
   },
+  {
+    // CommonJS configuration (dependency-cruiser reads .cjs): require and module are its way.
+    files: ['**/*.cjs'],
+    languageOptions: { sourceType: 'commonjs', globals: { ...NODE_GLOBALS, module: 'writable', require: 'readonly' } },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
 );

@@ -85,7 +85,7 @@ export async function batchCommand(path: string, flags: BatchFlags, io: CliIo): 
   } else {
     const environment = await selectedEnvironment(flags, dirname(resolve(io.cwd, path)), io);
     const target = deploymentTarget(model, flags, apiKeyFrom(io), undefined, environment);
-    const replaced = replacedBaseUrlNote(model, environment, flags);
+    const replaced = replacedBaseUrlNote(model, environment, flags.baseUrl);
     if (replaced) io.stderr(`agent-workflows: ${replaced}\n`);
     // Before any row is read or sent: a protected environment is confirmed (--yes, or y at a terminal).
     await confirmEnvironment(environment, target, flags, io);

@@ -14,7 +14,6 @@ import { MAX_ENVIRONMENTS_FILE_BYTES } from '../core/limits';
 import { displayPath } from './agentFiles';
 import { CliError, ExitCode } from './io';
 import type { CliIo } from './io';
-import type { ServiceFlags } from './serviceOptions';
 import type { AgentModel } from '../core/document/model';
 
 /** The environment variable that names the environment when --env does not (the "setting" level). */
@@ -131,9 +130,10 @@ export async function confirmEnvironment(
 export function replacedBaseUrlNote(
   model: AgentModel,
   environment: SelectedEnvironment | undefined,
-  flags: ServiceFlags,
+  /** --base-url, which replaces both. */
+  baseUrlFlag: string | undefined,
 ): string | undefined {
-  const replaced = replacedBaseUrl(model, environment, flags.baseUrl);
+  const replaced = replacedBaseUrl(model, environment, baseUrlFlag);
   if (!replaced || !environment) return undefined;
   return `environment "${environment.name}" of ${environment.fileName} sends this run to ${replaced.environmentOrigin}, not to the agent file's deployment.baseUrl ${replaced.agentOrigin}`;
 }

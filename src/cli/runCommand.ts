@@ -53,7 +53,7 @@ export async function runCommand(path: string, flags: RunFlags, io: CliIo): Prom
   const limit = timeoutMs(flags, 30 * 60);
   const environment = await selectedEnvironment(flags, dirname(resolve(io.cwd, path)), io);
   const target = deploymentTarget(model, flags, apiKeyFrom(io), undefined, environment);
-  const replaced = replacedBaseUrlNote(model, environment, flags);
+  const replaced = replacedBaseUrlNote(model, environment, flags.baseUrl);
   if (replaced) io.stderr(`agent-workflows: ${replaced}\n`);
   // Last before the start: nothing is asked about a run that could not start anyway.
   await confirmEnvironment(environment, target, flags, io);

@@ -66,7 +66,7 @@ export async function testCommand(paths: readonly string[], flags: TestFlags, io
   const targetOf = async (model: AgentModel, agentFile: string, key: string): Promise<DeployedTarget['target']> => {
     const environment = await selectedEnvironment(flags, dirname(agentFile), io);
     const target = deploymentTarget(model, flags, key, agentFile, environment);
-    const replaced = replacedBaseUrlNote(model, environment, flags);
+    const replaced = replacedBaseUrlNote(model, environment, flags.baseUrl);
     if (replaced && !notes.has(`${agentFile}\u0000${replaced}`)) io.stderr(`agent-workflows: ${agentFile}: ${replaced}\n`);
     if (replaced) notes.add(`${agentFile}\u0000${replaced}`);
     const confirmation = environment ? `${environment.name}\u0000${displayOrigin(target.baseUrl)}\u0000${target.account}` : '';
