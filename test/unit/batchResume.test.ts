@@ -320,5 +320,75 @@ describe('agent-workflows batch: resuming', () => {
       assert.equal(torn.code, 0, torn.stderr);
       assert.match(torn.stderr, /10 rows: 10 finished/);
     });
+
+    it('fuzz: a state file mutated at random is refused or resumed truthfully, never with phantom rows', async function () {
+      this.timeout(120_000);
+      const s = (service = await startBatchService({ apiKey: KEY, durationMs: () => 5 }));
+      dir.write('rows.agent.yaml', rowsAgent(s.url));
+      dir.write('rows.jsonl', rowsOf(6));
+      const first = await cli(['batch', 'rows.agent.yaml', '--data', 'rows.jsonl', '--out', 'out.jsonl', '--limit', '3']);
+      assert.equal(first.code, 0, first.stderr);
+      const goodState = readFileSync(join(dir.path, 'out.jsonl.state'), 'utf8');
+      const goodResults = readFileSync(join(dir.path, 'out.jsonl'), 'utf8');
+      const lines = goodState.trimEnd().split('\n');
+      // Seeded, so a failure is the same on every run (the seed is in the message).
+      let seed = 0x2f6e2b1;
+      const next = (): number => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32;
+      const pick = <T>(values: readonly T[]): T => values[Math.floor(next() * values.length)]!;
+      const HOSTILE: readonly unknown[] = [
+        -3,
+        0,
+        2.5,
+        7,
+        1e21,
+        '2',
+        null,
+        true,
+        'constructor',
+        '__proto__',
+        'toString',
+        'finished',
+        'unknown',
+        [],
+        {},
+      ];
+      const outcomes = { refused: 0, resumed: 0 };
+      for (let variant = 0; variant < 40; variant++) {
+        const mutated = [...lines];
+        const at = 1 + Math.floor(next() * (lines.length - 1)); // never the header
+        const event = JSON.parse(lines[at]!) as Record<string, unknown>;
+        const how = pick(['value', 'duplicate', 'inject'] as const);
+        if (how === 'duplicate') mutated.splice(at, 0, lines[at]!);
+        else {
+          const key = pick(Object.keys(event));
+          const changed = JSON.stringify({ ...event, [key]: pick(HOSTILE) });
+          if (how === 'value') mutated[at] = changed;
+          else mutated.push(changed);
+        }
+        dir.write('out.jsonl.state', `${mutated.join('\n')}\n`);
+        dir.write('out.jsonl', goodResults);
+        const before = s.started.length;
+        const run = await cli(['batch', 'rows.agent.yaml', '--data', 'rows.jsonl', '--out', 'out.jsonl', '--resume']);
+        const what = `variant ${variant} (${how} at line ${at + 1}): ${mutated.slice(1).join(' | ')}\n${run.stderr}`;
+        assert.ok([0, 1, 2].includes(run.code), what);
+        if (run.code === 2) {
+          assert.match(run.stderr, /cannot resume/, what);
+          assert.equal(s.started.length, before, `nothing sent when refused: ${what}`);
+          outcomes.refused++;
+          continue;
+        }
+        outcomes.resumed++;
+        // Resumed: every row of the data once in the results, none twice and none that does not exist,
+        // and the count line adds up to the rows there are.
+        const rows = readLines<RowResult>(join(dir.path, 'out.jsonl')).map((result) => result.row);
+        assert.deepEqual([...new Set(rows)].sort(), [1, 2, 3, 4, 5, 6], what);
+        assert.equal(rows.length, 6, `one result a row: ${what}`);
+        const startedNow = s.started.slice(before).map((execution) => Number(execution.inputs.id));
+        assert.equal(new Set(startedNow).size, startedNow.length, `no row started twice: ${what}`);
+        assert.match(run.stderr, /^6 rows: /m, what);
+      }
+      // Both kinds of mutation came up: damage that is refused, and changes a resume can take.
+      assert.ok(outcomes.refused > 0 && outcomes.resumed > 0, JSON.stringify(outcomes));
+    });
   });
 });
