@@ -12,6 +12,7 @@ import { shellQuote } from '../core/service/curl';
 import { DEFAULT_STATUS_PATH } from '../core/service/target';
 import { loadSuite } from '../core/testing/suite';
 import type { Matcher } from '../core/testing/matchers';
+import type { SchedulerStop } from '../core/batch/scheduler';
 import { readRunnableAgentFile } from './agentFiles';
 import { confirmEnvironment, replacedBaseUrlNote, selectedEnvironment } from './environmentOptions';
 import type { EnvironmentFlags } from './environmentOptions';
@@ -181,9 +182,7 @@ export async function batchCommand(path: string, flags: BatchFlags, io: CliIo): 
 
   if (summary.stopped) {
     const stopped = summary.stopped;
-    io.stderr(
-      `agent-workflows: ${stopped.kind === 'interrupted' ? 'stopped' : stopped.kind === 'given-up' ? `${stopped.message} (--give-up-after ${flags.giveUpAfter ?? '900'}); the rows not started are left for --resume` : stopped.message}\n`,
-    );
+    io.stderr(`agent-workflows: ${stopWords(stopped, flags)}\n`);
     if (outPath !== undefined) io.stderr(`resume with: ${resumeCommand(path, flags)}\n`);
     else io.stderr('(without --out the batch cannot be resumed)\n');
     return summary.stopped.kind === 'interrupted'
@@ -195,6 +194,20 @@ export async function batchCommand(path: string, flags: BatchFlags, io: CliIo): 
   if (summary.timeout > 0) return ExitCode.timeout;
   if (summary.ended < summary.total || summary.ended - summary.finished > 0 || summary.passed < summary.checked) return ExitCode.problems;
   return ExitCode.ok;
+}
+
+/** Why the batch stopped before every row ended, in the command line's words (its flags). */
+function stopWords(stopped: SchedulerStop, flags: BatchFlags): string {
+  switch (stopped.kind) {
+    case 'interrupted':
+      return 'stopped';
+    case 'given-up':
+      return `${stopped.message} (--give-up-after ${flags.giveUpAfter ?? '900'}); the rows not started are left for --resume`;
+    case 'record-failed':
+      return `the batch's state or results could not be written (${stopped.message}); nothing more was started. Make room or fix the permissions of the --out folder, then resume`;
+    default:
+      return stopped.message;
+  }
 }
 
 /** Why --resume was refused, and what to do, with the names the command was given. */

@@ -238,6 +238,9 @@ async function execute(
     failure ??
     refused ??
     (givenUp ? `Given up: ${givenUp.message.replace(/: gave up$/, '')}. Resume Batch starts the rows left, none twice.` : undefined) ??
+    (summary?.stopped?.kind === 'record-failed'
+      ? `Stopped: the batch's results could not be written (${summary.stopped.message}); nothing more was started. Make room or fix the folder's permissions, then Resume Batch.`
+      : undefined) ??
     (summary?.stopped && summary.stopped.kind !== 'interrupted'
       ? summary.stopped.message
       : stopped

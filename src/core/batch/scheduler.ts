@@ -119,7 +119,9 @@ export type SchedulerStop =
   | { readonly kind: 'auth'; readonly message: string }
   | { readonly kind: 'network'; readonly message: string }
   /** Nothing but 429 or 503 answers for `afterMs`: the rows not started are left for a resume. */
-  | { readonly kind: 'given-up'; readonly message: string; readonly afterMs: number };
+  | { readonly kind: 'given-up'; readonly message: string; readonly afterMs: number }
+  /** A hook could not record what happened (the state file cannot be written): nothing more is started. */
+  | { readonly kind: 'record-failed'; readonly message: string };
 
 interface Execution {
   readonly row: number;
@@ -354,23 +356,39 @@ export class BatchScheduler {
       inFlight: true,
       ended: false,
     };
+    // The state line comes first: no row is sent without it, and a state file that cannot be
+    // written stops the batch before anything more is sent.
+    if (!this.record(() => this.hooks.starting(scheduled.row))) return;
     this.active.set(scheduled.row, execution);
     this.startsInFlight++;
     this.sent();
     try {
-      this.hooks.starting(scheduled.row);
       const started = await startAgent(this.target, scheduled.prepared, { limitMs: this.executionTimeoutMs });
       this.answeredNow(true);
       execution.id = started.executionId;
-      this.hooks.started(scheduled.row, started.executionId);
       execution.answeredAtMs = this.clock.now();
       execution.nextPollAt = execution.answeredAtMs + this.firstPollMs;
+      this.record(() => this.hooks.started(scheduled.row, started.executionId));
     } catch (error) {
       this.startFailed(scheduled, execution, error);
     } finally {
       execution.inFlight = false;
       this.startsInFlight--;
       this.wake();
+    }
+  }
+
+  /**
+   * Runs a hook that records what happened; when it throws (a full disk, a file made read-only),
+   * the batch stops at once with that reason instead of going on without a record. False then.
+   */
+  private record(write: () => void): boolean {
+    try {
+      write();
+      return true;
+    } catch (error) {
+      this.halt({ kind: 'record-failed', message: errorMessage(error) });
+      return false;
     }
   }
 
@@ -386,7 +404,7 @@ export class BatchScheduler {
         return;
       }
       this.startAttempts.set(scheduled.row, attempts);
-      this.hooks.refused(scheduled.row);
+      if (!this.record(() => this.hooks.refused(scheduled.row))) return;
       this.retryStarts.push({ scheduled, notBefore: Math.max(this.pausedUntil, this.clock.now() + delayMs) });
     };
     if (!(error instanceof ServiceError)) {
@@ -396,7 +414,7 @@ export class BatchScheduler {
     if (error.kind === 'auth') {
       this.halt({ kind: 'auth', message: error.message });
       this.active.delete(scheduled.row);
-      this.hooks.refused(scheduled.row);
+      this.record(() => this.hooks.refused(scheduled.row));
       return;
     }
     if (isThrottle(error)) {
@@ -491,11 +509,8 @@ export class BatchScheduler {
     execution.ended = true;
     this.active.delete(execution.row);
     this.startAttempts.delete(execution.row);
-    this.hooks.ended(execution.row, execution.id, end, {
-      startedAtMs: execution.startedAtMs,
-      endedAtMs: this.clock.now(),
-      requests: execution.requests,
-    });
+    const timing = { startedAtMs: execution.startedAtMs, endedAtMs: this.clock.now(), requests: execution.requests };
+    this.record(() => this.hooks.ended(execution.row, execution.id, end, timing));
   }
 
   /**
