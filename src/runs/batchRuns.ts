@@ -22,6 +22,7 @@ import type { RunDeps } from './runDeps';
 import { startTargetWithKey, targetWithKey } from './serviceTarget';
 import { RunBlocked } from '../commandErrors';
 import { allowFoldersOnce } from './allowFiles';
+import { ProgressSaves } from './progressSaves';
 import { allowedFileFolders } from '../config';
 
 export interface BatchRunDeps extends RunDeps {
@@ -160,17 +161,16 @@ async function execute(
         },
       };
   let counts: BatchCounts | undefined;
-  let lastUpdate = 0;
-  let updating: Promise<unknown> = Promise.resolve();
-  const saveCounts = (force = false): void => {
-    const now = Date.now();
-    if (!counts || (!force && now - lastUpdate < RECORD_UPDATE_MS)) return;
-    lastUpdate = now;
-    const snapshot = counts;
-    updating = updating.then(async () => {
+  const saves = new ProgressSaves<BatchCounts>(
+    async (snapshot) => {
       const updated = await deps.batches.update(record.key, { counts: snapshot, total: snapshot.total });
       if (updated) deps.onRowsChanged(updated);
-    });
+    },
+    (error) => deps.logger.warn(`Saving the progress of batch ${record.agentName} failed: ${errorMessage(error)}`),
+    RECORD_UPDATE_MS,
+  );
+  const saveCounts = (force = false): void => {
+    if (counts) saves.offer(counts, force);
   };
 
   let summary: BatchSummary | undefined;
@@ -180,36 +180,38 @@ async function execute(
     summary = await vscode.window.withProgress(
       { location: vscode.ProgressLocation.Notification, title: `Batch: ${record.agentName}`, cancellable: true },
       async (progress, token) => {
-        token.onCancellationRequested(() => controller.abort());
+        const cancelling = token.onCancellationRequested(() => controller.abort());
         let reported = 0;
-        return core.runBatch(
-          {
-            model: file.model,
-            agentPath: file.agentPath,
-            agentText: file.text,
-            dataPath: record.dataPath,
-            outPath: record.resultsPath,
-            statePath: record.statePath,
-            resume,
-            // Counted to confirm a new batch: not counted again (a resumed one is, as the file now is).
-            ...(!resume && record.total !== undefined ? { total: record.total } : {}),
-            ...(allowedFolders.length ? { allowedFolders } : {}),
-            mode,
-          },
-          (event) => {
-            if (event.kind === 'prepared' && event.filesUnchecked)
-              void vscode.window.showWarningMessage(
-                `Batch ${record.agentName}: its saved state was written by an older version and does not record the data file and the agent as they were, so they cannot be checked: if they changed since, rows may run twice or be left out.`,
-              );
-            if (event.kind !== 'progress') return;
-            counts = event.counts;
-            const share = counts.total ? (counts.ended / counts.total) * 100 : 0;
-            progress.report({ message: describeBatchCounts({ counts, total: counts.total }), increment: share - reported });
-            reported = share;
-            saveCounts();
-          },
-          controller.signal,
-        );
+        return core
+          .runBatch(
+            {
+              model: file.model,
+              agentPath: file.agentPath,
+              agentText: file.text,
+              dataPath: record.dataPath,
+              outPath: record.resultsPath,
+              statePath: record.statePath,
+              resume,
+              // Counted to confirm a new batch: not counted again (a resumed one is, as the file now is).
+              ...(!resume && record.total !== undefined ? { total: record.total } : {}),
+              ...(allowedFolders.length ? { allowedFolders } : {}),
+              mode,
+            },
+            (event) => {
+              if (event.kind === 'prepared' && event.filesUnchecked)
+                void vscode.window.showWarningMessage(
+                  `Batch ${record.agentName}: its saved state was written by an older version and does not record the data file and the agent as they were, so they cannot be checked: if they changed since, rows may run twice or be left out.`,
+                );
+              if (event.kind !== 'progress') return;
+              counts = event.counts;
+              const share = counts.total ? (counts.ended / counts.total) * 100 : 0;
+              progress.report({ message: describeBatchCounts({ counts, total: counts.total }), increment: share - reported });
+              reported = share;
+              saveCounts();
+            },
+            controller.signal,
+          )
+          .finally(() => cancelling.dispose());
       },
     );
   } catch (error) {
@@ -222,7 +224,7 @@ async function execute(
     running.delete(record.key);
   }
   saveCounts(true);
-  await updating;
+  await saves.settled();
 
   // A refused resume changed nothing: the batch is left stopped, to resume once its files are back.
   const stopped = refused !== undefined || controller.signal.aborted || summary?.stopped?.kind === 'interrupted';
