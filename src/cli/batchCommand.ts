@@ -179,6 +179,13 @@ export async function batchCommand(path: string, flags: BatchFlags, io: CliIo): 
   live.done();
   if (badRows > MAX_PRINTED_BAD_ROWS) io.stderr(`… and ${badRows - MAX_PRINTED_BAD_ROWS} more bad rows (listed in --out)\n`);
   io.stderr(summaryText(summary, outPath !== undefined ? (flags.out ?? '') : undefined));
+  // The core's words for these rows name no flag: the command line names its own.
+  if (summary.unknown > 0)
+    io.stderr(
+      `${summary.unknown} ${summary.unknown === 1 ? "row's start is" : "rows' starts are"} unknown: check the service's executions, then add --resume --restart-unknown to start ${summary.unknown === 1 ? 'it' : 'them'} again (${summary.unknown === 1 ? 'it' : 'they'} may run twice).\n`,
+    );
+  if (summary.timeout > 0)
+    io.stderr(`${summary.timeout} ${summary.timeout === 1 ? 'row' : 'rows'} timed out: --timeout S gives each execution longer.\n`);
 
   if (summary.stopped) {
     const stopped = summary.stopped;

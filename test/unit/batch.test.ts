@@ -511,6 +511,7 @@ describe('agent-workflows batch', () => {
       const slow = await cli(batchArgs('slow.jsonl', '--timeout', '1', '--rate', '50'));
       assert.equal(slow.code, 5, slow.stderr);
       assert.match(slow.stderr, /1 gave up waiting/);
+      assert.match(slow.stderr, /^1 row timed out: --timeout S gives each execution longer/m);
       const port = await closedPort();
       writeFileSync(join(dir.path, 'down.agent.yaml'), rowsAgent(`http://127.0.0.1:${port}`));
       const down = await cli(['batch', 'down.agent.yaml', '--data', 'rows.jsonl', '--out', 'down.jsonl']);

@@ -146,7 +146,10 @@ describe('agent-workflows batch: resuming', () => {
     // Without it: rows 3 and 4 may be running, so neither is started again.
     const kept = await resume('kept');
     assert.equal(kept.code, 1, kept.stderr);
-    assert.match(kept.stderr, /row 3: the start request of this row was sent .*--restart-unknown/);
+    assert.match(kept.stderr, /row 3: the start request of this row was sent .*restart the rows whose start is unknown/);
+    assert.match(kept.stderr, /^2 rows' starts are unknown: .*add --resume --restart-unknown to start them again/m);
+    // The row's own words, which the results table shows the editor's users too, name no flag.
+    assert.doesNotMatch(readFileSync(join(dir.path, 'kept.jsonl'), 'utf8'), /--/);
     assert.match(kept.stderr, /5 rows: 3 finished, 2 unknown \(possibly started\)/);
     assert.deepEqual(startedIds(s), [2, 5], 'only row 5 was started');
     const keptByRow = new Map(readLines<RowResult>(join(dir.path, 'kept.jsonl')).map((line) => [line.row, line]));

@@ -361,7 +361,7 @@ class BatchRun {
         row,
         status: 'unknown',
         error:
-          "the start request of this row was sent but its answer was not recorded (the batch stopped): the execution may be running. It is not started again; check the service's executions, then resume with --restart-unknown to start it again.",
+          "the start request of this row was sent but its answer was not recorded (the batch stopped): the execution may be running. It is not started again; check the service's executions, then restart the rows whose start is unknown to start it again (it may then run twice).",
       });
     }
 

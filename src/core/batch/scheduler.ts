@@ -271,7 +271,7 @@ export class BatchScheduler {
         if (execution.id !== undefined && !execution.inFlight && now >= execution.deadline) {
           this.end(execution, {
             kind: 'timeout',
-            message: `gave up waiting for execution ${execution.id} after ${Math.round(this.executionTimeoutMs / 1000)} s (--timeout); it may still be running`,
+            message: `gave up waiting for execution ${execution.id} after ${Math.round(this.executionTimeoutMs / 1000)} s, the time limit of one execution; it may still be running`,
           });
         }
       }
