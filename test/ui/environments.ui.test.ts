@@ -18,7 +18,6 @@ describe('UI: environments', function () {
   let dev: AgentServer;
   let prod: AgentServer;
   let agents: TempDir;
-  const ended: string[] = [];
 
   before(async () => {
     agents = makeTempDir('agent-workflows-ui-envs-');
@@ -42,9 +41,6 @@ describe('UI: environments', function () {
       port: 0,
       apiKey: 'ui-prod-key-0123456789',
       watch: false,
-      onEvent: (event) => {
-        if (event.kind === 'execution-ended') ended.push('prod');
-      },
     });
     writeFileSync(
       join(agents.path, 'agent-workflows.yaml'),
@@ -109,9 +105,8 @@ describe('UI: environments', function () {
     assert.match(text, new RegExp(`${prod.url.replace(/[.:/]/g, '\\$&')}, account local`));
     await dialog.getByRole('button', { name: 'Cancel' }).click();
     await dialog.waitFor({ state: 'hidden', timeout: 15_000 });
-    // Declined: no key was asked for, no input either, and nothing ran on prod.
-    await new Promise((resolve) => setTimeout(resolve, 1000));
-    assert.equal(await page.locator('.quick-input-widget input').isVisible(), false);
-    assert.deepEqual(ended, []);
+    // That a declined run asks nothing more and sends nothing is proven where the command's end can
+    // be awaited: test/integration/environments.test.ts ("switches with the picker…"). Here no
+    // signal tells when it ended, and a wait of a fixed time would prove nothing.
   });
 });
