@@ -19,7 +19,7 @@ export function isBatchItem(item: unknown): item is BatchItem {
   return (
     item instanceof vscode.TreeItem &&
     typeof item.contextValue === 'string' &&
-    /^batch-(running|finished|stopped|error)$/.test(item.contextValue)
+    /^batch-(running|finished|stopped|error|given-up)$/.test(item.contextValue)
   );
 }
 

@@ -276,7 +276,8 @@ describe('datasets', function () {
       assert.match(String(item?.description), /^batch of ids\.jsonl · given up · 0\/3/);
 
       throttling = false;
-      const resumed = await vscode.commands.executeCommand<BatchRecord>('agentWorkflows.batches.resume', batch.key);
+      // Resumed from its item in the view, as its inline action does.
+      const resumed = await vscode.commands.executeCommand<BatchRecord>('agentWorkflows.batches.resume', item);
       assert.equal(resumed.state, 'finished', resumed.error);
       assert.equal(resumed.counts?.finished, 3);
       assert.deepEqual(throttled.started.map((execution) => Number(execution.inputs.id)).sort(), [1, 2, 3], 'each row started once');
