@@ -31,6 +31,7 @@ export const COMMANDS = {
   openBatchRow: 'agentWorkflows.batches.openRow',
   stopBatch: 'agentWorkflows.batches.stop',
   resumeBatch: 'agentWorkflows.batches.resume',
+  restartUnknownRows: 'agentWorkflows.batches.restartUnknown',
   removeBatch: 'agentWorkflows.batches.remove',
 } as const;
 

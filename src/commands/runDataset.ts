@@ -1,7 +1,7 @@
 // "Run Agent on Dataset…" and the actions on a batch in the Agent Executions view: pick the agent and
 // the data file (from the explorer, the editor or dialogs), say where it runs and how many rows,
 // confirm, then run it with cancellable progress (src/runs/batchRuns.ts); open a batch's results
-// table or one row's result, stop, resume, remove.
+// table or one row's result, stop, resume, restart the rows whose start is unknown, remove.
 import { basename } from 'node:path';
 import * as vscode from 'vscode';
 import { COMMANDS } from '../commandIds';
@@ -93,6 +93,19 @@ export function registerDatasetCommands(context: vscode.ExtensionContext, deps: 
       ),
     ),
     vscode.commands.registerCommand(
+      COMMANDS.restartUnknownRows,
+      guarded(
+        'Restart Unknown Rows',
+        async (argument) => {
+          const batch =
+            batchOf(argument) ??
+            (await pickBatch(deps.batches, (candidate) => Boolean(candidate.counts?.unknown) && !isBatchRunning(candidate.key)));
+          return batch ? restartUnknownRows(batch, batchDeps) : undefined;
+        },
+        { trusted: 'Running agents' },
+      ),
+    ),
+    vscode.commands.registerCommand(
       COMMANDS.removeBatch,
       guarded('Remove Batch', async (argument) => {
         const batch = batchOf(argument) ?? (await pickBatch(deps.batches, () => true));
@@ -117,6 +130,38 @@ export async function resumeBatches(deps: BatchRunDeps): Promise<void> {
       await deps.batches.update(batch.key, { state: 'error', error: `Not resumed: ${errorMessage(error)}` });
     }
   }
+}
+
+/**
+ * Resumes a batch starting again its rows whose start is unknown (sent, its answer never recorded),
+ * once the user has confirmed that they may already run on the service and so run twice.
+ */
+async function restartUnknownRows(batch: BatchRecord, deps: BatchRunDeps): Promise<BatchRecord | undefined> {
+  if (batch.state === 'running' || isBatchRunning(batch.key)) {
+    void vscode.window.showInformationMessage(
+      `The batch of "${batch.agentName}" is running: stop it first, then restart its rows whose start is unknown.`,
+    );
+    return undefined;
+  }
+  const unknown = batch.counts?.unknown ?? 0;
+  if (unknown === 0) {
+    void vscode.window.showInformationMessage(
+      `The batch of "${batch.agentName}" has no rows whose start is unknown: there is nothing to restart.${batch.state === 'finished' ? '' : ' Resume Batch goes on with the rows left.'}`,
+    );
+    return undefined;
+  }
+  const rows = `${unknown} ${unknown === 1 ? 'row' : 'rows'}`;
+  const RESTART = `Restart ${unknown} ${unknown === 1 ? 'Row' : 'Rows'}`;
+  const choice = await vscode.window.showWarningMessage(
+    `Restart ${rows} of "${batch.agentName}" whose start is unknown?`,
+    {
+      modal: true,
+      detail: `The start of ${unknown === 1 ? 'this row was' : 'these rows were'} sent but the answer never came back (the batch stopped or the window closed), so ${unknown === 1 ? 'it' : 'they'} may already have started on the service: restarted, ${unknown === 1 ? 'it' : 'they'} may run twice. Check the service's executions first if that matters. The other rows are not started again.`,
+    },
+    RESTART,
+  );
+  if (choice !== RESTART) return undefined;
+  return resumeBatch(batch, deps, { restartUnknown: true });
 }
 
 async function runDataset(argument: unknown, deps: BatchRunDeps): Promise<BatchRecord | undefined> {

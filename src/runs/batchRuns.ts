@@ -91,12 +91,13 @@ export async function startBatch(
 /**
  * Goes on with a batch that was stopped or interrupted (a window closed): ended rows are kept,
  * started ones polled again, never started twice. With `prompt: false` (after a reload) a missing key
- * leaves the batch stopped rather than asking.
+ * leaves the batch stopped rather than asking. With `restartUnknown` (confirmed by the user: they may
+ * run twice) the rows whose start is unknown are started again.
  */
 export async function resumeBatch(
   record: BatchRecord,
   deps: BatchRunDeps,
-  options: { readonly prompt?: boolean } = {},
+  options: { readonly prompt?: boolean; readonly restartUnknown?: boolean } = {},
 ): Promise<BatchRecord | undefined> {
   if (running.has(record.key)) return record;
   const file = await loadAgentFile(vscode.Uri.parse(record.file));
@@ -111,7 +112,7 @@ export async function resumeBatch(
         { info: record.target, ...(environment ? { environment } : {}) },
         deps,
         file.uri,
-        `Resume the batch of "${record.agentName}"`,
+        options.restartUnknown ? `Restart the unknown rows of "${record.agentName}"` : `Resume the batch of "${record.agentName}"`,
       );
       if (!target) return undefined;
     } else {
@@ -124,14 +125,15 @@ export async function resumeBatch(
   }
   const { error: _stoppedBecause, endedAt: _endedAt, ...rest } = record;
   const resumed = await deps.batches.put({ ...rest, state: 'running' });
-  return execute(resumed, file, target, true, deps, allowedFileFolders(file.uri));
+  return execute(resumed, file, target, { restartUnknown: options.restartUnknown === true }, deps, allowedFileFolders(file.uri));
 }
 
 async function execute(
   record: BatchRecord,
   file: AgentFile,
   target: AgentTarget | undefined,
-  resume: boolean,
+  /** False for a new batch; on resume, whether the rows whose start is unknown start again. */
+  resume: false | { readonly restartUnknown: boolean },
   deps: BatchRunDeps,
   allowedFolders: readonly string[],
 ): Promise<BatchRecord> {
@@ -191,7 +193,8 @@ async function execute(
               dataPath: record.dataPath,
               outPath: record.resultsPath,
               statePath: record.statePath,
-              resume,
+              resume: resume !== false,
+              ...(resume && resume.restartUnknown ? { restartUnknown: true } : {}),
               // Counted to confirm a new batch: not counted again (a resumed one is, as the file now is).
               ...(!resume && record.total !== undefined ? { total: record.total } : {}),
               ...(allowedFolders.length ? { allowedFolders } : {}),

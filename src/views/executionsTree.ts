@@ -96,7 +96,8 @@ export class BatchItem extends vscode.TreeItem {
     this.id = `batch:${batch.key}`;
     this.description = `batch of ${basename(batch.dataPath)} · ${batch.state === 'running' ? '' : `${batch.state === 'given-up' ? 'given up' : batch.state} · `}${describeBatchCounts(batch)} · ${formatAge(batch.startedAt, now)}${whereWords(batch)}`;
     this.iconPath = BATCH_ICONS[batch.state];
-    this.contextValue = `batch-${batch.state}`;
+    // Menus offer Restart Unknown Rows only on an ended batch with rows whose start is unknown.
+    this.contextValue = `batch-${batch.state}${batch.state !== 'running' && batch.counts?.unknown ? '-unknown' : ''}`;
     this.tooltip = new vscode.MarkdownString(
       [
         `**${escape(batch.agentName)}** · batch · ${batch.state}`,

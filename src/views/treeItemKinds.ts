@@ -14,12 +14,15 @@ export function isValueItem(item: unknown): item is ValueItem {
   return item instanceof vscode.TreeItem && typeof item.contextValue === 'string' && item.contextValue.startsWith('value-');
 }
 
-/** Whether a command's argument is a batch of the view (told apart by contextValue, like executions). */
+/**
+ * Whether a command's argument is a batch of the view (told apart by contextValue, like executions):
+ * `batch-<state>`, with `-unknown` when rows' starts are unknown (executionsTree.ts BatchItem).
+ */
 export function isBatchItem(item: unknown): item is BatchItem {
   return (
     item instanceof vscode.TreeItem &&
     typeof item.contextValue === 'string' &&
-    /^batch-(running|finished|stopped|error)$/.test(item.contextValue)
+    /^batch-(running|finished|stopped|error|given-up)(-unknown)?$/.test(item.contextValue)
   );
 }
 

@@ -3,7 +3,7 @@
 // agent calls a real API (one row fails there, one row is bad data and never sent); the batch in the
 // Agent Executions view with its rows (their icons, a row's result opened), its results table with
 // every row and a CSV export; a batch stopped halfway and resumed without starting any row twice;
-// and the same data run on this machine.
+// a row whose start is unknown restarted once confirmed; and the same data run on this machine.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -276,7 +276,8 @@ describe('datasets', function () {
       assert.match(String(item?.description), /^batch of ids\.jsonl · given up · 0\/3/);
 
       throttling = false;
-      const resumed = await vscode.commands.executeCommand<BatchRecord>('agentWorkflows.batches.resume', batch.key);
+      // Resumed from its item in the view, as its inline action does.
+      const resumed = await vscode.commands.executeCommand<BatchRecord>('agentWorkflows.batches.resume', item);
       assert.equal(resumed.state, 'finished', resumed.error);
       assert.equal(resumed.counts?.finished, 3);
       assert.deepEqual(throttled.started.map((execution) => Number(execution.inputs.id)).sort(), [1, 2, 3], 'each row started once');
@@ -285,6 +286,80 @@ describe('datasets', function () {
       await vscode.commands.executeCommand('agentWorkflows.clearApiKey', throttled.url);
       if (batch) await vscode.commands.executeCommand('agentWorkflows.batches.remove', batch.key);
       await throttled.close();
+    }
+  });
+
+  it('restarts the rows whose start is unknown, after a confirmation that says they may run twice', async () => {
+    let holding = true;
+    // Row 2's start reaches the service, which starts it but never answers: stopped then, the batch
+    // cannot know whether row 2 started.
+    const service = await startBatchService({
+      apiKey: key,
+      durationMs: () => 0,
+      holdStart: (inputs) => holding && Number(inputs.id) === 2,
+    });
+    const agent = vscode.Uri.joinPath(FOLDER, 'held.agent.yaml');
+    const ids = vscode.Uri.joinPath(FOLDER, 'held.jsonl');
+    const startedIds = (): number[] => service.started.map((execution) => Number(execution.inputs.id)).sort();
+    const batchItem = async (batchKey: string): Promise<vscode.TreeItem | undefined> =>
+      ((await extensionApi.executionsTree.getChildren()) ?? []).find((candidate) => candidate.id === `batch:${batchKey}`);
+    let batch: BatchRecord | undefined;
+    try {
+      await vscode.workspace.fs.writeFile(agent, Buffer.from(rowsAgent(service.url)));
+      await vscode.workspace.fs.writeFile(ids, Buffer.from('{"id":1}\n{"id":2}\n{"id":3}\n'));
+      ui.restore();
+      ui = new ScriptedUi();
+      ui.input(key);
+      assert.equal(await vscode.commands.executeCommand('agentWorkflows.setApiKey', service.url), true);
+      ui.openFile(ids);
+      ui.pick((items) => items.find((item) => item.label.includes('On the deployment')));
+      ui.onMessage = (message) => (message.modal ? 'Run 3 Rows' : undefined);
+      const running = vscode.commands.executeCommand<BatchRecord | undefined>('agentWorkflows.runDataset', agent);
+      await waitFor(() => service.held === 1 && service.log.filter((entry) => entry.ended).length === 2, 'rows 1 and 3 ended, row 2 held');
+      const item = await waitFor(
+        async () =>
+          ((await extensionApi.executionsTree.getChildren()) ?? []).find((candidate) => candidate.contextValue === 'batch-running'),
+        'the running batch',
+      );
+      assert.equal(await vscode.commands.executeCommand('agentWorkflows.batches.stop', item), true);
+      service.cutHeld();
+      batch = await running;
+      assert.equal(batch?.state, 'stopped', batch?.error);
+      assert.deepEqual([batch.counts?.finished, batch.counts?.unknown], [2, 1]);
+      // Only a batch with unknown rows offers the action.
+      assert.equal((await batchItem(batch.key))?.contextValue, 'batch-stopped-unknown');
+      assert.deepEqual(startedIds(), [1, 2, 3]);
+
+      // Cancelled: nothing starts, the batch stays as it was.
+      holding = false;
+      ui.messages.length = 0;
+      ui.onMessage = () => undefined;
+      assert.equal(await vscode.commands.executeCommand('agentWorkflows.batches.restartUnknown', await batchItem(batch.key)), undefined);
+      const confirm = ui.messages.find((message) => message.modal);
+      assert.equal(confirm?.text, 'Restart 1 row of "Rows" whose start is unknown?');
+      assert.deepEqual(confirm.items, ['Restart 1 Row']);
+      assert.match(confirm.detail ?? '', /may already have started on the service.*run twice/s);
+      assert.deepEqual(startedIds(), [1, 2, 3], 'nothing started');
+      assert.equal((await batchItem(batch.key))?.contextValue, 'batch-stopped-unknown');
+
+      ui.onMessage = (message) => (message.modal ? 'Restart 1 Row' : undefined);
+      const restarted = await vscode.commands.executeCommand<BatchRecord>('agentWorkflows.batches.restartUnknown', batch.key);
+      assert.equal(restarted.state, 'finished', restarted.error);
+      assert.deepEqual([restarted.counts?.finished, restarted.counts?.unknown], [3, 0]);
+      // Row 2 started again (it had started the first time too), the others not.
+      assert.deepEqual(startedIds(), [1, 2, 2, 3]);
+      assert.equal((await batchItem(batch.key))?.contextValue, 'batch-finished');
+
+      // With no unknown rows left, it says so and starts nothing.
+      ui.messages.length = 0;
+      assert.equal(await vscode.commands.executeCommand('agentWorkflows.batches.restartUnknown', batch.key), undefined);
+      assert.match(ui.messages[0]?.text ?? '', /has no rows whose start is unknown/);
+      assert.equal(ui.messages[0]?.modal, false);
+      assert.equal(service.started.length, 4);
+    } finally {
+      await vscode.commands.executeCommand('agentWorkflows.clearApiKey', service.url);
+      if (batch) await vscode.commands.executeCommand('agentWorkflows.batches.remove', batch.key);
+      await service.close();
     }
   });
 

@@ -24,6 +24,11 @@ export interface BatchServiceOptions {
   readonly throttle?: (request: number, kind: 'start' | 'status') => { status: 429 | 503; retryAfterSeconds?: number } | undefined;
   /** Called when an execute request has been accepted, before it is answered. */
   readonly onStart?: (execution: BatchServiceExecution) => void;
+  /**
+   * Start this execution but hold its answer (a start whose answer is lost on the way back): the
+   * request stays unanswered until `cutHeld` cuts its connection.
+   */
+  readonly holdStart?: (inputs: Record<string, unknown>) => boolean;
 }
 
 export interface BatchService {
@@ -43,6 +48,10 @@ export interface BatchService {
     readonly executionId?: string;
     readonly ended?: boolean;
   }>;
+  /** Starts accepted whose answer is held (holdStart), not yet cut. */
+  readonly held: number;
+  /** Cuts the connections of the held starts, unanswered: their executions were started all the same. */
+  cutHeld(): void;
   /** Stops listening (open connections cut); executions are kept. */
   stop(): Promise<void>;
   /** Listens again on the same port. */
@@ -55,6 +64,7 @@ export async function startBatchService(options: BatchServiceOptions): Promise<B
   const started: BatchServiceExecution[] = [];
   const log: BatchService['log'] = [];
   let requests = 0;
+  const held = new Set<ServerResponse>();
   const sockets = new Set<Socket>();
   const send = (response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void => {
     response.writeHead(status, { 'content-type': 'application/json', ...headers });
@@ -88,6 +98,10 @@ export async function startBatchService(options: BatchServiceOptions): Promise<B
       executions.set(execution.id, execution);
       started.push(execution);
       options.onStart?.(execution);
+      if (options.holdStart?.(inputs)) {
+        held.add(response);
+        return;
+      }
       return answer(200, { status: 'ok', executionId: execution.id }, {}, { executionId: execution.id });
     }
     const match = /\/agent\/([^/]+)\/status$/.exec(url);
@@ -124,6 +138,13 @@ export async function startBatchService(options: BatchServiceOptions): Promise<B
     port,
     started,
     log,
+    get held() {
+      return held.size;
+    },
+    cutHeld() {
+      for (const response of held) response.socket?.destroy();
+      held.clear();
+    },
     stop,
     async restart() {
       server = newServer();
