@@ -8,7 +8,7 @@ import { Worker } from 'node:worker_threads';
 import type { AgentSymbol } from '../core/language/navigation';
 import { LineIndex } from '../core/document/lineIndex';
 import type { LineRange } from '../core/document/problems';
-import type { LoadedSuite, SuiteLoadFailure } from '../core/testing/suite';
+import type { LoadedSuite, SuiteLoadFailure } from '../core/testing/loadSuite';
 import { ProblemSink } from '../core/document/problemSink';
 import type { Problem } from '../core/document/problems';
 import type { EnvironmentChecks } from '../core/validation/validate';
@@ -41,11 +41,22 @@ export function testFileSummary(loaded: LoadedSuite | SuiteLoadFailure, text: st
   };
 }
 
+/**
+ * A test file read for a run (the 'testRun' task): what the explorer shows of it, and the suite
+ * loaded and checked with its agent when its cases can run (`summary.failure` says why not). The
+ * suite is plain data (spans, maps, patterns), so the worker's copy runs as the one loaded in place.
+ */
+export interface TestFileForRun {
+  readonly summary: TestFileSummary;
+  readonly loaded?: LoadedSuite;
+}
+
 /** What the worker computes for a text. */
 export interface WorkerTasks {
   readonly validate: Problem[];
   readonly symbols: AgentSymbol[];
   readonly testFile: TestFileSummary;
+  readonly testRun: TestFileForRun;
 }
 export type WorkerTask = keyof WorkerTasks;
 
@@ -53,9 +64,9 @@ export type WorkerTask = keyof WorkerTasks;
 export interface TaskContext {
   /** What the agent's agent-workflows.yaml says, for the checks of its overrides. */
   readonly environments?: EnvironmentChecks;
-  /** testFile: the test file's absolute path (its agent is resolved from it). */
+  /** testFile, testRun: the test file's absolute path (its agent is resolved from it). */
   readonly file?: string;
-  /** testFile: texts of agent files that differ from disk (unsaved editors), by absolute path; others are read from disk. */
+  /** testFile, testRun: texts of agent files that differ from disk (unsaved editors), by absolute path; others are read from disk. */
   readonly agentTexts?: ReadonlyArray<readonly [path: string, text: string]>;
 }
 
@@ -137,9 +148,9 @@ export class ValidationWorker {
     const key = `${task}\u0000${document}`;
     return new Promise((resolve) => {
       // A check (validate, testFile) that a newer one replaces is told so: its result must not be
-      // shown. A query (the outline) still wants an answer: a waiting one gets the newer query's,
-      // and a running one its own.
-      const isCheck = task !== 'symbols';
+      // shown. A query (the outline, a run's suite) still wants an answer: a waiting one gets the
+      // newer query's, and a running one its own.
+      const isCheck = task === 'validate' || task === 'testFile';
       const answerToo: Array<(outcome: TaskOutcome<unknown>) => void> = [];
       const index = this.waiting.findIndex((job) => job.key === key);
       if (index !== -1) {

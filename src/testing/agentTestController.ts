@@ -7,21 +7,23 @@
 // Locally also runs continuously (auto run): a file's cases again on each change of it or its
 // agent, but for deployed and live cases (left to an explicit run). A test file's problems are
 // diagnostics ("agent-tests") and error its item. What the explorer lists (cases, problems) is read
-// in the language worker (validationWorker.ts), so that a large or hostile test file or agent never
-// blocks the extension host; a run reads its files itself.
+// in the language worker (validationWorker.ts), and so is what a run runs (the test file and its
+// agent loaded and checked), so that a large or hostile test file or agent never blocks the
+// extension host: a file the worker gives up on is not runnable, and its run says why.
 import * as vscode from 'vscode';
 import { TEST_LANGUAGE_ID } from '../language/languageIds';
 import type { Problem } from '../core/document/problems';
 import type { AgentTarget } from '../core/service/target';
 import type { CaseFailure, CaseResult } from '../core/testing/caseResult';
 import { shownFailure } from '../core/testing/shownValue';
-import type { LoadedSuite, SuiteLoadFailure } from '../core/testing/suite';
+import type { LoadedSuite } from '../core/testing/loadSuite';
 import { rangeOf, textPositions, toDiagnostic } from '../language/problemsToDiagnostics';
-import { testFileSummary, VALIDATION_TIME_LIMIT_MS, ValidationWorker } from '../language/validationWorkerClient';
+import { VALIDATION_TIME_LIMIT_MS, ValidationWorker } from '../language/validationWorkerClient';
 import type { TestFileSummary } from '../language/validationWorkerClient';
 import { AGENT_LANGUAGE_ID } from '../language/languageIds';
 import { KnownTestFiles } from './knownTestFiles';
 import { loadTestCore } from './testCore';
+import { workerRead } from './workerReads';
 import { TEST_FILE } from '../core/testing/testFileName';
 import { errorDetail, errorMessage } from '../core/errors';
 import { openDocument, savedText } from '../workspaceFiles';
@@ -59,10 +61,11 @@ export interface OutcomeMessage {
 /** Where an agent file's deployed cases go, with the key; undefined when the user declined to give one. */
 export type DeployedTarget = (agentFile: vscode.Uri) => Promise<AgentTarget | undefined>;
 
-/** What a test file gave when read for a run. */
+/** What a test file gave when read for a run: what its item shows, and the suite to run when it can run. */
 interface FileState {
   readonly text: string;
-  readonly loaded: LoadedSuite | SuiteLoadFailure;
+  readonly summary: TestFileSummary;
+  readonly loaded?: LoadedSuite;
 }
 
 type Positions = ReturnType<typeof textPositions>;
@@ -109,9 +112,13 @@ export class AgentTestController implements vscode.Disposable {
       readonly deployedTarget: DeployedTarget;
       /** The language worker script, dist/validationWorker.js. */
       readonly workerPath: string;
+      /** How long the worker may take to read a test file and its agent (VALIDATION_TIME_LIMIT_MS unless a test says). */
+      readonly readTimeLimitMs?: number;
+      /** The test controller's id (another for a second controller, in tests). */
+      readonly controllerId?: string;
     },
   ) {
-    this.controller = vscode.tests.createTestController('agentWorkflows.agentTests', 'Agent Tests');
+    this.controller = vscode.tests.createTestController(deps.controllerId ?? 'agentWorkflows.agentTests', 'Agent Tests');
     this.diagnostics = vscode.languages.createDiagnosticCollection('agent-tests');
     this.controller.resolveHandler = async (item) => {
       if (!item) await this.discover();
@@ -271,19 +278,15 @@ export class AgentTestController implements vscode.Disposable {
         this.forget(uri);
         return false;
       }
-      this.worker ??= new ValidationWorker({ scriptPath: this.deps.workerPath, timeLimitMs: VALIDATION_TIME_LIMIT_MS });
-      const outcome = await this.worker.run('testFile', key, text, { file: uri.fsPath, agentTexts: unsavedAgentTexts() });
+      const outcome = await this.readWorker().run('testFile', key, text, { file: uri.fsPath, agentTexts: unsavedAgentTexts() });
+      const read = workerRead(outcome, text.length, this.readTimeLimitMs);
       // A newer read started meanwhile: it decides.
-      if (this.versions.get(key) !== version || outcome.kind === 'superseded') return this.files.has(key);
-      if (outcome.kind === 'done') {
-        this.show(uri, outcome.result);
+      if (this.versions.get(key) !== version || read.kind === 'superseded') return this.files.has(key);
+      if (read.kind === 'read') {
+        this.show(uri, read.result);
         return true;
       }
-      const why =
-        outcome.kind === 'stopped'
-          ? `Reading it was stopped after ${VALIDATION_TIME_LIMIT_MS} ms (${Math.ceil(text.length / 1024)} KB): it, or its agent, takes too long to parse. Split or simplify the file.`
-          : `Reading it failed: ${outcome.error}`;
-      this.showUnreadable(uri, why);
+      this.showUnreadable(uri, read.why);
       return false;
     } catch (error) {
       this.deps.logger.error(`Reading the test file ${uri.fsPath} failed: ${errorDetail(error)}`);
@@ -293,10 +296,11 @@ export class AgentTestController implements vscode.Disposable {
   }
 
   /**
-   * Reads a test file and its agent on this thread, for a run (which needs the parsed agent), and
-   * updates its items and diagnostics as update does.
+   * Reads a test file and its agent for a run, in the language worker as update does (the suite
+   * comes back as plain data), and updates its items and diagnostics likewise: the suite to run,
+   * or why the file cannot be read (`unreadable`, what its item says); undefined when it is gone.
    */
-  async refresh(uri: vscode.Uri): Promise<FileState | undefined> {
+  private async readForRun(uri: vscode.Uri): Promise<FileState | { readonly unreadable: string } | undefined> {
     const key = uri.toString();
     const version = this.newRead(key);
     try {
@@ -305,21 +309,29 @@ export class AgentTestController implements vscode.Disposable {
         this.forget(uri);
         return undefined;
       }
-      const core = await loadTestCore();
-      let agentFile: string | undefined;
-      const loaded = core.loadSuiteFromText(uri.fsPath, text, (path) => {
-        agentFile = path;
-        const open = openDocument(vscode.Uri.file(path));
-        return open ? { text: open.getText() } : core.readText(path);
-      });
+      const outcome = await this.readWorker().run('testRun', key, text, { file: uri.fsPath, agentTexts: unsavedAgentTexts() });
+      const read = workerRead(outcome, text.length, this.readTimeLimitMs);
       // A newer read started meanwhile: it decides what the explorer shows; this run runs what it read.
-      if (this.versions.get(key) === version) this.show(uri, testFileSummary(loaded, text, agentFile));
-      return { text, loaded };
+      const latest = this.versions.get(key) === version;
+      if (read.kind === 'superseded') return undefined;
+      if (read.kind === 'unreadable') return { unreadable: latest ? this.showUnreadable(uri, read.why) : unreadableMessage(uri, read.why) };
+      if (latest) this.show(uri, read.result.summary);
+      return { text, ...read.result };
     } catch (error) {
       this.deps.logger.error(`Reading the test file ${uri.fsPath} failed: ${errorDetail(error)}`);
-      if (this.versions.get(key) === version) this.showUnreadable(uri, errorMessage(error));
-      return undefined;
+      const why = errorMessage(error);
+      return { unreadable: this.versions.get(key) === version ? this.showUnreadable(uri, why) : unreadableMessage(uri, why) };
     }
+  }
+
+  /** The language worker that reads test files, started on first use. */
+  private readWorker(): ValidationWorker {
+    this.worker ??= new ValidationWorker({ scriptPath: this.deps.workerPath, timeLimitMs: this.readTimeLimitMs });
+    return this.worker;
+  }
+
+  private get readTimeLimitMs(): number {
+    return this.deps.readTimeLimitMs ?? VALIDATION_TIME_LIMIT_MS;
   }
 
   private newRead(key: string): number {
@@ -342,10 +354,10 @@ export class AgentTestController implements vscode.Disposable {
     if (!known || before !== summary.agentFile) this.announceFilesChanged();
   }
 
-  /** A test file that cannot be read (too large, not a regular file, too slow to parse): said at its item and in Problems. */
-  private showUnreadable(uri: vscode.Uri, why: string): void {
+  /** A test file that cannot be read (too large, not a regular file, too slow to parse): said at its item and in Problems; what was said. */
+  private showUnreadable(uri: vscode.Uri, why: string): string {
     const key = uri.toString();
-    const message = `${vscode.workspace.asRelativePath(uri)} cannot be read, so its cases are not listed: ${why}`;
+    const message = unreadableMessage(uri, why);
     if (!this.files.has(key)) {
       this.files.set(key, undefined);
       this.announceFilesChanged();
@@ -356,6 +368,7 @@ export class AgentTestController implements vscode.Disposable {
     const diagnostic = new vscode.Diagnostic(new vscode.Range(0, 0, 0, 0), message, vscode.DiagnosticSeverity.Error);
     diagnostic.source = 'agent-workflows';
     this.diagnostics.set(uri, [diagnostic]);
+    return message;
   }
 
   /**
@@ -427,29 +440,35 @@ export class AgentTestController implements vscode.Disposable {
     { allDeployed, continuous }: { readonly allDeployed: boolean; readonly continuous: boolean },
   ): Promise<void> {
     const uri = file.uri!;
-    const state = await this.refresh(uri);
+    const state = await this.readForRun(uri);
     const current = this.fileItem(uri);
-    if (!state || !current) {
-      // Deleted or unreadable since it was listed (why is in the log).
-      const message = new vscode.TestMessage(`${vscode.workspace.asRelativePath(uri)} cannot be read; see the Agent Workflows log.`);
-      run.errored(file, message);
-      outcomes.set(file.id, { state: 'errored', messages: [outcomeOf(message)] });
+    if (!state || !current || 'unreadable' in state) {
+      // Deleted, or unreadable since it was listed: said as its item says it (else why is in the log).
+      const message = new vscode.TestMessage(
+        state && 'unreadable' in state
+          ? state.unreadable
+          : `${vscode.workspace.asRelativePath(uri)} cannot be read; see the Agent Workflows log.`,
+      );
+      run.errored(current ?? file, message);
+      outcomes.set((current ?? file).id, { state: 'errored', messages: [outcomeOf(message)] });
+      run.appendOutput(`${String(message.message)}\r\n`);
       return;
     }
     const positions = textPositions(state.text);
     const chosen = [...gather(current.children)].filter((item) => !excluded.has(item.id) && (!only || only.has(caseNameOf(item))));
     run.appendOutput(`${vscode.workspace.asRelativePath(uri)}\r\n`);
-    const loaded = state.loaded;
-    if (!('suite' in loaded)) {
-      const messages = loaded.problems
+    const { loaded, summary } = state;
+    if (!loaded) {
+      const failure = summary.failure ?? 'The test file cannot run.';
+      const messages = summary.problems
         .filter((problem) => problem.severity === 'error')
         .map((problem) => problemMessage(problem, uri, positions));
-      if (messages.length === 0) messages.push(new vscode.TestMessage(loaded.message));
+      if (messages.length === 0) messages.push(new vscode.TestMessage(failure));
       for (const item of [current, ...chosen]) {
         run.errored(item, messages);
         outcomes.set(item.id, { state: 'errored', messages: messages.map((message) => outcomeOf(message)) });
       }
-      run.appendOutput(`  ${loaded.message}\r\n${messages.map((message) => `    ${String(message.message)}`).join('\r\n')}\r\n`);
+      run.appendOutput(`  ${failure}\r\n${messages.map((message) => `    ${String(message.message)}`).join('\r\n')}\r\n`);
       return;
     }
     const items = new Map(chosen.map((item) => [caseNameOf(item), item]));
@@ -700,6 +719,11 @@ function unsavedAgentTexts(): Array<[string, string]> {
   return vscode.workspace.textDocuments
     .filter((document) => document.isDirty && document.languageId === AGENT_LANGUAGE_ID && document.uri.scheme === 'file')
     .map((document) => [document.uri.fsPath, document.getText()]);
+}
+
+/** What the item of a test file that cannot be read says (and a run of it). */
+function unreadableMessage(uri: vscode.Uri, why: string): string {
+  return `${vscode.workspace.asRelativePath(uri)} cannot be read, so its cases are not listed: ${why}`;
 }
 
 function errorText(failure: string, problems: readonly Problem[]): vscode.MarkdownString {

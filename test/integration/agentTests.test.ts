@@ -15,6 +15,7 @@ import { startAgentServer } from '../../src/core/server/agentServer';
 import { json, startServer } from '../support/httpServer';
 import type { ExecutionRecord } from '../../src/core/executions/executionRecord';
 import type { AgentWorkflowsApi } from '../../src/extension';
+import { AgentTestController } from '../../src/testing/agentTestController';
 import type { ItemOutcome } from '../../src/testing/agentTestController';
 import { ScriptedUi } from './scriptedUi';
 import { waitFor } from './wait';
@@ -561,6 +562,37 @@ describe('agent tests in VS Code', () => {
       );
     } finally {
       ui.restore();
+    }
+  });
+
+  it('does not run a test file the language worker gave up on, nor read it here: the run says why, as its item', async () => {
+    const extension = vscode.extensions.getExtension('agent-workflows.agent-workflows');
+    assert.ok(extension);
+    const logger = vscode.window.createOutputChannel('Agent Tests (reads given up)', { log: true });
+    // A second controller whose worker gives up on every read: its time limit is shorter than any read.
+    const tests = new AgentTestController({
+      logger,
+      docsUri: vscode.Uri.joinPath(extension.extensionUri, 'docs', 'testing-agents.md'),
+      deployedTarget: () => Promise.resolve(undefined),
+      workerPath: vscode.Uri.joinPath(extension.extensionUri, 'dist', 'validationWorker.js').fsPath,
+      readTimeLimitMs: 1,
+      controllerId: 'agentWorkflows.agentTests.readsGivenUp',
+    });
+    const never = new vscode.CancellationTokenSource();
+    try {
+      assert.equal(await tests.update(TEST_FILE), false);
+      const file = tests.fileItem(TEST_FILE);
+      assert.ok(file);
+      const listed = String(file.error);
+      assert.match(listed, /greeter\.agent\.test\.yaml cannot be read, so its cases are not listed: Reading it was stopped after 1 ms/);
+      const outcomes = await tests.runTests(new vscode.TestRunRequest([file]), never.token);
+      assert.deepEqual([...outcomes.entries()], [[file.id, { state: 'errored', messages: [{ message: listed }] }]]);
+      // Read on this thread, its cases would be listed (and run) now.
+      assert.equal(file.children.size, 0);
+    } finally {
+      never.dispose();
+      tests.dispose();
+      logger.dispose();
     }
   });
 

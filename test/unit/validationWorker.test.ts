@@ -2,7 +2,8 @@
 // in a worker thread: same problems and outline as in-process, latest wins per document, a check over its time
 // limit is stopped with a validation-stopped problem and the next check gets a new worker, and the
 // calling thread stays responsive while a hostile file is checked. The Test Explorer's reading of a
-// test file (the testFile task): its cases at their lines, its agent from disk or an unsaved text.
+// test file (the testFile task): its cases at their lines, its agent from disk or an unsaved text;
+// and for a run (the testRun task): the suite, copied to this thread, runs as one loaded in place.
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -10,6 +11,9 @@ import { documentSymbols } from '../../src/core/language/navigation';
 import { validateAgentText } from '../../src/core/validation/validate';
 import { ValidationWorker } from '../../src/language/validationWorkerClient';
 import type { ValidationOutcome } from '../../src/language/validationWorkerClient';
+import type { CaseResult } from '../../src/core/testing/caseResult';
+import { loadSuite, runSuite } from '../../src/core/testing/suite';
+import { workerRead } from '../../src/testing/workerReads';
 import { HOSTILE_SHAPES } from '../support/hostileAgents';
 import { repoRoot } from '../support/paths';
 import { makeTempDir } from '../support/tempDir';
@@ -179,6 +183,60 @@ describe('validation worker', function () {
       assert.equal(gone.kind, 'done');
       assert.equal(gone.kind === 'done' && gone.result.agentFile, agentFile, 'the agent it names, for its code lens');
       assert.match(gone.kind === 'done' ? (gone.result.failure ?? '') : '', /problem|cannot be read/);
+    });
+
+    it('loads a test file for a run: the suite, copied from the worker, runs as one loaded in place', async () => {
+      worker = new ValidationWorker({ scriptPath, timeLimitMs: 5000 });
+      const agentFile = dir.write('greeter.agent.yaml', agentText);
+      const testFile = dir.write('greeter.agent.test.yaml', testText);
+      // Two runs of the same file at once: each gets its suite (a run is not told to drop its read).
+      const [read, again] = await Promise.all([
+        worker.run('testRun', testFile, testText, { file: testFile }),
+        worker.run('testRun', testFile, testText, { file: testFile }),
+      ]);
+      assert.equal(again.kind, 'done');
+      assert.equal(read.kind, 'done');
+      const forRun = read.kind === 'done' ? read.result : undefined;
+      assert.deepEqual(
+        forRun?.summary.cases.map((testCase) => testCase.name),
+        ['known person', 'wrong title'],
+      );
+      assert.equal(forRun?.summary.agentFile, agentFile);
+      assert.ok(forRun?.loaded, 'a runnable suite');
+      const inPlace = loadSuite(testFile);
+      assert.ok('suite' in inPlace);
+      const shown = (results: CaseResult[]): unknown =>
+        results.map((result) => [result.name, result.passed, result.failures.map((failure) => [failure.message, failure.span])]);
+      const ran = shown(await runSuite(forRun.loaded));
+      assert.deepEqual(ran, shown(await runSuite(inPlace)));
+      assert.deepEqual(
+        (ran as Array<[string, boolean]>).map(([name, passed]) => [name, passed]),
+        [
+          ['known person', true],
+          ['wrong title', false],
+        ],
+      );
+
+      // An agent with errors (here an unsaved text): no suite to run, and why.
+      const unsaved = agentText.replace(/outputs:[\s\S]*$/, 'outputs: {}\n');
+      const broken = await worker.run('testRun', testFile, testText, { file: testFile, agentTexts: [[agentFile, unsaved]] });
+      assert.equal(broken.kind, 'done');
+      assert.equal(broken.kind === 'done' && broken.result.loaded, undefined);
+      assert.match(broken.kind === 'done' ? (broken.result.summary.failure ?? '') : '', /problem/);
+    });
+
+    it('gives up on a test file read for a run over the time limit, in the words of its item', async () => {
+      worker = new ValidationWorker({ scriptPath, timeLimitMs: 40 });
+      dir.write('greeter.agent.yaml', agentText);
+      const testFile = join(dir.path, 'greeter.agent.test.yaml');
+      let text = 'cases:\n';
+      for (let index = 0; text.length < 700_000; index++) text += `  case ${index}:\n    inputs: { who: Ada }\n`;
+      const read = workerRead(await worker.run('testRun', testFile, text, { file: testFile }), text.length, 40);
+      assert.deepEqual(read, {
+        kind: 'unreadable',
+        why: `Reading it was stopped after 40 ms (${Math.ceil(text.length / 1024)} KB): it, or its agent, takes too long to parse. Split or simplify the file.`,
+      });
+      assert.equal(worker.restarts, 1);
     });
 
     it('reports a case written as an alias with its code, for the Problems panel and the Test Explorer', async () => {
