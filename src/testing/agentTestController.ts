@@ -14,16 +14,28 @@ import * as vscode from 'vscode';
 import { TEST_LANGUAGE_ID } from '../language/languageIds';
 import type { Problem } from '../core/document/problems';
 import type { AgentTarget } from '../core/service/target';
-import type { CaseFailure, CaseResult } from '../core/testing/caseResult';
-import { shownFailure } from '../core/testing/shownValue';
+import type { CaseResult } from '../core/testing/caseResult';
+import {
+  caseOutcome,
+  continuousSkip,
+  fileErrored,
+  NOT_REACHED,
+  TestFileLocations,
+  UNTRUSTED,
+  unrunnableFileOutcome,
+} from '../core/testing/caseOutcome';
 import type { LoadedSuite } from '../core/testing/loadSuite';
-import { rangeOf, textPositions, toDiagnostic } from '../language/problemsToDiagnostics';
+import { rangeOf, toDiagnostic } from '../language/problemsToDiagnostics';
 import { VALIDATION_TIME_LIMIT_MS, ValidationWorker } from '../language/validationWorkerClient';
 import type { TestFileSummary } from '../language/validationWorkerClient';
 import { AGENT_LANGUAGE_ID } from '../language/languageIds';
 import { KnownTestFiles } from './knownTestFiles';
 import { loadTestCore } from './testCore';
 import { workerRead } from './workerReads';
+import { sayOutcome, showOutcome } from './testOutcomes';
+import type { ItemOutcome } from './testOutcomes';
+
+export type { ItemOutcome } from './testOutcomes';
 import { TEST_FILE } from '../core/testing/testFileName';
 import { errorDetail, errorMessage } from '../core/errors';
 import { openDocument, savedText } from '../workspaceFiles';
@@ -41,23 +53,6 @@ const FILES_CHANGED_DELAY_MS = 100;
 /** Test files read for the explorer at the same time (each holds its text until the worker answers). */
 const MAX_READS = 4;
 
-/** How one test item ended in the last run (what the Test Explorer shows, for callers and tests). */
-export interface ItemOutcome {
-  readonly state: 'passed' | 'failed' | 'errored' | 'skipped';
-  readonly durationMs?: number;
-  readonly messages: readonly OutcomeMessage[];
-  /** What the run's output said of how the case ran (e.g. what a deployment leaves out). */
-  readonly notes?: readonly string[];
-}
-
-export interface OutcomeMessage {
-  readonly message: string;
-  /** Zero-based line of the message's location. */
-  readonly line?: number;
-  readonly expected?: string;
-  readonly actual?: string;
-}
-
 /** Where an agent file's deployed cases go, with the key; undefined when the user declined to give one. */
 export type DeployedTarget = (agentFile: vscode.Uri) => Promise<AgentTarget | undefined>;
 
@@ -67,8 +62,6 @@ interface FileState {
   readonly summary: TestFileSummary;
   readonly loaded?: LoadedSuite;
 }
-
-type Positions = ReturnType<typeof textPositions>;
 
 export class AgentTestController implements vscode.Disposable {
   readonly controller: vscode.TestController;
@@ -407,11 +400,7 @@ export class AgentTestController implements vscode.Disposable {
       for (const { file, cases } of selection.values()) {
         if (abort.signal.aborted) break;
         if (!vscode.workspace.isTrusted) {
-          const message = new vscode.TestMessage(
-            'Agent tests do not run in Restricted Mode: this workspace is not trusted. Trust it to run them.',
-          );
-          run.errored(file, message);
-          outcomes.set(file.id, { state: 'errored', messages: [{ message: message.message as string }] });
+          outcomes.set(file.id, showOutcome(run, file, UNTRUSTED));
           continue;
         }
         await this.runFile(file, cases, excluded, run, outcomes, abort.signal, {
@@ -444,51 +433,34 @@ export class AgentTestController implements vscode.Disposable {
     const current = this.fileItem(uri);
     if (!state || !current || 'unreadable' in state) {
       // Deleted, or unreadable since it was listed: said as its item says it (else why is in the log).
-      const message = new vscode.TestMessage(
+      const errored = fileErrored(
         state && 'unreadable' in state
           ? state.unreadable
           : `${vscode.workspace.asRelativePath(uri)} cannot be read; see the Agent Workflows log.`,
       );
-      run.errored(current ?? file, message);
-      outcomes.set((current ?? file).id, { state: 'errored', messages: [outcomeOf(message)] });
-      run.appendOutput(`${String(message.message)}\r\n`);
+      outcomes.set((current ?? file).id, showOutcome(run, current ?? file, errored));
+      sayOutcome(run, errored);
       return;
     }
-    const positions = textPositions(state.text);
+    const locations = new TestFileLocations(uri.toString(), state.text);
     const chosen = [...gather(current.children)].filter((item) => !excluded.has(item.id) && (!only || only.has(caseNameOf(item))));
     run.appendOutput(`${vscode.workspace.asRelativePath(uri)}\r\n`);
     const { loaded, summary } = state;
     if (!loaded) {
-      const failure = summary.failure ?? 'The test file cannot run.';
-      const messages = summary.problems
-        .filter((problem) => problem.severity === 'error')
-        .map((problem) => problemMessage(problem, uri, positions));
-      if (messages.length === 0) messages.push(new vscode.TestMessage(failure));
-      for (const item of [current, ...chosen]) {
-        run.errored(item, messages);
-        outcomes.set(item.id, { state: 'errored', messages: messages.map((message) => outcomeOf(message)) });
-      }
-      run.appendOutput(`  ${failure}\r\n${messages.map((message) => `    ${String(message.message)}`).join('\r\n')}\r\n`);
+      const unrunnable = unrunnableFileOutcome(summary.failure, summary.problems, locations);
+      for (const item of [current, ...chosen]) outcomes.set(item.id, showOutcome(run, item, unrunnable));
+      sayOutcome(run, unrunnable);
       return;
     }
     const items = new Map(chosen.map((item) => [caseNameOf(item), item]));
     if (continuous) {
-      // Runs on a deployment and calls of real APIs never start on their own (each edit would
-      // reach the service, or ask for its key): said, and left to an explicit run.
+      // Runs on a deployment and calls of real APIs never start on their own: said, and left to an explicit run.
       for (const testCase of loaded.suite.cases) {
         const item = items.get(testCase.name);
-        if (!item || !(allDeployed || testCase.deployed || testCase.live)) continue;
-        const note =
-          allDeployed || testCase.deployed
-            ? 'Not run continuously: this case runs on the deployment (deployed: true), which never starts on its own. Run it to send it.'
-            : 'Not run continuously: this case calls real APIs (live: true), which never happens on its own. Run it to call them.';
-        run.skipped(item);
-        outcomes.set(item.id, { state: 'skipped', messages: [], notes: [note] });
-        run.appendOutput(
-          `  - ${testCase.name}\r\n    note: ${note}\r\n`,
-          new vscode.Location(uri, item.range ?? new vscode.Range(0, 0, 0, 0)),
-          item,
-        );
+        const skipped = item && continuousSkip(testCase, { allDeployed });
+        if (!item || !skipped) continue;
+        outcomes.set(item.id, showOutcome(run, item, skipped));
+        sayOutcome(run, skipped, item);
         items.delete(testCase.name);
       }
     }
@@ -511,35 +483,9 @@ export class AgentTestController implements vscode.Disposable {
     const report = (result: CaseResult): void => {
       const item = items.get(result.name);
       if (!item) return;
-      const location = new vscode.Location(uri, item.range ?? new vscode.Range(0, 0, 0, 0));
-      if (signal.aborted && !result.passed) {
-        // Stopped by the user: not a failure of the case.
-        run.skipped(item);
-        outcomes.set(item.id, { state: 'skipped', messages: [] });
-        run.appendOutput(`  - ${result.name} (cancelled)\r\n`, location, item);
-        return;
-      }
-      const notes = (result.notes ?? []).map((note) => `    note: ${note}\r\n`).join('');
-      const ranOn = result.ranOn !== undefined ? ` (ran on ${result.ranOn})` : '';
-      const noted = result.notes?.length ? { notes: result.notes } : {};
-      if (result.passed) {
-        run.passed(item, result.durationMs);
-        outcomes.set(item.id, { state: 'passed', durationMs: result.durationMs, messages: [], ...noted });
-        run.appendOutput(`  ✓ ${result.name} (${result.durationMs} ms)${ranOn}\r\n${notes}`, location, item);
-        return;
-      }
-      const messages = result.failures.map((failure) => failureMessage(failure, uri, positions));
-      const told = messages.map((message) => `    ${(message.message as string).replace(/\r?\n/g, '\r\n    ')}`);
-      // A case whose inputs were refused did not run: errored, not failed.
-      if (result.execution === undefined) run.errored(item, messages, result.durationMs);
-      else run.failed(item, messages, result.durationMs);
-      outcomes.set(item.id, {
-        state: result.execution === undefined ? 'errored' : 'failed',
-        durationMs: result.durationMs,
-        messages: messages.map((message) => outcomeOf(message)),
-        ...noted,
-      });
-      run.appendOutput(`  ✗ ${result.name} (${result.durationMs} ms)${ranOn}\r\n${told.join('\r\n')}\r\n${notes}`, location, item);
+      const outcome = caseOutcome(result, locations, { cancelled: signal.aborted });
+      outcomes.set(item.id, showOutcome(run, item, outcome));
+      sayOutcome(run, outcome, item);
     };
     if (items.size > 0)
       await core.runSuite(loaded, {
@@ -552,11 +498,7 @@ export class AgentTestController implements vscode.Disposable {
         ...(allowedFolders.length ? { allowedFolders } : {}),
         allowHint: allowFilesHint,
       });
-    for (const item of items.values()) {
-      if (outcomes.has(item.id)) continue;
-      run.skipped(item);
-      outcomes.set(item.id, { state: 'skipped', messages: [] });
-    }
+    for (const item of items.values()) if (!outcomes.has(item.id)) outcomes.set(item.id, showOutcome(run, item, NOT_REACHED));
   }
 
   private deployedTarget(agentFile: string): Promise<AgentTarget | undefined> {
@@ -732,40 +674,4 @@ function errorText(failure: string, problems: readonly Problem[]): vscode.Markdo
   text.appendText(failure);
   for (const problem of errors.slice(0, 10)) text.appendMarkdown('\n\n').appendText(`Line ${problem.range.line}: ${problem.message}`);
   return text;
-}
-
-function problemMessage(problem: Problem, uri: vscode.Uri, positions: Positions): vscode.TestMessage {
-  const message = new vscode.TestMessage(problem.message);
-  message.location = new vscode.Location(
-    uri,
-    new vscode.Range(positions.positionAt(problem.span.start), positions.positionAt(problem.span.end)),
-  );
-  return message;
-}
-
-/**
- * A failed expectation as VS Code shows it: at the expectation's line, with expected and actual
- * values (its Compare view): the expected value itself, or what an operator asks for in words
- * ("a number >= 0") beside what came, each bounded.
- */
-export function failureMessage(failure: CaseFailure, uri: vscode.Uri, positions: Positions): vscode.TestMessage {
-  const shown = shownFailure(failure);
-  const message =
-    shown.expected !== undefined && shown.actual !== undefined
-      ? vscode.TestMessage.diff(shown.message, shown.expected, shown.actual)
-      : new vscode.TestMessage(shown.message);
-  message.location = new vscode.Location(
-    uri,
-    new vscode.Range(positions.positionAt(failure.span.start), positions.positionAt(failure.span.end)),
-  );
-  return message;
-}
-
-function outcomeOf(message: vscode.TestMessage): OutcomeMessage {
-  return {
-    message: typeof message.message === 'string' ? message.message : message.message.value,
-    ...(message.location ? { line: message.location.range.start.line } : {}),
-    ...(message.expectedOutput !== undefined ? { expected: message.expectedOutput } : {}),
-    ...(message.actualOutput !== undefined ? { actual: message.actualOutput } : {}),
-  };
 }
