@@ -14,8 +14,6 @@ import { TEST_LANGUAGE_ID } from '../language/languageIds';
 import type { DeployedTarget, ItemOutcome } from './agentTestController';
 import { newTestCaseFromExecution, NewTestCaseRefused, testFileBeside } from './newTestCase';
 import { loadTestCore } from './testCore';
-import { fileExists } from '../workspaceFiles';
-import { TEST_FILE } from '../core/testing/testFileName';
 
 /** What the agent tests give the extension's API (the integration tests drive them through it). */
 export interface AgentTestsApi {
@@ -74,7 +72,7 @@ export function registerAgentTests(
         async (argument) => {
           const target = argument instanceof vscode.Uri ? argument : vscode.window.activeTextEditor?.document.uri;
           if (!target) throw new Error('Open an agent file or its test file first, or run the tests from the Test Explorer.');
-          const testFiles = await testFilesFor(tests, target);
+          const testFiles = await tests.testFilesFor(target);
           if (testFiles.length === 0) {
             void vscode.window.showInformationMessage(
               `${vscode.workspace.asRelativePath(target)} has no test file. Create ${vscode.workspace.asRelativePath(testFileBeside(target))} beside it, or use "New Test Case from This Execution" in the Agent Executions view.`,
@@ -125,26 +123,8 @@ export function registerAgentTests(
   };
 }
 
-/** The test files of an agent file (the one beside it, and any that name it), or the test file itself. */
-async function testFilesFor(tests: AgentTestController, uri: vscode.Uri): Promise<vscode.Uri[]> {
-  if (TEST_FILE.test(uri.path)) return [uri];
-  // Those naming it from elsewhere are known once the workspace's test files were read (once).
-  await tests.discover().catch(() => undefined); // logged by discover, tried again next time
-  const found = new Map(tests.testFilesOf(uri).map((file) => [file.toString(), file]));
-  for (const beside of besideCandidates(uri)) if (await fileExists(beside)) found.set(beside.toString(), beside);
-  return [...found.values()];
-}
-
 function errorTextOf(error: string | vscode.MarkdownString): string {
   return typeof error === 'string' ? error : error.value;
-}
-
-function besideCandidates(agentFile: vscode.Uri): vscode.Uri[] {
-  const beside = testFileBeside(agentFile);
-  const other = beside.path.endsWith('.yaml')
-    ? beside.with({ path: beside.path.replace(/\.yaml$/, '.yml') })
-    : beside.with({ path: beside.path.replace(/\.yml$/, '.yaml') });
-  return [beside, other];
 }
 
 async function recordOf(argument: unknown, store: ExecutionHistory): Promise<ExecutionRecord | undefined> {
@@ -187,7 +167,7 @@ class RunTestsCodeLensProvider implements vscode.CodeLensProvider, vscode.Dispos
 
   async provideCodeLenses(document: vscode.TextDocument): Promise<vscode.CodeLens[]> {
     if (!resultsSettings().codeLens || !vscode.workspace.isTrusted || document.languageId === TEST_LANGUAGE_ID) return [];
-    const testFiles = await testFilesFor(this.tests, document.uri);
+    const testFiles = await this.tests.testFilesFor(document.uri);
     if (testFiles.length === 0) return [];
     let nameLine = 0;
     for (let line = 0; line < document.lineCount; line++) {
