@@ -3,14 +3,12 @@
 // the command it runs, and "New Test Case from This Execution" in the Agent Executions view.
 import * as vscode from 'vscode';
 import { COMMANDS } from '../commandIds';
-import { affects, resultsSettings } from '../config';
 import type { ExecutionRecord } from '../core/executions/executionRecord';
-import { AGENT_LANGUAGE_ID } from '../language/languageIds';
+import { registerRunTestsCodeLens } from '../language/codeLensProvider';
 import { guardedCommand } from '../commandErrors';
 import type { ExecutionHistory } from '../runs/executionHistory';
 import { isExecutionItem } from '../views/treeItemKinds';
 import { AgentTestController } from './agentTestController';
-import { TEST_LANGUAGE_ID } from '../language/languageIds';
 import type { DeployedTarget, ItemOutcome } from './agentTestController';
 import { newTestCaseFromExecution, NewTestCaseRefused, testFileBeside } from './newTestCase';
 import { loadTestCore } from './testCore';
@@ -48,7 +46,7 @@ export function registerAgentTests(
     deployedTarget: deps.deployedTarget,
     workerPath: vscode.Uri.joinPath(context.extensionUri, 'dist', 'validationWorker.js').fsPath,
   });
-  const lenses = new RunTestsCodeLensProvider(tests);
+  registerRunTestsCodeLens(context, { tests });
   // Without a caller's token, only the TestRun's own (the Test Results' Stop) stops the run.
   const run = async (request: vscode.TestRunRequest, token?: vscode.CancellationToken): Promise<Map<string, ItemOutcome>> => {
     if (token) return tests.runTests(request, token);
@@ -62,8 +60,6 @@ export function registerAgentTests(
 
   context.subscriptions.push(
     tests,
-    lenses,
-    vscode.languages.registerCodeLensProvider({ language: AGENT_LANGUAGE_ID }, lenses),
     vscode.commands.registerCommand(
       COMMANDS.runAgentTests,
       guardedCommand(
@@ -147,48 +143,4 @@ async function recordOf(argument: unknown, store: ExecutionHistory): Promise<Exe
     { placeHolder: 'The execution to make a test case of' },
   );
   return picked?.record;
-}
-
-/** "Run tests" above an agent file that has a test file. */
-class RunTestsCodeLensProvider implements vscode.CodeLensProvider, vscode.Disposable {
-  private readonly changed = new vscode.EventEmitter<void>();
-  readonly onDidChangeCodeLenses = this.changed.event;
-  private readonly subscriptions: vscode.Disposable[];
-
-  constructor(private readonly tests: AgentTestController) {
-    this.subscriptions = [
-      tests.onDidChangeTestFiles(() => this.changed.fire()),
-      vscode.workspace.onDidGrantWorkspaceTrust(() => this.changed.fire()),
-      vscode.workspace.onDidChangeConfiguration((event) => {
-        if (affects(event, 'codeLens.enabled')) this.changed.fire();
-      }),
-    ];
-  }
-
-  async provideCodeLenses(document: vscode.TextDocument): Promise<vscode.CodeLens[]> {
-    if (!resultsSettings().codeLens || !vscode.workspace.isTrusted || document.languageId === TEST_LANGUAGE_ID) return [];
-    const testFiles = await this.tests.testFilesFor(document.uri);
-    if (testFiles.length === 0) return [];
-    let nameLine = 0;
-    for (let line = 0; line < document.lineCount; line++) {
-      if (/^name\s*:/.test(document.lineAt(line).text)) {
-        nameLine = line;
-        break;
-      }
-    }
-    const names = testFiles.map((uri) => vscode.workspace.asRelativePath(uri)).join(', ');
-    return [
-      new vscode.CodeLens(new vscode.Range(nameLine, 0, nameLine, 0), {
-        title: '$(beaker) Run tests',
-        tooltip: `Run the cases of ${names} in the Test Explorer`,
-        command: COMMANDS.runAgentTests,
-        arguments: [document.uri],
-      }),
-    ];
-  }
-
-  dispose(): void {
-    for (const subscription of this.subscriptions) subscription.dispose();
-    this.changed.dispose();
-  }
 }
