@@ -89,9 +89,18 @@ export class AgentTestController implements vscode.Disposable {
     return this.discovery.update(uri);
   }
 
-  /** Runs the cases a request selects (every test file's, without include); how each item ended, by item id. */
-  runTests(request: vscode.TestRunRequest, token: vscode.CancellationToken): Promise<Map<string, ItemOutcome>> {
-    return this.runs.runTests(request, token);
+  /**
+   * Runs the cases a request selects (every test file's, without include); how each item ended, by
+   * item id. Without a caller's token, only the TestRun's own (the Test Results' Stop) stops it.
+   */
+  async runTests(request: vscode.TestRunRequest, token?: vscode.CancellationToken): Promise<Map<string, ItemOutcome>> {
+    if (token) return this.runs.runTests(request, token);
+    const never = new vscode.CancellationTokenSource();
+    try {
+      return await this.runs.runTests(request, never.token);
+    } finally {
+      never.dispose();
+    }
   }
 
   dispose(): void {
