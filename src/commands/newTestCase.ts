@@ -1,13 +1,13 @@
 // "New Test Case from This Execution" (the Agent Executions view's item menu, or the palette with a
 // pick of the finished executions): the execution becomes a case of the test file beside its agent
-// (src/testing/newTestCase.ts writes it). Registered at activation (REGISTERED_AT_ACTIVATION), not
+// (src/testing/testCaseFromExecution.ts writes it). Registered at activation (REGISTERED_AT_ACTIVATION), not
 // by the commands feature: the test core it needs loads on its own.
 import * as vscode from 'vscode';
 import { COMMANDS } from '../commandIds';
 import { guardedCommand } from '../commandErrors';
 import type { ExecutionRecord } from '../core/executions/executionRecord';
 import type { ExecutionHistory } from '../runs/executionHistory';
-import { newTestCaseFromExecution, NewTestCaseRefused } from '../testing/newTestCase';
+import { newTestCaseFromExecution, NewTestCaseRefused } from '../testing/testCaseFromExecution';
 import { loadTestCore } from '../testing/testCore';
 import { isExecutionItem } from '../views/treeItemKinds';
 

@@ -6,7 +6,7 @@ import * as vscode from 'vscode';
 import { COMMANDS } from '../commandIds';
 import { guardedCommand } from '../commandErrors';
 import type { AgentTestController } from '../testing/agentTestController';
-import { testFileBeside } from '../testing/newTestCase';
+import { testFileBeside } from '../testing/testCaseFromExecution';
 
 export interface RunAgentTestsDeps {
   readonly logger: vscode.LogOutputChannel;

@@ -14,7 +14,7 @@ import { VALIDATION_TIME_LIMIT_MS, ValidationWorker } from '../language/validati
 import type { TestFileSummary } from '../language/validationWorkerClient';
 import { fileExists, openDocument, savedText } from '../workspaceFiles';
 import { KnownTestFiles } from './knownTestFiles';
-import { testFileBeside } from './newTestCase';
+import { testFileBeside } from './testCaseFromExecution';
 import { ReadQueue } from './readQueue';
 import { unreadableMessage } from './testTree';
 import type { TestTree } from './testTree';
