@@ -4,10 +4,12 @@
 import * as vscode from 'vscode';
 import { COMMANDS_LOADED_ON_USE } from './commandIds';
 import type { CommandsDeps, CommandsFeature } from './commands/commandsFeature';
+import { registerNewTestCaseCommand } from './commands/newTestCase';
+import { registerRunAgentTestsCommand } from './commands/runAgentTests';
 import { resultsSettings } from './config';
 import { registerDiagnostics } from './language/agentDiagnostics';
 import { registerCodeActionProvider } from './language/codeActionProvider';
-import { registerCodeLensProvider } from './language/codeLensProvider';
+import { registerCodeLensProvider, registerRunTestsCodeLens } from './language/codeLensProvider';
 import { registerCompletionProvider } from './language/completionProvider';
 import { registerHoverProvider } from './language/hoverProvider';
 import { registerNavigationProviders } from './language/navigationProviders';
@@ -25,7 +27,7 @@ import { LocalServerHost } from './runs/localServerHost';
 import { ResultDocuments, ResultsChannel } from './runs/resultsChannel';
 import { ApiKeyStore } from './secrets/apiKeyStore';
 import { WorkflowSecrets } from './secrets/workflowSecrets';
-import { registerAgentTests } from './testing/registerAgentTests';
+import { agentTestsApi, registerAgentTests } from './testing/registerAgentTests';
 import type { AgentTestsApi } from './testing/registerAgentTests';
 import { registerTestFileLanguage } from './testing/testFileLanguage';
 import { registerExecutionsView } from './views/executionsView';
@@ -95,9 +97,12 @@ export function activate(context: vscode.ExtensionContext): AgentWorkflowsApi {
   registerTestFileLanguage(context, { logger });
   const agentTests = registerAgentTests(context, {
     logger,
-    store,
     deployedTarget: async (agentFile) => (await commands.feature()).deployedTestTarget(agentFile),
   });
+  registerRunTestsCodeLens(context, { tests: agentTests });
+  // Registered here, not by the commands feature: neither needs its code (REGISTERED_AT_ACTIVATION).
+  registerRunAgentTestsCommand(context, { logger, tests: agentTests });
+  registerNewTestCaseCommand(context, { logger, store });
 
   // Unfinished executions of the last session are watched again once the workspace is trusted,
   // after activation: the commands' code loads only when there is one.
@@ -110,7 +115,7 @@ export function activate(context: vscode.ExtensionContext): AgentWorkflowsApi {
   logger.info(`Agent Workflows ${String(context.extension.packageJSON.version)} activated.`);
   return {
     executionsTree,
-    agentTests,
+    agentTests: agentTestsApi(agentTests),
     environmentStatus: async () => (await environmentStatus.updated(), environmentStatus.current()),
   };
 }

@@ -1,9 +1,10 @@
-// Code lenses at the top of an agent file: Run Agent, Run Locally, Copy as curl, Show Graph.
+// Code lenses at the top of an agent file: Run Agent, Run Locally, Copy as curl, Show Graph; and
+// Run Tests when the agent has a test file.
 import * as vscode from 'vscode';
 import { COMMANDS } from '../commandIds';
 import { resultsSettings } from '../config';
 import { affects } from '../config';
-import { AGENT_LANGUAGE_ID } from './languageIds';
+import { AGENT_LANGUAGE_ID, TEST_LANGUAGE_ID } from './languageIds';
 
 /**
  * What the lenses ask of the workspace's environments (src/environments/, a layer above: the
@@ -32,15 +33,7 @@ class AgentCodeLensProvider implements vscode.CodeLensProvider, vscode.Disposabl
 
   async provideCodeLenses(document: vscode.TextDocument): Promise<vscode.CodeLens[]> {
     if (!resultsSettings().codeLens) return [];
-    // Above the agent's name, or the first line. Asked on every edit: read lines, not the whole text.
-    let nameLine = 0;
-    for (let line = 0; line < document.lineCount; line++) {
-      if (/^name\s*:/.test(document.lineAt(line).text)) {
-        nameLine = line;
-        break;
-      }
-    }
-    const range = new vscode.Range(nameLine, 0, nameLine, 0);
+    const range = lensRange(document);
     const graph = new vscode.CodeLens(range, {
       title: '$(type-hierarchy) Show graph',
       command: COMMANDS.showGraph,
@@ -83,7 +76,72 @@ class AgentCodeLensProvider implements vscode.CodeLensProvider, vscode.Disposabl
   }
 }
 
+/**
+ * What the Run Tests lens asks of the agent tests (src/testing/, a layer above: the composition
+ * root passes the AgentTestController in).
+ */
+export interface LensTestFiles {
+  /** Fires when test files appear, go, or change the agent they test. */
+  readonly onDidChangeTestFiles: vscode.Event<void>;
+  /** The test files of an agent file (the one beside it, and any that name it). */
+  testFilesFor(agentFile: vscode.Uri): Promise<readonly vscode.Uri[]>;
+}
+
+/** "Run tests" above an agent file that has a test file. */
+class RunTestsCodeLensProvider implements vscode.CodeLensProvider, vscode.Disposable {
+  private readonly changed = new vscode.EventEmitter<void>();
+  readonly onDidChangeCodeLenses = this.changed.event;
+  private readonly subscriptions: vscode.Disposable[];
+
+  constructor(private readonly tests: LensTestFiles) {
+    this.subscriptions = [
+      tests.onDidChangeTestFiles(() => this.changed.fire()),
+      vscode.workspace.onDidGrantWorkspaceTrust(() => this.changed.fire()),
+      vscode.workspace.onDidChangeConfiguration((event) => {
+        if (affects(event, 'codeLens.enabled')) this.changed.fire();
+      }),
+    ];
+  }
+
+  async provideCodeLenses(document: vscode.TextDocument): Promise<vscode.CodeLens[]> {
+    if (!resultsSettings().codeLens || !vscode.workspace.isTrusted || document.languageId === TEST_LANGUAGE_ID) return [];
+    const testFiles = await this.tests.testFilesFor(document.uri);
+    if (testFiles.length === 0) return [];
+    const names = testFiles.map((uri) => vscode.workspace.asRelativePath(uri)).join(', ');
+    return [
+      new vscode.CodeLens(lensRange(document), {
+        title: '$(beaker) Run tests',
+        tooltip: `Run the cases of ${names} in the Test Explorer`,
+        command: COMMANDS.runAgentTests,
+        arguments: [document.uri],
+      }),
+    ];
+  }
+
+  dispose(): void {
+    for (const subscription of this.subscriptions) subscription.dispose();
+    this.changed.dispose();
+  }
+}
+
+/** Where an agent file's lenses go: above its name, or on the first line. Asked on every edit: reads lines, not the whole text. */
+function lensRange(document: vscode.TextDocument): vscode.Range {
+  let nameLine = 0;
+  for (let line = 0; line < document.lineCount; line++) {
+    if (/^name\s*:/.test(document.lineAt(line).text)) {
+      nameLine = line;
+      break;
+    }
+  }
+  return new vscode.Range(nameLine, 0, nameLine, 0);
+}
+
 export function registerCodeLensProvider(context: vscode.ExtensionContext, deps: { readonly environments: LensEnvironments }): void {
   const provider = new AgentCodeLensProvider(deps.environments);
+  context.subscriptions.push(provider, vscode.languages.registerCodeLensProvider({ language: AGENT_LANGUAGE_ID }, provider));
+}
+
+export function registerRunTestsCodeLens(context: vscode.ExtensionContext, deps: { readonly tests: LensTestFiles }): void {
+  const provider = new RunTestsCodeLensProvider(deps.tests);
   context.subscriptions.push(provider, vscode.languages.registerCodeLensProvider({ language: AGENT_LANGUAGE_ID }, provider));
 }

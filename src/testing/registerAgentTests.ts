@@ -1,21 +1,9 @@
 // Agent tests in VS Code, registered at activation without loading the test core (see testCore.ts):
-// the Test Explorer's controller, a "Run tests" code lens on agent files that have a test file,
-// the command it runs, and "New Test Case from This Execution" in the Agent Executions view.
+// the Test Explorer's controller. The composition root hands it to the "Run tests" code lens
+// (src/language/codeLensProvider.ts) and the Run Tests command (src/commands/runAgentTests.ts).
 import * as vscode from 'vscode';
-import { COMMANDS } from '../commandIds';
-import { affects, resultsSettings } from '../config';
-import type { ExecutionRecord } from '../core/executions/executionRecord';
-import { AGENT_LANGUAGE_ID } from '../language/languageIds';
-import { guardedCommand } from '../commandErrors';
-import type { ExecutionHistory } from '../runs/executionHistory';
-import { isExecutionItem } from '../views/treeItemKinds';
 import { AgentTestController } from './agentTestController';
-import { TEST_LANGUAGE_ID } from '../language/languageIds';
 import type { DeployedTarget, ItemOutcome } from './agentTestController';
-import { newTestCaseFromExecution, NewTestCaseRefused, testFileBeside } from './newTestCase';
-import { loadTestCore } from './testCore';
-import { fileExists } from '../workspaceFiles';
-import { TEST_FILE } from '../core/testing/testFileName';
 
 /** What the agent tests give the extension's API (the integration tests drive them through it). */
 export interface AgentTestsApi {
@@ -36,83 +24,23 @@ export interface AgentTestsApi {
   refresh(uri: vscode.Uri): Promise<unknown>;
 }
 
+/** The Test Explorer's controller of agent tests, disposed with the extension. */
 export function registerAgentTests(
   context: vscode.ExtensionContext,
-  deps: {
-    readonly logger: vscode.LogOutputChannel;
-    readonly store: ExecutionHistory;
-    readonly deployedTarget: DeployedTarget;
-  },
-): AgentTestsApi {
+  deps: { readonly logger: vscode.LogOutputChannel; readonly deployedTarget: DeployedTarget },
+): AgentTestController {
   const tests = new AgentTestController({
     logger: deps.logger,
     docsUri: vscode.Uri.joinPath(context.extensionUri, 'docs', 'testing-agents.md'),
     deployedTarget: deps.deployedTarget,
     workerPath: vscode.Uri.joinPath(context.extensionUri, 'dist', 'validationWorker.js').fsPath,
   });
-  const lenses = new RunTestsCodeLensProvider(tests);
-  // Without a caller's token, only the TestRun's own (the Test Results' Stop) stops the run.
-  const run = async (request: vscode.TestRunRequest, token?: vscode.CancellationToken): Promise<Map<string, ItemOutcome>> => {
-    if (token) return tests.runTests(request, token);
-    const never = new vscode.CancellationTokenSource();
-    try {
-      return await tests.runTests(request, never.token);
-    } finally {
-      never.dispose();
-    }
-  };
+  context.subscriptions.push(tests);
+  return tests;
+}
 
-  context.subscriptions.push(
-    tests,
-    lenses,
-    vscode.languages.registerCodeLensProvider({ language: AGENT_LANGUAGE_ID }, lenses),
-    vscode.commands.registerCommand(
-      COMMANDS.runAgentTests,
-      guardedCommand(
-        'Run Tests',
-        deps.logger,
-        async (argument) => {
-          const target = argument instanceof vscode.Uri ? argument : vscode.window.activeTextEditor?.document.uri;
-          if (!target) throw new Error('Open an agent file or its test file first, or run the tests from the Test Explorer.');
-          const testFiles = await testFilesFor(tests, target);
-          if (testFiles.length === 0) {
-            void vscode.window.showInformationMessage(
-              `${vscode.workspace.asRelativePath(target)} has no test file. Create ${vscode.workspace.asRelativePath(testFileBeside(target))} beside it, or use "New Test Case from This Execution" in the Agent Executions view.`,
-            );
-            return undefined;
-          }
-          const read = await Promise.all(
-            testFiles.map(async (uri) => ({ uri, readable: await tests.update(uri), item: tests.fileItem(uri) })),
-          );
-          // A test file that cannot be read (too large, not a regular file, gone) is said, not skipped in silence.
-          const unreadable = read.filter(({ readable }) => !readable);
-          if (unreadable.length > 0)
-            void vscode.window.showWarningMessage(
-              `Run Tests: ${unreadable.map(({ uri, item }) => (item?.error !== undefined ? errorTextOf(item.error) : `${vscode.workspace.asRelativePath(uri)} is gone.`)).join(' ')}`,
-            );
-          const items = read.flatMap(({ readable, item }) => (readable && item ? [item] : []));
-          if (items.length === 0) return undefined;
-          return Object.fromEntries(await run(new vscode.TestRunRequest(items)));
-        },
-        { trusted: 'Running agent tests' },
-      ),
-    ),
-    vscode.commands.registerCommand(
-      COMMANDS.newTestCase,
-      guardedCommand('New Test Case from This Execution', deps.logger, async (argument) => {
-        const record = await recordOf(argument, deps.store);
-        if (!record) return undefined;
-        try {
-          return await newTestCaseFromExecution(record);
-        } catch (error) {
-          const core = await loadTestCore();
-          if (!(error instanceof NewTestCaseRefused) && !(error instanceof core.NewCaseError)) throw error;
-          void vscode.window.showErrorMessage(`New Test Case from This Execution: ${error.message}`);
-          return undefined;
-        }
-      }),
-    ),
-  );
+/** What the extension's API gives of the agent tests. */
+export function agentTestsApi(tests: AgentTestController): AgentTestsApi {
   return {
     controller: tests.controller,
     deployedProfile: tests.deployedProfile,
@@ -120,95 +48,7 @@ export function registerAgentTests(
     onDidStartRun: tests.onDidStartRun,
     onDidEndRun: tests.onDidEndRun,
     onDidChangeTestContent: tests.onDidChangeTestContent,
-    runTests: run,
+    runTests: (request, token) => tests.runTests(request, token),
     refresh: (uri) => tests.update(uri),
   };
-}
-
-/** The test files of an agent file (the one beside it, and any that name it), or the test file itself. */
-async function testFilesFor(tests: AgentTestController, uri: vscode.Uri): Promise<vscode.Uri[]> {
-  if (TEST_FILE.test(uri.path)) return [uri];
-  // Those naming it from elsewhere are known once the workspace's test files were read (once).
-  await tests.discover().catch(() => undefined); // logged by discover, tried again next time
-  const found = new Map(tests.testFilesOf(uri).map((file) => [file.toString(), file]));
-  for (const beside of besideCandidates(uri)) if (await fileExists(beside)) found.set(beside.toString(), beside);
-  return [...found.values()];
-}
-
-function errorTextOf(error: string | vscode.MarkdownString): string {
-  return typeof error === 'string' ? error : error.value;
-}
-
-function besideCandidates(agentFile: vscode.Uri): vscode.Uri[] {
-  const beside = testFileBeside(agentFile);
-  const other = beside.path.endsWith('.yaml')
-    ? beside.with({ path: beside.path.replace(/\.yaml$/, '.yml') })
-    : beside.with({ path: beside.path.replace(/\.yml$/, '.yaml') });
-  return [beside, other];
-}
-
-async function recordOf(argument: unknown, store: ExecutionHistory): Promise<ExecutionRecord | undefined> {
-  if (isExecutionItem(argument)) return store.get(argument.record.key) ?? argument.record;
-  const candidates = store
-    .all()
-    .filter((record) => record.state === 'finished' && record.file !== undefined && record.outputs !== undefined);
-  if (candidates.length === 0) {
-    void vscode.window.showInformationMessage(
-      'No finished execution of an agent file in the history. Run an agent first, then make a test case of its execution.',
-    );
-    return undefined;
-  }
-  const picked = await vscode.window.showQuickPick(
-    candidates.map((record) => ({
-      label: record.agentName,
-      description: `${record.mode} · ${new Date(record.startedAt).toLocaleString()}`,
-      record,
-    })),
-    { placeHolder: 'The execution to make a test case of' },
-  );
-  return picked?.record;
-}
-
-/** "Run tests" above an agent file that has a test file. */
-class RunTestsCodeLensProvider implements vscode.CodeLensProvider, vscode.Disposable {
-  private readonly changed = new vscode.EventEmitter<void>();
-  readonly onDidChangeCodeLenses = this.changed.event;
-  private readonly subscriptions: vscode.Disposable[];
-
-  constructor(private readonly tests: AgentTestController) {
-    this.subscriptions = [
-      tests.onDidChangeTestFiles(() => this.changed.fire()),
-      vscode.workspace.onDidGrantWorkspaceTrust(() => this.changed.fire()),
-      vscode.workspace.onDidChangeConfiguration((event) => {
-        if (affects(event, 'codeLens.enabled')) this.changed.fire();
-      }),
-    ];
-  }
-
-  async provideCodeLenses(document: vscode.TextDocument): Promise<vscode.CodeLens[]> {
-    if (!resultsSettings().codeLens || !vscode.workspace.isTrusted || document.languageId === TEST_LANGUAGE_ID) return [];
-    const testFiles = await testFilesFor(this.tests, document.uri);
-    if (testFiles.length === 0) return [];
-    let nameLine = 0;
-    for (let line = 0; line < document.lineCount; line++) {
-      if (/^name\s*:/.test(document.lineAt(line).text)) {
-        nameLine = line;
-        break;
-      }
-    }
-    const names = testFiles.map((uri) => vscode.workspace.asRelativePath(uri)).join(', ');
-    return [
-      new vscode.CodeLens(new vscode.Range(nameLine, 0, nameLine, 0), {
-        title: '$(beaker) Run tests',
-        tooltip: `Run the cases of ${names} in the Test Explorer`,
-        command: COMMANDS.runAgentTests,
-        arguments: [document.uri],
-      }),
-    ];
-  }
-
-  dispose(): void {
-    for (const subscription of this.subscriptions) subscription.dispose();
-    this.changed.dispose();
-  }
 }

@@ -1,0 +1,60 @@
+// "New Test Case from This Execution" (the Agent Executions view's item menu, or the palette with a
+// pick of the finished executions): the execution becomes a case of the test file beside its agent
+// (src/testing/testCaseFromExecution.ts writes it). Registered at activation (REGISTERED_AT_ACTIVATION), not
+// by the commands feature: the test core it needs loads on its own.
+import * as vscode from 'vscode';
+import { COMMANDS } from '../commandIds';
+import { guardedCommand } from '../commandErrors';
+import type { ExecutionRecord } from '../core/executions/executionRecord';
+import type { ExecutionHistory } from '../runs/executionHistory';
+import { newTestCaseFromExecution, NewTestCaseRefused } from '../testing/testCaseFromExecution';
+import { loadTestCore } from '../testing/testCore';
+import { isExecutionItem } from '../views/treeItemKinds';
+
+export interface NewTestCaseDeps {
+  readonly logger: vscode.LogOutputChannel;
+  readonly store: ExecutionHistory;
+}
+
+export function registerNewTestCaseCommand(context: vscode.ExtensionContext, { logger, store }: NewTestCaseDeps): void {
+  context.subscriptions.push(
+    vscode.commands.registerCommand(
+      COMMANDS.newTestCase,
+      guardedCommand('New Test Case from This Execution', logger, async (argument) => {
+        const record = await recordOf(argument, store);
+        if (!record) return undefined;
+        try {
+          return await newTestCaseFromExecution(record);
+        } catch (error) {
+          const core = await loadTestCore();
+          if (!(error instanceof NewTestCaseRefused) && !(error instanceof core.NewCaseError)) throw error;
+          void vscode.window.showErrorMessage(`New Test Case from This Execution: ${error.message}`);
+          return undefined;
+        }
+      }),
+    ),
+  );
+}
+
+/** The execution the command was given (an item of the view), or the one the user picks. */
+async function recordOf(argument: unknown, store: ExecutionHistory): Promise<ExecutionRecord | undefined> {
+  if (isExecutionItem(argument)) return store.get(argument.record.key) ?? argument.record;
+  const candidates = store
+    .all()
+    .filter((record) => record.state === 'finished' && record.file !== undefined && record.outputs !== undefined);
+  if (candidates.length === 0) {
+    void vscode.window.showInformationMessage(
+      'No finished execution of an agent file in the history. Run an agent first, then make a test case of its execution.',
+    );
+    return undefined;
+  }
+  const picked = await vscode.window.showQuickPick(
+    candidates.map((record) => ({
+      label: record.agentName,
+      description: `${record.mode} · ${new Date(record.startedAt).toLocaleString()}`,
+      record,
+    })),
+    { placeHolder: 'The execution to make a test case of' },
+  );
+  return picked?.record;
+}

@@ -1,0 +1,76 @@
+// How a case or a test file ended (core/testing/caseOutcome decides it) as the Test Explorer shows
+// it: a TestRun state with TestMessages at their places (a diff when expected and actual are both
+// known), lines in the run's output, and the same facts as an ItemOutcome for callers and tests.
+import * as vscode from 'vscode';
+import type { CaseOutcome, OutcomeKind, OutcomeMessage, TextLocation } from '../core/testing/caseOutcome';
+
+/** How one test item ended in the last run (what the Test Explorer shows, for callers and tests). */
+export interface ItemOutcome {
+  readonly state: OutcomeKind;
+  readonly durationMs?: number;
+  readonly messages: readonly ItemOutcomeMessage[];
+  /** What the run's output said of how the case ran (e.g. what a deployment leaves out). */
+  readonly notes?: readonly string[];
+}
+
+export interface ItemOutcomeMessage {
+  readonly message: string;
+  /** Zero-based line of the message's location. */
+  readonly line?: number;
+  readonly expected?: string;
+  readonly actual?: string;
+}
+
+/** Shows how an item ended in a run (its state and messages; see sayOutcome for the output); what was shown. */
+export function showOutcome(run: vscode.TestRun, item: vscode.TestItem, outcome: CaseOutcome): ItemOutcome {
+  const messages = outcome.messages.map(testMessage);
+  switch (outcome.kind) {
+    case 'passed':
+      run.passed(item, outcome.durationMs);
+      break;
+    case 'failed':
+      run.failed(item, messages, outcome.durationMs);
+      break;
+    case 'errored':
+      run.errored(item, messages, outcome.durationMs);
+      break;
+    default:
+      run.skipped(item);
+  }
+  return itemOutcome(outcome);
+}
+
+/** Writes an outcome's lines in the run's output (a terminal: \r\n), linked to its case when given one. */
+export function sayOutcome(run: vscode.TestRun, outcome: CaseOutcome, testCase?: vscode.TestItem): void {
+  if (outcome.output.length === 0) return;
+  const text = `${outcome.output.join('\r\n')}\r\n`;
+  if (testCase?.uri) run.appendOutput(text, new vscode.Location(testCase.uri, testCase.range ?? new vscode.Range(0, 0, 0, 0)), testCase);
+  else run.appendOutput(text);
+}
+
+function testMessage(shown: OutcomeMessage): vscode.TestMessage {
+  const message =
+    shown.expected !== undefined && shown.actual !== undefined
+      ? vscode.TestMessage.diff(shown.message, shown.expected, shown.actual)
+      : new vscode.TestMessage(shown.message);
+  if (shown.location) message.location = vscodeLocation(shown.location);
+  return message;
+}
+
+/** A core location (1-based; its file a URI string) as VS Code's (0-based). */
+function vscodeLocation({ file, start, end }: TextLocation): vscode.Location {
+  return new vscode.Location(vscode.Uri.parse(file), new vscode.Range(start.line - 1, start.column - 1, end.line - 1, end.column - 1));
+}
+
+function itemOutcome({ kind, durationMs, messages, notes }: CaseOutcome): ItemOutcome {
+  return {
+    state: kind,
+    ...(durationMs !== undefined ? { durationMs } : {}),
+    messages: messages.map(({ message, location, expected, actual }) => ({
+      message,
+      ...(location ? { line: location.start.line - 1 } : {}),
+      ...(expected !== undefined && actual !== undefined ? { expected, actual } : {}),
+    })),
+    ...(notes ? { notes } : {}),
+  };
+}

@@ -1,0 +1,233 @@
+// Runs of agent tests from the Test Explorer: two profiles, "Run Locally" (the workflow engine with
+// mocked APIs; cases marked `deployed: true` on the deployment) and "Run on Deployment" (every
+// chosen case sent to the deployed agent through the real client, with the key of its origin).
+// Run Locally also runs continuously (continuousRuns.ts). A run reads each chosen file for the
+// suite it runs in the language worker (discovery's readForRun), never on the extension host; how
+// each case ended is decided by the core (core/testing/caseOutcome) and shown by testOutcomes.ts.
+import * as vscode from 'vscode';
+import { allowedFileFolders } from '../config';
+import { errorDetail, errorMessage } from '../core/errors';
+import type { AgentTarget } from '../core/service/target';
+import {
+  caseOutcome,
+  continuousSkip,
+  fileErrored,
+  NOT_REACHED,
+  TestFileLocations,
+  UNTRUSTED,
+  unrunnableFileOutcome,
+} from '../core/testing/caseOutcome';
+import type { CaseResult } from '../core/testing/caseResult';
+import { allowFilesHint, allowFoldersOnce } from '../runs/allowFiles';
+import { runContinuously } from './continuousRuns';
+import { loadTestCore } from './testCore';
+import type { TestFileDiscovery } from './testFileDiscovery';
+import { sayOutcome, showOutcome } from './testOutcomes';
+import type { ItemOutcome } from './testOutcomes';
+import { caseNameOf, itemsOf } from './testTree';
+import type { TestTree } from './testTree';
+
+/** Where an agent file's deployed cases go, with the key; undefined when the user declined to give one. */
+export type DeployedTarget = (agentFile: vscode.Uri) => Promise<AgentTarget | undefined>;
+
+/** One run under way: where it shows results, what it gathered, whether it was stopped, and how it was asked. */
+interface RunUnderWay {
+  readonly run: vscode.TestRun;
+  readonly outcomes: Map<string, ItemOutcome>;
+  readonly signal: AbortSignal;
+  readonly excluded: ReadonlySet<string>;
+  /** Every case on the deployment ("Run on Deployment"). */
+  readonly allDeployed: boolean;
+  /** Started by a continuous run: the cases that would leave the machine are left out. */
+  readonly continuous: boolean;
+}
+
+export class TestRuns implements vscode.Disposable {
+  readonly localProfile: vscode.TestRunProfile;
+  readonly deployedProfile: vscode.TestRunProfile;
+  private readonly runStarted = new vscode.EventEmitter<vscode.TestRunRequest>();
+  /** Fires when a run starts (continuous runs' included), with what it runs. */
+  readonly onDidStartRun = this.runStarted.event;
+  private readonly runEnded = new vscode.EventEmitter<Map<string, ItemOutcome>>();
+  /** Fires at the end of each run (continuous runs included) with how each item ended. */
+  readonly onDidEndRun = this.runEnded.event;
+
+  constructor(
+    private readonly controller: vscode.TestController,
+    private readonly tree: TestTree,
+    private readonly discovery: TestFileDiscovery,
+    private readonly deps: { readonly logger: vscode.LogOutputChannel; readonly deployedTarget: DeployedTarget },
+  ) {
+    // Local runs may also run continuously (the Test Explorer's auto run): each change of a test
+    // file or its agent runs that file's chosen cases again, but for those marked deployed or live.
+    // Deployed runs do not: each would reach the service.
+    this.localProfile = controller.createRunProfile(
+      'Run Locally',
+      vscode.TestRunProfileKind.Run,
+      async (request, token) => {
+        if (request.continuous)
+          await runContinuously(request, token, {
+            fileItem: (uri) => tree.fileItem(uri),
+            onDidChangeTestContent: discovery.onDidChangeTestContent,
+            runTests: (fileRequest) => this.runTests(fileRequest, token, { continuous: true }),
+            logger: deps.logger,
+          });
+        else await this.runTests(request, token);
+      },
+      true,
+      undefined,
+      true,
+    );
+    this.deployedProfile = controller.createRunProfile(
+      'Run on Deployment',
+      vscode.TestRunProfileKind.Run,
+      async (request, token) => {
+        await this.runTests(request, token);
+      },
+      false,
+    );
+  }
+
+  /**
+   * Runs the cases a request selects (every test file's, without include), one file after the
+   * other, the cases of a file several at a time. Returns how each item ended, by item id. A run a
+   * continuous run started (`continuous`) leaves out the cases that would leave the machine.
+   */
+  async runTests(
+    request: vscode.TestRunRequest,
+    token: vscode.CancellationToken,
+    started: { readonly continuous?: boolean } = {},
+  ): Promise<Map<string, ItemOutcome>> {
+    const outcomes = new Map<string, ItemOutcome>();
+    if (!request.include) await this.discovery.discover();
+    const run = this.controller.createTestRun(request);
+    this.runStarted.fire(request);
+    const abort = new AbortController();
+    // Stopped by whoever asked for the run (a profile's handler, a caller's token) or from the Test
+    // Results' Stop, which cancels only the TestRun's own token (the only way to stop a run the
+    // code lens, the Run Tests command or a continuous run started).
+    const stop = (): void => abort.abort();
+    const cancelled = [token.onCancellationRequested(stop), run.token.onCancellationRequested(stop)];
+    if (token.isCancellationRequested || run.token.isCancellationRequested) stop();
+    try {
+      const excluded = new Set((request.exclude ?? []).map((item) => item.id));
+      // A file's chosen cases; none (all of them) once the file itself is chosen, whatever the order.
+      const selection = new Map<string, { file: vscode.TestItem; cases: Set<string> | undefined }>();
+      for (const item of request.include ?? [...itemsOf(this.controller.items)]) {
+        if (excluded.has(item.id)) continue;
+        const file = item.parent ?? item;
+        const entry = selection.get(file.id);
+        if (!item.parent) selection.set(file.id, { file, cases: undefined });
+        else if (entry) entry.cases?.add(caseNameOf(item));
+        else selection.set(file.id, { file, cases: new Set([caseNameOf(item)]) });
+      }
+      const underWay: RunUnderWay = {
+        run,
+        outcomes,
+        signal: abort.signal,
+        excluded,
+        allDeployed: request.profile === this.deployedProfile,
+        continuous: started.continuous === true,
+      };
+      for (const { file, cases } of selection.values()) {
+        if (abort.signal.aborted) break;
+        if (!vscode.workspace.isTrusted) {
+          outcomes.set(file.id, showOutcome(run, file, UNTRUSTED));
+          continue;
+        }
+        await this.runFile(file, cases, underWay);
+      }
+    } catch (error) {
+      this.deps.logger.error(`Running agent tests failed: ${errorDetail(error)}`);
+      run.appendOutput(`Running agent tests failed: ${errorMessage(error)}\r\n`);
+    } finally {
+      for (const listener of cancelled) listener.dispose();
+      run.end();
+    }
+    this.runEnded.fire(outcomes);
+    return outcomes;
+  }
+
+  /** Runs a test file's chosen cases (`only`; all of them without), read again for the run. */
+  private async runFile(file: vscode.TestItem, only: Set<string> | undefined, underWay: RunUnderWay): Promise<void> {
+    const { run, outcomes, signal, excluded, allDeployed, continuous } = underWay;
+    const uri = file.uri!;
+    const state = await this.discovery.readForRun(uri);
+    const current = this.tree.fileItem(uri);
+    if (!state || !current || 'unreadable' in state) {
+      // Deleted, or unreadable since it was listed: said as its item says it (else why is in the log).
+      const errored = fileErrored(
+        state && 'unreadable' in state
+          ? state.unreadable
+          : `${vscode.workspace.asRelativePath(uri)} cannot be read; see the Agent Workflows log.`,
+      );
+      outcomes.set((current ?? file).id, showOutcome(run, current ?? file, errored));
+      sayOutcome(run, errored);
+      return;
+    }
+    const locations = new TestFileLocations(uri.toString(), state.text);
+    const chosen = [...itemsOf(current.children)].filter((item) => !excluded.has(item.id) && (!only || only.has(caseNameOf(item))));
+    run.appendOutput(`${vscode.workspace.asRelativePath(uri)}\r\n`);
+    const { loaded, summary } = state;
+    if (!loaded) {
+      const unrunnable = unrunnableFileOutcome(summary.failure, summary.problems, locations);
+      for (const item of [current, ...chosen]) outcomes.set(item.id, showOutcome(run, item, unrunnable));
+      sayOutcome(run, unrunnable);
+      return;
+    }
+    const items = new Map(chosen.map((item) => [caseNameOf(item), item]));
+    if (continuous) {
+      // Runs on a deployment and calls of real APIs never start on their own: said, and left to an explicit run.
+      for (const testCase of loaded.suite.cases) {
+        const item = items.get(testCase.name);
+        const skipped = item && continuousSkip(testCase, { allDeployed });
+        if (!item || !skipped) continue;
+        outcomes.set(item.id, showOutcome(run, item, skipped));
+        sayOutcome(run, skipped, item);
+        items.delete(testCase.name);
+      }
+    }
+    const core = await loadTestCore();
+    let deployment: { target: AgentTarget } | undefined;
+    let deploymentError: string | undefined;
+    if (core.needsDeployment(loaded.suite, { only: new Set(items.keys()), allDeployed })) {
+      // The deployed cases cannot run without a target and key: they error saying why (at their
+      // line, as the CLI's do), the others run.
+      const target = await this.deps.deployedTarget(vscode.Uri.file(loaded.agentFile)).catch((error: unknown) => errorMessage(error));
+      if (typeof target === 'object') deployment = { target };
+      else
+        deploymentError = `This case runs on the deployment, which is not reachable from here: ${target ?? 'it was not confirmed, or no API key was given for it.'}`;
+    }
+    // Files outside the test file's folder: asked about once, before the run (never in a continuous one).
+    const selection = { only: new Set(items.keys()), allowedFolders: allowedFileFolders(uri) };
+    const refused = items.size > 0 && !continuous ? await core.refusedFileFolders(loaded, selection) : [];
+    const allowedFolders = await allowFoldersOnce(refused, uri.fsPath, 'test file', uri);
+    for (const item of items.values()) run.started(item);
+    const report = (result: CaseResult): void => {
+      const item = items.get(result.name);
+      if (!item) return;
+      const outcome = caseOutcome(result, locations, { cancelled: signal.aborted });
+      outcomes.set(item.id, showOutcome(run, item, outcome));
+      sayOutcome(run, outcome, item);
+    };
+    if (items.size > 0)
+      await core.runSuite(loaded, {
+        only: new Set(items.keys()),
+        signal,
+        onCase: report,
+        allDeployed,
+        ...(deployment ? { deployment } : {}),
+        ...(deploymentError !== undefined ? { deploymentError } : {}),
+        ...(allowedFolders.length ? { allowedFolders } : {}),
+        allowHint: allowFilesHint,
+      });
+    for (const item of items.values()) if (!outcomes.has(item.id)) outcomes.set(item.id, showOutcome(run, item, NOT_REACHED));
+  }
+
+  dispose(): void {
+    this.localProfile.dispose();
+    this.deployedProfile.dispose();
+    this.runStarted.dispose();
+    this.runEnded.dispose();
+  }
+}
