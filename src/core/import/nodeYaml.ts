@@ -1,0 +1,20 @@
+// An imported API node written as agent-file YAML: the `inputs:` it needs and the node under
+// `nodes:`, header strings double-quoted as the service's editor writes them.
+import { Document, isMap, isSeq, Scalar } from 'yaml';
+import type { ImportedApiNode } from './apiNodeFromCurl';
+
+/** The node's YAML (with an `inputs:` block first when it needs inputs), ending in a newline. */
+export function importedNodeYaml(imported: ImportedApiNode): string {
+  const fragment: Record<string, unknown> = {};
+  if (imported.inputs.length > 0)
+    fragment['inputs'] = Object.fromEntries(imported.inputs.map((input) => [input.name, { type: 'string', required: true }]));
+  fragment['nodes'] = { [imported.id]: imported.node };
+  const document = new Document(fragment);
+  const nodes = document.get('nodes');
+  const node = isMap(nodes) ? nodes.get(imported.id) : undefined;
+  const settings = isMap(node) ? node.get('settings', true) : undefined;
+  if (isSeq(settings)) for (const item of settings.items) if (item instanceof Scalar) item.type = Scalar.QUOTE_DOUBLE;
+  const inputs = document.get('inputs');
+  if (isMap(inputs)) for (const pair of inputs.items) if (isMap(pair.value)) pair.value.flow = true;
+  return document.toString({ lineWidth: 0 });
+}
