@@ -4,8 +4,10 @@ import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { apiNodeFromCurl } from '../core/import/apiNodeFromCurl';
 import { CurlCommandError, parseCurlCommand } from '../core/import/curlCommand';
+import { deploymentFromCurl } from '../core/import/deploymentFromCommand';
+import type { ImportedDeployment } from '../core/import/deploymentFromCommand';
 import { describeImportNote } from '../core/import/importNotes';
-import { importedNodeYaml } from '../core/import/nodeYaml';
+import { importedDeploymentYaml, importedNodeYaml } from '../core/import/nodeYaml';
 import { errorMessage } from '../core/errors';
 import { CliError, ExitCode } from './io';
 import type { CliIo } from './io';
@@ -20,7 +22,10 @@ export async function importCurlCommand(command: string, flags: ImportCurlFlags,
     throw new CliError(`--id "${flags.id}" is not a node id: use letters, digits, _ and -, starting with a letter or _.`, ExitCode.usage);
   let imported;
   try {
-    imported = apiNodeFromCurl(parseCurlCommand(text), flags.id !== undefined ? { id: flags.id } : {});
+    const request = parseCurlCommand(text);
+    const deployment = deploymentFromCurl(request);
+    if (deployment) return printDeployment(deployment, io);
+    imported = apiNodeFromCurl(request, flags.id !== undefined ? { id: flags.id } : {});
   } catch (error) {
     if (error instanceof CurlCommandError) throw new CliError(error.message, ExitCode.usage);
     throw error;
@@ -34,6 +39,18 @@ export async function importCurlCommand(command: string, flags: ImportCurlFlags,
         : `secret ${secret.name}: set it (the command line reads AGENT_SECRET_${secret.name}); the command held a placeholder (from ${secret.from}).\n`,
     );
   }
+  return ExitCode.ok;
+}
+
+/** A start or status command of the service itself: the file's `deployment:` block, not an API node. */
+function printDeployment(deployment: ImportedDeployment, io: CliIo): number {
+  io.stdout(importedDeploymentYaml(deployment));
+  if (deployment.kind === 'status')
+    io.stderr('note: a status URL names the base URL and account; add the agent path (agent:) from the Agents tab.\n');
+  if (deployment.apiKey !== undefined)
+    io.stderr(
+      `note: the command holds an API key for ${new URL(deployment.baseUrl).origin}; it is not printed. The command line reads it from AGENT_WORKFLOWS_API_KEY.\n`,
+    );
   return ExitCode.ok;
 }
 

@@ -2,6 +2,7 @@
 // `nodes:`, header strings double-quoted as the service's editor writes them.
 import { Document, isMap, isSeq, Scalar } from 'yaml';
 import type { ImportedApiNode } from './apiNodeFromCurl';
+import type { ImportedDeployment } from './deploymentFromCommand';
 
 /** The node's YAML (with an `inputs:` block first when it needs inputs), ending in a newline. */
 export function importedNodeYaml(imported: ImportedApiNode): string {
@@ -14,6 +15,23 @@ export function importedNodeYaml(imported: ImportedApiNode): string {
   const node = isMap(nodes) ? nodes.get(imported.id) : undefined;
   const settings = isMap(node) ? node.get('settings', true) : undefined;
   if (isSeq(settings)) for (const item of settings.items) if (item instanceof Scalar) item.type = Scalar.QUOTE_DOUBLE;
+  const inputs = document.get('inputs');
+  if (isMap(inputs)) for (const pair of inputs.items) if (isMap(pair.value)) pair.value.flow = true;
+  return document.toString({ lineWidth: 0 });
+}
+
+/** The `deployment:` block of a pasted execute URL or command (and the inputs a start request gives). */
+export function importedDeploymentYaml(deployment: ImportedDeployment): string {
+  const fragment: Record<string, unknown> = {
+    deployment: {
+      baseUrl: deployment.baseUrl,
+      account: deployment.account,
+      ...(deployment.agent !== undefined ? { agent: deployment.agent } : {}),
+    },
+  };
+  if (deployment.inputs.length > 0)
+    fragment['inputs'] = Object.fromEntries(deployment.inputs.map((input) => [input.name, { type: input.type }]));
+  const document = new Document(fragment);
   const inputs = document.get('inputs');
   if (isMap(inputs)) for (const pair of inputs.items) if (isMap(pair.value)) pair.value.flow = true;
   return document.toString({ lineWidth: 0 });
