@@ -1,7 +1,7 @@
 // An imported API node written as agent-file YAML: the `inputs:` it needs and the node under
 // `nodes:`, header strings double-quoted as the service's editor writes them.
 import { Document, isMap, isSeq, Scalar } from 'yaml';
-import type { ImportedApiNode } from './apiNodeFromCurl';
+import type { ApiNodeSpec, ImportedApiNode } from './apiNodeFromCurl';
 import type { ImportedDeployment } from './deploymentFromCommand';
 
 /** The node's YAML (with an `inputs:` block first when it needs inputs), ending in a newline. */
@@ -12,9 +12,7 @@ export function importedNodeYaml(imported: ImportedApiNode): string {
   fragment['nodes'] = { [imported.id]: imported.node };
   const document = new Document(fragment);
   const nodes = document.get('nodes');
-  const node = isMap(nodes) ? nodes.get(imported.id) : undefined;
-  const settings = isMap(node) ? node.get('settings', true) : undefined;
-  if (isSeq(settings)) for (const item of settings.items) if (item instanceof Scalar) item.type = Scalar.QUOTE_DOUBLE;
+  if (isMap(nodes)) quoteSettings(nodes.get(imported.id));
   const inputs = document.get('inputs');
   if (isMap(inputs)) for (const pair of inputs.items) if (isMap(pair.value)) pair.value.flow = true;
   return document.toString({ lineWidth: 0 });
@@ -35,4 +33,16 @@ export function importedDeploymentYaml(deployment: ImportedDeployment): string {
   const inputs = document.get('inputs');
   if (isMap(inputs)) for (const pair of inputs.items) if (isMap(pair.value)) pair.value.flow = true;
   return document.toString({ lineWidth: 0 });
+}
+
+/** One node as `id:` and its fields, header strings double-quoted. */
+export function nodeDocument(id: string, node: ApiNodeSpec): Document {
+  const document = new Document({ [id]: node });
+  if (isMap(document.contents)) quoteSettings(document.contents.get(id));
+  return document;
+}
+
+function quoteSettings(node: unknown): void {
+  const settings = isMap(node) ? node.get('settings', true) : undefined;
+  if (isSeq(settings)) for (const item of settings.items) if (item instanceof Scalar) item.type = Scalar.QUOTE_DOUBLE;
 }
