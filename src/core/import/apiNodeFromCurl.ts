@@ -112,13 +112,15 @@ export function apiNodeFromCurl(request: CurlRequest, options: CurlImportOptions
       );
     if (user !== undefined) {
       const name = secrets.name(
-        `${host}_BASIC`,
+        secretStem(host, 'BASIC'),
         Buffer.from(user, 'utf8').toString('base64'),
         request.user !== undefined ? '-u' : 'the URL',
       );
       settings.push(`Authorization: Basic {{ secrets.${name} }}`);
     } else {
-      settings.push(`Authorization: Bearer {{ secrets.${secretFor(request.bearer!, `${host}_TOKEN`, '--oauth2-bearer', secrets)} }}`);
+      settings.push(
+        `Authorization: Bearer {{ secrets.${secretFor(request.bearer!, secretStem(host, 'TOKEN'), '--oauth2-bearer', secrets)} }}`,
+      );
     }
   }
 
@@ -133,7 +135,7 @@ export function apiNodeFromCurl(request: CurlRequest, options: CurlImportOptions
     const lower = name.toLowerCase();
     const suffix = API_KEY_PARAMETERS.has(lower) ? 'API_KEY' : CREDENTIAL_PARAMETERS.get(lower);
     if (suffix !== undefined && value.trim() !== '') {
-      const secret = secretFor(value, `${host}_${suffix}`, name, secrets);
+      const secret = secretFor(value, secretStem(host, suffix), name, secrets);
       if (method !== 'GET' && API_KEY_PARAMETERS.has(lower)) {
         settings.push(`x-api-key: {{ secrets.${secret} }}`);
         notes.push({ code: 'api-key-moved', parameter: name });
@@ -178,6 +180,11 @@ export function hostWord(hostname: string): string {
   return word === '' || word === 'LOCALHOST' ? 'API' : /^\d/.test(word) ? `_${word}` : word;
 }
 
+/** HOST_SUFFIX; an API with no name of its own (an IP address, localhost) gets API_KEY, not API_API_KEY. */
+function secretStem(host: string, suffix: string): string {
+  return host === 'API' && suffix.startsWith('API_') ? suffix : `${host}_${suffix}`;
+}
+
 /** Secret names handed out for one node: one name per value, a second value under the same stem gets "_2". */
 class SecretNames {
   private readonly secrets: ImportedSecret[] = [];
@@ -213,12 +220,12 @@ function credentialHeaderValue(name: string, value: string, host: string, secret
   if (!CREDENTIAL_HEADERS.has(lower)) return value;
   if (lower === 'authorization' || lower === 'proxy-authorization') {
     const match = /^(\S+)\s+(.+)$/.exec(value);
-    if (!match) return `{{ secrets.${secretFor(value, `${host}_TOKEN`, name, secrets)} }}`;
+    if (!match) return `{{ secrets.${secretFor(value, secretStem(host, 'TOKEN'), name, secrets)} }}`;
     const scheme = match[1]!;
     const suffix = /^basic$/i.test(scheme) ? 'BASIC' : 'TOKEN';
-    return `${scheme} {{ secrets.${secretFor(match[2]!, `${host}_${suffix}`, name, secrets)} }}`;
+    return `${scheme} {{ secrets.${secretFor(match[2]!, secretStem(host, suffix), name, secrets)} }}`;
   }
-  return `{{ secrets.${secretFor(value, `${host}_API_KEY`, name, secrets)} }}`;
+  return `{{ secrets.${secretFor(value, secretStem(host, 'API_KEY'), name, secrets)} }}`;
 }
 
 /** A value written as a placeholder ({owner}, :id, <id>) becomes an input reference. */
