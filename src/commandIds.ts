@@ -33,6 +33,8 @@ export const COMMANDS = {
   resumeBatch: 'agentWorkflows.batches.resume',
   restartUnknownRows: 'agentWorkflows.batches.restartUnknown',
   removeBatch: 'agentWorkflows.batches.remove',
+  addApiNodeFromCurl: 'agentWorkflows.addApiNodeFromCurl',
+  setDeploymentFromUrl: 'agentWorkflows.setDeploymentFromUrl',
 } as const;
 
 /**
