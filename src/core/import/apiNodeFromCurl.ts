@@ -19,7 +19,12 @@ export interface ImportedSecret {
 export interface ImportedInput {
   readonly name: string;
   /** The placeholder it replaces in the command, e.g. "{owner}" or ":id". */
-  readonly placeholder: string;
+  readonly placeholder?: string;
+  /** What an OpenAPI parameter says of it; a curl placeholder is a required string. */
+  readonly type?: 'string' | 'number' | 'boolean';
+  readonly required?: boolean;
+  readonly enum?: readonly (string | number | boolean)[];
+  readonly description?: string;
 }
 
 export type ImportNote =
@@ -29,7 +34,9 @@ export type ImportNote =
   /** `-H "Name:"` tells curl not to send a header: there is nothing to add. */
   | { readonly code: 'header-removed'; readonly header: string }
   /** `-d` with JSON and no Content-Type: curl would label it a form; the node sends it as JSON. */
-  | { readonly code: 'json-content-type' };
+  | { readonly code: 'json-content-type' }
+  /** What an OpenAPI import changed or could not map, said as it is. */
+  | { readonly code: 'openapi'; readonly text: string };
 
 export interface ApiNodeSpec {
   readonly type: 'api';

@@ -4,7 +4,7 @@ import { Document, isMap, isScalar } from 'yaml';
 import type { Node as YamlNode, Pair, YAMLMap } from 'yaml';
 import type { ImportedApiNode } from '../import/apiNodeFromCurl';
 import type { ImportedDeployment } from '../import/deploymentFromCommand';
-import { nodeDocument } from '../import/nodeYaml';
+import { inputDeclarationLine, nodeDocument } from '../import/nodeYaml';
 import { findPair, spanOf } from '../document/yamlAst';
 import { indexAgentText } from './agentIndex';
 import type { TextEdit } from './quickFixes';
@@ -35,7 +35,7 @@ export function addImportedNodeEdits(text: string, imported: ImportedApiNode): {
   const declared = new Set(index.model?.inputs.keys() ?? []);
   const inputs = imported.inputs.filter((input) => !declared.has(input.name));
   if (inputs.length > 0) {
-    const lines = inputs.map((input) => `${input.name}: { type: string, required: true }`);
+    const lines = inputs.map(inputDeclarationLine);
     edits.push(appendToSection(text, root, 'inputs', lines, ['nodes', 'outputs']));
   }
   const unit = indentUnit(text, root);
