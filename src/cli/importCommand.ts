@@ -9,6 +9,7 @@ import type { ImportedDeployment } from '../core/import/deploymentFromCommand';
 import { describeImportNote } from '../core/import/importNotes';
 import { importedDeploymentYaml, importedNodeYaml } from '../core/import/nodeYaml';
 import { errorMessage } from '../core/errors';
+import type { OpenApiOperation } from '../core/import/openApi';
 import { CliError, ExitCode } from './io';
 import type { CliIo } from './io';
 
@@ -60,4 +61,73 @@ async function readCommandFile(path: string, io: CliIo): Promise<string> {
   } catch (error) {
     throw new CliError(`Cannot read the command from ${path}: ${errorMessage(error)}`, ExitCode.usage);
   }
+}
+
+export interface ImportOpenApiFlags {
+  readonly operation?: string;
+  readonly list?: boolean;
+  readonly id?: string;
+}
+
+/** `agent-workflows import openapi <file|url>`: lists the operations, or prints one as an API node. */
+export async function importOpenApiCommand(source: string, flags: ImportOpenApiFlags, io: CliIo): Promise<number> {
+  const { apiNodeFromOperation, findOperation, OpenApiError, readOpenApi } = await import('../core/import/openApi');
+  const { readOpenApiSource } = await import('../core/import/openApiSource');
+  let document;
+  try {
+    const where = /^https?:\/\//i.test(source) ? source : resolve(io.cwd, source);
+    document = readOpenApi(
+      await readOpenApiSource(where, io.interrupt ? { signal: io.interrupt } : {}),
+      /^https?:/i.test(source) ? source : undefined,
+    );
+  } catch (error) {
+    if (error instanceof OpenApiError) throw new CliError(error.message, ExitCode.usage);
+    throw error;
+  }
+  if (flags.list) {
+    io.stdout(listOperations(document.operations));
+    return ExitCode.ok;
+  }
+  if (flags.operation === undefined && document.operations.length !== 1) {
+    io.stdout(listOperations(document.operations));
+    throw new CliError(
+      `${document.title} has ${document.operations.length} operations: choose one with --operation (its id, or "METHOD /path").`,
+      ExitCode.usage,
+    );
+  }
+  const operation = flags.operation === undefined ? document.operations[0] : findOperation(document, flags.operation);
+  if (!operation) throw new CliError(`${document.title} has no operation "${flags.operation}". --list shows them.`, ExitCode.usage);
+  let imported;
+  try {
+    imported = await apiNodeFromOperation(document, operation);
+  } catch (error) {
+    if (error instanceof OpenApiError) throw new CliError(error.message, ExitCode.usage);
+    throw error;
+  }
+  if (flags.id !== undefined) imported = { ...imported, id: flags.id };
+  io.stdout(importedNodeYaml(imported));
+  for (const note of imported.notes) io.stderr(`note: ${describeImportNote(note)}\n`);
+  for (const secret of imported.secrets)
+    io.stderr(`secret ${secret.name}: set it (the command line reads AGENT_SECRET_${secret.name}); it comes from ${secret.from}.\n`);
+  return ExitCode.ok;
+}
+
+/** Operations by tag (untagged last), one line each: method, path, id and summary. */
+function listOperations(operations: readonly OpenApiOperation[]): string {
+  const byTag = new Map<string, OpenApiOperation[]>();
+  for (const operation of operations) {
+    const tag = operation.tags[0] ?? '(no tag)';
+    byTag.set(tag, [...(byTag.get(tag) ?? []), operation]);
+  }
+  const width = Math.min(60, Math.max(0, ...operations.map((operation) => operation.key.length)));
+  const idWidth = Math.min(40, Math.max(0, ...operations.map((operation) => operation.operationId?.length ?? 0)));
+  const lines: string[] = [];
+  for (const [tag, list] of [...byTag].sort(([a], [b]) => (a === '(no tag)' ? 1 : b === '(no tag)' ? -1 : a.localeCompare(b)))) {
+    lines.push(tag);
+    for (const operation of list)
+      lines.push(
+        `  ${operation.key.padEnd(width)}  ${(operation.operationId ?? '').padEnd(idWidth)}${operation.summary ? `  ${operation.summary}` : ''}${operation.deprecated ? '  (deprecated)' : ''}`.trimEnd(),
+      );
+  }
+  return `${lines.join('\n')}\n`;
 }
