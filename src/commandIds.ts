@@ -35,6 +35,7 @@ export const COMMANDS = {
   removeBatch: 'agentWorkflows.batches.remove',
   addApiNodeFromCurl: 'agentWorkflows.addApiNodeFromCurl',
   setDeploymentFromUrl: 'agentWorkflows.setDeploymentFromUrl',
+  addApiNodeFromOpenApi: 'agentWorkflows.addApiNodeFromOpenApi',
 } as const;
 
 /**

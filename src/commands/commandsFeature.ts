@@ -18,6 +18,7 @@ import type { RunDeps } from '../runs/runDeps';
 import type { ApiKeyStore } from '../secrets/apiKeyStore';
 import type { WorkflowSecrets } from '../secrets/workflowSecrets';
 import { registerAddApiNodeFromCurlCommand } from './addApiNodeFromCurl';
+import { registerAddApiNodeFromOpenApiCommand } from './addApiNodeFromOpenApi';
 import { registerClearApiKeyCommand } from './clearApiKey';
 import { registerClearSecretCommand } from './clearSecret';
 import { registerCopyAsCurlCommand } from './copyAsCurl';
@@ -79,6 +80,7 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
   };
   registerAddApiNodeFromCurlCommand(context, curlImport);
   registerSetDeploymentFromUrlCommand(context, curlImport);
+  registerAddApiNodeFromOpenApiCommand(context, { workflowSecrets, logger });
   registerRunAgentCommand(context, runDeps);
   registerRunLocallyCommand(context, runDeps);
   registerPollExecutionCommand(context, runDeps);

@@ -5,7 +5,7 @@
 // its origin only.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { ExecutionRecord } from '../../src/core/executions/executionRecord';
@@ -13,6 +13,7 @@ import type { AgentWorkflowsApi } from '../../src/extension';
 import { json, startServer } from '../support/httpServer';
 import type { TestServer } from '../support/httpServer';
 import { ScriptedUi } from './scriptedUi';
+import { repoRoot } from '../support/paths';
 import { workspaceFolder } from './userData';
 import { waitFor } from './wait';
 
@@ -149,6 +150,30 @@ describe('cURL import', function () {
         source.token,
       ),
       undefined,
+    );
+  });
+
+  it('Add API Node from OpenAPI… lists the operations by tag and adds the one picked, typed inputs and all', async () => {
+    copyFileSync(join(repoRoot, 'test', 'fixtures', 'openapi', 'petstore-3.0.yaml'), join(folder, 'petstore-openapi.yaml'));
+    const editor = await openAgent('pets.agent.yaml', 'version: 1\nname: Pets\n');
+    ui.pick((items) => items.find((item) => item.label.endsWith('petstore-openapi.yaml')));
+    ui.pick((items) => {
+      assert.deepEqual(
+        items.map((item) => (item.kind === vscode.QuickPickItemKind.Separator ? `[${item.label}]` : item.label)),
+        ['[pets]', 'GET /pets', 'POST /pets', 'GET /pets/{petId}', '[admin]', 'DELETE /pets/{petId}'],
+      );
+      return items.find((item) => item.label === 'GET /pets');
+    });
+    assert.equal(await vscode.commands.executeCommand('agentWorkflows.addApiNodeFromOpenApi'), true);
+    const text = editor.document.getText();
+    assert.match(
+      text,
+      /^inputs:\n {2}status: \{ type: string, enum: \[ available, pending, sold \], required: true, description: The status of the pets to list \}\n/m,
+    );
+    assert.ok(text.includes('url: https://eu.petstore.example.com/v1/pets?status={{ inputs.status }}&api_key={{ secrets.API_KEY }}'), text);
+    assert.match(
+      ui.messages.find((message) => message.kind === 'info')?.text ?? '',
+      /Added API node "list_pets" for GET \/pets\. Inputs: status\. Set API_KEY with Agent Workflows: Set Secret…/,
     );
   });
 
