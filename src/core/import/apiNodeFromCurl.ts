@@ -1,0 +1,342 @@
+// A read curl command turned into an API node of an agent file. Every credential in it (the -u
+// pair, a Bearer token, a key header, a key or token in the query) becomes a `{{ secrets.NAME }}`
+// reference in the form the service's four auth methods take, named after the API's host; the
+// values are handed back to be stored as secrets, never written into the node.
+import { CREDENTIAL_HEADERS, parseHeaderString } from '../document/headers';
+import { API_KEY_PARAMETERS, CREDENTIAL_PARAMETERS } from '../document/urlCredentials';
+import { looksLikePlaceholder } from '../validation/headerChecks';
+import type { CurlRequest, IgnoredReason } from './curlCommand';
+import { CurlCommandError } from './curlCommand';
+
+/** A secret the node refers to; `value` when the command held the real one (to store after a confirmation). */
+export interface ImportedSecret {
+  readonly name: string;
+  readonly value?: string;
+  /** Where the command had it: "-u", "Authorization", "x-api-key", "api_key". */
+  readonly from: string;
+}
+
+export interface ImportedInput {
+  readonly name: string;
+  /** The placeholder it replaces in the command, e.g. "{owner}" or ":id". */
+  readonly placeholder?: string;
+  /** What an OpenAPI parameter says of it; a curl placeholder is a required string. */
+  readonly type?: 'string' | 'number' | 'boolean';
+  readonly required?: boolean;
+  readonly enum?: readonly (string | number | boolean)[];
+  readonly description?: string;
+}
+
+export type ImportNote =
+  | { readonly code: IgnoredReason; readonly option: string }
+  /** An api_key query parameter of a non-GET request, sent as an x-api-key header instead. */
+  | { readonly code: 'api-key-moved'; readonly parameter: string }
+  /** `-H "Name:"` tells curl not to send a header: there is nothing to add. */
+  | { readonly code: 'header-removed'; readonly header: string }
+  /** `-d` with JSON and no Content-Type: curl would label it a form; the node sends it as JSON. */
+  | { readonly code: 'json-content-type' }
+  /** What an OpenAPI import changed or could not map, said as it is. */
+  | { readonly code: 'openapi'; readonly text: string };
+
+export interface ApiNodeSpec {
+  readonly type: 'api';
+  readonly method: string;
+  readonly url: string;
+  readonly settings?: readonly string[];
+  readonly body?: unknown;
+}
+
+export interface ImportedApiNode {
+  readonly id: string;
+  readonly node: ApiNodeSpec;
+  readonly secrets: readonly ImportedSecret[];
+  readonly inputs: readonly ImportedInput[];
+  readonly notes: readonly ImportNote[];
+}
+
+export interface CurlImportOptions {
+  /** The node's id; by default made from the method and the path, unique among `existingIds`. */
+  readonly id?: string;
+  readonly existingIds?: ReadonlySet<string>;
+}
+
+const JSON_MEDIA = /^application\/(?:[\w.+-]+\+)?json\b/i;
+const SHELL_VARIABLE = /^\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))$/;
+/** Placeholders API docs write for a value to fill in: {owner}, :id, <id>, {{id}}. */
+const PARAMETER = /^(?:\{\{?\s*([A-Za-z_][\w-]*)\s*\}?\}|:([A-Za-z_][\w-]*)|<([A-Za-z_][\w-]*)>)$/;
+
+export function apiNodeFromCurl(request: CurlRequest, options: CurlImportOptions = {}): ImportedApiNode {
+  if (request.form.length > 0) {
+    throw new CurlCommandError(
+      'unknown-option',
+      'The command sends a multipart form (-F). An API node sends JSON, text or one file input as its body, not a form: send the file as the body, or call the API from a service that takes a form.',
+      '-F',
+    );
+  }
+  let url: URL;
+  try {
+    url = new URL(request.url);
+  } catch {
+    throw new CurlCommandError('no-url', `"${request.url}" is not a URL an API node can call. Check the address in the command.`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new CurlCommandError('no-url', `The command calls a ${url.protocol}// address; an API node calls http:// and https:// only.`);
+
+  const host = hostWord(url.hostname);
+  const secrets = new SecretNames();
+  const inputs: ImportedInput[] = [];
+  const notes: ImportNote[] = request.ignored.map((ignored) => ({ code: ignored.reason, option: ignored.option }));
+  const settings: string[] = [];
+  const hasData = request.data.length > 0;
+  const method = request.method ?? (request.head ? 'HEAD' : hasData && !request.dataInQuery ? 'POST' : 'GET');
+
+  // Headers, credentials as secret references.
+  let hasAuthorization = false;
+  for (const raw of request.headers) {
+    const header = parseHeaderString(raw);
+    if (!header) {
+      // curl sends "Name;" as an empty header; anything else without a colon is not a header.
+      if (/^[^:;\s]+;$/.test(raw.trim())) settings.push(`${raw.trim().slice(0, -1)}:`);
+      else throw new CurlCommandError('missing-value', `-H "${raw}" is not a header: write it as "Name: value".`, '-H');
+      continue;
+    }
+    if (header.value === '') {
+      notes.push({ code: 'header-removed', header: header.name });
+      continue;
+    }
+    const lower = header.name.toLowerCase();
+    if (lower === 'authorization') hasAuthorization = true;
+    settings.push(`${header.name}: ${credentialHeaderValue(header.name, header.value, host, secrets)}`);
+  }
+  // curl sends "https://user:password@host/" as Basic credentials, like -u.
+  const userinfo = url.username !== '' || url.password !== '' ? `${decodeSegment(url.username)}:${decodeSegment(url.password)}` : undefined;
+  const user = request.user ?? userinfo;
+  if (user !== undefined || request.bearer !== undefined) {
+    if (hasAuthorization)
+      throw new CurlCommandError(
+        'unknown-option',
+        `The command gives credentials twice: an Authorization header and ${user !== undefined ? '-u (or user:password@ in the URL)' : '--oauth2-bearer'}. Keep one of them.`,
+      );
+    if (user !== undefined) {
+      const name = secrets.name(
+        secretStem(host, 'BASIC'),
+        Buffer.from(user, 'utf8').toString('base64'),
+        request.user !== undefined ? '-u' : 'the URL',
+      );
+      settings.push(`Authorization: Basic {{ secrets.${name} }}`);
+    } else {
+      settings.push(
+        `Authorization: Bearer {{ secrets.${secretFor(request.bearer!, secretStem(host, 'TOKEN'), '--oauth2-bearer', secrets)} }}`,
+      );
+    }
+  }
+
+  // The query: credentials become secrets (an API key of a non-GET request moves to a header).
+  // Each parameter is kept as written (its encoding too), but credentials and placeholders.
+  const query: string[] = [];
+  for (const part of url.search.slice(1).split('&')) {
+    if (part === '') continue;
+    const equals = part.indexOf('=');
+    const name = decodeQueryPart(equals === -1 ? part : part.slice(0, equals));
+    const value = equals === -1 ? '' : decodeQueryPart(part.slice(equals + 1));
+    const lower = name.toLowerCase();
+    const suffix = API_KEY_PARAMETERS.has(lower) ? 'API_KEY' : CREDENTIAL_PARAMETERS.get(lower);
+    if (suffix !== undefined && value.trim() !== '') {
+      const secret = secretFor(value, secretStem(host, suffix), name, secrets);
+      if (method !== 'GET' && API_KEY_PARAMETERS.has(lower)) {
+        settings.push(`x-api-key: {{ secrets.${secret} }}`);
+        notes.push({ code: 'api-key-moved', parameter: name });
+      } else {
+        query.push(`${part.slice(0, equals)}={{ secrets.${secret} }}`);
+      }
+      continue;
+    }
+    const parameter = parameterOf(value, inputs);
+    query.push(parameter === undefined ? part : `${part.slice(0, equals)}=${parameter}`);
+  }
+  if (request.dataInQuery) for (const part of formEncodedData(request)) query.push(part);
+
+  const path = url.pathname
+    .split('/')
+    .map((segment) => parameterOf(decodeSegment(segment), inputs) ?? segment)
+    .join('/');
+  const nodeUrl = `${url.protocol}//${url.host}${path}${query.length > 0 ? `?${query.join('&')}` : ''}`;
+
+  const body = hasData && !request.dataInQuery ? bodyOf(request, settings, notes) : undefined;
+  const id = options.id ?? uniqueId(defaultId(method, url), options.existingIds ?? new Set());
+  return {
+    id,
+    node: { type: 'api', method, url: nodeUrl, ...(settings.length > 0 ? { settings } : {}), ...(body !== undefined ? { body } : {}) },
+    secrets: secrets.all(),
+    inputs,
+    notes,
+  };
+}
+
+/** The secret-name stem of an API: "api.github.com" is GITHUB, "helpdesk.example.com" HELPDESK. */
+export function hostWord(hostname: string): string {
+  const labels = hostname.toLowerCase().split('.').filter(Boolean);
+  if (labels.length === 0 || /^\d+$/.test(labels[labels.length - 1]!) || hostname.includes(':')) return 'API';
+  const meaningful = (labels.length > 1 ? labels.slice(0, -1) : labels).filter(
+    (label) => !/^(api|apis|www|rest|v\d+|gateway|service|services|co|com|org|net)$/.test(label),
+  );
+  const word = (meaningful[0] ?? labels[0] ?? 'api')
+    .toUpperCase()
+    .replace(/[^A-Z0-9]+/g, '_')
+    .replace(/^_+|_+$/g, '');
+  return word === '' || word === 'LOCALHOST' ? 'API' : /^\d/.test(word) ? `_${word}` : word;
+}
+
+/** HOST_SUFFIX; an API with no name of its own (an IP address, localhost) gets API_KEY, not API_API_KEY. */
+function secretStem(host: string, suffix: string): string {
+  return host === 'API' && suffix.startsWith('API_') ? suffix : `${host}_${suffix}`;
+}
+
+/** Secret names handed out for one node: one name per value, a second value under the same stem gets "_2". */
+class SecretNames {
+  private readonly secrets: ImportedSecret[] = [];
+
+  name(wanted: string, value: string | undefined, from: string): string {
+    const same = this.secrets.find((secret) => secret.value !== undefined && secret.value === value);
+    if (same) return same.name;
+    let name = wanted;
+    for (let n = 2; this.secrets.some((secret) => secret.name === name); n++) name = `${wanted}_${n}`;
+    this.secrets.push({ name, ...(value !== undefined ? { value } : {}), from });
+    return name;
+  }
+
+  all(): ImportedSecret[] {
+    return [...this.secrets];
+  }
+}
+
+/**
+ * The secret for a credential value: `$NAME` (a shell variable in the docs' command) names it, a
+ * placeholder (`<TOKEN>`, `YOUR_API_KEY`) leaves the value to be set, anything else is the value.
+ */
+function secretFor(value: string, wanted: string, from: string, secrets: SecretNames): string {
+  const variable = SHELL_VARIABLE.exec(value.trim());
+  if (variable) return secrets.name((variable[1] ?? variable[2])!.toUpperCase(), undefined, from);
+  const placeholder = looksLikePlaceholder(value) || /^\{.*\}$/.test(value.trim()) || /^your/i.test(value.trim());
+  return secrets.name(wanted, placeholder ? undefined : value.trim(), from);
+}
+
+function credentialHeaderValue(name: string, value: string, host: string, secrets: SecretNames): string {
+  if (value.includes('{{')) return value;
+  const lower = name.toLowerCase();
+  if (!CREDENTIAL_HEADERS.has(lower)) return value;
+  if (lower === 'authorization' || lower === 'proxy-authorization') {
+    const match = /^(\S+)\s+(.+)$/.exec(value);
+    if (!match) return `{{ secrets.${secretFor(value, secretStem(host, 'TOKEN'), name, secrets)} }}`;
+    const scheme = match[1]!;
+    const suffix = /^basic$/i.test(scheme) ? 'BASIC' : 'TOKEN';
+    return `${scheme} {{ secrets.${secretFor(match[2]!, secretStem(host, suffix), name, secrets)} }}`;
+  }
+  return `{{ secrets.${secretFor(value, secretStem(host, 'API_KEY'), name, secrets)} }}`;
+}
+
+/** A value written as a placeholder ({owner}, :id, <id>) becomes an input reference. */
+function parameterOf(text: string, inputs: ImportedInput[]): string | undefined {
+  const match = PARAMETER.exec(text);
+  const raw = match ? (match[1] ?? match[2] ?? match[3]) : undefined;
+  if (raw === undefined) return undefined;
+  const name = raw.replace(/-/g, '_');
+  if (!inputs.some((input) => input.name === name)) inputs.push({ name, placeholder: text });
+  return `{{ inputs.${name} }}`;
+}
+
+function decodeQueryPart(text: string): string {
+  return decodeSegment(text.replace(/\+/g, ' '));
+}
+
+function decodeSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}
+
+/** -d and --data-urlencode parts as curl joins them: with "&", --data-urlencode's content encoded. */
+function formEncodedData(request: CurlRequest): string[] {
+  return request.data.map((part) => {
+    if (part.kind !== 'urlencode') return part.value;
+    const equals = part.value.indexOf('=');
+    if (equals === -1) return curlUrlEncode(part.value);
+    const name = part.value.slice(0, equals);
+    const content = curlUrlEncode(part.value.slice(equals + 1));
+    return name === '' ? content : `${name}=${content}`;
+  });
+}
+
+/** Encoded as curl's --data-urlencode does: letters, digits and -._~ kept, a space as +, the rest %xx. */
+function curlUrlEncode(text: string): string {
+  let encoded = '';
+  for (const byte of Buffer.from(text, 'utf8')) {
+    const char = String.fromCharCode(byte);
+    if (/[A-Za-z0-9\-._~]/.test(char)) encoded += char;
+    else if (char === ' ') encoded += '+';
+    else encoded += `%${byte.toString(16).padStart(2, '0')}`;
+  }
+  return encoded;
+}
+
+/**
+ * The body and its Content-Type as curl would send them: --json is JSON; -d is form-encoded unless
+ * a header says otherwise. JSON text becomes a mapping in the node (the engine sends it as JSON).
+ */
+function bodyOf(request: CurlRequest, settings: string[], notes: ImportNote[]): unknown {
+  const isJson = request.data.some((part) => part.kind === 'json');
+  const typeIndex = settings.findIndex((setting) => /^content-type\s*:/i.test(setting));
+  if (isJson) {
+    if (typeIndex === -1) settings.push('Content-Type: application/json');
+    if (!settings.some((setting) => /^accept\s*:/i.test(setting))) settings.push('Accept: application/json');
+  }
+  const text = isJson ? request.data.map((part) => part.value).join('') : formEncodedData(request).join('&');
+  if (!isJson && typeIndex === -1) {
+    // curl labels -d data a form whatever it holds; API docs write JSON with -d and no header all
+    // the time, and the API reads it as JSON: so does the node, and says so.
+    const json = jsonObjectOf(text);
+    if (json !== undefined) {
+      settings.push('Content-Type: application/json');
+      notes.push({ code: 'json-content-type' });
+      return json;
+    }
+    settings.push('Content-Type: application/x-www-form-urlencoded');
+  }
+  const type = settings.find((setting) => /^content-type\s*:/i.test(setting))?.replace(/^[^:]*:\s*/, '') ?? '';
+  // Text that is not valid JSON (a template the docs left to fill in) is sent as it is.
+  return (JSON_MEDIA.test(type) ? jsonObjectOf(text) : undefined) ?? text;
+}
+
+function jsonObjectOf(text: string): object | undefined {
+  if (!/^\s*[[{]/.test(text)) return undefined;
+  try {
+    const parsed: unknown = JSON.parse(text);
+    return parsed !== null && typeof parsed === 'object' ? parsed : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** "post_issues" for POST /repos/{owner}/{repo}/issues. */
+function defaultId(method: string, url: URL): string {
+  const segments = url.pathname
+    .split('/')
+    .map(decodeSegment)
+    .filter((segment) => segment !== '' && !PARAMETER.test(segment) && !/^v\d+$/.test(segment));
+  const last = segments[segments.length - 1] ?? hostWord(url.hostname).toLowerCase();
+  const word = last
+    .toLowerCase()
+    .replace(/\.[a-z]+$/, '')
+    .replace(/[^a-z0-9_]+/g, '_')
+    .replace(/^_+|_+$/g, '');
+  return `${method.toLowerCase()}_${word === '' ? 'request' : word}`;
+}
+
+function uniqueId(wanted: string, taken: ReadonlySet<string>): string {
+  let id = /^[a-z_]/.test(wanted) ? wanted : `n_${wanted}`;
+  const base = id;
+  for (let n = 2; taken.has(id); n++) id = `${base}_${n}`;
+  return id;
+}

@@ -1,0 +1,263 @@
+// Import of curl commands: the words read (three shells' continuations, bundled options, `$'…'`),
+// credentials turned into secrets in the seed's four forms, and, through the real path, the
+// request the imported node sends compared with what curl itself sends to the same server.
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { loadAgent } from '../../src/core/engine/agentPlan';
+import { executeAgent } from '../../src/core/engine/engine';
+import { resolveInputs } from '../../src/core/engine/inputs';
+import { apiNodeFromCurl, hostWord } from '../../src/core/import/apiNodeFromCurl';
+import type { ImportedApiNode } from '../../src/core/import/apiNodeFromCurl';
+import { CurlCommandError, parseCurlCommand } from '../../src/core/import/curlCommand';
+import { deploymentFromUrl } from '../../src/core/import/deploymentFromCommand';
+import { importedNodeYaml } from '../../src/core/import/nodeYaml';
+import { validateAgentText } from '../../src/core/validation/validate';
+import { runCliCaptured } from '../support/cli';
+import { json, startServer } from '../support/httpServer';
+import type { RecordedRequest, TestServer } from '../support/httpServer';
+
+const run = promisify(execFile);
+
+function importCurl(command: string): ImportedApiNode {
+  return apiNodeFromCurl(parseCurlCommand(command));
+}
+
+/** A whole agent file around an imported node, as a user's file would hold it. */
+function agentAround(imported: ImportedApiNode): string {
+  return `version: 1\nname: Imported\n${importedNodeYaml(imported)}outputs:\n  result: { from: "{{ nodes.${imported.id}.body }}" }\n`;
+}
+
+function curlError(command: string): CurlCommandError {
+  try {
+    parseCurlCommand(command);
+  } catch (error) {
+    if (error instanceof CurlCommandError) return error;
+    throw error;
+  }
+  throw new Error(`no error for ${command}`);
+}
+
+describe('curl import: reading the command', () => {
+  it('joins the line continuations of bash, Windows cmd and PowerShell', () => {
+    const bash = parseCurlCommand('curl -X POST \\\n  -H "Accept: application/json" \\\n  https://api.example.com/v1/items');
+    const cmd = parseCurlCommand('curl -X POST ^\n  -H ^"Accept: application/json^" ^\n  ^"https://api.example.com/v1/items^"');
+    const powershell = parseCurlCommand("curl.exe -X POST `\n  -H 'Accept: application/json' `\n  https://api.example.com/v1/items");
+    for (const request of [bash, cmd, powershell]) {
+      assert.equal(request.method, 'POST');
+      assert.deepEqual(request.headers, ['Accept: application/json']);
+      assert.equal(request.url, 'https://api.example.com/v1/items');
+    }
+    assert.deepEqual([bash.shell, cmd.shell, powershell.shell], ['posix', 'cmd', 'powershell']);
+  });
+
+  it("reads bash's $'…' quoting, PowerShell's doubled quotes, bundled and attached options", () => {
+    assert.deepEqual(parseCurlCommand("curl -XPUT -sSL -d $'a\\nb' https://x.example.com").data, [{ kind: 'data', value: 'a\nb' }]);
+    assert.equal(parseCurlCommand('curl -sSLXPATCH https://x.example.com').method, 'PATCH');
+    assert.deepEqual(parseCurlCommand("curl.exe -d 'it''s' `\n https://x.example.com").data, [{ kind: 'data', value: "it's" }]);
+    assert.deepEqual(parseCurlCommand('$ curl -HAccept:text/plain https://x.example.com').headers, ['Accept:text/plain']);
+  });
+
+  it('gives a clear error for a malformed command, naming the option at fault', () => {
+    assert.equal(curlError('curl -H "Accept: x https://x.example.com').code, 'unbalanced-quote');
+    assert.equal(curlError('curl -X POST -H "Accept: x"').code, 'no-url');
+    assert.equal(curlError('curl https://a.example.com https://b.example.com').code, 'two-urls');
+    assert.equal(curlError('wget https://a.example.com').code, 'not-curl');
+    const unknown = curlError('curl --proxy-ntlm https://a.example.com');
+    assert.equal(unknown.code, 'unknown-option');
+    assert.equal(unknown.option, '--proxy-ntlm');
+    assert.match(unknown.message, /--proxy-ntlm is not understood/);
+    assert.equal(curlError('curl -d @body.json https://a.example.com').code, 'reads-file');
+    assert.equal(curlError('curl -u alice https://a.example.com').code, 'password-prompt');
+    assert.equal(curlError('curl https://a.example.com -H').code, 'missing-value');
+  });
+
+  it('keeps every option that changes nothing sent as a note, never silently', () => {
+    const imported = importCurl('curl -k -L --compressed -s -o out.json -m 10 https://a.example.com/v1/items');
+    assert.deepEqual(
+      imported.notes.map((note) => note.code),
+      ['insecure', 'follows-redirects', 'compressed', 'output', 'output', 'output'],
+    );
+  });
+});
+
+describe('curl import: the node', () => {
+  it('turns each credential into a secret in the form the service takes, named after the host', () => {
+    const bearer = importCurl('curl -H "Authorization: Bearer ghp_abcdefghijklmnopqrstuvwxyz0123456789" https://api.github.com/user');
+    assert.deepEqual(bearer.node.settings, ['Authorization: Bearer {{ secrets.GITHUB_TOKEN }}']);
+    assert.deepEqual(bearer.secrets, [{ name: 'GITHUB_TOKEN', value: 'ghp_abcdefghijklmnopqrstuvwxyz0123456789', from: 'Authorization' }]);
+
+    const basic = importCurl('curl -u alice:s3cret -X POST https://helpdesk.example.com/api/tickets --json \'{"title":"x"}\'');
+    assert.deepEqual(basic.secrets, [{ name: 'HELPDESK_BASIC', value: Buffer.from('alice:s3cret').toString('base64'), from: '-u' }]);
+    assert.ok(basic.node.settings?.includes('Authorization: Basic {{ secrets.HELPDESK_BASIC }}'));
+
+    const header = importCurl('curl -H "x-api-key: 0123456789abcdef" https://api.anthropic.example/v1/messages');
+    assert.deepEqual(header.node.settings, ['x-api-key: {{ secrets.ANTHROPIC_API_KEY }}']);
+
+    const query = importCurl('curl "https://fx.example.com/v1/convert?from=EUR&api_key=abcdef0123456789"');
+    assert.equal(query.node.url, 'https://fx.example.com/v1/convert?from=EUR&api_key={{ secrets.FX_API_KEY }}');
+    assert.equal(query.node.method, 'GET');
+  });
+
+  it('moves an api_key of a POST to an x-api-key header, as validation asks', () => {
+    const imported = importCurl('curl -X POST "https://fx.example.com/v1/orders?api_key=abcdef0123456789" --json \'{"a":1}\'');
+    assert.equal(imported.node.url, 'https://fx.example.com/v1/orders');
+    assert.ok(imported.node.settings?.includes('x-api-key: {{ secrets.FX_API_KEY }}'));
+    assert.deepEqual(imported.notes, [{ code: 'api-key-moved', parameter: 'api_key' }]);
+  });
+
+  it('names a secret after a shell variable, and stores no value for a placeholder', () => {
+    const variable = importCurl('curl -H "Authorization: Bearer $OPENAI_API_KEY" https://api.openai.com/v1/models');
+    assert.deepEqual(variable.secrets, [{ name: 'OPENAI_API_KEY', from: 'Authorization' }]);
+    const placeholder = importCurl('curl -H "Authorization: Bearer <YOUR-TOKEN>" https://api.github.com/user');
+    assert.deepEqual(placeholder.secrets, [{ name: 'GITHUB_TOKEN', from: 'Authorization' }]);
+  });
+
+  it('makes placeholders in the path and query inputs', () => {
+    const imported = importCurl('curl "https://api.github.com/repos/{owner}/:repo/issues?state=<state>"');
+    assert.equal(imported.node.url, 'https://api.github.com/repos/{{ inputs.owner }}/{{ inputs.repo }}/issues?state={{ inputs.state }}');
+    assert.deepEqual(
+      imported.inputs.map((input) => input.name),
+      ['state', 'owner', 'repo'],
+    );
+    assert.equal(imported.id, 'get_issues');
+  });
+
+  it('gives a node id that is not taken yet', () => {
+    const imported = apiNodeFromCurl(parseCurlCommand('curl https://a.example.com/items'), { existingIds: new Set(['get_items']) });
+    assert.equal(imported.id, 'get_items_2');
+  });
+
+  it('writes a node that validates with no problem and holds no credential', () => {
+    const commands = [
+      'curl -H "Authorization: Bearer ghp_abcdefghijklmnopqrstuvwxyz0123456789" https://api.github.com/user',
+      'curl -u alice:s3cret -X POST https://helpdesk.example.com/api/tickets --json \'{"title":"x"}\'',
+      'curl -H "x-api-key: 0123456789abcdef" -H "Content-Type: application/json" -d \'{"q":"x"}\' https://api.anthropic.example/v1/messages',
+      'curl "https://fx.example.com/v1/convert?from=EUR&api_key=abcdef0123456789"',
+      'curl -X POST "https://fx.example.com/v1/orders?api_key=abcdef0123456789" --json \'{"a":1}\'',
+      'curl "https://api.github.com/repos/{owner}/{repo}/issues?state=open"',
+      'curl https://api.stripe.com/v1/customers -u "sk_test_4eC39HqLyjWDarjtT1zdp7dc:" -d name="Jenny Rosen"',
+    ];
+    for (const command of commands) {
+      const imported = importCurl(command);
+      const text = agentAround(imported);
+      const problems = validateAgentText(text).problems;
+      assert.deepEqual(
+        problems.map((problem) => `${problem.code}: ${problem.message}`),
+        [],
+        `${command}\n${text}`,
+      );
+      for (const secret of imported.secrets)
+        if (secret.value) assert.ok(!text.includes(secret.value), `no literal of ${secret.name} in\n${text}`);
+    }
+  });
+});
+
+describe('curl import: the node sends what curl sends', () => {
+  let server: TestServer;
+  beforeEach(async () => {
+    server = await startServer((_request, response) => json(response, 200, { ok: true }));
+  });
+  afterEach(async () => {
+    await server.close();
+  });
+
+  /** The parts of a request both senders must agree on (curl's own User-Agent and Accept aside). */
+  function comparable(request: RecordedRequest): unknown {
+    const headers = { ...request.headers };
+    for (const name of ['user-agent', 'accept', 'host', 'connection', 'content-length', 'transfer-encoding']) delete headers[name];
+    return { method: request.method, url: request.url, headers, body: request.body.toString('utf8') };
+  }
+
+  const commands = (base: string): string[] => [
+    `curl -s -u alice:s3cret "${base}/api/tickets?x=1" -H "Content-Type: application/json" -d '{"title":"Printer on fire","tags":["urgent"]}'`,
+    `curl -s -H "Authorization: Bearer tok_0123456789abcdef" "${base}/v1/user?per_page=5"`,
+    `curl -s -X PUT -H "x-api-key: key_0123456789abcdef" -H "Content-Type: text/plain" --data-raw 'plain words' "${base}/v1/notes/7"`,
+    `curl -s "${base}/v1/convert?from=EUR&to=USD&api_key=abcdef0123456789"`,
+    `curl -s -G --data-urlencode "q=café & crème" "${base}/v1/search"`,
+  ];
+
+  it('for each auth form: the same method, path, query, headers and body', async () => {
+    for (const command of commands(server.url)) {
+      await run('sh', ['-c', command]);
+      const byCurl = server.requests.pop()!;
+      const imported = importCurl(command);
+      const secrets = new Map(imported.secrets.map((secret) => [secret.name, secret.value]));
+      const agent = loadAgent(agentAround(imported), 'imported.agent.yaml');
+      const result = await executeAgent(agent, resolveInputs(agent.model, {}), { secrets: async (name) => secrets.get(name) });
+      assert.equal(result.status, 'finished', result.status !== 'finished' ? result.error.message : '');
+      const byNode = server.requests.pop()!;
+      assert.deepEqual(comparable(byNode), comparable(byCurl), command);
+    }
+  });
+});
+
+describe('agent-workflows import curl', () => {
+  it('prints the node, and the names of the secrets to set, never their values', async () => {
+    const token = 'ghp_abcdefghijklmnopqrstuvwxyz0123456789';
+    const result = await runCliCaptured(
+      ['import', 'curl', `curl -L -H "Authorization: Bearer ${token}" https://api.github.com/user`, '--id', 'me'],
+      { cwd: process.cwd(), env: {} },
+      [token],
+    );
+    assert.equal(result.code, 0, result.stderr);
+    assert.match(result.stdout, /^nodes:\n {2}me:\n {4}type: api\n/);
+    assert.match(result.stdout, /Authorization: Bearer \{\{ secrets\.GITHUB_TOKEN \}\}/);
+    assert.match(result.stderr, /secret GITHUB_TOKEN: the command holds its value .*AGENT_SECRET_GITHUB_TOKEN/);
+    assert.match(result.stderr, /-L is not needed/);
+  });
+
+  it('exits 2 with the reason for a command it cannot read', async () => {
+    const result = await runCliCaptured(['import', 'curl', 'curl --proxy-ntlm https://a.example.com'], { cwd: process.cwd(), env: {} });
+    assert.equal(result.code, 2);
+    assert.match(result.stderr, /--proxy-ntlm is not understood/);
+  });
+});
+
+describe('secret names from hosts', () => {
+  it('takes the API name from the host', () => {
+    assert.equal(hostWord('api.github.com'), 'GITHUB');
+    assert.equal(hostWord('helpdesk.example.com'), 'HELPDESK');
+    assert.equal(hostWord('127.0.0.1'), 'API');
+    assert.equal(hostWord('localhost'), 'API');
+    assert.equal(hostWord('generativelanguage.googleapis.com'), 'GENERATIVELANGUAGE');
+  });
+});
+
+describe("curl import: the agent's own address", () => {
+  it('reads the deployment from an execute URL, with a path prefix, and from a status URL', () => {
+    assert.deepEqual(deploymentFromUrl('https://agents.example.com/api/acme/agent/ticket-summarizer/execute'), {
+      baseUrl: 'https://agents.example.com',
+      account: 'acme',
+      agent: 'ticket-summarizer',
+      kind: 'execute',
+    });
+    assert.deepEqual(deploymentFromUrl('https://example.com/eu/api/acme/agent/scan/execute/multipart'), {
+      baseUrl: 'https://example.com/eu',
+      account: 'acme',
+      agent: 'scan',
+      kind: 'execute',
+    });
+    assert.deepEqual(deploymentFromUrl('https://agents.example.com/api/acme/agent/0b9f3c52-2f5e-4a8e-9d7e-1c2b3a4d5e6f/status'), {
+      baseUrl: 'https://agents.example.com',
+      account: 'acme',
+      kind: 'status',
+    });
+    assert.equal(deploymentFromUrl('https://api.github.com/repos/a/b'), undefined);
+  });
+
+  it('prints the deployment block of a pasted start command, its inputs, and never the key', async () => {
+    const key = 'awk_live_0123456789abcdef0123';
+    const command = `curl -X POST https://agents.example.com/api/acme/agent/receipt-scanner/execute/multipart \\
+  -H "Authorization: Bearer ${key}" \\
+  --form-string 'payload={"inputs":{"currency":"EUR","total":12.5},"stream":false}' \\
+  -F "receipt=@receipt.png;type=image/png"`;
+    const result = await runCliCaptured(['import', 'curl', command], { cwd: process.cwd(), env: {} }, [key]);
+    assert.equal(result.code, 0, result.stderr);
+    assert.equal(
+      result.stdout,
+      'deployment:\n  baseUrl: https://agents.example.com\n  account: acme\n  agent: receipt-scanner\ninputs:\n  currency: { type: string }\n  total: { type: number }\n  receipt: { type: file }\n',
+    );
+    assert.match(result.stderr, /holds an API key for https:\/\/agents\.example\.com; it is not printed/);
+  });
+});
