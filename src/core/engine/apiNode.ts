@@ -1,19 +1,28 @@
 // The generic API node: builds the request (apiRequest.ts), sends it with httpRequest (time limit, cancellation, size cap, redirects that drop credentials and every
 // header holding a secret on another origin) and turns the answer into { status, headers, body }.
 import type { Dispatcher } from 'undici';
-import { httpRequest } from '../http/httpRequest';
-import { JsonTooDeepError, parseJson } from '../json';
-import type { ResponseBudget } from '../http/httpRequest';
+import { errorMessage } from '../errors';
+import { EXCHANGE_BODY_LIMITS } from '../exchange/exchange';
+import type { Exchange, ExchangeFailure } from '../exchange/exchange';
+import { recordExchange } from '../exchange/recordExchange';
+import type { SentRequest } from '../exchange/recordExchange';
+import { HttpCapture, httpRequest } from '../http/httpRequest';
+import type { HttpResponse, ResponseBudget } from '../http/httpRequest';
 import { NetworkError } from '../http/networkError';
+import { JsonTooDeepError, parseJson } from '../json';
 import { Redactor } from '../redaction';
 import type { ApiNodePlan } from './agentPlan';
 import { buildApiRequest } from './apiRequest';
+import type { ApiRequest } from './apiRequest';
+import { ExpressionError } from './evaluate';
 import type { NodeResult, Scope } from './evaluate';
 import { NodeError } from './nodeError';
 
 export interface ApiCallSettings {
   readonly timeoutMs: number;
   readonly maxResponseBytes: number;
+  /** An answer past maxResponseBytes fails the node (the engine), or is cut (Send Request). */
+  readonly overLimit?: 'fail' | 'cut';
   readonly followRedirects: boolean;
   readonly maxRedirects: number;
   readonly signal: AbortSignal;
@@ -22,6 +31,12 @@ export interface ApiCallSettings {
   readonly redactor?: Redactor;
   /** Bytes this call's answer takes from, shared with other calls (a server's executions). */
   readonly responseBudget?: ResponseBudget;
+  /** Called once with the record of the call, whatever its outcome; nothing is recorded without it. */
+  readonly onExchange?: (exchange: Exchange) => void;
+  /** The most bytes of each body the record keeps (default EXCHANGE_BODY_LIMITS.execution). */
+  readonly exchangeBodyLimit?: number;
+  /** The clock of the record's times, in milliseconds (a fake one in tests). */
+  readonly now?: () => number;
 }
 
 export interface ApiNodeOutcome {
@@ -31,6 +46,8 @@ export interface ApiNodeOutcome {
   readonly method: string;
   /** The URL called, without query or fragment (they may carry keys). */
   readonly url: string;
+  /** With overLimit 'cut': the answer was cut, and its body is the text of its start (not parsed). */
+  readonly truncated?: boolean;
 }
 
 /** Called as soon as the request is known, so a trace can show what is being called. */
@@ -43,10 +60,32 @@ export async function runApiNode(
   onRequest?: RequestListener,
 ): Promise<ApiNodeOutcome> {
   const redactor = settings.redactor ?? new Redactor();
-  const request = buildApiRequest(node, scope, redactor);
+  const recording = settings.onExchange ? { startedAt: new Date(), capture: new HttpCapture(settings.now) } : undefined;
+  const record = (request: SentRequest, failure?: unknown, response?: HttpResponse): void => {
+    if (!recording || !settings.onExchange) return;
+    settings.onExchange(
+      recordExchange({
+        node: node.id,
+        startedAt: recording.startedAt,
+        request,
+        secrets: scope.secrets,
+        capture: recording.capture,
+        ...(response ? { response } : {}),
+        ...(failure !== undefined ? { failure: exchangeFailure(failure) } : {}),
+        bodyLimit: settings.exchangeBodyLimit ?? EXCHANGE_BODY_LIMITS.execution,
+      }),
+    );
+  };
+  let request: ApiRequest;
+  try {
+    request = buildApiRequest(node, scope, redactor);
+  } catch (error) {
+    record({ method: node.method, template: node.url.text, headers: headersAsWritten(node) }, error);
+    throw error;
+  }
   const { url, headers, body, secretHeaders, shownUrl } = request;
   onRequest?.({ method: node.method, url: shownUrl });
-  let response;
+  let response: HttpResponse;
   try {
     response = await httpRequest({
       method: node.method,
@@ -56,24 +95,43 @@ export async function runApiNode(
       timeoutMs: settings.timeoutMs,
       signal: settings.signal,
       maxResponseBytes: settings.maxResponseBytes,
+      ...(settings.overLimit ? { overLimit: settings.overLimit } : {}),
       followRedirects: settings.followRedirects,
       maxRedirects: settings.maxRedirects,
       ...(settings.dispatcher ? { dispatcher: settings.dispatcher } : {}),
       ...(settings.responseBudget ? { responseBudget: settings.responseBudget } : {}),
+      ...(recording ? { capture: recording.capture } : {}),
       secretHeaders,
     });
   } catch (error) {
-    if (error instanceof NetworkError)
-      throw new NodeError(
-        node.id,
-        `${node.method} ${shownUrl} failed: ${error.message}`,
-        error.kind === 'aborted' ? 'cancelled' : 'request',
-        { cause: error },
-      );
-    throw error;
+    const failure =
+      error instanceof NetworkError
+        ? new NodeError(
+            node.id,
+            `${node.method} ${shownUrl} failed: ${error.message}`,
+            error.kind === 'aborted' ? 'cancelled' : 'request',
+            {
+              cause: error,
+            },
+          )
+        : error;
+    record(request, failure);
+    throw failure;
   } finally {
     body?.cleanup?.();
   }
+  try {
+    const outcome = readAnswer(node, response, redactor, shownUrl);
+    record(request, undefined, response);
+    return outcome;
+  } catch (error) {
+    record(request, error, response);
+    throw error;
+  }
+}
+
+/** The node's result from its answer; NodeError for a status of 400 or more, or JSON that is not. */
+function readAnswer(node: ApiNodePlan, response: HttpResponse, redactor: Redactor, shownUrl: string): ApiNodeOutcome {
   const outcome = { method: node.method, url: shownUrl, bytes: response.body.length };
   if (response.status >= 400) {
     throw new NodeError(
@@ -83,6 +141,14 @@ export async function runApiNode(
       { httpStatus: response.status, bytes: response.body.length },
     );
   }
+  if (response.truncated) {
+    // The start of an answer is not the answer: it is not parsed, and says it was cut.
+    return {
+      ...outcome,
+      truncated: true,
+      result: { status: response.status, headers: response.headers, body: response.body.toString('utf8') },
+    };
+  }
   return {
     ...outcome,
     result: {
@@ -91,6 +157,23 @@ export async function runApiNode(
       body: parseBody(node, response.headers['content-type'], response.body, node.method, redactor),
     },
   };
+}
+
+/** The header strings of a node as written (a request that could not be built shows them so). */
+function headersAsWritten(node: ApiNodePlan): Record<string, string> {
+  return Object.fromEntries(node.headers.map((header) => [header.name.text, header.value.text]));
+}
+
+/** A node's failure as an exchange says it: the network's own kind when the network failed. */
+function exchangeFailure(error: unknown): ExchangeFailure {
+  if (error instanceof NodeError) {
+    const cause = error.details.cause;
+    if (error.kind === 'request' || error.kind === 'cancelled')
+      return { kind: cause instanceof NetworkError ? cause.kind : 'other', message: error.reason };
+    return { kind: error.kind, message: error.reason };
+  }
+  if (error instanceof ExpressionError) return { kind: 'expression', message: error.message };
+  return { kind: 'other', message: errorMessage(error) };
 }
 
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
