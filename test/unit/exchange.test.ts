@@ -133,7 +133,7 @@ describe('exchanges: Send Request on one node and the engine hook', () => {
   });
 
   it('a node sends the same bytes through Send Request and through a run', async () => {
-    const server = await serve((request, response) => json(response, 200, { ok: true }));
+    const server = await serve((_request, response) => json(response, 200, { ok: true }));
     const dir = makeTempDir();
     try {
       const file = dir.write('doc.bin', Buffer.from([0, 1, 2, 250]));
