@@ -16,10 +16,9 @@ import { findNode, MissingValuesError, modelForNode, renderTemplateNode, sendNod
 import type { SendOutcome } from '../core/exchange/sendNode';
 import { formatBytes, formatDuration } from '../core/executions/executionRecord';
 import { InputError } from '../core/inputs/inputValues';
-import type { InputHints } from '../core/inputs/inputValues';
 import { parseJson } from '../core/json';
 import { readRunnableAgentFile } from './agentFiles';
-import { pairs, positiveNumber } from './flagValues';
+import { INPUT_FLAG_HINTS, pairs, positiveNumber } from './flagValues';
 import { CliError, ExitCode } from './io';
 import type { CliIo } from './io';
 
@@ -33,8 +32,6 @@ export interface SendFlags {
   readonly env?: string;
   readonly envsFile?: string;
 }
-
-const INPUT_HINTS: InputHints = { value: (name) => `give --input ${name}=VALUE`, file: (name) => `give --file ${name}=PATH` };
 
 export async function sendCommand(path: string, nodeId: string, flags: SendFlags, io: CliIo): Promise<number> {
   if (flags.env !== undefined || flags.envsFile !== undefined)
@@ -58,7 +55,7 @@ export async function sendCommand(path: string, nodeId: string, flags: SendFlags
   try {
     const values = Object.fromEntries(pairs(flags.input, '--input', 'NAME=VALUE'));
     const files = Object.fromEntries([...pairs(flags.file, '--file', 'NAME=PATH')].map(([name, file]) => [name, resolve(io.cwd, file)]));
-    inputs = resolveInputs(modelForNode(agent, nodeId), { values, files: await filesFromPaths(files) }, INPUT_HINTS);
+    inputs = resolveInputs(modelForNode(agent, nodeId), { values, files: await filesFromPaths(files) }, INPUT_FLAG_HINTS);
   } catch (error) {
     if (error instanceof InputError) throw new CliError(error.problems.join('\n'), ExitCode.usage);
     throw error;

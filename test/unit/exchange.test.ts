@@ -634,6 +634,19 @@ nodes:
       for (const exchange of exchanges) assertNoSecretValues(exchange);
     });
 
+    it('calls the listener once per call, even when the listener throws', async () => {
+      const server = await echo();
+      const agent = agentOf(`version: 1\nname: A\nnodes:\n  call:\n    type: api\n    method: GET\n    url: ${server.url}/\n`);
+      let calls = 0;
+      await executeAgent(agent, resolveInputs(agent.model, {}), {
+        onExchange: () => {
+          calls++;
+          throw new Error('listener failed');
+        },
+      });
+      assert.equal(calls, 1);
+    });
+
     it('a fake clock gives the times', async () => {
       const server = await echo();
       let now = 1000;
