@@ -86,7 +86,6 @@ export async function runCommand(path: string, flags: RunFlags, io: CliIo): Prom
   }
   return watchExecution(io, target, executionId, { timeoutMs: Math.max(1, deadline - Date.now()), json: flags.json ?? false });
 }
-
 /** The --input and --file values, the files' paths resolved against the current folder. */
 function givenInputs(flags: RunFlags, cwd: string): { values: Record<string, string>; files: Record<string, string> } {
   const values = pairs(flags.input, '--input', 'NAME=VALUE');
