@@ -78,6 +78,23 @@ describe('agent-workflows send', () => {
     assert.equal(api.requests[0]!.url, `/customers/a%2Fb?api_key=${TOKEN}`);
   });
 
+  it('sends the bytes run --local sends for the node', async () => {
+    const ran = await runCliCaptured(
+      ['run', '--local', 'lookup.agent.yaml', '--input', 'customer=ü 1', '--input', 'unrelated=x'],
+      { cwd: dir.path, env: { AGENT_SECRET_LOOKUP_KEY: TOKEN } },
+      [TOKEN],
+    );
+    assert.equal(ran.code, 0, ran.stderr);
+    const ranRequests = api.requests.splice(0);
+    const sent = await cli(['lookup.agent.yaml', 'find', '--input', 'customer=ü 1']);
+    assert.equal(sent.code, 0, sent.stderr);
+    const strip = ({ method, url, headers, body }: (typeof ranRequests)[number]): unknown => {
+      const { host: _host, connection: _connection, ...rest } = headers;
+      return { method, url, headers: rest, body: body.toString('base64') };
+    };
+    assert.deepEqual(api.requests.map(strip), ranRequests.filter((request) => request.url.startsWith('/customers/')).map(strip));
+  });
+
   it('-i prints the status line and headers first; --json the whole exchange', async () => {
     const included = await cli(['lookup.agent.yaml', 'find', '--input', 'customer=1', '-i']);
     assert.equal(included.code, 0, included.stderr);
