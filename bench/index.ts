@@ -1,7 +1,7 @@
 // `npm run bench`: every benchmark, each reporting against a reference measured in the same run.
 //   npm run bench                 all
 //   npm run bench -- validation   only the named ones (validation, multipart, polling, server,
-//                                 flood, agent-tests, cli, activation, batch, openapi)
+//                                 flood, agent-tests, cli, activation, batch, openapi, send)
 import { runActivationBenchmark } from './activation';
 import { runBatchBenchmark } from './batch';
 import { runAgentTestsBenchmark } from './agentTests';
@@ -9,6 +9,7 @@ import { runCliBenchmark } from './cli';
 import { runMultipartBenchmark } from './multipart';
 import { runOpenApiBenchmark } from './openApi';
 import { runPollingBenchmark } from './polling';
+import { runSendBenchmark } from './send';
 import { runServerBenchmark } from './server';
 import { runServerFloodBenchmark } from './serverFlood';
 import { runValidationBenchmark } from './validate';
@@ -24,6 +25,7 @@ const benchmarks: Record<string, () => boolean | Promise<boolean>> = {
   activation: runActivationBenchmark,
   batch: runBatchBenchmark,
   openapi: runOpenApiBenchmark,
+  send: runSendBenchmark,
 };
 
 void (async () => {
