@@ -8,24 +8,14 @@ import { loadAgent } from '../../src/core/engine/agentPlan';
 import { executeAgent } from '../../src/core/engine/engine';
 import { resolveInputs } from '../../src/core/engine/inputs';
 import { apiNodeFromCurl, hostWord } from '../../src/core/import/apiNodeFromCurl';
-import type { ImportedApiNode } from '../../src/core/import/apiNodeFromCurl';
 import { CurlCommandError, parseCurlCommand } from '../../src/core/import/curlCommand';
-import { importedNodeYaml } from '../../src/core/import/nodeYaml';
 import { validateAgentText } from '../../src/core/validation/validate';
 import { runCliCaptured } from '../support/cli';
+import { agentAround, importCurl } from '../support/curlImport';
 import { json, startServer } from '../support/httpServer';
 import type { RecordedRequest, TestServer } from '../support/httpServer';
 
 const run = promisify(execFile);
-
-function importCurl(command: string): ImportedApiNode {
-  return apiNodeFromCurl(parseCurlCommand(command));
-}
-
-/** A whole agent file around an imported node, as a user's file would hold it. */
-function agentAround(imported: ImportedApiNode): string {
-  return `version: 1\nname: Imported\n${importedNodeYaml(imported)}outputs:\n  result: { from: "{{ nodes.${imported.id}.body }}" }\n`;
-}
 
 function curlError(command: string): CurlCommandError {
   try {
