@@ -47,6 +47,22 @@ describe('curl import: reading the command', () => {
     assert.deepEqual(parseCurlCommand('$ curl -HAccept:text/plain https://x.example.com').headers, ['Accept:text/plain']);
   });
 
+  it('leaves out what the shell runs after curl (a pipe into jq, a redirection), and says so', () => {
+    const piped = parseCurlCommand(`curl -s https://api.example.com/v1/items \\\n  | jq -r '.items[] | {id}'`);
+    assert.equal(piped.url, 'https://api.example.com/v1/items');
+    assert.deepEqual(piped.ignored, [
+      { option: '-s', reason: 'output' },
+      { option: '| jq -r .items[] | {id}', reason: 'shell' },
+    ]);
+    for (const after of ['2> /dev/null', '>out.json', '&& echo done', '; echo done', '&']) {
+      const request = parseCurlCommand(`curl -d '{"a":1}' https://api.example.com/v1/items ${after}`);
+      assert.equal(request.url, 'https://api.example.com/v1/items', after);
+      assert.deepEqual(request.ignored, [{ option: after, reason: 'shell' }], after);
+    }
+    // The same characters as an option's value are that value.
+    assert.deepEqual(parseCurlCommand("curl -d '|' https://x.example.com").data, [{ kind: 'data', value: '|' }]);
+  });
+
   it('gives a clear error for a malformed command, naming the option at fault', () => {
     assert.equal(curlError('curl -H "Accept: x https://x.example.com').code, 'unbalanced-quote');
     assert.equal(curlError('curl -X POST -H "Accept: x"').code, 'no-url');

@@ -50,7 +50,9 @@ export type IgnoredReason =
   /** `--compressed`: the engine reads gzip, br and deflate answers. */
   | 'compressed'
   /** How curl prints, saves or times the answer: no effect on the request. */
-  | 'output';
+  | 'output'
+  /** What the shell runs after curl (`| jq .`, `2> /dev/null`, `&& echo done`): not part of the request. */
+  | 'shell';
 
 export interface IgnoredOption {
   readonly option: string;
@@ -153,6 +155,9 @@ const SHORT_OPTIONS: ReadonlyMap<string, string> = new Map([
   ['w', '--write-out'],
   ['m', '--max-time'],
 ]);
+
+/** A word the shell reads as a pipe, a redirection or the end of the command: "|", "2>", "&&", ";". */
+const SHELL_OPERATOR = /^(?:\|\|?|&&?|;|\d*>>?|&>|<)/;
 
 function takesValue(action: OptionAction): boolean {
   switch (action.kind) {
@@ -307,6 +312,11 @@ export function parseCurlCommand(command: string): CurlRequest {
         }
         apply(`-${letter}`, action, '');
       }
+    } else if (SHELL_OPERATOR.test(word)) {
+      // A pipe or redirection ends curl's words (an option's value was taken above, so "-d '|'" is
+      // data); docs print "| jq ." after their commands all the time.
+      ignored.push({ option: words.slice(index).join(' '), reason: 'shell' });
+      break;
     } else {
       urls.push(word);
     }
