@@ -104,6 +104,17 @@ describe('curl import: the node', () => {
     assert.equal(query.node.method, 'GET');
   });
 
+  it("puts the key headers of the APIs' docs in secrets, a shell variable's value too", () => {
+    const datadog = importCurl('curl -X GET "https://api.datadoghq.com/api/v1/validate" -H "DD-API-KEY: ${DD_API_KEY}"');
+    assert.deepEqual(datadog.node.settings, ['DD-API-KEY: {{ secrets.DD_API_KEY }}']);
+    assert.deepEqual(datadog.secrets, [{ name: 'DD_API_KEY', from: 'DD-API-KEY' }]);
+    const shopify = importCurl(
+      'curl https://shop.myshopify.com/admin/api/2024-10/orders.json -H "X-Shopify-Access-Token: shpat_0123456789abcdef"',
+    );
+    assert.deepEqual(shopify.node.settings, ['X-Shopify-Access-Token: {{ secrets.SHOP_API_KEY }}']);
+    assert.deepEqual(shopify.secrets, [{ name: 'SHOP_API_KEY', value: 'shpat_0123456789abcdef', from: 'X-Shopify-Access-Token' }]);
+  });
+
   it('moves an api_key of a POST to an x-api-key header, as validation asks', () => {
     const imported = importCurl('curl -X POST "https://fx.example.com/v1/orders?api_key=abcdef0123456789" --json \'{"a":1}\'');
     assert.equal(imported.node.url, 'https://fx.example.com/v1/orders');

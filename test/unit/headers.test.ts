@@ -62,6 +62,19 @@ describe('checkHeaderString', () => {
     assert.deepEqual(codes('Authorization: Token abc'), ['literal-credential']);
   });
 
+  it('knows the key headers of Datadog, Postmark, Shopify, Cloudflare and Algolia', () => {
+    for (const name of [
+      'DD-API-KEY',
+      'DD-APPLICATION-KEY',
+      'X-Postmark-Server-Token',
+      'X-Postmark-Account-Token',
+      'X-Shopify-Access-Token',
+      'X-Auth-Key',
+      'X-Algolia-API-Key',
+    ])
+      assert.deepEqual(codes(`${name}: 0123456789abcdef`), ['literal-credential'], name);
+  });
+
   it('says "are … them" for credentials and "is … it" for a token or value', () => {
     const message = (raw: string) => checkHeaderString(raw, { nodeId: 'n' }).findings[0]!.message;
     assert.match(
