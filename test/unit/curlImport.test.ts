@@ -129,6 +129,39 @@ describe('curl import: the node', () => {
     assert.deepEqual(placeholder.secrets, [{ name: 'GITHUB_TOKEN', from: 'Authorization' }]);
   });
 
+  it('stores no value for the placeholders API docs write, whatever their form', () => {
+    const placeholders = [
+      'OAUTH-TOKEN',
+      'SENDGRID_APIKEY',
+      'server token',
+      'xoxb-xxxxxxxxx-xxxx',
+      'shpat_xxxxxxxxxxxx',
+      'Your.API.Key-HERE',
+      '{AN-OAUTH-TOKEN}',
+    ];
+    for (const placeholder of placeholders) {
+      const imported = importCurl(`curl -H "Authorization: Bearer ${placeholder}" https://api.github.com/user`);
+      assert.deepEqual(imported.node.settings, ['Authorization: Bearer {{ secrets.GITHUB_TOKEN }}'], placeholder);
+      assert.deepEqual(imported.secrets, [{ name: 'GITHUB_TOKEN', from: 'Authorization' }], placeholder);
+    }
+    // A value that looks like a key is one, to move to secret storage.
+    const key = importCurl('curl -H "Authorization: Bearer glpat-01234567890123456789" https://gitlab.com/api/v4/user');
+    assert.equal(key.secrets[0]!.value, 'glpat-01234567890123456789');
+  });
+
+  it('reads a Postman variable, a shell default and a scheme without credentials as placeholders', () => {
+    const postman = importCurl('curl "https://api.airtable.com/v0/meta/bases" -H "Authorization: Bearer {{token}}"');
+    assert.deepEqual(postman.node.settings, ['Authorization: Bearer {{ secrets.AIRTABLE_TOKEN }}']);
+    assert.deepEqual(postman.secrets, [{ name: 'AIRTABLE_TOKEN', from: 'Authorization' }]);
+    const withDefault = importCurl('curl -fsS "https://api.nasa.gov/planetary/apod?api_key=${NASA_API_KEY:-DEMO_KEY}"');
+    assert.equal(withDefault.node.url, 'https://api.nasa.gov/planetary/apod?api_key={{ secrets.NASA_API_KEY }}');
+    assert.deepEqual(withDefault.secrets, [{ name: 'NASA_API_KEY', from: 'api_key' }]);
+    // A page that lost its "<YOUR-TOKEN>" (read as an HTML tag) leaves "Bearer" alone.
+    const bare = importCurl('curl -H "Authorization: Bearer " https://api.github.com/');
+    assert.deepEqual(bare.node.settings, ['Authorization: Bearer {{ secrets.GITHUB_TOKEN }}']);
+    assert.deepEqual(bare.secrets, [{ name: 'GITHUB_TOKEN', from: 'Authorization' }]);
+  });
+
   it('makes placeholders in the path and query inputs', () => {
     const imported = importCurl('curl "https://api.github.com/repos/{owner}/:repo/issues?state=<state>"');
     assert.equal(imported.node.url, 'https://api.github.com/repos/{{ inputs.owner }}/{{ inputs.repo }}/issues?state={{ inputs.state }}');

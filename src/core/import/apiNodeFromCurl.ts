@@ -54,7 +54,10 @@ export interface CurlImportOptions {
 }
 
 const JSON_MEDIA = /^application\/(?:[\w.+-]+\+)?json\b/i;
-const SHELL_VARIABLE = /^\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))$/;
+/** `$NAME`, `${NAME}`, and `${NAME:-default}` (the default is the docs' sample, not a value to keep). */
+const SHELL_VARIABLE = /^\$(?:\{([A-Za-z_][A-Za-z0-9_]*)(?::?[-=][^}]*)?\}|([A-Za-z_][A-Za-z0-9_]*))$/;
+/** An expression of the agent file (`{{ secrets.T }}`), as opposed to a Postman variable (`{{token}}`). */
+const AGENT_EXPRESSION = /\{\{\s*(?:inputs|secrets|nodes)\b/;
 /** Placeholders API docs write for a value to fill in: {owner}, :id, <id>, {{id}}. */
 const PARAMETER = /^(?:\{\{?\s*([A-Za-z_][\w-]*)\s*\}?\}|:([A-Za-z_][\w-]*)|<([A-Za-z_][\w-]*)>)$/;
 
@@ -203,16 +206,34 @@ class SecretNames {
 function secretFor(value: string, wanted: string, from: string, secrets: SecretNames): string {
   const variable = SHELL_VARIABLE.exec(value.trim());
   if (variable) return secrets.name((variable[1] ?? variable[2])!.toUpperCase(), undefined, from);
-  const placeholder = looksLikePlaceholder(value) || /^\{.*\}$/.test(value.trim()) || /^your/i.test(value.trim());
-  return secrets.name(wanted, placeholder ? undefined : value.trim(), from);
+  return secrets.name(wanted, isDocsPlaceholder(value) ? undefined : value.trim(), from);
+}
+
+/**
+ * A credential the docs left to fill in, never a value to store: `<TOKEN>`, `{token}`,
+ * `{{token}}`, `YOUR_API_KEY`, words (`server token`, `OAUTH-TOKEN`, `SENDGRID_APIKEY`), or a
+ * token shape filled with x (`xoxb-xxxxxxxxx-xxxx`). A real key has no space and is not a name.
+ */
+function isDocsPlaceholder(value: string): boolean {
+  const text = value.trim();
+  return (
+    text === '' ||
+    looksLikePlaceholder(text) ||
+    /^\{.*\}$/.test(text) ||
+    /^your/i.test(text) ||
+    /\s/.test(text) ||
+    (/^[A-Z][A-Z0-9]*(?:[-_.][A-Z0-9]+)*$/.test(text) && /(?:^|[-_.])(?:API)?(?:KEY|TOKEN|SECRET|PASSWORD|JWT)S?$/.test(text)) ||
+    /x{6,}|X{6,}|\*{3,}|\.{3,}/.test(text)
+  );
 }
 
 function credentialHeaderValue(name: string, value: string, host: string, secrets: SecretNames): string {
-  if (value.includes('{{')) return value;
+  if (AGENT_EXPRESSION.test(value)) return value;
   const lower = name.toLowerCase();
   if (!CREDENTIAL_HEADERS.has(lower)) return value;
   if (lower === 'authorization' || lower === 'proxy-authorization') {
-    const match = /^(\S+)\s+(.+)$/.exec(value);
+    // A scheme alone ("Bearer", its token lost with the page's "<YOUR-TOKEN>") still names the form.
+    const match = /^(\S+)\s+(.+)$/.exec(value) ?? /^(Bearer|Basic|Token)()$/i.exec(value);
     if (!match) return `{{ secrets.${secretFor(value, `${host}_TOKEN`, name, secrets)} }}`;
     const scheme = match[1]!;
     const suffix = /^basic$/i.test(scheme) ? 'BASIC' : 'TOKEN';
