@@ -115,6 +115,16 @@ describe('curl import: the node', () => {
     assert.deepEqual(shopify.secrets, [{ name: 'SHOP_API_KEY', value: 'shpat_0123456789abcdef', from: 'X-Shopify-Access-Token' }]);
   });
 
+  it('keeps the "Token token=…" form (PagerDuty), the token in a secret', () => {
+    const variable = importCurl('curl -H "Authorization: Token token=$PAGERDUTY_TOKEN" https://api.pagerduty.com/incidents');
+    assert.deepEqual(variable.node.settings, ['Authorization: Token token={{ secrets.PAGERDUTY_TOKEN }}']);
+    assert.deepEqual(variable.secrets, [{ name: 'PAGERDUTY_TOKEN', from: 'Authorization' }]);
+    const literal = importCurl(`curl -H 'Authorization: Token token=y_NbAkKc66ryYTWUXYEu' https://api.pagerduty.com/incidents`);
+    assert.deepEqual(literal.node.settings, ['Authorization: Token token={{ secrets.PAGERDUTY_TOKEN }}']);
+    assert.deepEqual(literal.secrets, [{ name: 'PAGERDUTY_TOKEN', value: 'y_NbAkKc66ryYTWUXYEu', from: 'Authorization' }]);
+    assert.deepEqual(validateAgentText(agentAround(literal)).problems, []);
+  });
+
   it('moves an api_key of a POST to an x-api-key header, as validation asks', () => {
     const imported = importCurl('curl -X POST "https://fx.example.com/v1/orders?api_key=abcdef0123456789" --json \'{"a":1}\'');
     assert.equal(imported.node.url, 'https://fx.example.com/v1/orders');

@@ -237,6 +237,10 @@ function credentialHeaderValue(name: string, value: string, host: string, secret
     if (!match) return `{{ secrets.${secretFor(value, `${host}_TOKEN`, name, secrets)} }}`;
     const scheme = match[1]!;
     const suffix = /^basic$/i.test(scheme) ? 'BASIC' : 'TOKEN';
+    // An auth-param ("Token token=…", PagerDuty's form) keeps its name; only the value is secret.
+    // Base64 credentials have "=" only at their end, so they never read as one.
+    const param = suffix === 'TOKEN' ? /^([A-Za-z_][\w-]*=)("?)(.+)\2$/.exec(match[2]!) : null;
+    if (param) return `${scheme} ${param[1]}${param[2]}{{ secrets.${secretFor(param[3]!, `${host}_TOKEN`, name, secrets)} }}${param[2]}`;
     return `${scheme} {{ secrets.${secretFor(match[2]!, `${host}_${suffix}`, name, secrets)} }}`;
   }
   return `{{ secrets.${secretFor(value, `${host}_API_KEY`, name, secrets)} }}`;
