@@ -125,6 +125,21 @@ describe('curl import: the node', () => {
     assert.deepEqual(validateAgentText(agentAround(literal)).problems, []);
   });
 
+  it('stores no Basic value when -u holds shell variables or placeholders', () => {
+    const stripe = importCurl('curl -s -u "$STRIPE_TOKEN:" "https://api.stripe.com/v1/account"');
+    assert.deepEqual(stripe.node.settings, ['Authorization: Basic {{ secrets.STRIPE_BASIC }}']);
+    assert.deepEqual(stripe.secrets, [{ name: 'STRIPE_BASIC', from: '-u' }]);
+    const users = [
+      'user:password',
+      'api:YOUR_API_KEY',
+      '$TWILIO_ACCOUNT_SID:$TWILIO_AUTH_TOKEN',
+      '${ZENDESK_EMAIL}/token:${ZENDESK_API_TOKEN}',
+      '[apikey]:',
+    ];
+    for (const user of users)
+      assert.deepEqual(importCurl(`curl -u '${user}' https://api.example.com/v1/x`).secrets, [{ name: 'EXAMPLE_BASIC', from: '-u' }], user);
+  });
+
   it('moves an api_key of a POST to an x-api-key header, as validation asks', () => {
     const imported = importCurl('curl -X POST "https://fx.example.com/v1/orders?api_key=abcdef0123456789" --json \'{"a":1}\'');
     assert.equal(imported.node.url, 'https://fx.example.com/v1/orders');

@@ -114,9 +114,13 @@ export function apiNodeFromCurl(request: CurlRequest, options: CurlImportOptions
         `The command gives credentials twice: an Authorization header and ${user !== undefined ? '-u (or user:password@ in the URL)' : '--oauth2-bearer'}. Keep one of them.`,
       );
     if (user !== undefined) {
+      // "$USER:$TOKEN", "user:password" or "api:YOUR_API_KEY" are for the reader to fill in.
+      const colon = user.indexOf(':');
+      const password = user.slice(colon + 1);
+      const filledIn = !/\$\{?[A-Za-z_]/.test(user) && !isDocsPlaceholder(password !== '' ? password : user.slice(0, colon));
       const name = secrets.name(
         `${host}_BASIC`,
-        Buffer.from(user, 'utf8').toString('base64'),
+        filledIn ? Buffer.from(user, 'utf8').toString('base64') : undefined,
         request.user !== undefined ? '-u' : 'the URL',
       );
       settings.push(`Authorization: Basic {{ secrets.${name} }}`);
