@@ -140,6 +140,13 @@ describe('curl import: the node', () => {
       assert.deepEqual(importCurl(`curl -u '${user}' https://api.example.com/v1/x`).secrets, [{ name: 'EXAMPLE_BASIC', from: '-u' }], user);
   });
 
+  it("puts GitLab's private_token query value in a secret, not in an input", () => {
+    const imported = importCurl('curl "https://gitlab.example.com/api/v4/projects?private_token=<your_access_token>"');
+    assert.equal(imported.node.url, 'https://gitlab.example.com/api/v4/projects?private_token={{ secrets.GITLAB_TOKEN }}');
+    assert.deepEqual(imported.secrets, [{ name: 'GITLAB_TOKEN', from: 'private_token' }]);
+    assert.deepEqual(imported.inputs, []);
+  });
+
   it('moves an api_key of a POST to an x-api-key header, as validation asks', () => {
     const imported = importCurl('curl -X POST "https://fx.example.com/v1/orders?api_key=abcdef0123456789" --json \'{"a":1}\'');
     assert.equal(imported.node.url, 'https://fx.example.com/v1/orders');
