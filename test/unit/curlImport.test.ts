@@ -204,6 +204,36 @@ describe('curl import: the node', () => {
     assert.equal(imported.id, 'get_issues');
   });
 
+  it('makes placeholders and shell variables in the host inputs, and names secrets after the API', () => {
+    const supabase = importCurl(`curl 'https://<PROJECT_REF>.supabase.co/rest/v1/countries?select=*' -H "apikey: YOUR_ANON_KEY"`);
+    assert.equal(supabase.node.url, 'https://{{ inputs.PROJECT_REF }}.supabase.co/rest/v1/countries?select=*');
+    assert.deepEqual(supabase.node.settings, ['apikey: {{ secrets.SUPABASE_API_KEY }}']);
+    const zendesk = importCurl('curl https://{subdomain}.zendesk.com/api/v2/tickets.json -u "$ZENDESK_EMAIL/token:$ZENDESK_API_TOKEN"');
+    assert.equal(zendesk.node.url, 'https://{{ inputs.subdomain }}.zendesk.com/api/v2/tickets.json');
+    assert.deepEqual(zendesk.secrets, [{ name: 'ZENDESK_BASIC', from: '-u' }]);
+    const shopify = importCurl('curl "https://$SHOPIFY_STORE_DOMAIN/admin/api/2024-10/orders.json"');
+    assert.equal(shopify.node.url, 'https://{{ inputs.shopify_store_domain }}/admin/api/2024-10/orders.json');
+    assert.deepEqual(
+      [supabase, zendesk, shopify].map((imported) => imported.inputs.map((input) => input.name)),
+      [['PROJECT_REF'], ['subdomain'], ['shopify_store_domain']],
+    );
+    for (const imported of [supabase, zendesk, shopify]) assert.deepEqual(validateAgentText(agentAround(imported)).problems, []);
+  });
+
+  it('makes shell variables in the path and query secrets (when they name one) or inputs', () => {
+    const telegram = importCurl(
+      `curl -X POST -H 'Content-Type: application/json' -d '{"chat_id": "1", "text": "hi"}' https://api.telegram.org/bot$TELEGRAM_BOT_TOKEN/sendMessage`,
+    );
+    assert.equal(telegram.node.url, 'https://api.telegram.org/bot{{ secrets.TELEGRAM_BOT_TOKEN }}/sendMessage');
+    assert.deepEqual(telegram.secrets, [{ name: 'TELEGRAM_BOT_TOKEN', from: 'the URL' }]);
+    const cloudflare = importCurl('curl "https://api.cloudflare.com/client/v4/zones/$CF_ZONE_ID/dns_records?name=${CF_ZONE_NAME}&type=A"');
+    assert.equal(
+      cloudflare.node.url,
+      'https://api.cloudflare.com/client/v4/zones/{{ inputs.cf_zone_id }}/dns_records?name={{ inputs.cf_zone_name }}&type=A',
+    );
+    for (const imported of [telegram, cloudflare]) assert.deepEqual(validateAgentText(agentAround(imported)).problems, []);
+  });
+
   it('gives a node id that is not taken yet', () => {
     const imported = apiNodeFromCurl(parseCurlCommand('curl https://a.example.com/items'), { existingIds: new Set(['get_items']) });
     assert.equal(imported.id, 'get_items_2');

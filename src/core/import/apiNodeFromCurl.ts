@@ -69,18 +69,23 @@ export function apiNodeFromCurl(request: CurlRequest, options: CurlImportOptions
       '-F',
     );
   }
+  const inputs: ImportedInput[] = [];
+  const withHostInputs = hostInputs(request.url, inputs);
   let url: URL;
   try {
-    url = new URL(request.url);
+    url = new URL(withHostInputs.url);
   } catch {
     throw new CurlCommandError('no-url', `"${request.url}" is not a URL an API node can call. Check the address in the command.`);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:')
     throw new CurlCommandError('no-url', `The command calls a ${url.protocol}// address; an API node calls http:// and https:// only.`);
 
-  const host = hostWord(url.hostname);
+  const hostname = url.hostname
+    .split('.')
+    .filter((label) => !HOST_INPUT_LABEL.test(label))
+    .join('.');
+  const apiName = hostWord(hostname);
   const secrets = new SecretNames();
-  const inputs: ImportedInput[] = [];
   const notes: ImportNote[] = request.ignored.map((ignored) => ({ code: ignored.reason, option: ignored.option }));
   const settings: string[] = [];
   const hasData = request.data.length > 0;
@@ -102,7 +107,7 @@ export function apiNodeFromCurl(request: CurlRequest, options: CurlImportOptions
     }
     const lower = header.name.toLowerCase();
     if (lower === 'authorization') hasAuthorization = true;
-    settings.push(`${header.name}: ${credentialHeaderValue(header.name, header.value, host, secrets)}`);
+    settings.push(`${header.name}: ${credentialHeaderValue(header.name, header.value, apiName, secrets)}`);
   }
   // curl sends "https://user:password@host/" as Basic credentials, like -u.
   const userinfo = url.username !== '' || url.password !== '' ? `${decodeSegment(url.username)}:${decodeSegment(url.password)}` : undefined;
@@ -119,13 +124,13 @@ export function apiNodeFromCurl(request: CurlRequest, options: CurlImportOptions
       const password = user.slice(colon + 1);
       const filledIn = !/\$\{?[A-Za-z_]/.test(user) && !isDocsPlaceholder(password !== '' ? password : user.slice(0, colon));
       const name = secrets.name(
-        `${host}_BASIC`,
+        `${apiName}_BASIC`,
         filledIn ? Buffer.from(user, 'utf8').toString('base64') : undefined,
         request.user !== undefined ? '-u' : 'the URL',
       );
       settings.push(`Authorization: Basic {{ secrets.${name} }}`);
     } else {
-      settings.push(`Authorization: Bearer {{ secrets.${secretFor(request.bearer!, `${host}_TOKEN`, '--oauth2-bearer', secrets)} }}`);
+      settings.push(`Authorization: Bearer {{ secrets.${secretFor(request.bearer!, `${apiName}_TOKEN`, '--oauth2-bearer', secrets)} }}`);
     }
   }
 
@@ -140,7 +145,7 @@ export function apiNodeFromCurl(request: CurlRequest, options: CurlImportOptions
     const lower = name.toLowerCase();
     const suffix = API_KEY_PARAMETERS.has(lower) ? 'API_KEY' : CREDENTIAL_PARAMETERS.get(lower);
     if (suffix !== undefined && value.trim() !== '') {
-      const secret = secretFor(value, `${host}_${suffix}`, name, secrets);
+      const secret = secretFor(value, `${apiName}_${suffix}`, name, secrets);
       if (method !== 'GET' && API_KEY_PARAMETERS.has(lower)) {
         settings.push(`x-api-key: {{ secrets.${secret} }}`);
         notes.push({ code: 'api-key-moved', parameter: name });
@@ -149,19 +154,19 @@ export function apiNodeFromCurl(request: CurlRequest, options: CurlImportOptions
       }
       continue;
     }
-    const parameter = parameterOf(value, inputs);
+    const parameter = parameterOf(value, inputs) ?? (SHELL_VARIABLE_IN.test(value) ? shellVariables(value, inputs, secrets) : undefined);
     query.push(parameter === undefined ? part : `${part.slice(0, equals)}=${parameter}`);
   }
   if (request.dataInQuery) for (const part of formEncodedData(request)) query.push(part);
 
   const path = url.pathname
     .split('/')
-    .map((segment) => parameterOf(decodeSegment(segment), inputs) ?? segment)
+    .map((segment) => parameterOf(decodeSegment(segment), inputs) ?? shellVariables(segment, inputs, secrets))
     .join('/');
-  const nodeUrl = `${url.protocol}//${url.host}${path}${query.length > 0 ? `?${query.join('&')}` : ''}`;
+  const nodeUrl = withHostInputs.restore(`${url.protocol}//${url.host}${path}${query.length > 0 ? `?${query.join('&')}` : ''}`);
 
   const body = hasData && !request.dataInQuery ? bodyOf(request, settings, notes) : undefined;
-  const id = options.id ?? uniqueId(defaultId(method, url), options.existingIds ?? new Set());
+  const id = options.id ?? uniqueId(defaultId(method, url.pathname, apiName), options.existingIds ?? new Set());
   return {
     id,
     node: { type: 'api', method, url: nodeUrl, ...(settings.length > 0 ? { settings } : {}), ...(body !== undefined ? { body } : {}) },
@@ -250,14 +255,58 @@ function credentialHeaderValue(name: string, value: string, host: string, secret
   return `{{ secrets.${secretFor(value, `${host}_API_KEY`, name, secrets)} }}`;
 }
 
+/** `$NAME` or `${NAME}` within a word (a path segment "bot$TELEGRAM_BOT_TOKEN"). */
+const SHELL_VARIABLE_IN = /\$(?:\{([A-Za-z_][A-Za-z0-9_]*)(?::?[-=][^}]*)?\}|([A-Za-z_][A-Za-z0-9_]*))/;
+/** A shell variable with one of these in its name holds a credential: a secret, never an input. */
+const CREDENTIAL_NAME = /KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL/i;
+/** What a placeholder of the host stands in for while the URL is read (a host has no "<" or "{{"). */
+const HOST_INPUT_LABEL = /^aw-input-\d+$/;
+
+/**
+ * Shell variables in a part of the URL: a secret when the name says it is one (`$TELEGRAM_BOT_TOKEN`),
+ * an input otherwise (`$CF_ZONE_ID`); curl would have sent the shell's value, never "$NAME".
+ */
+function shellVariables(text: string, inputs: ImportedInput[], secrets: SecretNames): string {
+  return text.replace(new RegExp(SHELL_VARIABLE_IN.source, 'g'), (whole, braced?: string, bare?: string) => {
+    const name = (braced ?? bare)!;
+    if (CREDENTIAL_NAME.test(name)) return `{{ secrets.${secrets.name(name.toUpperCase(), undefined, 'the URL')} }}`;
+    return inputFor(name.toLowerCase(), whole, inputs);
+  });
+}
+
+/**
+ * Placeholders in the host ("https://{subdomain}.zendesk.com", "<PROJECT_REF>.supabase.co",
+ * "$SHOPIFY_STORE_DOMAIN") as inputs: the URL is read with a stand-in label for each, which
+ * `restore` turns into the input's reference in the node's URL.
+ */
+function hostInputs(raw: string, inputs: ImportedInput[]): { url: string; restore: (url: string) => string } {
+  const parts = /^([a-z][a-z0-9+.-]*:\/\/)([^/?#]*)(.*)$/is.exec(raw);
+  if (!parts) return { url: raw, restore: (url) => url };
+  const references: string[] = [];
+  // Only the host: a user name or password ("user:$PASS@") is the -u's business.
+  const at = parts[2]!.lastIndexOf('@') + 1;
+  const hostPart = parts[2]!.slice(at).replace(/\{\{?\s*[A-Za-z_][\w-]*\s*\}?\}|<[A-Za-z_][\w-]*>|\$\{?[A-Za-z_]\w*\}?/g, (placeholder) => {
+    const variable = /^\$\{?(\w+)\}?$/.exec(placeholder);
+    references.push(variable ? inputFor(variable[1]!.toLowerCase(), placeholder, inputs) : parameterOf(placeholder, inputs)!);
+    return `aw-input-${references.length - 1}`;
+  });
+  return {
+    url: `${parts[1]}${parts[2]!.slice(0, at)}${hostPart}${parts[3]}`,
+    restore: (url) => url.replace(/aw-input-(\d+)/g, (label, index: string) => references[Number(index)] ?? label),
+  };
+}
+
+function inputFor(name: string, placeholder: string, inputs: ImportedInput[]): string {
+  if (!inputs.some((input) => input.name === name)) inputs.push({ name, placeholder });
+  return `{{ inputs.${name} }}`;
+}
+
 /** A value written as a placeholder ({owner}, :id, <id>) becomes an input reference. */
 function parameterOf(text: string, inputs: ImportedInput[]): string | undefined {
   const match = PARAMETER.exec(text);
   const raw = match ? (match[1] ?? match[2] ?? match[3]) : undefined;
   if (raw === undefined) return undefined;
-  const name = raw.replace(/-/g, '_');
-  if (!inputs.some((input) => input.name === name)) inputs.push({ name, placeholder: text });
-  return `{{ inputs.${name} }}`;
+  return inputFor(raw.replace(/-/g, '_'), text, inputs);
 }
 
 function decodeQueryPart(text: string): string {
@@ -335,12 +384,12 @@ function jsonObjectOf(text: string): object | undefined {
 }
 
 /** "post_issues" for POST /repos/{owner}/{repo}/issues. */
-function defaultId(method: string, url: URL): string {
-  const segments = url.pathname
+function defaultId(method: string, pathname: string, apiName: string): string {
+  const segments = pathname
     .split('/')
     .map(decodeSegment)
     .filter((segment) => segment !== '' && !PARAMETER.test(segment) && !/^v\d+$/.test(segment));
-  const last = segments[segments.length - 1] ?? hostWord(url.hostname).toLowerCase();
+  const last = segments[segments.length - 1] ?? apiName.toLowerCase();
   const word = last
     .toLowerCase()
     .replace(/\.[a-z]+$/, '')
