@@ -234,6 +234,19 @@ describe('curl import: the node', () => {
     for (const imported of [telegram, cloudflare]) assert.deepEqual(validateAgentText(agentAround(imported)).problems, []);
   });
 
+  it('makes the capitalised names docs write in a path inputs (BASE_ID, YOUR_ACCOUNT_SID)', () => {
+    const airtable = importCurl('curl -X POST "https://api.airtable.com/v0/BASE_ID/TABLE_NAME" --json \'{"records":[]}\'');
+    assert.equal(airtable.node.url, 'https://api.airtable.com/v0/{{ inputs.base_id }}/{{ inputs.table_name }}');
+    assert.equal(airtable.id, 'post_airtable');
+    const twilio = importCurl('curl https://api.twilio.com/2010-04-01/Accounts/YOUR_ACCOUNT_SID/SMS/Messages.json');
+    assert.equal(twilio.node.url, 'https://api.twilio.com/2010-04-01/Accounts/{{ inputs.your_account_sid }}/SMS/Messages.json');
+    // Capitals that are the API's own words stay.
+    assert.equal(
+      importCurl('curl https://api.example.com/v1/enums/PAYMENT_METHOD').node.url,
+      'https://api.example.com/v1/enums/PAYMENT_METHOD',
+    );
+  });
+
   it('gives a node id that is not taken yet', () => {
     const imported = apiNodeFromCurl(parseCurlCommand('curl https://a.example.com/items'), { existingIds: new Set(['get_items']) });
     assert.equal(imported.id, 'get_items_2');

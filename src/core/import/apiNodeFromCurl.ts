@@ -161,7 +161,13 @@ export function apiNodeFromCurl(request: CurlRequest, options: CurlImportOptions
 
   const path = url.pathname
     .split('/')
-    .map((segment) => parameterOf(decodeSegment(segment), inputs) ?? shellVariables(segment, inputs, secrets))
+    .map(
+      (segment) =>
+        parameterOf(decodeSegment(segment), inputs) ??
+        (CAPITALISED_PLACEHOLDER.test(segment)
+          ? inputFor(segment.toLowerCase(), segment, inputs)
+          : shellVariables(segment, inputs, secrets)),
+    )
     .join('/');
   const nodeUrl = withHostInputs.restore(`${url.protocol}//${url.host}${path}${query.length > 0 ? `?${query.join('&')}` : ''}`);
 
@@ -255,6 +261,8 @@ function credentialHeaderValue(name: string, value: string, host: string, secret
   return `{{ secrets.${secretFor(value, `${host}_API_KEY`, name, secrets)} }}`;
 }
 
+/** A path segment the docs write for the reader to fill in: BASE_ID, TABLE_NAME, YOUR_ACCOUNT_SID. */
+const CAPITALISED_PLACEHOLDER = /^(?:YOUR_[A-Z0-9_]+|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*_(?:ID|NAME|SID|DOMAIN|REF|KEY|SLUG|NUMBER|EMAIL))$/;
 /** `$NAME` or `${NAME}` within a word (a path segment "bot$TELEGRAM_BOT_TOKEN"). */
 const SHELL_VARIABLE_IN = /\$(?:\{([A-Za-z_][A-Za-z0-9_]*)(?::?[-=][^}]*)?\}|([A-Za-z_][A-Za-z0-9_]*))/;
 /** A shell variable with one of these in its name holds a credential: a secret, never an input. */
@@ -388,7 +396,7 @@ function defaultId(method: string, pathname: string, apiName: string): string {
   const segments = pathname
     .split('/')
     .map(decodeSegment)
-    .filter((segment) => segment !== '' && !PARAMETER.test(segment) && !/^v\d+$/.test(segment));
+    .filter((segment) => segment !== '' && !PARAMETER.test(segment) && !CAPITALISED_PLACEHOLDER.test(segment) && !/^v\d+$/.test(segment));
   const last = segments[segments.length - 1] ?? apiName.toLowerCase();
   const word = last
     .toLowerCase()
