@@ -61,6 +61,11 @@ describe('curl import: reading the command', () => {
     }
     // The same characters as an option's value are that value.
     assert.deepEqual(parseCurlCommand("curl -d '|' https://x.example.com").data, [{ kind: 'data', value: '|' }]);
+    // A pipe right after a closing quote ends curl's words too, one inside quotes does not.
+    const glued = parseCurlCommand(`curl -X POST https://api.linear.app/graphql -d '{"query": "{ viewer { id } }"}'| python3 -m json.tool`);
+    assert.deepEqual(glued.data, [{ kind: 'data', value: '{"query": "{ viewer { id } }"}' }]);
+    assert.deepEqual(glued.ignored, [{ option: '| python3 -m json.tool', reason: 'shell' }]);
+    assert.deepEqual(parseCurlCommand(`curl -d '{"q":"a"|"b"}' https://x.example.com`).data, [{ kind: 'data', value: '{"q":"a"|"b"}' }]);
   });
 
   it('gives a clear error for a malformed command, naming the option at fault', () => {

@@ -201,12 +201,31 @@ function toPosix(command: string, shell: CurlShell): string {
   return text;
 }
 
+/**
+ * The text with a space before a pipe or redirection glued to a closing quote (`-d '{…}'| jq .`),
+ * so that it is a word of its own. Only shlex says whether a quote closes there: the text up to
+ * the operator must split. At most 64 such places are tried, each one split (bounded work).
+ */
+function apartFromGluedOperator(text: string): string {
+  let tried = 0;
+  for (const match of text.matchAll(/(?<=['"])(?:\||;|&|\d*>)/g)) {
+    if (++tried > 64) break;
+    try {
+      split(text.slice(0, match.index));
+    } catch {
+      continue;
+    }
+    return `${text.slice(0, match.index)} ${text.slice(match.index)}`;
+  }
+  return text;
+}
+
 /** Reads a pasted `curl …` command. Throws CurlCommandError when it cannot. */
 export function parseCurlCommand(command: string): CurlRequest {
   const shell = shellOf(command);
   let words: string[];
   try {
-    words = split(toPosix(command, shell));
+    words = split(apartFromGluedOperator(toPosix(command, shell)));
   } catch {
     throw new CurlCommandError(
       'unbalanced-quote',
