@@ -45,6 +45,9 @@ describe('curl import: reading the command', () => {
     assert.equal(parseCurlCommand('curl -sSLXPATCH https://x.example.com').method, 'PATCH');
     assert.deepEqual(parseCurlCommand("curl.exe -d 'it''s' `\n https://x.example.com").data, [{ kind: 'data', value: "it's" }]);
     assert.deepEqual(parseCurlCommand('$ curl -HAccept:text/plain https://x.example.com').headers, ['Accept:text/plain']);
+    // Other prompts docs print in front: zsh's "%", PowerShell's "PS C:\>", oh-my-zsh's "➜ dir".
+    for (const prompt of ['% ', 'PS C:\\> ', '➜ /~', '➜  project '])
+      assert.equal(parseCurlCommand(`${prompt}curl https://x.example.com/a`).url, 'https://x.example.com/a', prompt);
   });
 
   it('leaves out what the shell runs after curl (a pipe into jq, a redirection), and says so', () => {
@@ -88,6 +91,13 @@ describe('curl import: reading the command', () => {
       imported.notes.map((note) => note.code),
       ['insecure', 'follows-redirects', 'compressed', 'output', 'output', 'output'],
     );
+    // -D- (Atlassian's docs) prints the answer's headers.
+    assert.deepEqual(parseCurlCommand('curl -D- -u fred:fred https://a.example.com/rest/api/2/issue/').ignored, [
+      { option: '-D', reason: 'output' },
+    ]);
+    assert.deepEqual(parseCurlCommand('curl --dump-header h.txt https://a.example.com/').ignored, [
+      { option: '--dump-header', reason: 'output' },
+    ]);
   });
 });
 

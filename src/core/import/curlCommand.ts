@@ -129,6 +129,7 @@ const LONG_OPTIONS: ReadonlyMap<string, OptionAction> = new Map<string, OptionAc
   ['--connect-timeout', { kind: 'ignore', reason: 'output', takesValue: true }],
   ['--retry', { kind: 'ignore', reason: 'output', takesValue: true }],
   ['--max-redirs', { kind: 'ignore', reason: 'output', takesValue: true }],
+  ['--dump-header', { kind: 'ignore', reason: 'output', takesValue: true }],
 ]);
 
 const SHORT_OPTIONS: ReadonlyMap<string, string> = new Map([
@@ -154,6 +155,7 @@ const SHORT_OPTIONS: ReadonlyMap<string, string> = new Map([
   ['O', '--remote-name'],
   ['w', '--write-out'],
   ['m', '--max-time'],
+  ['D', '--dump-header'],
 ]);
 
 /** A word the shell reads as a pipe, a redirection or the end of the command: "|", "2>", "&&", ";". */
@@ -181,12 +183,15 @@ export function shellOf(command: string): CurlShell {
   return 'posix';
 }
 
+/** A shell prompt docs print in front of the command: `$`, `%`, `#`, `>`, `PS C:\>`, oh-my-zsh's `➜ dir`. */
+const PROMPT = /^(?:[$%#>]|PS [^>\n]*>|➜\s*\S*?)\s*(?=curl(?:\.exe)?\s)/i;
+
 /**
  * The command in POSIX words for shlex: cmd's carets and PowerShell's backticks and doubled single
- * quotes rewritten to what they mean. A `$ ` prompt in front is dropped.
+ * quotes rewritten to what they mean. A prompt in front is dropped.
  */
 function toPosix(command: string, shell: CurlShell): string {
-  let text = command.trim().replace(/^\$\s+/, '');
+  let text = command.trim().replace(PROMPT, '');
   if (shell === 'cmd') {
     // cmd: "^" + newline continues the line; "^x" is x (Chrome's "Copy as cURL (cmd)" escapes every quote).
     text = text.replace(/\^[ \t]*\r?\n/g, ' ').replace(/\^(.)/g, '$1');
