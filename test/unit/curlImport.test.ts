@@ -235,6 +235,13 @@ describe('curl import: the node', () => {
     for (const imported of [supabase, zendesk, shopify]) assert.deepEqual(validateAgentText(agentAround(imported)).problems, []);
   });
 
+  it('takes a URL that starts with a shell variable (Elastic\'s "${ES_URL}/…") as a base URL input', () => {
+    const elastic = importCurl('curl -X GET "${ES_URL}/_cat/indices?v=true" -H "Authorization: ApiKey ${API_KEY}"');
+    assert.equal(elastic.node.url, '{{ inputs.es_url }}/_cat/indices?v=true');
+    assert.deepEqual(elastic.node.settings, ['Authorization: ApiKey {{ secrets.API_KEY }}']);
+    assert.deepEqual(validateAgentText(agentAround(elastic)).problems, []);
+  });
+
   it('makes shell variables in the path and query secrets (when they name one) or inputs', () => {
     const telegram = importCurl(
       `curl -X POST -H 'Content-Type: application/json' -d '{"chat_id": "1", "text": "hi"}' https://api.telegram.org/bot$TELEGRAM_BOT_TOKEN/sendMessage`,

@@ -288,6 +288,12 @@ function shellVariables(text: string, inputs: ImportedInput[], secrets: SecretNa
  * `restore` turns into the input's reference in the node's URL.
  */
 function hostInputs(raw: string, inputs: ImportedInput[]): { url: string; restore: (url: string) => string } {
+  // "${ES_URL}/_cat/indices": the variable is the whole base URL, scheme included.
+  const base = /^\$\{?([A-Za-z_]\w*)(?::?[-=][^}]*)?\}?(?=[/?#]|$)/.exec(raw);
+  if (base) {
+    const reference = inputFor(base[1]!.toLowerCase(), base[0], inputs);
+    return { url: `https://aw-input-0${raw.slice(base[0].length)}`, restore: (url) => url.replace('https://aw-input-0', reference) };
+  }
   const parts = /^([a-z][a-z0-9+.-]*:\/\/)([^/?#]*)(.*)$/is.exec(raw);
   if (!parts) return { url: raw, restore: (url) => url };
   const references: string[] = [];

@@ -411,7 +411,11 @@ function formPart(option: string, value: string, literal: boolean): CurlFormPart
   return { name, value: content };
 }
 
-/** curl calls "example.com/x" over http: keep the scheme explicit (https when none is written is safer, but not what curl does). */
+/**
+ * curl calls "example.com/x" over http: keep the scheme explicit (https when none is written is
+ * safer, but not what curl does). A URL that starts with a shell variable ("${ES_URL}/_search")
+ * has its scheme in the variable.
+ */
 function withScheme(url: string): string {
-  return /^[a-z][a-z0-9+.-]*:\/\//i.test(url) ? url : `http://${url}`;
+  return /^[a-z][a-z0-9+.-]*:\/\//i.test(url) || url.startsWith('$') ? url : `http://${url}`;
 }
