@@ -162,6 +162,15 @@ describe('curl import: the node', () => {
     assert.deepEqual(imported.inputs, []);
   });
 
+  it("puts OpenWeatherMap's appid query value in a secret", () => {
+    const imported = importCurl('curl "https://api.openweathermap.org/data/2.5/weather?q=London,GB&appid=abc123xyz"');
+    assert.equal(
+      imported.node.url,
+      'https://api.openweathermap.org/data/2.5/weather?q=London,GB&appid={{ secrets.OPENWEATHERMAP_API_KEY }}',
+    );
+    assert.deepEqual(imported.secrets, [{ name: 'OPENWEATHERMAP_API_KEY', value: 'abc123xyz', from: 'appid' }]);
+  });
+
   it('moves an api_key of a POST to an x-api-key header, as validation asks', () => {
     const imported = importCurl('curl -X POST "https://fx.example.com/v1/orders?api_key=abcdef0123456789" --json \'{"a":1}\'');
     assert.equal(imported.node.url, 'https://fx.example.com/v1/orders');

@@ -113,6 +113,14 @@ describe('validation messages (issue 9)', () => {
     assert.match(token, /write "private_token=\{\{ secrets\.CALL_TOKEN \}\}"/);
   });
 
+  it("names OpenWeatherMap's appid query value as a credential too", () => {
+    const key = messageOf(
+      apiNode('    url: https://api.openweathermap.org/data/2.5/weather?q=London&appid=abc123xyz'),
+      'literal-credential',
+    );
+    assert.match(key, /write "appid=\{\{ secrets\.CALL_API_KEY \}\}"/);
+  });
+
   it('counts a token, key or password in the URL, from a secret too, as credentials sent over plain http', () => {
     for (const url of [
       'http://api.example.com/v1/items?token={{ secrets.T }}',

@@ -11,6 +11,8 @@ export const CREDENTIAL_PARAMETERS: ReadonlyMap<string, string> = new Map([
   ['private_token', 'TOKEN'],
   ['token', 'TOKEN'],
   ['key', 'API_KEY'],
+  // OpenWeatherMap's API key.
+  ['appid', 'API_KEY'],
 ]);
 
 /** Whether a query parameter's name (any case) carries a credential. */
