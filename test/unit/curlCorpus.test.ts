@@ -7,8 +7,10 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { apiNodeFromCurl } from '../../src/core/import/apiNodeFromCurl';
 import { CurlCommandError, parseCurlCommand } from '../../src/core/import/curlCommand';
+import { importedNodeYaml } from '../../src/core/import/nodeYaml';
 import { findSecrets } from '../../src/core/validation/secretScan';
 import { validateAgentText } from '../../src/core/validation/validate';
+import { runCliCaptured } from '../support/cli';
 import { agentAround, importCurl } from '../support/curlImport';
 import { fixturesDir } from '../support/paths';
 
@@ -100,4 +102,34 @@ describe('curl corpus: commands an API node cannot take', () => {
       if (option) assert.equal(error.option, option, error.message);
     });
   }
+});
+
+describe('curl corpus: through agent-workflows import curl', () => {
+  it('prints each node, names each secret and never prints a value the command held', async () => {
+    for (const entry of commands) {
+      const imported = importCurl(entry.command);
+      // A Basic secret is the Base64 of user:password: neither form may be printed.
+      const values = imported.secrets.flatMap((secret) =>
+        secret.value === undefined
+          ? []
+          : secret.from === '-u'
+            ? [secret.value, Buffer.from(secret.value, 'base64').toString('utf8')]
+            : [secret.value],
+      );
+      const result = await runCliCaptured(['import', 'curl', entry.command], { cwd: process.cwd(), env: {} }, values);
+      assert.equal(result.code, 0, `${entry.page}\n${result.stderr}`);
+      assert.equal(result.stdout, importedNodeYaml(imported), entry.page);
+      for (const secret of imported.secrets)
+        assert.match(result.stderr, new RegExp(`secret ${secret.name}: .*AGENT_SECRET_${secret.name}`), entry.page);
+    }
+  });
+
+  it('exits 2 with the reason for each command it cannot take', async () => {
+    for (const entry of refused) {
+      const result = await runCliCaptured(['import', 'curl', entry.command], { cwd: process.cwd(), env: {} });
+      assert.equal(result.code, 2, entry.page);
+      assert.notEqual(result.stderr.trim(), '', entry.page);
+      assert.equal(result.stdout, '', entry.page);
+    }
+  });
 });
