@@ -345,6 +345,62 @@ describe('curl import: the node sends what curl sends', () => {
       assert.deepEqual(comparable(byNode), comparable(byCurl), command);
     }
   });
+
+  it("for the API docs' forms: shell variables, a pipe after curl, Token token=, a base URL", async () => {
+    const base = server.url;
+    const cases: { command: string; env: Record<string, string>; secrets: Record<string, string>; inputs?: Record<string, string> }[] = [
+      {
+        command: `curl -s -H "Authorization: Token token=$PAGERDUTY_TOKEN" "${base}/incidents?limit=10" | cat`,
+        env: { PAGERDUTY_TOKEN: 'y_NbAkKc66ryYTWUXYEu' },
+        secrets: { PAGERDUTY_TOKEN: 'y_NbAkKc66ryYTWUXYEu' },
+      },
+      {
+        command: `curl -s -X POST -H 'Content-Type: application/json' -d '{"chat_id":"1","text":"hi"}' ${base}/bot$TELEGRAM_BOT_TOKEN/sendMessage`,
+        env: { TELEGRAM_BOT_TOKEN: '123456-ABC_def' },
+        secrets: { TELEGRAM_BOT_TOKEN: '123456-ABC_def' },
+      },
+      {
+        command: `curl -s "${base}/1/members/me/boards?key=$TRELLO_API_KEY&token=$TRELLO_TOKEN" | cat`,
+        env: { TRELLO_API_KEY: 'k3y', TRELLO_TOKEN: 't0ken' },
+        secrets: { TRELLO_API_KEY: 'k3y', TRELLO_TOKEN: 't0ken' },
+      },
+      {
+        command: `curl -s -u "$STRIPE_TOKEN:" "${base}/v1/account" 2> /dev/null`,
+        env: { STRIPE_TOKEN: 'sk_test_0123' },
+        secrets: { API_BASIC: Buffer.from('sk_test_0123:').toString('base64') },
+      },
+      {
+        command: `curl -s -X POST ${base}/graphql -H "Authorization: $LINEAR_API_KEY" -H "Content-Type: application/json" -d '{"query":"{ viewer { id } }"}'| cat`,
+        env: { LINEAR_API_KEY: 'lin_api_0123' },
+        secrets: { LINEAR_API_KEY: 'lin_api_0123' },
+      },
+      {
+        command: `curl -s -X GET "\${ES_URL}/_cat/indices?v=true" -H "Authorization: ApiKey \${API_KEY}"`,
+        env: { ES_URL: base, API_KEY: 'ZXM6a2V5' },
+        secrets: { API_KEY: 'ZXM6a2V5' },
+        inputs: { es_url: base },
+      },
+      {
+        command: `curl -s "${base}/client/v4/zones/$CF_ZONE_ID/dns_records?name=$CF_ZONE_NAME" -H "Authorization: Bearer $CF_TOKEN"`,
+        env: { CF_ZONE_ID: '023e105f4ecef8ad9ca31a8372d0c353', CF_ZONE_NAME: 'example.com', CF_TOKEN: 'cf-token' },
+        secrets: { CF_TOKEN: 'cf-token' },
+        inputs: { cf_zone_id: '023e105f4ecef8ad9ca31a8372d0c353', cf_zone_name: 'example.com' },
+      },
+    ];
+    for (const { command, env, secrets, inputs } of cases) {
+      await run('sh', ['-c', command], { env: { ...process.env, ...env } });
+      const byCurl = server.requests.pop()!;
+      const imported = importCurl(command);
+      assert.deepEqual(imported.secrets.map((secret) => secret.name).sort(), Object.keys(secrets).sort(), command);
+      const agent = loadAgent(agentAround(imported), 'imported.agent.yaml');
+      const result = await executeAgent(agent, resolveInputs(agent.model, { values: inputs ?? {} }), {
+        secrets: async (name) => secrets[name],
+      });
+      assert.equal(result.status, 'finished', result.status !== 'finished' ? result.error.message : '');
+      const byNode = server.requests.pop()!;
+      assert.deepEqual(comparable(byNode), comparable(byCurl), command);
+    }
+  });
 });
 
 describe('agent-workflows import curl', () => {
