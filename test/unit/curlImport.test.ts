@@ -278,6 +278,20 @@ describe('curl import: the node', () => {
     );
   });
 
+  it('puts a URL that is itself a credential (a Slack webhook) in a secret', () => {
+    const placeholder = importCurl(
+      `curl -X POST -H 'Content-type: application/json' --data '{"text":"hi"}' https://hooks.slack.com/services/T00000000/B00000000/XXXXXXXXXXXXXXXXXXXXXXXX`,
+    );
+    assert.equal(placeholder.node.url, '{{ secrets.SLACK_WEBHOOK_URL }}');
+    assert.deepEqual(placeholder.secrets, [{ name: 'SLACK_WEBHOOK_URL', from: 'the URL' }]);
+    assert.equal(placeholder.id, 'post_slack_webhook');
+    const url = 'https://hooks.slack.com/services/T0123ABCD/B0456EFGH/aBcDeFgHiJkLmNoPqRsTuVwX';
+    const real = importCurl(`curl -d '{"text":"hi"}' ${url}`);
+    assert.equal(real.id, 'post_slack_webhook');
+    assert.deepEqual(real.secrets, [{ name: 'SLACK_WEBHOOK_URL', value: url, from: 'the URL' }]);
+    assert.deepEqual(validateAgentText(agentAround(real)).problems, []);
+  });
+
   it('gives a node id that is not taken yet', () => {
     const imported = apiNodeFromCurl(parseCurlCommand('curl https://a.example.com/items'), { existingIds: new Set(['get_items']) });
     assert.equal(imported.id, 'get_items_2');

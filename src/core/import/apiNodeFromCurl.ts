@@ -5,6 +5,7 @@
 import { CREDENTIAL_HEADERS, parseHeaderString } from '../document/headers';
 import { API_KEY_PARAMETERS, CREDENTIAL_PARAMETERS } from '../document/urlCredentials';
 import { looksLikePlaceholder } from '../validation/headerChecks';
+import { findSecrets } from '../validation/secretScan';
 import type { CurlRequest, IgnoredReason } from './curlCommand';
 import { CurlCommandError } from './curlCommand';
 
@@ -169,10 +170,21 @@ export function apiNodeFromCurl(request: CurlRequest, options: CurlImportOptions
           : shellVariables(segment, inputs, secrets)),
     )
     .join('/');
-  const nodeUrl = withHostInputs.restore(`${url.protocol}//${url.host}${path}${query.length > 0 ? `?${query.join('&')}` : ''}`);
+  const wholeUrlSecret = urlSecret(request.url, secrets);
+  const nodeUrl =
+    wholeUrlSecret?.reference ??
+    withHostInputs.restore(`${url.protocol}//${url.host}${path}${query.length > 0 ? `?${query.join('&')}` : ''}`);
 
   const body = hasData && !request.dataInQuery ? bodyOf(request, settings, notes) : undefined;
-  const id = options.id ?? uniqueId(defaultId(method, url.pathname, apiName), options.existingIds ?? new Set());
+  // A URL that is a secret names the node after what it is, never after a part of it.
+  const id =
+    options.id ??
+    uniqueId(
+      wholeUrlSecret
+        ? `${method.toLowerCase()}_${wholeUrlSecret.name.toLowerCase().replace(/_url$/, '')}`
+        : defaultId(method, url.pathname, apiName),
+      options.existingIds ?? new Set(),
+    );
   return {
     id,
     node: { type: 'api', method, url: nodeUrl, ...(settings.length > 0 ? { settings } : {}), ...(body !== undefined ? { body } : {}) },
@@ -263,6 +275,18 @@ function credentialHeaderValue(name: string, value: string, host: string, secret
 
 /** A path segment the docs write for the reader to fill in: BASE_ID, TABLE_NAME, YOUR_ACCOUNT_SID. */
 const CAPITALISED_PLACEHOLDER = /^(?:YOUR_[A-Z0-9_]+|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*_(?:ID|NAME|SID|DOMAIN|REF|KEY|SLUG|NUMBER|EMAIL))$/;
+/**
+ * A URL that is itself a credential, as the secret scan knows them (a Slack webhook URL): the whole
+ * URL is the secret, the node's URL its reference; undefined for any other URL.
+ */
+function urlSecret(url: string, secrets: SecretNames): { name: string; reference: string } | undefined {
+  const finding = findSecrets(url).find((found) => found.start === 0);
+  if (!finding) return undefined;
+  const credential = url.slice(0, finding.end);
+  const name = secrets.name(finding.secretName, isDocsPlaceholder(credential) ? undefined : credential, 'the URL');
+  return { name, reference: `{{ secrets.${name} }}${url.slice(finding.end)}` };
+}
+
 /** `$NAME` or `${NAME}` within a word (a path segment "bot$TELEGRAM_BOT_TOKEN"). */
 const SHELL_VARIABLE_IN = /\$(?:\{([A-Za-z_][A-Za-z0-9_]*)(?::?[-=][^}]*)?\}|([A-Za-z_][A-Za-z0-9_]*))/;
 /** A shell variable with one of these in its name holds a credential: a secret, never an input. */
