@@ -83,6 +83,14 @@ describe('curl import: reading the command', () => {
     assert.equal(curlError('curl -d @body.json https://a.example.com').code, 'reads-file');
     assert.equal(curlError('curl -u alice https://a.example.com').code, 'password-prompt');
     assert.equal(curlError('curl https://a.example.com -H').code, 'missing-value');
+    // A placeholder where the URL goes is quoted as the command wrote it.
+    assert.throws(
+      () => importCurl(`curl -X POST --data '{"content": "x"}' "REPLACE THIS WITH A WEBHOOK URL"`),
+      (error: unknown) =>
+        error instanceof CurlCommandError &&
+        error.code === 'no-url' &&
+        error.message.startsWith('"REPLACE THIS WITH A WEBHOOK URL" is not a URL'),
+    );
   });
 
   it('keeps every option that changes nothing sent as a note, never silently', () => {

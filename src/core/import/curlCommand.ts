@@ -417,5 +417,6 @@ function formPart(option: string, value: string, literal: boolean): CurlFormPart
  * has its scheme in the variable.
  */
 function withScheme(url: string): string {
-  return /^[a-z][a-z0-9+.-]*:\/\//i.test(url) || url.startsWith('$') ? url : `http://${url}`;
+  // Words ("REPLACE THIS WITH A WEBHOOK URL") are no host: left as written, to be named in the error.
+  return /^[a-z][a-z0-9+.-]*:\/\//i.test(url) || url.startsWith('$') || /\s/.test(url) ? url : `http://${url}`;
 }
