@@ -226,6 +226,17 @@ describe('curl import: the node', () => {
     assert.deepEqual(bare.secrets, [{ name: 'GITHUB_TOKEN', from: 'Authorization' }]);
   });
 
+  it('names the secret after the API when the shell variable has a generic name ($TOKEN, $YOUR_API_KEY)', () => {
+    const digitalocean = importCurl('curl -X GET "https://api.digitalocean.com/v2/droplets" -H "Authorization: Bearer $TOKEN"');
+    assert.deepEqual(digitalocean.node.settings, ['Authorization: Bearer {{ secrets.DIGITALOCEAN_TOKEN }}']);
+    const gemini = importCurl(
+      'curl "https://generativelanguage.googleapis.com/v1beta/models/gemini-2.0-flash:generateContent?key=$YOUR_API_KEY" -d \'{}\'',
+    );
+    assert.deepEqual(gemini.secrets, [{ name: 'GENERATIVELANGUAGE_API_KEY', from: 'key' }]);
+    const elastic = importCurl('curl "https://es.example.com/_search" -H "Authorization: ApiKey ${API_KEY}"');
+    assert.deepEqual(elastic.node.settings, ['Authorization: ApiKey {{ secrets.ES_TOKEN }}']);
+  });
+
   it('makes placeholders in the path and query inputs', () => {
     const imported = importCurl('curl "https://api.github.com/repos/{owner}/:repo/issues?state=<state>"');
     assert.equal(imported.node.url, 'https://api.github.com/repos/{{ inputs.owner }}/{{ inputs.repo }}/issues?state={{ inputs.state }}');
@@ -255,7 +266,7 @@ describe('curl import: the node', () => {
   it('takes a URL that starts with a shell variable (Elastic\'s "${ES_URL}/…") as a base URL input', () => {
     const elastic = importCurl('curl -X GET "${ES_URL}/_cat/indices?v=true" -H "Authorization: ApiKey ${API_KEY}"');
     assert.equal(elastic.node.url, '{{ inputs.es_url }}/_cat/indices?v=true');
-    assert.deepEqual(elastic.node.settings, ['Authorization: ApiKey {{ secrets.API_KEY }}']);
+    assert.deepEqual(elastic.node.settings, ['Authorization: ApiKey {{ secrets.API_TOKEN }}']);
     assert.deepEqual(validateAgentText(agentAround(elastic)).problems, []);
   });
 
@@ -399,7 +410,7 @@ describe('curl import: the node sends what curl sends', () => {
       {
         command: `curl -s -X GET "\${ES_URL}/_cat/indices?v=true" -H "Authorization: ApiKey \${API_KEY}"`,
         env: { ES_URL: base, API_KEY: 'ZXM6a2V5' },
-        secrets: { API_KEY: 'ZXM6a2V5' },
+        secrets: { API_TOKEN: 'ZXM6a2V5' },
         inputs: { es_url: base },
       },
       {

@@ -57,6 +57,8 @@ export interface CurlImportOptions {
 const JSON_MEDIA = /^application\/(?:[\w.+-]+\+)?json\b/i;
 /** `$NAME`, `${NAME}`, and `${NAME:-default}` (the default is the docs' sample, not a value to keep). */
 const SHELL_VARIABLE = /^\$(?:\{([A-Za-z_][A-Za-z0-9_]*)(?::?[-=][^}]*)?\}|([A-Za-z_][A-Za-z0-9_]*))$/;
+/** Shell variable names docs use for any API's credential: they name no API. */
+const GENERIC_VARIABLE = /^(?:(?:YOUR|MY)_\w+|(?:API_?)?(?:KEY|TOKEN)|ACCESS_TOKEN|AUTH_TOKEN|BEARER_TOKEN|SECRET)$/;
 /** An expression of the agent file (`{{ secrets.T }}`), as opposed to a Postman variable (`{{token}}`). */
 const AGENT_EXPRESSION = /\{\{\s*(?:inputs|secrets|nodes)\b/;
 /** Placeholders API docs write for a value to fill in: {owner}, :id, <id>, {{id}}. */
@@ -232,7 +234,11 @@ class SecretNames {
  */
 function secretFor(value: string, wanted: string, from: string, secrets: SecretNames): string {
   const variable = SHELL_VARIABLE.exec(value.trim());
-  if (variable) return secrets.name((variable[1] ?? variable[2])!.toUpperCase(), undefined, from);
+  if (variable) {
+    // "$OPENAI_API_KEY" names the secret; "$TOKEN" or "$YOUR_API_KEY" says nothing the API's name does not.
+    const name = (variable[1] ?? variable[2])!.toUpperCase();
+    return secrets.name(GENERIC_VARIABLE.test(name) ? wanted : name, undefined, from);
+  }
   return secrets.name(wanted, isDocsPlaceholder(value) ? undefined : value.trim(), from);
 }
 
