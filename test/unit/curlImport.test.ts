@@ -311,6 +311,15 @@ describe('curl import: the node', () => {
     assert.deepEqual(validateAgentText(agentAround(real)).problems, []);
   });
 
+  it('puts a Discord webhook URL in a secret, and never its token in the node id', () => {
+    const url = 'https://discord.com/api/webhooks/1234567890/aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789_-AbCdEf';
+    const imported = importCurl(`curl -H "Content-Type: application/json" -d '{"content":"hi"}' ${url}`);
+    assert.equal(imported.node.url, '{{ secrets.DISCORD_WEBHOOK_URL }}');
+    assert.equal(imported.id, 'post_discord_webhook');
+    assert.deepEqual(imported.secrets, [{ name: 'DISCORD_WEBHOOK_URL', value: url, from: 'the URL' }]);
+    assert.deepEqual(validateAgentText(agentAround(imported)).problems, []);
+  });
+
   it('gives a node id that is not taken yet', () => {
     const imported = apiNodeFromCurl(parseCurlCommand('curl https://a.example.com/items'), { existingIds: new Set(['get_items']) });
     assert.equal(imported.id, 'get_items_2');

@@ -114,6 +114,15 @@ describe('Base64 helpers', () => {
 });
 
 describe('findSecrets', () => {
+  it('finds a Discord webhook URL, whose last segment is its token', () => {
+    const url = 'https://discord.com/api/webhooks/1234567890/aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789_-AbCdEf';
+    assert.deepEqual(
+      findSecrets(`url: ${url}`).map((f) => [f.kind, f.secretName, f.start]),
+      [['Discord webhook URL', 'DISCORD_WEBHOOK_URL', 5]],
+    );
+    assert.deepEqual(findSecrets('https://discord.com/api/webhooks/{{ inputs.id }}/{{ secrets.T }}'), []);
+  });
+
   it('finds known formats anywhere, never inside expressions', () => {
     assert.deepEqual(
       findSecrets('see ghp_16C7e42F292c6912E7710c838347Ae178B4a here').map((f) => f.kind),
