@@ -106,6 +106,8 @@ const lazyModules = new Map(
     'src/cli/testCommand.ts': 'cli-test',
     'src/cli/envsCommand.ts': 'cli-envs',
     'src/cli/batchCommand.ts': 'cli-batch',
+    'src/cli/importCommand.ts': 'cli-import',
+    'src/language/curlImportFlow.ts': 'curl-import',
     'src/commands/commandsFeature.ts': 'commands',
     'src/language/languageCore.ts': 'language',
     'src/runs/localServerCode.ts': 'local-server',

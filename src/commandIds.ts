@@ -33,6 +33,9 @@ export const COMMANDS = {
   resumeBatch: 'agentWorkflows.batches.resume',
   restartUnknownRows: 'agentWorkflows.batches.restartUnknown',
   removeBatch: 'agentWorkflows.batches.remove',
+  addApiNodeFromCurl: 'agentWorkflows.addApiNodeFromCurl',
+  setDeploymentFromUrl: 'agentWorkflows.setDeploymentFromUrl',
+  addApiNodeFromOpenApi: 'agentWorkflows.addApiNodeFromOpenApi',
 } as const;
 
 /**

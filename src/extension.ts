@@ -8,6 +8,7 @@ import { resultsSettings } from './config';
 import { registerDiagnostics } from './language/agentDiagnostics';
 import { registerCodeActionProvider } from './language/codeActionProvider';
 import { registerCodeLensProvider } from './language/codeLensProvider';
+import { registerCurlPaste } from './language/curlPasteProvider';
 import { registerCompletionProvider } from './language/completionProvider';
 import { registerHoverProvider } from './language/hoverProvider';
 import { registerNavigationProviders } from './language/navigationProviders';
@@ -37,6 +38,8 @@ export interface AgentWorkflowsApi {
   readonly agentTests: AgentTestsApi;
   /** The environment status bar item as shown (for the integration tests), once its update settles. */
   readonly environmentStatus: () => Promise<EnvironmentStatus>;
+  /** Paste as API Node's provider (the integration tests give it a paste, as the editor would). */
+  readonly curlPaste: vscode.DocumentPasteEditProvider;
 }
 
 export function activate(context: vscode.ExtensionContext): AgentWorkflowsApi {
@@ -62,6 +65,11 @@ export function activate(context: vscode.ExtensionContext): AgentWorkflowsApi {
   registerCodeActionProvider(context, { workflowSecrets, logger, diagnostics });
   registerNavigationProviders(context, { diagnostics });
   registerCodeLensProvider(context, { environments });
+  const curlPaste = registerCurlPaste(
+    context,
+    { workflowSecrets, keys, environmentWithOrigin: (agent, origin) => environments.withOrigin(agent, origin) },
+    logger,
+  );
   // What the commands are built from when they load: the one list of the services made above.
   const services: CommandsDeps = {
     logger,
@@ -112,6 +120,7 @@ export function activate(context: vscode.ExtensionContext): AgentWorkflowsApi {
     executionsTree,
     agentTests,
     environmentStatus: async () => (await environmentStatus.updated(), environmentStatus.current()),
+    curlPaste,
   };
 }
 

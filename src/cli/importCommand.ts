@@ -4,9 +4,12 @@ import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { apiNodeFromCurl } from '../core/import/apiNodeFromCurl';
 import { CurlCommandError, parseCurlCommand } from '../core/import/curlCommand';
+import { deploymentFromCurl } from '../core/import/deploymentFromCommand';
+import type { ImportedDeployment } from '../core/import/deploymentFromCommand';
 import { describeImportNote } from '../core/import/importNotes';
-import { importedNodeYaml } from '../core/import/nodeYaml';
+import { importedDeploymentYaml, importedNodeYaml } from '../core/import/nodeYaml';
 import { errorMessage } from '../core/errors';
+import type { OpenApiOperation } from '../core/import/openApi';
 import { CliError, ExitCode } from './io';
 import type { CliIo } from './io';
 
@@ -20,7 +23,10 @@ export async function importCurlCommand(command: string, flags: ImportCurlFlags,
     throw new CliError(`--id "${flags.id}" is not a node id: use letters, digits, _ and -, starting with a letter or _.`, ExitCode.usage);
   let imported;
   try {
-    imported = apiNodeFromCurl(parseCurlCommand(text), flags.id !== undefined ? { id: flags.id } : {});
+    const request = parseCurlCommand(text);
+    const deployment = deploymentFromCurl(request);
+    if (deployment) return printDeployment(deployment, io);
+    imported = apiNodeFromCurl(request, flags.id !== undefined ? { id: flags.id } : {});
   } catch (error) {
     if (error instanceof CurlCommandError) throw new CliError(error.message, ExitCode.usage);
     throw error;
@@ -37,10 +43,91 @@ export async function importCurlCommand(command: string, flags: ImportCurlFlags,
   return ExitCode.ok;
 }
 
+/** A start or status command of the service itself: the file's `deployment:` block, not an API node. */
+function printDeployment(deployment: ImportedDeployment, io: CliIo): number {
+  io.stdout(importedDeploymentYaml(deployment));
+  if (deployment.kind === 'status')
+    io.stderr('note: a status URL names the base URL and account; add the agent path (agent:) from the Agents tab.\n');
+  if (deployment.apiKey !== undefined)
+    io.stderr(
+      `note: the command holds an API key for ${new URL(deployment.baseUrl).origin}; it is not printed. The command line reads it from AGENT_WORKFLOWS_API_KEY.\n`,
+    );
+  return ExitCode.ok;
+}
+
 async function readCommandFile(path: string, io: CliIo): Promise<string> {
   try {
     return await readFile(resolve(io.cwd, path), 'utf8');
   } catch (error) {
     throw new CliError(`Cannot read the command from ${path}: ${errorMessage(error)}`, ExitCode.usage);
   }
+}
+
+export interface ImportOpenApiFlags {
+  readonly operation?: string;
+  readonly list?: boolean;
+  readonly id?: string;
+}
+
+/** `agent-workflows import openapi <file|url>`: lists the operations, or prints one as an API node. */
+export async function importOpenApiCommand(source: string, flags: ImportOpenApiFlags, io: CliIo): Promise<number> {
+  const { apiNodeFromOperation, findOperation, OpenApiError, readOpenApi } = await import('../core/import/openApi');
+  const { readOpenApiSource } = await import('../core/import/openApiSource');
+  let document;
+  try {
+    const where = /^https?:\/\//i.test(source) ? source : resolve(io.cwd, source);
+    document = readOpenApi(
+      await readOpenApiSource(where, io.interrupt ? { signal: io.interrupt } : {}),
+      /^https?:/i.test(source) ? source : undefined,
+    );
+  } catch (error) {
+    if (error instanceof OpenApiError) throw new CliError(error.message, ExitCode.usage);
+    throw error;
+  }
+  if (flags.list) {
+    io.stdout(listOperations(document.operations));
+    return ExitCode.ok;
+  }
+  if (flags.operation === undefined && document.operations.length !== 1) {
+    io.stdout(listOperations(document.operations));
+    throw new CliError(
+      `${document.title} has ${document.operations.length} operations: choose one with --operation (its id, or "METHOD /path").`,
+      ExitCode.usage,
+    );
+  }
+  const operation = flags.operation === undefined ? document.operations[0] : findOperation(document, flags.operation);
+  if (!operation) throw new CliError(`${document.title} has no operation "${flags.operation}". --list shows them.`, ExitCode.usage);
+  let imported;
+  try {
+    imported = await apiNodeFromOperation(document, operation);
+  } catch (error) {
+    if (error instanceof OpenApiError) throw new CliError(error.message, ExitCode.usage);
+    throw error;
+  }
+  if (flags.id !== undefined) imported = { ...imported, id: flags.id };
+  io.stdout(importedNodeYaml(imported));
+  for (const note of imported.notes) io.stderr(`note: ${describeImportNote(note)}\n`);
+  for (const secret of imported.secrets)
+    io.stderr(`secret ${secret.name}: set it (the command line reads AGENT_SECRET_${secret.name}); it comes from ${secret.from}.\n`);
+  return ExitCode.ok;
+}
+
+/** Operations by tag (untagged last), one line each: method, path, id and summary. */
+function listOperations(operations: readonly OpenApiOperation[]): string {
+  const byTag = new Map<string, OpenApiOperation[]>();
+  for (const operation of operations) {
+    const tag = operation.tags[0] ?? '(no tag)';
+    byTag.set(tag, [...(byTag.get(tag) ?? []), operation]);
+  }
+  const width = Math.min(60, Math.max(0, ...operations.map((operation) => operation.key.length)));
+  const idWidth = Math.min(40, Math.max(0, ...operations.map((operation) => operation.operationId?.length ?? 0)));
+  const lines: string[] = [];
+  for (const [tag, list] of [...byTag].sort(([a], [b]) => (a === '(no tag)' ? 1 : b === '(no tag)' ? -1 : a.localeCompare(b)))) {
+    lines.push(tag);
+    for (const operation of list)
+      lines.push(
+        `  ${operation.key.padEnd(width)}  ${(operation.operationId ?? '').padEnd(idWidth)}${operation.summary ? `  ${operation.summary}` : ''}${operation.deprecated ? '  (deprecated)' : ''}`.trimEnd(),
+      );
+  }
+  return `${lines.join('\n')}\n`;
 }

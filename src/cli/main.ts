@@ -4,7 +4,7 @@ import { Command, CommanderError, Option } from 'commander';
 import { ExitCode, isCliError, printableIo } from './io';
 import type { CliIo } from './io';
 import type { EnvsFlags } from './envsCommand';
-import type { ImportCurlFlags } from './importCommand';
+import type { ImportCurlFlags, ImportOpenApiFlags } from './importCommand';
 import type { BatchFlags } from './batchCommand';
 import type { RunFlags } from './runCommand';
 import type { ServeFlags } from './serveCommand';
@@ -126,6 +126,18 @@ export async function runCli(argv: readonly string[], rawIo: CliIo): Promise<num
     .option('--id <id>', 'the node id (default: made from the method and the path)')
     .action(async (command: string, options: ImportCurlFlags) => {
       exitCode = await (await import('./importCommand')).importCurlCommand(command, options, io);
+    });
+  importing
+    .command('openapi')
+    .description(
+      'List the operations of an OpenAPI document (Swagger 2.0, OpenAPI 3.0 or 3.1; JSON or YAML; a file or a URL), or print one as an API node with its inputs. Its security scheme becomes {{ secrets.NAME }} references. Exits 2 when the document cannot be read.',
+    )
+    .argument('<document>', 'the document: a file path or an http(s) URL')
+    .option('--operation <id>', 'the operation: its operationId, or "METHOD /path"')
+    .option('--list', 'list the operations by tag, and print no node')
+    .option('--id <id>', 'the node id (default: from the operationId)')
+    .action(async (source: string, options: ImportOpenApiFlags) => {
+      exitCode = await (await import('./importCommand')).importOpenApiCommand(source, options, io);
     });
 
   withDeploymentOptions(

@@ -17,6 +17,8 @@ import { resumeWatching } from '../runs/resumeWatching';
 import type { RunDeps } from '../runs/runDeps';
 import type { ApiKeyStore } from '../secrets/apiKeyStore';
 import type { WorkflowSecrets } from '../secrets/workflowSecrets';
+import { registerAddApiNodeFromCurlCommand } from './addApiNodeFromCurl';
+import { registerAddApiNodeFromOpenApiCommand } from './addApiNodeFromOpenApi';
 import { registerClearApiKeyCommand } from './clearApiKey';
 import { registerClearSecretCommand } from './clearSecret';
 import { registerCopyAsCurlCommand } from './copyAsCurl';
@@ -28,6 +30,7 @@ import { registerRunAgentCommand } from './runAgent';
 import { registerRunLocallyCommand } from './runLocally';
 import { registerSetApiKeyCommand } from './setApiKey';
 import { registerSetSecretCommand } from './setSecret';
+import { registerSetDeploymentFromUrlCommand } from './setDeploymentFromUrl';
 import { registerShowGraph } from './showGraph';
 import { registerStartLocalServerCommand } from './startLocalServer';
 import { registerValidateWorkspaceCommand } from './validateWorkspace';
@@ -69,6 +72,15 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
   registerClearApiKeyCommand(context, { keys, localServer, environments, logger });
   registerSetSecretCommand(context, { workflowSecrets, workspaceSecretNames, logger });
   registerClearSecretCommand(context, { workflowSecrets, logger });
+  const curlImport = {
+    workflowSecrets,
+    keys,
+    logger,
+    environmentWithOrigin: (agent: vscode.Uri, origin: string) => environments.withOrigin(agent, origin),
+  };
+  registerAddApiNodeFromCurlCommand(context, curlImport);
+  registerSetDeploymentFromUrlCommand(context, curlImport);
+  registerAddApiNodeFromOpenApiCommand(context, { workflowSecrets, logger });
   registerRunAgentCommand(context, runDeps);
   registerRunLocallyCommand(context, runDeps);
   registerPollExecutionCommand(context, runDeps);

@@ -16,6 +16,8 @@ export const MAX_FILE_BYTES = 768 * 1024;
  * them) and the answer of each API node an execution calls.
  */
 export const MAX_ANSWER_BYTES = 10 * MiB;
+/** An OpenAPI document read for an import (GitHub's REST description is about 10 MB). */
+export const MAX_OPENAPI_BYTES = 64 * MiB;
 
 /**
  * The most bytes (as JSON) of outputs the execution history keeps in workspace state, newest first:

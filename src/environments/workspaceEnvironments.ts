@@ -126,6 +126,19 @@ export class WorkspaceEnvironments implements vscode.Disposable {
     return result ? { fileUri, result } : {};
   }
 
+  /** The environment of an agent's environments file whose base URL has this origin, if any. */
+  async withOrigin(agentUri: vscode.Uri, origin: string): Promise<string | undefined> {
+    const { result } = await this.lookup(agentUri);
+    for (const environment of result?.file?.environments.values() ?? []) {
+      try {
+        if (new URL(environment.baseUrl).origin === origin) return environment.name;
+      } catch {
+        // An invalid base URL is the environments file's own problem, reported there.
+      }
+    }
+    return undefined;
+  }
+
   /**
    * Checks an environments file's text (`text` when the caller has it, else the editor's when open,
    * else the disk's); undefined when it is gone.

@@ -9,6 +9,7 @@ import { executeAgent } from '../../src/core/engine/engine';
 import { resolveInputs } from '../../src/core/engine/inputs';
 import { apiNodeFromCurl, hostWord } from '../../src/core/import/apiNodeFromCurl';
 import { CurlCommandError, parseCurlCommand } from '../../src/core/import/curlCommand';
+import { deploymentFromUrl } from '../../src/core/import/deploymentFromCommand';
 import { validateAgentText } from '../../src/core/validation/validate';
 import { runCliCaptured } from '../support/cli';
 import { agentAround, importCurl } from '../support/curlImport';
@@ -474,5 +475,43 @@ describe('secret names from hosts', () => {
     assert.equal(hostWord('127.0.0.1'), 'API');
     assert.equal(hostWord('localhost'), 'API');
     assert.equal(hostWord('generativelanguage.googleapis.com'), 'GENERATIVELANGUAGE');
+  });
+});
+
+describe("curl import: the agent's own address", () => {
+  it('reads the deployment from an execute URL, with a path prefix, and from a status URL', () => {
+    assert.deepEqual(deploymentFromUrl('https://agents.example.com/api/acme/agent/ticket-summarizer/execute'), {
+      baseUrl: 'https://agents.example.com',
+      account: 'acme',
+      agent: 'ticket-summarizer',
+      kind: 'execute',
+    });
+    assert.deepEqual(deploymentFromUrl('https://example.com/eu/api/acme/agent/scan/execute/multipart'), {
+      baseUrl: 'https://example.com/eu',
+      account: 'acme',
+      agent: 'scan',
+      kind: 'execute',
+    });
+    assert.deepEqual(deploymentFromUrl('https://agents.example.com/api/acme/agent/0b9f3c52-2f5e-4a8e-9d7e-1c2b3a4d5e6f/status'), {
+      baseUrl: 'https://agents.example.com',
+      account: 'acme',
+      kind: 'status',
+    });
+    assert.equal(deploymentFromUrl('https://api.github.com/repos/a/b'), undefined);
+  });
+
+  it('prints the deployment block of a pasted start command, its inputs, and never the key', async () => {
+    const key = 'awk_live_0123456789abcdef0123';
+    const command = `curl -X POST https://agents.example.com/api/acme/agent/receipt-scanner/execute/multipart \\
+  -H "Authorization: Bearer ${key}" \\
+  --form-string 'payload={"inputs":{"currency":"EUR","total":12.5},"stream":false}' \\
+  -F "receipt=@receipt.png;type=image/png"`;
+    const result = await runCliCaptured(['import', 'curl', command], { cwd: process.cwd(), env: {} }, [key]);
+    assert.equal(result.code, 0, result.stderr);
+    assert.equal(
+      result.stdout,
+      'deployment:\n  baseUrl: https://agents.example.com\n  account: acme\n  agent: receipt-scanner\ninputs:\n  currency: { type: string }\n  total: { type: number }\n  receipt: { type: file }\n',
+    );
+    assert.match(result.stderr, /holds an API key for https:\/\/agents\.example\.com; it is not printed/);
   });
 });

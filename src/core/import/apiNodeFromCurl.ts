@@ -20,7 +20,12 @@ export interface ImportedSecret {
 export interface ImportedInput {
   readonly name: string;
   /** The placeholder it replaces in the command, e.g. "{owner}" or ":id". */
-  readonly placeholder: string;
+  readonly placeholder?: string;
+  /** What an OpenAPI parameter says of it; a curl placeholder is a required string. */
+  readonly type?: 'string' | 'number' | 'boolean';
+  readonly required?: boolean;
+  readonly enum?: readonly (string | number | boolean)[];
+  readonly description?: string;
 }
 
 export type ImportNote =
@@ -30,7 +35,9 @@ export type ImportNote =
   /** `-H "Name:"` tells curl not to send a header: there is nothing to add. */
   | { readonly code: 'header-removed'; readonly header: string }
   /** `-d` with JSON and no Content-Type: curl would label it a form; the node sends it as JSON. */
-  | { readonly code: 'json-content-type' };
+  | { readonly code: 'json-content-type' }
+  /** What an OpenAPI import changed or could not map, said as it is. */
+  | { readonly code: 'openapi'; readonly text: string };
 
 export interface ApiNodeSpec {
   readonly type: 'api';
@@ -127,13 +134,15 @@ export function apiNodeFromCurl(request: CurlRequest, options: CurlImportOptions
       const password = user.slice(colon + 1);
       const filledIn = !/\$\{?[A-Za-z_]/.test(user) && !isDocsPlaceholder(password !== '' ? password : user.slice(0, colon));
       const name = secrets.name(
-        `${apiName}_BASIC`,
+        secretStem(apiName, 'BASIC'),
         filledIn ? Buffer.from(user, 'utf8').toString('base64') : undefined,
         request.user !== undefined ? '-u' : 'the URL',
       );
       settings.push(`Authorization: Basic {{ secrets.${name} }}`);
     } else {
-      settings.push(`Authorization: Bearer {{ secrets.${secretFor(request.bearer!, `${apiName}_TOKEN`, '--oauth2-bearer', secrets)} }}`);
+      settings.push(
+        `Authorization: Bearer {{ secrets.${secretFor(request.bearer!, secretStem(apiName, 'TOKEN'), '--oauth2-bearer', secrets)} }}`,
+      );
     }
   }
 
@@ -148,7 +157,7 @@ export function apiNodeFromCurl(request: CurlRequest, options: CurlImportOptions
     const lower = name.toLowerCase();
     const suffix = API_KEY_PARAMETERS.has(lower) ? 'API_KEY' : CREDENTIAL_PARAMETERS.get(lower);
     if (suffix !== undefined && value.trim() !== '') {
-      const secret = secretFor(value, `${apiName}_${suffix}`, name, secrets);
+      const secret = secretFor(value, secretStem(apiName, suffix), name, secrets);
       if (method !== 'GET' && API_KEY_PARAMETERS.has(lower)) {
         settings.push(`x-api-key: {{ secrets.${secret} }}`);
         notes.push({ code: 'api-key-moved', parameter: name });
@@ -210,6 +219,11 @@ export function hostWord(hostname: string): string {
   return word === '' || word === 'LOCALHOST' ? 'API' : /^\d/.test(word) ? `_${word}` : word;
 }
 
+/** HOST_SUFFIX; an API with no name of its own (an IP address, localhost) gets API_KEY, not API_API_KEY. */
+function secretStem(host: string, suffix: string): string {
+  return host === 'API' && suffix.startsWith('API_') ? suffix : `${host}_${suffix}`;
+}
+
 /** Secret names handed out for one node: one name per value, a second value under the same stem gets "_2". */
 class SecretNames {
   private readonly secrets: ImportedSecret[] = [];
@@ -267,16 +281,17 @@ function credentialHeaderValue(name: string, value: string, host: string, secret
   if (lower === 'authorization' || lower === 'proxy-authorization') {
     // A scheme alone ("Bearer", its token lost with the page's "<YOUR-TOKEN>") still names the form.
     const match = /^(\S+)\s+(.+)$/.exec(value) ?? /^(Bearer|Basic|Token)()$/i.exec(value);
-    if (!match) return `{{ secrets.${secretFor(value, `${host}_TOKEN`, name, secrets)} }}`;
+    if (!match) return `{{ secrets.${secretFor(value, secretStem(host, 'TOKEN'), name, secrets)} }}`;
     const scheme = match[1]!;
     const suffix = /^basic$/i.test(scheme) ? 'BASIC' : 'TOKEN';
     // An auth-param ("Token token=…", PagerDuty's form) keeps its name; only the value is secret.
     // Base64 credentials have "=" only at their end, so they never read as one.
     const param = suffix === 'TOKEN' ? /^([A-Za-z_][\w-]*=)("?)(.+)\2$/.exec(match[2]!) : null;
-    if (param) return `${scheme} ${param[1]}${param[2]}{{ secrets.${secretFor(param[3]!, `${host}_TOKEN`, name, secrets)} }}${param[2]}`;
-    return `${scheme} {{ secrets.${secretFor(match[2]!, `${host}_${suffix}`, name, secrets)} }}`;
+    if (param)
+      return `${scheme} ${param[1]}${param[2]}{{ secrets.${secretFor(param[3]!, secretStem(host, 'TOKEN'), name, secrets)} }}${param[2]}`;
+    return `${scheme} {{ secrets.${secretFor(match[2]!, secretStem(host, suffix), name, secrets)} }}`;
   }
-  return `{{ secrets.${secretFor(value, `${host}_API_KEY`, name, secrets)} }}`;
+  return `{{ secrets.${secretFor(value, secretStem(host, 'API_KEY'), name, secrets)} }}`;
 }
 
 /** A path segment the docs write for the reader to fill in: BASE_ID, TABLE_NAME, YOUR_ACCOUNT_SID. */

@@ -17,6 +17,8 @@ export function describeImportNote(note: ImportNote): string {
       return `The ${note.parameter} query parameter is sent as an x-api-key header: an API key in the URL is for GET requests.`;
     case 'header-removed':
       return `"${note.header}:" only tells curl not to send that header; there is nothing to add.`;
+    case 'openapi':
+      return note.text;
     case 'json-content-type':
       return 'The data is JSON with no Content-Type: the node sends it as JSON (Content-Type: application/json), where curl would have labelled it a form.';
   }
