@@ -8,25 +8,15 @@ import { loadAgent } from '../../src/core/engine/agentPlan';
 import { executeAgent } from '../../src/core/engine/engine';
 import { resolveInputs } from '../../src/core/engine/inputs';
 import { apiNodeFromCurl, hostWord } from '../../src/core/import/apiNodeFromCurl';
-import type { ImportedApiNode } from '../../src/core/import/apiNodeFromCurl';
 import { CurlCommandError, parseCurlCommand } from '../../src/core/import/curlCommand';
 import { deploymentFromUrl } from '../../src/core/import/deploymentFromCommand';
-import { importedNodeYaml } from '../../src/core/import/nodeYaml';
 import { validateAgentText } from '../../src/core/validation/validate';
 import { runCliCaptured } from '../support/cli';
+import { agentAround, importCurl } from '../support/curlImport';
 import { json, startServer } from '../support/httpServer';
 import type { RecordedRequest, TestServer } from '../support/httpServer';
 
 const run = promisify(execFile);
-
-function importCurl(command: string): ImportedApiNode {
-  return apiNodeFromCurl(parseCurlCommand(command));
-}
-
-/** A whole agent file around an imported node, as a user's file would hold it. */
-function agentAround(imported: ImportedApiNode): string {
-  return `version: 1\nname: Imported\n${importedNodeYaml(imported)}outputs:\n  result: { from: "{{ nodes.${imported.id}.body }}" }\n`;
-}
 
 function curlError(command: string): CurlCommandError {
   try {
@@ -56,6 +46,30 @@ describe('curl import: reading the command', () => {
     assert.equal(parseCurlCommand('curl -sSLXPATCH https://x.example.com').method, 'PATCH');
     assert.deepEqual(parseCurlCommand("curl.exe -d 'it''s' `\n https://x.example.com").data, [{ kind: 'data', value: "it's" }]);
     assert.deepEqual(parseCurlCommand('$ curl -HAccept:text/plain https://x.example.com').headers, ['Accept:text/plain']);
+    // Other prompts docs print in front: zsh's "%", PowerShell's "PS C:\>", oh-my-zsh's "➜ dir".
+    for (const prompt of ['% ', 'PS C:\\> ', '➜ /~', '➜  project '])
+      assert.equal(parseCurlCommand(`${prompt}curl https://x.example.com/a`).url, 'https://x.example.com/a', prompt);
+  });
+
+  it('leaves out what the shell runs after curl (a pipe into jq, a redirection), and says so', () => {
+    const piped = parseCurlCommand(`curl -s https://api.example.com/v1/items \\\n  | jq -r '.items[] | {id}'`);
+    assert.equal(piped.url, 'https://api.example.com/v1/items');
+    assert.deepEqual(piped.ignored, [
+      { option: '-s', reason: 'output' },
+      { option: '| jq -r .items[] | {id}', reason: 'shell' },
+    ]);
+    for (const after of ['2> /dev/null', '>out.json', '&& echo done', '; echo done', '&']) {
+      const request = parseCurlCommand(`curl -d '{"a":1}' https://api.example.com/v1/items ${after}`);
+      assert.equal(request.url, 'https://api.example.com/v1/items', after);
+      assert.deepEqual(request.ignored, [{ option: after, reason: 'shell' }], after);
+    }
+    // The same characters as an option's value are that value.
+    assert.deepEqual(parseCurlCommand("curl -d '|' https://x.example.com").data, [{ kind: 'data', value: '|' }]);
+    // A pipe right after a closing quote ends curl's words too, one inside quotes does not.
+    const glued = parseCurlCommand(`curl -X POST https://api.linear.app/graphql -d '{"query": "{ viewer { id } }"}'| python3 -m json.tool`);
+    assert.deepEqual(glued.data, [{ kind: 'data', value: '{"query": "{ viewer { id } }"}' }]);
+    assert.deepEqual(glued.ignored, [{ option: '| python3 -m json.tool', reason: 'shell' }]);
+    assert.deepEqual(parseCurlCommand(`curl -d '{"q":"a"|"b"}' https://x.example.com`).data, [{ kind: 'data', value: '{"q":"a"|"b"}' }]);
   });
 
   it('gives a clear error for a malformed command, naming the option at fault', () => {
@@ -70,6 +84,14 @@ describe('curl import: reading the command', () => {
     assert.equal(curlError('curl -d @body.json https://a.example.com').code, 'reads-file');
     assert.equal(curlError('curl -u alice https://a.example.com').code, 'password-prompt');
     assert.equal(curlError('curl https://a.example.com -H').code, 'missing-value');
+    // A placeholder where the URL goes is quoted as the command wrote it.
+    assert.throws(
+      () => importCurl(`curl -X POST --data '{"content": "x"}' "REPLACE THIS WITH A WEBHOOK URL"`),
+      (error: unknown) =>
+        error instanceof CurlCommandError &&
+        error.code === 'no-url' &&
+        error.message.startsWith('"REPLACE THIS WITH A WEBHOOK URL" is not a URL'),
+    );
   });
 
   it('keeps every option that changes nothing sent as a note, never silently', () => {
@@ -78,6 +100,13 @@ describe('curl import: reading the command', () => {
       imported.notes.map((note) => note.code),
       ['insecure', 'follows-redirects', 'compressed', 'output', 'output', 'output'],
     );
+    // -D- (Atlassian's docs) prints the answer's headers.
+    assert.deepEqual(parseCurlCommand('curl -D- -u fred:fred https://a.example.com/rest/api/2/issue/').ignored, [
+      { option: '-D', reason: 'output' },
+    ]);
+    assert.deepEqual(parseCurlCommand('curl --dump-header h.txt https://a.example.com/').ignored, [
+      { option: '--dump-header', reason: 'output' },
+    ]);
   });
 });
 
@@ -99,6 +128,58 @@ describe('curl import: the node', () => {
     assert.equal(query.node.method, 'GET');
   });
 
+  it("puts the key headers of the APIs' docs in secrets, a shell variable's value too", () => {
+    const datadog = importCurl('curl -X GET "https://api.datadoghq.com/api/v1/validate" -H "DD-API-KEY: ${DD_API_KEY}"');
+    assert.deepEqual(datadog.node.settings, ['DD-API-KEY: {{ secrets.DD_API_KEY }}']);
+    assert.deepEqual(datadog.secrets, [{ name: 'DD_API_KEY', from: 'DD-API-KEY' }]);
+    const shopify = importCurl(
+      'curl https://shop.myshopify.com/admin/api/2024-10/orders.json -H "X-Shopify-Access-Token: shpat_0123456789abcdef"',
+    );
+    assert.deepEqual(shopify.node.settings, ['X-Shopify-Access-Token: {{ secrets.SHOP_API_KEY }}']);
+    assert.deepEqual(shopify.secrets, [{ name: 'SHOP_API_KEY', value: 'shpat_0123456789abcdef', from: 'X-Shopify-Access-Token' }]);
+  });
+
+  it('keeps the "Token token=…" form (PagerDuty), the token in a secret', () => {
+    const variable = importCurl('curl -H "Authorization: Token token=$PAGERDUTY_TOKEN" https://api.pagerduty.com/incidents');
+    assert.deepEqual(variable.node.settings, ['Authorization: Token token={{ secrets.PAGERDUTY_TOKEN }}']);
+    assert.deepEqual(variable.secrets, [{ name: 'PAGERDUTY_TOKEN', from: 'Authorization' }]);
+    const literal = importCurl(`curl -H 'Authorization: Token token=y_NbAkKc66ryYTWUXYEu' https://api.pagerduty.com/incidents`);
+    assert.deepEqual(literal.node.settings, ['Authorization: Token token={{ secrets.PAGERDUTY_TOKEN }}']);
+    assert.deepEqual(literal.secrets, [{ name: 'PAGERDUTY_TOKEN', value: 'y_NbAkKc66ryYTWUXYEu', from: 'Authorization' }]);
+    assert.deepEqual(validateAgentText(agentAround(literal)).problems, []);
+  });
+
+  it('stores no Basic value when -u holds shell variables or placeholders', () => {
+    const stripe = importCurl('curl -s -u "$STRIPE_TOKEN:" "https://api.stripe.com/v1/account"');
+    assert.deepEqual(stripe.node.settings, ['Authorization: Basic {{ secrets.STRIPE_BASIC }}']);
+    assert.deepEqual(stripe.secrets, [{ name: 'STRIPE_BASIC', from: '-u' }]);
+    const users = [
+      'user:password',
+      'api:YOUR_API_KEY',
+      '$TWILIO_ACCOUNT_SID:$TWILIO_AUTH_TOKEN',
+      '${ZENDESK_EMAIL}/token:${ZENDESK_API_TOKEN}',
+      '[apikey]:',
+    ];
+    for (const user of users)
+      assert.deepEqual(importCurl(`curl -u '${user}' https://api.example.com/v1/x`).secrets, [{ name: 'EXAMPLE_BASIC', from: '-u' }], user);
+  });
+
+  it("puts GitLab's private_token query value in a secret, not in an input", () => {
+    const imported = importCurl('curl "https://gitlab.example.com/api/v4/projects?private_token=<your_access_token>"');
+    assert.equal(imported.node.url, 'https://gitlab.example.com/api/v4/projects?private_token={{ secrets.GITLAB_TOKEN }}');
+    assert.deepEqual(imported.secrets, [{ name: 'GITLAB_TOKEN', from: 'private_token' }]);
+    assert.deepEqual(imported.inputs, []);
+  });
+
+  it("puts OpenWeatherMap's appid query value in a secret", () => {
+    const imported = importCurl('curl "https://api.openweathermap.org/data/2.5/weather?q=London,GB&appid=abc123xyz"');
+    assert.equal(
+      imported.node.url,
+      'https://api.openweathermap.org/data/2.5/weather?q=London,GB&appid={{ secrets.OPENWEATHERMAP_API_KEY }}',
+    );
+    assert.deepEqual(imported.secrets, [{ name: 'OPENWEATHERMAP_API_KEY', value: 'abc123xyz', from: 'appid' }]);
+  });
+
   it('moves an api_key of a POST to an x-api-key header, as validation asks', () => {
     const imported = importCurl('curl -X POST "https://fx.example.com/v1/orders?api_key=abcdef0123456789" --json \'{"a":1}\'');
     assert.equal(imported.node.url, 'https://fx.example.com/v1/orders');
@@ -113,6 +194,50 @@ describe('curl import: the node', () => {
     assert.deepEqual(placeholder.secrets, [{ name: 'GITHUB_TOKEN', from: 'Authorization' }]);
   });
 
+  it('stores no value for the placeholders API docs write, whatever their form', () => {
+    const placeholders = [
+      'OAUTH-TOKEN',
+      'SENDGRID_APIKEY',
+      'server token',
+      'xoxb-xxxxxxxxx-xxxx',
+      'shpat_xxxxxxxxxxxx',
+      'Your.API.Key-HERE',
+      '{AN-OAUTH-TOKEN}',
+    ];
+    for (const placeholder of placeholders) {
+      const imported = importCurl(`curl -H "Authorization: Bearer ${placeholder}" https://api.github.com/user`);
+      assert.deepEqual(imported.node.settings, ['Authorization: Bearer {{ secrets.GITHUB_TOKEN }}'], placeholder);
+      assert.deepEqual(imported.secrets, [{ name: 'GITHUB_TOKEN', from: 'Authorization' }], placeholder);
+    }
+    // A value that looks like a key is one, to move to secret storage.
+    const key = importCurl('curl -H "Authorization: Bearer glpat-01234567890123456789" https://gitlab.com/api/v4/user');
+    assert.equal(key.secrets[0]!.value, 'glpat-01234567890123456789');
+  });
+
+  it('reads a Postman variable, a shell default and a scheme without credentials as placeholders', () => {
+    const postman = importCurl('curl "https://api.airtable.com/v0/meta/bases" -H "Authorization: Bearer {{token}}"');
+    assert.deepEqual(postman.node.settings, ['Authorization: Bearer {{ secrets.AIRTABLE_TOKEN }}']);
+    assert.deepEqual(postman.secrets, [{ name: 'AIRTABLE_TOKEN', from: 'Authorization' }]);
+    const withDefault = importCurl('curl -fsS "https://api.nasa.gov/planetary/apod?api_key=${NASA_API_KEY:-DEMO_KEY}"');
+    assert.equal(withDefault.node.url, 'https://api.nasa.gov/planetary/apod?api_key={{ secrets.NASA_API_KEY }}');
+    assert.deepEqual(withDefault.secrets, [{ name: 'NASA_API_KEY', from: 'api_key' }]);
+    // A page that lost its "<YOUR-TOKEN>" (read as an HTML tag) leaves "Bearer" alone.
+    const bare = importCurl('curl -H "Authorization: Bearer " https://api.github.com/');
+    assert.deepEqual(bare.node.settings, ['Authorization: Bearer {{ secrets.GITHUB_TOKEN }}']);
+    assert.deepEqual(bare.secrets, [{ name: 'GITHUB_TOKEN', from: 'Authorization' }]);
+  });
+
+  it('names the secret after the API when the shell variable has a generic name ($TOKEN, $YOUR_API_KEY)', () => {
+    const digitalocean = importCurl('curl -X GET "https://api.digitalocean.com/v2/droplets" -H "Authorization: Bearer $TOKEN"');
+    assert.deepEqual(digitalocean.node.settings, ['Authorization: Bearer {{ secrets.DIGITALOCEAN_TOKEN }}']);
+    const gemini = importCurl(
+      'curl "https://generativelanguage.googleapis.com/v1beta/models/gemini-2.0-flash:generateContent?key=$YOUR_API_KEY" -d \'{}\'',
+    );
+    assert.deepEqual(gemini.secrets, [{ name: 'GENERATIVELANGUAGE_API_KEY', from: 'key' }]);
+    const elastic = importCurl('curl "https://es.example.com/_search" -H "Authorization: ApiKey ${API_KEY}"');
+    assert.deepEqual(elastic.node.settings, ['Authorization: ApiKey {{ secrets.ES_TOKEN }}']);
+  });
+
   it('makes placeholders in the path and query inputs', () => {
     const imported = importCurl('curl "https://api.github.com/repos/{owner}/:repo/issues?state=<state>"');
     assert.equal(imported.node.url, 'https://api.github.com/repos/{{ inputs.owner }}/{{ inputs.repo }}/issues?state={{ inputs.state }}');
@@ -121,6 +246,79 @@ describe('curl import: the node', () => {
       ['state', 'owner', 'repo'],
     );
     assert.equal(imported.id, 'get_issues');
+  });
+
+  it('makes placeholders and shell variables in the host inputs, and names secrets after the API', () => {
+    const supabase = importCurl(`curl 'https://<PROJECT_REF>.supabase.co/rest/v1/countries?select=*' -H "apikey: YOUR_ANON_KEY"`);
+    assert.equal(supabase.node.url, 'https://{{ inputs.PROJECT_REF }}.supabase.co/rest/v1/countries?select=*');
+    assert.deepEqual(supabase.node.settings, ['apikey: {{ secrets.SUPABASE_API_KEY }}']);
+    const zendesk = importCurl('curl https://{subdomain}.zendesk.com/api/v2/tickets.json -u "$ZENDESK_EMAIL/token:$ZENDESK_API_TOKEN"');
+    assert.equal(zendesk.node.url, 'https://{{ inputs.subdomain }}.zendesk.com/api/v2/tickets.json');
+    assert.deepEqual(zendesk.secrets, [{ name: 'ZENDESK_BASIC', from: '-u' }]);
+    const shopify = importCurl('curl "https://$SHOPIFY_STORE_DOMAIN/admin/api/2024-10/orders.json"');
+    assert.equal(shopify.node.url, 'https://{{ inputs.shopify_store_domain }}/admin/api/2024-10/orders.json');
+    assert.deepEqual(
+      [supabase, zendesk, shopify].map((imported) => imported.inputs.map((input) => input.name)),
+      [['PROJECT_REF'], ['subdomain'], ['shopify_store_domain']],
+    );
+    for (const imported of [supabase, zendesk, shopify]) assert.deepEqual(validateAgentText(agentAround(imported)).problems, []);
+  });
+
+  it('takes a URL that starts with a shell variable (Elastic\'s "${ES_URL}/…") as a base URL input', () => {
+    const elastic = importCurl('curl -X GET "${ES_URL}/_cat/indices?v=true" -H "Authorization: ApiKey ${API_KEY}"');
+    assert.equal(elastic.node.url, '{{ inputs.es_url }}/_cat/indices?v=true');
+    assert.deepEqual(elastic.node.settings, ['Authorization: ApiKey {{ secrets.API_TOKEN }}']);
+    assert.deepEqual(validateAgentText(agentAround(elastic)).problems, []);
+  });
+
+  it('makes shell variables in the path and query secrets (when they name one) or inputs', () => {
+    const telegram = importCurl(
+      `curl -X POST -H 'Content-Type: application/json' -d '{"chat_id": "1", "text": "hi"}' https://api.telegram.org/bot$TELEGRAM_BOT_TOKEN/sendMessage`,
+    );
+    assert.equal(telegram.node.url, 'https://api.telegram.org/bot{{ secrets.TELEGRAM_BOT_TOKEN }}/sendMessage');
+    assert.deepEqual(telegram.secrets, [{ name: 'TELEGRAM_BOT_TOKEN', from: 'the URL' }]);
+    const cloudflare = importCurl('curl "https://api.cloudflare.com/client/v4/zones/$CF_ZONE_ID/dns_records?name=${CF_ZONE_NAME}&type=A"');
+    assert.equal(
+      cloudflare.node.url,
+      'https://api.cloudflare.com/client/v4/zones/{{ inputs.cf_zone_id }}/dns_records?name={{ inputs.cf_zone_name }}&type=A',
+    );
+    for (const imported of [telegram, cloudflare]) assert.deepEqual(validateAgentText(agentAround(imported)).problems, []);
+  });
+
+  it('makes the capitalised names docs write in a path inputs (BASE_ID, YOUR_ACCOUNT_SID)', () => {
+    const airtable = importCurl('curl -X POST "https://api.airtable.com/v0/BASE_ID/TABLE_NAME" --json \'{"records":[]}\'');
+    assert.equal(airtable.node.url, 'https://api.airtable.com/v0/{{ inputs.base_id }}/{{ inputs.table_name }}');
+    assert.equal(airtable.id, 'post_airtable');
+    const twilio = importCurl('curl https://api.twilio.com/2010-04-01/Accounts/YOUR_ACCOUNT_SID/SMS/Messages.json');
+    assert.equal(twilio.node.url, 'https://api.twilio.com/2010-04-01/Accounts/{{ inputs.your_account_sid }}/SMS/Messages.json');
+    // Capitals that are the API's own words stay.
+    assert.equal(
+      importCurl('curl https://api.example.com/v1/enums/PAYMENT_METHOD').node.url,
+      'https://api.example.com/v1/enums/PAYMENT_METHOD',
+    );
+  });
+
+  it('puts a URL that is itself a credential (a Slack webhook) in a secret', () => {
+    const placeholder = importCurl(
+      `curl -X POST -H 'Content-type: application/json' --data '{"text":"hi"}' https://hooks.slack.com/services/T00000000/B00000000/XXXXXXXXXXXXXXXXXXXXXXXX`,
+    );
+    assert.equal(placeholder.node.url, '{{ secrets.SLACK_WEBHOOK_URL }}');
+    assert.deepEqual(placeholder.secrets, [{ name: 'SLACK_WEBHOOK_URL', from: 'the URL' }]);
+    assert.equal(placeholder.id, 'post_slack_webhook');
+    const url = 'https://hooks.slack.com/services/T0123ABCD/B0456EFGH/aBcDeFgHiJkLmNoPqRsTuVwX';
+    const real = importCurl(`curl -d '{"text":"hi"}' ${url}`);
+    assert.equal(real.id, 'post_slack_webhook');
+    assert.deepEqual(real.secrets, [{ name: 'SLACK_WEBHOOK_URL', value: url, from: 'the URL' }]);
+    assert.deepEqual(validateAgentText(agentAround(real)).problems, []);
+  });
+
+  it('puts a Discord webhook URL in a secret, and never its token in the node id', () => {
+    const url = 'https://discord.com/api/webhooks/1234567890/aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789_-AbCdEf';
+    const imported = importCurl(`curl -H "Content-Type: application/json" -d '{"content":"hi"}' ${url}`);
+    assert.equal(imported.node.url, '{{ secrets.DISCORD_WEBHOOK_URL }}');
+    assert.equal(imported.id, 'post_discord_webhook');
+    assert.deepEqual(imported.secrets, [{ name: 'DISCORD_WEBHOOK_URL', value: url, from: 'the URL' }]);
+    assert.deepEqual(validateAgentText(agentAround(imported)).problems, []);
   });
 
   it('gives a node id that is not taken yet', () => {
@@ -185,6 +383,62 @@ describe('curl import: the node sends what curl sends', () => {
       const secrets = new Map(imported.secrets.map((secret) => [secret.name, secret.value]));
       const agent = loadAgent(agentAround(imported), 'imported.agent.yaml');
       const result = await executeAgent(agent, resolveInputs(agent.model, {}), { secrets: async (name) => secrets.get(name) });
+      assert.equal(result.status, 'finished', result.status !== 'finished' ? result.error.message : '');
+      const byNode = server.requests.pop()!;
+      assert.deepEqual(comparable(byNode), comparable(byCurl), command);
+    }
+  });
+
+  it("for the API docs' forms: shell variables, a pipe after curl, Token token=, a base URL", async () => {
+    const base = server.url;
+    const cases: { command: string; env: Record<string, string>; secrets: Record<string, string>; inputs?: Record<string, string> }[] = [
+      {
+        command: `curl -s -H "Authorization: Token token=$PAGERDUTY_TOKEN" "${base}/incidents?limit=10" | cat`,
+        env: { PAGERDUTY_TOKEN: 'y_NbAkKc66ryYTWUXYEu' },
+        secrets: { PAGERDUTY_TOKEN: 'y_NbAkKc66ryYTWUXYEu' },
+      },
+      {
+        command: `curl -s -X POST -H 'Content-Type: application/json' -d '{"chat_id":"1","text":"hi"}' ${base}/bot$TELEGRAM_BOT_TOKEN/sendMessage`,
+        env: { TELEGRAM_BOT_TOKEN: '123456-ABC_def' },
+        secrets: { TELEGRAM_BOT_TOKEN: '123456-ABC_def' },
+      },
+      {
+        command: `curl -s "${base}/1/members/me/boards?key=$TRELLO_API_KEY&token=$TRELLO_TOKEN" | cat`,
+        env: { TRELLO_API_KEY: 'k3y', TRELLO_TOKEN: 't0ken' },
+        secrets: { TRELLO_API_KEY: 'k3y', TRELLO_TOKEN: 't0ken' },
+      },
+      {
+        command: `curl -s -u "$STRIPE_TOKEN:" "${base}/v1/account" 2> /dev/null`,
+        env: { STRIPE_TOKEN: 'sk_test_0123' },
+        secrets: { API_BASIC: Buffer.from('sk_test_0123:').toString('base64') },
+      },
+      {
+        command: `curl -s -X POST ${base}/graphql -H "Authorization: $LINEAR_API_KEY" -H "Content-Type: application/json" -d '{"query":"{ viewer { id } }"}'| cat`,
+        env: { LINEAR_API_KEY: 'lin_api_0123' },
+        secrets: { LINEAR_API_KEY: 'lin_api_0123' },
+      },
+      {
+        command: `curl -s -X GET "\${ES_URL}/_cat/indices?v=true" -H "Authorization: ApiKey \${API_KEY}"`,
+        env: { ES_URL: base, API_KEY: 'ZXM6a2V5' },
+        secrets: { API_TOKEN: 'ZXM6a2V5' },
+        inputs: { es_url: base },
+      },
+      {
+        command: `curl -s "${base}/client/v4/zones/$CF_ZONE_ID/dns_records?name=$CF_ZONE_NAME" -H "Authorization: Bearer $CF_TOKEN"`,
+        env: { CF_ZONE_ID: '023e105f4ecef8ad9ca31a8372d0c353', CF_ZONE_NAME: 'example.com', CF_TOKEN: 'cf-token' },
+        secrets: { CF_TOKEN: 'cf-token' },
+        inputs: { cf_zone_id: '023e105f4ecef8ad9ca31a8372d0c353', cf_zone_name: 'example.com' },
+      },
+    ];
+    for (const { command, env, secrets, inputs } of cases) {
+      await run('sh', ['-c', command], { env: { ...process.env, ...env } });
+      const byCurl = server.requests.pop()!;
+      const imported = importCurl(command);
+      assert.deepEqual(imported.secrets.map((secret) => secret.name).sort(), Object.keys(secrets).sort(), command);
+      const agent = loadAgent(agentAround(imported), 'imported.agent.yaml');
+      const result = await executeAgent(agent, resolveInputs(agent.model, { values: inputs ?? {} }), {
+        secrets: async (name) => secrets[name],
+      });
       assert.equal(result.status, 'finished', result.status !== 'finished' ? result.error.message : '');
       const byNode = server.requests.pop()!;
       assert.deepEqual(comparable(byNode), comparable(byCurl), command);

@@ -62,6 +62,19 @@ describe('checkHeaderString', () => {
     assert.deepEqual(codes('Authorization: Token abc'), ['literal-credential']);
   });
 
+  it('knows the key headers of Datadog, Postmark, Shopify, Cloudflare and Algolia', () => {
+    for (const name of [
+      'DD-API-KEY',
+      'DD-APPLICATION-KEY',
+      'X-Postmark-Server-Token',
+      'X-Postmark-Account-Token',
+      'X-Shopify-Access-Token',
+      'X-Auth-Key',
+      'X-Algolia-API-Key',
+    ])
+      assert.deepEqual(codes(`${name}: 0123456789abcdef`), ['literal-credential'], name);
+  });
+
   it('says "are … them" for credentials and "is … it" for a token or value', () => {
     const message = (raw: string) => checkHeaderString(raw, { nodeId: 'n' }).findings[0]!.message;
     assert.match(
@@ -101,6 +114,15 @@ describe('Base64 helpers', () => {
 });
 
 describe('findSecrets', () => {
+  it('finds a Discord webhook URL, whose last segment is its token', () => {
+    const url = 'https://discord.com/api/webhooks/1234567890/aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789_-AbCdEf';
+    assert.deepEqual(
+      findSecrets(`url: ${url}`).map((f) => [f.kind, f.secretName, f.start]),
+      [['Discord webhook URL', 'DISCORD_WEBHOOK_URL', 5]],
+    );
+    assert.deepEqual(findSecrets('https://discord.com/api/webhooks/{{ inputs.id }}/{{ secrets.T }}'), []);
+  });
+
   it('finds known formats anywhere, never inside expressions', () => {
     assert.deepEqual(
       findSecrets('see ghp_16C7e42F292c6912E7710c838347Ae178B4a here').map((f) => f.kind),

@@ -105,6 +105,22 @@ describe('validation messages (issue 9)', () => {
     );
   });
 
+  it("names GitLab's private_token query value as a credential too", () => {
+    const token = messageOf(
+      apiNode('    url: https://gitlab.example.com/api/v4/projects?private_token=glpat-0123456789abcdef'),
+      'literal-credential',
+    );
+    assert.match(token, /write "private_token=\{\{ secrets\.CALL_TOKEN \}\}"/);
+  });
+
+  it("names OpenWeatherMap's appid query value as a credential too", () => {
+    const key = messageOf(
+      apiNode('    url: https://api.openweathermap.org/data/2.5/weather?q=London&appid=abc123xyz'),
+      'literal-credential',
+    );
+    assert.match(key, /write "appid=\{\{ secrets\.CALL_API_KEY \}\}"/);
+  });
+
   it('counts a token, key or password in the URL, from a secret too, as credentials sent over plain http', () => {
     for (const url of [
       'http://api.example.com/v1/items?token={{ secrets.T }}',

@@ -22,6 +22,14 @@ export const CREDENTIAL_HEADERS = new Set([
   'ocp-apim-subscription-key',
   'x-functions-key',
   'x-rapidapi-key',
+  // Datadog, Postmark, Shopify, Cloudflare (global API key) and Algolia, as their docs write them.
+  'dd-api-key',
+  'dd-application-key',
+  'x-postmark-server-token',
+  'x-postmark-account-token',
+  'x-shopify-access-token',
+  'x-auth-key',
+  'x-algolia-api-key',
 ]);
 
 export interface HeaderString {

@@ -7,8 +7,12 @@ export const API_KEY_PARAMETERS: ReadonlySet<string> = new Set(['api_key', 'apik
 /** Other query parameters that carry a credential, with the suffix of the secret name to suggest. */
 export const CREDENTIAL_PARAMETERS: ReadonlyMap<string, string> = new Map([
   ['access_token', 'TOKEN'],
+  // GitLab's personal access token as a query parameter.
+  ['private_token', 'TOKEN'],
   ['token', 'TOKEN'],
   ['key', 'API_KEY'],
+  // OpenWeatherMap's API key.
+  ['appid', 'API_KEY'],
 ]);
 
 /** Whether a query parameter's name (any case) carries a credential. */

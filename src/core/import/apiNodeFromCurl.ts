@@ -5,6 +5,7 @@
 import { CREDENTIAL_HEADERS, parseHeaderString } from '../document/headers';
 import { API_KEY_PARAMETERS, CREDENTIAL_PARAMETERS } from '../document/urlCredentials';
 import { looksLikePlaceholder } from '../validation/headerChecks';
+import { findSecrets } from '../validation/secretScan';
 import type { CurlRequest, IgnoredReason } from './curlCommand';
 import { CurlCommandError } from './curlCommand';
 
@@ -61,7 +62,12 @@ export interface CurlImportOptions {
 }
 
 const JSON_MEDIA = /^application\/(?:[\w.+-]+\+)?json\b/i;
-const SHELL_VARIABLE = /^\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))$/;
+/** `$NAME`, `${NAME}`, and `${NAME:-default}` (the default is the docs' sample, not a value to keep). */
+const SHELL_VARIABLE = /^\$(?:\{([A-Za-z_][A-Za-z0-9_]*)(?::?[-=][^}]*)?\}|([A-Za-z_][A-Za-z0-9_]*))$/;
+/** Shell variable names docs use for any API's credential: they name no API. */
+const GENERIC_VARIABLE = /^(?:(?:YOUR|MY)_\w+|(?:API_?)?(?:KEY|TOKEN)|ACCESS_TOKEN|AUTH_TOKEN|BEARER_TOKEN|SECRET)$/;
+/** An expression of the agent file (`{{ secrets.T }}`), as opposed to a Postman variable (`{{token}}`). */
+const AGENT_EXPRESSION = /\{\{\s*(?:inputs|secrets|nodes)\b/;
 /** Placeholders API docs write for a value to fill in: {owner}, :id, <id>, {{id}}. */
 const PARAMETER = /^(?:\{\{?\s*([A-Za-z_][\w-]*)\s*\}?\}|:([A-Za-z_][\w-]*)|<([A-Za-z_][\w-]*)>)$/;
 
@@ -73,18 +79,23 @@ export function apiNodeFromCurl(request: CurlRequest, options: CurlImportOptions
       '-F',
     );
   }
+  const inputs: ImportedInput[] = [];
+  const withHostInputs = hostInputs(request.url, inputs);
   let url: URL;
   try {
-    url = new URL(request.url);
+    url = new URL(withHostInputs.url);
   } catch {
     throw new CurlCommandError('no-url', `"${request.url}" is not a URL an API node can call. Check the address in the command.`);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:')
     throw new CurlCommandError('no-url', `The command calls a ${url.protocol}// address; an API node calls http:// and https:// only.`);
 
-  const host = hostWord(url.hostname);
+  const hostname = url.hostname
+    .split('.')
+    .filter((label) => !HOST_INPUT_LABEL.test(label))
+    .join('.');
+  const apiName = hostWord(hostname);
   const secrets = new SecretNames();
-  const inputs: ImportedInput[] = [];
   const notes: ImportNote[] = request.ignored.map((ignored) => ({ code: ignored.reason, option: ignored.option }));
   const settings: string[] = [];
   const hasData = request.data.length > 0;
@@ -106,7 +117,7 @@ export function apiNodeFromCurl(request: CurlRequest, options: CurlImportOptions
     }
     const lower = header.name.toLowerCase();
     if (lower === 'authorization') hasAuthorization = true;
-    settings.push(`${header.name}: ${credentialHeaderValue(header.name, header.value, host, secrets)}`);
+    settings.push(`${header.name}: ${credentialHeaderValue(header.name, header.value, apiName, secrets)}`);
   }
   // curl sends "https://user:password@host/" as Basic credentials, like -u.
   const userinfo = url.username !== '' || url.password !== '' ? `${decodeSegment(url.username)}:${decodeSegment(url.password)}` : undefined;
@@ -118,15 +129,19 @@ export function apiNodeFromCurl(request: CurlRequest, options: CurlImportOptions
         `The command gives credentials twice: an Authorization header and ${user !== undefined ? '-u (or user:password@ in the URL)' : '--oauth2-bearer'}. Keep one of them.`,
       );
     if (user !== undefined) {
+      // "$USER:$TOKEN", "user:password" or "api:YOUR_API_KEY" are for the reader to fill in.
+      const colon = user.indexOf(':');
+      const password = user.slice(colon + 1);
+      const filledIn = !/\$\{?[A-Za-z_]/.test(user) && !isDocsPlaceholder(password !== '' ? password : user.slice(0, colon));
       const name = secrets.name(
-        secretStem(host, 'BASIC'),
-        Buffer.from(user, 'utf8').toString('base64'),
+        secretStem(apiName, 'BASIC'),
+        filledIn ? Buffer.from(user, 'utf8').toString('base64') : undefined,
         request.user !== undefined ? '-u' : 'the URL',
       );
       settings.push(`Authorization: Basic {{ secrets.${name} }}`);
     } else {
       settings.push(
-        `Authorization: Bearer {{ secrets.${secretFor(request.bearer!, secretStem(host, 'TOKEN'), '--oauth2-bearer', secrets)} }}`,
+        `Authorization: Bearer {{ secrets.${secretFor(request.bearer!, secretStem(apiName, 'TOKEN'), '--oauth2-bearer', secrets)} }}`,
       );
     }
   }
@@ -142,7 +157,7 @@ export function apiNodeFromCurl(request: CurlRequest, options: CurlImportOptions
     const lower = name.toLowerCase();
     const suffix = API_KEY_PARAMETERS.has(lower) ? 'API_KEY' : CREDENTIAL_PARAMETERS.get(lower);
     if (suffix !== undefined && value.trim() !== '') {
-      const secret = secretFor(value, secretStem(host, suffix), name, secrets);
+      const secret = secretFor(value, secretStem(apiName, suffix), name, secrets);
       if (method !== 'GET' && API_KEY_PARAMETERS.has(lower)) {
         settings.push(`x-api-key: {{ secrets.${secret} }}`);
         notes.push({ code: 'api-key-moved', parameter: name });
@@ -151,19 +166,36 @@ export function apiNodeFromCurl(request: CurlRequest, options: CurlImportOptions
       }
       continue;
     }
-    const parameter = parameterOf(value, inputs);
+    const parameter = parameterOf(value, inputs) ?? (SHELL_VARIABLE_IN.test(value) ? shellVariables(value, inputs, secrets) : undefined);
     query.push(parameter === undefined ? part : `${part.slice(0, equals)}=${parameter}`);
   }
   if (request.dataInQuery) for (const part of formEncodedData(request)) query.push(part);
 
   const path = url.pathname
     .split('/')
-    .map((segment) => parameterOf(decodeSegment(segment), inputs) ?? segment)
+    .map(
+      (segment) =>
+        parameterOf(decodeSegment(segment), inputs) ??
+        (CAPITALISED_PLACEHOLDER.test(segment)
+          ? inputFor(segment.toLowerCase(), segment, inputs)
+          : shellVariables(segment, inputs, secrets)),
+    )
     .join('/');
-  const nodeUrl = `${url.protocol}//${url.host}${path}${query.length > 0 ? `?${query.join('&')}` : ''}`;
+  const wholeUrlSecret = urlSecret(request.url, secrets);
+  const nodeUrl =
+    wholeUrlSecret?.reference ??
+    withHostInputs.restore(`${url.protocol}//${url.host}${path}${query.length > 0 ? `?${query.join('&')}` : ''}`);
 
   const body = hasData && !request.dataInQuery ? bodyOf(request, settings, notes) : undefined;
-  const id = options.id ?? uniqueId(defaultId(method, url), options.existingIds ?? new Set());
+  // A URL that is a secret names the node after what it is, never after a part of it.
+  const id =
+    options.id ??
+    uniqueId(
+      wholeUrlSecret
+        ? `${method.toLowerCase()}_${wholeUrlSecret.name.toLowerCase().replace(/_url$/, '')}`
+        : defaultId(method, url.pathname, apiName),
+      options.existingIds ?? new Set(),
+    );
   return {
     id,
     node: { type: 'api', method, url: nodeUrl, ...(settings.length > 0 ? { settings } : {}), ...(body !== undefined ? { body } : {}) },
@@ -216,23 +248,116 @@ class SecretNames {
  */
 function secretFor(value: string, wanted: string, from: string, secrets: SecretNames): string {
   const variable = SHELL_VARIABLE.exec(value.trim());
-  if (variable) return secrets.name((variable[1] ?? variable[2])!.toUpperCase(), undefined, from);
-  const placeholder = looksLikePlaceholder(value) || /^\{.*\}$/.test(value.trim()) || /^your/i.test(value.trim());
-  return secrets.name(wanted, placeholder ? undefined : value.trim(), from);
+  if (variable) {
+    // "$OPENAI_API_KEY" names the secret; "$TOKEN" or "$YOUR_API_KEY" says nothing the API's name does not.
+    const name = (variable[1] ?? variable[2])!.toUpperCase();
+    return secrets.name(GENERIC_VARIABLE.test(name) ? wanted : name, undefined, from);
+  }
+  return secrets.name(wanted, isDocsPlaceholder(value) ? undefined : value.trim(), from);
+}
+
+/**
+ * A credential the docs left to fill in, never a value to store: `<TOKEN>`, `{token}`,
+ * `{{token}}`, `YOUR_API_KEY`, words (`server token`, `OAUTH-TOKEN`, `SENDGRID_APIKEY`), or a
+ * token shape filled with x (`xoxb-xxxxxxxxx-xxxx`). A real key has no space and is not a name.
+ */
+function isDocsPlaceholder(value: string): boolean {
+  const text = value.trim();
+  return (
+    text === '' ||
+    looksLikePlaceholder(text) ||
+    /^\{.*\}$/.test(text) ||
+    /^your/i.test(text) ||
+    /\s/.test(text) ||
+    (/^[A-Z][A-Z0-9]*(?:[-_.][A-Z0-9]+)*$/.test(text) && /(?:^|[-_.])(?:API)?(?:KEY|TOKEN|SECRET|PASSWORD|JWT)S?$/.test(text)) ||
+    /x{6,}|X{6,}|\*{3,}|\.{3,}/.test(text)
+  );
 }
 
 function credentialHeaderValue(name: string, value: string, host: string, secrets: SecretNames): string {
-  if (value.includes('{{')) return value;
+  if (AGENT_EXPRESSION.test(value)) return value;
   const lower = name.toLowerCase();
   if (!CREDENTIAL_HEADERS.has(lower)) return value;
   if (lower === 'authorization' || lower === 'proxy-authorization') {
-    const match = /^(\S+)\s+(.+)$/.exec(value);
+    // A scheme alone ("Bearer", its token lost with the page's "<YOUR-TOKEN>") still names the form.
+    const match = /^(\S+)\s+(.+)$/.exec(value) ?? /^(Bearer|Basic|Token)()$/i.exec(value);
     if (!match) return `{{ secrets.${secretFor(value, secretStem(host, 'TOKEN'), name, secrets)} }}`;
     const scheme = match[1]!;
     const suffix = /^basic$/i.test(scheme) ? 'BASIC' : 'TOKEN';
+    // An auth-param ("Token token=…", PagerDuty's form) keeps its name; only the value is secret.
+    // Base64 credentials have "=" only at their end, so they never read as one.
+    const param = suffix === 'TOKEN' ? /^([A-Za-z_][\w-]*=)("?)(.+)\2$/.exec(match[2]!) : null;
+    if (param)
+      return `${scheme} ${param[1]}${param[2]}{{ secrets.${secretFor(param[3]!, secretStem(host, 'TOKEN'), name, secrets)} }}${param[2]}`;
     return `${scheme} {{ secrets.${secretFor(match[2]!, secretStem(host, suffix), name, secrets)} }}`;
   }
   return `{{ secrets.${secretFor(value, secretStem(host, 'API_KEY'), name, secrets)} }}`;
+}
+
+/** A path segment the docs write for the reader to fill in: BASE_ID, TABLE_NAME, YOUR_ACCOUNT_SID. */
+const CAPITALISED_PLACEHOLDER = /^(?:YOUR_[A-Z0-9_]+|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*_(?:ID|NAME|SID|DOMAIN|REF|KEY|SLUG|NUMBER|EMAIL))$/;
+/**
+ * A URL that is itself a credential, as the secret scan knows them (a Slack webhook URL): the whole
+ * URL is the secret, the node's URL its reference; undefined for any other URL.
+ */
+function urlSecret(url: string, secrets: SecretNames): { name: string; reference: string } | undefined {
+  const finding = findSecrets(url).find((found) => found.start === 0);
+  if (!finding) return undefined;
+  const credential = url.slice(0, finding.end);
+  const name = secrets.name(finding.secretName, isDocsPlaceholder(credential) ? undefined : credential, 'the URL');
+  return { name, reference: `{{ secrets.${name} }}${url.slice(finding.end)}` };
+}
+
+/** `$NAME` or `${NAME}` within a word (a path segment "bot$TELEGRAM_BOT_TOKEN"). */
+const SHELL_VARIABLE_IN = /\$(?:\{([A-Za-z_][A-Za-z0-9_]*)(?::?[-=][^}]*)?\}|([A-Za-z_][A-Za-z0-9_]*))/;
+/** A shell variable with one of these in its name holds a credential: a secret, never an input. */
+const CREDENTIAL_NAME = /KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL/i;
+/** What a placeholder of the host stands in for while the URL is read (a host has no "<" or "{{"). */
+const HOST_INPUT_LABEL = /^aw-input-\d+$/;
+
+/**
+ * Shell variables in a part of the URL: a secret when the name says it is one (`$TELEGRAM_BOT_TOKEN`),
+ * an input otherwise (`$CF_ZONE_ID`); curl would have sent the shell's value, never "$NAME".
+ */
+function shellVariables(text: string, inputs: ImportedInput[], secrets: SecretNames): string {
+  return text.replace(new RegExp(SHELL_VARIABLE_IN.source, 'g'), (whole, braced?: string, bare?: string) => {
+    const name = (braced ?? bare)!;
+    if (CREDENTIAL_NAME.test(name)) return `{{ secrets.${secrets.name(name.toUpperCase(), undefined, 'the URL')} }}`;
+    return inputFor(name.toLowerCase(), whole, inputs);
+  });
+}
+
+/**
+ * Placeholders in the host ("https://{subdomain}.zendesk.com", "<PROJECT_REF>.supabase.co",
+ * "$SHOPIFY_STORE_DOMAIN") as inputs: the URL is read with a stand-in label for each, which
+ * `restore` turns into the input's reference in the node's URL.
+ */
+function hostInputs(raw: string, inputs: ImportedInput[]): { url: string; restore: (url: string) => string } {
+  // "${ES_URL}/_cat/indices": the variable is the whole base URL, scheme included.
+  const base = /^\$\{?([A-Za-z_]\w*)(?::?[-=][^}]*)?\}?(?=[/?#]|$)/.exec(raw);
+  if (base) {
+    const reference = inputFor(base[1]!.toLowerCase(), base[0], inputs);
+    return { url: `https://aw-input-0${raw.slice(base[0].length)}`, restore: (url) => url.replace('https://aw-input-0', reference) };
+  }
+  const parts = /^([a-z][a-z0-9+.-]*:\/\/)([^/?#]*)(.*)$/is.exec(raw);
+  if (!parts) return { url: raw, restore: (url) => url };
+  const references: string[] = [];
+  // Only the host: a user name or password ("user:$PASS@") is the -u's business.
+  const at = parts[2]!.lastIndexOf('@') + 1;
+  const hostPart = parts[2]!.slice(at).replace(/\{\{?\s*[A-Za-z_][\w-]*\s*\}?\}|<[A-Za-z_][\w-]*>|\$\{?[A-Za-z_]\w*\}?/g, (placeholder) => {
+    const variable = /^\$\{?(\w+)\}?$/.exec(placeholder);
+    references.push(variable ? inputFor(variable[1]!.toLowerCase(), placeholder, inputs) : parameterOf(placeholder, inputs)!);
+    return `aw-input-${references.length - 1}`;
+  });
+  return {
+    url: `${parts[1]}${parts[2]!.slice(0, at)}${hostPart}${parts[3]}`,
+    restore: (url) => url.replace(/aw-input-(\d+)/g, (label, index: string) => references[Number(index)] ?? label),
+  };
+}
+
+function inputFor(name: string, placeholder: string, inputs: ImportedInput[]): string {
+  if (!inputs.some((input) => input.name === name)) inputs.push({ name, placeholder });
+  return `{{ inputs.${name} }}`;
 }
 
 /** A value written as a placeholder ({owner}, :id, <id>) becomes an input reference. */
@@ -240,9 +365,7 @@ function parameterOf(text: string, inputs: ImportedInput[]): string | undefined 
   const match = PARAMETER.exec(text);
   const raw = match ? (match[1] ?? match[2] ?? match[3]) : undefined;
   if (raw === undefined) return undefined;
-  const name = raw.replace(/-/g, '_');
-  if (!inputs.some((input) => input.name === name)) inputs.push({ name, placeholder: text });
-  return `{{ inputs.${name} }}`;
+  return inputFor(raw.replace(/-/g, '_'), text, inputs);
 }
 
 function decodeQueryPart(text: string): string {
@@ -320,12 +443,12 @@ function jsonObjectOf(text: string): object | undefined {
 }
 
 /** "post_issues" for POST /repos/{owner}/{repo}/issues. */
-function defaultId(method: string, url: URL): string {
-  const segments = url.pathname
+function defaultId(method: string, pathname: string, apiName: string): string {
+  const segments = pathname
     .split('/')
     .map(decodeSegment)
-    .filter((segment) => segment !== '' && !PARAMETER.test(segment) && !/^v\d+$/.test(segment));
-  const last = segments[segments.length - 1] ?? hostWord(url.hostname).toLowerCase();
+    .filter((segment) => segment !== '' && !PARAMETER.test(segment) && !CAPITALISED_PLACEHOLDER.test(segment) && !/^v\d+$/.test(segment));
+  const last = segments[segments.length - 1] ?? apiName.toLowerCase();
   const word = last
     .toLowerCase()
     .replace(/\.[a-z]+$/, '')

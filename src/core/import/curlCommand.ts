@@ -50,7 +50,9 @@ export type IgnoredReason =
   /** `--compressed`: the engine reads gzip, br and deflate answers. */
   | 'compressed'
   /** How curl prints, saves or times the answer: no effect on the request. */
-  | 'output';
+  | 'output'
+  /** What the shell runs after curl (`| jq .`, `2> /dev/null`, `&& echo done`): not part of the request. */
+  | 'shell';
 
 export interface IgnoredOption {
   readonly option: string;
@@ -127,6 +129,7 @@ const LONG_OPTIONS: ReadonlyMap<string, OptionAction> = new Map<string, OptionAc
   ['--connect-timeout', { kind: 'ignore', reason: 'output', takesValue: true }],
   ['--retry', { kind: 'ignore', reason: 'output', takesValue: true }],
   ['--max-redirs', { kind: 'ignore', reason: 'output', takesValue: true }],
+  ['--dump-header', { kind: 'ignore', reason: 'output', takesValue: true }],
 ]);
 
 const SHORT_OPTIONS: ReadonlyMap<string, string> = new Map([
@@ -152,7 +155,11 @@ const SHORT_OPTIONS: ReadonlyMap<string, string> = new Map([
   ['O', '--remote-name'],
   ['w', '--write-out'],
   ['m', '--max-time'],
+  ['D', '--dump-header'],
 ]);
+
+/** A word the shell reads as a pipe, a redirection or the end of the command: "|", "2>", "&&", ";". */
+const SHELL_OPERATOR = /^(?:\|\|?|&&?|;|\d*>>?|&>|<)/;
 
 function takesValue(action: OptionAction): boolean {
   switch (action.kind) {
@@ -176,12 +183,15 @@ export function shellOf(command: string): CurlShell {
   return 'posix';
 }
 
+/** A shell prompt docs print in front of the command: `$`, `%`, `#`, `>`, `PS C:\>`, oh-my-zsh's `➜ dir`. */
+const PROMPT = /^(?:[$%#>]|PS [^>\n]*>|➜\s*\S*?)\s*(?=curl(?:\.exe)?\s)/i;
+
 /**
  * The command in POSIX words for shlex: cmd's carets and PowerShell's backticks and doubled single
- * quotes rewritten to what they mean. A `$ ` prompt in front is dropped.
+ * quotes rewritten to what they mean. A prompt in front is dropped.
  */
 function toPosix(command: string, shell: CurlShell): string {
-  let text = command.trim().replace(/^\$\s+/, '');
+  let text = command.trim().replace(PROMPT, '');
   if (shell === 'cmd') {
     // cmd: "^" + newline continues the line; "^x" is x (Chrome's "Copy as cURL (cmd)" escapes every quote).
     text = text.replace(/\^[ \t]*\r?\n/g, ' ').replace(/\^(.)/g, '$1');
@@ -196,12 +206,31 @@ function toPosix(command: string, shell: CurlShell): string {
   return text;
 }
 
+/**
+ * The text with a space before a pipe or redirection glued to a closing quote (`-d '{…}'| jq .`),
+ * so that it is a word of its own. Only shlex says whether a quote closes there: the text up to
+ * the operator must split. At most 64 such places are tried, each one split (bounded work).
+ */
+function apartFromGluedOperator(text: string): string {
+  let tried = 0;
+  for (const match of text.matchAll(/(?<=['"])(?:\||;|&|\d*>)/g)) {
+    if (++tried > 64) break;
+    try {
+      split(text.slice(0, match.index));
+    } catch {
+      continue;
+    }
+    return `${text.slice(0, match.index)} ${text.slice(match.index)}`;
+  }
+  return text;
+}
+
 /** Reads a pasted `curl …` command. Throws CurlCommandError when it cannot. */
 export function parseCurlCommand(command: string): CurlRequest {
   const shell = shellOf(command);
   let words: string[];
   try {
-    words = split(toPosix(command, shell));
+    words = split(apartFromGluedOperator(toPosix(command, shell)));
   } catch {
     throw new CurlCommandError(
       'unbalanced-quote',
@@ -307,6 +336,11 @@ export function parseCurlCommand(command: string): CurlRequest {
         }
         apply(`-${letter}`, action, '');
       }
+    } else if (SHELL_OPERATOR.test(word)) {
+      // A pipe or redirection ends curl's words (an option's value was taken above, so "-d '|'" is
+      // data); docs print "| jq ." after their commands all the time.
+      ignored.push({ option: words.slice(index).join(' '), reason: 'shell' });
+      break;
     } else {
       urls.push(word);
     }
@@ -377,7 +411,12 @@ function formPart(option: string, value: string, literal: boolean): CurlFormPart
   return { name, value: content };
 }
 
-/** curl calls "example.com/x" over http: keep the scheme explicit (https when none is written is safer, but not what curl does). */
+/**
+ * curl calls "example.com/x" over http: keep the scheme explicit (https when none is written is
+ * safer, but not what curl does). A URL that starts with a shell variable ("${ES_URL}/_search")
+ * has its scheme in the variable.
+ */
 function withScheme(url: string): string {
-  return /^[a-z][a-z0-9+.-]*:\/\//i.test(url) ? url : `http://${url}`;
+  // Words ("REPLACE THIS WITH A WEBHOOK URL") are no host: left as written, to be named in the error.
+  return /^[a-z][a-z0-9+.-]*:\/\//i.test(url) || url.startsWith('$') || /\s/.test(url) ? url : `http://${url}`;
 }

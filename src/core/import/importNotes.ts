@@ -11,6 +11,8 @@ export function describeImportNote(note: ImportNote): string {
       return `${note.option} is not needed: the engine reads gzip, br and deflate answers.`;
     case 'output':
       return `${note.option} only changes how curl prints or saves the answer; it is left out.`;
+    case 'shell':
+      return `"${note.option}" is run by the shell after curl, on its answer; it is left out.`;
     case 'api-key-moved':
       return `The ${note.parameter} query parameter is sent as an x-api-key header: an API key in the URL is for GET requests.`;
     case 'header-removed':

@@ -17,6 +17,11 @@ const TOKEN_FORMATS: readonly TokenFormat[] = [
   { kind: 'GitHub token', pattern: /\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})/g, secretName: 'GITHUB_TOKEN' },
   { kind: 'Slack token', pattern: /\bxox[abposr]-[A-Za-z0-9-]{10,}/g, secretName: 'SLACK_TOKEN' },
   { kind: 'Slack webhook URL', pattern: /https:\/\/hooks\.slack\.com\/services\/[A-Za-z0-9/]{20,}/g, secretName: 'SLACK_WEBHOOK_URL' },
+  {
+    kind: 'Discord webhook URL',
+    pattern: /https:\/\/(?:ptb\.|canary\.)?discord(?:app)?\.com\/api\/(?:v\d+\/)?webhooks\/\d+\/[A-Za-z0-9_-]{20,}/g,
+    secretName: 'DISCORD_WEBHOOK_URL',
+  },
   { kind: 'Stripe secret key', pattern: /\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}/g, secretName: 'STRIPE_SECRET_KEY' },
   { kind: 'AWS access key id', pattern: /\b(?:AKIA|ASIA)[0-9A-Z]{16}\b/g, secretName: 'AWS_ACCESS_KEY_ID' },
   { kind: 'Google API key', pattern: /\bAIza[0-9A-Za-z_-]{35}/g, secretName: 'GOOGLE_API_KEY' },
