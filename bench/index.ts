@@ -1,11 +1,13 @@
 // `npm run bench`: every benchmark, each reporting against a reference measured in the same run.
 //   npm run bench                 all
 //   npm run bench -- validation   only the named ones (validation, multipart, polling, server,
-//                                 flood, agent-tests, cli, activation, batch, openapi, send)
+//                                 flood, agent-tests, cli, activation, batch, graph, openapi,
+//                                 send)
 import { runActivationBenchmark } from './activation';
 import { runBatchBenchmark } from './batch';
 import { runAgentTestsBenchmark } from './agentTests';
 import { runCliBenchmark } from './cli';
+import { runGraphBenchmark } from './graph';
 import { runMultipartBenchmark } from './multipart';
 import { runOpenApiBenchmark } from './openApi';
 import { runPollingBenchmark } from './polling';
@@ -24,6 +26,7 @@ const benchmarks: Record<string, () => boolean | Promise<boolean>> = {
   cli: runCliBenchmark,
   activation: runActivationBenchmark,
   batch: runBatchBenchmark,
+  graph: runGraphBenchmark,
   openapi: runOpenApiBenchmark,
   send: runSendBenchmark,
 };

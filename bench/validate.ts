@@ -66,6 +66,8 @@ export function runValidationBenchmark(): boolean {
 
 /** How long one hostile validation may take in-process. */
 const HOSTILE_TARGET_MS = 750;
+/** Linear: a file N times larger takes at most this much more than N times as long. */
+const LINEAR_SLACK = 1.25;
 
 function fastestMs(work: () => unknown, runs: number): number {
   let best = Infinity;
@@ -82,7 +84,7 @@ function fastestMs(work: () => unknown, runs: number): number {
 }
 
 export function runHostileValidationBenchmark(): boolean {
-  const rows = [['hostile file (issue 9)', 'size', 'yaml.parseDocument', 'full validation', 'problems']];
+  const rows = [['hostile file (issue 9)', 'size', 'yaml.parseDocument', 'full validation', 'problems', 'half the file', 'growth']];
   let worst = { ms: 0, name: '' };
   let ok = true;
   for (const shape of HOSTILE_SHAPES) {
@@ -98,18 +100,27 @@ export function runHostileValidationBenchmark(): boolean {
             fastestMs(() => parseDocument(text), 2),
           );
     const problems = validateAgentText(text).problems.length;
+    // Linear: the file of half as many entries takes about half the time (sizes and times compared).
+    const half = shape.generate(Math.floor(shape.issueCount / 2));
+    const halfValidation = fastestMs(() => validateAgentText(half), 3);
+    const sizeGrowth = text.length / half.length;
+    const timeGrowth = validation / Math.max(halfValidation, 0.05);
     if (validation > worst.ms) worst = { ms: validation, name: shape.name };
     if (validation >= Math.max(HOSTILE_TARGET_MS, 1.5 * parse)) ok = false;
+    // Below a few milliseconds, timer noise is larger than any growth.
+    if (validation > 5 && timeGrowth > LINEAR_SLACK * sizeGrowth) ok = false;
     rows.push([
       shape.name,
       `${(text.length / 1024).toFixed(0)} KB`,
       `${parse.toFixed(1)} ms`,
       `${validation.toFixed(1)} ms`,
       String(problems),
+      `${halfValidation.toFixed(1)} ms`,
+      `${sizeGrowth.toFixed(2)}x size, ${timeGrowth.toFixed(2)}x time`,
     ]);
   }
   console.log(
-    `Hostile files (fastest of 3 runs; target: each validation under ${HOSTILE_TARGET_MS} ms, or 1.5x the raw parse where that is slower)`,
+    `Hostile files (fastest of 3 runs; targets: each validation under ${HOSTILE_TARGET_MS} ms, or 1.5x the raw parse where that is slower; growth from half the file at most ${LINEAR_SLACK}x the growth in size)`,
   );
   console.log(table(rows));
   console.log(`worst validation: ${worst.ms.toFixed(1)} ms (${worst.name})`);

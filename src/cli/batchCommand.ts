@@ -7,7 +7,9 @@ import { loadAgent } from '../core/engine/agentPlan';
 import { envSecretHint, envSecretResolver } from '../core/engine/secrets';
 import { formatDuration } from '../core/executions/executionRecord';
 import { BatchResumeRefused, BatchSetupError, runBatch } from '../core/batch/runBatch';
-import type { BatchCounts, BatchEvent, BatchMode, BatchSummary, ResumeRefusal } from '../core/batch/runBatch';
+import type { BatchCounts, BatchEvent, BatchMode, BatchSetupProblem, BatchSummary, ResumeRefusal } from '../core/batch/runBatch';
+import type { ColumnMapProblem } from '../core/batch/rowInputs';
+import { listWords } from '../core/document/suggest';
 import { shellQuote } from '../core/service/curl';
 import { DEFAULT_STATUS_PATH } from '../core/service/target';
 import { loadSuite } from '../core/testing/suite';
@@ -173,7 +175,7 @@ export async function batchCommand(path: string, flags: BatchFlags, io: CliIo): 
   } catch (error) {
     live.done();
     if (error instanceof BatchResumeRefused) throw new CliError(refusalText(error.refusal, path, flags, io.cwd), ExitCode.usage);
-    if (error instanceof BatchSetupError) throw new CliError(error.message, ExitCode.usage);
+    if (error instanceof BatchSetupError) throw new CliError(setupProblemText(error.problem, path, flags, io.cwd), ExitCode.usage);
     throw error;
   }
   live.done();
@@ -218,6 +220,42 @@ function stopWords(stopped: SchedulerStop, flags: BatchFlags): string {
 }
 
 /** Why --resume was refused, and what to do, with the names the command was given. */
+/** Why the batch cannot start, in the command line's words: the flags that give or change it. */
+function setupProblemText(problem: BatchSetupProblem, path: string, flags: BatchFlags, cwd: string): string {
+  switch (problem.kind) {
+    case 'column-map':
+      return problem.problems.map(columnMapText).join('\n');
+    case 'bad-number':
+      return problem.what === 'limit'
+        ? `--limit must be a whole number of 1 or more, not ${problem.value}.`
+        : `The row count given must be a whole number of 1 or more, not ${problem.value}.`;
+    case 'data-file':
+      return problem.message;
+    case 'resume-without-results':
+      return '--resume goes on with the batch of a results file: give its --out.';
+    case 'no-state':
+      return `There is no state file ${problem.statePath} to resume from: run the batch without --resume.`;
+    case 'other-data':
+      return `${problem.statePath} is the state of a batch over ${problem.started}, not ${problem.given}.`;
+    case 'other-mode':
+      return `${problem.statePath} is the state of a batch run ${problem.started === 'local' ? 'locally (--local)' : 'against the service (without --local)'}: resume it the same way.`;
+    case 'exists':
+      return `${problem.path} exists: give --resume to go on with that batch, or remove it (or choose another --out) to start over.`;
+    case 'unwritable':
+      return `${problem.path} cannot be written: ${problem.reason}`;
+    case 'unreadable':
+      return `${problem.path} cannot be read: ${problem.reason}`;
+    case 'resume-refused':
+      return refusalText(problem.refusal, path, flags, cwd);
+  }
+}
+
+function columnMapText(problem: ColumnMapProblem): string {
+  if (problem.kind === 'column-twice')
+    return `--map: column "${problem.column}" is given to both "${problem.inputs[0]}" and "${problem.inputs[1]}".`;
+  return `--map ${problem.input}=${problem.column}: the agent has no input "${problem.input}".${problem.suggestion ? ` Did you mean "${problem.suggestion}"?` : problem.inputs.length ? ` Its inputs are ${listWords(problem.inputs, 'and')}.` : ''}`;
+}
+
 function refusalText(refusal: ResumeRefusal, path: string, flags: BatchFlags, cwd: string): string {
   const out = flags.out ?? '';
   const state = flags.state ?? `${out}.state`;

@@ -3,12 +3,11 @@
 // the extension's storage); this shows its progress (cancellable), keeps the batch's record in step
 // (throttled) and says how it ended. A cancelled or interrupted batch resumes without starting any
 // row twice.
-import { basename } from 'node:path';
 import * as vscode from 'vscode';
 import { proxySettings, batchSettings, serviceSettings } from '../config';
 import type { BatchRecord } from '../core/batch/batchRecord';
 import { describeBatchCounts } from '../core/batch/batchRecord';
-import type { BatchCounts, BatchMode, BatchSummary, ResumeRefusal } from '../core/batch/runBatch';
+import type { BatchCounts, BatchMode, BatchSetupProblem, BatchSummary } from '../core/batch/runBatch';
 import type { ExecutionTargetInfo } from '../core/executions/executionRecord';
 import { errorMessage } from '../core/errors';
 import { anyHostDispatcher } from '../core/http/proxy';
@@ -23,6 +22,7 @@ import { startTargetWithKey, targetWithKey } from './serviceTarget';
 import { RunBlocked } from '../commandErrors';
 import { allowFoldersOnce } from './allowFiles';
 import { ProgressSaves } from './progressSaves';
+import { batchSetupWords } from './batchSetupWords';
 import { allowedFileFolders } from '../config';
 
 export interface BatchRunDeps extends RunDeps {
@@ -218,11 +218,13 @@ async function execute(
       },
     );
   } catch (error) {
-    // Told apart by name: the core is another bundle.
-    const refusal =
-      error instanceof Error && error.name === 'BatchResumeRefused' ? (error as { refusal?: ResumeRefusal }).refusal : undefined;
-    if (refusal) refused = resumeRefusalText(refusal, record);
-    else failure = errorMessage(error);
+    // Told apart by name: the core is another bundle. Its facts, in the editor's words.
+    const problem =
+      error instanceof Error && (error.name === 'BatchSetupError' || error.name === 'BatchResumeRefused')
+        ? (error as { problem?: BatchSetupProblem }).problem
+        : undefined;
+    if (problem?.kind === 'resume-refused') refused = batchSetupWords(problem, record);
+    else failure = problem ? batchSetupWords(problem, record) : errorMessage(error);
   } finally {
     running.delete(record.key);
   }
@@ -266,16 +268,4 @@ async function execute(
     if (choice === OPEN) deps.showResults(final);
   });
   return final;
-}
-
-/** Why a batch was not resumed, in the editor's words (no command-line flags, no internal files). */
-function resumeRefusalText(refusal: ResumeRefusal, record: BatchRecord): string {
-  if (refusal.kind === 'files-changed') {
-    const files = refusal.files.map(({ file, path }) =>
-      file === 'data' ? `the data file ${basename(path)}` : `the agent file ${basename(path)}`,
-    );
-    return `Not resumed: ${files.join(' and ')} changed since the batch started, so resuming could start rows twice or leave rows out. Put back the files as they were to resume it, or run the agent on the dataset again for a new batch.`;
-  }
-  const which = refusal.path === record.resultsPath ? 'its results file is' : 'its saved state is';
-  return `Not resumed: ${which} damaged (line ${refusal.line}: ${refusal.problem}), so which rows ran cannot be known. Run the agent on the dataset again for a new batch.`;
 }

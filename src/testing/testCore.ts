@@ -1,4 +1,4 @@
-// The agent-test core (YAML reading, the workflow engine, undici's MockAgent), loaded on first use
+// The agent-test core (YAML reading, the workflow engine, undici's client), loaded on first use
 // rather than at activation: the Test Explorer, code lens and commands register without it.
 import type * as EditorEntry from '../core/testing/editorEntry';
 import { loadOnce } from '../core/loadOnce';

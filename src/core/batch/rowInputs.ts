@@ -62,26 +62,44 @@ export interface RowInputs {
   readonly expectations: readonly RowExpectation[];
 }
 
+/** A problem with the column mapping itself (the CLI's --map), as facts: each adapter words it. */
+export type ColumnMapProblem =
+  /** The mapping names an input the agent does not have; `suggestion` is the closest it has. */
+  | {
+      readonly kind: 'unknown-input';
+      readonly input: string;
+      readonly column: string;
+      readonly suggestion?: string;
+      readonly inputs: readonly string[];
+    }
+  /** One column is given to two inputs. */
+  | { readonly kind: 'column-twice'; readonly column: string; readonly inputs: readonly [string, string] };
+
 /**
- * Problems with --map itself, found once before any row: an input the agent does not have, a column
- * given to two inputs.
+ * Problems with the column mapping itself, found once before any row: an input the agent does not
+ * have, a column given to two inputs.
  */
-export function checkColumnMap(model: AgentModel, map: ReadonlyMap<string, string>): string[] {
-  const problems: string[] = [];
+export function checkColumnMap(model: AgentModel, map: ReadonlyMap<string, string>): ColumnMapProblem[] {
+  const problems: ColumnMapProblem[] = [];
   const names = [...model.inputs.keys()];
   const columns = new Map<string, string>();
   for (const [input, column] of map) {
     if (!model.inputs.has(input)) {
       const suggestion = closestMatch(input, names);
-      problems.push(
-        `--map ${input}=${column}: the agent has no input "${input}".${suggestion ? ` Did you mean "${suggestion}"?` : names.length ? ` Its inputs are ${listWords(names, 'and')}.` : ''}`,
-      );
+      problems.push({ kind: 'unknown-input', input, column, ...(suggestion ? { suggestion } : {}), inputs: names });
     }
     const other = columns.get(column);
-    if (other !== undefined) problems.push(`--map: column "${column}" is given to both "${other}" and "${input}".`);
+    if (other !== undefined) problems.push({ kind: 'column-twice', column, inputs: [other, input] });
     columns.set(column, input);
   }
   return problems;
+}
+
+/** A column mapping problem in words that name no flag or setting (the message of a BatchSetupError). */
+export function describeColumnMapProblem(problem: ColumnMapProblem): string {
+  if (problem.kind === 'column-twice')
+    return `Column "${problem.column}" is given to both "${problem.inputs[0]}" and "${problem.inputs[1]}".`;
+  return `Column "${problem.column}" is given to input "${problem.input}", which the agent does not have.${problem.suggestion ? ` Did you mean "${problem.suggestion}"?` : problem.inputs.length ? ` Its inputs are ${listWords(problem.inputs, 'and')}.` : ''}`;
 }
 
 /** The inputs and expectations of one row, or every problem it has. */
@@ -124,7 +142,7 @@ export async function rowInputs(
       problems.push({
         row,
         column,
-        message: `column "${column}" is not used: input "${column}" is read from column "${map.get(column)}" (--map)`,
+        message: `column "${column}" is not used: input "${column}" is read from column "${map.get(column)}" instead`,
       });
       continue;
     }

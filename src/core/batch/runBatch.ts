@@ -25,8 +25,8 @@ import {
 import type { BatchFingerprint, ResumeState } from './batchState';
 import { countDataRows, DataFileError, readDataRows } from './dataRows';
 import type { RowProblem } from './dataRows';
-import { checkColumnMap, checkExpectations, rowInputs } from './rowInputs';
-import type { RowExpectation, RowInputs, RowProblems } from './rowInputs';
+import { checkColumnMap, checkExpectations, describeColumnMapProblem, rowInputs } from './rowInputs';
+import type { ColumnMapProblem, RowExpectation, RowInputs, RowProblems } from './rowInputs';
 import { BatchScheduler } from './scheduler';
 import type { RowResult, RowStatus } from './batchModel';
 import type { Matcher } from '../testing/matchers';
@@ -143,14 +143,6 @@ export interface BatchSummary extends BatchCounts {
   readonly statePath?: string;
 }
 
-/** A batch that cannot start as given (a usage error): nothing was sent. */
-export class BatchSetupError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'BatchSetupError';
-  }
-}
-
 /** Why a resume was refused, as facts: each adapter words it (with its own flags, or none). */
 export type ResumeRefusal =
   /** The data file or the agent is not what the batch started with: its row numbers or its agent mean something else now. */
@@ -162,14 +154,74 @@ export type ResumeRefusal =
   /** A line of the state or results file that no batch writes: which rows ran cannot be known. */
   | { readonly kind: 'state-damaged'; readonly path: string; readonly line: number; readonly problem: string };
 
+/**
+ * Why a batch cannot start as given, as facts: the command line words them with its flags, the
+ * editor with its own words. Nothing was sent.
+ */
+export type BatchSetupProblem =
+  | { readonly kind: 'column-map'; readonly problems: readonly ColumnMapProblem[] }
+  /** The row limit or the row count given is not a whole number of 1 or more. */
+  | { readonly kind: 'bad-number'; readonly what: 'limit' | 'total'; readonly value: number }
+  /** The data file cannot be read as data (its own words, which name the file). */
+  | { readonly kind: 'data-file'; readonly message: string }
+  /** A resume with no results file, which is where a batch is resumed from. */
+  | { readonly kind: 'resume-without-results' }
+  | { readonly kind: 'no-state'; readonly statePath: string }
+  /** The state is of a batch over another data file. */
+  | { readonly kind: 'other-data'; readonly statePath: string; readonly started: string; readonly given: string }
+  /** The state is of a batch run the other way (locally, or on the service). */
+  | { readonly kind: 'other-mode'; readonly statePath: string; readonly started: BatchMode['kind'] }
+  /** A new batch would overwrite the results or state file of another. */
+  | { readonly kind: 'exists'; readonly file: 'results' | 'state'; readonly path: string }
+  | { readonly kind: 'unwritable'; readonly file: 'results' | 'state'; readonly path: string; readonly reason: string }
+  | { readonly kind: 'unreadable'; readonly path: string; readonly reason: string }
+  | { readonly kind: 'resume-refused'; readonly refusal: ResumeRefusal };
+
+/** A problem in words that name no flag or setting: an error's message when no adapter words it. */
+export function describeBatchSetupProblem(problem: BatchSetupProblem): string {
+  switch (problem.kind) {
+    case 'column-map':
+      return problem.problems.map(describeColumnMapProblem).join('\n');
+    case 'bad-number':
+      return `The ${problem.what === 'limit' ? 'row limit' : 'row count given'} must be a whole number of 1 or more, not ${problem.value}.`;
+    case 'data-file':
+      return problem.message;
+    case 'resume-without-results':
+      return 'A batch is resumed from its results file, and none was given.';
+    case 'no-state':
+      return `There is no state file ${problem.statePath} to resume from: run the batch anew instead.`;
+    case 'other-data':
+      return `${problem.statePath} is the state of a batch over ${problem.started}, not ${problem.given}.`;
+    case 'other-mode':
+      return `${problem.statePath} is the state of a batch run ${problem.started === 'local' ? 'locally' : 'against the service'}: resume it the same way.`;
+    case 'exists':
+      return `${problem.path} exists: resume that batch, or remove it (or choose another results file) to start over.`;
+    case 'unwritable':
+      return `${problem.path} cannot be written: ${problem.reason}`;
+    case 'unreadable':
+      return `${problem.path} cannot be read: ${problem.reason}`;
+    case 'resume-refused':
+      return problem.refusal.kind === 'files-changed'
+        ? `The ${problem.refusal.files.map(({ file }) => `${file} file`).join(' and ')} changed since the batch started: resuming could start rows twice or skip new ones.`
+        : `The state of the batch is damaged (${problem.refusal.path}, line ${problem.refusal.line}: ${problem.refusal.problem}): which rows ran cannot be known.`;
+  }
+}
+
+/**
+ * A batch that cannot start as given (a usage error): nothing was sent. `problem` says why; the
+ * message words it without flags (told apart by its name across bundles).
+ */
+export class BatchSetupError extends Error {
+  constructor(readonly problem: BatchSetupProblem) {
+    super(describeBatchSetupProblem(problem));
+    this.name = 'BatchSetupError';
+  }
+}
+
 /** A resume refused before anything was sent; `refusal` says why (told apart by its name across bundles). */
 export class BatchResumeRefused extends BatchSetupError {
   constructor(readonly refusal: ResumeRefusal) {
-    super(
-      refusal.kind === 'files-changed'
-        ? `The ${refusal.files.map(({ file }) => `${file} file`).join(' and ')} changed since the batch started: resuming could start rows twice or skip new ones.`
-        : `The state of the batch is damaged (${refusal.path}, line ${refusal.line}: ${refusal.problem}): which rows ran cannot be known.`,
-    );
+    super({ kind: 'resume-refused', refusal });
     this.name = 'BatchResumeRefused';
   }
 }
@@ -199,11 +251,11 @@ export const MAX_LISTED_PROBLEMS = 100;
 
 export async function runBatch(options: BatchOptions, listener: BatchListener, signal: AbortSignal): Promise<BatchSummary> {
   const mapProblems = checkColumnMap(options.model, options.columnMap ?? new Map());
-  if (mapProblems.length) throw new BatchSetupError(mapProblems.join('\n'));
+  if (mapProblems.length) throw new BatchSetupError({ kind: 'column-map', problems: mapProblems });
   if (options.limit !== undefined && (!Number.isInteger(options.limit) || options.limit < 1))
-    throw new BatchSetupError(`The row limit must be a whole number of 1 or more, not ${options.limit}.`);
+    throw new BatchSetupError({ kind: 'bad-number', what: 'limit', value: options.limit });
   if (options.total !== undefined && (!Number.isInteger(options.total) || options.total < 1))
-    throw new BatchSetupError(`The row count given must be a whole number of 1 or more, not ${options.total}.`);
+    throw new BatchSetupError({ kind: 'bad-number', what: 'total', value: options.total });
 
   let total: number;
   let dataRows: number;
@@ -211,7 +263,7 @@ export async function runBatch(options: BatchOptions, listener: BatchListener, s
     dataRows = options.total !== undefined && !options.resume ? options.total : await countDataRows(options.dataPath, { signal });
     total = Math.min(dataRows, options.limit ?? Infinity);
   } catch (error) {
-    if (error instanceof DataFileError) throw new BatchSetupError(error.message);
+    if (error instanceof DataFileError) throw new BatchSetupError({ kind: 'data-file', message: error.message });
     throw error;
   }
 
@@ -219,16 +271,13 @@ export async function runBatch(options: BatchOptions, listener: BatchListener, s
   let previous: ResumeState | undefined;
   let fingerprint: BatchFingerprint | undefined;
   if (options.resume) {
-    if (!options.outPath || !statePath) throw new BatchSetupError('--resume goes on with the batch of a results file: give its --out.');
-    if (!existsSync(statePath))
-      throw new BatchSetupError(`There is no state file ${statePath} to resume from: run the batch without --resume.`);
+    if (!options.outPath || !statePath) throw new BatchSetupError({ kind: 'resume-without-results' });
+    if (!existsSync(statePath)) throw new BatchSetupError({ kind: 'no-state', statePath });
     previous = await readResumeState(statePath, options.outPath, dataRows);
     if (previous.header && resolve(previous.header.data) !== resolve(options.dataPath))
-      throw new BatchSetupError(`${statePath} is the state of a batch over ${previous.header.data}, not ${options.dataPath}.`);
+      throw new BatchSetupError({ kind: 'other-data', statePath, started: previous.header.data, given: options.dataPath });
     if (previous.header && previous.header.mode !== options.mode.kind)
-      throw new BatchSetupError(
-        `${statePath} is the state of a batch run ${previous.header.mode === 'local' ? 'locally (--local)' : 'against the service'}: resume it the same way.`,
-      );
+      throw new BatchSetupError({ kind: 'other-mode', statePath, started: previous.header.mode });
     // The files first: rows of a changed data file may well look like damage.
     const recorded = previous.header?.fingerprint;
     if (recorded) {
@@ -240,11 +289,11 @@ export async function runBatch(options: BatchOptions, listener: BatchListener, s
     }
     if (previous.damaged) throw new BatchResumeRefused({ kind: 'state-damaged', ...previous.damaged });
   } else if (options.outPath) {
-    for (const path of [options.outPath, statePath!]) {
-      if (existsSync(path))
-        throw new BatchSetupError(
-          `${path} exists: give --resume to go on with that batch, or remove it (or choose another --out) to start over.`,
-        );
+    for (const [file, path] of [
+      ['results', options.outPath],
+      ['state', statePath!],
+    ] as const) {
+      if (existsSync(path)) throw new BatchSetupError({ kind: 'exists', file, path });
     }
   }
 
@@ -255,7 +304,7 @@ export async function runBatch(options: BatchOptions, listener: BatchListener, s
   try {
     results = options.outPath ? JsonLinesFile.open(options.outPath, !options.resume) : undefined;
   } catch (error) {
-    throw new BatchSetupError(`${options.outPath} cannot be written: ${errorMessage(error)}`);
+    throw new BatchSetupError({ kind: 'unwritable', file: 'results', path: options.outPath!, reason: errorMessage(error) });
   }
   let state: BatchStateLog | undefined;
   try {
@@ -273,7 +322,7 @@ export async function runBatch(options: BatchOptions, listener: BatchListener, s
       : undefined;
   } catch (error) {
     results?.close();
-    throw new BatchSetupError(`${statePath} cannot be written: ${errorMessage(error)}`);
+    throw new BatchSetupError({ kind: 'unwritable', file: 'state', path: statePath!, reason: errorMessage(error) });
   }
 
   const run = new BatchRun(options, total, previous, listener, results, state, statePath);
@@ -291,7 +340,7 @@ async function batchFingerprint(options: BatchOptions, signal: AbortSignal): Pro
     return { data: await fileFingerprint(options.dataPath, signal), agent: textFingerprint(options.agentText) };
   } catch (error) {
     if (signal.aborted) throw error;
-    throw new BatchSetupError(`${options.dataPath} cannot be read: ${errorMessage(error)}`);
+    throw new BatchSetupError({ kind: 'unreadable', path: options.dataPath, reason: errorMessage(error) });
   }
 }
 

@@ -1,7 +1,6 @@
 // Runs one test case with the workflow engine on this machine: the agent's real request building,
-// HTTP client and redirect handling, with each mocked node's socket replaced by undici's MockAgent,
-// which answers with the case's mock and records what the node sent. Then checks every expectation.
-import { MockAgent } from 'undici';
+// HTTP client and redirect handling, with each mocked node's socket replaced by a dispatcher that
+// answers with the case's mock and records what the node sent. Then checks every expectation.
 import type { Dispatcher } from 'undici';
 import type { LoadedAgent } from '../engine/agentPlan';
 import { executeAgent } from '../engine/engine';
@@ -14,6 +13,8 @@ import type { FileRefusal, NamedFile } from '../inputs/fileAccess';
 import { InputError } from '../inputs/inputValues';
 import { Redactor } from '../redaction';
 import { matchValue } from './matchers';
+import { MockReplyDispatcher, NoMockDispatcher } from './mockDispatcher';
+import type { MockReply, SentRequest } from './mockDispatcher';
 import { detached } from './shownValue';
 import { valueAt } from './valuePath';
 import type { Matcher, Mismatch } from './matchers';
@@ -38,56 +39,57 @@ const DEFAULT_TIMEOUT_MS = 30_000;
 
 export async function runCase(agent: LoadedAgent, testCase: TestCase, options: RunCaseOptions = {}): Promise<CaseResult> {
   const started = performance.now();
-  const requests: RecordedRequest[] = [];
   const nodeResults = new Map<string, NodeResult>();
   let inputs;
   try {
-    const files = await caseFiles(testCase, options);
-    inputs = resolveInputs(agent.model, { values: testCase.inputs, files: await filesFromPaths(files) });
+    // Most cases name no file: they go on without a turn of the event loop for the file checks.
+    const files = Object.keys(testCase.files).length ? await filesFromPaths(await caseFiles(testCase, options)) : {};
+    inputs = resolveInputs(agent.model, { values: testCase.inputs, files });
   } catch (error) {
     if (!(error instanceof InputError)) throw error;
     const failure = { message: `The case's inputs were refused: ${error.problems.join(' ')}`, span: testCase.span };
-    return { name: testCase.name, passed: false, durationMs: elapsed(started), failures: [failure], requests };
+    return { name: testCase.name, passed: false, durationMs: elapsed(started), failures: [failure], requests: [] };
   }
-  const mockAgents = new Map([...testCase.mocks].map(([node, mock]) => [node, mockAgentFor(mock, requests)]));
-  // What the nodes sent is recorded as sent, secrets and all, to be matched against expect_request;
-  // everything shown of it is redacted, by the run's redactor (the engine adds the forms it sends).
-  const redactor = caseRedactor(testCase);
-  // A node with no mock in a case that is not live is refused by the file's checks; should one run
-  // anyway, it meets a mock agent that answers nothing rather than the network.
-  let unmocked: MockAgent | undefined;
-  const answerNothing = (): MockAgent => {
-    unmocked ??= new MockAgent();
-    unmocked.disableNetConnect();
-    return unmocked;
+  // What each node sent, secrets and all, kept as undici handed it over and read into a
+  // RecordedRequest only when something looks at it (expect_request, or a caller reading the
+  // result's requests); everything shown of it is redacted by the run's redactor (the engine adds
+  // the forms it sends).
+  const sent: { readonly node: string; readonly request: SentRequest; recorded?: RecordedRequest }[] = [];
+  const recorded = (entry: (typeof sent)[number]): RecordedRequest => (entry.recorded ??= recordRequest(entry.node, entry.request));
+  const firstSentBy = (node: string): RecordedRequest | undefined => {
+    const entry = sent.find((request) => request.node === node);
+    return entry && recorded(entry);
   };
-  try {
-    const execution = await executeAgent(agent, inputs, {
-      secrets: async (name) => testCase.secrets[name],
-      secretHint: (name) => `give it a test value under secrets: ${name} in the case`,
-      timeoutMs: testCase.expect.withinMs ? Math.max(testCase.expect.withinMs.ms * 2, 1000) : (options.timeoutMs ?? DEFAULT_TIMEOUT_MS),
-      dispatcherFor: (node) => mockAgents.get(node) ?? (testCase.live ? options.dispatcher : answerNothing()),
-      // Each result handed over is a redacted copy: made only for the nodes the case checks.
-      ...(testCase.expect.nodes?.size ? { onNodeResult: (node: string, result: NodeResult) => nodeResults.set(node, result) } : {}),
-      ...(options.signal ? { signal: options.signal } : {}),
-      redactor,
-    });
-    const failures = checkCase(testCase, execution, nodeResults, requests, redactor);
-    // Redacted when first read: most runs never look at them (a thousand cases of a test file).
-    let shown: RecordedRequest[] | undefined;
-    return {
-      name: testCase.name,
-      passed: failures.length === 0,
-      durationMs: elapsed(started),
-      failures,
-      execution,
-      get requests(): readonly RecordedRequest[] {
-        return (shown ??= requests.map((request) => redactedRequest(request, redactor)));
-      },
-    };
-  } finally {
-    await Promise.all([...mockAgents.values(), ...(unmocked ? [unmocked] : [])].map((mockAgent) => mockAgent.close()));
-  }
+  const redactor = caseRedactor(testCase);
+  const execution = await executeAgent(agent, inputs, {
+    secrets: async (name) => testCase.secrets[name],
+    secretHint: (name) => `give it a test value under secrets: ${name} in the case`,
+    timeoutMs: testCase.expect.withinMs ? Math.max(testCase.expect.withinMs.ms * 2, 1000) : (options.timeoutMs ?? DEFAULT_TIMEOUT_MS),
+    dispatcherFor: (node) => {
+      const mock = testCase.mocks.get(node);
+      if (mock) return new MockReplyDispatcher(mockReply(mock), (request) => sent.push({ node, request }));
+      // A node with no mock in a case that is not live is refused by the file's checks; should one
+      // run anyway, its requests are refused rather than sent to the network.
+      return testCase.live ? options.dispatcher : new NoMockDispatcher(node);
+    },
+    // Each result handed over is a redacted copy: made only for the nodes the case checks.
+    ...(testCase.expect.nodes?.size ? { onNodeResult: (node: string, result: NodeResult) => nodeResults.set(node, result) } : {}),
+    ...(options.signal ? { signal: options.signal } : {}),
+    redactor,
+  });
+  const failures = checkCase(testCase, execution, nodeResults, firstSentBy, redactor);
+  // Redacted when first read: most runs never look at them (a thousand cases of a test file).
+  let shown: RecordedRequest[] | undefined;
+  return {
+    name: testCase.name,
+    passed: failures.length === 0,
+    durationMs: elapsed(started),
+    failures,
+    execution,
+    get requests(): readonly RecordedRequest[] {
+      return (shown ??= sent.map((entry) => redactedRequest(recorded(entry), redactor)));
+    },
+  };
 }
 
 /**
@@ -112,28 +114,15 @@ export async function caseFiles(
   );
 }
 
-function mockAgentFor(mock: MockAnswer, requests: RecordedRequest[]): MockAgent {
-  const mockAgent = new MockAgent();
-  mockAgent.disableNetConnect();
+/** The answer a mock gives: a mapping or list as JSON, text as it is; its headers over the JSON type. */
+function mockReply(mock: MockAnswer): MockReply {
   const json = typeof mock.body !== 'string';
   const headers = { ...(json && mock.body !== undefined ? { 'content-type': 'application/json' } : {}), ...mock.headers };
-  const scope = mockAgent
-    .get(() => true)
-    .intercept({ path: () => true, method: () => true })
-    .reply((request) => {
-      requests.push(recordRequest(mock.node, request));
-      const data = mock.body === undefined ? '' : json ? JSON.stringify(mock.body) : (mock.body as string);
-      return { statusCode: mock.status, data, responseOptions: { headers } };
-    })
-    .persist();
-  if (mock.delayMs > 0) scope.delay(mock.delayMs);
-  return mockAgent;
+  const body = mock.body === undefined ? '' : json ? JSON.stringify(mock.body) : (mock.body as string);
+  return { status: mock.status, headers, body, delayMs: mock.delayMs };
 }
 
-function recordRequest(
-  node: string,
-  request: { path: string; method: string; origin?: string; headers?: unknown; body?: unknown },
-): RecordedRequest {
+function recordRequest(node: string, request: SentRequest): RecordedRequest {
   const headers: Record<string, string> = {};
   const raw = request.headers;
   if (Array.isArray(raw)) {
@@ -156,7 +145,8 @@ function recordRequest(
       // Not JSON after all: checked as text.
     }
   }
-  return { node, method: request.method, url: `${request.origin ?? ''}${request.path}`, headers, body };
+  const origin = typeof request.origin === 'string' ? request.origin : (request.origin?.origin ?? '');
+  return { node, method: request.method, url: `${origin}${request.path}`, headers, body };
 }
 
 /** What a node sent, its secrets redacted: the URL, the header values and the body (names are the agent's). */
@@ -175,13 +165,14 @@ function caseRedactor(testCase: TestCase): Redactor {
 
 /**
  * Every expectation of the case against what the execution did. What came is matched as it is and
- * shown redacted: `redactor` knows the run's secrets (the case's by default).
+ * shown redacted: `redactor` knows the run's secrets (the case's by default). `firstSentBy` gives
+ * the first request a node sent, for expect_request (none on a deployed run).
  */
 export function checkCase(
   testCase: TestCase,
   execution: ExecutionResult,
   nodeResults: ReadonlyMap<string, NodeResult>,
-  requests: readonly RecordedRequest[],
+  firstSentBy: (node: string) => RecordedRequest | undefined,
   redactor: Redactor = caseRedactor(testCase),
 ): CaseFailure[] {
   const failures: CaseFailure[] = [];
@@ -263,7 +254,7 @@ export function checkCase(
   }
   for (const mock of testCase.mocks.values()) {
     if (!mock.expectRequest) continue;
-    const sent = requests.find((request) => request.node === mock.node);
+    const sent = firstSentBy(mock.node);
     if (!sent) {
       failures.push({ message: `Node "${mock.node}" sent no request, so expect_request could not be checked.`, span: mock.span });
       continue;
