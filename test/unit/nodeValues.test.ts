@@ -8,7 +8,7 @@ import { nodeAt, nodeLocations } from '../../src/core/language/nodeLenses';
 import { NodeResultMemory } from '../../src/core/nodeValues/nodeResultMemory';
 import { checkPinnable, PIN_LIMITS, pinTimeLabel, readStoredPins } from '../../src/core/nodeValues/pins';
 import { parseTypedValue } from '../../src/core/nodeValues/typedValue';
-import { agentWithNodes, nodeReferences, upstreamOf } from '../../src/core/nodeValues/upstream';
+import { agentWithNodes, upstreamOf } from '../../src/core/nodeValues/upstream';
 
 const AGENT = `version: 1
 name: Chain
@@ -101,18 +101,7 @@ describe('node values (Send Request, Render, pins)', () => {
     });
   });
 
-  describe('what a node needs', () => {
-    it('names the inputs, secrets and nodes its strings reference', () => {
-      const agent = loadAgent(AGENT, 'chain.agent.yaml');
-      const search = agent.plan.nodes.find((node) => node.id === 'search')!;
-      const references = nodeReferences(search);
-      assert.deepEqual([...references.inputs], ['q']);
-      assert.deepEqual([...references.secrets], []);
-      assert.deepEqual([...references.nodes], ['login']);
-      const login = nodeReferences(agent.plan.nodes.find((node) => node.id === 'login')!);
-      assert.deepEqual([...login.secrets], ['LOGIN_KEY']);
-    });
-
+  describe('the nodes to run first', () => {
     it('runs first every node upstream, directly or not, and only those', () => {
       const agent = loadAgent(AGENT, 'chain.agent.yaml');
       const upstream = upstreamOf(agent.plan, ['summary']);

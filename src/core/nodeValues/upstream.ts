@@ -1,46 +1,7 @@
-// What one node needs to be sent or rendered on its own: the inputs, secrets and nodes its strings
-// reference, and the nodes to run first when an upstream value is missing (every node it depends
-// on, directly or not, in an order that respects them).
-import type { AgentPlan, BodyTemplate, LoadedAgent, NodePlan } from '../engine/agentPlan';
-import type { CompiledString } from '../engine/evaluate';
-
-export interface NodeReferences {
-  readonly inputs: ReadonlySet<string>;
-  readonly secrets: ReadonlySet<string>;
-  /** The nodes it references directly. */
-  readonly nodes: ReadonlySet<string>;
-}
-
-export function nodeReferences(node: NodePlan): NodeReferences {
-  const inputs = new Set<string>();
-  const secrets = new Set<string>();
-  const nodes = new Set<string>();
-  const scan = (value: CompiledString): void => {
-    for (const expression of value.expressions) {
-      const name = expression.reference?.path[0]?.name;
-      if (typeof name !== 'string') continue;
-      if (expression.reference?.root === 'inputs') inputs.add(name);
-      else if (expression.reference?.root === 'secrets') secrets.add(name);
-      else if (expression.reference?.root === 'nodes') nodes.add(name);
-    }
-  };
-  const scanBody = (template: BodyTemplate): void => {
-    if (template.kind === 'string') scan(template.value);
-    else if (template.kind === 'list') template.items.forEach(scanBody);
-    else if (template.kind === 'map') for (const [, item] of template.entries) scanBody(item);
-  };
-  if (node.kind === 'template') scan(node.text);
-  else {
-    scan(node.url);
-    for (const header of node.headers) {
-      scan(header.name);
-      scan(header.value);
-    }
-    if (node.body?.kind === 'json') scanBody(node.body.template);
-    else if (node.body) scan(node.body.value);
-  }
-  return { inputs, secrets, nodes };
-}
+// The nodes to run first when a node's upstream value is missing (every node it depends on,
+// directly or not, in an order that respects them), and the agent cut down to them.
+import type { AgentPlan, LoadedAgent, NodePlan } from '../engine/agentPlan';
+import { nodeNeeds } from '../exchange/sendNode';
 
 /** Every node the given nodes depend on, directly or not (themselves excluded), in plan order. */
 export function upstreamOf(plan: AgentPlan, ids: Iterable<string>): NodePlan[] {
@@ -63,6 +24,6 @@ export function upstreamOf(plan: AgentPlan, ids: Iterable<string>): NodePlan[] {
  */
 export function agentWithNodes(agent: LoadedAgent, nodes: readonly NodePlan[]): LoadedAgent {
   const secrets = new Set<string>();
-  for (const node of nodes) for (const name of nodeReferences(node).secrets) secrets.add(name);
+  for (const node of nodes) for (const name of nodeNeeds(agent, node.id).secrets) secrets.add(name);
   return { ...agent, plan: { nodes, outputs: [], secretNames: [...secrets].sort() } };
 }
