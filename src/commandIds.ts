@@ -33,6 +33,10 @@ export const COMMANDS = {
   resumeBatch: 'agentWorkflows.batches.resume',
   restartUnknownRows: 'agentWorkflows.batches.restartUnknown',
   removeBatch: 'agentWorkflows.batches.remove',
+  sendRequest: 'agentWorkflows.sendRequest',
+  renderTemplate: 'agentWorkflows.renderTemplate',
+  pinNodeResult: 'agentWorkflows.pinNodeResult',
+  unpinNodeResult: 'agentWorkflows.unpinNodeResult',
 } as const;
 
 /**
