@@ -84,7 +84,9 @@ describe('exchangeDocument', () => {
     const text = exchangeDocument(withResponse({ contentType: 'text/plain', body: textBody('{not json') }));
     assert.equal(text.language, 'plaintext');
     assert.ok(text.text.endsWith('//\n{not json'));
-    const sniffed = exchangeDocument(withResponse({ contentType: undefined, body: textBody('[1]') }));
+    const { contentType, ...untyped } = withResponse({ body: textBody('[1]') }).response!;
+    assert.equal(contentType, 'application/json');
+    const sniffed = exchangeDocument({ ...makeExchange(), response: untyped });
     assert.equal(sniffed.body, 'json');
     assert.ok(sniffed.text.includes('Response body: no Content-Type'));
   });
@@ -102,9 +104,10 @@ describe('exchangeDocument', () => {
   });
 
   it('says the failure in words, with the request, when no answer came', () => {
+    const { response, ...unanswered } = makeExchange();
+    assert.ok(response);
     const exchange: Exchange = {
-      ...makeExchange(),
-      response: undefined,
+      ...unanswered,
       timing: { totalMs: 3 },
       failure: { kind: 'refused', message: 'api.example.com refused the connection (is the service running?).' },
     };
@@ -124,6 +127,6 @@ describe('exchangeDocument', () => {
 function splitAtBody(text: string, prefix: string): [string[], string] {
   const lines = text.split('\n');
   let at = 0;
-  while (at < lines.length && lines[at].startsWith(prefix)) at++;
+  while (at < lines.length && lines[at]!.startsWith(prefix)) at++;
   return [lines.slice(0, at), lines.slice(at).join('\n')];
 }

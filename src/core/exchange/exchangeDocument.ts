@@ -194,7 +194,7 @@ function requestBodyLines(body: RecordedBody, contentType: string | undefined): 
 
 function contentTypeOf(headers: readonly ExchangeHeader[]): string | undefined {
   const header = headers.find((candidate) => candidate.name.toLowerCase() === 'content-type');
-  return header?.value.split(';')[0].trim().toLowerCase();
+  return header?.value.split(';')[0]?.trim().toLowerCase();
 }
 
 function headerLines(headers: readonly ExchangeHeader[]): string[] {

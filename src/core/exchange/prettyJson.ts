@@ -84,7 +84,7 @@ function reindent(input: Buffer, out: Buffer | undefined, options: PrettyJsonOpt
         if (expect !== Expect.Value) return { kind: 'invalid', offset: i };
         const close = byte === OPEN_BRACE ? CLOSE_BRACE : CLOSE_BRACKET;
         let next = i + 1;
-        while (next < length && isWhitespace(input[next])) next++;
+        while (next < length && isWhitespace(input[next]!)) next++;
         if (input[next] === close) {
           if (writing) {
             out[written] = byte;
@@ -156,7 +156,7 @@ function reindent(input: Buffer, out: Buffer | undefined, options: PrettyJsonOpt
       default: {
         if (expect !== Expect.Value) return { kind: 'invalid', offset: i };
         end = i;
-        while (end < length && isLiteralByte(input[end])) end++;
+        while (end < length && isLiteralByte(input[end]!)) end++;
         // A body cut inside a number or `true` is still the start of JSON.
         if (end === i || (!isLiteral(input, i, end) && !(end === length && partial))) return { kind: 'invalid', offset: i };
         expect = depth === 0 ? Expect.End : Expect.CommaOrClose;
@@ -165,7 +165,7 @@ function reindent(input: Buffer, out: Buffer | undefined, options: PrettyJsonOpt
     // A string or a literal: copied as it is.
     if (writing) {
       if (end - start > 32) input.copy(out, written, start, end);
-      else for (let at = written; start < end; start++, at++) out[at] = input[start];
+      else for (let at = written; start < end; start++, at++) out[at] = input[start]!;
     }
     written += end - i;
     i = end;
@@ -197,7 +197,7 @@ function stringEnd(input: Buffer, start: number): number {
   const length = input.length;
   let i = start + 1;
   while (i < length) {
-    const byte = input[i];
+    const byte = input[i]!;
     if (byte === QUOTE) return i + 1;
     if (byte === BACKSLASH) i += 2;
     else if (byte < 0x20) return -2 - i;
