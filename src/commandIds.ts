@@ -33,6 +33,10 @@ export const COMMANDS = {
   resumeBatch: 'agentWorkflows.batches.resume',
   restartUnknownRows: 'agentWorkflows.batches.restartUnknown',
   removeBatch: 'agentWorkflows.batches.remove',
+  openExchange: 'agentWorkflows.openExchange',
+  showRecentRequests: 'agentWorkflows.showRecentRequests',
+  saveExchangeBody: 'agentWorkflows.exchange.saveBody',
+  copyExchangeBody: 'agentWorkflows.exchange.copyBody',
 } as const;
 
 /**

@@ -5,6 +5,7 @@ import * as vscode from 'vscode';
 import { COMMANDS_LOADED_ON_USE } from './commandIds';
 import type { CommandsDeps, CommandsFeature } from './commands/commandsFeature';
 import { resultsSettings } from './config';
+import { ExchangeHistory } from './core/exchange/exchangeHistory';
 import { registerDiagnostics } from './language/agentDiagnostics';
 import { registerCodeActionProvider } from './language/codeActionProvider';
 import { registerCodeLensProvider } from './language/codeLensProvider';
@@ -37,6 +38,8 @@ export interface AgentWorkflowsApi {
   readonly agentTests: AgentTestsApi;
   /** The environment status bar item as shown (for the integration tests), once its update settles. */
   readonly environmentStatus: () => Promise<EnvironmentStatus>;
+  /** The sends of this window, as the exchange view and Show Recent Requests read them. */
+  readonly exchanges: ExchangeHistory;
 }
 
 export function activate(context: vscode.ExtensionContext): AgentWorkflowsApi {
@@ -51,6 +54,8 @@ export function activate(context: vscode.ExtensionContext): AgentWorkflowsApi {
   const inputMemory = new InputMemory(context.workspaceState);
   const environments = new WorkspaceEnvironments(context.workspaceState);
   const batches = new BatchHistory(context.workspaceState, context.storageUri ?? context.globalStorageUri);
+  // The sends of this window: Send Request adds to it, the exchange view reads it.
+  const exchanges = new ExchangeHistory();
   context.subscriptions.push(workspaceSecretNames, keys, store, results, new ResultDocuments(store), localServer, environments, batches);
 
   const diagnostics = registerDiagnostics(context, { logger, docsUri, environments: (uri) => environments.checksFor(uri) });
@@ -75,6 +80,7 @@ export function activate(context: vscode.ExtensionContext): AgentWorkflowsApi {
     diagnostics,
     environments,
     batches,
+    exchanges,
   };
   const executionsTree = registerExecutionsView(context, { store, batches });
   registerLocalServerStatus(context, { localServer });
@@ -112,6 +118,7 @@ export function activate(context: vscode.ExtensionContext): AgentWorkflowsApi {
     executionsTree,
     agentTests,
     environmentStatus: async () => (await environmentStatus.updated(), environmentStatus.current()),
+    exchanges,
   };
 }
 

@@ -2,6 +2,7 @@
 // of any command (src/lazyCommands.ts): the HTTP client, the engine, the graph layout and the run
 // machinery load then, not at activation. Registers each command of COMMAND_IDS.
 import type * as vscode from 'vscode';
+import type { ExchangeHistory } from '../core/exchange/exchangeHistory';
 import type { AgentTarget } from '../core/service/target';
 import type { WorkspaceEnvironments } from '../environments/workspaceEnvironments';
 import type { AgentDiagnostics } from '../language/agentDiagnostics';
@@ -17,12 +18,15 @@ import { resumeWatching } from '../runs/resumeWatching';
 import type { RunDeps } from '../runs/runDeps';
 import type { ApiKeyStore } from '../secrets/apiKeyStore';
 import type { WorkflowSecrets } from '../secrets/workflowSecrets';
+import { ExchangeViews } from '../views/exchangeView';
 import { registerClearApiKeyCommand } from './clearApiKey';
 import { registerClearSecretCommand } from './clearSecret';
 import { registerCopyAsCurlCommand } from './copyAsCurl';
+import { registerExchangeActions } from './exchangeActions';
 import { registerExecutionActions } from './executionActions';
 import { registerDatasetCommands, resumeBatches } from './runDataset';
 import { registerNewAgentFileCommand } from './newAgentFile';
+import { registerOpenExchangeCommands } from './openExchange';
 import { registerPollExecutionCommand } from './pollExecution';
 import { registerRunAgentCommand } from './runAgent';
 import { registerRunLocallyCommand } from './runLocally';
@@ -45,6 +49,8 @@ export interface CommandsDeps {
   readonly diagnostics: AgentDiagnostics;
   readonly environments: WorkspaceEnvironments;
   readonly batches: BatchHistory;
+  /** The sends of this window (Send Request adds, the exchange view reads). */
+  readonly exchanges: ExchangeHistory;
 }
 
 /** What the rest of the extension may ask of the loaded commands. */
@@ -75,6 +81,10 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
   registerCopyAsCurlCommand(context, runDeps);
   registerStartLocalServerCommand(context, { localServer, logger });
   registerExecutionActions(context, { ...runDeps, batches });
+  const views = new ExchangeViews(deps.exchanges, context.globalStorageUri);
+  context.subscriptions.push(views);
+  registerOpenExchangeCommands(context, { logger, exchanges: deps.exchanges, views });
+  registerExchangeActions(context, { logger, views });
   const batchDeps = registerDatasetCommands(context, { ...runDeps, batches, extensionUri: context.extensionUri });
   return {
     resumeWatching: async () => {
