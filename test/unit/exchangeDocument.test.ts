@@ -53,7 +53,7 @@ describe('exchangeDocument', () => {
     const document = exchangeDocument(withResponse({ body: textBody('{"a":') }));
     assert.equal(document.language, 'plaintext');
     assert.equal(document.body, 'raw-json');
-    assert.match(document.text, /Not valid JSON at byte 5 \(Content-Type says application\/json\): shown as it came\.\n\/\/\n\{"a":$/);
+    assert.match(document.text, /Not valid JSON at character 5 \(Content-Type says application\/json\): shown as it came\.\n\/\/\n\{"a":$/);
   });
 
   it('says the full size of a cut body and pretty-prints its start', () => {

@@ -35,11 +35,25 @@ describe('prettyJson', () => {
     assert.deepEqual(JSON.parse(result), JSON.parse(text));
   });
 
+  it('writes bodies of several chunks, characters of every width across their edges', () => {
+    const values = ['a', 'é', '日本', '🎉', 'x'.repeat(1000), 'ü🎉'.repeat(700)];
+    const rows = Array.from({ length: 4000 }, (_, n) => ({ n, value: values[n % values.length], nested: [[{}], [n % 7]] }));
+    const text = JSON.stringify(rows);
+    const result = pretty(text);
+    assert.ok(Buffer.byteLength(result) > 3 * 1024 * 1024);
+    assert.equal(result, JSON.stringify(rows, null, 2));
+  });
+
+  it('writes a lone surrogate as U+FFFD, as UTF-8 would, and keeps an escaped one', () => {
+    assert.equal(pretty('["a\ud800b"]'), '[\n  "a\ufffdb"\n]');
+    assert.equal(pretty('["a\\ud800b"]'), '[\n  "a\\ud800b"\n]');
+  });
+
   it('keeps numbers and escapes as written, which JSON.parse would change', () => {
     assert.equal(pretty('[1.0,1e2,"\\u0041",12345678901234567890]'), '[\n  1.0,\n  1e2,\n  "\\u0041",\n  12345678901234567890\n]');
   });
 
-  it('names the first byte that is not JSON', () => {
+  it('names the first character that is not JSON', () => {
     for (const [text, offset] of [
       ['{"a":1,}', 7],
       ['{"a" 1}', 5],
@@ -73,11 +87,10 @@ describe('prettyJson', () => {
     assert.equal(pretty('\ufeff{"a":1}'), '{\n  "a": 1\n}');
   });
 
-  it('gives the size instead of a text past its bound', () => {
+  it('stops at its bound of characters, and says so', () => {
     const deep = '['.repeat(2000) + ']'.repeat(2000);
     const result = prettyJson(deep);
-    assert.equal(result.kind, 'too-large');
-    assert.ok(result.kind === 'too-large' && result.bytes > 3 * deep.length);
+    assert.deepEqual(result, { kind: 'too-large', maxChars: 3 * deep.length + 64 * 1024 });
   });
 
   it('takes time linear in the body', function () {

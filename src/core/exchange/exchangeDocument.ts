@@ -106,8 +106,8 @@ function showBody(response: RecordedResponse): Shown {
     if (looksJson) return { body: 'text', text: body.text };
     const note =
       pretty.kind === 'too-large'
-        ? `Shown as it came: pretty-printed it would take ${formatBytes(pretty.bytes)}.`
-        : `Not valid JSON at byte ${pretty.offset} (Content-Type says ${type ?? 'JSON'}): shown as it came.`;
+        ? `Shown as it came: pretty-printed it would take more than ${pretty.maxChars.toLocaleString('en-US')} characters.`
+        : `Not valid JSON at character ${pretty.offset} (Content-Type says ${type ?? 'JSON'}): shown as it came.`;
     return { body: 'raw-json', text: body.text, note };
   }
   if (isXmlType(type)) return { body: 'xml', text: body.text };

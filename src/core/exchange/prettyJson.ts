@@ -1,22 +1,25 @@
-// JSON bodies pretty-printed for the exchange view by re-indenting the text token by token: one
-// pass to check it and measure the result, one to write it into a buffer of that exact size. No
-// JSON.parse (a parsed 10 MiB body is many times its size in objects) and no string per token.
-// Structural characters are ASCII and never occur inside a UTF-8 multi-byte sequence, so the
-// scan works on the body's UTF-8 bytes.
+// JSON bodies pretty-printed for the exchange view by re-indenting the text token by token, in one
+// pass that checks it as it writes (what it wrote is dropped when the text turns out not to be
+// JSON). No JSON.parse (a parsed 10 MiB body
+// is many times its size in objects) and no string per token: the text is scanned in place and
+// written as UTF-8 into one reused 1 MiB buffer, each full buffer turned into one piece of the
+// result. So the work holds little more than the result, and a piece with only ASCII in it is a
+// one-byte string (half the memory of a two-byte one) even when the body has other characters.
 
 export type PrettyJson =
   | { readonly kind: 'pretty'; readonly text: string }
-  /** Not JSON (the offset of the first byte that is not), or pretty it would pass `maxBytes`. */
+  /** Not JSON: the offset (in characters) of the first character that is not. */
   | { readonly kind: 'invalid'; readonly offset: number }
-  | { readonly kind: 'too-large'; readonly bytes: number };
+  /** Pretty it would pass `maxChars`. */
+  | { readonly kind: 'too-large'; readonly maxChars: number };
 
 export interface PrettyJsonOptions {
   /** The text is the start of a longer body: ending inside a value is not an error. */
   readonly partial?: boolean;
   /** Spaces per level (2). */
   readonly indent?: number;
-  /** Bytes the pretty text may take; past it the caller shows the text as it is (default 3x + 64 KiB). */
-  readonly maxBytes?: number;
+  /** Characters the pretty text may take; past it the caller shows the text as it is (default 3x + 64 Ki). */
+  readonly maxChars?: number;
 }
 
 const enum Expect {
@@ -41,55 +44,132 @@ const CLOSE_BRACKET = 0x5d;
 const NEWLINE = 0x0a;
 const SPACE = 0x20;
 
+const CHUNK_BYTES = 1024 * 1024;
+
 export function prettyJson(text: string, options: PrettyJsonOptions = {}): PrettyJson {
-  // ASCII text (most API answers) takes the fast latin1 copies both ways; UTF-8 otherwise.
-  const ascii = Buffer.byteLength(text, 'utf8') === text.length;
-  const encoding = ascii ? 'latin1' : 'utf8';
-  const bytes = Buffer.from(text, encoding);
-  const maxBytes = options.maxBytes ?? bytes.length * 3 + 64 * 1024;
-  const measured = reindent(bytes, undefined, options);
-  if (typeof measured !== 'number') return measured;
-  if (measured > maxBytes) return { kind: 'too-large', bytes: measured };
-  const out = Buffer.allocUnsafe(measured);
-  reindent(bytes, out, options);
-  return { kind: 'pretty', text: out.toString(encoding) };
+  const maxChars = options.maxChars ?? text.length * 3 + 64 * 1024;
+  const writer = new ChunkWriter();
+  const result = reindent(text, writer, options, maxChars);
+  return typeof result === 'number' ? { kind: 'pretty', text: writer.finish() } : result;
 }
 
 /**
- * Writes into `out` when given; returns the length of the pretty text, or where it is not JSON.
- * One function with no closures over its counters: this loop is the whole cost of the view.
+ * The pretty text as pieces of at most CHUNK_BYTES of UTF-8, each decoded once: latin1 (a plain
+ * copy) when it holds only ASCII.
  */
-function reindent(input: Buffer, out: Buffer | undefined, options: PrettyJsonOptions): number | PrettyJson {
+class ChunkWriter {
+  private readonly chunk = Buffer.allocUnsafe(CHUNK_BYTES);
+  private at = 0;
+  private ascii = true;
+  private text = '';
+
+  /** Room for `bytes` more (at most CHUNK_BYTES). */
+  room(bytes: number): void {
+    if (this.at + bytes > CHUNK_BYTES) this.flush();
+  }
+
+  /** An ASCII byte; room() was asked for it. */
+  byte(value: number): void {
+    this.chunk[this.at++] = value;
+  }
+
+  newline(spaces: number): void {
+    this.room(1);
+    this.chunk[this.at++] = NEWLINE;
+    // Most indents are a few spaces: a loop costs less than a call of fill.
+    if (spaces <= 64 && this.at + spaces <= CHUNK_BYTES) {
+      for (const end = this.at + spaces; this.at < end;) this.chunk[this.at++] = SPACE;
+      return;
+    }
+    while (spaces > 0) {
+      this.room(1);
+      const run = Math.min(spaces, CHUNK_BYTES - this.at);
+      this.chunk.fill(SPACE, this.at, this.at + run);
+      this.at += run;
+      spaces -= run;
+    }
+  }
+
+  /** Characters of `text` as they are, in UTF-8. */
+  copy(text: string, start: number, end: number): void {
+    for (let i = start; i < end; i++) {
+      if (this.at + 4 > CHUNK_BYTES) this.flush();
+      const code = text.charCodeAt(i);
+      if (code < 0x80) {
+        this.chunk[this.at++] = code;
+        continue;
+      }
+      this.ascii = false;
+      if (code < 0x800) {
+        this.chunk[this.at++] = 0xc0 | (code >> 6);
+        this.chunk[this.at++] = 0x80 | (code & 0x3f);
+        continue;
+      }
+      let point = code;
+      if (code >= 0xd800 && code <= 0xdbff && i + 1 < end) {
+        const low = text.charCodeAt(i + 1);
+        if (low >= 0xdc00 && low <= 0xdfff) {
+          point = 0x10000 + ((code - 0xd800) << 10) + (low - 0xdc00);
+          i++;
+        }
+      }
+      if (point >= 0xd800 && point <= 0xdfff) point = 0xfffd; // a lone surrogate
+      if (point >= 0x10000) {
+        this.chunk[this.at++] = 0xf0 | (point >> 18);
+        this.chunk[this.at++] = 0x80 | ((point >> 12) & 0x3f);
+      } else {
+        this.chunk[this.at++] = 0xe0 | (point >> 12);
+      }
+      this.chunk[this.at++] = 0x80 | ((point >> 6) & 0x3f);
+      this.chunk[this.at++] = 0x80 | (point & 0x3f);
+    }
+  }
+
+  finish(): string {
+    this.flush();
+    return this.text;
+  }
+
+  private flush(): void {
+    if (this.at === 0) return;
+    this.text += this.chunk.toString(this.ascii ? 'latin1' : 'utf8', 0, this.at);
+    this.at = 0;
+    this.ascii = true;
+  }
+}
+
+/**
+ * Writes the pretty text to `out`; returns its length in characters, or where the text is not
+ * JSON. One loop over the characters; a token is written as a range of the text.
+ */
+function reindent(text: string, out: ChunkWriter, options: PrettyJsonOptions, maxChars: number): number | PrettyJson {
   const indent = options.indent ?? 2;
   const partial = options.partial === true;
-  const writing = out !== undefined;
-  const length = input.length;
+  const length = text.length;
   let stack = new Uint8Array(64);
   let depth = 0;
   let expect = Expect.Value;
   let written = 0;
-  let i = input[0] === 0xef && input[1] === 0xbb && input[2] === 0xbf ? 3 : 0;
+  let i = text.charCodeAt(0) === 0xfeff ? 1 : 0;
 
   while (i < length) {
-    const byte = input[i];
-    if (byte === SPACE || byte === NEWLINE || byte === 0x09 || byte === 0x0d) {
+    const code = text.charCodeAt(i);
+    if (code === SPACE || code === NEWLINE || code === 0x09 || code === 0x0d) {
       i++;
       continue;
     }
-    let start = i;
     let end: number;
-    switch (byte) {
+    switch (code) {
       case OPEN_BRACE:
       case OPEN_BRACKET: {
         if (expect !== Expect.Value) return { kind: 'invalid', offset: i };
-        const close = byte === OPEN_BRACE ? CLOSE_BRACE : CLOSE_BRACKET;
+        const close = code === OPEN_BRACE ? CLOSE_BRACE : CLOSE_BRACKET;
         let next = i + 1;
-        while (next < length && isWhitespace(input[next]!)) next++;
-        if (input[next] === close) {
-          if (writing) {
-            out[written] = byte;
-            out[written + 1] = close;
-          }
+        while (next < length && isWhitespace(text.charCodeAt(next))) next++;
+        if (text.charCodeAt(next) === close) {
+          out.room(2);
+          out.byte(code);
+          out.byte(close);
           written += 2;
           i = next + 1;
           expect = depth === 0 ? Expect.End : Expect.CommaOrClose;
@@ -100,41 +180,45 @@ function reindent(input: Buffer, out: Buffer | undefined, options: PrettyJsonOpt
           grown.set(stack);
           stack = grown;
         }
-        stack[depth++] = byte === OPEN_BRACE ? OBJECT : ARRAY;
-        if (writing) out[written] = byte;
-        written++;
-        written = newline(out, written, depth * indent);
-        expect = byte === OPEN_BRACE ? Expect.Key : Expect.Value;
+        stack[depth++] = code === OPEN_BRACE ? OBJECT : ARRAY;
+        out.room(1);
+        out.byte(code);
+        out.newline(depth * indent);
+        written += 2 + depth * indent;
+        if (written > maxChars) return { kind: 'too-large', maxChars };
+        expect = code === OPEN_BRACE ? Expect.Key : Expect.Value;
         i = next;
         continue;
       }
       case CLOSE_BRACE:
       case CLOSE_BRACKET: {
-        if (expect !== Expect.CommaOrClose || stack[depth - 1] !== (byte === CLOSE_BRACE ? OBJECT : ARRAY))
+        if (expect !== Expect.CommaOrClose || stack[depth - 1] !== (code === CLOSE_BRACE ? OBJECT : ARRAY))
           return { kind: 'invalid', offset: i };
         depth--;
-        written = newline(out, written, depth * indent);
-        if (writing) out[written] = byte;
-        written++;
+        out.newline(depth * indent);
+        out.room(1);
+        out.byte(code);
+        written += 2 + depth * indent;
         i++;
         expect = depth === 0 ? Expect.End : Expect.CommaOrClose;
         continue;
       }
       case COMMA: {
         if (expect !== Expect.CommaOrClose) return { kind: 'invalid', offset: i };
-        if (writing) out[written] = COMMA;
-        written++;
-        written = newline(out, written, depth * indent);
+        out.room(1);
+        out.byte(COMMA);
+        out.newline(depth * indent);
+        written += 2 + depth * indent;
+        if (written > maxChars) return { kind: 'too-large', maxChars };
         expect = stack[depth - 1] === OBJECT ? Expect.Key : Expect.Value;
         i++;
         continue;
       }
       case COLON: {
         if (expect !== Expect.Colon) return { kind: 'invalid', offset: i };
-        if (writing) {
-          out[written] = COLON;
-          out[written + 1] = SPACE;
-        }
+        out.room(2);
+        out.byte(COLON);
+        out.byte(SPACE);
         written += 2;
         expect = Expect.Value;
         i++;
@@ -142,7 +226,7 @@ function reindent(input: Buffer, out: Buffer | undefined, options: PrettyJsonOpt
       }
       case QUOTE: {
         if (expect !== Expect.Value && expect !== Expect.Key) return { kind: 'invalid', offset: i };
-        end = stringEnd(input, i);
+        end = stringEnd(text, i);
         if (end < 0) {
           if (end !== -1) return { kind: 'invalid', offset: -end - 2 };
           if (!partial) return { kind: 'invalid', offset: length };
@@ -156,17 +240,14 @@ function reindent(input: Buffer, out: Buffer | undefined, options: PrettyJsonOpt
       default: {
         if (expect !== Expect.Value) return { kind: 'invalid', offset: i };
         end = i;
-        while (end < length && isLiteralByte(input[end]!)) end++;
+        while (end < length && isLiteralCode(text.charCodeAt(end))) end++;
         // A body cut inside a number or `true` is still the start of JSON.
-        if (end === i || (!isLiteral(input, i, end) && !(end === length && partial))) return { kind: 'invalid', offset: i };
+        if (end === i || (!isLiteral(text, i, end) && !(end === length && partial))) return { kind: 'invalid', offset: i };
         expect = depth === 0 ? Expect.End : Expect.CommaOrClose;
       }
     }
-    // A string or a literal: copied as it is.
-    if (writing) {
-      if (end - start > 32) input.copy(out, written, start, end);
-      else for (let at = written; start < end; start++, at++) out[at] = input[start]!;
-    }
+    // A string or a literal: written as it is.
+    out.copy(text, i, end);
     written += end - i;
     i = end;
   }
@@ -174,79 +255,64 @@ function reindent(input: Buffer, out: Buffer | undefined, options: PrettyJsonOpt
   return { kind: 'invalid', offset: length };
 }
 
-/** A line break and `spaces` of indentation at `written`; returns the new length. */
-function newline(out: Buffer | undefined, written: number, spaces: number): number {
-  if (out) {
-    out[written] = NEWLINE;
-    // A loop: most indents are a few spaces, shorter than the cost of calling fill.
-    if (spaces > 64) out.fill(SPACE, written + 1, written + 1 + spaces);
-    else for (let at = written + 1, end = at + spaces; at < end; at++) out[at] = SPACE;
-  }
-  return written + 1 + spaces;
-}
-
-function isWhitespace(byte: number): boolean {
-  return byte === SPACE || byte === NEWLINE || byte === 0x09 || byte === 0x0d;
+function isWhitespace(code: number): boolean {
+  return code === SPACE || code === NEWLINE || code === 0x09 || code === 0x0d;
 }
 
 /**
- * The offset after the closing quote of the string that starts at `start`; -1 when the input
- * ends inside it; -2 - offset for a byte a JSON string may not hold (a raw control character).
+ * The offset after the closing quote of the string that starts at `start`; -1 when the text
+ * ends inside it; -2 - offset for a character a JSON string may not hold (a raw control character).
  */
-function stringEnd(input: Buffer, start: number): number {
-  const length = input.length;
+function stringEnd(text: string, start: number): number {
+  const length = text.length;
   let i = start + 1;
   while (i < length) {
-    const byte = input[i]!;
-    if (byte === QUOTE) return i + 1;
-    if (byte === BACKSLASH) i += 2;
-    else if (byte < 0x20) return -2 - i;
+    const code = text.charCodeAt(i);
+    if (code === QUOTE) return i + 1;
+    if (code === BACKSLASH) i += 2;
+    else if (code < 0x20) return -2 - i;
     else i++;
   }
   return -1;
 }
 
-function isLiteralByte(byte: number): boolean {
+function isLiteralCode(code: number): boolean {
   return (
-    (byte >= 0x30 && byte <= 0x39) || (byte >= 0x61 && byte <= 0x7a) || byte === 0x2d || byte === 0x2b || byte === 0x2e || byte === 0x45
+    (code >= 0x30 && code <= 0x39) || (code >= 0x61 && code <= 0x7a) || code === 0x2d || code === 0x2b || code === 0x2e || code === 0x45
   );
 }
 
-const TRUE = [0x74, 0x72, 0x75, 0x65];
-const FALSE = [0x66, 0x61, 0x6c, 0x73, 0x65];
-const NULL = [0x6e, 0x75, 0x6c, 0x6c];
-
-/** `true`, `false`, `null` or a JSON number, checked byte by byte. */
-function isLiteral(input: Buffer, start: number, end: number): boolean {
-  const first = input[start];
-  if (first === 0x74) return matches(input, start, end, TRUE);
-  if (first === 0x66) return matches(input, start, end, FALSE);
-  if (first === 0x6e) return matches(input, start, end, NULL);
-  let i = start;
-  if (input[i] === 0x2d) i++;
-  if (input[i] === 0x30) i++;
-  else if (isDigit(input[i])) while (i < end && isDigit(input[i])) i++;
-  else return false;
-  if (i < end && input[i] === 0x2e) {
-    i++;
-    if (!isDigit(input[i]) || i >= end) return false;
-    while (i < end && isDigit(input[i])) i++;
+/** `true`, `false`, `null` or a JSON number. */
+function isLiteral(text: string, start: number, end: number): boolean {
+  const first = text.charCodeAt(start);
+  if (first === 0x74 || first === 0x66 || first === 0x6e) {
+    return isWord(text, start, end, 'true') || isWord(text, start, end, 'false') || isWord(text, start, end, 'null');
   }
-  if (i < end && (input[i] === 0x65 || input[i] === 0x45)) {
+  let i = start;
+  if (text.charCodeAt(i) === 0x2d) i++;
+  if (text.charCodeAt(i) === 0x30) i++;
+  else if (isDigit(text.charCodeAt(i))) while (i < end && isDigit(text.charCodeAt(i))) i++;
+  else return false;
+  if (i < end && text.charCodeAt(i) === 0x2e) {
     i++;
-    if (i < end && (input[i] === 0x2b || input[i] === 0x2d)) i++;
-    if (i >= end || !isDigit(input[i])) return false;
-    while (i < end && isDigit(input[i])) i++;
+    if (i >= end || !isDigit(text.charCodeAt(i))) return false;
+    while (i < end && isDigit(text.charCodeAt(i))) i++;
+  }
+  if (i < end && (text.charCodeAt(i) === 0x65 || text.charCodeAt(i) === 0x45)) {
+    i++;
+    if (i < end && (text.charCodeAt(i) === 0x2b || text.charCodeAt(i) === 0x2d)) i++;
+    if (i >= end || !isDigit(text.charCodeAt(i))) return false;
+    while (i < end && isDigit(text.charCodeAt(i))) i++;
   }
   return i === end;
 }
 
-function matches(input: Buffer, start: number, end: number, word: readonly number[]): boolean {
+function isWord(text: string, start: number, end: number, word: string): boolean {
   if (end - start !== word.length) return false;
-  for (let k = 0; k < word.length; k++) if (input[start + k] !== word[k]) return false;
+  for (let k = 0; k < word.length; k++) if (text.charCodeAt(start + k) !== word.charCodeAt(k)) return false;
   return true;
 }
 
-function isDigit(byte: number | undefined): boolean {
-  return byte !== undefined && byte >= 0x30 && byte <= 0x39;
+function isDigit(code: number): boolean {
+  return code >= 0x30 && code <= 0x39;
 }
