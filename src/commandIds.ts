@@ -37,6 +37,10 @@ export const COMMANDS = {
   renderTemplate: 'agentWorkflows.renderTemplate',
   pinNodeResult: 'agentWorkflows.pinNodeResult',
   unpinNodeResult: 'agentWorkflows.unpinNodeResult',
+  openExchange: 'agentWorkflows.openExchange',
+  showRecentRequests: 'agentWorkflows.showRecentRequests',
+  saveExchangeBody: 'agentWorkflows.exchange.saveBody',
+  copyExchangeBody: 'agentWorkflows.exchange.copyBody',
 } as const;
 
 /**

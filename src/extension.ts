@@ -3,10 +3,10 @@
 // loads on first use (src/lazyCommands.ts, esbuild.mjs lazyModules).
 import * as vscode from 'vscode';
 import { COMMANDS_LOADED_ON_USE } from './commandIds';
-import { ExchangeHistory } from './core/exchange/exchangeHistory';
 import { NodeResultMemory } from './core/nodeValues/nodeResultMemory';
 import type { CommandsDeps, CommandsFeature } from './commands/commandsFeature';
 import { resultsSettings } from './config';
+import { ExchangeHistory } from './core/exchange/exchangeHistory';
 import { registerDiagnostics } from './language/agentDiagnostics';
 import { registerCodeActionProvider } from './language/codeActionProvider';
 import { registerCodeLensProvider } from './language/codeLensProvider';
@@ -41,6 +41,8 @@ export interface AgentWorkflowsApi {
   readonly agentTests: AgentTestsApi;
   /** The environment status bar item as shown (for the integration tests), once its update settles. */
   readonly environmentStatus: () => Promise<EnvironmentStatus>;
+  /** The sends of this window, as the exchange view and Show Recent Requests read them. */
+  readonly exchanges: ExchangeHistory;
 }
 
 export function activate(context: vscode.ExtensionContext): AgentWorkflowsApi {
@@ -56,8 +58,9 @@ export function activate(context: vscode.ExtensionContext): AgentWorkflowsApi {
   const environments = new WorkspaceEnvironments(context.workspaceState);
   const batches = new BatchHistory(context.workspaceState, context.storageUri ?? context.globalStorageUri);
   const pins = new PinStore(context.workspaceState);
-  // Send Request's values and exchanges: in memory, for this window only.
+  // Send Request's upstream values: in memory, for this window only.
   const nodeResults = new NodeResultMemory();
+  // The sends of this window: Send Request adds to it, the exchange view reads it.
   const exchanges = new ExchangeHistory();
   context.subscriptions.push(
     workspaceSecretNames,
@@ -134,6 +137,7 @@ export function activate(context: vscode.ExtensionContext): AgentWorkflowsApi {
     executionsTree,
     agentTests,
     environmentStatus: async () => (await environmentStatus.updated(), environmentStatus.current()),
+    exchanges,
   };
 }
 

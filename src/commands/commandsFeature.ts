@@ -20,13 +20,16 @@ import { resumeWatching } from '../runs/resumeWatching';
 import type { RunDeps } from '../runs/runDeps';
 import type { ApiKeyStore } from '../secrets/apiKeyStore';
 import type { WorkflowSecrets } from '../secrets/workflowSecrets';
+import { ExchangeViews } from '../views/exchangeView';
 import { registerClearApiKeyCommand } from './clearApiKey';
 import { registerClearSecretCommand } from './clearSecret';
 import { registerCopyAsCurlCommand } from './copyAsCurl';
+import { registerExchangeActions } from './exchangeActions';
 import { registerExecutionActions } from './executionActions';
 import { registerDatasetCommands, resumeBatches } from './runDataset';
 import { registerNewAgentFileCommand } from './newAgentFile';
 import { registerPinNodeResultCommand } from './pinNodeResult';
+import { registerOpenExchangeCommands } from './openExchange';
 import { registerPollExecutionCommand } from './pollExecution';
 import { registerRenderTemplateCommand } from './renderTemplate';
 import { registerSendRequestCommand } from './sendRequest';
@@ -54,7 +57,7 @@ export interface CommandsDeps {
   readonly batches: BatchHistory;
   readonly pins: PinStore;
   readonly nodeResults: NodeResultMemory;
-  /** The sends of this window, shared with the exchange view. */
+  /** The sends of this window (Send Request adds, the exchange view reads). */
   readonly exchanges: ExchangeHistory;
 }
 
@@ -90,6 +93,10 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
   registerPinNodeResultCommand(context, { ...runDeps, exchanges: deps.exchanges });
   registerUnpinNodeResultCommand(context, runDeps);
   registerExecutionActions(context, { ...runDeps, batches });
+  const views = new ExchangeViews(deps.exchanges, context.globalStorageUri);
+  context.subscriptions.push(views);
+  registerOpenExchangeCommands(context, { logger, exchanges: deps.exchanges, views });
+  registerExchangeActions(context, { logger, views });
   const batchDeps = registerDatasetCommands(context, { ...runDeps, batches, extensionUri: context.extensionUri });
   return {
     resumeWatching: async () => {

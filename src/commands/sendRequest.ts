@@ -14,9 +14,6 @@ import { chooseNode } from '../runs/nodeChoice';
 import { prepareNode } from '../runs/nodeValues';
 import type { NodeValueDeps } from '../runs/nodeValues';
 
-/** The exchange view's command (registered by the view): opens an exchange by id beside the agent. */
-const OPEN_EXCHANGE = 'agentWorkflows.openExchange';
-
 export type SendRequestDeps = NodeValueDeps & { readonly exchanges: ExchangeHistory };
 
 export function registerSendRequestCommand(context: vscode.ExtensionContext, deps: SendRequestDeps): void {
@@ -68,7 +65,7 @@ export function registerSendRequestCommand(context: vscode.ExtensionContext, dep
           deps.logger.info(
             `Send Request ${node} of ${prepared.file.displayName}: ${response ? `${response.status} ${response.statusText}` : (outcome.failure?.message ?? 'no answer')} in ${Math.round(outcome.exchange.timing.totalMs)} ms.`,
           );
-          await vscode.commands.executeCommand(OPEN_EXCHANGE, outcome.exchange.id).then(undefined, (error: unknown) => {
+          await vscode.commands.executeCommand(COMMANDS.openExchange, outcome.exchange.id).then(undefined, (error: unknown) => {
             deps.logger.warn(`Send Request: the exchange view could not open: ${String(error)}`);
           });
           if (!response && outcome.failure) void vscode.window.showErrorMessage(`Send Request: ${node}: ${outcome.failure.message}`);

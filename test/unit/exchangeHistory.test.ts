@@ -40,7 +40,7 @@ describe('ExchangeHistory', () => {
     assert.equal(forNode.length, 20);
     assert.equal(forNode[0], sends[24]);
     assert.equal(forNode[19], sends[5]);
-    assert.equal(history.get(sends[4].exchange.id), undefined);
+    assert.equal(history.get(sends[4]!.exchange.id), undefined);
     assert.equal(history.get(kept.exchange.id), kept);
     assert.equal(history.size, 21);
   });

@@ -44,7 +44,7 @@ export class ExchangeHistory {
     const ids = this.byNode.get(key) ?? [];
     ids.push(id);
     this.byNode.set(key, ids);
-    while (ids.length > this.limits.perNode) this.remove(ids[0]);
+    while (ids.length > this.limits.perNode) this.remove(ids[0]!);
     for (const oldest of this.byId.keys()) {
       if (this.bytes <= this.limits.totalBytes || oldest === id) break;
       this.remove(oldest);
@@ -60,7 +60,7 @@ export class ExchangeHistory {
   forNode(file: string, node: string): readonly ExchangeEntry[] {
     const ids = this.byNode.get(nodeKey(file, node)) ?? [];
     const entries: ExchangeEntry[] = [];
-    for (let i = ids.length - 1; i >= 0; i--) entries.push(this.byId.get(ids[i])!.entry);
+    for (let i = ids.length - 1; i >= 0; i--) entries.push(this.byId.get(ids[i]!)!.entry);
     return entries;
   }
 
