@@ -160,6 +160,29 @@ describe('Send Request, Render and pins', function () {
     assert.deepEqual(outcome.result?.body, { session: `session-${sessions}` });
   });
 
+  it('sends the node under the cursor when called without arguments (the context menu, the palette)', async () => {
+    const uri = agentFile('cursor.agent.yaml');
+    const text = chainAgent(api.url);
+    const editor = await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(uri));
+    const inside = new vscode.Position(lineOf(text, `    url: ${api.url}/login`), 6);
+    editor.selection = new vscode.Selection(inside, inside);
+    const before = logins();
+    const outcome = await vscode.commands.executeCommand<SendOutcome>('agentWorkflows.sendRequest');
+    assert.equal(outcome.exchange.node, 'login');
+    assert.equal(logins(), before + 1);
+
+    // Outside every node: the API nodes to choose from.
+    editor.selection = new vscode.Selection(0, 0, 0, 0);
+    ui.pick((items) => {
+      assert.deepEqual(
+        items.map((item) => item.label),
+        ['login', 'order'],
+      );
+      return undefined;
+    });
+    assert.equal(await vscode.commands.executeCommand('agentWorkflows.sendRequest'), undefined);
+  });
+
   it('takes upstream values from the last Run Locally of the file in this window', async () => {
     const uri = agentFile('upstream.agent.yaml');
     ui.input('Ada');
@@ -250,7 +273,10 @@ describe('Send Request, Render and pins', function () {
     const requests = api.requests.length;
     await vscode.commands.executeCommand('agentWorkflows.sendRequest', uri, 'login');
     assert.equal(api.requests.length, requests);
-    assert.match(ui.messages.at(-1)?.text ?? '', /broken\.agent\.yaml has 1 error and cannot run until it is fixed: line 9/);
+    assert.match(
+      ui.messages.at(-1)?.text ?? '',
+      /broken\.agent\.yaml has 1 error and cannot run until it is fixed: line 8: "PUSH" is not an HTTP method/,
+    );
     assert.deepEqual(ui.messages.at(-1)?.items, ['Show Problems', 'Open File']);
 
     await vscode.commands.executeCommand('agentWorkflows.sendRequest', agentFile('unknown.agent.yaml'), 'shipping');
