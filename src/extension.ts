@@ -3,6 +3,7 @@
 // loads on first use (src/lazyCommands.ts, esbuild.mjs lazyModules).
 import * as vscode from 'vscode';
 import { COMMANDS_LOADED_ON_USE } from './commandIds';
+import { NodeResultMemory } from './core/nodeValues/nodeResultMemory';
 import type { CommandsDeps, CommandsFeature } from './commands/commandsFeature';
 import { resultsSettings } from './config';
 import { ExchangeHistory } from './core/exchange/exchangeHistory';
@@ -12,6 +13,7 @@ import { registerCodeLensProvider } from './language/codeLensProvider';
 import { registerCompletionProvider } from './language/completionProvider';
 import { registerHoverProvider } from './language/hoverProvider';
 import { registerNavigationProviders } from './language/navigationProviders';
+import { registerCursorNodeContext } from './language/nodeLocations';
 import { WorkspaceSecretNames } from './language/workspaceSecretNames';
 import { registerEnvironmentStatus } from './environments/environmentStatus';
 import type { EnvironmentStatus } from './environments/environmentStatus';
@@ -23,6 +25,7 @@ import { BatchHistory } from './runs/batchHistory';
 import { ExecutionHistory } from './runs/executionHistory';
 import { InputMemory } from './runs/inputPrompts';
 import { LocalServerHost } from './runs/localServerHost';
+import { PinStore } from './runs/pinStore';
 import { ResultDocuments, ResultsChannel } from './runs/resultsChannel';
 import { ApiKeyStore } from './secrets/apiKeyStore';
 import { WorkflowSecrets } from './secrets/workflowSecrets';
@@ -54,9 +57,22 @@ export function activate(context: vscode.ExtensionContext): AgentWorkflowsApi {
   const inputMemory = new InputMemory(context.workspaceState);
   const environments = new WorkspaceEnvironments(context.workspaceState);
   const batches = new BatchHistory(context.workspaceState, context.storageUri ?? context.globalStorageUri);
+  const pins = new PinStore(context.workspaceState);
+  // Send Request's upstream values: in memory, for this window only.
+  const nodeResults = new NodeResultMemory();
   // The sends of this window: Send Request adds to it, the exchange view reads it.
   const exchanges = new ExchangeHistory();
-  context.subscriptions.push(workspaceSecretNames, keys, store, results, new ResultDocuments(store), localServer, environments, batches);
+  context.subscriptions.push(
+    workspaceSecretNames,
+    keys,
+    store,
+    results,
+    new ResultDocuments(store),
+    localServer,
+    environments,
+    batches,
+    pins,
+  );
 
   const diagnostics = registerDiagnostics(context, { logger, docsUri, environments: (uri) => environments.checksFor(uri) });
   // An agent's environment overrides are checked against the names of its environments file: checked
@@ -66,7 +82,8 @@ export function activate(context: vscode.ExtensionContext): AgentWorkflowsApi {
   registerHoverProvider(context);
   registerCodeActionProvider(context, { workflowSecrets, logger, diagnostics });
   registerNavigationProviders(context, { diagnostics });
-  registerCodeLensProvider(context, { environments });
+  registerCodeLensProvider(context, { environments, pins });
+  registerCursorNodeContext(context);
   // What the commands are built from when they load: the one list of the services made above.
   const services: CommandsDeps = {
     logger,
@@ -80,6 +97,8 @@ export function activate(context: vscode.ExtensionContext): AgentWorkflowsApi {
     diagnostics,
     environments,
     batches,
+    pins,
+    nodeResults,
     exchanges,
   };
   const executionsTree = registerExecutionsView(context, { store, batches });
