@@ -41,6 +41,7 @@ export const COMMANDS = {
   showRecentRequests: 'agentWorkflows.showRecentRequests',
   saveExchangeBody: 'agentWorkflows.exchange.saveBody',
   copyExchangeBody: 'agentWorkflows.exchange.copyBody',
+  copyExchangeAsCurl: 'agentWorkflows.exchange.copyAsCurl',
 } as const;
 
 /**

@@ -1,7 +1,9 @@
-// The exchange view's title actions: Save Body and Copy Body.
+// The exchange view's title actions: Save Body, Copy Body and Copy as curl (each secret as the
+// shell variable `agent-workflows send` reads, never its value).
 import * as vscode from 'vscode';
 import { COMMANDS } from '../commandIds';
 import { RunBlocked, guardedCommand } from '../commandErrors';
+import { curlForExchange } from '../core/exchange/curl';
 import { bodyBytes, bodyFileExtension } from '../core/exchange/exchangeDocument';
 import { formatBytes } from '../core/executions/executionRecord';
 import { EXCHANGE_SCHEME } from '../views/exchangeView';
@@ -19,6 +21,7 @@ export function registerExchangeActions(context: vscode.ExtensionContext, deps: 
   context.subscriptions.push(
     vscode.commands.registerCommand(COMMANDS.saveExchangeBody, action('Save Body', saveBody)),
     vscode.commands.registerCommand(COMMANDS.copyExchangeBody, action('Copy Body', copyBody)),
+    vscode.commands.registerCommand(COMMANDS.copyExchangeAsCurl, action('Copy as curl', copyAsCurl)),
   );
 }
 
@@ -69,4 +72,14 @@ async function copyBody({ exchange }: ShownExchange): Promise<string | undefined
   await vscode.env.clipboard.writeText(body.text);
   if (body.truncated) void vscode.window.showInformationMessage(`Copied the start of the body kept (${formatBytes(body.size)} in all).`);
   return body.text;
+}
+
+async function copyAsCurl({ exchange }: ShownExchange): Promise<string> {
+  const command = curlForExchange(exchange);
+  await vscode.env.clipboard.writeText(command);
+  const secrets = [...new Set([...command.matchAll(/\$\{(AGENT_SECRET_\w+)\}/g)].map((match) => match[1]))];
+  void vscode.window.showInformationMessage(
+    secrets.length > 0 ? `Copied the curl command. Set ${secrets.join(', ')} in the shell before running it.` : 'Copied the curl command.',
+  );
+  return command;
 }

@@ -69,11 +69,22 @@ describe('exchange view', () => {
     );
   });
 
-  it('copies the body as it came', async () => {
+  it('copies the body as it came, and the request as curl with secrets as shell variables', async () => {
     await open(makeExchange());
     await vscode.env.clipboard.writeText('');
     await vscode.commands.executeCommand('agentWorkflows.exchange.copyBody');
     assert.equal(await vscode.env.clipboard.readText(), '{"id":42,"name":"Ada","tags":["a","b"]}');
+    await vscode.commands.executeCommand('agentWorkflows.exchange.copyAsCurl');
+    const curl = await vscode.env.clipboard.readText();
+    assert.ok(curl.startsWith('curl -sS "https://api.example.com/customers/42?api_key=${AGENT_SECRET_API_KEY}"'), curl);
+    assert.ok(curl.includes('-H "Authorization: Bearer ${AGENT_SECRET_TOKEN}"'), curl);
+    assert.ok(
+      ui.messages.some(
+        (message) =>
+          message.text === 'Copied the curl command. Set AGENT_SECRET_API_KEY, AGENT_SECRET_TOKEN in the shell before running it.',
+      ),
+      JSON.stringify(ui.messages),
+    );
   });
 
   it('shows a binary body as its size and saves its bytes to the chosen file', async () => {

@@ -66,6 +66,13 @@ describe('exchangeDocument', () => {
     assert.ok(document.text.endsWith('[\n  1,\n  2,\n  '));
   });
 
+  it('says a body was cut when the server did not say its size', () => {
+    const body = { ...textBody('[1,2,'), truncated: true, sizeUnknown: true as const };
+    const document = exchangeDocument(withResponse({ body }));
+    assert.ok(document.text.startsWith('// 200 OK · 123 ms (first byte 46 ms) · more than 5 B\n'), document.text);
+    assert.ok(document.text.includes('more than 5 B (the server did not say how much; the first 5 bytes are kept)'), document.text);
+  });
+
   it('wraps the header block of XML and HTML in one comment a value cannot close', () => {
     const exchange = withResponse({
       contentType: 'application/xml',

@@ -120,7 +120,9 @@ function summaryLines(exchange: Exchange, shown: ShownBody, note: string | undef
   const lines: string[] = [];
   const time = `${formatDuration(timing.totalMs)}${timing.firstByteMs !== undefined ? ` (first byte ${formatDuration(timing.firstByteMs)})` : ''}`;
   if (response) {
-    const size = response.body.kind === 'empty' ? 'no body' : formatBytes(response.body.size);
+    const body = response.body;
+    const size =
+      body.kind === 'empty' ? 'no body' : `${body.kind !== 'file' && body.sizeUnknown ? 'more than ' : ''}${formatBytes(body.size)}`;
     lines.push(`${response.status} ${response.statusText} · ${time} · ${size}`);
   } else {
     lines.push(`No answer · ${time}`);
@@ -156,7 +158,10 @@ function responseBodyLines(response: RecordedResponse, shown: ShownBody): string
   const type = response.contentType ?? 'no Content-Type';
   if (body.kind === 'empty') return ['Response body: empty'];
   const cut = body.kind !== 'file' && body.truncated ? `, cut: the first ${formatBytes(keptBytes(body))} are kept` : '';
-  const size = `${formatBytes(body.size)} (${body.size.toLocaleString('en-US')} bytes)${cut}`;
+  const size =
+    body.kind !== 'file' && body.sizeUnknown
+      ? `more than ${formatBytes(body.size)} (the server did not say how much; the first ${body.size.toLocaleString('en-US')} bytes are kept)`
+      : `${formatBytes(body.size)} (${body.size.toLocaleString('en-US')} bytes)${cut}`;
   if (shown === 'image') return [`Response body: image, ${type}, ${size}: shown beside. Save Body saves it.`];
   if (shown === 'binary') return [`Response body: binary, ${type}, ${size}: not shown as text. Save Body saves it.`];
   return [`Response body: ${type}, ${size}${cut ? ', shown below' : ''}`];
