@@ -18,7 +18,7 @@ describe('UI: Send Request on one node', function () {
   let agents: TempDir;
 
   before(async () => {
-    api = await startServer((request, response) => {
+    api = await startServer((_request, response) => {
       response.writeHead(200, { 'content-type': 'application/json', 'x-request-id': 'ui-req-42' });
       response.end(JSON.stringify({ order: 7, status: 'shipped', items: [{ sku: 'A-1', quantity: 2 }] }));
     });
