@@ -227,9 +227,11 @@ describe('Send Request, Render and pins', function () {
     await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(uri));
     const sent = await vscode.commands.executeCommand<SendOutcome>('agentWorkflows.sendRequest', uri, 'login');
     const pinnedSession = (sent.result?.body as { session: string }).session;
-    const pin = await vscode.commands.executeCommand<PinnedResult>('agentWorkflows.pinNodeResult', uri, 'login');
+    // The exchange view's Pin passes the exchange id.
+    const pin = await vscode.commands.executeCommand<PinnedResult>('agentWorkflows.pinNodeResult', sent.exchange.id);
     assert.equal(pin.node, 'login');
     assert.equal(pin.source, 'send');
+    assert.equal(pin.exchangeId, sent.exchange.id);
     const lens = await waitFor(async () => (await lensesOf(uri, 'agentWorkflows.unpinNodeResult'))[0], 'the pinned lens');
     assert.match(lens.command?.title ?? '', /^\$\(pinned\) pinned \d\d:\d\d · Unpin$/);
     assert.equal(lens.range.start.line, lineOf(chainAgent(api.url), '  login:'));
