@@ -1,13 +1,15 @@
 // `npm run bench`: every benchmark, each reporting against a reference measured in the same run.
 //   npm run bench                 all
 //   npm run bench -- validation   only the named ones (validation, multipart, polling, server,
-//                                 flood, agent-tests, cli, activation, batch, graph, openapi,
+//                                 flood, agent-tests, cli, activation, batch, exchange-view,
+//                                 graph, openapi,
 //                                 send)
 import { runActivationBenchmark } from './activation';
 import { runBatchBenchmark } from './batch';
 import { runAgentTestsBenchmark } from './agentTests';
 import { runCliBenchmark } from './cli';
 import { runGraphBenchmark } from './graph';
+import { runExchangeViewBenchmark } from './exchangeView';
 import { runMultipartBenchmark } from './multipart';
 import { runOpenApiBenchmark } from './openApi';
 import { runPollingBenchmark } from './polling';
@@ -28,6 +30,7 @@ const benchmarks: Record<string, () => boolean | Promise<boolean>> = {
   batch: runBatchBenchmark,
   graph: runGraphBenchmark,
   openapi: runOpenApiBenchmark,
+  'exchange-view': runExchangeViewBenchmark,
   send: runSendBenchmark,
 };
 

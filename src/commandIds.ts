@@ -36,6 +36,15 @@ export const COMMANDS = {
   addApiNodeFromCurl: 'agentWorkflows.addApiNodeFromCurl',
   setDeploymentFromUrl: 'agentWorkflows.setDeploymentFromUrl',
   addApiNodeFromOpenApi: 'agentWorkflows.addApiNodeFromOpenApi',
+  sendRequest: 'agentWorkflows.sendRequest',
+  renderTemplate: 'agentWorkflows.renderTemplate',
+  pinNodeResult: 'agentWorkflows.pinNodeResult',
+  unpinNodeResult: 'agentWorkflows.unpinNodeResult',
+  openExchange: 'agentWorkflows.openExchange',
+  showRecentRequests: 'agentWorkflows.showRecentRequests',
+  saveExchangeBody: 'agentWorkflows.exchange.saveBody',
+  copyExchangeBody: 'agentWorkflows.exchange.copyBody',
+  copyExchangeAsCurl: 'agentWorkflows.exchange.copyAsCurl',
 } as const;
 
 /**

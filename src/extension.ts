@@ -3,10 +3,12 @@
 // loads on first use (src/lazyCommands.ts, esbuild.mjs lazyModules).
 import * as vscode from 'vscode';
 import { COMMANDS_LOADED_ON_USE } from './commandIds';
+import { NodeResultMemory } from './core/nodeValues/nodeResultMemory';
 import type { CommandsDeps, CommandsFeature } from './commands/commandsFeature';
 import { registerNewTestCaseCommand } from './commands/newTestCase';
 import { registerRunAgentTestsCommand } from './commands/runAgentTests';
 import { resultsSettings } from './config';
+import { ExchangeHistory } from './core/exchange/exchangeHistory';
 import { registerDiagnostics } from './language/agentDiagnostics';
 import { registerCodeActionProvider } from './language/codeActionProvider';
 import { registerCodeLensProvider, registerRunTestsCodeLens } from './language/codeLensProvider';
@@ -14,6 +16,7 @@ import { registerCurlPaste } from './language/curlPasteProvider';
 import { registerCompletionProvider } from './language/completionProvider';
 import { registerHoverProvider } from './language/hoverProvider';
 import { registerNavigationProviders } from './language/navigationProviders';
+import { registerCursorNodeContext } from './language/nodeLocations';
 import { WorkspaceSecretNames } from './language/workspaceSecretNames';
 import { registerEnvironmentStatus } from './environments/environmentStatus';
 import type { EnvironmentStatus } from './environments/environmentStatus';
@@ -25,6 +28,7 @@ import { BatchHistory } from './runs/batchHistory';
 import { ExecutionHistory } from './runs/executionHistory';
 import { InputMemory } from './runs/inputPrompts';
 import { LocalServerHost } from './runs/localServerHost';
+import { PinStore } from './runs/pinStore';
 import { ResultDocuments, ResultsChannel } from './runs/resultsChannel';
 import { ApiKeyStore } from './secrets/apiKeyStore';
 import { WorkflowSecrets } from './secrets/workflowSecrets';
@@ -42,6 +46,8 @@ export interface AgentWorkflowsApi {
   readonly environmentStatus: () => Promise<EnvironmentStatus>;
   /** Paste as API Node's provider (the integration tests give it a paste, as the editor would). */
   readonly curlPaste: vscode.DocumentPasteEditProvider;
+  /** The sends of this window, as the exchange view and Show Recent Requests read them. */
+  readonly exchanges: ExchangeHistory;
 }
 
 export function activate(context: vscode.ExtensionContext): AgentWorkflowsApi {
@@ -56,7 +62,22 @@ export function activate(context: vscode.ExtensionContext): AgentWorkflowsApi {
   const inputMemory = new InputMemory(context.workspaceState);
   const environments = new WorkspaceEnvironments(context.workspaceState);
   const batches = new BatchHistory(context.workspaceState, context.storageUri ?? context.globalStorageUri);
-  context.subscriptions.push(workspaceSecretNames, keys, store, results, new ResultDocuments(store), localServer, environments, batches);
+  const pins = new PinStore(context.workspaceState);
+  // Send Request's upstream values: in memory, for this window only.
+  const nodeResults = new NodeResultMemory();
+  // The sends of this window: Send Request adds to it, the exchange view reads it.
+  const exchanges = new ExchangeHistory();
+  context.subscriptions.push(
+    workspaceSecretNames,
+    keys,
+    store,
+    results,
+    new ResultDocuments(store),
+    localServer,
+    environments,
+    batches,
+    pins,
+  );
 
   const diagnostics = registerDiagnostics(context, { logger, docsUri, environments: (uri) => environments.checksFor(uri) });
   // An agent's environment overrides are checked against the names of its environments file: checked
@@ -66,7 +87,8 @@ export function activate(context: vscode.ExtensionContext): AgentWorkflowsApi {
   registerHoverProvider(context);
   registerCodeActionProvider(context, { workflowSecrets, logger, diagnostics });
   registerNavigationProviders(context, { diagnostics });
-  registerCodeLensProvider(context, { environments });
+  registerCodeLensProvider(context, { environments, pins });
+  registerCursorNodeContext(context);
   const curlPaste = registerCurlPaste(
     context,
     { workflowSecrets, keys, environmentWithOrigin: (agent, origin) => environments.withOrigin(agent, origin) },
@@ -85,6 +107,9 @@ export function activate(context: vscode.ExtensionContext): AgentWorkflowsApi {
     diagnostics,
     environments,
     batches,
+    pins,
+    nodeResults,
+    exchanges,
   };
   const executionsTree = registerExecutionsView(context, { store, batches });
   registerLocalServerStatus(context, { localServer });
@@ -126,6 +151,7 @@ export function activate(context: vscode.ExtensionContext): AgentWorkflowsApi {
     agentTests: agentTestsApi(agentTests),
     environmentStatus: async () => (await environmentStatus.updated(), environmentStatus.current()),
     curlPaste,
+    exchanges,
   };
 }
 

@@ -10,6 +10,7 @@ import type { ExecutionRecord, ExecutionTargetInfo, RecordedInput, TraceEntry } 
 import { executeAgent } from '../core/engine/engine';
 import type { ExecutionResult } from '../core/engine/engine';
 import type { LoadedAgent } from '../core/engine/agentPlan';
+import type { NodeResult } from '../core/engine/evaluate';
 import type { ResolvedInputs } from '../core/engine/inputs';
 import type { SecretResolver } from '../core/engine/secrets';
 import type { NodeTrace } from '../core/engine/trace';
@@ -53,6 +54,10 @@ export interface LocalRunRequest {
   readonly secrets: SecretResolver;
   /** For the API nodes' calls (VS Code's proxy settings). */
   readonly dispatcher?: Dispatcher;
+  /** Pinned results, by node: those nodes are not called. */
+  readonly pinnedResults?: ReadonlyMap<string, NodeResult>;
+  /** Each node's result as later nodes see it (not redacted: kept in memory only). */
+  readonly onNodeValue?: (node: string, result: NodeResult) => void;
 }
 
 /** Where a watch shows its progress: a cancellable notification, or the status bar (resumed watches). */
@@ -150,6 +155,8 @@ export class ExecutionRunner implements vscode.Disposable {
           timeoutMs: serviceSettings(request.file).runTimeoutMs,
           signal,
           ...(request.dispatcher ? { dispatcher: request.dispatcher } : {}),
+          ...(request.pinnedResults?.size ? { pinnedResults: request.pinnedResults } : {}),
+          ...(request.onNodeValue ? { onNodeValue: request.onNodeValue } : {}),
           onTrace: (entry) => {
             if (entry.status === 'running') running.add(entry.node);
             else running.delete(entry.node);
@@ -331,7 +338,13 @@ function traceEntry(entry: NodeTrace): TraceEntry {
     status: entry.status,
     ...(entry.durationMs !== undefined ? { durationMs: entry.durationMs } : {}),
     ...(entry.bytes !== undefined ? { bytes: entry.bytes } : {}),
-    ...(entry.error !== undefined ? { detail: entry.error } : entry.httpStatus !== undefined ? { detail: `HTTP ${entry.httpStatus}` } : {}),
+    ...(entry.error !== undefined
+      ? { detail: entry.error }
+      : entry.pinned
+        ? { detail: 'pinned (not called)' }
+        : entry.httpStatus !== undefined
+          ? { detail: `HTTP ${entry.httpStatus}` }
+          : {}),
   };
 }
 
