@@ -1,13 +1,20 @@
 // The exchange view in the real extension host: a hand-made exchange opened through the command
 // is a read-only document with the status, headers, the request (secrets by name) and the body
 // by its type; Copy Body, Save Body, a binary body, a cut body, an image, a failure, and the sends
-// of a node reopened from Show Recent Requests.
+// of a node reopened from Show Recent Requests; a real send's view, sent again and pinned from
+// its title actions.
 import assert from 'node:assert/strict';
 import * as vscode from 'vscode';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Exchange } from '../../src/core/exchange/exchange';
+import type { SendOutcome } from '../../src/core/exchange/sendNode';
+import type { PinnedResult } from '../../src/core/nodeValues/pins';
 import type { AgentWorkflowsApi } from '../../src/extension';
 import { binaryBody, makeExchange, textBody } from '../support/exchanges';
+import { json, startServer } from '../support/httpServer';
 import { ScriptedUi } from './scriptedUi';
+import { workspaceFolder } from './userData';
 import { waitFor } from './wait';
 
 const OPEN = 'agentWorkflows.openExchange';
@@ -171,6 +178,64 @@ describe('exchange view', () => {
     assert.ok(byId.getText().startsWith('// 404 Not Found'));
     // Not from a send: no Send Again, no Pin (the menus' when-clauses look at the path).
     assert.ok((await open(makeExchange())).uri.path.startsWith('/run/'));
+  });
+
+  it('sends a send’s node again and pins its result from the view of its exchange', async function () {
+    this.timeout(40_000);
+    let served = 0;
+    const server = await startServer((_request, response) => json(response, 200, { id: 42, served: ++served }));
+    const folder = join(workspaceFolder(), 'exchange-view');
+    mkdirSync(folder, { recursive: true });
+    const agent = vscode.Uri.file(join(folder, 'lookup.agent.yaml'));
+    writeFileSync(
+      agent.fsPath,
+      [
+        'version: 1',
+        'name: Lookup',
+        'nodes:',
+        '  lookup:',
+        '    type: api',
+        '    method: GET',
+        `    url: ${server.url}/customers/42`,
+        '',
+      ].join('\n'),
+    );
+    try {
+      const sent = await vscode.commands.executeCommand<SendOutcome>('agentWorkflows.sendRequest', agent, 'lookup');
+      const view = await waitFor(
+        () => vscode.window.visibleTextEditors.find((editor) => editor.document.uri.path.startsWith(`/send/${sent.exchange.id}/`)),
+        'the view of the send',
+      );
+      assert.ok(view.document.getText().includes('"served": 1'), view.document.getText());
+      const again = await vscode.commands.executeCommand<SendOutcome>('agentWorkflows.exchange.sendAgain', view.document.uri);
+      assert.equal(served, 2);
+      assert.notEqual(again.exchange.id, sent.exchange.id);
+      const second = await waitFor(
+        () => vscode.window.visibleTextEditors.find((editor) => editor.document.uri.path.startsWith(`/send/${again.exchange.id}/`)),
+        'the view of the second send',
+      );
+      assert.ok(second.document.getText().includes('"served": 2'));
+      const pinned = await vscode.commands.executeCommand<PinnedResult>('agentWorkflows.exchange.pin', second.document.uri);
+      assert.equal(pinned.node, 'lookup');
+      assert.deepEqual(pinned.result.body, { id: 42, served: 2 });
+      // From the palette, the cursor inside the node in the agent's editor: that node's sends.
+      const editor = await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(agent), vscode.ViewColumn.One);
+      editor.selection = new vscode.Selection(4, 6, 4, 6);
+      ui.pick((items, options) => {
+        assert.equal(options?.title, 'Recent requests of lookup');
+        assert.deepEqual(
+          items.map((item) => item.label),
+          ['lookup · 200 OK', 'lookup · 200 OK'],
+        );
+        return items[1];
+      });
+      const first = await vscode.commands.executeCommand<vscode.TextDocument>('agentWorkflows.showRecentRequests');
+      assert.ok(first.uri.path.startsWith(`/send/${sent.exchange.id}/`), first.uri.path);
+    } finally {
+      await vscode.commands.executeCommand('agentWorkflows.unpinNodeResult', agent, 'lookup');
+      await server.close();
+      rmSync(folder, { recursive: true, force: true });
+    }
   });
 
   it('says when an exchange id is no longer kept', async () => {
