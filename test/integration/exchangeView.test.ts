@@ -238,6 +238,23 @@ describe('exchange view', () => {
     }
   });
 
+  it('opens the view of a 10 MiB JSON body (time and heap printed for the report)', async function () {
+    this.timeout(60_000);
+    const row = JSON.stringify({ id: 1, name: 'Customer "quoted" [x]', tags: ['a', 'b'], address: { city: 'Zürich', none: [] } });
+    const body = `[${Array.from({ length: Math.ceil((10 * 1024 * 1024) / (row.length + 1)) }, () => row).join(',')}]`;
+    const heapBefore = process.memoryUsage().heapUsed;
+    const started = Date.now();
+    const document = await open(withResponse({ body: textBody(body) }));
+    const openedMs = Date.now() - started;
+    const heapAfter = process.memoryUsage().heapUsed;
+    assert.equal(document.languageId, 'jsonc');
+    assert.ok(document.lineCount > 100_000);
+    console.log(
+      `exchange view of ${(Buffer.byteLength(body) / 1024 / 1024).toFixed(1)} MiB of JSON: open ${openedMs} ms, ` +
+        `${document.lineCount} lines, extension host heap ${((heapAfter - heapBefore) / Buffer.byteLength(body)).toFixed(2)}x the body (uncollected)`,
+    );
+  });
+
   it('says when an exchange id is no longer kept', async () => {
     ui.onMessage = () => undefined;
     assert.equal(await vscode.commands.executeCommand(OPEN, 'no-such-exchange'), undefined);
