@@ -101,6 +101,7 @@ const lazyModules = new Map(
   Object.entries({
     'src/cli/validateCommand.ts': 'cli-validate',
     'src/cli/runCommand.ts': 'cli-run',
+    'src/cli/sendCommand.ts': 'cli-send',
     'src/cli/statusCommand.ts': 'cli-status',
     'src/cli/serveCommand.ts': 'cli-serve',
     'src/cli/testCommand.ts': 'cli-test',

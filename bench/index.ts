@@ -1,7 +1,8 @@
 // `npm run bench`: every benchmark, each reporting against a reference measured in the same run.
 //   npm run bench                 all
 //   npm run bench -- validation   only the named ones (validation, multipart, polling, server,
-//                                 flood, agent-tests, cli, activation, batch, exchange-view)
+//                                 flood, agent-tests, cli, activation, batch, send,
+//                                 exchange-view)
 import { runActivationBenchmark } from './activation';
 import { runBatchBenchmark } from './batch';
 import { runAgentTestsBenchmark } from './agentTests';
@@ -9,6 +10,7 @@ import { runCliBenchmark } from './cli';
 import { runExchangeViewBenchmark } from './exchangeView';
 import { runMultipartBenchmark } from './multipart';
 import { runPollingBenchmark } from './polling';
+import { runSendBenchmark } from './send';
 import { runServerBenchmark } from './server';
 import { runServerFloodBenchmark } from './serverFlood';
 import { runValidationBenchmark } from './validate';
@@ -23,6 +25,7 @@ const benchmarks: Record<string, () => boolean | Promise<boolean>> = {
   cli: runCliBenchmark,
   activation: runActivationBenchmark,
   batch: runBatchBenchmark,
+  send: runSendBenchmark,
   'exchange-view': runExchangeViewBenchmark,
 };
 

@@ -1,7 +1,14 @@
 // The values of command line flags that are not plain text, in one place for every command: whole
 // numbers in a range, numbers greater than 0 and NAME=VALUE pairs. A bad value is a usage error
 // that names the flag, says what it takes and repeats what was given.
+import type { InputHints } from '../core/inputs/inputValues';
 import { CliError, ExitCode } from './io';
+
+/** How an input problem says to give an input on the command line (run, run --local, send): the flags. */
+export const INPUT_FLAG_HINTS: InputHints = {
+  value: (name) => `give --input ${name}=VALUE`,
+  file: (name) => `give --file ${name}=PATH`,
+};
 
 /** A whole number from min to max, written as digits only (no sign, exponent or hexadecimal). */
 export function integer(value: string, flag: string, min: number, max: number): number {

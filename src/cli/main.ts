@@ -6,6 +6,7 @@ import type { CliIo } from './io';
 import type { EnvsFlags } from './envsCommand';
 import type { BatchFlags } from './batchCommand';
 import type { RunFlags } from './runCommand';
+import type { SendFlags } from './sendCommand';
 import type { ServeFlags } from './serveCommand';
 import type { StatusFlags } from './statusCommand';
 import type { TestFlags } from './testCommand';
@@ -52,6 +53,31 @@ export async function runCli(argv: readonly string[], rawIo: CliIo): Promise<num
   ).action(async (file: string, options: RunFlags) => {
     exitCode = await (await import('./runCommand')).runCommand(file, options, io);
   });
+
+  program
+    .command('send')
+    .description(
+      "Send one API node's request, built as a run builds it, and print the answer's body (a template node: its text). Secrets come from AGENT_SECRET_<NAME>, shown as {{ secrets.NAME }}. Exits 0 on an answer below 400, 1 on 4xx/5xx (or an answer the node could not use), 2 on usage errors or values not given (nothing sent), 4 when the request failed (refused, DNS, TLS, redirects), 5 on --timeout.",
+    )
+    .argument('<file>', 'the .agent.yaml file of the agent')
+    .argument('<node-id>', 'the node to send')
+    .option('--input <NAME=VALUE>', 'an input value (repeatable)', collect, [])
+    .option('-f, --file <NAME=PATH>', 'a file for a file input (repeatable)', collect, [])
+    .option(
+      '--node <ID=JSON>',
+      'the result of an upstream node the request uses, as JSON or @file.json: its body, or {"body","status","headers"} (repeatable)',
+      collect,
+      [],
+    )
+    .option('-i, --include', 'print the status line and the response headers before the body, as curl -i does')
+    .option('--json', 'print the whole exchange (request, redirects, response, times) as JSON')
+    .option('--timeout <seconds>', 'the time limit of the request, redirects included (default 30)')
+    // Accepted only to say why they do not apply (environments name the deployed service).
+    .addOption(new Option('--env <name>').hideHelp())
+    .addOption(new Option('--envs-file <path>').hideHelp())
+    .action(async (file: string, nodeId: string, options: SendFlags) => {
+      exitCode = await (await import('./sendCommand')).sendCommand(file, nodeId, options, io);
+    });
 
   program
     .command('status')

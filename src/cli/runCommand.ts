@@ -4,11 +4,10 @@
 import { dirname, resolve } from 'node:path';
 import { startAgent } from '../core/service/agentClient';
 import { InputError, prepareInputs } from '../core/inputs/inputValues';
-import type { InputHints } from '../core/inputs/inputValues';
 import { ServiceError } from '../core/service/serviceError';
 import { readRunnableAgentFile } from './agentFiles';
 import { formatBytes } from '../core/executions/executionRecord';
-import { pairs } from './flagValues';
+import { INPUT_FLAG_HINTS, pairs } from './flagValues';
 import { CliError, ExitCode } from './io';
 import type { CliIo } from './io';
 import { confirmEnvironment, replacedBaseUrlNote, selectedEnvironment } from './environmentOptions';
@@ -37,14 +36,14 @@ export async function runCommand(path: string, flags: RunFlags, io: CliIo): Prom
       path,
       read.text,
       givenInputs(flags, io.cwd),
-      { timeoutMs: timeoutMs(flags, 30 * 60), json: flags.json ?? false, inputHints: INPUT_HINTS },
+      { timeoutMs: timeoutMs(flags, 30 * 60), json: flags.json ?? false, inputHints: INPUT_FLAG_HINTS },
       io,
     );
   }
 
   let prepared;
   try {
-    prepared = prepareInputs(model, givenInputs(flags, io.cwd), INPUT_HINTS);
+    prepared = prepareInputs(model, givenInputs(flags, io.cwd), INPUT_FLAG_HINTS);
   } catch (error) {
     if (error instanceof InputError) throw new CliError(error.problems.join('\n'), ExitCode.usage);
     throw error;
@@ -87,10 +86,6 @@ export async function runCommand(path: string, flags: RunFlags, io: CliIo): Prom
   }
   return watchExecution(io, target, executionId, { timeoutMs: Math.max(1, deadline - Date.now()), json: flags.json ?? false });
 }
-
-/** How an input problem says to give an input, here and with --local: the flags. */
-const INPUT_HINTS: InputHints = { value: (name) => `give --input ${name}=VALUE`, file: (name) => `give --file ${name}=PATH` };
-
 /** The --input and --file values, the files' paths resolved against the current folder. */
 function givenInputs(flags: RunFlags, cwd: string): { values: Record<string, string>; files: Record<string, string> } {
   const values = pairs(flags.input, '--input', 'NAME=VALUE');

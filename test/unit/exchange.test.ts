@@ -9,6 +9,8 @@ import { readFileSync } from 'node:fs';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
+import { Agent } from 'undici';
+import { classifyNetworkError } from '../../src/core/http/networkError';
 import { loadAgent } from '../../src/core/engine/agentPlan';
 import { buildApiRequest } from '../../src/core/engine/apiRequest';
 import { Redactor } from '../../src/core/redaction';
@@ -133,7 +135,7 @@ describe('exchanges: Send Request on one node and the engine hook', () => {
   });
 
   it('a node sends the same bytes through Send Request and through a run', async () => {
-    const server = await serve((request, response) => json(response, 200, { ok: true }));
+    const server = await serve((_request, response) => json(response, 200, { ok: true }));
     const dir = makeTempDir();
     try {
       const file = dir.write('doc.bin', Buffer.from([0, 1, 2, 250]));
@@ -409,7 +411,7 @@ outputs:
       assert.equal(failure?.kind, 'timeout');
     });
 
-    it('names a self-signed certificate in words', async function () {
+    it('names TLS failures in words: self-signed, another host name, expired', async function () {
       const dir = makeTempDir();
       try {
         execFileSync(
@@ -447,7 +449,39 @@ outputs:
           'call',
         );
         assert.equal(failure?.kind, 'tls');
-        assert.match(failure?.message ?? '', /self-signed/);
+        assert.match(failure?.message ?? '', /it is self-signed/);
+        // Trusted, but called by another name than the one it was issued for.
+        const trusting = new Agent({ connect: { ca: readFileSync(`${dir.path}/cert.pem`) } });
+        try {
+          const trusted = await send(
+            `version: 1\nname: A\nnodes:\n  call:\n    type: api\n    method: GET\n    url: https://localhost:${port}/\n`,
+            'call',
+            {
+              dispatcher: trusting,
+            },
+          );
+          assert.equal(trusted.exchange.response?.status, 200);
+          const wrongHost = await send(
+            `version: 1\nname: A\nnodes:\n  call:\n    type: api\n    method: GET\n    url: https://127.0.0.1:${port}/\n`,
+            'call',
+            {
+              dispatcher: trusting,
+            },
+          );
+          assert.equal(wrongHost.failure?.kind, 'tls');
+          assert.match(wrongHost.failure?.message ?? '', /issued for another host name/);
+        } finally {
+          await trusting.close();
+        }
+        const expired = classifyNetworkError(
+          Object.assign(new Error('certificate has expired'), { code: 'CERT_HAS_EXPIRED' }),
+          'https://x.test/',
+          {
+            timedOut: false,
+            cancelled: false,
+          },
+        );
+        assert.match(expired.message, /could not be verified: it has expired \(CERT_HAS_EXPIRED\)/);
       } finally {
         server.closeAllConnections();
         await new Promise((resolve) => server.close(resolve));
@@ -598,6 +632,19 @@ nodes:
       assert.match(bad.failure?.message ?? '', /answered 500/);
       assert.ok(bad.timing.totalMs >= (bad.timing.firstByteMs ?? 0));
       for (const exchange of exchanges) assertNoSecretValues(exchange);
+    });
+
+    it('calls the listener once per call, even when the listener throws', async () => {
+      const server = await echo();
+      const agent = agentOf(`version: 1\nname: A\nnodes:\n  call:\n    type: api\n    method: GET\n    url: ${server.url}/\n`);
+      let calls = 0;
+      await executeAgent(agent, resolveInputs(agent.model, {}), {
+        onExchange: () => {
+          calls++;
+          throw new Error('listener failed');
+        },
+      });
+      assert.equal(calls, 1);
     });
 
     it('a fake clock gives the times', async () => {

@@ -120,14 +120,15 @@ export async function runApiNode(
   } finally {
     body?.cleanup?.();
   }
+  let outcome: ApiNodeOutcome;
   try {
-    const outcome = readAnswer(node, response, redactor, shownUrl);
-    record(request, undefined, response);
-    return outcome;
+    outcome = readAnswer(node, response, redactor, shownUrl);
   } catch (error) {
     record(request, error, response);
     throw error;
   }
+  record(request, undefined, response);
+  return outcome;
 }
 
 /** The node's result from its answer; NodeError for a status of 400 or more, or JSON that is not. */

@@ -175,3 +175,33 @@ export function decodeText(bytes: Uint8Array, charset: string | undefined, cutSh
   }
   return text.includes('\u0000') ? undefined : text;
 }
+
+/** How an answer's body differs from what its Content-Type says, when it does. */
+export type BodyMismatch =
+  /** A JSON type (application/json, …+json) on a body that is not JSON. */
+  | 'not-json'
+  /** A text type (text/*, JSON, XML) or a charset on bytes that are not text in it. */
+  | 'not-text'
+  /** A binary type (image/*, application/octet-stream, …) on a body that is text. */
+  | 'text-not-binary';
+
+const JSON_MEDIA = /^application\/(?:[\w.+-]+\+)?json$/;
+const TEXT_MEDIA = /^(?:text\/|application\/(?:[\w.+-]+\+)?(?:json|xml)$|application\/(?:javascript|x-www-form-urlencoded)$)/;
+const BINARY_MEDIA = /^(?:image\/(?!svg)|audio\/|video\/|font\/|application\/(?:octet-stream|pdf|zip|gzip|x-tar|vnd\.))/;
+
+/** Whether the body is not what the response's Content-Type says (a fact for the adapters to word). */
+export function bodyMismatch(response: Pick<RecordedResponse, 'contentType' | 'body'>): BodyMismatch | undefined {
+  const type = response.contentType;
+  const { body } = response;
+  if (!type || body.kind === 'empty' || body.kind === 'file') return undefined;
+  if (body.kind === 'binary') return TEXT_MEDIA.test(type) ? 'not-text' : undefined;
+  if (BINARY_MEDIA.test(type)) return 'text-not-binary';
+  if (JSON_MEDIA.test(type) && !body.truncated && body.text.trim() !== '') {
+    try {
+      JSON.parse(body.text);
+    } catch {
+      return 'not-json';
+    }
+  }
+  return undefined;
+}
