@@ -45,6 +45,8 @@ export const COMMANDS = {
   saveExchangeBody: 'agentWorkflows.exchange.saveBody',
   copyExchangeBody: 'agentWorkflows.exchange.copyBody',
   copyExchangeAsCurl: 'agentWorkflows.exchange.copyAsCurl',
+  sendExchangeAgain: 'agentWorkflows.exchange.sendAgain',
+  pinExchange: 'agentWorkflows.exchange.pin',
 } as const;
 
 /**

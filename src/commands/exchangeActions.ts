@@ -1,5 +1,6 @@
-// The exchange view's title actions: Save Body, Copy Body and Copy as curl (each secret as the
-// shell variable `agent-workflows send` reads, never its value).
+// The exchange view's title actions: Save Body, Copy Body, Copy as curl (each secret as the shell
+// variable `agent-workflows send` reads, never its value), and for a send Send Again and Pin (the
+// send commands do those, given the agent file and node, or the exchange id).
 import * as vscode from 'vscode';
 import { COMMANDS } from '../commandIds';
 import { RunBlocked, guardedCommand } from '../commandErrors';
@@ -22,6 +23,20 @@ export function registerExchangeActions(context: vscode.ExtensionContext, deps: 
     vscode.commands.registerCommand(COMMANDS.saveExchangeBody, action('Save Body', saveBody)),
     vscode.commands.registerCommand(COMMANDS.copyExchangeBody, action('Copy Body', copyBody)),
     vscode.commands.registerCommand(COMMANDS.copyExchangeAsCurl, action('Copy as curl', copyAsCurl)),
+    vscode.commands.registerCommand(
+      COMMANDS.sendExchangeAgain,
+      action('Send Again', async ({ entry }) => {
+        if (!entry) throw new RunBlocked('This exchange is from a run, not a send: use Run Locally to run the agent again.');
+        return vscode.commands.executeCommand(COMMANDS.sendRequest, vscode.Uri.parse(entry.file), entry.node);
+      }),
+    ),
+    vscode.commands.registerCommand(
+      COMMANDS.pinExchange,
+      action('Pin', async ({ exchange, entry }) => {
+        if (!entry) throw new RunBlocked('Only the result of a send can be pinned from its exchange.');
+        return vscode.commands.executeCommand(COMMANDS.pinNodeResult, exchange.id);
+      }),
+    ),
   );
 }
 

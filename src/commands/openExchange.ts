@@ -6,6 +6,8 @@ import { guardedCommand, reportCommandError } from '../commandErrors';
 import type { Exchange } from '../core/exchange/exchange';
 import { formatAge, formatBytes, formatDuration } from '../core/executions/executionRecord';
 import type { ExchangeEntry, ExchangeHistory } from '../core/exchange/exchangeHistory';
+import { AGENT_LANGUAGE_ID } from '../language/languageIds';
+import { nodeAtPosition } from '../language/nodeLocations';
 import type { ExchangeViews } from '../views/exchangeView';
 
 export interface OpenExchangeDeps {
@@ -34,17 +36,26 @@ export function registerOpenExchangeCommands(context: vscode.ExtensionContext, d
   );
 }
 
-/** The sends of one node (file and node given, as a code lens does), else of the active agent file, else all. */
+/**
+ * The sends of one node: the one given (file and node, as a code lens gives them), else the node at
+ * the cursor of the agent editor when it has sends; else the sends of that agent file, else all.
+ */
 async function showRecent(
   exchanges: ExchangeHistory,
   views: ExchangeViews,
   file: unknown,
-  node: unknown,
+  nodeArgument: unknown,
 ): Promise<vscode.TextDocument | undefined> {
   const fileKey = file instanceof vscode.Uri ? file.toString() : typeof file === 'string' ? file : undefined;
-  const activeFile = vscode.window.activeTextEditor?.document.uri.toString();
+  const editor = vscode.window.activeTextEditor;
+  const activeFile = editor?.document.uri.toString();
+  let node = typeof nodeArgument === 'string' ? nodeArgument : undefined;
+  if (fileKey === undefined && node === undefined && editor?.document.languageId === AGENT_LANGUAGE_ID) {
+    const atCursor = (await nodeAtPosition(editor.document, editor.selection.active))?.id;
+    if (atCursor !== undefined && exchanges.forNode(editor.document.uri.toString(), atCursor).length > 0) node = atCursor;
+  }
   let entries: readonly ExchangeEntry[];
-  if (fileKey !== undefined && typeof node === 'string') entries = exchanges.forNode(fileKey, node);
+  if (node !== undefined) entries = exchanges.forNode(fileKey ?? activeFile ?? '', node);
   else {
     const all = exchanges.all();
     const ofFile = all.filter((entry) => entry.file === (fileKey ?? activeFile));
@@ -52,7 +63,7 @@ async function showRecent(
   }
   if (entries.length === 0) {
     void vscode.window.showInformationMessage(
-      typeof node === 'string'
+      node !== undefined
         ? `No request of node ${node} was sent in this window. Use Send Request on the node first.`
         : 'No request was sent in this window. Use Send Request on an API node first.',
     );
@@ -61,7 +72,7 @@ async function showRecent(
   const now = Date.now();
   const items = entries.map((entry) => ({ ...describe(entry, now), id: entry.exchange.id }));
   const picked = await vscode.window.showQuickPick(items, {
-    title: typeof node === 'string' ? `Recent requests of ${node}` : 'Recent requests',
+    title: node !== undefined ? `Recent requests of ${node}` : 'Recent requests',
     placeHolder: 'Pick a request to see its exchange',
     matchOnDetail: true,
   });

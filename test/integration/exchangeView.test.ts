@@ -1,13 +1,20 @@
 // The exchange view in the real extension host: a hand-made exchange opened through the command
 // is a read-only document with the status, headers, the request (secrets by name) and the body
 // by its type; Copy Body, Save Body, a binary body, a cut body, an image, a failure, and the sends
-// of a node reopened from Show Recent Requests.
+// of a node reopened from Show Recent Requests; a real send's view, sent again and pinned from
+// its title actions.
 import assert from 'node:assert/strict';
 import * as vscode from 'vscode';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Exchange } from '../../src/core/exchange/exchange';
+import type { SendOutcome } from '../../src/core/exchange/sendNode';
+import type { PinnedResult } from '../../src/core/nodeValues/pins';
 import type { AgentWorkflowsApi } from '../../src/extension';
 import { binaryBody, makeExchange, textBody } from '../support/exchanges';
+import { json, startServer } from '../support/httpServer';
 import { ScriptedUi } from './scriptedUi';
+import { workspaceFolder } from './userData';
 import { waitFor } from './wait';
 
 const OPEN = 'agentWorkflows.openExchange';
@@ -171,6 +178,81 @@ describe('exchange view', () => {
     assert.ok(byId.getText().startsWith('// 404 Not Found'));
     // Not from a send: no Send Again, no Pin (the menus' when-clauses look at the path).
     assert.ok((await open(makeExchange())).uri.path.startsWith('/run/'));
+  });
+
+  it('sends a send’s node again and pins its result from the view of its exchange', async function () {
+    this.timeout(40_000);
+    let served = 0;
+    const server = await startServer((_request, response) => json(response, 200, { id: 42, served: ++served }));
+    const folder = join(workspaceFolder(), 'exchange-view');
+    mkdirSync(folder, { recursive: true });
+    const agent = vscode.Uri.file(join(folder, 'lookup.agent.yaml'));
+    writeFileSync(
+      agent.fsPath,
+      [
+        'version: 1',
+        'name: Lookup',
+        'nodes:',
+        '  lookup:',
+        '    type: api',
+        '    method: GET',
+        `    url: ${server.url}/customers/42`,
+        '',
+      ].join('\n'),
+    );
+    try {
+      const sent = await vscode.commands.executeCommand<SendOutcome>('agentWorkflows.sendRequest', agent, 'lookup');
+      const view = await waitFor(
+        () => vscode.window.visibleTextEditors.find((editor) => editor.document.uri.path.startsWith(`/send/${sent.exchange.id}/`)),
+        'the view of the send',
+      );
+      assert.ok(view.document.getText().includes('"served": 1'), view.document.getText());
+      const again = await vscode.commands.executeCommand<SendOutcome>('agentWorkflows.exchange.sendAgain', view.document.uri);
+      assert.equal(served, 2);
+      assert.notEqual(again.exchange.id, sent.exchange.id);
+      const second = await waitFor(
+        () => vscode.window.visibleTextEditors.find((editor) => editor.document.uri.path.startsWith(`/send/${again.exchange.id}/`)),
+        'the view of the second send',
+      );
+      assert.ok(second.document.getText().includes('"served": 2'));
+      const pinned = await vscode.commands.executeCommand<PinnedResult>('agentWorkflows.exchange.pin', second.document.uri);
+      assert.equal(pinned.node, 'lookup');
+      assert.deepEqual(pinned.result.body, { id: 42, served: 2 });
+      // From the palette, the cursor inside the node in the agent's editor: that node's sends.
+      const editor = await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(agent), vscode.ViewColumn.One);
+      editor.selection = new vscode.Selection(4, 6, 4, 6);
+      ui.pick((items, options) => {
+        assert.equal(options?.title, 'Recent requests of lookup');
+        assert.deepEqual(
+          items.map((item) => item.label),
+          ['lookup · 200 OK', 'lookup · 200 OK'],
+        );
+        return items[1];
+      });
+      const first = await vscode.commands.executeCommand<vscode.TextDocument>('agentWorkflows.showRecentRequests');
+      assert.ok(first.uri.path.startsWith(`/send/${sent.exchange.id}/`), first.uri.path);
+    } finally {
+      await vscode.commands.executeCommand('agentWorkflows.unpinNodeResult', agent, 'lookup');
+      await server.close();
+      rmSync(folder, { recursive: true, force: true });
+    }
+  });
+
+  it('opens the view of a 10 MiB JSON body (time and heap printed for the report)', async function () {
+    this.timeout(60_000);
+    const row = JSON.stringify({ id: 1, name: 'Customer "quoted" [x]', tags: ['a', 'b'], address: { city: 'Zürich', none: [] } });
+    const body = `[${Array.from({ length: Math.ceil((10 * 1024 * 1024) / (row.length + 1)) }, () => row).join(',')}]`;
+    const heapBefore = process.memoryUsage().heapUsed;
+    const started = Date.now();
+    const document = await open(withResponse({ body: textBody(body) }));
+    const openedMs = Date.now() - started;
+    const heapAfter = process.memoryUsage().heapUsed;
+    assert.equal(document.languageId, 'jsonc');
+    assert.ok(document.lineCount > 100_000);
+    console.log(
+      `exchange view of ${(Buffer.byteLength(body) / 1024 / 1024).toFixed(1)} MiB of JSON: open ${openedMs} ms, ` +
+        `${document.lineCount} lines, extension host heap ${((heapAfter - heapBefore) / Buffer.byteLength(body)).toFixed(2)}x the body (uncollected)`,
+    );
   });
 
   it('says when an exchange id is no longer kept', async () => {
