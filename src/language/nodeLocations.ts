@@ -1,10 +1,11 @@
 // Where the nodes of an open agent file are written (src/core/language/nodeLenses.ts), for the
 // per-node code lenses and for the context key that shows Send Request, Render and Pin in the
-// editor's context menu when the cursor is inside a node. Computed once per document version.
+// editor's context menu when the cursor is inside a node. Computed once per document version, from
+// the lines (no YAML parse on the extension host: a hostile file must not freeze it).
 import * as vscode from 'vscode';
+import { scanNodeLocations } from '../core/language/nodeLenses';
 import type { NodeLocation } from '../core/language/nodeLenses';
 import { AGENT_LANGUAGE_ID } from './languageIds';
-import { loadLanguageCore } from './loadLanguageCore';
 
 /** The context key: `api` or `template` when the cursor of the active agent editor is inside such a node, else unset. */
 export const CURSOR_NODE_CONTEXT = 'agentWorkflows.cursorNodeType';
@@ -14,7 +15,7 @@ const computed = new WeakMap<vscode.TextDocument, { readonly version: number; re
 export function nodeLocationsOf(document: vscode.TextDocument): Promise<NodeLocation[]> {
   const known = computed.get(document);
   if (known?.version === document.version) return known.locations;
-  const locations = loadLanguageCore().then((core) => core.nodeLocations(core.indexAgentText(document.getText())));
+  const locations = Promise.resolve(scanNodeLocations(document.getText()));
   computed.set(document, { version: document.version, locations });
   return locations;
 }

@@ -2,13 +2,16 @@
 // results, pins as read back from storage, a value typed as JSON, what a node needs, and where the
 // nodes are written (the per-node code lenses).
 import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { loadAgent } from '../../src/core/engine/agentPlan';
 import { indexAgentText } from '../../src/core/language/agentIndex';
-import { nodeAt, nodeLocations } from '../../src/core/language/nodeLenses';
+import { nodeAt, nodeLocations, scanNodeLocations } from '../../src/core/language/nodeLenses';
 import { NodeResultMemory } from '../../src/core/nodeValues/nodeResultMemory';
 import { checkPinnable, PIN_LIMITS, pinTimeLabel, readStoredPins } from '../../src/core/nodeValues/pins';
 import { parseTypedValue } from '../../src/core/nodeValues/typedValue';
 import { agentWithNodes, upstreamOf } from '../../src/core/nodeValues/upstream';
+import { repoRoot } from '../support/paths';
 
 const AGENT = `version: 1
 name: Chain
@@ -127,6 +130,31 @@ describe('node values (Send Request, Render, pins)', () => {
       assert.equal(AGENT.slice(search.keyOffset, search.keyOffset + 7), 'search:');
       assert.equal(nodeAt(locations, AGENT.indexOf('inputs.q }}"'))?.id, 'search');
       assert.equal(nodeAt(locations, AGENT.indexOf('name: Chain')), undefined);
+    });
+
+    it('reads the same nodes from the lines, without a parse, for every example', () => {
+      const examples = readdirSync(join(repoRoot, 'examples')).filter((name) => name.endsWith('.agent.yaml'));
+      assert.ok(examples.length > 3);
+      for (const text of [AGENT, ...examples.map((name) => readFileSync(join(repoRoot, 'examples', name), 'utf8'))]) {
+        const parsed = nodeLocations(indexAgentText(text)).map(({ id, type, keyOffset }) => ({ id, type, keyOffset }));
+        const scanned = scanNodeLocations(text).map(({ id, type, keyOffset }) => ({ id, type, keyOffset }));
+        assert.deepEqual(scanned, parsed);
+        for (const location of scanNodeLocations(text)) {
+          const parsedEnd = nodeLocations(indexAgentText(text)).find((node) => node.id === location.id)!.end;
+          // The parser's mapping may end after the line break the lines stop before.
+          assert.ok(Math.abs(location.end - parsedEnd) <= 2, `${location.id}: ${location.end} vs ${parsedEnd}`);
+        }
+      }
+    });
+
+    it('reads one-line flow nodes, quoted ids, comments and CRLF lines; a flow nodes: gives none', () => {
+      const text =
+        'version: 1\r\nnodes:\r\n  # the first\r\n  "a-1": { type: template, text: hi }\r\n  b:\r\n    type: api\r\n    body:\r\n      type: x\r\noutputs: {}\r\n';
+      assert.deepEqual(
+        scanNodeLocations(text).map((location) => `${location.id}:${location.type}`),
+        ['a-1:template', 'b:api'],
+      );
+      assert.deepEqual(scanNodeLocations('nodes: { a: { type: api } }\n'), []);
     });
 
     it('works on a file that does not parse as a whole', () => {
