@@ -14,8 +14,8 @@ import { formatVerboseExchange } from '../../src/core/exchange/verboseExchange';
 let next = 0;
 
 /** An exchange as the engine records one, with a response body of `bodyBytes` bytes. */
-function exchange(node: string, bodyBytes = 10, change: Partial<Exchange> = {}): Exchange {
-  return {
+function exchange(node: string, bodyBytes = 10, change: { readonly [K in keyof Exchange]?: Exchange[K] | undefined } = {}): Exchange {
+  const made: Record<string, unknown> = {
     id: `x${++next}`,
     node,
     startedAt: '2026-11-26T12:00:00.000Z',
@@ -36,6 +36,9 @@ function exchange(node: string, bodyBytes = 10, change: Partial<Exchange> = {}):
     timing: { totalMs: 12.4, firstByteMs: 8 },
     ...change,
   };
+  // `response: undefined` stands for an exchange that got no answer.
+  for (const key of Object.keys(made)) if (made[key] === undefined) delete made[key];
+  return made as unknown as Exchange;
 }
 
 describe('exchanges of an execution', () => {
