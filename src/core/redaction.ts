@@ -8,6 +8,11 @@ export const REDACTED = '[redacted]';
 /** What the client puts in place of the API key and Bearer tokens. */
 export const MASK = '•••';
 
+/** How an exchange record writes a secret: by its name, as the agent file does. */
+export function secretMask(name: string): string {
+  return `{{ secrets.${name} }}`;
+}
+
 /** A Bearer token in text an API may echo back (an error page showing the request's headers). */
 const BEARER_TOKEN = /(Bearer\s+)[A-Za-z0-9\-._~+/]+=*/gi;
 /** The fewest characters of a secret's start masked at a cut (fewer for very short secrets). */
@@ -40,23 +45,34 @@ export interface RedactorOptions {
  */
 export class Redactor {
   private needles: string[] = [];
+  /** The mask of each needle whose secret was added with a mask of its own. */
+  private readonly ownMasks = new Map<string, string>();
+  /** Every mask in use: the default one and the secrets' own. */
+  private readonly masks = new Set<string>();
   private readonly added = new Set<string>();
-  /** Secrets under MIN_SECRET_IN_TEXT characters, masked as whole texts only. */
-  private readonly shortSecrets = new Set<string>();
+  /** Secrets under MIN_SECRET_IN_TEXT characters, masked as whole texts only, with their masks. */
+  private readonly shortSecrets = new Map<string, string>();
   readonly mask: string;
   private readonly bearerTokens: boolean;
 
   constructor(options: RedactorOptions = {}) {
     this.mask = options.mask ?? REDACTED;
+    this.masks.add(this.mask);
     this.bearerTokens = options.bearerTokens ?? false;
   }
 
-  add(secret: string): void {
+  /**
+   * Adds a secret, replaced by `options.mask` when given (an exchange names each secret:
+   * `secretMask(name)`), else by the redactor's mask. The first mask given for a secret stays.
+   */
+  add(secret: string, options: { readonly mask?: string } = {}): void {
     // A run adds its secrets again where they are used (an agent test's, then the engine's).
     if (secret === '' || this.added.has(secret)) return;
     this.added.add(secret);
+    const mask = options.mask ?? this.mask;
+    this.masks.add(mask);
     if (secret.length < MIN_SECRET_IN_TEXT) {
-      this.shortSecrets.add(secret);
+      this.shortSecrets.set(secret, mask);
       return;
     }
     const encoded = [secret, encodeURIComponent(secret), safeEncodeUri(secret), JSON.stringify(secret).slice(1, -1)];
@@ -66,15 +82,21 @@ export class Redactor {
       ...encoded.map((form) => form.toUpperCase()),
       ...base64Forms(secret),
     ]);
-    for (const form of forms) if (form !== '' && !this.needles.includes(form)) this.needles.push(form);
+    for (const form of forms) {
+      if (form === '' || this.needles.includes(form)) continue;
+      this.needles.push(form);
+      if (mask !== this.mask) this.ownMasks.set(form, mask);
+    }
     // Longest first, so a secret that contains another is replaced whole.
     this.needles.sort((a, b) => b.length - a.length);
   }
 
   text(value: string): string {
-    if (this.shortSecrets.has(value)) return this.mask;
+    const short = this.shortSecrets.get(value);
+    if (short !== undefined) return short;
     let result = this.bearerTokens ? value.replace(BEARER_TOKEN, `$1${this.mask}`) : value;
-    for (const needle of this.needles) if (result.includes(needle)) result = result.split(needle).join(this.mask);
+    for (const needle of this.needles)
+      if (result.includes(needle)) result = result.split(needle).join(this.ownMasks.get(needle) ?? this.mask);
     return result;
   }
 
@@ -99,11 +121,27 @@ export class Redactor {
     const redacted = this.text(text);
     const whole = options.normalize ? options.normalize(redacted) : redacted;
     if (whole.length <= limit && !options.more) return whole;
+    return `${this.cutRedacted(whole, limit)}…`;
+  }
+
+  /**
+   * A text redacted, of which only the start was kept (a body cut at its size limit): a secret
+   * that the cut split is masked too. The result may be longer than the text (masks).
+   */
+  redactCut(text: string): string {
+    const redacted = this.text(text);
+    return this.cutRedacted(redacted, redacted.length);
+  }
+
+  /** The first `limit` characters of a redacted text, never half a mask, a secret's start masked. */
+  private cutRedacted(whole: string, limit: number): string {
     let end = Math.min(limit, whole.length);
     // Never leave half a mask: keep the whole of one that spans the cut.
-    const maskStart = whole.lastIndexOf(this.mask, end - 1);
-    if (maskStart !== -1 && maskStart + this.mask.length > end) end = maskStart + this.mask.length;
-    return `${this.maskSecretStart(whole.slice(0, end))}…`;
+    for (const mask of this.masks) {
+      const maskStart = whole.lastIndexOf(mask, end - 1);
+      if (maskStart !== -1 && maskStart + mask.length > end) end = maskStart + mask.length;
+    }
+    return this.maskSecretStart(whole.slice(0, end));
   }
 
   /** Masks the end of a cut text when it is the start of a secret (the rest was cut off). */
@@ -111,7 +149,7 @@ export class Redactor {
     for (const needle of this.needles) {
       const shortest = Math.max(1, Math.min(MIN_PREFIX_AT_CUT, needle.length - 1));
       for (let length = Math.min(needle.length - 1, cut.length); length >= shortest; length--) {
-        if (cut.endsWith(needle.slice(0, length))) return `${cut.slice(0, cut.length - length)}${this.mask}`;
+        if (cut.endsWith(needle.slice(0, length))) return `${cut.slice(0, cut.length - length)}${this.ownMasks.get(needle) ?? this.mask}`;
       }
     }
     return cut;

@@ -1,8 +1,19 @@
 // Redaction and safe cutting (src/core/redaction.ts), shared by the engine and the client.
 import assert from 'node:assert/strict';
-import { keyRedactor, MASK, REDACTED, Redactor } from '../../src/core/redaction';
+import { keyRedactor, MASK, REDACTED, Redactor, secretMask } from '../../src/core/redaction';
 
 describe('redaction', () => {
+  it('writes a secret added with its own mask by that mask, the others by the default one', () => {
+    const redactor = new Redactor();
+    redactor.add('tok-SUPERSECRET-7', { mask: secretMask('TOKEN') });
+    redactor.add('other-secret-99');
+    redactor.add('ab', { mask: secretMask('SHORT') });
+    assert.equal(redactor.text(`a=tok-SUPERSECRET-7&b=${encodeURIComponent('other-secret-99')}`), `a={{ secrets.TOKEN }}&b=${REDACTED}`);
+    assert.equal(redactor.text('ab'), '{{ secrets.SHORT }}');
+    assert.equal(redactor.excerpt('x tok-SUPERSECRET-7 y', 4), 'x {{ secrets.TOKEN }}…', 'never half a named mask');
+    assert.equal(redactor.redactCut('start tok-SUPER'), 'start {{ secrets.TOKEN }}', 'a secret split by a cut is masked by name');
+  });
+
   it('finds a secret as written, percent-encoded, JSON-escaped and lower-cased', () => {
     const redactor = new Redactor();
     redactor.add('Sk/Live "X"');

@@ -1,28 +1,28 @@
-// The generic API node: builds the request from the node's URL, header strings and body, sends it
-// with httpRequest (time limit, cancellation, size cap, redirects that drop credentials and every
+// The generic API node: builds the request (apiRequest.ts), sends it with httpRequest (time limit, cancellation, size cap, redirects that drop credentials and every
 // header holding a secret on another origin) and turns the answer into { status, headers, body }.
-import { createReadStream } from 'node:fs';
-import type { Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
-import { maskExpressions } from '../document/expressions';
-import type { Expression } from '../document/expressions';
-import { HEADER_NAME } from '../document/headers';
-import { httpRequest } from '../http/httpRequest';
+import { errorMessage } from '../errors';
+import { EXCHANGE_BODY_LIMITS } from '../exchange/exchange';
+import type { Exchange, ExchangeFailure } from '../exchange/exchange';
+import { recordExchange } from '../exchange/recordExchange';
+import type { SentRequest } from '../exchange/recordExchange';
+import { HttpCapture, httpRequest } from '../http/httpRequest';
+import type { HttpResponse, ResponseBudget } from '../http/httpRequest';
+import { NetworkError } from '../http/networkError';
 import { JsonTooDeepError, parseJson } from '../json';
-import type { ResponseBudget } from '../http/httpRequest';
-import { NetworkError, safeUrl } from '../http/networkError';
 import { Redactor } from '../redaction';
-import type { ApiNodePlan, BodyTemplate } from './agentPlan';
-import { evaluateString, renderString } from './evaluate';
-import type { NodeResult, Scope, Where } from './evaluate';
+import type { ApiNodePlan } from './agentPlan';
+import { buildApiRequest } from './apiRequest';
+import type { ApiRequest } from './apiRequest';
+import { ExpressionError } from './evaluate';
+import type { NodeResult, Scope } from './evaluate';
 import { NodeError } from './nodeError';
-import { FileValue, kindOf, renderText } from './values';
-
-declare const AGENT_WORKFLOWS_VERSION: string | undefined;
 
 export interface ApiCallSettings {
   readonly timeoutMs: number;
   readonly maxResponseBytes: number;
+  /** An answer past maxResponseBytes fails the node (the engine), or is cut (Send Request). */
+  readonly overLimit?: 'fail' | 'cut';
   readonly followRedirects: boolean;
   readonly maxRedirects: number;
   readonly signal: AbortSignal;
@@ -31,6 +31,12 @@ export interface ApiCallSettings {
   readonly redactor?: Redactor;
   /** Bytes this call's answer takes from, shared with other calls (a server's executions). */
   readonly responseBudget?: ResponseBudget;
+  /** Called once with the record of the call, whatever its outcome; nothing is recorded without it. */
+  readonly onExchange?: (exchange: Exchange) => void;
+  /** The most bytes of each body the record keeps (default EXCHANGE_BODY_LIMITS.execution). */
+  readonly exchangeBodyLimit?: number;
+  /** The clock of the record's times, in milliseconds (a fake one in tests). */
+  readonly now?: () => number;
 }
 
 export interface ApiNodeOutcome {
@@ -40,6 +46,8 @@ export interface ApiNodeOutcome {
   readonly method: string;
   /** The URL called, without query or fragment (they may carry keys). */
   readonly url: string;
+  /** With overLimit 'cut': the answer was cut, and its body is the text of its start (not parsed). */
+  readonly truncated?: boolean;
 }
 
 /** Called as soon as the request is known, so a trace can show what is being called. */
@@ -51,18 +59,33 @@ export async function runApiNode(
   settings: ApiCallSettings,
   onRequest?: RequestListener,
 ): Promise<ApiNodeOutcome> {
-  const headers = buildHeaders(node, scope);
   const redactor = settings.redactor ?? new Redactor();
-  const url = sendUserinfoAsBasic(node, buildUrl(node, scope), headers, redactor);
-  const body = buildBody(node, scope, headers);
-  const shownUrl = safeUrl(url);
-  // Headers built from a secret (directly or through a node's answer) never follow a redirect to
-  // another origin, whatever their name.
-  const secretHeaders = Object.entries(headers)
-    .filter(([, value]) => redactor.text(value) !== value)
-    .map(([name]) => name);
+  const recording = settings.onExchange ? { startedAt: new Date(), capture: new HttpCapture(settings.now) } : undefined;
+  const record = (request: SentRequest, failure?: unknown, response?: HttpResponse): void => {
+    if (!recording || !settings.onExchange) return;
+    settings.onExchange(
+      recordExchange({
+        node: node.id,
+        startedAt: recording.startedAt,
+        request,
+        secrets: scope.secrets,
+        capture: recording.capture,
+        ...(response ? { response } : {}),
+        ...(failure !== undefined ? { failure: exchangeFailure(failure) } : {}),
+        bodyLimit: settings.exchangeBodyLimit ?? EXCHANGE_BODY_LIMITS.execution,
+      }),
+    );
+  };
+  let request: ApiRequest;
+  try {
+    request = buildApiRequest(node, scope, redactor);
+  } catch (error) {
+    record({ method: node.method, template: node.url.text, headers: headersAsWritten(node) }, error);
+    throw error;
+  }
+  const { url, headers, body, secretHeaders, shownUrl } = request;
   onRequest?.({ method: node.method, url: shownUrl });
-  let response;
+  let response: HttpResponse;
   try {
     response = await httpRequest({
       method: node.method,
@@ -72,24 +95,43 @@ export async function runApiNode(
       timeoutMs: settings.timeoutMs,
       signal: settings.signal,
       maxResponseBytes: settings.maxResponseBytes,
+      ...(settings.overLimit ? { overLimit: settings.overLimit } : {}),
       followRedirects: settings.followRedirects,
       maxRedirects: settings.maxRedirects,
       ...(settings.dispatcher ? { dispatcher: settings.dispatcher } : {}),
       ...(settings.responseBudget ? { responseBudget: settings.responseBudget } : {}),
+      ...(recording ? { capture: recording.capture } : {}),
       secretHeaders,
     });
   } catch (error) {
-    if (error instanceof NetworkError)
-      throw new NodeError(
-        node.id,
-        `${node.method} ${shownUrl} failed: ${error.message}`,
-        error.kind === 'aborted' ? 'cancelled' : 'request',
-        { cause: error },
-      );
-    throw error;
+    const failure =
+      error instanceof NetworkError
+        ? new NodeError(
+            node.id,
+            `${node.method} ${shownUrl} failed: ${error.message}`,
+            error.kind === 'aborted' ? 'cancelled' : 'request',
+            {
+              cause: error,
+            },
+          )
+        : error;
+    record(request, failure);
+    throw failure;
   } finally {
     body?.cleanup?.();
   }
+  try {
+    const outcome = readAnswer(node, response, redactor, shownUrl);
+    record(request, undefined, response);
+    return outcome;
+  } catch (error) {
+    record(request, error, response);
+    throw error;
+  }
+}
+
+/** The node's result from its answer; NodeError for a status of 400 or more, or JSON that is not. */
+function readAnswer(node: ApiNodePlan, response: HttpResponse, redactor: Redactor, shownUrl: string): ApiNodeOutcome {
   const outcome = { method: node.method, url: shownUrl, bytes: response.body.length };
   if (response.status >= 400) {
     throw new NodeError(
@@ -98,6 +140,14 @@ export async function runApiNode(
       'status',
       { httpStatus: response.status, bytes: response.body.length },
     );
+  }
+  if (response.truncated) {
+    // The start of an answer is not the answer: it is not parsed, and says it was cut.
+    return {
+      ...outcome,
+      truncated: true,
+      result: { status: response.status, headers: response.headers, body: response.body.toString('utf8') },
+    };
   }
   return {
     ...outcome,
@@ -109,167 +159,21 @@ export async function runApiNode(
   };
 }
 
-/**
- * Expressions in the scheme and host part are used as they are (a whole base URL may come from an
- * input); in the path, query and fragment each value is percent-encoded, so a value cannot add
- * path segments or query parameters.
- */
-function buildUrl(node: ApiNodePlan, scope: Scope): string {
-  const where: Where = { node: node.id, field: 'url' };
-  const template = node.url;
-  let text: string;
-  if (template.single) {
-    const value = evaluateString(template, scope, where);
-    if (typeof value !== 'string')
-      throw new NodeError(
-        node.id,
-        `The url is ${kindOf(value)} after filling in ${template.text.trim()}, not a URL. Make the expression give the URL as text.`,
-        'expression',
-      );
-    text = value.trim();
-  } else {
-    const originEnd = originEndOf(maskExpressions(template.text, template.expressions));
-    text = renderString(template, scope, where, (value: unknown, expression: Expression) =>
-      expression.start < originEnd ? renderText(value) : encodeURIComponent(renderText(value)),
-    );
-  }
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
-    throw new NodeError(
-      node.id,
-      `The url is not a valid URL once its expressions are filled in: "${text}". Check the values it is built from.`,
-      'expression',
-    );
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new NodeError(
-      node.id,
-      `The url must be http:// or https://, not ${url.protocol}// (after filling in its expressions).`,
-      'expression',
-    );
-  }
-  return url.toString();
+/** The header strings of a node as written (a request that could not be built shows them so). */
+function headersAsWritten(node: ApiNodePlan): Record<string, string> {
+  return Object.fromEntries(node.headers.map((header) => [header.name.text, header.value.text]));
 }
 
-/**
- * undici drops a URL's user name and password without a word, so "https://user:password@host/"
- * would call the API with no credentials: they are sent as Basic credentials instead (as curl
- * does), and taken out of the URL. The Base64 of a secret password is a secret too.
- */
-function sendUserinfoAsBasic(node: ApiNodePlan, url: string, headers: Record<string, string>, redactor: Redactor): string {
-  const parsed = new URL(url);
-  if (parsed.username === '' && parsed.password === '') return url;
-  if (Object.keys(headers).some((name) => name.toLowerCase() === 'authorization')) {
-    throw new NodeError(
-      node.id,
-      'The url carries a user name and password, and the settings an Authorization header: only one can be sent. Remove one of them.',
-      'expression',
-    );
+/** A node's failure as an exchange says it: the network's own kind when the network failed. */
+function exchangeFailure(error: unknown): ExchangeFailure {
+  if (error instanceof NodeError) {
+    const cause = error.details.cause;
+    if (error.kind === 'request' || error.kind === 'cancelled')
+      return { kind: cause instanceof NetworkError ? cause.kind : 'other', message: error.reason };
+    return { kind: error.kind, message: error.reason };
   }
-  const decode = (part: string): string => {
-    try {
-      return decodeURIComponent(part);
-    } catch {
-      return part;
-    }
-  };
-  const credentials = `${decode(parsed.username)}:${decode(parsed.password)}`;
-  const encoded = Buffer.from(credentials, 'utf8').toString('base64');
-  if (redactor.text(credentials) !== credentials) redactor.add(encoded);
-  headers['Authorization'] = `Basic ${encoded}`;
-  parsed.username = '';
-  parsed.password = '';
-  return parsed.toString();
-}
-
-/** Where the path starts in a URL template (expressions masked): after "scheme://host", or at the first "/", "?" or "#". */
-function originEndOf(masked: string): number {
-  const scheme = masked.indexOf('://');
-  const from = scheme === -1 ? 0 : scheme + 3;
-  const rest = masked.slice(from).search(/[/?#]/);
-  return rest === -1 ? masked.length : from + rest;
-}
-
-function buildHeaders(node: ApiNodePlan, scope: Scope): Record<string, string> {
-  // By lower-case name: a repeated header is joined, as HTTP reads repeated headers.
-  const headers = new Map<string, { readonly name: string; value: string }>();
-  for (const header of node.headers) {
-    const nameWhere: Where = { node: node.id, field: `settings "${header.name.text}"` };
-    const name = renderText(evaluateString(header.name, scope, nameWhere)).trim();
-    if (!HEADER_NAME.test(name))
-      throw new NodeError(
-        node.id,
-        `The header name "${name}" (from ${header.name.text}) is not a valid header name: a name is letters, digits and ! # $ % & ' * + - . ^ _ \` | ~, with no spaces (RFC 9110). Check the value it is built from.`,
-        'expression',
-      );
-    const value = renderString(header.value, scope, { node: node.id, field: `settings "${name}"` }, renderText);
-    // A value filled in from an input or a response must not be able to start a new header line.
-    if (/[\u0000-\u0008\u000a-\u001f\u007f]/.test(value)) {
-      throw new NodeError(
-        node.id,
-        `The value of header "${name}" contains a line break or control character once its expressions are filled in; HTTP does not allow that.`,
-        'expression',
-      );
-    }
-    const existing = headers.get(name.toLowerCase());
-    if (existing) existing.value = `${existing.value}, ${value}`;
-    else headers.set(name.toLowerCase(), { name, value });
-  }
-  if (!headers.has('user-agent'))
-    headers.set('user-agent', {
-      name: 'User-Agent',
-      value: `agent-workflows/${typeof AGENT_WORKFLOWS_VERSION === 'string' ? AGENT_WORKFLOWS_VERSION : 'dev'}`,
-    });
-  return Object.fromEntries([...headers.values()].map((header) => [header.name, header.value]));
-}
-
-interface BuiltBody {
-  readonly content: string | Readable;
-  readonly cleanup?: () => void;
-}
-
-/**
- * A mapping or list is sent as JSON; a string as text. A string that is exactly one expression
- * naming a file input sends the file's bytes, and one that yields an object or list sends JSON.
- * Content-Type is added when the settings do not give one.
- */
-function buildBody(node: ApiNodePlan, scope: Scope, headers: Record<string, string>): BuiltBody | undefined {
-  if (!node.body) return undefined;
-  const setType = (type: string): void => {
-    if (!Object.keys(headers).some((name) => name.toLowerCase() === 'content-type')) headers['Content-Type'] = type;
-  };
-  if (node.body.kind === 'json') {
-    setType('application/json');
-    return { content: JSON.stringify(fillTemplate(node.body.template, scope, node.id)) };
-  }
-  const value = evaluateString(node.body.value, scope, { node: node.id, field: 'body' });
-  if (value instanceof FileValue) {
-    setType(value.type || 'application/octet-stream');
-    headers['Content-Length'] = String(value.size);
-    const stream = createReadStream(value.localPath);
-    return { content: stream, cleanup: () => stream.destroy() };
-  }
-  if (value !== null && typeof value === 'object') {
-    setType('application/json');
-    return { content: JSON.stringify(value) };
-  }
-  setType('text/plain; charset=utf-8');
-  return { content: renderText(value) };
-}
-
-function fillTemplate(template: BodyTemplate, scope: Scope, nodeId: string): unknown {
-  switch (template.kind) {
-    case 'string':
-      return evaluateString(template.value, scope, { node: nodeId, field: template.path });
-    case 'list':
-      return template.items.map((item) => fillTemplate(item, scope, nodeId));
-    case 'map':
-      return Object.fromEntries(template.entries.map(([key, item]) => [key, fillTemplate(item, scope, nodeId)]));
-    case 'literal':
-      return template.value;
-  }
+  if (error instanceof ExpressionError) return { kind: 'expression', message: error.message };
+  return { kind: 'other', message: errorMessage(error) };
 }
 
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;

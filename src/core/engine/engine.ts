@@ -5,6 +5,8 @@
 // outputs) has secret values redacted.
 import { performance } from 'node:perf_hooks';
 import type { Dispatcher } from 'undici';
+import { EXCHANGE_BODY_LIMITS } from '../exchange/exchange';
+import type { Exchange } from '../exchange/exchange';
 import { BudgetShare } from '../http/byteBudget';
 import type { ByteBudget } from '../http/byteBudget';
 import { DEFAULT_MAX_RESPONSE_BYTES } from '../http/httpRequest';
@@ -64,6 +66,14 @@ export interface EngineOptions {
    * each secret it reads, and the forms a node sends them in (userinfo as Basic), as it would to its own.
    */
   readonly redactor?: Redactor;
+  /**
+   * Called with the exchange of every API node call (an answer, a 4xx/5xx, a network failure, a
+   * request that could not be built), secrets written as `{{ secrets.NAME }}`. Without it nothing
+   * is recorded.
+   */
+  readonly onExchange?: (exchange: Exchange) => void;
+  /** The most bytes of each body an exchange keeps (default EXCHANGE_BODY_LIMITS.execution). */
+  readonly exchangeBodyLimit?: number;
 }
 
 export type ExecutionFailureKind = NodeFailureKind | 'secret' | 'output' | 'timeout';
@@ -320,6 +330,9 @@ async function runNode(
       redactor,
       ...(dispatcher ? { dispatcher } : {}),
       ...(answers ? { responseBudget: answers } : {}),
+      ...(options.onExchange
+        ? { onExchange: options.onExchange, exchangeBodyLimit: options.exchangeBodyLimit ?? EXCHANGE_BODY_LIMITS.execution }
+        : {}),
     },
     onRequest,
   );

@@ -22,6 +22,8 @@ export type RecordedBody =
       readonly size: number;
       /** Only the first `keptBytes` bytes were kept: the view says the full size. */
       readonly truncated: boolean;
+      /** Cut before its end with no size announced: `size` is the bytes kept, the whole is more. */
+      readonly sizeUnknown?: true;
     }
   | {
       readonly kind: 'binary';
@@ -29,6 +31,7 @@ export type RecordedBody =
       readonly base64: string;
       readonly size: number;
       readonly truncated: boolean;
+      readonly sizeUnknown?: true;
     }
   /** A request body streamed from a file input: only its name and size are kept. */
   | { readonly kind: 'file'; readonly name: string; readonly size: number };

@@ -1,8 +1,16 @@
 // One HTTP exchange over undici with the safety every caller needs: an overall time limit,
 // cancellation, a cap on the response size, redirects that never carry credentials (or any header
 // but a few harmless ones) to another origin (or, when asked, are not followed there at all), and
-// one retry of a GET or HEAD on a kept-alive connection the server had already closed.
-import { Readable } from 'node:stream';
+// one retry of a GET or HEAD on a kept-alive connection the server had already closed. Bodies sent
+// gzip, br or deflate are decoded, the size cap counting the decoded bytes (a small compressed
+// answer can hold gigabytes). When asked (`capture`), it also says what happened on the way:
+// each redirect, the times, the reason phrase (an exchange record, see core/exchange/).
+import { STATUS_CODES } from 'node:http';
+import { performance } from 'node:perf_hooks';
+import { Readable, Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { constants as zlib, createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
+import type { Transform } from 'node:stream';
 import { request } from 'undici';
 import type { Dispatcher } from 'undici';
 import { MAX_ANSWER_BYTES, MAX_TIMER_MS } from '../limits';
@@ -19,8 +27,16 @@ export interface HttpRequest {
   /** Overall limit for the whole exchange, redirects included. */
   readonly timeoutMs: number;
   readonly signal?: AbortSignal;
-  /** Responses larger than this fail with a 'too-large' NetworkError. */
+  /** Responses larger than this (decoded) fail with a 'too-large' NetworkError, or are cut (`overLimit`). */
   readonly maxResponseBytes?: number;
+  /**
+   * What an answer larger than maxResponseBytes does: fail (the default), or `cut`: its first
+   * maxResponseBytes bytes are kept and reading stops there (Send Request shows the start of a
+   * huge answer and says its size).
+   */
+  readonly overLimit?: 'fail' | 'cut';
+  /** Filled in as the exchange goes, for a record of it; nothing is measured without it. */
+  readonly capture?: HttpCapture;
   /** Follow redirects (default) or return the 3xx response as it is. */
   readonly followRedirects?: boolean;
   /**
@@ -46,13 +62,53 @@ export interface ResponseBudget {
   readonly exceeded: string;
 }
 
+/** A redirect that was followed. */
+export interface HttpRedirect {
+  readonly status: number;
+  readonly from: string;
+  readonly to: string;
+  /** Request headers not sent to `to`: credentials on another origin, body headers when the method became GET. */
+  readonly droppedHeaders: readonly string[];
+}
+
+/** What happened during one httpRequest, for an exchange record. */
+export class HttpCapture {
+  readonly redirects: HttpRedirect[] = [];
+  /** Milliseconds from the start until the status line and headers of the final answer. */
+  firstByteMs?: number;
+  /** Milliseconds of the whole exchange, body included; set when it ends, well or not. */
+  totalMs?: number;
+  /** The final answer's status and headers, known even when reading its body then failed. */
+  answer?: { readonly status: number; readonly statusText: string; readonly headers: Readonly<Record<string, string>> };
+  private readonly started: number;
+
+  /** `now` in milliseconds (a fake clock in tests). */
+  constructor(readonly now: () => number = () => performance.now()) {
+    this.started = now();
+  }
+
+  /** Milliseconds since the capture started. */
+  elapsed(): number {
+    return Math.round((this.now() - this.started) * 10) / 10;
+  }
+}
+
 export interface HttpResponse {
   readonly status: number;
+  /** The reason phrase the server sent, else the standard one ("" for an unknown status). */
+  readonly statusText: string;
   /** Header names in lower case; repeated headers joined with ", ". */
   readonly headers: Readonly<Record<string, string>>;
+  /** Decoded when it came gzip, br or deflate. */
   readonly body: Buffer;
   /** The URL that answered, after redirects. */
   readonly url: string;
+  /** The Content-Encoding that was undone (gzip, br, deflate). */
+  readonly decodedFrom?: string;
+  /** With overLimit 'cut': only the first maxResponseBytes bytes were read. */
+  readonly truncated?: boolean;
+  /** Bytes of the whole body when the answer said (Content-Length of a body not encoded). */
+  readonly declaredSize?: number;
 }
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
@@ -66,6 +122,8 @@ export async function httpRequest(options: HttpRequest): Promise<HttpResponse> {
   const maxRedirects = options.followRedirects === false ? 0 : (options.maxRedirects ?? 5);
   let { method, url, body } = options;
   let headers: Record<string, string> = { ...options.headers };
+  const { capture } = options;
+  const visited = new Set<string>([url]);
   const send = (): Promise<Dispatcher.ResponseData> =>
     request(url, {
       method,
@@ -97,18 +155,44 @@ export async function httpRequest(options: HttpRequest): Promise<HttpResponse> {
       }
       const location = response.headers.location;
       if (options.followRedirects === false || !REDIRECTS.has(response.statusCode) || typeof location !== 'string') {
+        const answerHeaders = flattenHeaders(response.headers);
+        const statusText = response.statusText || STATUS_CODES[response.statusCode] || '';
+        if (capture) {
+          capture.firstByteMs = capture.elapsed();
+          capture.answer = { status: response.statusCode, statusText, headers: answerHeaders };
+        }
+        const encoding = method === 'HEAD' ? undefined : decodableEncoding(answerHeaders['content-encoding']);
+        const read = await readBody(response.body, {
+          limit: options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
+          cut: options.overLimit === 'cut',
+          url,
+          budget: options.responseBudget,
+          encoding,
+        });
+        const length = Number(answerHeaders['content-length']);
         return {
           status: response.statusCode,
-          headers: flattenHeaders(response.headers),
-          body: await readBody(response.body, options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES, url, options.responseBudget),
+          statusText,
+          headers: answerHeaders,
+          body: read.body,
           url,
+          ...(encoding ? { decodedFrom: encoding } : {}),
+          ...(read.truncated ? { truncated: true } : {}),
+          ...(!encoding && /^\d+$/.test(answerHeaders['content-length'] ?? '') ? { declaredSize: length } : {}),
         };
       }
       response.body.resume();
+      const next = new URL(location, url);
+      if (visited.has(next.toString())) {
+        throw new NetworkError(
+          'redirect',
+          `${safeUrl(url)} redirected (${response.statusCode}) back to ${safeUrl(next)}, a redirect loop: the server sends the request round in circles. Check the URL, or the server's redirects.`,
+          safeUrl(url),
+        );
+      }
       if (redirects >= maxRedirects) {
         throw new NetworkError('redirect', `${safeUrl(url)} redirected more than ${maxRedirects} times.`, safeUrl(url));
       }
-      const next = new URL(location, url);
       if (next.protocol !== 'http:' && next.protocol !== 'https:') {
         throw new NetworkError(
           'redirect',
@@ -116,6 +200,7 @@ export async function httpRequest(options: HttpRequest): Promise<HttpResponse> {
           safeUrl(url),
         );
       }
+      const before = headers;
       if (next.origin !== new URL(url).origin) {
         if (options.sameOriginRedirectsOnly) {
           throw new NetworkError(
@@ -137,7 +222,14 @@ export async function httpRequest(options: HttpRequest): Promise<HttpResponse> {
           safeUrl(url),
         );
       }
+      capture?.redirects.push({
+        status: response.statusCode,
+        from: url,
+        to: next.toString(),
+        droppedHeaders: Object.keys(before).filter((name) => !Object.hasOwn(headers, name)),
+      });
       url = next.toString();
+      visited.add(url);
     }
   } catch (error) {
     throw classifyNetworkError(error, url, {
@@ -147,39 +239,107 @@ export async function httpRequest(options: HttpRequest): Promise<HttpResponse> {
     });
   } finally {
     clearTimeout(timer);
+    if (capture) capture.totalMs = capture.elapsed();
   }
 }
 
-/** Reads a response body, stopping as soon as it grows past the limit or the budget runs out. */
+/** The Content-Encoding undone when reading, lower case; undefined for none or one not known. */
+function decodableEncoding(header: string | undefined): 'gzip' | 'br' | 'deflate' | undefined {
+  const encoding = header?.trim().toLowerCase();
+  if (encoding === 'gzip' || encoding === 'x-gzip') return 'gzip';
+  if (encoding === 'br' || encoding === 'deflate') return encoding;
+  return undefined;
+}
+
+function decoderFor(encoding: 'gzip' | 'br' | 'deflate'): Transform {
+  // Lenient about a cut-off end, as browsers and curl are: what arrived is kept.
+  if (encoding === 'br') return createBrotliDecompress({ finishFlush: zlib.BROTLI_OPERATION_FLUSH });
+  const options = { flush: zlib.Z_SYNC_FLUSH, finishFlush: zlib.Z_SYNC_FLUSH };
+  return encoding === 'gzip' ? createGunzip(options) : createInflate(options);
+}
+
+/** Why the reading of a body stopped early (thrown inside the pipeline, caught below). */
+class StopReading extends Error {
+  constructor(readonly outcome: 'cut' | NetworkError) {
+    super('stop reading');
+  }
+}
+
+/**
+ * Reads a response body (decoded), stopping as soon as it grows past the limit (failing, or with
+ * `cut` keeping its start) or the budget runs out. Stopping destroys the streams: no more is read.
+ */
 async function readBody(
-  stream: AsyncIterable<Uint8Array> & { destroy(error?: Error): void },
-  limit: number,
-  url: string,
-  budget: ResponseBudget | undefined,
-): Promise<Buffer> {
+  stream: Readable,
+  options: {
+    readonly limit: number;
+    readonly cut: boolean;
+    readonly url: string;
+    readonly budget: ResponseBudget | undefined;
+    readonly encoding: 'gzip' | 'br' | 'deflate' | undefined;
+  },
+): Promise<{ body: Buffer; truncated: boolean }> {
+  const { limit, url, budget } = options;
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of stream) {
-    size += chunk.length;
-    if (size > limit) {
-      stream.destroy();
-      throw new NetworkError(
-        'too-large',
-        `The answer of ${safeUrl(url)} is larger than ${limit} bytes, the most that is read.`,
-        safeUrl(url),
-      );
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      if (size + chunk.length > limit) {
+        if (options.cut) {
+          chunks.push(chunk.subarray(0, limit - size));
+          size = limit;
+          done(new StopReading('cut'));
+          return;
+        }
+        done(
+          new StopReading(
+            new NetworkError(
+              'too-large',
+              `The answer of ${safeUrl(url)} is larger than ${limit} bytes${options.encoding ? ` once decoded (${options.encoding})` : ''}, the most that is read.`,
+              safeUrl(url),
+            ),
+          ),
+        );
+        return;
+      }
+      size += chunk.length;
+      if (budget && !budget.take(chunk.length)) {
+        done(
+          new StopReading(
+            new NetworkError(
+              'too-large',
+              `The answer of ${safeUrl(url)} was stopped after ${size} bytes: ${budget.exceeded}`,
+              safeUrl(url),
+            ),
+          ),
+        );
+        return;
+      }
+      chunks.push(chunk);
+      done();
+    },
+  });
+  const decoder = options.encoding ? decoderFor(options.encoding) : undefined;
+  let decodeError: unknown;
+  decoder?.once('error', (error) => (decodeError = error));
+  try {
+    if (decoder) await pipeline(stream, decoder, sink);
+    else await pipeline(stream, sink);
+  } catch (error) {
+    if (!(error instanceof StopReading)) {
+      if (decodeError !== undefined && error === decodeError)
+        throw new NetworkError(
+          'other',
+          `The answer of ${safeUrl(url)} says it is ${options.encoding}-encoded (Content-Encoding) but could not be decoded: ${(error as Error).message}.`,
+          safeUrl(url),
+          { cause: error },
+        );
+      throw error;
     }
-    if (budget && !budget.take(chunk.length)) {
-      stream.destroy();
-      throw new NetworkError(
-        'too-large',
-        `The answer of ${safeUrl(url)} was stopped after ${size} bytes: ${budget.exceeded}`,
-        safeUrl(url),
-      );
-    }
-    chunks.push(Buffer.from(chunk));
+    if (error.outcome !== 'cut') throw error.outcome;
+    return { body: Buffer.concat(chunks), truncated: true };
   }
-  return Buffer.concat(chunks);
+  return { body: Buffer.concat(chunks), truncated: false };
 }
 
 function flattenHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {

@@ -91,12 +91,37 @@ export function classifyNetworkError(
       if (code && TLS_CODES.test(code)) {
         return new NetworkError(
           'tls',
-          `The TLS certificate of ${origin(where)} could not be verified (${code}). Check the URL, or the certificate settings of your network.`,
+          `The TLS certificate of ${origin(where)} could not be verified: ${tlsReason(code)} (${code}). Check the URL, or the certificate settings of your network.`,
           where,
           { cause: error },
         );
       }
       return new NetworkError('other', `The request to ${where} failed: ${errorMessage(error)}`, where, { cause: error });
+  }
+}
+
+/** What a certificate error code means, in words. */
+function tlsReason(code: string): string {
+  switch (code) {
+    case 'DEPTH_ZERO_SELF_SIGNED_CERT':
+      return 'it is self-signed, so nothing vouches for it';
+    case 'SELF_SIGNED_CERT_IN_CHAIN':
+      return 'its chain ends in a self-signed certificate that is not trusted here (a company proxy or a private authority?)';
+    case 'CERT_HAS_EXPIRED':
+      return 'it has expired';
+    case 'CERT_NOT_YET_VALID':
+      return 'it is not valid yet (check the clock of this machine)';
+    case 'ERR_TLS_CERT_ALTNAME_INVALID':
+    case 'HOSTNAME_MISMATCH':
+      return 'it was issued for another host name than the one in the URL';
+    case 'UNABLE_TO_VERIFY_LEAF_SIGNATURE':
+    case 'UNABLE_TO_GET_ISSUER_CERT':
+    case 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY':
+      return 'it was issued by an authority that is not trusted here, or the server does not send its whole chain';
+    case 'CERT_REVOKED':
+      return 'it has been revoked';
+    default:
+      return 'the secure connection could not be set up';
   }
 }
 

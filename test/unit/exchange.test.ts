@@ -1,0 +1,562 @@
+// Exchanges of API nodes (src/core/exchange/): Send Request on one node (sendNode) and the engine's
+// onExchange hook, against real HTTP and HTTPS servers on 127.0.0.1: what arrived for each auth form
+// of the seed, secrets written by name and never by value, the same bytes through send and through
+// a run, decoded and cut bodies, text that is not UTF-8, redirects that drop credentials, failures.
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createServer as createHttpsServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
+import { loadAgent } from '../../src/core/engine/agentPlan';
+import { executeAgent } from '../../src/core/engine/engine';
+import { resolveInputs } from '../../src/core/engine/inputs';
+import type { NodeResult } from '../../src/core/engine/evaluate';
+import type { Exchange } from '../../src/core/exchange/exchange';
+import {
+  MissingValuesError,
+  NodeKindError,
+  nodeNeeds,
+  renderTemplateNode,
+  sendNode,
+  UnknownNodeError,
+} from '../../src/core/exchange/sendNode';
+import type { SendNodeOptions, SendOutcome } from '../../src/core/exchange/sendNode';
+import { closedPort, json, startServer } from '../support/httpServer';
+import type { RecordedRequest, TestServer } from '../support/httpServer';
+import { makeTempDir } from '../support/tempDir';
+
+const TOKEN = 'tok-Bearer-7Qx9secret';
+const PASSWORD = 'pw-Basic-Zz81secret';
+const API_KEY = 'key-Header-55a1secret';
+const QUERY_KEY = 'key/Query+9=secret';
+const SECRETS: Record<string, string> = { TOKEN, PASSWORD, API_KEY, QUERY_KEY };
+const secretResolver = async (name: string): Promise<string | undefined> => SECRETS[name];
+
+function agentOf(yaml: string): ReturnType<typeof loadAgent> {
+  return loadAgent(yaml, 'test.agent.yaml');
+}
+
+async function send(yaml: string, node: string, options: Partial<SendNodeOptions> = {}): Promise<SendOutcome> {
+  const agent = agentOf(yaml);
+  return sendNode(agent, node, { inputs: resolveInputs(agent.model, { values: {} }), secrets: secretResolver, ...options });
+}
+
+/** Asserts no secret value appears anywhere in the exchange (as JSON). */
+function assertNoSecretValues(exchange: Exchange): void {
+  const text = JSON.stringify(exchange);
+  for (const [name, value] of Object.entries(SECRETS)) {
+    assert.ok(!text.includes(value), `secret ${name} appears in the exchange`);
+    assert.ok(!text.includes(encodeURIComponent(value)), `secret ${name} appears percent-encoded in the exchange`);
+  }
+}
+
+function header(exchange: Exchange, name: string, side: 'request' | 'response' = 'request'): string | undefined {
+  const headers = side === 'request' ? exchange.request.headers : (exchange.response?.headers ?? []);
+  return headers.find((item) => item.name.toLowerCase() === name.toLowerCase())?.value;
+}
+
+describe('exchanges: Send Request on one node and the engine hook', () => {
+  const servers: TestServer[] = [];
+  afterEach(async () => {
+    await Promise.all(servers.splice(0).map((server) => server.close()));
+  });
+  async function serve(handler: Parameters<typeof startServer>[0]): Promise<TestServer> {
+    const server = await startServer(handler);
+    servers.push(server);
+    return server;
+  }
+  const echo = (): Promise<TestServer> => serve((request, response) => json(response, 200, { ok: true, path: request.url }));
+
+  describe('each auth form of the seed: what arrived, and the exchange names the secret', () => {
+    it('Bearer in the Authorization header', async () => {
+      const server = await echo();
+      const { exchange, result } = await send(
+        `version: 1\nname: A\nnodes:\n  call:\n    type: api\n    method: GET\n    url: ${server.url}/me\n    settings: ["Authorization: Bearer {{ secrets.TOKEN }}"]\n`,
+        'call',
+      );
+      assert.equal(server.requests[0]!.headers.authorization, `Bearer ${TOKEN}`);
+      assert.equal(header(exchange, 'Authorization'), 'Bearer {{ secrets.TOKEN }}');
+      assert.deepEqual(result?.body, { ok: true, path: '/me' });
+      assert.equal(exchange.response?.status, 200);
+      assert.equal(exchange.response?.statusText, 'OK');
+      assertNoSecretValues(exchange);
+    });
+
+    it('Basic in a header and as user:password in the URL', async () => {
+      const server = await echo();
+      const basic = Buffer.from(`alice:${PASSWORD}`).toString('base64');
+      const viaHeader = await send(
+        `version: 1\nname: A\nnodes:\n  call:\n    type: api\n    method: GET\n    url: ${server.url}/h\n    settings: ["Authorization: Basic {{ secrets.PASSWORD }}"]\n`,
+        'call',
+      );
+      assert.equal(server.requests[0]!.headers.authorization, `Basic ${PASSWORD}`);
+      assert.equal(header(viaHeader.exchange, 'Authorization'), 'Basic {{ secrets.PASSWORD }}');
+      const viaUrl = await send(
+        `version: 1\nname: A\nnodes:\n  call:\n    type: api\n    method: GET\n    url: "http://alice:{{ secrets.PASSWORD }}@127.0.0.1:${server.port}/u"\n`,
+        'call',
+      );
+      assert.equal(server.requests[1]!.headers.authorization, `Basic ${basic}`, 'URL credentials arrive as Basic');
+      assert.equal(header(viaUrl.exchange, 'Authorization'), 'Basic base64(alice:{{ secrets.PASSWORD }})');
+      assert.equal(viaUrl.exchange.request.url, `${server.url}/u`, 'the URL no longer carries the credentials');
+      assertNoSecretValues(viaHeader.exchange);
+      assertNoSecretValues(viaUrl.exchange);
+      assert.ok(!JSON.stringify(viaUrl.exchange).includes(basic));
+    });
+
+    it('x-api-key header', async () => {
+      const server = await echo();
+      const { exchange } = await send(
+        `version: 1\nname: A\nnodes:\n  call:\n    type: api\n    method: POST\n    url: ${server.url}/k\n    settings: ["x-api-key: {{ secrets.API_KEY }}"]\n    body: { q: 1 }\n`,
+        'call',
+      );
+      assert.equal(server.requests[0]!.headers['x-api-key'], API_KEY);
+      assert.equal(header(exchange, 'x-api-key'), '{{ secrets.API_KEY }}');
+      assert.deepEqual(exchange.request.body, { kind: 'text', text: '{"q":1}', size: 7, truncated: false });
+      assertNoSecretValues(exchange);
+    });
+
+    it('?api_key= on a GET: arrives percent-encoded, shown by name', async () => {
+      const server = await echo();
+      const { exchange } = await send(
+        `version: 1\nname: A\nnodes:\n  call:\n    type: api\n    method: GET\n    url: "${server.url}/q?api_key={{ secrets.QUERY_KEY }}&page=2"\n`,
+        'call',
+      );
+      assert.equal(server.requests[0]!.url, `/q?api_key=${encodeURIComponent(QUERY_KEY)}&page=2`);
+      assert.equal(exchange.request.url, `${server.url}/q?api_key={{ secrets.QUERY_KEY }}&page=2`);
+      assertNoSecretValues(exchange);
+    });
+  });
+
+  it('a node sends the same bytes through Send Request and through a run', async () => {
+    const server = await serve((request, response) => json(response, 200, { ok: true }));
+    const dir = makeTempDir();
+    try {
+      const file = dir.write('doc.bin', Buffer.from([0, 1, 2, 250]));
+      const yaml = `version: 1
+name: Same
+inputs:
+  who: { type: string }
+  doc: { type: file }
+nodes:
+  first:
+    type: api
+    method: GET
+    url: ${server.url}/first
+  call:
+    type: api
+    method: POST
+    url: "${server.url}/c/{{ inputs.who }}?api_key={{ secrets.QUERY_KEY }}&n={{ nodes.first.body.ok }}"
+    settings:
+      - "Authorization: Bearer {{ secrets.TOKEN }}"
+      - "X-Who: {{ inputs.who }}"
+      - "X-Who: again"
+    body: { who: "{{ inputs.who }}", nested: ["{{ nodes.first.body }}", 1, true, null] }
+  upload:
+    type: api
+    method: PUT
+    url: "http://bob:{{ secrets.PASSWORD }}@127.0.0.1:${server.port}/upload"
+    body: "{{ inputs.doc }}"
+outputs:
+  out: { from: "{{ nodes.call.status }}{{ nodes.upload.status }}" }
+`;
+      const agent = agentOf(yaml);
+      const inputs = resolveInputs(agent.model, {
+        values: { who: 'a b/ü' },
+        files: { doc: { name: 'doc.bin', size: 4, type: 'application/octet-stream', path: file } },
+      });
+      const exchanges: Exchange[] = [];
+      const run = await executeAgent(agent, inputs, { secrets: secretResolver, onExchange: (exchange) => exchanges.push(exchange) });
+      assert.equal(run.status, 'finished');
+      const ran = server.requests.splice(0);
+      const nodes = new Map<string, NodeResult>([['first', { status: 200, headers: {}, body: { ok: true } }]]);
+      for (const node of ['call', 'upload']) await sendNode(agent, node, { inputs, nodes, secrets: secretResolver });
+      const sent = server.requests.splice(0);
+      const strip = (request: RecordedRequest): unknown => {
+        const { host: _host, connection: _connection, ...headers } = request.headers;
+        return { method: request.method, url: request.url, headers, body: request.body.toString('base64') };
+      };
+      const byUrl = (a: RecordedRequest, b: RecordedRequest): number => a.url.localeCompare(b.url);
+      assert.deepEqual(
+        sent.sort(byUrl).map(strip),
+        ran
+          .filter((request) => request.url !== '/first')
+          .sort(byUrl)
+          .map(strip),
+      );
+      assert.equal(sent.length, 2);
+      assert.equal(exchanges.length, 3, 'one exchange per API node call of the run');
+      assert.deepEqual(exchanges.find((exchange) => exchange.node === 'upload')?.request.body, {
+        kind: 'file',
+        name: 'doc.bin',
+        size: 4,
+      });
+      for (const exchange of exchanges) assertNoSecretValues(exchange);
+    } finally {
+      dir.remove();
+    }
+  });
+
+  describe('answer bodies', () => {
+    for (const [encoding, encode] of [
+      ['gzip', gzipSync],
+      ['br', brotliCompressSync],
+      ['deflate', deflateSync],
+    ] as const) {
+      it(`decodes ${encoding}`, async () => {
+        const server = await serve((_request, response) => {
+          response.writeHead(200, { 'content-type': 'application/json', 'content-encoding': encoding });
+          response.end(encode(Buffer.from(JSON.stringify({ hello: 'wörld' }))));
+        });
+        const { exchange, result } = await send(
+          `version: 1\nname: A\nnodes:\n  call:\n    type: api\n    method: GET\n    url: ${server.url}/\n`,
+          'call',
+        );
+        assert.deepEqual(result?.body, { hello: 'wörld' });
+        assert.equal(exchange.response?.contentEncoding, encoding);
+        assert.deepEqual(exchange.response?.body, { kind: 'text', text: '{"hello":"wörld"}', size: 18, truncated: false });
+      });
+    }
+
+    it('caps the decoded bytes: a small gzip bomb fails a run, and is cut by Send Request', async () => {
+      const bomb = gzipSync(Buffer.alloc(20 * 1024 * 1024, 'a'));
+      const server = await serve((_request, response) => {
+        response.writeHead(200, { 'content-type': 'text/plain', 'content-encoding': 'gzip' });
+        response.end(bomb);
+      });
+      assert.ok(bomb.length < 100_000);
+      const yaml = `version: 1\nname: A\nnodes:\n  call:\n    type: api\n    method: GET\n    url: ${server.url}/\n`;
+      const agent = agentOf(yaml);
+      const run = await executeAgent(agent, resolveInputs(agent.model, {}), { maxResponseBytes: 1024 * 1024 });
+      assert.equal(run.status, 'failed');
+      assert.match(run.status === 'failed' ? run.error.message : '', /larger than 1048576 bytes once decoded \(gzip\)/);
+      const sent = await send(yaml, 'call', { bodyLimit: 1024 * 1024 });
+      assert.equal(sent.truncated, true);
+      assert.equal(sent.failure, undefined, 'a cut answer is no failure');
+      const body = sent.exchange.response?.body;
+      assert.ok(body?.kind === 'text');
+      assert.equal(body.text.length, 1024 * 1024);
+      assert.equal(body.truncated, true);
+      assert.equal(body.sizeUnknown, true, 'an encoded answer does not say its decoded size');
+    });
+
+    it('cuts a huge answer at the limit and says its full size from Content-Length', async () => {
+      const size = 3 * 1024 * 1024;
+      const server = await serve((_request, response) => {
+        response.writeHead(200, { 'content-type': 'text/plain', 'content-length': String(size) });
+        response.end(Buffer.alloc(size, 'x'));
+      });
+      const { exchange, truncated, result } = await send(
+        `version: 1\nname: A\nnodes:\n  call:\n    type: api\n    method: GET\n    url: ${server.url}/\n`,
+        'call',
+        {
+          bodyLimit: 1024,
+        },
+      );
+      assert.equal(truncated, true);
+      assert.equal(result, undefined, 'the start of an answer is not a result to use');
+      assert.deepEqual(exchange.response?.body, { kind: 'text', text: 'x'.repeat(1024), size, truncated: true });
+    });
+
+    it('keeps a body in its declared charset, and bytes that are not text as Base64, never mojibake', async () => {
+      const latin1 = Buffer.from('café crème', 'latin1');
+      const binary = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0xff, 0xfe, 0x00]);
+      const server = await serve((request, response) => {
+        if (request.url === '/latin1') {
+          response.writeHead(200, { 'content-type': 'text/plain; charset=ISO-8859-1' });
+          response.end(latin1);
+        } else if (request.url === '/undeclared') {
+          response.writeHead(200, { 'content-type': 'text/plain' });
+          response.end(latin1);
+        } else {
+          response.writeHead(200, { 'content-type': 'image/png' });
+          response.end(binary);
+        }
+      });
+      const yaml = (path: string): string =>
+        `version: 1\nname: A\nnodes:\n  call:\n    type: api\n    method: GET\n    url: ${server.url}${path}\n`;
+      const declared = await send(yaml('/latin1'), 'call');
+      assert.deepEqual(declared.exchange.response?.body, { kind: 'text', text: 'café crème', size: 10, truncated: false });
+      const undeclared = await send(yaml('/undeclared'), 'call');
+      assert.deepEqual(undeclared.exchange.response?.body, {
+        kind: 'binary',
+        base64: latin1.toString('base64'),
+        size: 10,
+        truncated: false,
+      });
+      const image = await send(yaml('/image'), 'call');
+      assert.deepEqual(image.exchange.response?.body, { kind: 'binary', base64: binary.toString('base64'), size: 7, truncated: false });
+      assert.equal(image.exchange.response?.contentType, 'image/png');
+    });
+
+    it('a cut in the middle of a character keeps the text valid', async () => {
+      const server = await serve((_request, response) => {
+        response.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' });
+        response.end('éééé');
+      });
+      const { exchange } = await send(
+        `version: 1\nname: A\nnodes:\n  call:\n    type: api\n    method: GET\n    url: ${server.url}/\n`,
+        'call',
+        {
+          bodyLimit: 3,
+        },
+      );
+      assert.deepEqual(exchange.response?.body, { kind: 'text', text: 'é', size: 3, truncated: true, sizeUnknown: true });
+    });
+
+    it('writes a secret an answer echoes by name, also when the cut splits it', async () => {
+      const server = await serve((_request, response) => {
+        response.writeHead(200, { 'content-type': 'text/plain' });
+        response.end(`you sent ${TOKEN} and ${TOKEN}`);
+      });
+      const yaml = `version: 1\nname: A\nnodes:\n  call:\n    type: api\n    method: GET\n    url: ${server.url}/\n    settings: ["Authorization: Bearer {{ secrets.TOKEN }}"]\n`;
+      const whole = await send(yaml, 'call');
+      assert.equal(
+        whole.exchange.response?.body.kind === 'text' && whole.exchange.response.body.text,
+        'you sent {{ secrets.TOKEN }} and {{ secrets.TOKEN }}',
+      );
+      const cut = await send(yaml, 'call', { bodyLimit: 9 + TOKEN.length + 5 + 8 });
+      assert.equal(
+        cut.exchange.response?.body.kind === 'text' && cut.exchange.response.body.text,
+        'you sent {{ secrets.TOKEN }} and {{ secrets.TOKEN }}',
+      );
+      assertNoSecretValues(cut.exchange);
+    });
+  });
+
+  describe('redirects and failures', () => {
+    it('follows a redirect to another origin without the credentials, and says so', async () => {
+      const target = await echo();
+      const origin = await serve((_request, response) => {
+        response.writeHead(302, { location: `http://localhost:${target.port}/landed` });
+        response.end();
+      });
+      const { exchange } = await send(
+        `version: 1\nname: A\nnodes:\n  call:\n    type: api\n    method: GET\n    url: "${origin.url}/start?api_key={{ secrets.QUERY_KEY }}"\n    settings: ["Authorization: Bearer {{ secrets.TOKEN }}", "X-Custom: plain", "Accept: application/json"]\n`,
+        'call',
+      );
+      assert.equal(target.requests[0]!.headers.authorization, undefined, 'no credentials on the other origin');
+      assert.equal(target.requests[0]!.headers['x-custom'], undefined);
+      assert.equal(target.requests[0]!.headers.accept, 'application/json');
+      assert.deepEqual(exchange.redirects, [
+        {
+          status: 302,
+          from: `${origin.url}/start?api_key={{ secrets.QUERY_KEY }}`,
+          to: `http://localhost:${target.port}/landed`,
+          droppedHeaders: ['Authorization', 'X-Custom'],
+        },
+      ]);
+      assert.equal(exchange.response?.status, 200);
+      assertNoSecretValues(exchange);
+    });
+
+    it('a redirect loop is said to be one', async () => {
+      const server = await serve((request, response) => {
+        response.writeHead(302, { location: request.url === '/a' ? '/b' : '/a' });
+        response.end();
+      });
+      const { failure, exchange } = await send(
+        `version: 1\nname: A\nnodes:\n  call:\n    type: api\n    method: GET\n    url: ${server.url}/a\n`,
+        'call',
+      );
+      assert.equal(failure?.kind, 'redirect');
+      assert.match(failure?.message ?? '', /redirect loop/);
+      assert.equal(exchange.redirects.length, 1);
+    });
+
+    it('a 4xx answer is a failure with its response; refused and DNS failures in words', async () => {
+      const server = await serve((_request, response) => json(response, 404, { error: 'no such thing' }));
+      const notFound = await send(
+        `version: 1\nname: A\nnodes:\n  call:\n    type: api\n    method: GET\n    url: ${server.url}/x\n`,
+        'call',
+      );
+      assert.equal(notFound.failure?.kind, 'status');
+      assert.equal(notFound.exchange.response?.status, 404);
+      assert.equal(notFound.exchange.response?.statusText, 'Not Found');
+      assert.deepEqual(notFound.exchange.response?.body, { kind: 'text', text: '{"error":"no such thing"}', size: 25, truncated: false });
+      const port = await closedPort();
+      const refused = await send(
+        `version: 1\nname: A\nnodes:\n  call:\n    type: api\n    method: GET\n    url: http://127.0.0.1:${port}/\n`,
+        'call',
+      );
+      assert.equal(refused.failure?.kind, 'refused');
+      assert.match(refused.failure?.message ?? '', /connection refused/);
+      assert.equal(refused.exchange.response, undefined);
+      const dns = await send(
+        `version: 1\nname: A\nnodes:\n  call:\n    type: api\n    method: GET\n    url: http://no-such-host.invalid/\n`,
+        'call',
+      );
+      assert.equal(dns.failure?.kind, 'dns');
+      assert.match(dns.failure?.message ?? '', /could not be found/);
+    });
+
+    it('an answer that never ends is bounded by the time limit', async () => {
+      const server = await serve((_request, response) => {
+        response.writeHead(200, { 'content-type': 'text/plain' });
+        response.write('start…');
+      });
+      const { failure } = await send(
+        `version: 1\nname: A\nnodes:\n  call:\n    type: api\n    method: GET\n    url: ${server.url}/\n`,
+        'call',
+        {
+          timeoutMs: 300,
+        },
+      );
+      assert.equal(failure?.kind, 'timeout');
+    });
+
+    it('names a self-signed certificate in words', async function () {
+      const dir = makeTempDir();
+      try {
+        execFileSync(
+          'openssl',
+          [
+            'req',
+            '-x509',
+            '-newkey',
+            'rsa:2048',
+            '-nodes',
+            '-days',
+            '2',
+            '-subj',
+            '/CN=localhost',
+            '-keyout',
+            `${dir.path}/key.pem`,
+            '-out',
+            `${dir.path}/cert.pem`,
+          ],
+          { stdio: 'ignore' },
+        );
+      } catch {
+        dir.remove();
+        this.skip();
+      }
+      const server = createHttpsServer(
+        { key: readFileSync(`${dir.path}/key.pem`), cert: readFileSync(`${dir.path}/cert.pem`) },
+        (_request, response) => response.end('hi'),
+      );
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      try {
+        const { port } = server.address() as AddressInfo;
+        const { failure } = await send(
+          `version: 1\nname: A\nnodes:\n  call:\n    type: api\n    method: GET\n    url: https://localhost:${port}/\n`,
+          'call',
+        );
+        assert.equal(failure?.kind, 'tls');
+        assert.match(failure?.message ?? '', /self-signed/);
+      } finally {
+        server.closeAllConnections();
+        await new Promise((resolve) => server.close(resolve));
+        dir.remove();
+      }
+    });
+  });
+
+  describe('the values a node needs', () => {
+    const yaml = `version: 1
+name: Needs
+inputs:
+  who: { type: string }
+  unused: { type: string }
+nodes:
+  first:
+    type: api
+    method: GET
+    url: http://127.0.0.1:1/
+  call:
+    type: api
+    method: POST
+    url: "http://127.0.0.1:1/{{ inputs.who }}"
+    settings: ["Authorization: Bearer {{ secrets.TOKEN }}"]
+    body: { a: ["{{ nodes.first.body }}", "{{ secrets.API_KEY }}"] }
+  note:
+    type: template
+    text: "Hello {{ inputs.who }} from {{ nodes.first.status }} with {{ secrets.TOKEN }}"
+`;
+    it('nodeNeeds lists inputs, secrets and upstream nodes', () => {
+      const agent = agentOf(yaml);
+      assert.deepEqual(nodeNeeds(agent, 'call'), { inputs: ['who'], secrets: ['API_KEY', 'TOKEN'], nodes: ['first'] });
+      assert.deepEqual(nodeNeeds(agent, 'first'), { inputs: [], secrets: [], nodes: [] });
+      assert.throws(
+        () => nodeNeeds(agent, 'nope'),
+        (error: unknown) => error instanceof UnknownNodeError && /its nodes are first, call, note/.test(error.message),
+      );
+    });
+
+    it('sends nothing when a secret or an upstream result is missing, and names them', async () => {
+      const agent = agentOf(yaml);
+      await assert.rejects(
+        sendNode(agent, 'call', { inputs: { values: { who: 'x' } }, secrets: async () => undefined }),
+        (error: unknown) =>
+          error instanceof MissingValuesError && error.secrets.join() === 'API_KEY,TOKEN' && error.nodes.join() === 'first',
+      );
+      await assert.rejects(sendNode(agent, 'note', { inputs: { values: {} } }), NodeKindError);
+    });
+
+    it('renders a template node with the values, secrets by name', async () => {
+      const agent = agentOf(yaml);
+      const rendered = await renderTemplateNode(agent, 'note', {
+        inputs: { values: { who: 'Ann' } },
+        nodes: new Map([['first', { status: 201, body: null }]]),
+        secrets: secretResolver,
+      });
+      assert.deepEqual(rendered, { text: 'Hello Ann from 201 with {{ secrets.TOKEN }}' });
+    });
+  });
+
+  describe('the engine hook', () => {
+    it('records one exchange per API node call, failed ones too, bodies cut to the limit', async () => {
+      const server = await serve((request, response) =>
+        request.url === '/bad' ? json(response, 500, { error: `boom ${TOKEN}` }) : json(response, 200, { ok: 1 }),
+      );
+      const agent = agentOf(`version: 1
+name: Hook
+nodes:
+  good:
+    type: api
+    method: GET
+    url: ${server.url}/good
+    settings: ["Authorization: Bearer {{ secrets.TOKEN }}"]
+  bad:
+    type: api
+    method: GET
+    url: ${server.url}/bad
+    settings: ["Authorization: Bearer {{ secrets.TOKEN }}"]
+  text:
+    type: template
+    text: "{{ nodes.good.body.ok }}"
+`);
+      const exchanges: Exchange[] = [];
+      const run = await executeAgent(agent, resolveInputs(agent.model, {}), {
+        secrets: secretResolver,
+        concurrency: 1,
+        onExchange: (exchange) => exchanges.push(exchange),
+        exchangeBodyLimit: 8,
+      });
+      assert.equal(run.status, 'failed');
+      assert.deepEqual(exchanges.map((exchange) => [exchange.node, exchange.response?.status, exchange.failure?.kind]).sort(), [
+        ['bad', 500, 'status'],
+        ['good', 200, undefined],
+      ]);
+      const bad = exchanges.find((exchange) => exchange.node === 'bad')!;
+      assert.deepEqual(bad.response?.body, { kind: 'text', text: '{"error"', size: 38, truncated: true });
+      assert.match(bad.failure?.message ?? '', /answered 500/);
+      assert.ok(bad.timing.totalMs >= (bad.timing.firstByteMs ?? 0));
+      for (const exchange of exchanges) assertNoSecretValues(exchange);
+    });
+
+    it('a fake clock gives the times', async () => {
+      const server = await echo();
+      let now = 1000;
+      const { exchange } = await send(
+        `version: 1\nname: A\nnodes:\n  call:\n    type: api\n    method: GET\n    url: ${server.url}/\n`,
+        'call',
+        {
+          now: () => (now += 5),
+        },
+      );
+      // Started at 1005; the headers at 1010, the end at 1015.
+      assert.deepEqual(exchange.timing, { totalMs: 10, firstByteMs: 5 });
+    });
+  });
+});
