@@ -111,8 +111,8 @@ export function withoutBodies(exchange: Exchange): Exchange {
 }
 
 function bodyNotKept(body: RecordedBody): RecordedBody {
-  if (body.kind === 'text') return { kind: 'text', text: '', size: body.size, truncated: true };
-  if (body.kind === 'binary') return { kind: 'binary', base64: '', size: body.size, truncated: true };
+  if (body.kind === 'text') return { ...body, text: '', truncated: true };
+  if (body.kind === 'binary') return { ...body, base64: '', truncated: true };
   return body;
 }
 
@@ -238,16 +238,38 @@ function isBody(value: unknown): boolean {
   return false;
 }
 
+/** A failed run's exchange as reports and results files keep it: a line, and the start of the answer. */
+export interface ExchangeSummary {
+  readonly node: string;
+  /** `POST https://… → 500 Internal Server Error · 1.2 KB · 35 ms`, secrets by name. */
+  readonly summary: string;
+  /** The start of the answer's text body, on one line. */
+  readonly answer?: string;
+}
+
+/** The summary of a node's exchange in a log; undefined when the log has none for it. */
+export function exchangeSummaryOf(log: ExecutionExchanges | undefined, node: string | undefined): ExchangeSummary | undefined {
+  const exchange = node === undefined ? undefined : exchangeOfNode(log, node);
+  if (!exchange) return undefined;
+  const answer = responseExcerpt(exchange);
+  return { node: exchange.node, summary: summarizeExchange(exchange), ...(answer !== undefined ? { answer } : {}) };
+}
+
+/** URL characters a summary shows; the exchange itself has the whole URL. */
+const MAX_SUMMARY_URL = 300;
+
 /**
  * One line about an exchange, for reports and test failures:
  * `GET https://api.example.com/items → 500 Internal Server Error · 1.2 KB · 35 ms`.
  */
 export function summarizeExchange(exchange: Exchange): string {
+  const url =
+    exchange.request.url.length > MAX_SUMMARY_URL ? `${exchange.request.url.slice(0, MAX_SUMMARY_URL - 1)}…` : exchange.request.url;
   const answer = exchange.response
     ? `${exchange.response.status}${exchange.response.statusText ? ` ${exchange.response.statusText}` : ''}`
-    : `no answer${exchange.failure ? ` (${exchange.failure.message})` : ''}`;
+    : `no answer${exchange.failure ? ` (${cut(exchange.failure.message, 300)})` : ''}`;
   const size = exchange.response && exchange.response.body.kind !== 'empty' ? ` · ${bodySizeWords(exchange.response.body)}` : '';
-  return `${exchange.request.method} ${exchange.request.url} → ${answer}${size} · ${Math.round(exchange.timing.totalMs)} ms`;
+  return detached(`${exchange.request.method} ${url} → ${answer}${size} · ${Math.round(exchange.timing.totalMs)} ms`);
 }
 
 function bodySizeWords(body: RecordedBody): string {
@@ -258,6 +280,22 @@ function bodySizeWords(body: RecordedBody): string {
 export function responseExcerpt(exchange: Exchange, max = 200): string | undefined {
   const body = exchange.response?.body;
   if (!body || body.kind !== 'text' || body.text === '') return undefined;
-  const flat = body.text.replace(/\s+/g, ' ').trim();
-  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+  // Only the start is read: the body may be 64 KiB.
+  const flat = body.text
+    .slice(0, max * 4)
+    .replace(/\s+/g, ' ')
+    .trim();
+  return flat === '' ? undefined : detached(cut(flat, max));
+}
+
+function cut(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}
+
+/**
+ * A copy that shares no memory with the text it was cut from: a summary kept in a report must not
+ * keep a whole 64 KiB body alive (V8 keeps the string a slice was taken from).
+ */
+function detached(text: string): string {
+  return Buffer.from(text, 'utf16le').toString('utf16le');
 }
