@@ -15,6 +15,9 @@ import { TEST_LANGUAGE_ID } from '../language/languageIds';
 import type { Problem } from '../core/document/problems';
 import type { AgentTarget } from '../core/service/target';
 import type { CaseFailure, CaseResult } from '../core/testing/caseResult';
+import type { Exchange } from '../core/exchange/exchange';
+import { summarizeExchange } from '../core/exchange/executionExchanges';
+import { OPEN_EXCHANGE_COMMAND } from '../commandIds';
 import { shownFailure } from '../core/testing/shownValue';
 import type { LoadedSuite } from '../core/testing/loadSuite';
 import { rangeOf, textPositions, toDiagnostic } from '../language/problemsToDiagnostics';
@@ -530,6 +533,12 @@ export class AgentTestController implements vscode.Disposable {
       }
       const messages = result.failures.map((failure) => failureMessage(failure, uri, positions));
       const told = messages.map((message) => `    ${(message.message as string).replace(/\r?\n/g, '\r\n    ')}`);
+      // The request and answer of the node it failed at, one click away.
+      const exchange = core.failureExchange(result);
+      if (exchange) {
+        messages.push(exchangeMessage(exchange, messages[0]?.location ?? location));
+        told.push(`    exchange of node "${exchange.node}": ${summarizeExchange(exchange)}`);
+      }
       // A case whose inputs were refused did not run: errored, not failed.
       if (result.execution === undefined) run.errored(item, messages, result.durationMs);
       else run.failed(item, messages, result.durationMs);
@@ -758,6 +767,21 @@ export function failureMessage(failure: CaseFailure, uri: vscode.Uri, positions:
     uri,
     new vscode.Range(positions.positionAt(failure.span.start), positions.positionAt(failure.span.end)),
   );
+  return message;
+}
+
+/**
+ * A failed case's link to the exchange of the node it failed at: the request it sent and the answer,
+ * secrets by name, opened in the exchange view.
+ */
+export function exchangeMessage(exchange: Exchange, location: vscode.Location): vscode.TestMessage {
+  const link = `command:${OPEN_EXCHANGE_COMMAND}?${encodeURIComponent(JSON.stringify([exchange]))}`;
+  const text = new vscode.MarkdownString();
+  text.appendText(`Exchange of node "${exchange.node}": ${summarizeExchange(exchange)} `);
+  text.appendMarkdown(`[Open Exchange](${link} "Open the request and answer of ${exchange.node.replace(/["\\]/g, '')}")`);
+  text.isTrusted = { enabledCommands: [OPEN_EXCHANGE_COMMAND] };
+  const message = new vscode.TestMessage(text);
+  message.location = location;
   return message;
 }
 

@@ -13,6 +13,9 @@ import { checkNamedFiles, describeFileRefusal } from '../inputs/fileAccess';
 import type { FileRefusal, NamedFile } from '../inputs/fileAccess';
 import { InputError } from '../inputs/inputValues';
 import { Redactor } from '../redaction';
+import { EXCHANGE_BODY_LIMITS } from '../exchange/exchange';
+import type { Exchange } from '../exchange/exchange';
+import { ExchangeLog } from '../exchange/executionExchanges';
 import { matchValue } from './matchers';
 import { detached } from './shownValue';
 import { valueAt } from './valuePath';
@@ -32,6 +35,8 @@ export interface RunCaseOptions {
   readonly signal?: AbortSignal;
   /** For live nodes: a proxy or a custom agent. */
   readonly dispatcher?: Dispatcher;
+  /** Keep each API node's exchange (what a failed case links to); on by default. */
+  readonly recordExchanges?: boolean;
 }
 
 const DEFAULT_TIMEOUT_MS = 30_000;
@@ -61,8 +66,13 @@ export async function runCase(agent: LoadedAgent, testCase: TestCase, options: R
     unmocked.disableNetConnect();
     return unmocked;
   };
+  const exchanges = options.recordExchanges === false ? undefined : new ExchangeLog();
   try {
     const execution = await executeAgent(agent, inputs, {
+      // Secrets are written by name in each exchange: the run's redactor knows the case's.
+      ...(exchanges
+        ? { onExchange: (exchange: Exchange) => exchanges.add(exchange), exchangeBodyLimit: EXCHANGE_BODY_LIMITS.execution }
+        : {}),
       secrets: async (name) => testCase.secrets[name],
       secretHint: (name) => `give it a test value under secrets: ${name} in the case`,
       timeoutMs: testCase.expect.withinMs ? Math.max(testCase.expect.withinMs.ms * 2, 1000) : (options.timeoutMs ?? DEFAULT_TIMEOUT_MS),
@@ -81,6 +91,7 @@ export async function runCase(agent: LoadedAgent, testCase: TestCase, options: R
       durationMs: elapsed(started),
       failures,
       execution,
+      ...(exchanges ? { exchanges: exchanges.snapshot() } : {}),
       get requests(): readonly RecordedRequest[] {
         return (shown ??= requests.map((request) => redactedRequest(request, redactor)));
       },
