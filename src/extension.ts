@@ -19,6 +19,7 @@ import { WorkspaceEnvironments } from './environments/workspaceEnvironments';
 import { registerLazyCommands } from './lazyCommands';
 import { createLogger } from './logger';
 import { BatchHistory } from './runs/batchHistory';
+import { ExecutionExchangeFiles } from './runs/executionExchanges';
 import { ExecutionHistory } from './runs/executionHistory';
 import { InputMemory } from './runs/inputPrompts';
 import { LocalServerHost } from './runs/localServerHost';
@@ -51,7 +52,18 @@ export function activate(context: vscode.ExtensionContext): AgentWorkflowsApi {
   const inputMemory = new InputMemory(context.workspaceState);
   const environments = new WorkspaceEnvironments(context.workspaceState);
   const batches = new BatchHistory(context.workspaceState, context.storageUri ?? context.globalStorageUri);
-  context.subscriptions.push(workspaceSecretNames, keys, store, results, new ResultDocuments(store), localServer, environments, batches);
+  const exchanges = new ExecutionExchangeFiles(store, context.storageUri, () => resultsSettings().historySize);
+  context.subscriptions.push(
+    workspaceSecretNames,
+    keys,
+    store,
+    results,
+    new ResultDocuments(store),
+    localServer,
+    environments,
+    batches,
+    exchanges,
+  );
 
   const diagnostics = registerDiagnostics(context, { logger, docsUri, environments: (uri) => environments.checksFor(uri) });
   // An agent's environment overrides are checked against the names of its environments file: checked
@@ -75,8 +87,9 @@ export function activate(context: vscode.ExtensionContext): AgentWorkflowsApi {
     diagnostics,
     environments,
     batches,
+    exchanges,
   };
-  const executionsTree = registerExecutionsView(context, { store, batches });
+  const executionsTree = registerExecutionsView(context, { store, batches, exchanges });
   registerLocalServerStatus(context, { localServer });
   const environmentStatus = registerEnvironmentStatus(context, { environments, logger });
   registerEnvironmentsLanguage(context, {

@@ -9,6 +9,7 @@ import type { WorkspaceSecretNames } from '../language/workspaceSecretNames';
 import { deployedTestTarget } from '../runs/agentRuns';
 import type { BatchHistory } from '../runs/batchHistory';
 import { ExecutionRunner } from '../runs/executionRunner';
+import type { ExecutionExchangeFiles } from '../runs/executionExchanges';
 import type { ExecutionHistory } from '../runs/executionHistory';
 import type { InputMemory } from '../runs/inputPrompts';
 import type { LocalServerHost } from '../runs/localServerHost';
@@ -45,6 +46,7 @@ export interface CommandsDeps {
   readonly diagnostics: AgentDiagnostics;
   readonly environments: WorkspaceEnvironments;
   readonly batches: BatchHistory;
+  readonly exchanges: ExecutionExchangeFiles;
 }
 
 /** What the rest of the extension may ask of the loaded commands. */
