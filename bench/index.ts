@@ -1,11 +1,12 @@
 // `npm run bench`: every benchmark, each reporting against a reference measured in the same run.
 //   npm run bench                 all
 //   npm run bench -- validation   only the named ones (validation, multipart, polling, server,
-//                                 flood, agent-tests, cli, activation, batch)
+//                                 flood, agent-tests, cli, activation, batch, exchanges)
 import { runActivationBenchmark } from './activation';
 import { runBatchBenchmark } from './batch';
 import { runAgentTestsBenchmark } from './agentTests';
 import { runCliBenchmark } from './cli';
+import { runExchangeRecordingBenchmark } from './exchangeRecording';
 import { runMultipartBenchmark } from './multipart';
 import { runPollingBenchmark } from './polling';
 import { runServerBenchmark } from './server';
@@ -22,6 +23,7 @@ const benchmarks: Record<string, () => boolean | Promise<boolean>> = {
   cli: runCliBenchmark,
   activation: runActivationBenchmark,
   batch: runBatchBenchmark,
+  exchanges: runExchangeRecordingBenchmark,
 };
 
 void (async () => {
