@@ -3,12 +3,16 @@
 // of the seed, secrets written by name and never by value, the same bytes through send and through
 // a run, decoded and cut bodies, text that is not UTF-8, redirects that drop credentials, failures.
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
+import { promisify } from 'node:util';
 import { readFileSync } from 'node:fs';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { loadAgent } from '../../src/core/engine/agentPlan';
+import { buildApiRequest } from '../../src/core/engine/apiRequest';
+import { Redactor } from '../../src/core/redaction';
+import { curlForExchange, curlForRequest, shellWordWithSecrets } from '../../src/core/exchange/curl';
 import { executeAgent } from '../../src/core/engine/engine';
 import { resolveInputs } from '../../src/core/engine/inputs';
 import type { NodeResult } from '../../src/core/engine/evaluate';
@@ -129,7 +133,7 @@ describe('exchanges: Send Request on one node and the engine hook', () => {
   });
 
   it('a node sends the same bytes through Send Request and through a run', async () => {
-    const server = await serve((request, response) => json(response, 200, { ok: true }));
+    const server = await serve((_request, response) => json(response, 200, { ok: true }));
     const dir = makeTempDir();
     try {
       const file = dir.write('doc.bin', Buffer.from([0, 1, 2, 250]));
@@ -501,6 +505,57 @@ nodes:
         secrets: secretResolver,
       });
       assert.deepEqual(rendered, { text: 'Hello Ann from 201 with {{ secrets.TOKEN }}' });
+    });
+  });
+
+  describe('Copy as curl', () => {
+    it('quotes secrets as shell variables, and the command sends what the node sends', async function () {
+      try {
+        execFileSync('curl', ['--version'], { stdio: 'ignore' });
+      } catch {
+        this.skip();
+      }
+      const server = await echo();
+      const yaml = `version: 1
+name: Curl
+inputs:
+  note: { type: string }
+nodes:
+  call:
+    type: api
+    method: POST
+    url: "http://ann:{{ secrets.PASSWORD }}@127.0.0.1:${server.port}/c?api_key={{ secrets.API_KEY }}&x={{ inputs.note }}"
+    settings: ["X-Token: pre-{{ secrets.TOKEN }}", "X-Note: {{ inputs.note }}"]
+    body: { note: "{{ inputs.note }}", key: "{{ secrets.API_KEY }}" }
+`;
+      const agent = agentOf(yaml);
+      const inputs = resolveInputs(agent.model, { values: { note: `it's "$HOME" \\ \`x\`` } });
+      const { exchange } = await sendNode(agent, 'call', { inputs, secrets: secretResolver });
+      const node = agent.plan.nodes.find((plan) => plan.id === 'call');
+      assert.ok(node?.kind === 'api');
+      const secrets = new Map(Object.entries(SECRETS));
+      const fromRequest = curlForRequest(
+        buildApiRequest(node, { inputs: inputs.values, nodes: new Map(), secrets }, new Redactor()),
+        secrets,
+      );
+      const fromExchange = curlForExchange(exchange);
+      assert.equal(fromRequest, fromExchange, 'the same command from the request and from its exchange');
+      for (const value of Object.values(SECRETS)) assert.ok(!fromExchange.includes(value));
+      assert.match(fromExchange, /-u "ann:\$\{AGENT_SECRET_PASSWORD\}"/);
+      // Not execFileSync: the server answering curl runs in this process.
+      await promisify(execFile)('bash', ['-c', fromExchange], {
+        env: {
+          PATH: process.env.PATH,
+          HOME: '/nowhere',
+          ...Object.fromEntries(Object.entries(SECRETS).map(([name, value]) => [`AGENT_SECRET_${name}`, value])),
+        },
+      });
+      const [sent, curled] = server.requests;
+      assert.equal(curled!.url, sent!.url.replace(encodeURIComponent(API_KEY), API_KEY), 'the query, the secret as given');
+      assert.equal(curled!.body.toString(), sent!.body.toString());
+      for (const name of ['authorization', 'x-token', 'x-note', 'content-type', 'user-agent'])
+        assert.equal(curled!.headers[name], sent!.headers[name], name);
+      assert.equal(shellWordWithSecrets('plain'), 'plain');
     });
   });
 
