@@ -1,12 +1,14 @@
 // `npm run bench`: every benchmark, each reporting against a reference measured in the same run.
 //   npm run bench                 all
 //   npm run bench -- validation   only the named ones (validation, multipart, polling, server,
-//                                 flood, agent-tests, cli, activation, batch, exchanges)
+//                                 flood, agent-tests, cli, activation, batch, exchange-view,
+//                                 exchange-recording)
 import { runActivationBenchmark } from './activation';
 import { runBatchBenchmark } from './batch';
 import { runAgentTestsBenchmark } from './agentTests';
 import { runCliBenchmark } from './cli';
 import { runExchangeRecordingBenchmark } from './exchangeRecording';
+import { runExchangeViewBenchmark } from './exchangeView';
 import { runMultipartBenchmark } from './multipart';
 import { runPollingBenchmark } from './polling';
 import { runServerBenchmark } from './server';
@@ -23,7 +25,8 @@ const benchmarks: Record<string, () => boolean | Promise<boolean>> = {
   cli: runCliBenchmark,
   activation: runActivationBenchmark,
   batch: runBatchBenchmark,
-  exchanges: runExchangeRecordingBenchmark,
+  'exchange-view': runExchangeViewBenchmark,
+  'exchange-recording': runExchangeRecordingBenchmark,
 };
 
 void (async () => {

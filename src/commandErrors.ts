@@ -62,13 +62,13 @@ export function requireTrust(what: string): boolean {
 export function guardedCommand<R>(
   what: string,
   logger: vscode.LogOutputChannel,
-  action: (argument: unknown) => Promise<R>,
+  action: (argument: unknown, ...more: unknown[]) => Promise<R>,
   options: { readonly trusted?: string } = {},
-): (argument?: unknown) => Promise<R | undefined> {
-  return async (argument) => {
+): (argument?: unknown, ...more: unknown[]) => Promise<R | undefined> {
+  return async (argument, ...more) => {
     if (options.trusted && !requireTrust(options.trusted)) return undefined;
     try {
-      return await action(argument);
+      return await action(argument, ...more);
     } catch (error) {
       return reportCommandError(error, what, logger);
     }

@@ -39,6 +39,15 @@ export const COMMANDS = {
   resumeBatch: 'agentWorkflows.batches.resume',
   restartUnknownRows: 'agentWorkflows.batches.restartUnknown',
   removeBatch: 'agentWorkflows.batches.remove',
+  sendRequest: 'agentWorkflows.sendRequest',
+  renderTemplate: 'agentWorkflows.renderTemplate',
+  pinNodeResult: 'agentWorkflows.pinNodeResult',
+  unpinNodeResult: 'agentWorkflows.unpinNodeResult',
+  openExchange: 'agentWorkflows.openExchange',
+  showRecentRequests: 'agentWorkflows.showRecentRequests',
+  saveExchangeBody: 'agentWorkflows.exchange.saveBody',
+  copyExchangeBody: 'agentWorkflows.exchange.copyBody',
+  copyExchangeAsCurl: 'agentWorkflows.exchange.copyAsCurl',
 } as const;
 
 /**

@@ -44,6 +44,12 @@ export function serviceSettings(scope?: vscode.Uri): ServiceSettings {
   };
 }
 
+/** Time limit of one Send Request (redirects included). */
+export function sendRequestTimeoutMs(scope?: vscode.Uri): number {
+  const config = vscode.workspace.getConfiguration(SECTION, scope);
+  return clamp(config.get<number>('sendRequest.timeout', 30), 1, 600) * 1000;
+}
+
 export interface BatchSettings {
   /** Executions of a batch running at once. */
   readonly concurrency: number;

@@ -3,14 +3,17 @@
 // loads on first use (src/lazyCommands.ts, esbuild.mjs lazyModules).
 import * as vscode from 'vscode';
 import { COMMANDS_LOADED_ON_USE } from './commandIds';
+import { NodeResultMemory } from './core/nodeValues/nodeResultMemory';
 import type { CommandsDeps, CommandsFeature } from './commands/commandsFeature';
 import { resultsSettings } from './config';
+import { ExchangeHistory } from './core/exchange/exchangeHistory';
 import { registerDiagnostics } from './language/agentDiagnostics';
 import { registerCodeActionProvider } from './language/codeActionProvider';
 import { registerCodeLensProvider } from './language/codeLensProvider';
 import { registerCompletionProvider } from './language/completionProvider';
 import { registerHoverProvider } from './language/hoverProvider';
 import { registerNavigationProviders } from './language/navigationProviders';
+import { registerCursorNodeContext } from './language/nodeLocations';
 import { WorkspaceSecretNames } from './language/workspaceSecretNames';
 import { registerEnvironmentStatus } from './environments/environmentStatus';
 import type { EnvironmentStatus } from './environments/environmentStatus';
@@ -23,6 +26,7 @@ import { ExecutionExchangeFiles } from './runs/executionExchanges';
 import { ExecutionHistory } from './runs/executionHistory';
 import { InputMemory } from './runs/inputPrompts';
 import { LocalServerHost } from './runs/localServerHost';
+import { PinStore } from './runs/pinStore';
 import { ResultDocuments, ResultsChannel } from './runs/resultsChannel';
 import { ApiKeyStore } from './secrets/apiKeyStore';
 import { WorkflowSecrets } from './secrets/workflowSecrets';
@@ -38,6 +42,8 @@ export interface AgentWorkflowsApi {
   readonly agentTests: AgentTestsApi;
   /** The environment status bar item as shown (for the integration tests), once its update settles. */
   readonly environmentStatus: () => Promise<EnvironmentStatus>;
+  /** The sends of this window, as the exchange view and Show Recent Requests read them. */
+  readonly exchanges: ExchangeHistory;
 }
 
 export function activate(context: vscode.ExtensionContext): AgentWorkflowsApi {
@@ -52,7 +58,13 @@ export function activate(context: vscode.ExtensionContext): AgentWorkflowsApi {
   const inputMemory = new InputMemory(context.workspaceState);
   const environments = new WorkspaceEnvironments(context.workspaceState);
   const batches = new BatchHistory(context.workspaceState, context.storageUri ?? context.globalStorageUri);
-  const exchanges = new ExecutionExchangeFiles(store, context.storageUri, () => resultsSettings().historySize);
+  const pins = new PinStore(context.workspaceState);
+  // Send Request's upstream values: in memory, for this window only.
+  const nodeResults = new NodeResultMemory();
+  // The sends of this window: Send Request adds to it, the exchange view reads it.
+  const exchanges = new ExchangeHistory();
+  // The exchanges of local executions, one file each in workspace storage, deleted with the execution.
+  const executionExchanges = new ExecutionExchangeFiles(store, context.storageUri, () => resultsSettings().historySize);
   context.subscriptions.push(
     workspaceSecretNames,
     keys,
@@ -62,7 +74,8 @@ export function activate(context: vscode.ExtensionContext): AgentWorkflowsApi {
     localServer,
     environments,
     batches,
-    exchanges,
+    pins,
+    executionExchanges,
   );
 
   const diagnostics = registerDiagnostics(context, { logger, docsUri, environments: (uri) => environments.checksFor(uri) });
@@ -73,7 +86,8 @@ export function activate(context: vscode.ExtensionContext): AgentWorkflowsApi {
   registerHoverProvider(context);
   registerCodeActionProvider(context, { workflowSecrets, logger, diagnostics });
   registerNavigationProviders(context, { diagnostics });
-  registerCodeLensProvider(context, { environments });
+  registerCodeLensProvider(context, { environments, pins });
+  registerCursorNodeContext(context);
   // What the commands are built from when they load: the one list of the services made above.
   const services: CommandsDeps = {
     logger,
@@ -87,9 +101,12 @@ export function activate(context: vscode.ExtensionContext): AgentWorkflowsApi {
     diagnostics,
     environments,
     batches,
+    pins,
+    nodeResults,
     exchanges,
+    executionExchanges,
   };
-  const executionsTree = registerExecutionsView(context, { store, batches, exchanges });
+  const executionsTree = registerExecutionsView(context, { store, batches, exchanges: executionExchanges });
   registerLocalServerStatus(context, { localServer });
   const environmentStatus = registerEnvironmentStatus(context, { environments, logger });
   registerEnvironmentsLanguage(context, {
@@ -125,6 +142,7 @@ export function activate(context: vscode.ExtensionContext): AgentWorkflowsApi {
     executionsTree,
     agentTests,
     environmentStatus: async () => (await environmentStatus.updated(), environmentStatus.current()),
+    exchanges,
   };
 }
 

@@ -2,6 +2,8 @@
 // of any command (src/lazyCommands.ts): the HTTP client, the engine, the graph layout and the run
 // machinery load then, not at activation. Registers each command of COMMAND_IDS.
 import type * as vscode from 'vscode';
+import type { ExchangeHistory } from '../core/exchange/exchangeHistory';
+import type { NodeResultMemory } from '../core/nodeValues/nodeResultMemory';
 import type { AgentTarget } from '../core/service/target';
 import type { WorkspaceEnvironments } from '../environments/workspaceEnvironments';
 import type { AgentDiagnostics } from '../language/agentDiagnostics';
@@ -13,24 +15,32 @@ import type { ExecutionExchangeFiles } from '../runs/executionExchanges';
 import type { ExecutionHistory } from '../runs/executionHistory';
 import type { InputMemory } from '../runs/inputPrompts';
 import type { LocalServerHost } from '../runs/localServerHost';
+import type { PinStore } from '../runs/pinStore';
 import type { ResultsChannel } from '../runs/resultsChannel';
 import { resumeWatching } from '../runs/resumeWatching';
 import type { RunDeps } from '../runs/runDeps';
 import type { ApiKeyStore } from '../secrets/apiKeyStore';
 import type { WorkflowSecrets } from '../secrets/workflowSecrets';
+import { ExchangeViews } from '../views/exchangeView';
 import { registerClearApiKeyCommand } from './clearApiKey';
 import { registerClearSecretCommand } from './clearSecret';
 import { registerCopyAsCurlCommand } from './copyAsCurl';
+import { registerExchangeActions } from './exchangeActions';
 import { registerExecutionActions } from './executionActions';
 import { registerDatasetCommands, resumeBatches } from './runDataset';
 import { registerNewAgentFileCommand } from './newAgentFile';
+import { registerPinNodeResultCommand } from './pinNodeResult';
+import { registerOpenExchangeCommands } from './openExchange';
 import { registerPollExecutionCommand } from './pollExecution';
+import { registerRenderTemplateCommand } from './renderTemplate';
+import { registerSendRequestCommand } from './sendRequest';
 import { registerRunAgentCommand } from './runAgent';
 import { registerRunLocallyCommand } from './runLocally';
 import { registerSetApiKeyCommand } from './setApiKey';
 import { registerSetSecretCommand } from './setSecret';
 import { registerShowGraph } from './showGraph';
 import { registerStartLocalServerCommand } from './startLocalServer';
+import { registerUnpinNodeResultCommand } from './unpinNodeResult';
 import { registerValidateWorkspaceCommand } from './validateWorkspace';
 
 /** What the commands are built from: the services the composition root made at activation. */
@@ -46,7 +56,12 @@ export interface CommandsDeps {
   readonly diagnostics: AgentDiagnostics;
   readonly environments: WorkspaceEnvironments;
   readonly batches: BatchHistory;
-  readonly exchanges: ExecutionExchangeFiles;
+  readonly pins: PinStore;
+  readonly nodeResults: NodeResultMemory;
+  /** The sends of this window (Send Request adds, the exchange view reads). */
+  readonly exchanges: ExchangeHistory;
+  /** The exchanges of local executions (the Agent Executions view opens them). */
+  readonly executionExchanges: ExecutionExchangeFiles;
 }
 
 /** What the rest of the extension may ask of the loaded commands. */
@@ -76,7 +91,15 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
   registerPollExecutionCommand(context, runDeps);
   registerCopyAsCurlCommand(context, runDeps);
   registerStartLocalServerCommand(context, { localServer, logger });
+  registerSendRequestCommand(context, { ...runDeps, exchanges: deps.exchanges });
+  registerRenderTemplateCommand(context, runDeps);
+  registerPinNodeResultCommand(context, { ...runDeps, exchanges: deps.exchanges });
+  registerUnpinNodeResultCommand(context, runDeps);
   registerExecutionActions(context, { ...runDeps, batches });
+  const views = new ExchangeViews(deps.exchanges, context.globalStorageUri);
+  context.subscriptions.push(views);
+  registerOpenExchangeCommands(context, { logger, exchanges: deps.exchanges, views });
+  registerExchangeActions(context, { logger, views });
   const batchDeps = registerDatasetCommands(context, { ...runDeps, batches, extensionUri: context.extensionUri });
   return {
     resumeWatching: async () => {

@@ -15,3 +15,4 @@ export { environmentChecks, parseEnvironmentsFile } from '../core/environments/e
 export { environmentDeployment, replacedBaseUrl, selectEnvironment } from '../core/environments/resolveEnvironment';
 export { testFileCompletions, testFileHover } from '../core/testing/testFileLanguage';
 export { agentPathOf } from '../core/testing/testFileName';
+export { nodeLocations } from '../core/language/nodeLenses';

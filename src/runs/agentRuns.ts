@@ -62,6 +62,7 @@ export async function runAgentFileLocally(uri: vscode.Uri, deps: RunDeps, given?
   const recordedInputs: Record<string, RecordedInput> = { ...inputs.values };
   for (const [name, file] of Object.entries(files)) recordedInputs[name] = { file: file.name, size: file.size };
   const resolved = resolveInputs(file.model, { values: inputs.values ?? {}, files });
+  const pinned = deps.pins.results(uri);
   return deps.runner.runLocal({
     agentName: file.displayName,
     file: uri,
@@ -70,12 +71,17 @@ export async function runAgentFileLocally(uri: vscode.Uri, deps: RunDeps, given?
     recordedInputs,
     filePaths: inputs.files ?? {},
     secrets: async (name) => deps.workflowSecrets.get(name),
+    pinnedResults: pinned,
+    // Each node's result as later nodes saw it, for Send Request's upstream values (pins are not results).
+    onNodeValue: (node, result) => {
+      if (!pinned.has(node)) deps.nodeResults.set(uri.toString(), node, result, 'run');
+    },
     ...withDispatcher(anyHostDispatcher(proxySettings())),
   });
 }
 
 /** Asks for the secrets the agent needs and SecretStorage lacks; false when the user declines. */
-async function ensureSecrets(names: readonly string[], agentName: string, deps: RunDeps): Promise<boolean> {
+export async function ensureSecrets(names: readonly string[], agentName: string, deps: RunDeps): Promise<boolean> {
   const missing: string[] = [];
   for (const name of names) if ((await deps.workflowSecrets.get(name)) === undefined) missing.push(name);
   if (missing.length === 0) return true;

@@ -10,6 +10,7 @@ import type { ExecutionRecord, ExecutionTargetInfo, RecordedInput, TraceEntry } 
 import { executeAgent } from '../core/engine/engine';
 import type { ExecutionResult } from '../core/engine/engine';
 import type { LoadedAgent } from '../core/engine/agentPlan';
+import type { NodeResult } from '../core/engine/evaluate';
 import type { ResolvedInputs } from '../core/engine/inputs';
 import type { SecretResolver } from '../core/engine/secrets';
 import type { NodeTrace } from '../core/engine/trace';
@@ -37,7 +38,7 @@ export interface RunnerDeps {
   readonly results: ResultsChannel;
   readonly logger: vscode.LogOutputChannel;
   /** Where a local execution's exchanges are kept (the Agent Executions view opens them). */
-  readonly exchanges?: ExecutionExchangeFiles;
+  readonly executionExchanges?: ExecutionExchangeFiles;
 }
 
 export interface DeployedRunRequest {
@@ -59,6 +60,10 @@ export interface LocalRunRequest {
   readonly secrets: SecretResolver;
   /** For the API nodes' calls (VS Code's proxy settings). */
   readonly dispatcher?: Dispatcher;
+  /** Pinned results, by node: those nodes are not called. */
+  readonly pinnedResults?: ReadonlyMap<string, NodeResult>;
+  /** Each node's result as later nodes see it (not redacted: kept in memory only). */
+  readonly onNodeValue?: (node: string, result: NodeResult) => void;
 }
 
 /** Where a watch shows its progress: a cancellable notification, or the status bar (resumed watches). */
@@ -148,7 +153,7 @@ export class ExecutionRunner implements vscode.Disposable {
     return this.withProgress(record, 'notification', async (report, signal) => {
       report('running');
       const running = new Set<string>();
-      const exchanges = this.deps.exchanges ? new ExchangeLog() : undefined;
+      const exchanges = this.deps.executionExchanges ? new ExchangeLog() : undefined;
       let result: ExecutionResult;
       try {
         result = await executeAgent(request.agent, request.inputs, {
@@ -160,6 +165,8 @@ export class ExecutionRunner implements vscode.Disposable {
           timeoutMs: serviceSettings(request.file).runTimeoutMs,
           signal,
           ...(request.dispatcher ? { dispatcher: request.dispatcher } : {}),
+          ...(request.pinnedResults?.size ? { pinnedResults: request.pinnedResults } : {}),
+          ...(request.onNodeValue ? { onNodeValue: request.onNodeValue } : {}),
           onTrace: (entry) => {
             if (entry.status === 'running') running.add(entry.node);
             else running.delete(entry.node);
@@ -174,7 +181,7 @@ export class ExecutionRunner implements vscode.Disposable {
       }
       // Kept before the record ends, so the view lists the nodes with their exchanges at once.
       if (exchanges)
-        await this.deps.exchanges
+        await this.deps.executionExchanges
           ?.keep(record.key, exchanges.snapshot())
           .catch((error: unknown) => this.deps.logger.warn(`Exchanges of ${request.agentName} not kept: ${errorMessage(error)}`));
       const trace = result.trace.map(traceEntry);
@@ -346,7 +353,13 @@ function traceEntry(entry: NodeTrace): TraceEntry {
     status: entry.status,
     ...(entry.durationMs !== undefined ? { durationMs: entry.durationMs } : {}),
     ...(entry.bytes !== undefined ? { bytes: entry.bytes } : {}),
-    ...(entry.error !== undefined ? { detail: entry.error } : entry.httpStatus !== undefined ? { detail: `HTTP ${entry.httpStatus}` } : {}),
+    ...(entry.error !== undefined
+      ? { detail: entry.error }
+      : entry.pinned
+        ? { detail: 'pinned (not called)' }
+        : entry.httpStatus !== undefined
+          ? { detail: `HTTP ${entry.httpStatus}` }
+          : {}),
   };
 }
 

@@ -22,11 +22,13 @@ export class ScriptedUi {
   readonly inputBoxes: vscode.InputBoxOptions[] = [];
   readonly quickPicks: { items: readonly vscode.QuickPickItem[]; options: vscode.QuickPickOptions | undefined }[] = [];
   readonly dialogs: vscode.OpenDialogOptions[] = [];
+  readonly saveDialogs: vscode.SaveDialogOptions[] = [];
   readonly messages: Message[] = [];
   readonly unexpected: string[] = [];
   private readonly inputAnswers: InputAnswer[] = [];
   private readonly pickAnswers: PickAnswer[] = [];
   private readonly dialogAnswers: (vscode.Uri | undefined)[] = [];
+  private readonly saveAnswers: (vscode.Uri | undefined)[] = [];
   /** Chooses the button of a message (default: dismiss). */
   onMessage: (message: Message) => string | undefined = () => undefined;
   private readonly originals = new Map<string, unknown>();
@@ -81,6 +83,11 @@ export class ScriptedUi {
       const uri = this.dialogAnswers.shift();
       return uri ? [uri] : undefined;
     });
+    patch('showSaveDialog', async (options: vscode.SaveDialogOptions = {}) => {
+      this.saveDialogs.push(options);
+      if (this.saveAnswers.length === 0) return this.fail(`save dialog "${options.title}"`);
+      return this.saveAnswers.shift();
+    });
     for (const [name, kind] of [
       ['showInformationMessage', 'info'],
       ['showWarningMessage', 'warning'],
@@ -125,9 +132,14 @@ export class ScriptedUi {
     return this;
   }
 
+  saveFile(...uris: (vscode.Uri | undefined)[]): this {
+    this.saveAnswers.push(...uris);
+    return this;
+  }
+
   /** Answers left over: a test that scripted more than it used is wrong too. */
   get leftover(): number {
-    return this.inputAnswers.length + this.pickAnswers.length + this.dialogAnswers.length;
+    return this.inputAnswers.length + this.pickAnswers.length + this.dialogAnswers.length + this.saveAnswers.length;
   }
 
   restore(): void {

@@ -57,6 +57,16 @@ export interface EngineOptions {
   /** Called with each node's result (redacted) when it succeeds: what agent tests check. */
   readonly onNodeResult?: (node: string, result: NodeResult) => void;
   /**
+   * Called with each node's result as later nodes see it, NOT redacted: for a caller that keeps it
+   * in memory only (the editor, for Send Request's upstream values).
+   */
+  readonly onNodeValue?: (node: string, result: NodeResult) => void;
+  /**
+   * Results the user pinned in the editor, by node id: those nodes are not run, later nodes see
+   * the pinned result, and their trace says `pinned`. Agent tests, batches and servers never pass it.
+   */
+  readonly pinnedResults?: ReadonlyMap<string, NodeResult>;
+  /**
    * Bytes the answers of API nodes take from, shared with other executions (a local server's):
    * an execution holds its nodes' answers until it ends, and gives them back then.
    */
@@ -264,15 +274,20 @@ function runNodes(
         });
         report(entry);
       };
-      runNode(node, scope, options, signal, redactor, answers, (request) => {
-        entry.method = request.method;
-        entry.url = redactor.text(request.url);
-      })
+      const pinned = options.pinnedResults?.get(node.id);
+      (pinned
+        ? Promise.resolve(pinnedOutcome(pinned))
+        : runNode(node, scope, options, signal, redactor, answers, (request) => {
+            entry.method = request.method;
+            entry.url = redactor.text(request.url);
+          })
+      )
         .then(
           ({ result, bytes, httpStatus }) => {
             scope.nodes.set(node.id, result);
+            options.onNodeValue?.(node.id, result);
             options.onNodeResult?.(node.id, redactor.value(result) as NodeResult);
-            end('succeeded', { bytes, ...(httpStatus !== undefined ? { httpStatus } : {}) });
+            end('succeeded', { bytes, ...(httpStatus !== undefined ? { httpStatus } : {}), ...(pinned ? { pinned: true } : {}) });
             for (const dependent of dependents.get(node.id) ?? []) {
               const left = waitingFor.get(dependent)! - 1;
               waitingFor.set(dependent, left);
@@ -302,6 +317,12 @@ function runNodes(
     };
     pump();
   });
+}
+
+/** A pinned result as if the node had produced it (its size as JSON, or as text). */
+function pinnedOutcome(result: NodeResult): { result: NodeResult; bytes: number; httpStatus?: number } {
+  const body = typeof result.body === 'string' ? result.body : (JSON.stringify(result.body) ?? '');
+  return { result, bytes: Buffer.byteLength(body), ...(result.status !== undefined ? { httpStatus: result.status } : {}) };
 }
 
 async function runNode(

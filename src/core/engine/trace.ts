@@ -27,6 +27,8 @@ export interface NodeTrace {
   readonly url?: string;
   /** API nodes: the answer's HTTP status. */
   readonly httpStatus?: number;
+  /** The node was not run: the result the user pinned in the editor stood in for it. */
+  readonly pinned?: boolean;
   /** Why the node failed. */
   readonly error?: string;
 }

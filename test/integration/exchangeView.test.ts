@@ -1,0 +1,184 @@
+// The exchange view in the real extension host: a hand-made exchange opened through the command
+// is a read-only document with the status, headers, the request (secrets by name) and the body
+// by its type; Copy Body, Save Body, a binary body, a cut body, an image, a failure, and the sends
+// of a node reopened from Show Recent Requests.
+import assert from 'node:assert/strict';
+import * as vscode from 'vscode';
+import type { Exchange } from '../../src/core/exchange/exchange';
+import type { AgentWorkflowsApi } from '../../src/extension';
+import { binaryBody, makeExchange, textBody } from '../support/exchanges';
+import { ScriptedUi } from './scriptedUi';
+import { waitFor } from './wait';
+
+const OPEN = 'agentWorkflows.openExchange';
+const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
+
+function workspaceUri(...segments: string[]): vscode.Uri {
+  const folder = vscode.workspace.workspaceFolders?.[0];
+  assert.ok(folder, 'the test host opens a workspace folder');
+  return vscode.Uri.joinPath(folder.uri, ...segments);
+}
+
+function withResponse(response: Partial<NonNullable<Exchange['response']>>): Exchange {
+  const exchange = makeExchange();
+  return { ...exchange, response: { ...exchange.response!, ...response } };
+}
+
+async function open(exchange: Exchange | string): Promise<vscode.TextDocument> {
+  const document = await vscode.commands.executeCommand<vscode.TextDocument | undefined>(OPEN, exchange);
+  assert.ok(document, 'the command returns the document');
+  return document;
+}
+
+describe('exchange view', () => {
+  let ui: ScriptedUi;
+  let api: AgentWorkflowsApi;
+
+  // Activated first: the command then runs in this host and returns the document itself.
+  before(async () => {
+    const extension = vscode.extensions.getExtension<AgentWorkflowsApi>('agent-workflows.agent-workflows');
+    assert.ok(extension);
+    api = await extension.activate();
+  });
+
+  beforeEach(async () => {
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    ui = new ScriptedUi();
+  });
+
+  afterEach(async () => {
+    ui.restore();
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    assert.deepEqual(ui.unexpected, [], 'every prompt was answered');
+    assert.equal(ui.leftover, 0, 'every scripted answer was used');
+  });
+
+  it('shows the status, headers, the request with secrets by name and the JSON body pretty', async () => {
+    const document = await open(makeExchange());
+    assert.equal(document.uri.scheme, 'agent-exchange');
+    assert.equal(document.languageId, 'jsonc');
+    const text = document.getText();
+    assert.ok(text.startsWith('// 200 OK · 123 ms (first byte 46 ms) · 39 B\n'), text);
+    assert.ok(text.includes('//   x-request-id: req-123\n'), text);
+    assert.ok(text.includes('//   Authorization: Bearer {{ secrets.TOKEN }}\n'), text);
+    assert.ok(text.includes('api_key={{ secrets.API_KEY }}'), text);
+    assert.ok(text.endsWith('{\n  "id": 42,\n  "name": "Ada",\n  "tags": [\n    "a",\n    "b"\n  ]\n}'), text);
+    await waitFor(
+      () => vscode.window.visibleTextEditors.find((candidate) => candidate.document === document),
+      'the exchange view to be visible',
+    );
+  });
+
+  it('copies the body as it came, and the request as curl with secrets as shell variables', async () => {
+    await open(makeExchange());
+    await vscode.env.clipboard.writeText('');
+    await vscode.commands.executeCommand('agentWorkflows.exchange.copyBody');
+    assert.equal(await vscode.env.clipboard.readText(), '{"id":42,"name":"Ada","tags":["a","b"]}');
+    await vscode.commands.executeCommand('agentWorkflows.exchange.copyAsCurl');
+    const curl = await vscode.env.clipboard.readText();
+    assert.ok(curl.startsWith('curl -sS "https://api.example.com/customers/42?api_key=${AGENT_SECRET_API_KEY}"'), curl);
+    assert.ok(curl.includes('-H "Authorization: Bearer ${AGENT_SECRET_TOKEN}"'), curl);
+    assert.ok(
+      ui.messages.some(
+        (message) =>
+          message.text === 'Copied the curl command. Set AGENT_SECRET_API_KEY, AGENT_SECRET_TOKEN in the shell before running it.',
+      ),
+      JSON.stringify(ui.messages),
+    );
+  });
+
+  it('shows a binary body as its size and saves its bytes to the chosen file', async () => {
+    const bytes = Buffer.from([0x25, 0x50, 0x44, 0x46, 0x00, 0xff, 0xfe, 0x80]);
+    const document = await open(withResponse({ contentType: 'application/pdf', body: binaryBody(bytes) }));
+    assert.equal(document.languageId, 'plaintext');
+    const text = document.getText();
+    assert.ok(text.includes('// Response body: binary, application/pdf, 8 B (8 bytes): not shown as text. Save Body saves it.'), text);
+    assert.ok(!text.includes('\ufffd'), 'no mojibake');
+    const target = workspaceUri('saved-body.pdf');
+    ui.saveFile(target);
+    const saved = await vscode.commands.executeCommand<vscode.Uri | undefined>('agentWorkflows.exchange.saveBody', document.uri);
+    try {
+      assert.equal(saved?.toString(), target.toString());
+      assert.equal(ui.saveDialogs[0]?.defaultUri?.path.endsWith('/lookup-response.pdf'), true);
+      assert.deepEqual(Buffer.from(await vscode.workspace.fs.readFile(target)), bytes);
+      ui.onMessage = () => undefined;
+      await vscode.commands.executeCommand('agentWorkflows.exchange.copyBody', document.uri);
+      assert.ok(
+        ui.messages.some((message) => message.kind === 'error' && message.text.includes('binary data (application/pdf): use Save Body')),
+        JSON.stringify(ui.messages),
+      );
+    } finally {
+      await vscode.workspace.fs.delete(target).then(undefined, () => undefined);
+    }
+  });
+
+  it('says the full size of a cut body', async () => {
+    const document = await open(withResponse({ body: textBody('[1,2,', 25 * 1024 * 1024) }));
+    const text = document.getText();
+    assert.ok(text.includes('25.0 MB (26,214,400 bytes), cut: the first 5 B are kept'), text);
+  });
+
+  it('shows an image in the editor’s image preview, from the extension’s storage', async () => {
+    const document = await open(withResponse({ contentType: 'image/png', body: binaryBody(PNG) }));
+    assert.ok(document.getText().includes('image, image/png, 70 B (70 bytes): shown beside.'));
+    const tab = await waitFor(
+      () =>
+        vscode.window.tabGroups.all
+          .flatMap((group) => group.tabs)
+          .find((candidate) => candidate.input instanceof vscode.TabInputCustom && candidate.input.uri.path.endsWith('.png')),
+      'the image preview tab',
+    );
+    const image = (tab.input as vscode.TabInputCustom).uri;
+    assert.ok(!image.path.startsWith(workspaceUri().path), `not in the workspace: ${image.path}`);
+    assert.deepEqual(Buffer.from(await vscode.workspace.fs.readFile(image)), PNG);
+  });
+
+  it('says in words why no answer came, with the request', async () => {
+    const { response, ...unanswered } = makeExchange();
+    assert.ok(response);
+    const document = await open({
+      ...unanswered,
+      timing: { totalMs: 4 },
+      failure: { kind: 'refused', message: '127.0.0.1:9 refused the connection. Check that the service is running.' },
+    });
+    const text = document.getText();
+    assert.ok(text.startsWith('// No answer · 4 ms\n// 127.0.0.1:9 refused the connection. Check that the service is running.\n'), text);
+    assert.ok(text.includes('//   Authorization: Bearer {{ secrets.TOKEN }}'), text);
+  });
+
+  it('reopens a node’s recent sends, and offers Send Again and Pin only on them', async () => {
+    const file = workspaceUri('hello.agent.yaml').toString();
+    const first = makeExchange();
+    const second = withResponse({ status: 404, statusText: 'Not Found' });
+    api.exchanges.add({ exchange: first, file, node: 'lookup' });
+    api.exchanges.add({ exchange: second, file, node: 'lookup' });
+    ui.pick((items) => {
+      assert.deepEqual(
+        items.map((item) => item.label),
+        ['lookup · 404 Not Found', 'lookup · 200 OK'],
+      );
+      return items[1];
+    });
+    const document = await vscode.commands.executeCommand<vscode.TextDocument | undefined>(
+      'agentWorkflows.showRecentRequests',
+      vscode.Uri.parse(file),
+      'lookup',
+    );
+    assert.ok(document);
+    assert.ok(document.uri.path.startsWith(`/send/${first.id}/`), document.uri.path);
+    assert.ok(document.getText().startsWith('// 200 OK'));
+    const byId = await open(second.id);
+    assert.ok(byId.getText().startsWith('// 404 Not Found'));
+    // Not from a send: no Send Again, no Pin (the menus' when-clauses look at the path).
+    assert.ok((await open(makeExchange())).uri.path.startsWith('/run/'));
+  });
+
+  it('says when an exchange id is no longer kept', async () => {
+    ui.onMessage = () => undefined;
+    assert.equal(await vscode.commands.executeCommand(OPEN, 'no-such-exchange'), undefined);
+    assert.ok(
+      ui.messages.some((message) => message.kind === 'error' && message.text.includes('no-such-exchange is no longer kept')),
+      JSON.stringify(ui.messages),
+    );
+  });
+});
