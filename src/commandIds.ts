@@ -1,10 +1,4 @@
 // Command ids used across features (package.json contributes the same ids; a test checks both agree).
-/**
- * The exchange view's command, which takes the Exchange to show: the executions view's nodes and a
- * failed agent test link to it. Registered by the exchange view (issue 23).
- */
-export const OPEN_EXCHANGE_COMMAND = 'agentWorkflows.openExchange';
-
 export const COMMANDS = {
   setApiKey: 'agentWorkflows.setApiKey',
   clearApiKey: 'agentWorkflows.clearApiKey',

@@ -17,7 +17,7 @@ import type { AgentTarget } from '../core/service/target';
 import type { CaseFailure, CaseResult } from '../core/testing/caseResult';
 import type { Exchange } from '../core/exchange/exchange';
 import { summarizeExchange } from '../core/exchange/executionExchanges';
-import { OPEN_EXCHANGE_COMMAND } from '../commandIds';
+import { COMMANDS } from '../commandIds';
 import { shownFailure } from '../core/testing/shownValue';
 import type { LoadedSuite } from '../core/testing/loadSuite';
 import { rangeOf, textPositions, toDiagnostic } from '../language/problemsToDiagnostics';
@@ -775,11 +775,11 @@ export function failureMessage(failure: CaseFailure, uri: vscode.Uri, positions:
  * secrets by name, opened in the exchange view.
  */
 export function exchangeMessage(exchange: Exchange, location: vscode.Location): vscode.TestMessage {
-  const link = `command:${OPEN_EXCHANGE_COMMAND}?${encodeURIComponent(JSON.stringify([exchange]))}`;
+  const link = `command:${COMMANDS.openExchange}?${encodeURIComponent(JSON.stringify([exchange]))}`;
   const text = new vscode.MarkdownString();
   text.appendText(`Exchange of node "${exchange.node}": ${summarizeExchange(exchange)} `);
   text.appendMarkdown(`[Open Exchange](${link} "Open the request and answer of ${exchange.node.replace(/["\\]/g, '')}")`);
-  text.isTrusted = { enabledCommands: [OPEN_EXCHANGE_COMMAND] };
+  text.isTrusted = { enabledCommands: [COMMANDS.openExchange] };
   const message = new vscode.TestMessage(text);
   message.location = location;
   return message;

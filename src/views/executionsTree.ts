@@ -4,7 +4,7 @@
 import { stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import * as vscode from 'vscode';
-import { COMMANDS, OPEN_EXCHANGE_COMMAND } from '../commandIds';
+import { COMMANDS } from '../commandIds';
 import { BoundedCache } from '../core/boundedCache';
 import { describeInput, formatAge, formatBytes, formatDuration, isActive } from '../core/executions/executionRecord';
 import { MAX_HISTORY_OUTPUT_BYTES } from '../core/limits';
@@ -216,7 +216,7 @@ export class TraceItem extends vscode.TreeItem {
       .join(' · ');
     if (exchange) {
       this.tooltip = `${summarizeExchange(exchange)}${bodiesNotKept ? '\nIts bodies were not kept: the execution’s exchanges took their whole budget (1 MiB).' : ''}\nClick to open the exchange.`;
-      this.command = { title: 'Open Exchange', command: OPEN_EXCHANGE_COMMAND, arguments: [exchange] };
+      this.command = { title: 'Open Exchange', command: COMMANDS.openExchange, arguments: [exchange] };
     }
     this.iconPath = new vscode.ThemeIcon(
       entry.status === 'succeeded'
