@@ -776,9 +776,11 @@ export function failureMessage(failure: CaseFailure, uri: vscode.Uri, positions:
  */
 export function exchangeMessage(exchange: Exchange, location: vscode.Location): vscode.TestMessage {
   const link = `command:${COMMANDS.openExchange}?${encodeURIComponent(JSON.stringify([exchange]))}`;
-  const text = new vscode.MarkdownString();
-  text.appendText(`Exchange of node "${exchange.node}": ${summarizeExchange(exchange)} `);
-  text.appendMarkdown(`[Open Exchange](${link} "Open the request and answer of ${exchange.node.replace(/["\\]/g, '')}")`);
+  // Code spans: the node id and the summary (a URL) show as they are, no Markdown read in them.
+  const code = (text: string): string => `\`${text.replace(/`/g, "'")}\``;
+  const text = new vscode.MarkdownString(
+    `Exchange of node ${code(exchange.node)}: ${code(summarizeExchange(exchange))} [Open Exchange](${link} "Open the request and answer")`,
+  );
   text.isTrusted = { enabledCommands: [COMMANDS.openExchange] };
   const message = new vscode.TestMessage(text);
   message.location = location;

@@ -375,7 +375,7 @@ describe('agent tests in VS Code', () => {
     assert.ok(link, JSON.stringify(messages));
     assert.match(
       messages.at(-1)!.message,
-      /^Exchange of node "profile": GET https:\/\/profiles\.example\.com\/v1\/people\/Ada → 503 Service Unavailable/,
+      /^Exchange of node `profile`: `GET https:\/\/profiles\.example\.com\/v1\/people\/Ada → 503 Service Unavailable · 19 B · \d+ ms` \[Open Exchange\]/,
     );
     const [exchange] = JSON.parse(decodeURIComponent(link[1]!)) as [Exchange];
     assert.equal(exchange.node, 'profile');
