@@ -19,7 +19,8 @@ export class ExecutionExchangeFiles implements vscode.Disposable {
   private readonly memory: ExchangeStore;
   /** Keys that have a file, as far as this window knows (read from the folder once). */
   private readonly filed = new Set<string>();
-  private readonly listed: Promise<void>;
+  /** The folder's listing, read on first need: activation touches no disk. */
+  private listing: Promise<void> | undefined;
   private readonly subscription: vscode.Disposable;
   private readonly changed = new vscode.EventEmitter<string>();
   /** Fires with the key of an execution whose exchanges were kept. */
@@ -33,7 +34,6 @@ export class ExecutionExchangeFiles implements vscode.Disposable {
   ) {
     this.folder = storage ? vscode.Uri.joinPath(storage, 'exchanges') : undefined;
     this.memory = new ExchangeStore(() => (this.folder ? READ_CACHE : this.historySize()));
-    this.listed = this.listFiles();
     this.subscription = history.onDidChange(() => void this.prune());
   }
 
@@ -42,7 +42,7 @@ export class ExecutionExchangeFiles implements vscode.Disposable {
     if (!SAFE_KEY.test(key)) return;
     this.memory.set(key, log);
     if (this.folder) {
-      await this.listed;
+      await this.listed();
       await vscode.workspace.fs.createDirectory(this.folder);
       await vscode.workspace.fs.writeFile(this.fileOf(key), Buffer.from(JSON.stringify(log)));
       this.filed.add(key);
@@ -56,7 +56,7 @@ export class ExecutionExchangeFiles implements vscode.Disposable {
   async get(key: string): Promise<ExecutionExchanges | undefined> {
     const kept = this.memory.get(key);
     if (kept || !this.folder || !SAFE_KEY.test(key)) return kept;
-    await this.listed;
+    await this.listed();
     if (!this.filed.has(key)) return undefined;
     try {
       const log = parseExecutionExchanges(JSON.parse(Buffer.from(await vscode.workspace.fs.readFile(this.fileOf(key))).toString('utf8')));
@@ -75,7 +75,7 @@ export class ExecutionExchangeFiles implements vscode.Disposable {
 
   /** Deletes the files (and forgets the logs) of executions no longer in the history. */
   private async prune(): Promise<void> {
-    await this.listed;
+    await this.listed();
     const kept = new Set(this.history.all().map((record) => record.key));
     for (const key of [...this.filed, ...this.memory.keys()]) if (!kept.has(key)) await this.delete(key);
   }
@@ -86,11 +86,17 @@ export class ExecutionExchangeFiles implements vscode.Disposable {
     await vscode.workspace.fs.delete(this.fileOf(key)).then(undefined, () => undefined);
   }
 
+  private listed(): Promise<void> {
+    return (this.listing ??= this.listFiles());
+  }
+
   /** Reads which executions have files; those of executions no longer in the history go. */
   private async listFiles(): Promise<void> {
     if (!this.folder) return;
     let entries: [string, vscode.FileType][];
     try {
+      // Made first: reading a folder that is not there logs an error in some hosts.
+      await vscode.workspace.fs.createDirectory(this.folder);
       entries = await vscode.workspace.fs.readDirectory(this.folder);
     } catch {
       return;
