@@ -466,6 +466,12 @@ describe('runs', function () {
     assert.equal(exchange.response?.status, 200);
     assert.doesNotMatch(JSON.stringify(exchange), new RegExp(SECRET_TOKEN));
     assert.match(String(node?.tooltip), /^GET http:\/\/127\.0\.0\.1:\d+\/echo → 200 OK/);
+    // Clicking the node opens the exchange view: the request as sent, the secret by name.
+    const opened = await vscode.commands.executeCommand<vscode.TextDocument>(node!.command!.command, ...(node!.command!.arguments ?? []));
+    assert.equal(opened.uri.scheme, 'agent-exchange');
+    assert.match(opened.getText(), /Bearer \{\{ secrets\.ECHO_TOKEN \}\}/);
+    assert.match(opened.getText(), /"authorization":\s*"present"/);
+    assert.ok(!opened.getText().includes(SECRET_TOKEN));
     // Kept in the extension's workspace storage, one file per execution, deleted with it.
     const [stored] = userDataFilesEndingWith(join('exchanges', `${record.key}.json`));
     assert.ok(stored, 'the exchanges file of the execution');
