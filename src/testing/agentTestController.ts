@@ -555,6 +555,9 @@ export class AgentTestController implements vscode.Disposable {
         only: new Set(items.keys()),
         signal,
         onCase: report,
+        // Each case is told as it ends (onCase): the run keeps none of its execution, requests or
+        // exchanges (up to 1 MiB a case) until its last case.
+        keep: ({ name, passed, durationMs }) => ({ name, passed, durationMs, failures: [], requests: [] }),
         allDeployed,
         ...(deployment ? { deployment } : {}),
         ...(deploymentError !== undefined ? { deploymentError } : {}),
