@@ -2,12 +2,13 @@
 //   npm run bench                 all
 //   npm run bench -- validation   only the named ones (validation, multipart, polling, server,
 //                                 flood, agent-tests, cli, activation, batch, exchange-view,
-//                                 graph, openapi, send)
+//                                 exchange-recording, graph, openapi, send)
 import { runActivationBenchmark } from './activation';
 import { runBatchBenchmark } from './batch';
 import { runAgentTestsBenchmark } from './agentTests';
 import { runCliBenchmark } from './cli';
 import { runGraphBenchmark } from './graph';
+import { runExchangeRecordingBenchmark } from './exchangeRecording';
 import { runExchangeViewBenchmark } from './exchangeView';
 import { runMultipartBenchmark } from './multipart';
 import { runOpenApiBenchmark } from './openApi';
@@ -31,6 +32,7 @@ const benchmarks: Record<string, () => boolean | Promise<boolean>> = {
   openapi: runOpenApiBenchmark,
   'exchange-view': runExchangeViewBenchmark,
   send: runSendBenchmark,
+  'exchange-recording': runExchangeRecordingBenchmark,
 };
 
 void (async () => {

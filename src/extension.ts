@@ -25,6 +25,7 @@ import { WorkspaceEnvironments } from './environments/workspaceEnvironments';
 import { registerLazyCommands } from './lazyCommands';
 import { createLogger } from './logger';
 import { BatchHistory } from './runs/batchHistory';
+import { ExecutionExchangeFiles } from './runs/executionExchanges';
 import { ExecutionHistory } from './runs/executionHistory';
 import { InputMemory } from './runs/inputPrompts';
 import { LocalServerHost } from './runs/localServerHost';
@@ -67,6 +68,8 @@ export function activate(context: vscode.ExtensionContext): AgentWorkflowsApi {
   const nodeResults = new NodeResultMemory();
   // The sends of this window: Send Request adds to it, the exchange view reads it.
   const exchanges = new ExchangeHistory();
+  // The exchanges of local executions, one file each in workspace storage, deleted with the execution.
+  const executionExchanges = new ExecutionExchangeFiles(store, context.storageUri, () => resultsSettings().historySize);
   context.subscriptions.push(
     workspaceSecretNames,
     keys,
@@ -77,6 +80,7 @@ export function activate(context: vscode.ExtensionContext): AgentWorkflowsApi {
     environments,
     batches,
     pins,
+    executionExchanges,
   );
 
   const diagnostics = registerDiagnostics(context, { logger, docsUri, environments: (uri) => environments.checksFor(uri) });
@@ -110,8 +114,9 @@ export function activate(context: vscode.ExtensionContext): AgentWorkflowsApi {
     pins,
     nodeResults,
     exchanges,
+    executionExchanges,
   };
-  const executionsTree = registerExecutionsView(context, { store, batches });
+  const executionsTree = registerExecutionsView(context, { store, batches, exchanges: executionExchanges });
   registerLocalServerStatus(context, { localServer });
   const environmentStatus = registerEnvironmentStatus(context, { environments, logger });
   registerEnvironmentsLanguage(context, {

@@ -50,7 +50,8 @@ export async function runCli(argv: readonly string[], rawIo: CliIo): Promise<num
       .option('--timeout <seconds>', 'the time limit of the whole run, the start request included (default 1800)')
       .option('--no-wait', 'print the execution id and return without waiting')
       .option('--json', 'print {"executionId","status","outputs"} on stdout')
-      .option('--local', 'run the file on this machine with the workflow engine (no service or key; secrets from AGENT_SECRET_<NAME>)'),
+      .option('--local', 'run the file on this machine with the workflow engine (no service or key; secrets from AGENT_SECRET_<NAME>)')
+      .option('--verbose', "with --local, print each API node's request and answer on stderr as curl -v does (secrets by name)"),
   ).action(async (file: string, options: RunFlags) => {
     exitCode = await (await import('./runCommand')).runCommand(file, options, io);
   });

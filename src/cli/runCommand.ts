@@ -24,6 +24,8 @@ export interface RunFlags extends ServiceFlags, EnvironmentFlags {
   readonly wait: boolean;
   /** Run on this machine with the workflow engine instead of the service. */
   readonly local?: boolean;
+  /** With --local: each exchange on stderr, as `curl -v` prints it. */
+  readonly verbose?: boolean;
 }
 
 export async function runCommand(path: string, flags: RunFlags, io: CliIo): Promise<number> {
@@ -36,10 +38,17 @@ export async function runCommand(path: string, flags: RunFlags, io: CliIo): Prom
       path,
       read.text,
       givenInputs(flags, io.cwd),
-      { timeoutMs: timeoutMs(flags, 30 * 60), json: flags.json ?? false, inputHints: INPUT_FLAG_HINTS },
+      {
+        timeoutMs: timeoutMs(flags, 30 * 60),
+        json: flags.json ?? false,
+        inputHints: INPUT_FLAG_HINTS,
+        verbose: flags.verbose ?? false,
+      },
       io,
     );
   }
+  // The service's status answer carries no exchange to print.
+  if (flags.verbose) throw new CliError('--verbose prints the exchanges of a run on this machine: use it with --local.', ExitCode.usage);
 
   let prepared;
   try {

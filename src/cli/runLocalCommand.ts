@@ -12,12 +12,18 @@ import type { GivenInputs, InputHints } from '../core/inputs/inputValues';
 import { CliError, ExitCode } from './io';
 import type { CliIo } from './io';
 import { createProgress } from './progress';
+import { EXCHANGE_BODY_LIMITS } from '../core/exchange/exchange';
+import type { Exchange } from '../core/exchange/exchange';
+import { ExchangeLog } from '../core/exchange/executionExchanges';
+import { formatVerboseExchange } from '../core/exchange/verboseExchange';
 
 export interface LocalRunOptions {
   readonly timeoutMs: number;
   readonly json: boolean;
   /** How a message says to give an input (the run command's flags). */
   readonly inputHints: InputHints;
+  /** Each API node's exchange on stderr, as `curl -v` prints it (secrets by name). */
+  readonly verbose?: boolean;
 }
 
 export async function runLocally(path: string, text: string, given: GivenInputs, options: LocalRunOptions, io: CliIo): Promise<number> {
@@ -32,16 +38,32 @@ export async function runLocally(path: string, text: string, given: GivenInputs,
 
   const progress = createProgress(io.stderr, io.stderrIsTTY ?? false, io.terminal);
   const running = new Set<string>();
+  // Kept within the execution's budget, as every local execution's are, and printed as each node ends.
+  const exchanges = options.verbose ? new ExchangeLog() : undefined;
+  let printed = 0;
+  const printExchanges = (): void => {
+    const kept = exchanges!.snapshot();
+    for (; printed < kept.exchanges.length; printed++) {
+      const exchange = kept.exchanges[printed]!;
+      progress.line(formatVerboseExchange(exchange, { bodiesNotKept: kept.bodiesNotKept.includes(exchange.id) }).trimEnd());
+    }
+  };
   progress.line(`running ${agent.name} locally (${agent.plan.nodes.length} ${agent.plan.nodes.length === 1 ? 'node' : 'nodes'})`);
   const result = await executeAgent(agent, inputs, {
     secrets: envSecretResolver(io.env),
     secretHint: envSecretHint,
     timeoutMs: options.timeoutMs,
     ...(io.interrupt ? { signal: io.interrupt } : {}),
+    ...(exchanges
+      ? { onExchange: (exchange: Exchange) => exchanges.add(exchange), exchangeBodyLimit: EXCHANGE_BODY_LIMITS.execution }
+      : {}),
     onTrace: (entry) => {
       if (entry.status === 'running') running.add(entry.node);
       else running.delete(entry.node);
-      if (entry.status !== 'running' && entry.status !== 'pending') progress.line(`  ${describeNode(entry)}`);
+      if (entry.status !== 'running' && entry.status !== 'pending') {
+        if (exchanges) printExchanges();
+        progress.line(`  ${describeNode(entry)}`);
+      }
       progress.update(running.size ? `running ${[...running].join(', ')}` : 'running');
     },
   });

@@ -11,6 +11,7 @@ import type { WorkspaceSecretNames } from '../language/workspaceSecretNames';
 import { deployedTestTarget } from '../runs/agentRuns';
 import type { BatchHistory } from '../runs/batchHistory';
 import { ExecutionRunner } from '../runs/executionRunner';
+import type { ExecutionExchangeFiles } from '../runs/executionExchanges';
 import type { ExecutionHistory } from '../runs/executionHistory';
 import type { InputMemory } from '../runs/inputPrompts';
 import type { LocalServerHost } from '../runs/localServerHost';
@@ -62,6 +63,8 @@ export interface CommandsDeps {
   readonly nodeResults: NodeResultMemory;
   /** The sends of this window (Send Request adds, the exchange view reads). */
   readonly exchanges: ExchangeHistory;
+  /** The exchanges of local executions (the Agent Executions view opens them). */
+  readonly executionExchanges: ExecutionExchangeFiles;
 }
 
 /** What the rest of the extension may ask of the loaded commands. */

@@ -55,6 +55,11 @@ export interface ServerLimits {
   readonly maxRetainedBytes: number;
   /** A status answer as a whole: outputs too large for it are left out, each with a note saying why. */
   readonly maxStatusAnswerBytes: number;
+  /**
+   * Bytes of the exchanges (each API node's request and answer, up to 1 MiB per execution) kept for
+   * the ended executions, the oldest let go first; 0 records none.
+   */
+  readonly maxRetainedExchangeBytes: number;
   /** Time limit of one execution. */
   readonly executionTimeoutMs: number;
   /** Problems listed in one error answer; the rest are counted. */
@@ -75,6 +80,7 @@ export const SERVER_LIMITS: ServerLimits = {
   maxRetained: 10_000,
   maxRetainedBytes: 256 * MiB,
   maxStatusAnswerBytes: MAX_ANSWER_BYTES,
+  maxRetainedExchangeBytes: 64 * MiB,
   executionTimeoutMs: 10 * 60_000,
   maxProblemsListed: 20,
   maxKeyFailures: 10,

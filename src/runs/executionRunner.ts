@@ -23,6 +23,10 @@ import { ServiceError } from '../core/service/serviceError';
 import type { AgentTarget } from '../core/service/target';
 import { serviceSettings } from '../config';
 import type { ExecutionHistory } from './executionHistory';
+import type { ExecutionExchangeFiles } from './executionExchanges';
+import { ExchangeLog } from '../core/exchange/executionExchanges';
+import { EXCHANGE_BODY_LIMITS } from '../core/exchange/exchange';
+import type { Exchange } from '../core/exchange/exchange';
 import type { ResultsChannel } from './resultsChannel';
 import { openResultDocument } from './resultsChannel';
 
@@ -33,6 +37,8 @@ export interface RunnerDeps {
   readonly store: ExecutionHistory;
   readonly results: ResultsChannel;
   readonly logger: vscode.LogOutputChannel;
+  /** Where a local execution's exchanges are kept (the Agent Executions view opens them). */
+  readonly executionExchanges?: ExecutionExchangeFiles;
 }
 
 export interface DeployedRunRequest {
@@ -147,9 +153,13 @@ export class ExecutionRunner implements vscode.Disposable {
     return this.withProgress(record, 'notification', async (report, signal) => {
       report('running');
       const running = new Set<string>();
+      const exchanges = this.deps.executionExchanges ? new ExchangeLog() : undefined;
       let result: ExecutionResult;
       try {
         result = await executeAgent(request.agent, request.inputs, {
+          ...(exchanges
+            ? { onExchange: (exchange: Exchange) => exchanges.add(exchange), exchangeBodyLimit: EXCHANGE_BODY_LIMITS.execution }
+            : {}),
           secrets: request.secrets,
           secretHint: (name) => `run "Agent Workflows: Set Secret…" for ${name}`,
           timeoutMs: serviceSettings(request.file).runTimeoutMs,
@@ -169,6 +179,11 @@ export class ExecutionRunner implements vscode.Disposable {
       } catch (error) {
         return this.fail(record, error);
       }
+      // Kept before the record ends, so the view lists the nodes with their exchanges at once.
+      if (exchanges)
+        await this.deps.executionExchanges
+          ?.keep(record.key, exchanges.snapshot())
+          .catch((error: unknown) => this.deps.logger.warn(`Exchanges of ${request.agentName} not kept: ${errorMessage(error)}`));
       const trace = result.trace.map(traceEntry);
       const ended =
         result.status === 'finished'

@@ -2,6 +2,8 @@
 // it: a TestRun state with TestMessages at their places (a diff when expected and actual are both
 // known), lines in the run's output, and the same facts as an ItemOutcome for callers and tests.
 import * as vscode from 'vscode';
+import { COMMANDS } from '../commandIds';
+import type { Exchange } from '../core/exchange/exchange';
 import type { CaseOutcome, OutcomeKind, OutcomeMessage, TextLocation } from '../core/testing/caseOutcome';
 
 /** How one test item ended in the last run (what the Test Explorer shows, for callers and tests). */
@@ -21,9 +23,17 @@ export interface ItemOutcomeMessage {
   readonly actual?: string;
 }
 
-/** Shows how an item ended in a run (its state and messages; see sayOutcome for the output); what was shown. */
-export function showOutcome(run: vscode.TestRun, item: vscode.TestItem, outcome: CaseOutcome): ItemOutcome {
-  const messages = outcome.messages.map(testMessage);
+/**
+ * Shows how an item ended in a run (its state and messages, and `extra` ones such as the link to an
+ * exchange; see sayOutcome for the output); what was shown.
+ */
+export function showOutcome(
+  run: vscode.TestRun,
+  item: vscode.TestItem,
+  outcome: CaseOutcome,
+  extra: readonly vscode.TestMessage[] = [],
+): ItemOutcome {
+  const messages = [...outcome.messages.map(testMessage), ...extra];
   switch (outcome.kind) {
     case 'passed':
       run.passed(item, outcome.durationMs);
@@ -37,7 +47,26 @@ export function showOutcome(run: vscode.TestRun, item: vscode.TestItem, outcome:
     default:
       run.skipped(item);
   }
-  return itemOutcome(outcome);
+  return itemOutcome(outcome, extra);
+}
+
+/**
+ * A failed case's link to the exchange of the node it failed at: the request it sent and the answer,
+ * secrets by name, opened in the exchange view. At the first failure's place, else the case's.
+ */
+export function exchangeMessage(exchange: Exchange, summary: string, outcome: CaseOutcome, item: vscode.TestItem): vscode.TestMessage {
+  const link = `command:${COMMANDS.openExchange}?${encodeURIComponent(JSON.stringify([exchange]))}`;
+  // Code spans: the node id and the summary (a URL) show as they are, no Markdown read in them.
+  const code = (text: string): string => `\`${text.replace(/`/g, "'")}\``;
+  const text = new vscode.MarkdownString(
+    `Exchange of node ${code(exchange.node)}: ${code(summary)} [Open Exchange](${link} "Open the request and answer")`,
+  );
+  text.isTrusted = { enabledCommands: [COMMANDS.openExchange] };
+  const message = new vscode.TestMessage(text);
+  const first = outcome.messages.find((shown) => shown.location)?.location;
+  if (first) message.location = vscodeLocation(first);
+  else if (item.uri) message.location = new vscode.Location(item.uri, item.range ?? new vscode.Range(0, 0, 0, 0));
+  return message;
 }
 
 /** Writes an outcome's lines in the run's output (a terminal: \r\n), linked to its case when given one. */
@@ -62,15 +91,21 @@ function vscodeLocation({ file, start, end }: TextLocation): vscode.Location {
   return new vscode.Location(vscode.Uri.parse(file), new vscode.Range(start.line - 1, start.column - 1, end.line - 1, end.column - 1));
 }
 
-function itemOutcome({ kind, durationMs, messages, notes }: CaseOutcome): ItemOutcome {
+function itemOutcome({ kind, durationMs, messages, notes }: CaseOutcome, extra: readonly vscode.TestMessage[]): ItemOutcome {
   return {
     state: kind,
     ...(durationMs !== undefined ? { durationMs } : {}),
-    messages: messages.map(({ message, location, expected, actual }) => ({
-      message,
-      ...(location ? { line: location.start.line - 1 } : {}),
-      ...(expected !== undefined && actual !== undefined ? { expected, actual } : {}),
-    })),
+    messages: [
+      ...messages.map(({ message, location, expected, actual }) => ({
+        message,
+        ...(location ? { line: location.start.line - 1 } : {}),
+        ...(expected !== undefined && actual !== undefined ? { expected, actual } : {}),
+      })),
+      ...extra.map((message) => ({
+        message: typeof message.message === 'string' ? message.message : message.message.value,
+        ...(message.location ? { line: message.location.range.start.line } : {}),
+      })),
+    ],
     ...(notes ? { notes } : {}),
   };
 }

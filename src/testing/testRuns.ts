@@ -7,6 +7,7 @@
 import * as vscode from 'vscode';
 import { allowedFileFolders } from '../config';
 import { errorDetail, errorMessage } from '../core/errors';
+import { summarizeExchange } from '../core/exchange/executionExchanges';
 import type { AgentTarget } from '../core/service/target';
 import {
   caseOutcome,
@@ -22,7 +23,7 @@ import { allowFilesHint, allowFoldersOnce } from '../runs/allowFiles';
 import { runContinuously } from './continuousRuns';
 import { loadTestCore } from './testCore';
 import type { TestFileDiscovery } from './testFileDiscovery';
-import { sayOutcome, showOutcome } from './testOutcomes';
+import { exchangeMessage, sayOutcome, showOutcome } from './testOutcomes';
 import type { ItemOutcome } from './testOutcomes';
 import { caseNameOf, itemsOf } from './testTree';
 import type { TestTree } from './testTree';
@@ -207,14 +208,24 @@ export class TestRuns implements vscode.Disposable {
       const item = items.get(result.name);
       if (!item) return;
       const outcome = caseOutcome(result, locations, { cancelled: signal.aborted });
-      outcomes.set(item.id, showOutcome(run, item, outcome));
-      sayOutcome(run, outcome, item);
+      // The request and answer of the node it failed at, one click away.
+      const exchange = outcome.kind === 'failed' || outcome.kind === 'errored' ? core.failureExchange(result) : undefined;
+      const summary = exchange ? summarizeExchange(exchange) : '';
+      outcomes.set(item.id, showOutcome(run, item, outcome, exchange ? [exchangeMessage(exchange, summary, outcome, item)] : []));
+      sayOutcome(
+        run,
+        exchange ? { ...outcome, output: [...outcome.output, `    exchange of node "${exchange.node}": ${summary}`] } : outcome,
+        item,
+      );
     };
     if (items.size > 0)
       await core.runSuite(loaded, {
         only: new Set(items.keys()),
         signal,
         onCase: report,
+        // Each case is told as it ends (onCase): the run keeps none of its execution, requests or
+        // exchanges (up to 1 MiB a case) until its last case.
+        keep: ({ name, passed, durationMs }) => ({ name, passed, durationMs, failures: [], requests: [] }),
         allDeployed,
         ...(deployment ? { deployment } : {}),
         ...(deploymentError !== undefined ? { deploymentError } : {}),

@@ -17,6 +17,13 @@ import type { RowResult, RowStatus } from '../core/batch/batchModel';
 import type { BatchHistory } from '../runs/batchHistory';
 import { loadBatchCore } from '../runs/batchCore';
 import type { ExecutionHistory } from '../runs/executionHistory';
+import type { ExecutionExchangeFiles } from '../runs/executionExchanges';
+import { exchangeOfNode, summarizeExchange } from '../core/exchange/executionExchanges';
+import type { ExecutionExchanges } from '../core/exchange/executionExchanges';
+import type { Exchange } from '../core/exchange/exchange';
+
+/** What a deployed execution's nodes say: the service's status answer carries no exchange. */
+export const NO_DEPLOYED_EXCHANGES = 'Exchanges are kept only for local executions';
 
 type TreeNode = ExecutionItem | GroupItem | ValueItem | TraceItem | MessageItem | BatchItem | BatchRowItem | BatchNoteItem;
 
@@ -150,8 +157,9 @@ export class GroupItem extends vscode.TreeItem {
     readonly group: 'inputs' | 'outputs' | 'trace',
     readonly count: number,
   ) {
+    // A local execution's trace is its nodes, each opening its exchange.
     super(
-      group === 'inputs' ? 'Inputs' : group === 'outputs' ? 'Outputs' : 'Trace',
+      group === 'inputs' ? 'Inputs' : group === 'outputs' ? 'Outputs' : record.mode === 'local' ? 'Nodes' : 'Trace',
       group === 'outputs' ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.Collapsed,
     );
     this.id = `execution:${record.key}:${group}`;
@@ -188,7 +196,13 @@ export class ValueItem extends vscode.TreeItem {
 }
 
 export class TraceItem extends vscode.TreeItem {
-  constructor(record: ExecutionRecord, entry: TraceEntry) {
+  constructor(
+    record: ExecutionRecord,
+    entry: TraceEntry,
+    /** The node's request and answer (API nodes of local executions). */
+    readonly exchange?: Exchange,
+    bodiesNotKept = false,
+  ) {
     super(entry.node, vscode.TreeItemCollapsibleState.None);
     this.id = `execution:${record.key}:trace:${entry.node}`;
     this.description = [
@@ -196,9 +210,14 @@ export class TraceItem extends vscode.TreeItem {
       entry.durationMs !== undefined ? formatDuration(entry.durationMs) : undefined,
       entry.bytes !== undefined ? `${entry.bytes} B` : undefined,
       entry.detail,
+      bodiesNotKept ? 'bodies not kept' : undefined,
     ]
       .filter(Boolean)
       .join(' · ');
+    if (exchange) {
+      this.tooltip = `${summarizeExchange(exchange)}${bodiesNotKept ? '\nIts bodies were not kept: the execution’s exchanges took their whole budget (1 MiB).' : ''}\nClick to open the exchange.`;
+      this.command = { title: 'Open Exchange', command: COMMANDS.openExchange, arguments: [exchange] };
+    }
     this.iconPath = new vscode.ThemeIcon(
       entry.status === 'succeeded'
         ? 'check'
@@ -208,14 +227,14 @@ export class TraceItem extends vscode.TreeItem {
             ? 'sync~spin'
             : 'circle-outline',
     );
-    this.contextValue = 'trace';
+    this.contextValue = exchange ? 'trace-exchange' : 'trace';
   }
 }
 
 export class MessageItem extends vscode.TreeItem {
-  constructor(record: ExecutionRecord, text: string) {
+  constructor(record: ExecutionRecord, text: string, which = 'message') {
     super(text.split('\n')[0] ?? text, vscode.TreeItemCollapsibleState.None);
-    this.id = `execution:${record.key}:message`;
+    this.id = `execution:${record.key}:${which}`;
     this.tooltip = text;
     this.iconPath = new vscode.ThemeIcon('info');
     this.contextValue = 'message';
@@ -231,8 +250,13 @@ export class ExecutionsTreeProvider implements vscode.TreeDataProvider<TreeNode>
   constructor(
     private readonly store: ExecutionHistory,
     private readonly batches: BatchHistory,
+    private readonly exchanges?: ExecutionExchangeFiles,
   ) {
-    this.subscriptions = [store.onDidChange(() => this.refresh()), batches.onDidChange(() => this.refresh())];
+    this.subscriptions = [
+      store.onDidChange(() => this.refresh()),
+      batches.onDidChange(() => this.refresh()),
+      ...(exchanges ? [exchanges.onDidChange(() => this.refresh())] : []),
+    ];
   }
 
   refresh(): void {
@@ -260,11 +284,26 @@ export class ExecutionsTreeProvider implements vscode.TreeDataProvider<TreeNode>
       const record = element.record;
       if (element.group === 'inputs')
         return Object.entries(record.inputs).map(([name, value]) => new ValueItem(record, name, name, value, 'input'));
-      if (element.group === 'trace') return (record.trace ?? []).map((entry) => new TraceItem(record, entry));
+      if (element.group === 'trace') return this.nodesOf(record);
       return fieldsOf(record, '', record.outputs, 'output');
     }
     if (element instanceof ValueItem) return fieldsOf(element.record, element.path, element.value, element.kind);
     return [];
+  }
+
+  /** The nodes of an execution's trace; those of a local one open their exchange. */
+  private async nodesOf(record: ExecutionRecord): Promise<TreeNode[]> {
+    const trace = record.trace ?? [];
+    if (record.mode !== 'local' || isActive(record)) return trace.map((entry) => new TraceItem(record, entry));
+    const log: ExecutionExchanges | undefined = await this.exchanges?.get(record.key);
+    const items: TreeNode[] = trace.map((entry) => {
+      const exchange = exchangeOfNode(log, entry.node);
+      return new TraceItem(record, entry, exchange, exchange !== undefined && log!.bodiesNotKept.includes(exchange.id));
+    });
+    if (!log) items.push(new MessageItem(record, 'Exchanges not kept for this execution: run it again to see them.', 'exchanges'));
+    else if (log.notKept > 0)
+      items.push(new MessageItem(record, `${log.notKept} more exchanges not kept: the execution made too many calls.`, 'exchanges'));
+    return items;
   }
 
   dispose(): void {
@@ -343,6 +382,7 @@ function childrenOf(record: ExecutionRecord): TreeNode[] {
       ),
     );
   if (record.trace?.length) children.push(new GroupItem(record, 'trace', record.trace.length));
+  if (record.mode === 'deployed' && !isActive(record)) children.push(new MessageItem(record, NO_DEPLOYED_EXCHANGES, 'exchanges'));
   return children;
 }
 

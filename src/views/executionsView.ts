@@ -3,6 +3,7 @@ import * as vscode from 'vscode';
 import { COMMANDS } from '../commandIds';
 import { isActive } from '../core/executions/executionRecord';
 import type { BatchHistory } from '../runs/batchHistory';
+import type { ExecutionExchangeFiles } from '../runs/executionExchanges';
 import type { ExecutionHistory } from '../runs/executionHistory';
 import { ExecutionsTreeProvider } from './executionsTree';
 
@@ -12,9 +13,9 @@ const AGE_REFRESH_MS = 30_000;
 
 export function registerExecutionsView(
   context: vscode.ExtensionContext,
-  deps: { readonly store: ExecutionHistory; readonly batches: BatchHistory },
+  deps: { readonly store: ExecutionHistory; readonly batches: BatchHistory; readonly exchanges?: ExecutionExchangeFiles },
 ): ExecutionsTreeProvider {
-  const provider = new ExecutionsTreeProvider(deps.store, deps.batches);
+  const provider = new ExecutionsTreeProvider(deps.store, deps.batches, deps.exchanges);
   const view = vscode.window.createTreeView(EXECUTIONS_VIEW_ID, { treeDataProvider: provider, showCollapseAll: true });
   let timer: ReturnType<typeof setInterval> | undefined;
   const syncTimer = (): void => {

@@ -15,6 +15,7 @@ import { startAgentServer } from '../../src/core/server/agentServer';
 import { json, startServer } from '../support/httpServer';
 import type { ExecutionRecord } from '../../src/core/executions/executionRecord';
 import type { AgentWorkflowsApi } from '../../src/extension';
+import type { Exchange } from '../../src/core/exchange/exchange';
 import { AgentTestController } from '../../src/testing/agentTestController';
 import type { ItemOutcome } from '../../src/testing/agentTestController';
 import { ScriptedUi } from './scriptedUi';
@@ -351,6 +352,41 @@ describe('agent tests in VS Code', () => {
         actual: 'Hello Dr Ada',
       },
     ]);
+  });
+
+  it("links a case that failed at a node to that node's exchange, the secret by name", async () => {
+    const uri = workspaceUri('agent-tests', 'exchange.agent.test.yaml');
+    created.push(uri);
+    const token = `profile-token-${randomBytes(6).toString('hex')}`;
+    await vscode.workspace.fs.writeFile(
+      uri,
+      Buffer.from(
+        `agent: greeter.agent.yaml\ncases:\n  down:\n    inputs: { who: Ada }\n    secrets: { PROFILE_TOKEN: ${token} }\n    mocks: { profile: { status: 503, body: { error: resting } } }\n    expect:\n      outputs:\n        greeting: Hello Dr Ada\n`,
+      ),
+    );
+    await api.agentTests.refresh(uri);
+    const file = api.agentTests.controller.items.get(uri.toString());
+    assert.ok(file);
+    const outcomes = await api.agentTests.runTests(new vscode.TestRunRequest([file]));
+    const messages = outcomes.get(`${uri.toString()}::down`)?.messages ?? [];
+    const link = messages
+      .map((message) => /\[Open Exchange\]\(command:agentWorkflows\.openExchange\?([^ )]+)/.exec(message.message))
+      .find(Boolean);
+    assert.ok(link, JSON.stringify(messages));
+    assert.match(
+      messages.at(-1)!.message,
+      /^Exchange of node `profile`: `GET https:\/\/profiles\.example\.com\/v1\/people\/Ada → 503 Service Unavailable · 19 B · \d+ ms` \[Open Exchange\]/,
+    );
+    const [exchange] = JSON.parse(decodeURIComponent(link[1]!)) as [Exchange];
+    assert.equal(exchange.node, 'profile');
+    assert.equal(exchange.response?.status, 503);
+    assert.ok(
+      exchange.request.headers.some(
+        (header) => /^authorization$/i.test(header.name) && header.value === 'Bearer {{ secrets.PROFILE_TOKEN }}',
+      ),
+      JSON.stringify(exchange.request.headers),
+    );
+    assert.doesNotMatch(JSON.stringify(messages), new RegExp(token));
   });
 
   it('underlines a misspelt agent: at its value, suggesting the agent file beside it', async () => {

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -19,13 +19,14 @@ import { startAgentServer } from '../../src/core/server/agentServer';
 import type { AgentServer } from '../../src/core/server/agentServer';
 import { startExecution } from '../../src/core/service/agentClient';
 import type { AgentWorkflowsApi } from '../../src/extension';
+import type { Exchange } from '../../src/core/exchange/exchange';
 import { DEMO_SECRETS, startMockApis } from '../../scripts/demo/mockApis';
 import { startConnectProxy } from '../support/connectProxy';
 import { startFakeService } from '../support/fakeAgentService';
 import { json, startServer } from '../support/httpServer';
 import type { TestServer } from '../support/httpServer';
 import { ScriptedUi } from './scriptedUi';
-import { filesUnder, leaksOf, resultsChannelText, workspaceFolder } from './userData';
+import { filesUnder, leaksOf, resultsChannelText, userDataFilesEndingWith, workspaceFolder } from './userData';
 import { waitFor } from './wait';
 
 const KEY = `aw-test-key-${randomBytes(12).toString('hex')}`;
@@ -219,10 +220,11 @@ describe('runs', function () {
     assert.match(String(top.description), /^finished · just now · /);
     assert.match(String(top.contextValue), /^execution-finished-deployed-id-outputs$/);
     const groups = (await api.executionsTree.getChildren(top)) ?? [];
-    // The local server sends a per-node trace with the status; the tree shows it too.
+    // The local server sends a per-node trace with the status; the tree shows it too. The service's
+    // status answer carries no exchange: the execution says so.
     assert.deepEqual(
       groups.map((group) => group.label),
-      ['Inputs', 'Outputs', 'Trace'],
+      ['Inputs', 'Outputs', 'Trace', 'Exchanges are kept only for local executions'],
     );
     const outputs = (await api.executionsTree.getChildren(groups[1])) ?? [];
     assert.equal(outputs[0]?.label, 'report');
@@ -448,8 +450,35 @@ describe('runs', function () {
     const groups = (await api.executionsTree.getChildren(top)) ?? [];
     assert.deepEqual(
       groups.map((group) => group.label),
-      ['Outputs', 'Trace'],
+      ['Outputs', 'Nodes'],
     );
+    // The execution expands into its nodes; an API node opens its exchange, the secret by name.
+    const [node] = (await api.executionsTree.getChildren(groups[1])) ?? [];
+    assert.equal(node?.label, 'call');
+    assert.equal(node?.command?.command, 'agentWorkflows.openExchange');
+    const exchange = node?.command?.arguments?.[0] as Exchange;
+    assert.equal(exchange.node, 'call');
+    assert.equal(exchange.request.url, `${externalApi.url}/echo`);
+    assert.ok(
+      exchange.request.headers.some((header) => /^authorization$/i.test(header.name) && header.value === 'Bearer {{ secrets.ECHO_TOKEN }}'),
+      JSON.stringify(exchange.request.headers),
+    );
+    assert.equal(exchange.response?.status, 200);
+    assert.doesNotMatch(JSON.stringify(exchange), new RegExp(SECRET_TOKEN));
+    assert.match(String(node?.tooltip), /^GET http:\/\/127\.0\.0\.1:\d+\/echo → 200 OK/);
+    // Clicking the node opens the exchange view: the request as sent, the secret by name.
+    const opened = await vscode.commands.executeCommand<vscode.TextDocument>(node!.command!.command, ...(node!.command!.arguments ?? []));
+    assert.equal(opened.uri.scheme, 'agent-exchange');
+    assert.match(opened.getText(), /Bearer \{\{ secrets\.ECHO_TOKEN \}\}/);
+    assert.match(opened.getText(), /"authorization":\s*"present"/);
+    assert.ok(!opened.getText().includes(SECRET_TOKEN));
+    // Kept in the extension's workspace storage, one file per execution, deleted with it.
+    const [stored] = userDataFilesEndingWith(join('exchanges', `${record.key}.json`));
+    assert.ok(stored, 'the exchanges file of the execution');
+    assert.match(readFileSync(stored, 'utf8'), /Bearer \{\{ secrets\.ECHO_TOKEN \}\}/);
+    assert.ok(!readFileSync(stored, 'utf8').includes(SECRET_TOKEN));
+    assert.equal(await vscode.commands.executeCommand('agentWorkflows.executions.remove', top), true);
+    await waitFor(() => !existsSync(stored), 'the exchanges file to go with its execution');
 
     // Stored now: the next local run asks nothing.
     const second = await vscode.commands.executeCommand<ExecutionRecord>('agentWorkflows.runLocally', uriOf('secretive.agent.yaml'));

@@ -25,6 +25,11 @@ export function resultsChannelText(): string {
     .join('\n');
 }
 
+/** The files of the host's user data (workspace storage included) whose path ends with `suffix`. */
+export function userDataFilesEndingWith(suffix: string): string[] {
+  return filesUnder(userDataRoot()).filter((file) => file.endsWith(suffix));
+}
+
 export function filesUnder(dir: string): string[] {
   let entries;
   try {

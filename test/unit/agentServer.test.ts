@@ -193,6 +193,78 @@ describe('local agent server', () => {
     }, `execution ${executionId} to end`);
   }
 
+  it("answers the exchanges of an execution: each API node's request and answer, the secret by name", async () => {
+    await start();
+    const id = await execute('echo', { text: 'hello' });
+    assert.equal((await ended(id)).status, 'finished');
+    const answer = await call('GET', `/api/local/agent/${id}/exchanges`);
+    assert.equal(answer.status, 200, JSON.stringify(answer.body));
+    const { executionId, exchanges, bodiesNotKept, notKept } = answer.body as {
+      executionId: string;
+      exchanges: {
+        node: string;
+        request: { method: string; url: string; headers: { name: string; value: string }[] };
+        response: { status: number; body: { text: string } };
+      }[];
+      bodiesNotKept: string[];
+      notKept: number;
+    };
+    assert.equal(executionId, id);
+    assert.deepEqual(bodiesNotKept, []);
+    assert.equal(notKept, 0);
+    assert.equal(exchanges.length, 1);
+    const [exchange] = exchanges;
+    assert.equal(exchange?.node, 'call');
+    assert.equal(exchange?.request.method, 'POST');
+    assert.equal(exchange?.request.url, `${api.url}/echo?delay=0`);
+    assert.ok(
+      exchange?.request.headers.some(
+        (header) => /^authorization$/i.test(header.name) && header.value === 'Bearer {{ secrets.ECHO_TOKEN }}',
+      ),
+      JSON.stringify(exchange?.request.headers),
+    );
+    assert.equal(exchange?.response.status, 200);
+    assert.match(exchange?.response.body.text ?? '', /"authorized":true/);
+    assert.doesNotMatch(JSON.stringify(answer.body), /echo-secret/);
+
+    // Another account's, an unknown id: 404, as for the status.
+    assert.equal((await call('GET', `/api/billing/agent/${id}/exchanges`)).status, 404);
+    assert.equal((await call('GET', '/api/local/agent/00000000-0000-4000-8000-000000000000/exchanges')).status, 404);
+    assert.equal((await call('POST', `/api/local/agent/${id}/exchanges`)).status, 405);
+  });
+
+  it('keeps the exchanges of ended executions within their byte budget, the oldest let go first (410)', async () => {
+    // Room for one execution's exchanges and a half: measured on a first server.
+    await start();
+    const measured = await execute('echo', { text: 'one' });
+    await ended(measured);
+    const size = Buffer.byteLength(JSON.stringify((await call('GET', `/api/local/agent/${measured}/exchanges`)).body));
+    await server!.close();
+    server = undefined;
+    const budget = Math.floor(size * 1.5);
+    await start({ limits: { maxRetainedExchangeBytes: budget } });
+    const first = await execute('echo', { text: 'one' });
+    await ended(first);
+    const second = await execute('echo', { text: 'two' });
+    await ended(second);
+    assert.equal((await call('GET', `/api/local/agent/${second}/exchanges`)).status, 200);
+    const gone = await call('GET', `/api/local/agent/${first}/exchanges`);
+    assert.equal(gone.status, 410, JSON.stringify(gone.body));
+    assert.equal(gone.body.code, 'exchanges-not-kept');
+    assert.match(String(gone.body.error), /keeps at most \d+ (bytes|KiB) of the exchanges of ended executions, the oldest going first/);
+    // The status is still there: only the exchanges went.
+    assert.equal((await call('GET', `/api/local/agent/${first}/status`)).status, 200);
+
+    await server!.close();
+    server = undefined;
+    await start({ limits: { maxRetainedExchangeBytes: 0 } });
+    const none = await execute('echo', { text: 'three' });
+    await ended(none);
+    const off = await call('GET', `/api/local/agent/${none}/exchanges`);
+    assert.equal(off.status, 410);
+    assert.match(String(off.body.error), /records no exchanges/);
+  });
+
   it('binds to 127.0.0.1 and answers a start exactly like the service: {"status":"ok","executionId"}', async () => {
     await start();
     assert.equal(server!.host, '127.0.0.1');

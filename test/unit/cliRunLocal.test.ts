@@ -126,6 +126,55 @@ describe('agent-workflows run --local', () => {
     }
     assert.equal(api.requests.length, 0);
   });
+  it('prints each exchange as curl -v does with --verbose, on stderr, the secret by name', async () => {
+    const result = await cli([
+      'run',
+      '--local',
+      'triage.agent.yaml',
+      '--input',
+      'ticket=Printer on fire',
+      '--file',
+      'attachment=log.txt',
+      '--verbose',
+    ]);
+    assert.equal(result.code, 0, result.stderr);
+    // stdout stays the outputs.
+    assert.deepEqual(JSON.parse(result.stdout), { label: 'urgent', summary: 'urgent (12 bytes attached)' });
+    const host = new URL(api.url).host;
+    const lines = result.stderr.split('\n');
+    const at = lines.indexOf('> POST /classify HTTP/1.1');
+    assert.ok(at > 0, result.stderr);
+    assert.equal(lines[at - 1], `* node classify: POST ${api.url}/classify`);
+    assert.equal(lines[at + 1], `> Host: ${host}`);
+    assert.ok(lines.includes('> Authorization: Bearer {{ secrets.TRIAGE_TOKEN }}'), result.stderr);
+    assert.ok(lines.includes('> Content-Type: application/json'), result.stderr);
+    assert.ok(lines.includes('{"text":"Printer on fire","file":"log.txt"}'), result.stderr);
+    assert.ok(lines.includes('< HTTP/1.1 200 OK'), result.stderr);
+    assert.ok(
+      lines.some((line) => /^< content-type: application\/json/i.test(line)),
+      result.stderr,
+    );
+    assert.ok(lines.includes('{"label":"urgent"}'), result.stderr);
+    // The exchange comes before the node's line, and the template node has none.
+    assert.ok(lines.findIndex((line) => line.startsWith('  classify: succeeded')) > at);
+    assert.equal(lines.filter((line) => line.startsWith('* node ')).length, 1);
+    assert.doesNotMatch(result.stderr, new RegExp(TOKEN));
+  });
+
+  it('prints the exchange of a failed call with --verbose, and refuses --verbose without --local', async () => {
+    const failed = await cli(['run', '--local', 'triage.agent.yaml', '--input', 'ticket=x', '--file', 'attachment=log.txt', '--verbose'], {
+      AGENT_SECRET_TRIAGE_TOKEN: 'wrong-token-value',
+    });
+    assert.equal(failed.code, 1);
+    assert.match(failed.stderr, /^> Authorization: Bearer \{\{ secrets\.TRIAGE_TOKEN \}\}$/m);
+    assert.match(failed.stderr, /^< HTTP\/1\.1 401 Unauthorized$/m);
+    assert.match(failed.stderr, /^\{"error":"bad token"\}$/m);
+    assert.doesNotMatch(failed.stderr, /wrong-token-value/);
+    const deployed = await cli(['run', 'triage.agent.yaml', '--input', 'ticket=x', '--file', 'attachment=log.txt', '--verbose']);
+    assert.equal(deployed.code, 2);
+    assert.match(deployed.stderr, /--verbose prints the exchanges of a run on this machine: use it with --local/);
+  });
+
   it('never prints a secret an API echoes Base64-encoded, in Basic credentials, URL-encoded, JSON-escaped or in another case', async () => {
     const echo = await startServer((request, response) =>
       json(response, 200, echoedForms((request.headers.authorization ?? '').replace(/^Bearer /, ''))),

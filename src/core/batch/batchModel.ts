@@ -3,6 +3,7 @@
 // batch runner for its types (no import circle).
 import type { RowProblem } from './dataRows';
 import type { ExpectationResult } from './rowInputs';
+import type { ExchangeSummary } from '../exchange/executionExchanges';
 
 export type RowStatus = 'finished' | 'failed' | 'error' | 'timeout' | 'unknown' | 'skipped';
 
@@ -28,4 +29,6 @@ export interface RowResult {
   readonly durationMs?: number;
   /** Requests made for this row (start and polls). */
   readonly requests?: number;
+  /** A row run locally that failed at a node: that node's request and answer, summed up. */
+  readonly exchange?: ExchangeSummary;
 }

@@ -9,6 +9,9 @@ import { dirname, resolve } from 'node:path';
 import type { AgentModel } from '../document/model';
 import type { LoadedAgent } from '../engine/agentPlan';
 import { executeAgent } from '../engine/engine';
+import { EXCHANGE_BODY_LIMITS } from '../exchange/exchange';
+import type { Exchange } from '../exchange/exchange';
+import { ExchangeLog, exchangeSummaryOf } from '../exchange/executionExchanges';
 import type { EngineOptions } from '../engine/engine';
 import { filesFromPaths, resolveInputs } from '../engine/inputs';
 import { errorMessage } from '../errors';
@@ -536,9 +539,19 @@ class BatchRun {
         this.listener({ kind: 'row-started', row });
         this.progress();
         let end: ExecutionEnd;
+        // The row's exchanges, within an execution's budget: a failed row's results line sums up the
+        // exchange of the node it failed at.
+        const exchanges = new ExchangeLog();
+        let failedAt: string | undefined;
         try {
           const inputs = resolveInputs(mode.agent.model, { values: prepared.inputs, files: await filesFromPaths(files) });
-          const result = await executeAgent(mode.agent, inputs, { ...mode.engine, signal, timeoutMs: mode.executionTimeoutMs });
+          const result = await executeAgent(mode.agent, inputs, {
+            ...mode.engine,
+            signal,
+            timeoutMs: mode.executionTimeoutMs,
+            ...{ onExchange: (exchange: Exchange) => exchanges.add(exchange), exchangeBodyLimit: EXCHANGE_BODY_LIMITS.execution },
+          });
+          if (result.status === 'failed') failedAt = result.error.node;
           if (result.status === 'cancelled') {
             this.running--;
             return; // stopped: run again on resume
@@ -553,7 +566,9 @@ class BatchRun {
           end = { kind: 'error', message: error instanceof InputError ? error.problems.join(' ') : errorMessage(error) };
         }
         this.running--;
-        this.finish(this.resultOf(row, undefined, end, { startedAtMs, endedAtMs: Date.now(), requests: 0 }));
+        const exchange = exchangeSummaryOf(exchanges.snapshot(), failedAt);
+        const result = this.resultOf(row, undefined, end, { startedAtMs, endedAtMs: Date.now(), requests: 0 });
+        this.finish(exchange ? { ...result, exchange } : result);
       }
     };
     // Rows are pulled one at a time by each worker: an async generator serves one next() at a time.

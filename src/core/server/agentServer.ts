@@ -3,6 +3,7 @@
 //   POST /api/{account}/agent/{agent}/execute            {"inputs": {…}, "stream": false}
 //   POST /api/{account}/agent/{agent}/execute/multipart  part "payload" (that JSON) + one part per file input
 //   GET  /api/{account}/agent/{executionId}/status       running / finished with outputs / failed with the error
+//   GET  /api/{account}/agent/{executionId}/exchanges    each API node's request and answer (this server only)
 // Every request needs "Authorization: Bearer <key>", and a Host naming the server's own address.
 import { rm } from 'node:fs/promises';
 import { createServer } from 'node:http';
@@ -134,6 +135,7 @@ export async function startAgentServer(options: AgentServerOptions): Promise<Age
     maxRetained: limits.maxRetained,
     maxRetainedBytes: limits.maxRetainedBytes,
     maxStatusAnswerBytes: limits.maxStatusAnswerBytes,
+    maxRetainedExchangeBytes: limits.maxRetainedExchangeBytes,
     onEnded: (execution) => emit({ kind: 'execution-ended', execution }),
   });
   const context: ServerContext = {
@@ -202,6 +204,8 @@ async function handle(context: ServerContext, request: IncomingMessage, response
       return handleExecuteMultipart(context, request, response, route);
     case 'status':
       return handleStatus(context, response, route);
+    case 'exchanges':
+      return handleExchanges(context, response, route);
   }
 }
 
@@ -338,6 +342,26 @@ function handleStatus({ executions, limits }: ServerContext, response: ServerRes
   sendJsonText(response, 200, found.answer);
 }
 
+/**
+ * GET …/exchanges: each API node's request and answer (secrets by name), as the status answer of
+ * the service does not carry them; or why they are not kept.
+ */
+function handleExchanges({ executions, limits }: ServerContext, response: ServerResponse, route: StatusRoute): void {
+  const found = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(route.executionId)
+    ? executions.readExchanges(route.executionId.toLowerCase())
+    : undefined;
+  if (!found || found.account !== route.account) {
+    throw new HttpError(
+      404,
+      'unknown-execution',
+      `No execution "${route.executionId}" in account "${route.account}". Executions are kept for ${Math.round(limits.retentionMs / 60_000)} minutes after they end, and not across server restarts.`,
+    );
+  }
+  if ('notKept' in found)
+    throw new HttpError(410, 'exchanges-not-kept', `The exchanges of execution "${route.executionId}" are not kept. ${found.notKept}`);
+  sendJsonText(response, 200, found.answer);
+}
+
 /** The agent a request names, if it can run; else an answer that says what is served. */
 function servedAgent(agents: AgentDirectory, account: string, agent: string): RunnableAgent {
   const served = agents.find(account, agent);
@@ -429,7 +453,7 @@ interface AgentRoute {
 }
 
 interface StatusRoute {
-  readonly kind: 'status';
+  readonly kind: 'status' | 'exchanges';
   readonly account: string;
   readonly executionId: string;
 }
@@ -461,15 +485,15 @@ function matchRoute(method: string, rawUrl: string): Route {
       allow('POST');
       return { kind: 'execute-multipart', account, agent: target };
     }
-    if (action === 'status' && extra === undefined) {
+    if ((action === 'status' || action === 'exchanges') && extra === undefined) {
       allow('GET');
-      return { kind: 'status', account, executionId: target };
+      return { kind: action, account, executionId: target };
     }
   }
   throw new HttpError(
     404,
     'no-route',
-    `Nothing at ${method} ${pathname}. This server answers POST /api/{account}/agent/{agent}/execute, POST /api/{account}/agent/{agent}/execute/multipart and GET /api/{account}/agent/{executionId}/status.`,
+    `Nothing at ${method} ${pathname}. This server answers POST /api/{account}/agent/{agent}/execute, POST /api/{account}/agent/{agent}/execute/multipart, GET /api/{account}/agent/{executionId}/status and GET /api/{account}/agent/{executionId}/exchanges.`,
   );
 }
 

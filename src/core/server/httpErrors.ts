@@ -13,6 +13,7 @@ export type ErrorCode =
   | 'agent-has-errors'
   | 'unknown-execution'
   | 'execution-removed'
+  | 'exchanges-not-kept'
   | 'no-route'
   | 'method-not-allowed'
   | 'unsupported-media-type'

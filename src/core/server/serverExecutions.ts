@@ -16,13 +16,24 @@ import { formatBytes } from './requestBody';
 import { errorMessage } from '../errors';
 import type { ServerLimits } from '../limits';
 import { FileValue } from '../engine/values';
+import { EXCHANGE_BODY_LIMITS } from '../exchange/exchange';
+import type { Exchange } from '../exchange/exchange';
+import { ExchangeLog } from '../exchange/executionExchanges';
+import type { ExecutionExchanges } from '../exchange/executionExchanges';
 
 export type ServerExecutionState = 'queued' | 'running' | 'finished' | 'failed' | 'cancelled';
 
 /** The limits (documented in src/core/limits.ts) the executions keep, and what they run with. */
 export interface ServerExecutionsOptions extends Pick<
   ServerLimits,
-  'maxRunning' | 'maxQueued' | 'maxInFlightInputBytes' | 'retentionMs' | 'maxRetained' | 'maxRetainedBytes' | 'maxStatusAnswerBytes'
+  | 'maxRunning'
+  | 'maxQueued'
+  | 'maxInFlightInputBytes'
+  | 'retentionMs'
+  | 'maxRetained'
+  | 'maxRetainedBytes'
+  | 'maxStatusAnswerBytes'
+  | 'maxRetainedExchangeBytes'
 > {
   /** Engine settings shared by every execution (not the signal or trace callback). */
   readonly engine: Omit<EngineOptions, 'signal' | 'onTrace'>;
@@ -49,6 +60,12 @@ export interface ExecutionView {
   readonly traceLeftOut?: number;
 }
 
+/**
+ * What a read of an execution's exchanges finds: the JSON answer (`{ executionId, exchanges,
+ * bodiesNotKept, notKept }`), or why they are not (any more) kept.
+ */
+export type ExchangesRead = { readonly account: string; readonly answer: Buffer } | { readonly account: string; readonly notKept: string };
+
 /** What a status read finds: the JSON answer, or why the execution is no longer kept. */
 export type StatusRead = { readonly account: string; readonly answer: Buffer } | { readonly account: string; readonly removed: string };
 
@@ -65,6 +82,8 @@ interface Execution {
   readonly cleanup: () => Promise<void>;
   state: ServerExecutionState;
   trace: Map<string, NodeTrace>;
+  /** Its API nodes' exchanges; undefined when the server records none. */
+  readonly exchanges?: ExchangeLog;
   done?: Promise<void>;
 }
 
@@ -103,6 +122,9 @@ export class ServerExecutions {
   private readonly ended = new Map<string, EndedExecution>();
   private endedBytes = 0;
   private readonly removed = new Map<string, Removal>();
+  /** The exchanges of ended executions as JSON answers, oldest first, within maxRetainedExchangeBytes. */
+  private readonly endedExchanges = new Map<string, Buffer>();
+  private endedExchangeBytes = 0;
   private readonly sweeper: NodeJS.Timeout;
   private closing = false;
 
@@ -147,6 +169,7 @@ export class ServerExecutions {
       cleanup: request.cleanup ?? (async () => undefined),
       state: 'queued',
       trace: new Map(request.loaded.plan.nodes.map((node) => [node.id, { node: node.id, type: node.kind, status: 'pending' }])),
+      ...(this.options.maxRetainedExchangeBytes > 0 ? { exchanges: new ExchangeLog() } : {}),
     };
     this.inFlight.set(execution.id, execution);
     this.inFlightInputBytes += inputBytes;
@@ -163,6 +186,28 @@ export class ServerExecutions {
     if (execution) return { account: execution.account, answer: statusAnswer(liveView(execution), this.options.maxStatusAnswerBytes) };
     const removed = this.removed.get(id);
     return removed ? { account: removed.account, removed: this.removalReason(removed.why) } : undefined;
+  }
+
+  /** The exchanges of an execution, or why they are not kept; undefined for an id never seen (or long forgotten). */
+  readExchanges(id: string): ExchangesRead | undefined {
+    const kept = this.endedExchanges.get(id);
+    const ended = this.ended.get(id);
+    if (kept && ended) return { account: ended.account, answer: kept };
+    const execution = this.inFlight.get(id);
+    if (execution)
+      return execution.exchanges
+        ? { account: execution.account, answer: exchangesAnswer(id, execution.exchanges.snapshot()) }
+        : { account: execution.account, notKept: this.exchangesNotKept() };
+    if (ended) return { account: ended.account, notKept: this.exchangesNotKept() };
+    const removed = this.removed.get(id);
+    return removed
+      ? { account: removed.account, notKept: `The execution is no longer kept. ${this.removalReason(removed.why)}` }
+      : undefined;
+  }
+
+  /** Bytes of the exchanges of the ended executions kept. */
+  get retainedExchangeBytes(): number {
+    return this.endedExchangeBytes;
   }
 
   /** Executions kept: in flight and ended. */
@@ -196,6 +241,12 @@ export class ServerExecutions {
       ...this.options.engine,
       signal: execution.controller.signal,
       onTrace: (entry) => execution.trace.set(entry.node, entry),
+      ...(execution.exchanges
+        ? {
+            onExchange: (exchange: Exchange) => execution.exchanges!.add(exchange),
+            exchangeBodyLimit: EXCHANGE_BODY_LIMITS.execution,
+          }
+        : {}),
     })
       .catch((error: unknown): ExecutionResult => {
         // The engine reports failures as results; reaching here is a bug, still shown as a failure.
@@ -219,6 +270,7 @@ export class ServerExecutions {
         this.inFlightInputBytes -= execution.inputBytes;
         this.ended.set(execution.id, { account: execution.account, answer, endedAt: Date.now() });
         this.endedBytes += answer.length;
+        if (execution.exchanges) this.keepExchanges(execution.id, exchangesAnswer(execution.id, execution.exchanges.snapshot()));
         this.trim();
         await execution.cleanup().catch(() => undefined);
         this.options.onEnded?.(view);
@@ -242,7 +294,32 @@ export class ServerExecutions {
     }
   }
 
+  /** Keeps an ended execution's exchanges, letting go of the oldest kept past the byte budget. */
+  private keepExchanges(id: string, answer: Buffer): void {
+    const budget = this.options.maxRetainedExchangeBytes;
+    if (answer.length > budget) return;
+    this.endedExchanges.set(id, answer);
+    this.endedExchangeBytes += answer.length;
+    for (const [oldest, kept] of this.endedExchanges) {
+      if (this.endedExchangeBytes <= budget) break;
+      this.dropExchanges(oldest, kept);
+    }
+  }
+
+  private dropExchanges(id: string, kept: Buffer): void {
+    this.endedExchanges.delete(id);
+    this.endedExchangeBytes -= kept.length;
+  }
+
+  private exchangesNotKept(): string {
+    return this.options.maxRetainedExchangeBytes > 0
+      ? `Its exchanges were let go to keep the server's memory bounded: the server keeps at most ${formatBytes(this.options.maxRetainedExchangeBytes)} of the exchanges of ended executions, the oldest going first. Read them sooner after the execution ends.`
+      : 'This server records no exchanges (its exchange budget is 0).';
+  }
+
   private remove(id: string, ended: EndedExecution, why: Removal['why']): void {
+    const exchanges = this.endedExchanges.get(id);
+    if (exchanges) this.dropExchanges(id, exchanges);
     this.ended.delete(id);
     this.endedBytes -= ended.answer.length;
     this.removed.set(id, { account: ended.account, why });
@@ -283,6 +360,11 @@ function endedView(execution: Execution, result: ExecutionResult): ExecutionView
   return result.status === 'finished'
     ? { ...ended, outputs: result.outputs }
     : { ...ended, error: result.error.message, ...(result.error.node !== undefined ? { node: result.error.node } : {}) };
+}
+
+/** The JSON answer of an execution's exchanges: within 2 MiB, as its log is bounded. */
+function exchangesAnswer(executionId: string, log: ExecutionExchanges): Buffer {
+  return Buffer.from(JSON.stringify({ executionId, ...log }));
 }
 
 /** Bytes of a value as JSON: what it costs to keep or to send, near enough. */

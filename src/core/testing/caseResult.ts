@@ -3,6 +3,7 @@
 // imports another for its types (no import circle).
 import type { Span } from '../document/problems';
 import type { ExecutionResult } from '../engine/engine';
+import type { ExchangeSummary, ExecutionExchanges } from '../exchange/executionExchanges';
 
 /** What an API node sent to its mock. */
 export interface RecordedRequest {
@@ -44,6 +45,10 @@ export interface CaseResult {
   readonly notes?: readonly string[];
   /** The origin of the service the case was sent to (its inputs and files left this machine). */
   readonly ranOn?: string;
+  /** Each API node's request and answer, within the execution's budget (local cases). */
+  readonly exchanges?: ExecutionExchanges;
+  /** The exchange of the node the case failed at, as reports show it (kept when `exchanges` is let go). */
+  readonly failedExchange?: ExchangeSummary;
 }
 
 /** A failed expectation as reports keep it: every value bounded, and its line in the test file. */

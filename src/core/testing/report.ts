@@ -7,6 +7,8 @@ import { create } from 'xmlbuilder2';
 import type { Problem, Span } from '../document/problems';
 import { escapedCharacter, printable } from '../printable';
 import type { CaseFailure, CaseResult, ReportedFailure } from './caseResult';
+import type { ExchangeSummary } from '../exchange/executionExchanges';
+import { reportedExchange } from './failureExchange';
 import { boundedMessage, boundedText, boundedValue } from './shownValue';
 
 /** A case's result as reports keep it. */
@@ -18,6 +20,8 @@ export interface ReportedCase {
   /** The origin of the service the case ran on: its inputs and files left this machine. */
   readonly ranOn?: string;
   readonly failures: readonly ReportedFailure[];
+  /** The exchange of the node a failed case failed at (local cases). */
+  readonly exchange?: ExchangeSummary;
 }
 
 /**
@@ -26,6 +30,7 @@ export interface ReportedCase {
  * the line of a place in the test file.
  */
 export function reportedCase(result: CaseResult, lineOf?: (span: Span) => number): ReportedCase {
+  const exchange = reportedExchange(result);
   return {
     name: result.name,
     passed: result.passed,
@@ -36,6 +41,7 @@ export function reportedCase(result: CaseResult, lineOf?: (span: Span) => number
       const { message, ...shown } = failure.reported ?? reportedFailure(failure);
       return { message, ...(lineOf ? { line: lineOf(failure.span) } : {}), ...shown };
     }),
+    ...(exchange ? { exchange } : {}),
   };
 }
 
@@ -56,8 +62,10 @@ function reportedFailure(failure: CaseFailure): Omit<ReportedFailure, 'line'> {
  * otherwise hold every execution and every answer that came until its last case.
  */
 export function keptForReport(result: CaseResult, keepExecution = false): CaseResult {
-  // Field by field: reading `requests` would redact them only to let them go.
+  // Field by field: reading `requests` would redact them only to let them go. Of the exchanges,
+  // only the failed node's summary stays.
   const { name, passed, durationMs, notes, execution, ranOn } = result;
+  const failedExchange = reportedExchange(result);
   return {
     name,
     passed,
@@ -70,6 +78,7 @@ export function keptForReport(result: CaseResult, keepExecution = false): CaseRe
       return { message: reported.message, span: failure.span, ...(failure.path !== undefined ? { path: failure.path } : {}), reported };
     }),
     ...(keepExecution && execution ? { execution } : {}),
+    ...(failedExchange ? { failedExchange } : {}),
   };
 }
 
@@ -132,11 +141,20 @@ export function formatText(reports: readonly SuiteReport[]): string {
         lines.push(`      ${at}${failure.message}`);
         for (const line of failure.diff) lines.push(`        ${line}`);
       }
+      if (result.exchange) lines.push(...exchangeLines(result.exchange).map((line) => `      ${line}`));
     }
   }
   const sum = totals(reports);
   lines.push('', summaryLine(sum));
   return `${lines.join('\n')}\n`;
+}
+
+/** A failed case's exchange in a report: what the node sent and what came back, in two lines. */
+function exchangeLines(exchange: ExchangeSummary): string[] {
+  return [
+    `exchange of node "${exchange.node}": ${exchange.summary}`,
+    ...(exchange.answer !== undefined ? [`  answer: ${exchange.answer}`] : []),
+  ];
 }
 
 export function summaryLine(sum: Totals): string {
@@ -196,6 +214,7 @@ export function formatJson(reports: readonly SuiteReport[]): string {
               ...(failure.expected !== undefined ? { expected: failure.expected } : {}),
               ...(failure.actual !== undefined ? { actual: failure.actual } : {}),
             })),
+            ...(result.exchange ? { exchange: result.exchange } : {}),
           })),
         };
       }),
@@ -273,10 +292,13 @@ export function formatJunit(reports: readonly SuiteReport[]): string {
         notes();
         continue;
       }
-      const details = result.failures.flatMap((failure) => [
-        (failure.line !== undefined ? `line ${failure.line}: ` : '') + failure.message,
-        ...failure.diff.map((line) => `  ${line}`),
-      ]);
+      const details = [
+        ...result.failures.flatMap((failure) => [
+          (failure.line !== undefined ? `line ${failure.line}: ` : '') + failure.message,
+          ...failure.diff.map((line) => `  ${line}`),
+        ]),
+        ...(result.exchange ? exchangeLines(result.exchange) : []),
+      ];
       testcase
         .ele('failure', { message: xmlAttribute(result.failures[0]?.message ?? 'failed'), type: 'AssertionError' })
         .txt(xmlText(details.join('\n')));

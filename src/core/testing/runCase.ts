@@ -12,6 +12,9 @@ import { checkNamedFiles, describeFileRefusal } from '../inputs/fileAccess';
 import type { FileRefusal, NamedFile } from '../inputs/fileAccess';
 import { InputError } from '../inputs/inputValues';
 import { Redactor } from '../redaction';
+import { EXCHANGE_BODY_LIMITS } from '../exchange/exchange';
+import type { Exchange } from '../exchange/exchange';
+import { ExchangeLog } from '../exchange/executionExchanges';
 import { matchValue } from './matchers';
 import { MockReplyDispatcher, NoMockDispatcher } from './mockDispatcher';
 import type { MockReply, SentRequest } from './mockDispatcher';
@@ -33,6 +36,8 @@ export interface RunCaseOptions {
   readonly signal?: AbortSignal;
   /** For live nodes: a proxy or a custom agent. */
   readonly dispatcher?: Dispatcher;
+  /** Keep each API node's exchange (what a failed case links to); on by default. */
+  readonly recordExchanges?: boolean;
 }
 
 const DEFAULT_TIMEOUT_MS = 30_000;
@@ -61,7 +66,12 @@ export async function runCase(agent: LoadedAgent, testCase: TestCase, options: R
     return entry && recorded(entry);
   };
   const redactor = caseRedactor(testCase);
+  const exchanges = options.recordExchanges === false ? undefined : new ExchangeLog();
   const execution = await executeAgent(agent, inputs, {
+    // Secrets are written by name in each exchange: the run's redactor knows the case's.
+    ...(exchanges
+      ? { onExchange: (exchange: Exchange) => exchanges.add(exchange), exchangeBodyLimit: EXCHANGE_BODY_LIMITS.execution }
+      : {}),
     secrets: async (name) => testCase.secrets[name],
     secretHint: (name) => `give it a test value under secrets: ${name} in the case`,
     timeoutMs: testCase.expect.withinMs ? Math.max(testCase.expect.withinMs.ms * 2, 1000) : (options.timeoutMs ?? DEFAULT_TIMEOUT_MS),
@@ -86,6 +96,7 @@ export async function runCase(agent: LoadedAgent, testCase: TestCase, options: R
     durationMs: elapsed(started),
     failures,
     execution,
+    ...(exchanges ? { exchanges: exchanges.snapshot() } : {}),
     get requests(): readonly RecordedRequest[] {
       return (shown ??= sent.map((entry) => redactedRequest(recorded(entry), redactor)));
     },
