@@ -127,8 +127,8 @@ export function curlForNode(node: NodeRequestSpec): string {
     [
       'curl',
       '-sS',
-      // Placeholders have braces: curl would read them as a glob.
-      ...(/[{}[\]]/.test(url) ? ['-g'] : []),
+      // Placeholders have braces: curl would read them as a glob (a secret is a variable by then).
+      ...(/[{}[\]]/.test(url.replace(SECRET_PLACE, '')) ? ['-g'] : []),
       ...(method === 'HEAD' ? ['--head'] : method === 'GET' && bodyText === undefined ? [] : ['-X', method]),
       shellWordWithSecrets(url),
     ],
