@@ -22,6 +22,7 @@ import { registerAddApiNodeFromOpenApiCommand } from './addApiNodeFromOpenApi';
 import { registerClearApiKeyCommand } from './clearApiKey';
 import { registerClearSecretCommand } from './clearSecret';
 import { registerCopyAsCurlCommand } from './copyAsCurl';
+import { registerCopyNodeAsCurlCommand } from './copyNodeAsCurl';
 import { registerExecutionActions } from './executionActions';
 import { registerDatasetCommands, resumeBatches } from './runDataset';
 import { registerNewAgentFileCommand } from './newAgentFile';
@@ -85,6 +86,7 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
   registerRunLocallyCommand(context, runDeps);
   registerPollExecutionCommand(context, runDeps);
   registerCopyAsCurlCommand(context, runDeps);
+  registerCopyNodeAsCurlCommand(context, { logger });
   registerStartLocalServerCommand(context, { localServer, logger });
   registerExecutionActions(context, { ...runDeps, batches });
   const batchDeps = registerDatasetCommands(context, { ...runDeps, batches, extensionUri: context.extensionUri });
