@@ -6,6 +6,7 @@ export const COMMANDS = {
   runLocally: 'agentWorkflows.runLocally',
   pollExecution: 'agentWorkflows.pollExecution',
   copyAsCurl: 'agentWorkflows.copyAsCurl',
+  copyNodeAsCurl: 'agentWorkflows.copyNodeAsCurl',
   setSecret: 'agentWorkflows.setSecret',
   clearSecret: 'agentWorkflows.clearSecret',
   startLocalServer: 'agentWorkflows.startLocalServer',

@@ -28,6 +28,7 @@ import { registerClearApiKeyCommand } from './clearApiKey';
 import { registerClearSecretCommand } from './clearSecret';
 import { registerCopyAsCurlCommand } from './copyAsCurl';
 import { registerExchangeActions } from './exchangeActions';
+import { registerCopyNodeAsCurlCommand } from './copyNodeAsCurl';
 import { registerExecutionActions } from './executionActions';
 import { registerDatasetCommands, resumeBatches } from './runDataset';
 import { registerNewAgentFileCommand } from './newAgentFile';
@@ -102,6 +103,7 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
   registerRunLocallyCommand(context, runDeps);
   registerPollExecutionCommand(context, runDeps);
   registerCopyAsCurlCommand(context, runDeps);
+  registerCopyNodeAsCurlCommand(context, { logger });
   registerStartLocalServerCommand(context, { localServer, logger });
   registerSendRequestCommand(context, { ...runDeps, exchanges: deps.exchanges });
   registerRenderTemplateCommand(context, runDeps);

@@ -81,3 +81,71 @@ function curlCommand(method: string, url: string, headers: readonly ExchangeHead
   else if (body.kind === 'binary') lines.push(['--data-binary', '@body.bin']);
   return `${lines.map((parts) => parts.join(' ')).join(' \\\n  ')}\n`;
 }
+
+/** What Copy Node as cURL needs of an API node: as written in the file, nothing evaluated. */
+export interface NodeRequestSpec {
+  readonly method: string;
+  readonly url: string;
+  readonly settings?: readonly string[];
+  readonly body?: unknown;
+}
+
+/** `{{ … }}` as written in an agent file, any spacing. */
+const EXPRESSION = /\{\{\s*([^{}]*?)\s*\}\}/g;
+const SECRET_EXPRESSION = /^secrets\.([A-Za-z_][A-Za-z0-9_]*)$/;
+const INPUT_EXPRESSION = /^inputs\.([A-Za-z_][A-Za-z0-9_]*)$/;
+
+/** Secrets written the one way shellWordWithSecrets reads them; other expressions as `other` says. */
+function withPlaceholders(text: string, other: (expression: string, whole: string) => string): string {
+  return text.replace(EXPRESSION, (whole, expression: string) => {
+    const secret = SECRET_EXPRESSION.exec(expression);
+    return secret ? `{{ secrets.${secret[1]} }}` : other(expression, whole);
+  });
+}
+
+/**
+ * An API node as a curl command, without running anything: each secret is "${AGENT_SECRET_NAME}"
+ * (set it in the shell), each input of the URL a `{name}` placeholder (what API docs write, and
+ * what `import curl` reads back as that input), any other expression of the URL `{expression}`.
+ * Headers and the body keep their other expressions as written (`import curl` keeps them as they
+ * are). A mapping body is sent as compact JSON, with the Content-Type the engine would add.
+ */
+export function curlForNode(node: NodeRequestSpec): string {
+  const method = node.method.toUpperCase();
+  const url = withPlaceholders(node.url.trim(), (expression) => {
+    const input = INPUT_EXPRESSION.exec(expression);
+    return `{${input ? input[1] : expression.replace(/\s+/g, '')}}`;
+  });
+  const settings = (node.settings ?? []).map((setting) => withPlaceholders(setting, (_expression, whole) => whole));
+  const mapping = node.body !== undefined && node.body !== null && typeof node.body === 'object';
+  if (mapping && !settings.some((setting) => /^\s*content-type\s*:/i.test(setting))) settings.push('Content-Type: application/json');
+  const bodyText =
+    node.body === undefined || node.body === null
+      ? undefined
+      : withPlaceholders(mapping ? JSON.stringify(node.body) : String(node.body), (_expression, whole) => whole);
+  const lines: string[][] = [
+    [
+      'curl',
+      '-sS',
+      // Placeholders have braces: curl would read them as a glob (a secret is a variable by then).
+      ...(/[{}[\]]/.test(url.replace(SECRET_PLACE, '')) ? ['-g'] : []),
+      ...(method === 'HEAD' ? ['--head'] : method === 'GET' && bodyText === undefined ? [] : ['-X', method]),
+      shellWordWithSecrets(url),
+    ],
+  ];
+  for (const setting of settings) lines.push(['-H', shellWordWithSecrets(setting)]);
+  if (bodyText !== undefined) lines.push(['--data-raw', shellWordWithSecrets(bodyText)]);
+  return `${lines.map((parts) => parts.join(' ')).join(' \\\n  ')}\n`;
+}
+
+/** Names of the secrets a node's curl command reads from the environment, in order, once each. */
+export function secretsOfNode(node: NodeRequestSpec): string[] {
+  const texts = [node.url, ...(node.settings ?? []), node.body === undefined ? '' : JSON.stringify(node.body)];
+  const names = new Set<string>();
+  for (const text of texts)
+    for (const match of text.matchAll(EXPRESSION)) {
+      const secret = SECRET_EXPRESSION.exec(match[1]!);
+      if (secret) names.add(secret[1]!);
+    }
+  return [...names];
+}

@@ -3,6 +3,7 @@
 // reference in the form the service's four auth methods take, named after the API's host; the
 // values are handed back to be stored as secrets, never written into the node.
 import { CREDENTIAL_HEADERS, parseHeaderString } from '../document/headers';
+import { SECRET_ENV_PREFIX } from '../engine/secrets';
 import { API_KEY_PARAMETERS, CREDENTIAL_PARAMETERS } from '../document/urlCredentials';
 import { looksLikePlaceholder } from '../validation/headerChecks';
 import { findSecrets } from '../validation/secretScan';
@@ -117,7 +118,8 @@ export function apiNodeFromCurl(request: CurlRequest, options: CurlImportOptions
     }
     const lower = header.name.toLowerCase();
     if (lower === 'authorization') hasAuthorization = true;
-    settings.push(`${header.name}: ${credentialHeaderValue(header.name, header.value, apiName, secrets)}`);
+    const value = agentSecretReferences(header.value, secrets, header.name);
+    settings.push(`${header.name}: ${credentialHeaderValue(header.name, value, apiName, secrets)}`);
   }
   // curl sends "https://user:password@host/" as Basic credentials, like -u.
   const userinfo = url.username !== '' || url.password !== '' ? `${decodeSegment(url.username)}:${decodeSegment(url.password)}` : undefined;
@@ -186,7 +188,7 @@ export function apiNodeFromCurl(request: CurlRequest, options: CurlImportOptions
     wholeUrlSecret?.reference ??
     withHostInputs.restore(`${url.protocol}//${url.host}${path}${query.length > 0 ? `?${query.join('&')}` : ''}`);
 
-  const body = hasData && !request.dataInQuery ? bodyOf(request, settings, notes) : undefined;
+  const body = hasData && !request.dataInQuery ? bodyOf(request, settings, notes, secrets) : undefined;
   // A URL that is a secret names the node after what it is, never after a part of it.
   const id =
     options.id ??
@@ -237,6 +239,12 @@ class SecretNames {
     return name;
   }
 
+  /** A secret the command names itself ($AGENT_SECRET_NAME): the same name wherever it is used. */
+  named(name: string, from: string): string {
+    if (!this.secrets.some((secret) => secret.name === name)) this.secrets.push({ name, from });
+    return name;
+  }
+
   all(): ImportedSecret[] {
     return [...this.secrets];
   }
@@ -251,6 +259,9 @@ function secretFor(value: string, wanted: string, from: string, secrets: SecretN
   if (variable) {
     // "$OPENAI_API_KEY" names the secret; "$TOKEN" or "$YOUR_API_KEY" says nothing the API's name does not.
     const name = (variable[1] ?? variable[2])!.toUpperCase();
+    // "$AGENT_SECRET_NAME" is how agent-workflows itself writes the secret NAME (Copy Node as cURL).
+    const agentSecret = agentSecretName(name);
+    if (agentSecret !== undefined) return secrets.named(agentSecret, from);
     return secrets.name(GENERIC_VARIABLE.test(name) ? wanted : name, undefined, from);
   }
   return secrets.name(wanted, isDocsPlaceholder(value) ? undefined : value.trim(), from);
@@ -308,6 +319,27 @@ function urlSecret(url: string, secrets: SecretNames): { name: string; reference
   return { name, reference: `{{ secrets.${name} }}${url.slice(finding.end)}` };
 }
 
+/** `$AGENT_SECRET_NAME` or `${AGENT_SECRET_NAME}` within a text. */
+const AGENT_SECRET_VARIABLE = new RegExp(
+  `\\$(?:\\{${SECRET_ENV_PREFIX}([A-Za-z_][A-Za-z0-9_]*)\\}|${SECRET_ENV_PREFIX}([A-Za-z_][A-Za-z0-9_]*))`,
+  'g',
+);
+
+/** NAME of the shell variable AGENT_SECRET_NAME (as the CLI and Copy Node as cURL write secrets). */
+function agentSecretName(variable: string): string | undefined {
+  return variable.startsWith(SECRET_ENV_PREFIX) && variable.length > SECRET_ENV_PREFIX.length
+    ? variable.slice(SECRET_ENV_PREFIX.length)
+    : undefined;
+}
+
+/** Each `$AGENT_SECRET_NAME` of a text as `{{ secrets.NAME }}`, the secret named, no value kept. */
+function agentSecretReferences(text: string, secrets: SecretNames, from: string): string {
+  return text.replace(
+    AGENT_SECRET_VARIABLE,
+    (_whole, braced?: string, bare?: string) => `{{ secrets.${secrets.named((braced ?? bare)!, from)} }}`,
+  );
+}
+
 /** `$NAME` or `${NAME}` within a word (a path segment "bot$TELEGRAM_BOT_TOKEN"). */
 const SHELL_VARIABLE_IN = /\$(?:\{([A-Za-z_][A-Za-z0-9_]*)(?::?[-=][^}]*)?\}|([A-Za-z_][A-Za-z0-9_]*))/;
 /** A shell variable with one of these in its name holds a credential: a secret, never an input. */
@@ -322,6 +354,8 @@ const HOST_INPUT_LABEL = /^aw-input-\d+$/;
 function shellVariables(text: string, inputs: ImportedInput[], secrets: SecretNames): string {
   return text.replace(new RegExp(SHELL_VARIABLE_IN.source, 'g'), (whole, braced?: string, bare?: string) => {
     const name = (braced ?? bare)!;
+    const agentSecret = agentSecretName(name);
+    if (agentSecret !== undefined) return `{{ secrets.${secrets.named(agentSecret, 'the URL')} }}`;
     if (CREDENTIAL_NAME.test(name)) return `{{ secrets.${secrets.name(name.toUpperCase(), undefined, 'the URL')} }}`;
     return inputFor(name.toLowerCase(), whole, inputs);
   });
@@ -408,14 +442,18 @@ function curlUrlEncode(text: string): string {
  * The body and its Content-Type as curl would send them: --json is JSON; -d is form-encoded unless
  * a header says otherwise. JSON text becomes a mapping in the node (the engine sends it as JSON).
  */
-function bodyOf(request: CurlRequest, settings: string[], notes: ImportNote[]): unknown {
+function bodyOf(request: CurlRequest, settings: string[], notes: ImportNote[], secrets: SecretNames): unknown {
   const isJson = request.data.some((part) => part.kind === 'json');
   const typeIndex = settings.findIndex((setting) => /^content-type\s*:/i.test(setting));
   if (isJson) {
     if (typeIndex === -1) settings.push('Content-Type: application/json');
     if (!settings.some((setting) => /^accept\s*:/i.test(setting))) settings.push('Accept: application/json');
   }
-  const text = isJson ? request.data.map((part) => part.value).join('') : formEncodedData(request).join('&');
+  const text = agentSecretReferences(
+    isJson ? request.data.map((part) => part.value).join('') : formEncodedData(request).join('&'),
+    secrets,
+    'the body',
+  );
   if (!isJson && typeIndex === -1) {
     // curl labels -d data a form whatever it holds; API docs write JSON with -d and no header all
     // the time, and the API reads it as JSON: so does the node, and says so.
