@@ -86,11 +86,16 @@ class AgentCodeLensProvider implements vscode.CodeLensProvider, vscode.Disposabl
     }
     const pins = this.pins.pinsOf(document.uri);
     const lenses: vscode.CodeLens[] = [];
-    for (const location of locations) {
+    for (const [index, location] of locations.entries()) {
+      const pin = pins.get(location.id);
+      // Past MAX_NODE_LENSES nodes only pins show (bounded): thousands of lenses would hold up the
+      // host for nothing, and the palette and context menu still send or render any node.
+      const withinLimit = index < MAX_NODE_LENSES;
+      if (!withinLimit && !pin) continue;
       const position = document.positionAt(location.keyOffset);
       const range = new vscode.Range(position.line, 0, position.line, 0);
       const args = [document.uri, location.id];
-      if (location.type === 'api')
+      if (withinLimit && location.type === 'api')
         lenses.push(
           new vscode.CodeLens(range, {
             title: '$(send) Send Request',
@@ -99,7 +104,7 @@ class AgentCodeLensProvider implements vscode.CodeLensProvider, vscode.Disposabl
             arguments: args,
           }),
         );
-      else if (location.type === 'template')
+      else if (withinLimit && location.type === 'template')
         lenses.push(
           new vscode.CodeLens(range, {
             title: '$(open-preview) Render',
@@ -108,7 +113,6 @@ class AgentCodeLensProvider implements vscode.CodeLensProvider, vscode.Disposabl
             arguments: args,
           }),
         );
-      const pin = pins.get(location.id);
       if (pin)
         lenses.push(
           new vscode.CodeLens(range, {
@@ -196,6 +200,9 @@ function lensRange(document: vscode.TextDocument): vscode.Range {
   }
   return new vscode.Range(nameLine, 0, nameLine, 0);
 }
+
+/** The nodes of a file that get Send Request or Render lenses (a file of 2,700 nodes stalled the host). */
+export const MAX_NODE_LENSES = 200;
 
 export function registerCodeLensProvider(
   context: vscode.ExtensionContext,
