@@ -154,6 +154,11 @@ export class TestRuns implements vscode.Disposable {
     const { run, outcomes, signal, excluded, allDeployed, continuous } = underWay;
     const uri = file.uri!;
     const state = await this.discovery.readForRun(uri);
+    if (state && 'gone' in state) {
+      // Deleted since it was listed: its items went with it, and nothing of it runs.
+      run.appendOutput(`${vscode.workspace.asRelativePath(uri)} no longer exists: not run.\r\n`);
+      return;
+    }
     const current = this.tree.fileItem(uri);
     if (!state || !current || 'unreadable' in state) {
       // Deleted, or unreadable since it was listed: said as its item says it (else why is in the log).
