@@ -2,7 +2,7 @@
 //   npm run bench                 all
 //   npm run bench -- validation   only the named ones (validation, multipart, polling, server,
 //                                 flood, agent-tests, cli, activation, batch, exchange-view,
-//                                 exchange-recording, graph, openapi, send)
+//                                 exchange-recording, graph, openapi, send, fuzz, redaction)
 import { runActivationBenchmark } from './activation';
 import { runBatchBenchmark } from './batch';
 import { runAgentTestsBenchmark } from './agentTests';
@@ -10,9 +10,11 @@ import { runCliBenchmark } from './cli';
 import { runGraphBenchmark } from './graph';
 import { runExchangeRecordingBenchmark } from './exchangeRecording';
 import { runExchangeViewBenchmark } from './exchangeView';
+import { runFuzzBenchmark } from './fuzz';
 import { runMultipartBenchmark } from './multipart';
 import { runOpenApiBenchmark } from './openApi';
 import { runPollingBenchmark } from './polling';
+import { runRedactionBenchmark } from './redaction';
 import { runSendBenchmark } from './send';
 import { runServerBenchmark } from './server';
 import { runServerFloodBenchmark } from './serverFlood';
@@ -33,6 +35,8 @@ const benchmarks: Record<string, () => boolean | Promise<boolean>> = {
   'exchange-view': runExchangeViewBenchmark,
   send: runSendBenchmark,
   'exchange-recording': runExchangeRecordingBenchmark,
+  fuzz: runFuzzBenchmark,
+  redaction: runRedactionBenchmark,
 };
 
 void (async () => {
