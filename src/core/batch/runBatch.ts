@@ -549,7 +549,7 @@ class BatchRun {
             ...mode.engine,
             signal,
             timeoutMs: mode.executionTimeoutMs,
-            ...{ onExchange: (exchange: Exchange) => exchanges.add(exchange), exchangeBodyLimit: EXCHANGE_BODY_LIMITS.execution },
+            ...{ onExchange: (record: () => Exchange) => exchanges.add(record()), exchangeBodyLimit: EXCHANGE_BODY_LIMITS.execution },
           });
           if (result.status === 'failed') failedAt = result.error.node;
           if (result.status === 'cancelled') {

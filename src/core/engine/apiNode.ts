@@ -31,8 +31,12 @@ export interface ApiCallSettings {
   readonly redactor?: Redactor;
   /** Bytes this call's answer takes from, shared with other calls (a server's executions). */
   readonly responseBudget?: ResponseBudget;
-  /** Called once with the record of the call, whatever its outcome; nothing is recorded without it. */
-  readonly onExchange?: (exchange: Exchange) => void;
+  /**
+   * Called once the call ended, whatever its outcome, with what makes its record (redacted, bodies
+   * decoded and cut): a caller that keeps only some records (a failed case's) makes only those.
+   * Nothing is recorded without it.
+   */
+  readonly onExchange?: (record: () => Exchange) => void;
   /** The most bytes of each body the record keeps (default EXCHANGE_BODY_LIMITS.execution). */
   readonly exchangeBodyLimit?: number;
   /** The clock of the record's times, in milliseconds (a fake one in tests). */
@@ -63,7 +67,7 @@ export async function runApiNode(
   const recording = settings.onExchange ? { startedAt: new Date(), capture: new HttpCapture(settings.now) } : undefined;
   const record = (request: SentRequest, failure?: unknown, response?: HttpResponse): void => {
     if (!recording || !settings.onExchange) return;
-    settings.onExchange(
+    settings.onExchange(() =>
       recordExchange({
         node: node.id,
         startedAt: recording.startedAt,

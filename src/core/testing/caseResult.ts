@@ -45,7 +45,7 @@ export interface CaseResult {
   readonly notes?: readonly string[];
   /** The origin of the service the case was sent to (its inputs and files left this machine). */
   readonly ranOn?: string;
-  /** Each API node's request and answer, within the execution's budget (local cases). */
+  /** Each API node's request and answer, within the execution's budget (local cases that failed). */
   readonly exchanges?: ExecutionExchanges;
   /** The exchange of the node the case failed at, as reports show it (kept when `exchanges` is let go). */
   readonly failedExchange?: ExchangeSummary;
