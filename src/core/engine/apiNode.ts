@@ -36,7 +36,7 @@ export interface ApiCallSettings {
    * decoded and cut): a caller that keeps only some records (a failed case's) makes only those.
    * Nothing is recorded without it.
    */
-  readonly onExchange?: (record: () => Exchange) => void;
+  readonly onExchange?: (record: () => Exchange, node: string) => void;
   /** The most bytes of each body the record keeps (default EXCHANGE_BODY_LIMITS.execution). */
   readonly exchangeBodyLimit?: number;
   /** The clock of the record's times, in milliseconds (a fake one in tests). */
@@ -67,17 +67,19 @@ export async function runApiNode(
   const recording = settings.onExchange ? { startedAt: new Date(), capture: new HttpCapture(settings.now) } : undefined;
   const record = (request: SentRequest, failure?: unknown, response?: HttpResponse): void => {
     if (!recording || !settings.onExchange) return;
-    settings.onExchange(() =>
-      recordExchange({
-        node: node.id,
-        startedAt: recording.startedAt,
-        request,
-        secrets: scope.secrets,
-        capture: recording.capture,
-        ...(response ? { response } : {}),
-        ...(failure !== undefined ? { failure: exchangeFailure(failure) } : {}),
-        bodyLimit: settings.exchangeBodyLimit ?? EXCHANGE_BODY_LIMITS.execution,
-      }),
+    settings.onExchange(
+      () =>
+        recordExchange({
+          node: node.id,
+          startedAt: recording.startedAt,
+          request,
+          secrets: scope.secrets,
+          capture: recording.capture,
+          ...(response ? { response } : {}),
+          ...(failure !== undefined ? { failure: exchangeFailure(failure) } : {}),
+          bodyLimit: settings.exchangeBodyLimit ?? EXCHANGE_BODY_LIMITS.execution,
+        }),
+      node.id,
     );
   };
   let request: ApiRequest;

@@ -81,7 +81,7 @@ export interface EngineOptions {
    * request that could not be built), secrets written as `{{ secrets.NAME }}`: called with what
    * makes the exchange, for a caller to make those it keeps. Without it nothing is recorded.
    */
-  readonly onExchange?: (record: () => Exchange) => void;
+  readonly onExchange?: (record: () => Exchange, node: string) => void;
   /** The most bytes of each body an exchange keeps (default EXCHANGE_BODY_LIMITS.execution). */
   readonly exchangeBodyLimit?: number;
 }
