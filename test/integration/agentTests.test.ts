@@ -518,6 +518,49 @@ describe('agent tests in VS Code', () => {
     await waitFor(() => !api.agentTests.controller.items.get(uri.toString()), 'the item of a deleted test file to go', 15_000);
   });
 
+  it("writes a snapshot case's outputs with Update Snapshot on its failure; the case then passes", async () => {
+    const uri = workspaceUri('agent-tests', 'snap.agent.test.yaml');
+    created.push(uri);
+    await vscode.workspace.fs.writeFile(
+      uri,
+      Buffer.from(
+        'agent: greeter.agent.yaml\ncases:\n  snap:\n    snapshot: true\n    inputs: { who: Ada }\n    secrets: { PROFILE_TOKEN: test-token }\n    mocks: { profile: { body: { title: Dr } } }\n',
+      ),
+    );
+    await api.agentTests.refresh(uri);
+    const file = api.agentTests.controller.items.get(uri.toString());
+    const snap = file?.children.get(`${uri.toString()}::snap`);
+    assert.ok(file && snap);
+    const before = (await api.agentTests.runTests(new vscode.TestRunRequest([file]))).get(snap.id);
+    assert.equal(before?.state, 'failed');
+    assert.deepEqual(
+      before.messages.map(({ message, updatesSnapshot }) => ({ message, updatesSnapshot })),
+      [{ message: 'No snapshot of the outputs yet.', updatesSnapshot: true }],
+    );
+    // The message's button: a testing/message menu entry for messages of that context.
+    const extension = vscode.extensions.getExtension('agent-workflows.agent-workflows');
+    assert.ok(extension);
+    const menus = (extension.packageJSON as { contributes: { menus: Record<string, Array<{ command: string; when?: string }>> } })
+      .contributes.menus;
+    assert.ok(
+      menus['testing/message/content']?.some(
+        (entry) => entry.command === 'agentWorkflows.updateSnapshot' && entry.when?.includes('testMessage == agentWorkflows.snapshot'),
+      ),
+    );
+
+    // What VS Code passes the command from that menu: the test item and the message.
+    const updated = await vscode.commands.executeCommand<Record<string, ItemOutcome>>('agentWorkflows.updateSnapshot', {
+      test: snap,
+      message: new vscode.TestMessage('No snapshot of the outputs yet.'),
+    });
+    assert.equal(updated[snap.id]?.state, 'passed');
+    const written = Buffer.from(await vscode.workspace.fs.readFile(uri)).toString('utf8');
+    assert.match(written, /\n {4}expect:\n {6}outputs:\n {8}greeting: Hello Dr Ada\n/);
+    assert.match(written, /^agent: greeter.agent.yaml\ncases:\n  snap:\n    snapshot: true\n/, 'the rest of the file as it was');
+    const after = (await api.agentTests.runTests(new vscode.TestRunRequest([file]))).get(snap.id);
+    assert.equal(after?.state, 'passed');
+  });
+
   it('forgets a test file deleted while its editor has unsaved edits: its cases are not run', async () => {
     const uri = workspaceUri('agent-tests', 'unsaved-gone.agent.test.yaml');
     created.push(uri);

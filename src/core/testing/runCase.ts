@@ -238,7 +238,8 @@ export function checkCase(
   }
   if (testCase.snapshot && !expect.outputs) {
     failures.push({
-      message: 'No snapshot of the outputs yet: run `agent-workflows test --update` to write them into expect.outputs.',
+      message: 'No snapshot of the outputs yet.',
+      code: 'snapshot-missing',
       path: 'outputs',
       span: testCase.span,
     });
@@ -290,7 +291,13 @@ export function checkCase(
       actual: Math.round(execution.durationMs),
     });
   }
-  return failures;
+  // What writing the snapshot would put right: the adapters offer it (a flag, a button).
+  if (!testCase.snapshot) return failures;
+  return failures.map((failure) =>
+    failure.code === undefined && (failure.path === 'outputs' || failure.path?.startsWith('outputs.'))
+      ? { ...failure, code: 'snapshot-differs' }
+      : failure,
+  );
 }
 
 /** How a node that left no result ended, in words ("it was skipped"; the statuses alone read badly). */
