@@ -14,7 +14,8 @@ import type { NodeResult } from '../core/engine/evaluate';
 import type { ResolvedInputs } from '../core/engine/inputs';
 import type { SecretResolver } from '../core/engine/secrets';
 import type { NodeTrace } from '../core/engine/trace';
-import { startAgent } from '../core/service/agentClient';
+import { getExchanges, startAgent } from '../core/service/agentClient';
+import { isLoopbackHost } from '../core/http/hosts';
 import type { InputValues, StatusAnswer } from '../core/service/agentClient';
 import { checkFiles } from '../core/service/multipartBody';
 import type { FilePart } from '../core/inputs/inputValues';
@@ -32,6 +33,9 @@ import { openResultDocument } from './resultsChannel';
 
 import { COMMANDS } from '../commandIds';
 import { errorMessage } from '../core/errors';
+
+/** How long reading a local server's exchanges of an ended execution may take. */
+const EXCHANGES_READ_TIMEOUT_MS = 5000;
 
 export interface RunnerDeps {
   readonly store: ExecutionHistory;
@@ -237,11 +241,28 @@ export class ExecutionRunner implements vscode.Disposable {
           ),
       });
       const base = { serviceStatus: outcome.answer.status, endedAt: Date.now(), ...traceOf(outcome.answer) };
+      // Kept before the record ends, so the view lists the nodes with their exchanges at once.
+      await this.keepServerExchanges(record, target, executionId, signal);
       if (outcome.kind === 'finished') return this.end(record, { ...base, state: 'finished', outputs: outcome.outputs ?? null });
       const error = typeof outcome.answer.body.error === 'string' ? outcome.answer.body.error : JSON.stringify(outcome.answer.body);
       return this.end(record, { ...base, state: 'problem', error });
     } catch (error) {
       return this.fail(record, error);
+    }
+  }
+
+  /**
+   * The exchanges of an execution that ran on a local agent server (this window's, or `serve` on
+   * this machine), read from its …/exchanges and kept as a local run's are. The service has none.
+   */
+  private async keepServerExchanges(record: ExecutionRecord, target: AgentTarget, executionId: string, signal: AbortSignal): Promise<void> {
+    const files = this.deps.executionExchanges;
+    if (!files || !isLoopbackHost(new URL(target.baseUrl).hostname)) return;
+    try {
+      const log = await getExchanges(target, executionId, { signal, timeoutMs: EXCHANGES_READ_TIMEOUT_MS });
+      if (log) await files.keep(record.key, log);
+    } catch (error) {
+      this.deps.logger.warn(`Exchanges of ${record.agentName} ${executionId} not read from ${target.baseUrl}: ${errorMessage(error)}`);
     }
   }
 

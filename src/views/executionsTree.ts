@@ -1,6 +1,7 @@
 // The "Agent Executions" view: one item per execution, newest first, with its state as an icon,
 // age and duration as description, and its inputs, outputs, trace and error as children. Tree
 // nodes are small classes whose contextValue drives the menus in package.json.
+import { isLoopbackHost } from '../core/http/hosts';
 import { stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import * as vscode from 'vscode';
@@ -23,7 +24,7 @@ import type { ExecutionExchanges } from '../core/exchange/executionExchanges';
 import type { Exchange } from '../core/exchange/exchange';
 
 /** What a deployed execution's nodes say: the service's status answer carries no exchange. */
-export const NO_DEPLOYED_EXCHANGES = 'Exchanges are kept only for local executions';
+export const NO_DEPLOYED_EXCHANGES = 'Exchanges are kept only for local executions and those on a local agent server';
 
 type TreeNode = ExecutionItem | GroupItem | ValueItem | TraceItem | MessageItem | BatchItem | BatchRowItem | BatchNoteItem;
 
@@ -291,17 +292,23 @@ export class ExecutionsTreeProvider implements vscode.TreeDataProvider<TreeNode>
     return [];
   }
 
-  /** The nodes of an execution's trace; those of a local one open their exchange. */
+  /**
+   * The nodes of an execution's trace; those of a local one, or of one on a local agent server,
+   * open their exchange.
+   */
   private async nodesOf(record: ExecutionRecord): Promise<TreeNode[]> {
     const trace = record.trace ?? [];
-    if (record.mode !== 'local' || isActive(record)) return trace.map((entry) => new TraceItem(record, entry));
+    if (isActive(record)) return trace.map((entry) => new TraceItem(record, entry));
     const log: ExecutionExchanges | undefined = await this.exchanges?.get(record.key);
     const items: TreeNode[] = trace.map((entry) => {
       const exchange = exchangeOfNode(log, entry.node);
       return new TraceItem(record, entry, exchange, exchange !== undefined && log!.bodiesNotKept.includes(exchange.id));
     });
-    if (!log) items.push(new MessageItem(record, 'Exchanges not kept for this execution: run it again to see them.', 'exchanges'));
-    else if (log.notKept > 0)
+    if (!log) {
+      // A deployed execution's lack of them is said once, beside its groups (ranOnLocalServer).
+      if (record.mode === 'local' || ranOnLocalServer(record))
+        items.push(new MessageItem(record, 'Exchanges not kept for this execution: run it again to see them.', 'exchanges'));
+    } else if (log.notKept > 0)
       items.push(new MessageItem(record, `${log.notKept} more exchanges not kept: the execution made too many calls.`, 'exchanges'));
     return items;
   }
@@ -382,8 +389,18 @@ function childrenOf(record: ExecutionRecord): TreeNode[] {
       ),
     );
   if (record.trace?.length) children.push(new GroupItem(record, 'trace', record.trace.length));
-  if (record.mode === 'deployed' && !isActive(record)) children.push(new MessageItem(record, NO_DEPLOYED_EXCHANGES, 'exchanges'));
+  if (record.mode === 'deployed' && !isActive(record) && !ranOnLocalServer(record))
+    children.push(new MessageItem(record, NO_DEPLOYED_EXCHANGES, 'exchanges'));
   return children;
+}
+
+/** A deployed-style execution on a local agent server (on this machine), which keeps its exchanges. */
+function ranOnLocalServer(record: ExecutionRecord): boolean {
+  try {
+    return record.target !== undefined && isLoopbackHost(new URL(record.target.baseUrl).hostname);
+  } catch {
+    return false;
+  }
 }
 
 function fieldsOf(record: ExecutionRecord, path: string, value: unknown, kind: 'input' | 'output'): ValueItem[] {

@@ -136,6 +136,21 @@ describe('runs', function () {
       ].join('\n'),
     );
     writeFileSync(
+      join(folder, 'lookup.agent.yaml'),
+      [
+        'version: 1',
+        'name: Lookup',
+        'nodes:',
+        '  call:',
+        '    type: api',
+        '    method: GET',
+        `    url: ${externalApi.url}/echo?who=lookup`,
+        'outputs:',
+        '  path: { from: "{{ nodes.call.body.path }}" }',
+        '',
+      ].join('\n'),
+    );
+    writeFileSync(
       join(folder, 'secretive.agent.yaml'),
       [
         'version: 1',
@@ -220,11 +235,11 @@ describe('runs', function () {
     assert.match(String(top.description), /^finished · just now · /);
     assert.match(String(top.contextValue), /^execution-finished-deployed-id-outputs$/);
     const groups = (await api.executionsTree.getChildren(top)) ?? [];
-    // The local server sends a per-node trace with the status; the tree shows it too. The service's
-    // status answer carries no exchange: the execution says so.
+    // The local server sends a per-node trace with the status; the tree shows it too (and its
+    // exchanges, read from the server: this agent has none).
     assert.deepEqual(
       groups.map((group) => group.label),
-      ['Inputs', 'Outputs', 'Trace', 'Exchanges are kept only for local executions'],
+      ['Inputs', 'Outputs', 'Trace'],
     );
     const outputs = (await api.executionsTree.getChildren(groups[1])) ?? [];
     assert.equal(outputs[0]?.label, 'report');
@@ -485,6 +500,25 @@ describe('runs', function () {
     assert.equal(second.state, 'finished', second.error);
   });
 
+  it('opens the exchanges of an execution on a local agent server from its nodes, read from the server', async () => {
+    const record = await vscode.commands.executeCommand<ExecutionRecord>('agentWorkflows.runAgent', uriOf('lookup.agent.yaml'));
+    assert.equal(record.state, 'finished', record.error);
+    assert.equal(record.mode, 'deployed');
+    const [top] = (await api.executionsTree.getChildren()) ?? [];
+    assert.equal((top as unknown as { record: ExecutionRecord }).record.key, record.key);
+    const groups = (await api.executionsTree.getChildren(top)) ?? [];
+    assert.deepEqual(
+      groups.map((group) => group.label),
+      ['Outputs', 'Trace'],
+    );
+    const [node] = (await api.executionsTree.getChildren(groups[1])) ?? [];
+    assert.equal(node?.label, 'call');
+    assert.equal(node?.command?.command, 'agentWorkflows.openExchange');
+    const exchange = node?.command?.arguments?.[0] as Exchange;
+    assert.equal(exchange.request.url, `${externalApi.url}/echo?who=lookup`);
+    assert.equal(exchange.response?.status, 200);
+  });
+
   it('starts the local agent server from its command and runs a file without deployment on it', async () => {
     const config = vscode.workspace.getConfiguration('agentWorkflows');
     await config.update('baseUrl', undefined, vscode.ConfigurationTarget.Workspace);
@@ -661,6 +695,13 @@ describe('runs', function () {
       );
       const ask = ui.messages.find((message) => message.modal);
       assert.match(ask?.text ?? '', new RegExp(`No API key is set for ${remoteUrl}`));
+      // A service elsewhere gives no exchanges (only a local agent server does): the execution says so.
+      const [top] = (await api.executionsTree.getChildren()) ?? [];
+      assert.equal((top as unknown as { record: ExecutionRecord }).record.key, record.key);
+      assert.deepEqual(
+        ((await api.executionsTree.getChildren(top)) ?? []).map((group) => group.label),
+        ['Inputs', 'Outputs', 'Trace', 'Exchanges are kept only for local executions and those on a local agent server'],
+      );
     } finally {
       await http.update('proxy', undefined, vscode.ConfigurationTarget.Global);
       await config.update('baseUrl', server.url, vscode.ConfigurationTarget.Workspace);

@@ -11,7 +11,7 @@ import { statusAnswer } from '../../src/core/server/serverExecutions';
 import { AllowedHosts } from '../../src/core/server/allowedHosts';
 import { KeyFailures } from '../../src/core/server/keyFailures';
 import type { AgentServer, AgentServerOptions, ServerEvent } from '../../src/core/server/agentServer';
-import { getStatus, startMultipartExecution } from '../../src/core/service/agentClient';
+import { getExchanges, getStatus, startMultipartExecution } from '../../src/core/service/agentClient';
 import { waitFor } from '../integration/wait';
 import { json, startServer } from '../support/httpServer';
 import type { TestServer } from '../support/httpServer';
@@ -226,6 +226,14 @@ describe('local agent server', () => {
     assert.equal(exchange?.response.status, 200);
     assert.match(exchange?.response.body.text ?? '', /"authorized":true/);
     assert.doesNotMatch(JSON.stringify(answer.body), /echo-secret/);
+    // Read by the client, as the editor reads them after an execution on a local server ends.
+    const target = { baseUrl: server!.url, account: 'local', agent: 'echo', apiKey: 'test-key' };
+    const read = await getExchanges(target, id);
+    assert.deepEqual(
+      read?.exchanges.map((kept) => [kept.node, kept.response?.status]),
+      [['call', 200]],
+    );
+    assert.equal(await getExchanges(target, '00000000-0000-4000-8000-000000000000'), undefined, 'an id the server does not know');
 
     // Another account's, an unknown id: 404, as for the status.
     assert.equal((await call('GET', `/api/billing/agent/${id}/exchanges`)).status, 404);

@@ -8,9 +8,11 @@ import { httpRequest } from '../http/httpRequest';
 import { NetworkError } from '../http/networkError';
 import type { FilePart, InputValue } from '../inputs/inputValues';
 import { keyRedactor } from '../redaction';
+import { parseExecutionExchanges } from '../exchange/executionExchanges';
+import type { ExecutionExchanges } from '../exchange/executionExchanges';
 import { buildMultipartBody } from './multipartBody';
 import { errorForStatus, fromNetworkError, quoteBody, ServiceError } from './serviceError';
-import { checkExecutionId, executeUrl, statusUrl } from './target';
+import { checkExecutionId, exchangesUrl, executeUrl, statusUrl } from './target';
 import type { AgentTarget } from './target';
 
 declare const AGENT_WORKFLOWS_VERSION: string | undefined;
@@ -165,6 +167,44 @@ export async function getStatus(target: AgentTarget, executionId: string, option
     throw new ServiceError('bad-response', `The status answer has no "status": ${quoted}.`, { status: response.status, body: quoted });
   }
   return { status: body.status, ...(body.outputs !== undefined ? { outputs: body.outputs } : {}), body };
+}
+
+/** The most bytes of an exchanges answer: the server bounds an execution's log at 1 MiB (2 MiB as JSON). */
+const MAX_EXCHANGES_ANSWER_BYTES = 4 * 1024 * 1024;
+
+/**
+ * GET …/exchanges of a local agent server's execution: each API node's request and answer, secrets
+ * by name. Undefined when the server keeps none for it (404: not a local server, or the execution
+ * is forgotten; 410: not kept).
+ */
+export async function getExchanges(
+  target: AgentTarget,
+  executionId: string,
+  options: RequestOptions = {},
+): Promise<ExecutionExchanges | undefined> {
+  const response = await send(
+    "Reading the execution's exchanges",
+    () =>
+      httpRequest({
+        method: 'GET',
+        url: exchangesUrl(target, executionId),
+        headers: headers(target),
+        timeoutMs: requestTimeoutMs(target, options),
+        maxResponseBytes: MAX_EXCHANGES_ANSWER_BYTES,
+        ...(options.signal ? { signal: options.signal } : {}),
+        ...(target.dispatcher ? { dispatcher: target.dispatcher } : {}),
+        sameOriginRedirectsOnly: true,
+      }),
+    { secret: target.apiKey },
+  );
+  if (response.status === 404 || response.status === 410) return undefined;
+  if (response.status < 200 || response.status >= 300)
+    throw errorForStatus(response.status, response.body, "Reading the execution's exchanges", response.headers, target.apiKey);
+  // The server writes secrets by name; the key is masked all the same, should an answer hold it.
+  const body = keyRedactor(target.apiKey).value(parseJsonObject(response.body, 'The exchanges answer', target.apiKey));
+  const log = parseExecutionExchanges(body);
+  if (!log) throw new ServiceError('bad-response', `The exchanges answer has no "exchanges": ${quoteBody(response.body, target.apiKey)}.`);
+  return log;
 }
 
 async function send<T>(

@@ -74,6 +74,15 @@ export function executeUrl(target: AgentTarget, multipart: boolean): string {
   return join(target.baseUrl, `/api/${segment(target.account)}/agent/${segment(target.agent)}/execute${multipart ? '/multipart' : ''}`);
 }
 
+/**
+ * GET …/agent/<executionId>/exchanges: what the local agent server (`serve`, Start Local Agent
+ * Server) answers with each API node's request and answer. The service itself has no such route.
+ */
+export function exchangesUrl(target: AgentTarget, executionId: string): string {
+  checkBaseUrl(target.baseUrl, target.allowInsecureHttp);
+  return join(target.baseUrl, `/api/${segment(target.account)}/agent/${segment(checkExecutionId(executionId))}/exchanges`);
+}
+
 export function statusUrl(target: AgentTarget, executionId: string): string {
   checkBaseUrl(target.baseUrl, target.allowInsecureHttp);
   const id = checkExecutionId(executionId);
