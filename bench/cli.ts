@@ -14,7 +14,21 @@ import { table } from './support';
 import { generateAgent } from './validate';
 
 const RUNS = 15;
-const TARGET_RATIO = 1.3;
+/** `--help` against `node -e 0`: the bundle's load. */
+const HELP_TARGET_RATIO = 1.3;
+/** `validate` of the 2,000-node file against a bare parse of it (issue 22's bound). */
+const VALIDATE_TARGET_RATIO = 1.2;
+
+/**
+ * Loaded first into every measured process (`-r`): at exit it writes the CPU time the process
+ * used (user and system) to standard error, so the ratios hold on a machine busy with other work.
+ */
+const CPU_REPORT = `process.on('exit', () => { const u = process.cpuUsage(); process.stderr.write('\\n@cpu ' + (u.user + u.system) / 1000 + '\\n'); });`;
+
+interface ProcessTime {
+  readonly wallMs: number;
+  readonly cpuMs: number;
+}
 
 export function runCliBenchmark(): boolean {
   const repoRoot = findRepoRoot();
@@ -24,22 +38,41 @@ export function runCliBenchmark(): boolean {
     const agent = join(scratch, 'generated.agent.yaml');
     writeFileSync(agent, generateAgent(2000));
     const bareParse = `require('yaml').parseDocument(require('fs').readFileSync(${JSON.stringify(agent)}, 'utf8'))`;
-    const pairs: Array<[string, string[], string, string[]]> = [
-      ['agent-workflows --help', [cli, '--help'], 'node -e 0', ['-e', '0']],
-      ['agent-workflows validate (2,000 nodes)', [cli, 'validate', agent], 'bare yaml.parseDocument', ['-e', bareParse]],
+    const preload = join(scratch, 'cpu-report.js');
+    writeFileSync(preload, CPU_REPORT);
+    const pairs: Array<[string, string[], string, string[], number]> = [
+      ['agent-workflows --help', [cli, '--help'], 'node -e 0', ['-e', '0'], HELP_TARGET_RATIO],
+      [
+        'agent-workflows validate (2,000 nodes)',
+        [cli, 'validate', agent],
+        'bare yaml.parseDocument',
+        ['-e', bareParse],
+        VALIDATE_TARGET_RATIO,
+      ],
     ];
-    const rows = [['command', 'median', 'reference', 'median', 'ratio']];
+    const rows = [['command', 'wall', 'CPU', 'reference', 'wall', 'CPU', 'wall ratio', 'CPU ratio', 'target']];
     let ok = true;
-    for (const [name, args, referenceName, referenceArgs] of pairs) {
+    for (const [name, args, referenceName, referenceArgs, target] of pairs) {
       const { a, b } = alternate(
-        () => run(args, repoRoot),
-        () => run(referenceArgs, repoRoot),
+        () => timed(['-r', preload, ...args], repoRoot),
+        () => timed(['-r', preload, ...referenceArgs], repoRoot),
       );
-      const ratio = a / b;
-      if (ratio > TARGET_RATIO) ok = false;
-      rows.push([name, `${a.toFixed(0)} ms`, referenceName, `${b.toFixed(0)} ms`, `${ratio.toFixed(2)}x`]);
+      // CPU time decides: wall time also counts what else the machine does meanwhile.
+      const ratio = a.cpuMs / b.cpuMs;
+      if (ratio > target) ok = false;
+      rows.push([
+        name,
+        `${a.wallMs.toFixed(0)} ms`,
+        `${a.cpuMs.toFixed(0)} ms`,
+        referenceName,
+        `${b.wallMs.toFixed(0)} ms`,
+        `${b.cpuMs.toFixed(0)} ms`,
+        `${(a.wallMs / b.wallMs).toFixed(2)}x`,
+        `${ratio.toFixed(2)}x`,
+        `<= ${target}x`,
+      ]);
     }
-    console.log(`Command line start-up (median of ${RUNS} alternating processes; target: ratio <= ${TARGET_RATIO}x)`);
+    console.log(`Command line start-up (medians of ${RUNS} alternating processes; the target is on CPU time)`);
     console.log(table(rows));
     console.log('');
     return runLimitSizedFiles(cli, repoRoot, scratch) && ok;
@@ -83,15 +116,29 @@ function run(args: string[], cwd: string, exitCodes: readonly number[] = [0]): n
   return ms;
 }
 
-/** Medians of two measurements taken in alternation, after one warm-up of each. */
-function alternate(a: () => number, b: () => number): { a: number; b: number } {
+/** Runs node with args (the CPU report preloaded) to the end: its wall and CPU time. */
+function timed(args: string[], cwd: string): ProcessTime {
+  const start = process.hrtime.bigint();
+  const result = spawnSync(process.execPath, args, { cwd, encoding: 'utf8' });
+  const wallMs = Number(process.hrtime.bigint() - start) / 1e6;
+  const cpu = /@cpu ([\d.]+)\s*$/.exec(result.stderr);
+  if (result.status !== 0 || !cpu) throw new Error(`node ${args.join(' ')} exited with ${String(result.status)}: ${result.stderr}`);
+  return { wallMs, cpuMs: Number(cpu[1]) };
+}
+
+/** Medians (wall and CPU, each on its own) of two measurements taken in alternation, after one warm-up of each. */
+function alternate(a: () => ProcessTime, b: () => ProcessTime): { a: ProcessTime; b: ProcessTime } {
   a();
   b();
-  const times: [number[], number[]] = [[], []];
+  const times: [ProcessTime[], ProcessTime[]] = [[], []];
   for (let i = 0; i < RUNS; i++) {
     times[0].push(a());
     times[1].push(b());
   }
   const median = (values: number[]): number => values.sort((x, y) => x - y)[Math.floor(values.length / 2)] as number;
-  return { a: median(times[0]), b: median(times[1]) };
+  const medians = (side: ProcessTime[]): ProcessTime => ({
+    wallMs: median(side.map((time) => time.wallMs)),
+    cpuMs: median(side.map((time) => time.cpuMs)),
+  });
+  return { a: medians(times[0]), b: medians(times[1]) };
 }
