@@ -13,6 +13,7 @@ import { runCliCaptured } from '../support/cli';
 import { startServer } from '../support/httpServer';
 import { largeOpenApi } from '../support/largeOpenApi';
 import { repoRoot } from '../support/paths';
+import { makeTempDir } from '../support/tempDir';
 
 const FIXTURES = join(repoRoot, 'test', 'fixtures', 'openapi');
 
@@ -191,6 +192,18 @@ describe('agent-workflows import openapi', () => {
     const none = await runCliCaptured(['import', 'openapi', file, '--operation', 'nope'], { cwd: process.cwd(), env: {} });
     assert.equal(none.code, 2);
     assert.match(none.stderr, /has no operation "nope"\. --list shows them/);
+  });
+
+  it('lists the operations of a document far larger than an agent file (a 10 MB one)', async () => {
+    const dir = makeTempDir();
+    try {
+      const file = dir.write('large.json', JSON.stringify(largeOpenApi(10 * 1024 * 1024)));
+      const list = await runCliCaptured(['import', 'openapi', file, '--list'], { cwd: process.cwd(), env: {} });
+      assert.equal(list.code, 0, list.stderr);
+      assert.match(list.stdout, /updateThing100/);
+    } finally {
+      dir.remove();
+    }
   });
 
   it('reads a document from a URL, a relative server resolved against it', async () => {

@@ -81,8 +81,9 @@ const FILE_WORDS: Record<
 export function decodeAgentFile(
   bytes: Uint8Array,
   kind: ParsedFileKind = 'agent',
+  maxBytes: number = MAX_FILE_BYTES,
 ): { text: string; byteOrderMark?: true } | { error: string; code: 'file-too-large' | 'not-text' } {
-  if (bytes.length > MAX_FILE_BYTES) return { error: tooLargeMessage(bytes.length, kind), code: 'file-too-large' };
+  if (bytes.length > maxBytes) return { error: tooLargeMessage(bytes.length, kind, maxBytes), code: 'file-too-large' };
   if (bytes.includes(0)) return { error: binaryMessage(kind), code: 'not-text' };
   try {
     const text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);

@@ -118,7 +118,7 @@ function refuseUnread(info: Stats, maxBytes: number, kind: ParsedFileKind): File
 
 function decoded(bytes: Buffer, maxBytes: number, kind: ParsedFileKind): FileText {
   if (bytes.length > maxBytes) return { error: tooLargeMessage(bytes.length, kind, maxBytes), code: 'file-too-large', size: bytes.length };
-  return decodeAgentFile(bytes, kind);
+  return decodeAgentFile(bytes, kind, maxBytes);
 }
 
 /** Why a file is not read, when it is not a regular file (a directory, a FIFO, a device); else undefined. */
