@@ -85,14 +85,25 @@ describe('agent debugger (agent-workflows dap)', function () {
   let client: CliDebugClient;
   /** A request the server holds without answering: it arrived, and its connection closed. */
   let hung: { arrived: Promise<void>; closed: Promise<void> };
+  /** A request answered only when the test says: it arrived, and the answer to give. */
+  let gated: { arrived: Promise<void>; answer: () => void };
 
   beforeEach(async () => {
     dir = makeTempDir();
     let arrive!: () => void;
     let close!: () => void;
     hung = { arrived: new Promise((resolve) => (arrive = resolve)), closed: new Promise((resolve) => (close = resolve)) };
-    server = await startServer((request, response, body) => {
+    let gateArrived!: () => void;
+    let gateOpen!: () => void;
+    const opened = new Promise<void>((resolve) => (gateOpen = resolve));
+    gated = { arrived: new Promise((resolve) => (gateArrived = resolve)), answer: gateOpen };
+    server = await startServer(async (request, response, body) => {
       const url = new URL(request.url ?? '/', 'http://x');
+      if (url.pathname === '/gate') {
+        gateArrived();
+        await opened;
+        return json(response, 200, { gated: true });
+      }
       if (url.pathname === '/hang') {
         request.socket.once('close', close);
         arrive();
@@ -446,5 +457,80 @@ outputs:
     await client.continueRequest({ threadId: stopped.body.threadId! });
     await client.outputMatching(/Case "known person" passed/);
     await client.next('terminated');
+  });
+
+  it('refuses launch configurations it cannot use, saying what to change', async () => {
+    agent('greeter.agent.yaml', 'version: 1\nname: G\nnodes:\n  a:\n    type: template\n    text: hi\n');
+    dir.write('greeter.agent.test.yaml', 'cases:\n  one:\n    expect:\n      outputs: {}\n');
+    await client.initializeRequest();
+    const refusal = (args: Record<string, unknown>): Promise<unknown> => client.launchRequest(args as DebugProtocol.LaunchRequestArguments);
+    await assert.rejects(refusal({}), /needs "program": the path of the \.agent\.yaml file/);
+    await assert.rejects(refusal({ program: 'nowhere.agent.yaml' }), /The agent file cannot be read/);
+    await assert.rejects(refusal({ program: 'greeter.agent.yaml', inputs: [1] }), /"inputs" must be an object/);
+    await assert.rejects(refusal({ program: 'greeter.agent.yaml', inputs: { nope: 1 } }), /The inputs cannot be used: .*nope/);
+    await assert.rejects(refusal({ testCase: 'greeter.agent.test.yaml' }), /"testCase" must be "file\.agent\.test\.yaml#case name"/);
+    await assert.rejects(refusal({ testCase: 'greeter.agent.test.yaml#two' }), /has no case named "two"\. Its cases: "one"/);
+    await assert.rejects(refusal({ program: 'greeter.agent.yaml', stopOnEntry: 'yes' }), /"stopOnEntry" must be true or false/);
+    // The adapter is still there and answers.
+    assert.ok((await client.threadsRequest()).success);
+  });
+
+  it('Pause stops an API node with its answer; Set Value on an input changes what later nodes use', async () => {
+    const program = agent(
+      'gate.agent.yaml',
+      `version: 1
+name: Gate
+inputs:
+  word: { type: string }
+nodes:
+  wait:
+    type: api
+    method: GET
+    url: ${server.url}/gate
+  echo:
+    type: api
+    method: POST
+    url: ${server.url}/echo
+    body: { word: "{{ inputs.word }}", gated: "{{ nodes.wait.body.gated }}" }
+`,
+    );
+    await launch({ program, inputs: { word: 'before' } });
+    await gated.arrived;
+    const thread = (await client.threadsRequest()).body.threads.find((candidate) => candidate.name.startsWith('wait'))!.id;
+    await client.pauseRequest({ threadId: thread });
+    gated.answer();
+    const paused = await client.next<DebugProtocol.StoppedEvent>('stopped');
+    assert.equal(paused.body.reason, 'pause');
+    assert.equal(paused.body.threadId, thread);
+    const frame = (await client.stackTraceRequest({ threadId: thread })).body.stackFrames[0]!.id;
+    const inputs = (await client.scopesRequest({ frameId: frame })).body.scopes.find((scope) => scope.name === 'Inputs')!;
+    const set = await client.setVariableRequest({ variablesReference: inputs.variablesReference, name: 'word', value: 'after' });
+    assert.equal(set.body.value, '"after"');
+    await assert.rejects(
+      client.setVariableRequest({ variablesReference: inputs.variablesReference, name: 'nope', value: '1' }),
+      /The agent has no input "nope"/,
+    );
+    await client.continueRequest({ threadId: thread });
+    await client.next('terminated');
+    const echo = server.requests.find((request) => request.url === '/echo');
+    assert.equal(echo?.body.toString(), '{"word":"after","gated":true}');
+  });
+
+  it('Restart reads the agent file again: an edit is picked up, breakpoints bound to its new lines', async () => {
+    const program = agent('lookup.agent.yaml', LOOKUP(server.url));
+    await launch({ program, inputs: { customer: 'C1' } }, { path: program, lines: [14] });
+    const first = await client.next<DebugProtocol.StoppedEvent>('stopped');
+    assert.equal((await client.stackTraceRequest({ threadId: first.body.threadId! })).body.stackFrames[0]!.line, 13);
+    // Two comment lines at the top move every node two lines down; the URL changes.
+    agent('lookup.agent.yaml', `# edited\n# twice\n${LOOKUP(server.url).replace('/customers/', '/clients/')}`);
+    const rebound = client.next<DebugProtocol.BreakpointEvent>('breakpoint');
+    await client.restartRequest({});
+    assert.equal((await rebound).body.breakpoint.line, 8, 'line 14 is now in the block of lookup, whose id is on line 8');
+    const second = await client.next<DebugProtocol.StoppedEvent>('stopped');
+    const frame = (await client.stackTraceRequest({ threadId: second.body.threadId! })).body.stackFrames[0]!;
+    assert.match(frame.name, /^lookup \(before POST .*\/clients\/C1\)$/);
+    await client.continueRequest({ threadId: second.body.threadId! });
+    await client.next('terminated');
+    assert.ok(server.requests.some((request) => request.url === '/clients/C1'));
   });
 });

@@ -172,15 +172,17 @@ export class AgentDebugSession extends DebugSession {
     response: DebugProtocol.LaunchResponse,
     args: DebugProtocol.LaunchRequestArguments,
   ): Promise<void> {
+    // A client may send no arguments at all.
+    const launchArgs = (args ?? {}) as AgentLaunchArguments;
     let target: DebugTarget;
     try {
-      target = await this.resolveTarget(args as AgentLaunchArguments);
+      target = await this.resolveTarget(launchArgs);
     } catch (error) {
       this.fail(response, error);
       this.sendEvent(new TerminatedEvent());
       return;
     }
-    this.launchArgs = args as AgentLaunchArguments;
+    this.launchArgs = launchArgs;
     await this.configurationDone;
     this.sendResponse(response);
     this.startExecution(target);
