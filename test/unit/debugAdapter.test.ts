@@ -518,17 +518,23 @@ nodes:
 
   it('Restart reads the agent file again: an edit is picked up, breakpoints bound to its new lines', async () => {
     const program = agent('lookup.agent.yaml', LOOKUP(server.url));
-    await launch({ program, inputs: { customer: 'C1' } }, { path: program, lines: [14] });
-    const first = await client.next<DebugProtocol.StoppedEvent>('stopped');
-    assert.equal((await client.stackTraceRequest({ threadId: first.body.threadId! })).body.stackFrames[0]!.line, 13);
+    await launch({ program, inputs: { customer: 'C1' }, stopOnEntry: true }, { path: program, lines: [14] });
+    const entry = await client.next<DebugProtocol.StoppedEvent>('stopped');
+    assert.equal(entry.body.reason, 'entry');
     // Two comment lines at the top move every node two lines down; the URL changes.
     agent('lookup.agent.yaml', `# edited\n# twice\n${LOOKUP(server.url).replace('/customers/', '/clients/')}`);
+    // A stop after the edit says the lines are stale.
+    await client.nextRequest({ threadId: entry.body.threadId! });
+    const stepped = await client.next<DebugProtocol.StoppedEvent>('stopped');
+    assert.equal((await client.stackTraceRequest({ threadId: stepped.body.threadId! })).body.stackFrames[0]!.line, 13);
+    await client.outputMatching(/lookup\.agent\.yaml changed since this session started: .* Restart to run the file as it is now/);
     const rebound = client.next<DebugProtocol.BreakpointEvent>('breakpoint');
     await client.restartRequest({});
     assert.equal((await rebound).body.breakpoint.line, 8, 'line 14 is now in the block of lookup, whose id is on line 8');
     const second = await client.next<DebugProtocol.StoppedEvent>('stopped');
     const frame = (await client.stackTraceRequest({ threadId: second.body.threadId! })).body.stackFrames[0]!;
     assert.match(frame.name, /^lookup \(before POST .*\/clients\/C1\)$/);
+    assert.equal(frame.line, 8);
     await client.continueRequest({ threadId: second.body.threadId! });
     await client.next('terminated');
     assert.ok(server.requests.some((request) => request.url === '/clients/C1'));

@@ -105,6 +105,8 @@ interface Execution {
   readonly stepInto: Set<string>;
   pauseRequested: boolean;
   logLines: number;
+  /** The agent file was seen changed on disk (said once). */
+  stale: boolean;
   done?: Promise<void>;
   ended: boolean;
 }
@@ -510,6 +512,7 @@ export class AgentDebugSession extends DebugSession {
       stepInto: new Set(),
       pauseRequested: false,
       logLines: 0,
+      stale: false,
       ended: false,
     };
     this.execution = execution;
@@ -657,6 +660,7 @@ export class AgentDebugSession extends DebugSession {
     text?: string,
   ): Promise<void> {
     const thread = execution.threadIds.get(node.id)!;
+    this.sayIfStale(execution);
     return new Promise<void>((done) => {
       // `facts` itself becomes the hold: the hook that made it reads the request as changed from it.
       const hold: Hold = Object.assign(facts, {
@@ -680,6 +684,18 @@ export class AgentDebugSession extends DebugSession {
       if (hitBreakpointIds.length) event.body.hitBreakpointIds = [...hitBreakpointIds];
       this.sendEvent(event);
     });
+  }
+
+  /** At a stop: when the agent file changed since the launch, its lines here are not the editor's. */
+  private sayIfStale(execution: Execution): void {
+    if (execution.stale) return;
+    const read = readText(execution.target.agentFile);
+    if ('text' in read && read.text === execution.target.text) return;
+    execution.stale = true;
+    this.output(
+      `${basename(execution.target.agentFile)} changed since this session started: the lines shown are those of the file as it was. Restart to run the file as it is now.`,
+      'console',
+    );
   }
 
   private inputVariables(execution: Execution): ShownVariable[] {
