@@ -1,6 +1,6 @@
 // Which node each line of an agent file belongs to, for breakpoints and stack frames: a node's
-// block runs from the line of its id to the line before the next node's id (the last node's, to
-// the end of its mapping). Lines are 1-based.
+// block runs from the line of its id to the last line of its mapping (never past the next node's
+// id); blank lines and comments between nodes belong to none. Lines are 1-based.
 import { LineIndex } from '../document/lineIndex';
 import type { AgentModel } from '../document/model';
 
