@@ -113,6 +113,7 @@ const lazyModules = new Map(
     'src/commands/commandsFeature.ts': 'commands',
     'src/language/languageCore.ts': 'language',
     'src/runs/localServerCode.ts': 'local-server',
+    'src/runs/debugAdapterCode.ts': 'debugger',
     'src/core/testing/editorEntry.ts': 'agent-tests',
     'src/core/batch/editorEntry.ts': 'batch',
   }).map(([source, name]) => [resolve(source), join('dist', 'lazy', `${name}.js`)]),
