@@ -319,7 +319,10 @@ outputs:
       context: 'watch',
     });
     assert.equal(path.body.result, '"Path: /customers/C1"');
-    await assert.rejects(client.evaluateRequest({ expression: 'nodes.nothing.body', context: 'repl' }), /node "nothing" has no result/);
+    await assert.rejects(
+      client.evaluateRequest({ expression: 'nodes.nothing.body', context: 'repl' }),
+      /^Error: \{\{ nodes\.nothing\.body \}\} points at nothing: node "nothing" has no result/,
+    );
     const nodes = await scopeOf(greet[0]!.id, 'Nodes');
     assert.deepEqual(
       nodes.map((variable) => [variable.name, variable.value]),

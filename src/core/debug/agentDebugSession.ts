@@ -41,7 +41,7 @@ import { runCase } from '../testing/runCase';
 import { evaluateDebugExpression, typedDebugValue } from './debugExpressions';
 import { shownString, VariableStore } from './debugValues';
 import type { ShownVariable } from './debugValues';
-import { LaunchError, resolveLaunch } from './launchConfig';
+import { resolveLaunch } from './launchConfig';
 import type { AgentLaunchArguments, DebugTarget } from './launchConfig';
 import { NodeBreakpoints } from './nodeBreakpoints';
 import { NodeLines } from './nodeLines';
@@ -794,13 +794,8 @@ export class AgentDebugSession extends DebugSession {
   }
 
   private fail(response: DebugProtocol.Response, error: unknown): void {
-    const message = error instanceof LaunchError || error instanceof Error ? error.message : errorMessage(error);
-    // The message is shown as it is: no {placeholders}.
-    this.sendErrorResponse(response, {
-      id: 1001,
-      format: message.replace(/[{}]/g, (brace) => (brace === '{' ? '(' : ')')),
-      showUser: true,
-    });
+    // Placeholders are {word}: the {{ … }} of a message are left as they are by every client.
+    this.sendErrorResponse(response, { id: 1001, format: errorMessage(error), showUser: true });
   }
 }
 
