@@ -176,4 +176,35 @@ describe('agent debugger (inline adapter)', function () {
     }
     assert.deepEqual(ui.unexpected, [], 'every prompt was scripted');
   });
+
+  it('shows Debug beside Run locally; its command debugs the file, asking for the inputs', async () => {
+    const program = join(folder, 'lens.agent.yaml');
+    writeFileSync(program, lookupAgent(api.url));
+    const uri = vscode.Uri.file(program);
+    await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(uri));
+    const lens = await waitFor(async () => {
+      const all = await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', uri);
+      const local = all.findIndex((candidate) => candidate.command?.command === 'agentWorkflows.runLocally');
+      const debug = all[local + 1];
+      return debug?.command?.command === 'agentWorkflows.debugAgent' ? debug : undefined;
+    }, 'the Debug lens after Run locally');
+    assert.match(lens.command!.title, /Debug/);
+    const ui = new ScriptedUi().input('Cid');
+    try {
+      const started = new Promise<vscode.DebugSession>((resolve) => {
+        const listener = vscode.debug.onDidStartDebugSession((session) => {
+          listener.dispose();
+          resolve(session);
+        });
+      });
+      await vscode.commands.executeCommand(lens.command!.command, ...(lens.command!.arguments ?? []));
+      const session = await started;
+      assert.equal(session.type, 'agent-workflow');
+      await ended(session);
+      assert.equal(api.requests.at(-1)?.url, '/people/Cid');
+    } finally {
+      ui.restore();
+    }
+    assert.deepEqual(ui.unexpected, [], 'every prompt was scripted');
+  });
 });
