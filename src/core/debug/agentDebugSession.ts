@@ -310,7 +310,7 @@ export class AgentDebugSession extends DebugSession {
     const hold = args.frameId % FRAMES_PER_THREAD === 0 ? execution.holds.get(thread) : undefined;
     const scopes: DebugScope[] = [];
     const inputs = this.variables.list(() => this.inputVariables(execution));
-    this.editable.set(inputs, { kind: 'inputs' });
+    this.markEditable(inputs, { kind: 'inputs' });
     scopes.push(new DebugScope('Inputs', inputs));
     scopes.push(
       new DebugScope(
@@ -326,7 +326,7 @@ export class AgentDebugSession extends DebugSession {
     );
     if (hold?.kind === 'before' && hold.request) {
       const request = this.variables.list(() => this.requestVariables(execution, thread));
-      this.editable.set(request, { kind: 'request', thread });
+      this.markEditable(request, { kind: 'request', thread });
       scopes.push(new DebugScope('Request', request));
     }
     if (hold?.kind === 'response' && hold.result) {
@@ -740,7 +740,7 @@ export class AgentDebugSession extends DebugSession {
         plainVariable(name, shownString(value, redactor)),
       ),
     );
-    this.editable.set(headers, { kind: 'requestHeaders', thread });
+    this.markEditable(headers, { kind: 'requestHeaders', thread });
     const body = request.body;
     return [
       plainVariable('method', request.method),
@@ -752,6 +752,11 @@ export class AgentDebugSession extends DebugSession {
           ? bodyVariable(body.content, redactor, this.variables)
           : plainVariable('body', `the file ${body.file?.name ?? ''} (${body.file?.size ?? 0} bytes)`),
     ];
+  }
+
+  /** Set Value applies to this reference (none when the store was full: 0 is no reference). */
+  private markEditable(reference: number, editable: Editable): void {
+    if (reference > 0) this.editable.set(reference, editable);
   }
 
   private log(execution: Execution, message: string): void {
