@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { json, startServer } from '../support/httpServer';
 import type { TestServer } from '../support/httpServer';
+import type { AgentWorkflowsApi } from '../../src/extension';
 import { ScriptedUi } from './scriptedUi';
 import { workspaceFolder } from './userData';
 import { waitFor } from './wait';
@@ -206,5 +207,33 @@ describe('agent debugger (inline adapter)', function () {
       ui.restore();
     }
     assert.deepEqual(ui.unexpected, [], 'every prompt was scripted');
+  });
+
+  it("debugs test cases from the Test Explorer's Debug profile, with their mocks: each ends as it would run", async () => {
+    const extension = vscode.extensions.getExtension<AgentWorkflowsApi>('agent-workflows.agent-workflows')!;
+    const tests = (await extension.activate()).agentTests;
+    const testFile = vscode.Uri.joinPath(vscode.workspace.workspaceFolders![0]!.uri, 'agent-tests', 'greeter.agent.test.yaml');
+    await tests.controller.resolveHandler?.(undefined);
+    const file = await waitFor(() => tests.controller.items.get(testFile.toString()), 'the test file item');
+    const cases = await waitFor(() => {
+      const found = ['known person', 'wrong title'].map((name) => file.children.get(`${testFile.toString()}::${name}`));
+      return found.every(Boolean) ? (found as vscode.TestItem[]) : undefined;
+    }, 'the case items');
+    const sessions = new Map<string, string>();
+    const listener = vscode.debug.onDidStartDebugSession((session) => sessions.set(session.name, session.id));
+    const cancel = new vscode.CancellationTokenSource();
+    try {
+      await tests.debugProfile.runHandler(new vscode.TestRunRequest(cases, [], tests.debugProfile), cancel.token);
+    } finally {
+      listener.dispose();
+      cancel.dispose();
+    }
+    const exitOf = (name: string): unknown => {
+      const id = sessions.get(`Debug ${name}`);
+      assert.ok(id, `a session for ${name} among ${[...sessions.keys()].join(', ')}`);
+      return (sent.get(id) ?? []).find((message) => message.event === 'exited')?.body?.exitCode;
+    };
+    assert.equal(exitOf('known person'), 0);
+    assert.equal(exitOf('wrong title'), 1);
   });
 });
