@@ -2,11 +2,13 @@
 //   npm run bench                 all
 //   npm run bench -- validation   only the named ones (validation, multipart, polling, server,
 //                                 flood, agent-tests, cli, activation, batch, exchange-view,
-//                                 exchange-recording, graph, openapi, send, fuzz, redaction)
+//                                 exchange-recording, graph, openapi, send, fuzz, redaction,
+//                                 debug)
 import { runActivationBenchmark } from './activation';
 import { runBatchBenchmark } from './batch';
 import { runAgentTestsBenchmark } from './agentTests';
 import { runCliBenchmark } from './cli';
+import { runDebugBenchmark } from './debug';
 import { runGraphBenchmark } from './graph';
 import { runExchangeRecordingBenchmark } from './exchangeRecording';
 import { runExchangeViewBenchmark } from './exchangeView';
@@ -37,6 +39,7 @@ const benchmarks: Record<string, () => boolean | Promise<boolean>> = {
   'exchange-recording': runExchangeRecordingBenchmark,
   fuzz: runFuzzBenchmark,
   redaction: runRedactionBenchmark,
+  debug: runDebugBenchmark,
 };
 
 void (async () => {

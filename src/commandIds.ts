@@ -4,6 +4,7 @@ export const COMMANDS = {
   clearApiKey: 'agentWorkflows.clearApiKey',
   runAgent: 'agentWorkflows.runAgent',
   runLocally: 'agentWorkflows.runLocally',
+  debugAgent: 'agentWorkflows.debugAgent',
   pollExecution: 'agentWorkflows.pollExecution',
   copyAsCurl: 'agentWorkflows.copyAsCurl',
   copyNodeAsCurl: 'agentWorkflows.copyNodeAsCurl',

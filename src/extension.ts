@@ -25,6 +25,7 @@ import { registerEnvironmentsLanguage } from './environments/environmentsLanguag
 import { WorkspaceEnvironments } from './environments/workspaceEnvironments';
 import { registerLazyCommands } from './lazyCommands';
 import { createLogger } from './logger';
+import { registerAgentDebugger } from './runs/agentDebugger';
 import { BatchHistory } from './runs/batchHistory';
 import { ExecutionExchangeFiles } from './runs/executionExchanges';
 import { ExecutionHistory } from './runs/executionHistory';
@@ -133,6 +134,7 @@ export function activate(context: vscode.ExtensionContext): AgentWorkflowsApi {
     (feature): CommandsFeature => feature.registerCommands(context, services),
     logger,
   );
+  registerAgentDebugger(context, { logger, workflowSecrets, inputMemory });
   registerTestFileLanguage(context, { logger });
   const agentTests = registerAgentTests(context, {
     logger,

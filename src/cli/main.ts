@@ -230,6 +230,15 @@ export async function runCli(argv: readonly string[], rawIo: CliIo): Promise<num
       exitCode = await (await import('./serveCommand')).serveCommand(dir, options, io);
     });
 
+  program
+    .command('dap')
+    .description(
+      'Serve the agent debugger over stdio with the Debug Adapter Protocol (debug type agent-workflow), for editors such as Neovim (nvim-dap). Secrets the launch configuration does not give come from AGENT_SECRET_<NAME>. See docs/debugging.md.',
+    )
+    .action(async () => {
+      exitCode = await (await import('./dapCommand')).dapCommand(io);
+    });
+
   try {
     await program.parseAsync([...argv], { from: 'user' });
     return exitCode;

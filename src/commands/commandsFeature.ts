@@ -39,6 +39,7 @@ import { registerRenderTemplateCommand } from './renderTemplate';
 import { registerSendRequestCommand } from './sendRequest';
 import { registerRunAgentCommand } from './runAgent';
 import { registerRunLocallyCommand } from './runLocally';
+import { registerDebugAgentCommand } from './debugAgent';
 import { registerSetApiKeyCommand } from './setApiKey';
 import { registerSetSecretCommand } from './setSecret';
 import { registerSetDeploymentFromUrlCommand } from './setDeploymentFromUrl';
@@ -101,6 +102,7 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
   registerAddApiNodeFromOpenApiCommand(context, { workflowSecrets, logger });
   registerRunAgentCommand(context, runDeps);
   registerRunLocallyCommand(context, runDeps);
+  registerDebugAgentCommand(context, { logger });
   registerPollExecutionCommand(context, runDeps);
   registerCopyAsCurlCommand(context, runDeps);
   registerCopyNodeAsCurlCommand(context, { logger });

@@ -70,6 +70,12 @@ class AgentCodeLensProvider implements vscode.CodeLensProvider, vscode.Disposabl
         command: COMMANDS.runLocally,
         arguments: [document.uri],
       }),
+      new vscode.CodeLens(range, {
+        title: '$(debug-alt) Debug',
+        tooltip: 'Run in VS Code under the debugger: breakpoints on nodes, values and requests inspected',
+        command: COMMANDS.debugAgent,
+        arguments: [document.uri],
+      }),
       new vscode.CodeLens(range, { title: '$(terminal) Copy as curl', command: COMMANDS.copyAsCurl, arguments: [document.uri] }),
       graph,
       ...nodeLenses,

@@ -81,7 +81,7 @@ export async function runAgentFileLocally(uri: vscode.Uri, deps: RunDeps, given?
 }
 
 /** Asks for the secrets the agent needs and SecretStorage lacks; false when the user declines. */
-export async function ensureSecrets(names: readonly string[], agentName: string, deps: RunDeps): Promise<boolean> {
+export async function ensureSecrets(names: readonly string[], agentName: string, deps: Pick<RunDeps, 'workflowSecrets'>): Promise<boolean> {
   const missing: string[] = [];
   for (const name of names) if ((await deps.workflowSecrets.get(name)) === undefined) missing.push(name);
   if (missing.length === 0) return true;

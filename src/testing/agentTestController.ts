@@ -10,6 +10,7 @@
 import * as vscode from 'vscode';
 import { TestFileDiscovery } from './testFileDiscovery';
 import type { ItemOutcome } from './testOutcomes';
+import { DebugRuns } from './debugRuns';
 import { TestRuns } from './testRuns';
 import type { DeployedTarget, RunOptions } from './testRuns';
 import { TestTree } from './testTree';
@@ -22,6 +23,8 @@ export class AgentTestController implements vscode.Disposable {
   readonly diagnostics: vscode.DiagnosticCollection;
   readonly deployedProfile: vscode.TestRunProfile;
   readonly localProfile: vscode.TestRunProfile;
+  /** "Debug": each chosen case under the agent debugger. */
+  readonly debugProfile: vscode.TestRunProfile;
   /** Fires when test files appear, go, or change the agent they test (for the code lens). */
   readonly onDidChangeTestFiles: vscode.Event<void>;
   /** Fires when a test file or its agent changed (edited, or on disk), once the test file is read again. */
@@ -33,6 +36,7 @@ export class AgentTestController implements vscode.Disposable {
   private readonly tree: TestTree;
   private readonly discovery: TestFileDiscovery;
   private readonly runs: TestRuns;
+  private readonly debugRuns: DebugRuns;
 
   constructor(deps: {
     readonly logger: vscode.LogOutputChannel;
@@ -51,6 +55,7 @@ export class AgentTestController implements vscode.Disposable {
     this.diagnostics = this.tree.diagnostics;
     this.discovery = new TestFileDiscovery(this.tree, deps);
     this.runs = new TestRuns(this.controller, this.tree, this.discovery, deps);
+    this.debugRuns = new DebugRuns(this.controller);
     this.controller.resolveHandler = async (item) => {
       if (!item) await this.discovery.discover();
     };
@@ -59,6 +64,7 @@ export class AgentTestController implements vscode.Disposable {
     };
     this.localProfile = this.runs.localProfile;
     this.deployedProfile = this.runs.deployedProfile;
+    this.debugProfile = this.debugRuns.profile;
     this.onDidChangeTestFiles = this.discovery.onDidChangeTestFiles;
     this.onDidChangeTestContent = this.discovery.onDidChangeTestContent;
     this.onDidStartRun = this.runs.onDidStartRun;
@@ -109,6 +115,7 @@ export class AgentTestController implements vscode.Disposable {
 
   dispose(): void {
     this.runs.dispose();
+    this.debugRuns.dispose();
     this.controller.dispose();
     this.tree.dispose();
     this.discovery.dispose();

@@ -12,6 +12,8 @@ export interface AgentTestsApi {
   readonly deployedProfile: vscode.TestRunProfile;
   /** The "Run Locally" profile (it runs continuously too). */
   readonly localProfile: vscode.TestRunProfile;
+  /** The "Debug" profile: each case under the agent debugger. */
+  readonly debugProfile: vscode.TestRunProfile;
   /** Fires when a run starts, continuous runs' included. */
   readonly onDidStartRun: vscode.Event<vscode.TestRunRequest>;
   /** Fires at the end of each run, continuous runs' included, with how each item ended. */
@@ -45,6 +47,7 @@ export function agentTestsApi(tests: AgentTestController): AgentTestsApi {
     controller: tests.controller,
     deployedProfile: tests.deployedProfile,
     localProfile: tests.localProfile,
+    debugProfile: tests.debugProfile,
     onDidStartRun: tests.onDidStartRun,
     onDidEndRun: tests.onDidEndRun,
     onDidChangeTestContent: tests.onDidChangeTestContent,

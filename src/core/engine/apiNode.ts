@@ -41,6 +41,8 @@ export interface ApiCallSettings {
   readonly exchangeBodyLimit?: number;
   /** The clock of the record's times, in milliseconds (a fake one in tests). */
   readonly now?: () => number;
+  /** A debugger holding the request once built; it may give back a changed one to send instead. */
+  readonly beforeSend?: (request: ApiRequest) => Promise<ApiRequest | void>;
 }
 
 export interface ApiNodeOutcome {
@@ -88,6 +90,17 @@ export async function runApiNode(
   } catch (error) {
     record({ method: node.method, template: node.url.text, headers: headersAsWritten(node) }, error);
     throw error;
+  }
+  if (settings.beforeSend) {
+    const changed = await settings.beforeSend(request);
+    if (changed && changed !== request) {
+      if (changed.body !== request.body) request.body?.cleanup?.();
+      request = changed;
+    }
+    if (settings.signal.aborted) {
+      request.body?.cleanup?.();
+      throw new NodeError(node.id, 'The execution was stopped while the request was held, before it was sent.', 'cancelled');
+    }
   }
   const { url, headers, body, secretHeaders, shownUrl } = request;
   onRequest?.({ method: node.method, url: shownUrl });

@@ -223,3 +223,51 @@ function fillTemplate(template: BodyTemplate, scope: Scope, nodeId: string): unk
       return template.value;
   }
 }
+
+/** What a debugger may change in a built request before it is sent. */
+export interface RequestChanges {
+  readonly url?: string;
+  /** Every header, in the order sent (replaces the built ones). */
+  readonly headers?: Readonly<Record<string, string>>;
+  /** The body as text (replaces the built one, a file's bytes too). */
+  readonly body?: string;
+}
+
+/**
+ * A built request with a debugger's changes, checked as the builder checks its own: an http(s)
+ * URL, valid header names, no line breaks in values. Throws an Error saying what is wrong. The
+ * redactor knows the secrets, so a header that now holds one still never follows a redirect.
+ */
+export function changeRequest(request: ApiRequest, changes: RequestChanges, redactor: Redactor): ApiRequest {
+  let url = request.url;
+  if (changes.url !== undefined) {
+    let parsed: URL;
+    try {
+      parsed = new URL(changes.url.trim());
+    } catch {
+      throw new Error(`"${changes.url}" is not a valid URL: write it whole, e.g. https://api.example.com/items?id=1.`);
+    }
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
+      throw new Error(`The URL must be http:// or https://, not ${parsed.protocol}//.`);
+    if (parsed.username !== '' || parsed.password !== '')
+      throw new Error('The URL may not carry a user name or password here: set an Authorization header instead.');
+    url = parsed.toString();
+  }
+  const headers: Record<string, string> = { ...(changes.headers ?? request.headers) };
+  for (const [name, value] of Object.entries(headers)) {
+    if (!HEADER_NAME.test(name))
+      throw new Error(`"${name}" is not a valid header name: letters, digits and ! # $ % & ' * + - . ^ _ \` | ~, with no spaces.`);
+    if (/[\u0000-\u0008\u000a-\u001f\u007f]/.test(value))
+      throw new Error(`The value of header "${name}" contains a line break or control character.`);
+  }
+  let body = request.body;
+  if (changes.body !== undefined) {
+    // The length of a file's bytes is not the length of the new text: the client counts it again.
+    for (const name of Object.keys(headers)) if (name.toLowerCase() === 'content-length') delete headers[name];
+    body = { content: changes.body };
+  }
+  const secretHeaders = Object.entries(headers)
+    .filter(([, value]) => redactor.text(value) !== value)
+    .map(([name]) => name);
+  return { method: request.method, url, shownUrl: safeUrl(url), headers, ...(body ? { body } : {}), secretHeaders };
+}

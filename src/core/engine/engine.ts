@@ -14,12 +14,14 @@ import { formatSeconds } from '../http/networkError';
 import { MAX_TIMER_MS } from '../limits';
 import type { LoadedAgent, NodePlan } from './agentPlan';
 import { runApiNode } from './apiNode';
+import type { ApiRequest } from './apiRequest';
 import { evaluateString, ExpressionError } from './evaluate';
 import type { NodeResult, Scope } from './evaluate';
 import type { ResolvedInputs } from './inputs';
 import { NodeError } from './nodeError';
 import type { NodeFailureKind } from './nodeError';
 import type { SecretResolver } from './secrets';
+import type { NodePauses } from './nodePauses';
 import type { NodeStatus, NodeTrace } from './trace';
 import { Redactor } from '../redaction';
 import { renderText } from './values';
@@ -84,6 +86,8 @@ export interface EngineOptions {
   readonly onExchange?: (record: () => Exchange, node: string) => void;
   /** The most bytes of each body an exchange keeps (default EXCHANGE_BODY_LIMITS.execution). */
   readonly exchangeBodyLimit?: number;
+  /** A debugger's hold points (nodePauses.ts): before a node, after its answer, after a failure. */
+  readonly pauses?: NodePauses;
 }
 
 export type ExecutionFailureKind = NodeFailureKind | 'secret' | 'output' | 'timeout';
@@ -164,6 +168,7 @@ export async function executeAgent(agent: LoadedAgent, inputs: ResolvedInputs, o
 
     const results = new Map<string, NodeResult>();
     const scope = { inputs: inputs.values, nodes: results, secrets: secrets.values };
+    options.pauses?.started?.(scope);
     const failure = await runNodes(plan.nodes, scope, options, stop.signal, traces, redactor, answers, () => halt('failed'));
     if (stopReason && stopReason !== 'failed') return finish(stoppedFailure());
     if (failure) return finish({ error: failure });
@@ -275,13 +280,13 @@ function runNodes(
         report(entry);
       };
       const pinned = options.pinnedResults?.get(node.id);
-      (pinned
+      const outcome = pinned
         ? Promise.resolve(pinnedOutcome(pinned))
         : runNode(node, scope, options, signal, redactor, answers, (request) => {
             entry.method = request.method;
             entry.url = redactor.text(request.url);
-          })
-      )
+          });
+      (options.pauses && !pinned ? heldOutcome(node, scope, options.pauses, signal, outcome) : outcome)
         .then(
           ({ result, bytes, httpStatus }) => {
             scope.nodes.set(node.id, result);
@@ -319,6 +324,29 @@ function runNodes(
   });
 }
 
+/**
+ * A node's outcome, held by a debugger after an API node's answer and after a failure (not one
+ * that comes from the execution stopping): the node ends when the debugger lets it go.
+ */
+async function heldOutcome<T extends { result: NodeResult }>(
+  node: NodePlan,
+  scope: Scope & { nodes: Map<string, NodeResult> },
+  pauses: NodePauses,
+  signal: AbortSignal,
+  outcome: Promise<T>,
+): Promise<T> {
+  let done: T;
+  try {
+    done = await outcome;
+  } catch (error) {
+    const nodeError = asNodeError(node.id, error);
+    if (!(signal.aborted && nodeError.kind === 'cancelled')) await pauses.afterFailure({ node, scope, error: nodeError });
+    throw nodeError;
+  }
+  if (node.kind === 'api') await pauses.afterResponse({ node, scope, result: done.result });
+  return done;
+}
+
 /** A pinned result as if the node had produced it (its size as JSON, or as text). */
 function pinnedOutcome(result: NodeResult): { result: NodeResult; bytes: number; httpStatus?: number } {
   const body = typeof result.body === 'string' ? result.body : (JSON.stringify(result.body) ?? '');
@@ -335,6 +363,10 @@ async function runNode(
   onRequest: (request: { method: string; url: string }) => void,
 ): Promise<{ result: NodeResult; bytes: number; httpStatus?: number }> {
   if (node.kind === 'template') {
+    if (options.pauses) {
+      await options.pauses.beforeNode({ node, scope });
+      if (signal.aborted) throw new NodeError(node.id, 'The execution was stopped while the node was held.', 'cancelled');
+    }
     const text = renderText(evaluateString(node.text, scope, { node: node.id, field: 'text' }));
     return { result: { body: text }, bytes: Buffer.byteLength(text) };
   }
@@ -354,6 +386,7 @@ async function runNode(
       ...(options.onExchange
         ? { onExchange: options.onExchange, exchangeBodyLimit: options.exchangeBodyLimit ?? EXCHANGE_BODY_LIMITS.execution }
         : {}),
+      ...(options.pauses ? { beforeSend: beforeSendOf(node, scope, options.pauses) } : {}),
     },
     onRequest,
   );
@@ -362,6 +395,10 @@ async function runNode(
     bytes: outcome.bytes,
     ...(outcome.result.status !== undefined ? { httpStatus: outcome.result.status } : {}),
   };
+}
+
+function beforeSendOf(node: NodePlan, scope: Scope, pauses: NodePauses): (request: ApiRequest) => Promise<ApiRequest | void> {
+  return (request) => pauses.beforeNode({ node, scope, request });
 }
 
 function asNodeError(node: string, error: unknown): NodeError {

@@ -6,7 +6,8 @@ import type { LoadedAgent } from '../engine/agentPlan';
 import { executeAgent } from '../engine/engine';
 import type { ExecutionResult } from '../engine/engine';
 import type { NodeResult } from '../engine/evaluate';
-import type { NodeStatus } from '../engine/trace';
+import type { NodePauses } from '../engine/nodePauses';
+import type { NodeStatus, NodeTrace } from '../engine/trace';
 import { filesFromPaths, resolveInputs } from '../engine/inputs';
 import { checkNamedFiles, describeFileRefusal } from '../inputs/fileAccess';
 import type { FileRefusal, NamedFile } from '../inputs/fileAccess';
@@ -39,6 +40,10 @@ export interface RunCaseOptions {
   readonly dispatcher?: Dispatcher;
   /** Keep the exchanges of a failed case's API nodes (what it links to); on by default. */
   readonly recordExchanges?: boolean;
+  /** A debugger's hold points (engine/nodePauses.ts): the case runs under the debugger. */
+  readonly pauses?: NodePauses;
+  /** Called when a node starts and ends (a debugger's threads). */
+  readonly onTrace?: (entry: NodeTrace) => void;
 }
 
 const DEFAULT_TIMEOUT_MS = 30_000;
@@ -88,6 +93,8 @@ export async function runCase(agent: LoadedAgent, testCase: TestCase, options: R
     // Each result handed over is a redacted copy: made only for the nodes the case checks.
     ...(testCase.expect.nodes?.size ? { onNodeResult: (node: string, result: NodeResult) => nodeResults.set(node, result) } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
+    ...(options.pauses ? { pauses: options.pauses } : {}),
+    ...(options.onTrace ? { onTrace: options.onTrace } : {}),
     redactor,
   });
   const failures = checkCase(testCase, execution, nodeResults, firstSentBy, redactor);

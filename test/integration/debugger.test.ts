@@ -1,0 +1,239 @@
+// The agent debugger in the real extension host: the inline adapter (debug type agent-workflow)
+// started by VS Code's debug service, a breakpoint set in the editor's breakpoint model, a secret
+// from secret storage, the Variables of a node's body read through the session, Continue; and F5
+// on an agent file with no launch.json, asking for the inputs as Run Locally does.
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import * as vscode from 'vscode';
+import { json, startServer } from '../support/httpServer';
+import type { TestServer } from '../support/httpServer';
+import type { AgentWorkflowsApi } from '../../src/extension';
+import { ScriptedUi } from './scriptedUi';
+import { workspaceFolder } from './userData';
+import { waitFor } from './wait';
+
+const TOKEN = `aw-debug-token-${randomBytes(12).toString('hex')}`;
+const SECRET = 'DEBUG_TOKEN';
+
+function lookupAgent(api: string): string {
+  return [
+    'version: 1',
+    'name: Debugged',
+    'inputs:',
+    '  who: { type: string, required: true }',
+    'nodes:',
+    '  lookup:',
+    '    type: api',
+    '    method: GET',
+    `    url: "${api}/people/{{ inputs.who }}"`,
+    `    settings: ["Authorization: Bearer {{ secrets.${SECRET} }}"]`,
+    '  greet:',
+    '    type: template',
+    '    text: "Hello {{ nodes.lookup.body.name }}"',
+    'outputs:',
+    '  greeting: { from: "{{ nodes.greet.body }}" }',
+    '',
+  ].join('\n');
+}
+
+describe('agent debugger (inline adapter)', function () {
+  this.timeout(60_000);
+  let api: TestServer;
+  let folder: string;
+  /** Every message the adapter sent, by session id. */
+  const sent = new Map<string, { type: string; event?: string; body?: Record<string, unknown> }[]>();
+  let tracker: vscode.Disposable;
+
+  before(async () => {
+    const extension = vscode.extensions.getExtension('agent-workflows.agent-workflows');
+    assert.ok(extension);
+    await extension.activate();
+    api = await startServer((request, response) =>
+      json(response, 200, { name: `Person ${request.url?.split('/').pop() ?? ''}`, auth: request.headers.authorization ?? null }),
+    );
+    folder = join(workspaceFolder(), 'debugging');
+    mkdirSync(folder, { recursive: true });
+    const setup = new ScriptedUi().input(TOKEN);
+    try {
+      await vscode.commands.executeCommand('agentWorkflows.setSecret', SECRET);
+    } finally {
+      setup.restore();
+    }
+    tracker = vscode.debug.registerDebugAdapterTrackerFactory('agent-workflow', {
+      createDebugAdapterTracker: (session) => ({
+        onDidSendMessage: (message: { type: string; event?: string; body?: Record<string, unknown> }) =>
+          sent.set(session.id, [...(sent.get(session.id) ?? []), message]),
+      }),
+    });
+  });
+
+  after(async () => {
+    tracker.dispose();
+    vscode.debug.removeBreakpoints(vscode.debug.breakpoints);
+    await vscode.commands.executeCommand('agentWorkflows.clearSecret', SECRET);
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    await api.close();
+    rmSync(folder, { recursive: true, force: true });
+  });
+
+  /** The session's next "stopped" event after `seen` of them. */
+  async function stoppedOf(session: vscode.DebugSession, seen: number): Promise<{ threadId: number; reason: string }> {
+    const stops = await waitFor(() => {
+      const found = (sent.get(session.id) ?? []).filter((message) => message.type === 'event' && message.event === 'stopped');
+      return found.length > seen ? found : undefined;
+    }, 'a stop');
+    return stops[seen]!.body as { threadId: number; reason: string };
+  }
+
+  async function ended(session: vscode.DebugSession): Promise<void> {
+    await waitFor(() => (vscode.debug.activeDebugSession?.id === session.id ? undefined : true), 'the session to end');
+  }
+
+  it('stops at a breakpoint on a node, shows its upstream node body, and continues to the end', async () => {
+    const program = join(folder, 'debugged.agent.yaml');
+    writeFileSync(program, lookupAgent(api.url));
+    const uri = vscode.Uri.file(program);
+    // Line 12 of the file (0-based 11) is greet's id.
+    vscode.debug.addBreakpoints([new vscode.SourceBreakpoint(new vscode.Location(uri, new vscode.Position(12, 4)))]);
+    const started = new Promise<vscode.DebugSession>((resolve) => {
+      const listener = vscode.debug.onDidStartDebugSession((session) => {
+        listener.dispose();
+        resolve(session);
+      });
+    });
+    assert.ok(
+      await vscode.debug.startDebugging(vscode.workspace.workspaceFolders?.[0], {
+        type: 'agent-workflow',
+        request: 'launch',
+        name: 'Debug in the test',
+        program,
+        inputs: { who: 'Ann' },
+      }),
+    );
+    const session = await started;
+    const stop = await stoppedOf(session, 0);
+    assert.equal(stop.reason, 'breakpoint');
+    const frames = (await session.customRequest('stackTrace', { threadId: stop.threadId })) as {
+      stackFrames: { id: number; name: string; line: number }[];
+    };
+    assert.deepEqual(
+      frames.stackFrames.map((frame) => [frame.name, frame.line]),
+      [
+        ['greet (before it runs)', 11],
+        ['lookup (used by greet)', 6],
+      ],
+    );
+    const scopes = (await session.customRequest('scopes', { frameId: frames.stackFrames[0]!.id })) as {
+      scopes: { name: string; variablesReference: number }[];
+    };
+    const nodesScope = scopes.scopes.find((scope) => scope.name === 'Nodes')!;
+    type Variables = { variables: { name: string; value: string; variablesReference: number }[] };
+    const nodes = (await session.customRequest('variables', { variablesReference: nodesScope.variablesReference })) as Variables;
+    const lookup = nodes.variables.find((variable) => variable.name === 'lookup')!;
+    const fields = (await session.customRequest('variables', { variablesReference: lookup.variablesReference })) as Variables;
+    const body = fields.variables.find((variable) => variable.name === 'body')!;
+    const bodyFields = (await session.customRequest('variables', { variablesReference: body.variablesReference })) as Variables;
+    assert.deepEqual(
+      bodyFields.variables.map((variable) => [variable.name, variable.value]),
+      [
+        ['name', '"Person Ann"'],
+        ['auth', `"Bearer {{ secrets.${SECRET} }}"`],
+      ],
+    );
+    assert.equal(api.requests.at(-1)?.headers.authorization, `Bearer ${TOKEN}`, 'the secret came from secret storage');
+    await session.customRequest('continue', { threadId: stop.threadId });
+    await ended(session);
+    const output = (sent.get(session.id) ?? [])
+      .filter((message) => message.event === 'output')
+      .map((message) => String(message.body?.output))
+      .join('');
+    assert.match(output, /Hello Person Ann/);
+    vscode.debug.removeBreakpoints(vscode.debug.breakpoints);
+  });
+
+  it('F5 on an agent file with no launch.json asks for its inputs as Run Locally does, and runs it', async () => {
+    const program = join(folder, 'pressed.agent.yaml');
+    writeFileSync(program, lookupAgent(api.url));
+    await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(vscode.Uri.file(program)));
+    const ui = new ScriptedUi().input('Bea');
+    try {
+      const started = new Promise<vscode.DebugSession>((resolve) => {
+        const listener = vscode.debug.onDidStartDebugSession((session) => {
+          listener.dispose();
+          resolve(session);
+        });
+      });
+      // What F5 does with no launch.json: a configuration with nothing in it, completed by the provider.
+      assert.ok(
+        await vscode.debug.startDebugging(vscode.workspace.workspaceFolders?.[0], { type: 'agent-workflow', request: '', name: '' }),
+      );
+      const session = await started;
+      await ended(session);
+      assert.equal(api.requests.at(-1)?.url, '/people/Bea');
+    } finally {
+      ui.restore();
+    }
+    assert.deepEqual(ui.unexpected, [], 'every prompt was scripted');
+  });
+
+  it('shows Debug beside Run locally; its command debugs the file, asking for the inputs', async () => {
+    const program = join(folder, 'lens.agent.yaml');
+    writeFileSync(program, lookupAgent(api.url));
+    const uri = vscode.Uri.file(program);
+    await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(uri));
+    const lens = await waitFor(async () => {
+      const all = await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', uri);
+      const local = all.findIndex((candidate) => candidate.command?.command === 'agentWorkflows.runLocally');
+      const debug = all[local + 1];
+      return debug?.command?.command === 'agentWorkflows.debugAgent' ? debug : undefined;
+    }, 'the Debug lens after Run locally');
+    assert.match(lens.command!.title, /Debug/);
+    const ui = new ScriptedUi().input('Cid');
+    try {
+      const started = new Promise<vscode.DebugSession>((resolve) => {
+        const listener = vscode.debug.onDidStartDebugSession((session) => {
+          listener.dispose();
+          resolve(session);
+        });
+      });
+      await vscode.commands.executeCommand(lens.command!.command, ...(lens.command!.arguments ?? []));
+      const session = await started;
+      assert.equal(session.type, 'agent-workflow');
+      await ended(session);
+      assert.equal(api.requests.at(-1)?.url, '/people/Cid');
+    } finally {
+      ui.restore();
+    }
+    assert.deepEqual(ui.unexpected, [], 'every prompt was scripted');
+  });
+
+  it("debugs test cases from the Test Explorer's Debug profile, with their mocks: each ends as it would run", async () => {
+    const extension = vscode.extensions.getExtension<AgentWorkflowsApi>('agent-workflows.agent-workflows')!;
+    const tests = (await extension.activate()).agentTests;
+    const testFile = vscode.Uri.joinPath(vscode.workspace.workspaceFolders![0]!.uri, 'agent-tests', 'greeter.agent.test.yaml');
+    await tests.controller.resolveHandler?.(undefined);
+    const file = await waitFor(() => tests.controller.items.get(testFile.toString()), 'the test file item');
+    const cases = await waitFor(() => {
+      const found = ['known person', 'wrong title'].map((name) => file.children.get(`${testFile.toString()}::${name}`));
+      return found.every(Boolean) ? (found as vscode.TestItem[]) : undefined;
+    }, 'the case items');
+    const sessions = new Map<string, string>();
+    const listener = vscode.debug.onDidStartDebugSession((session) => sessions.set(session.name, session.id));
+    const cancel = new vscode.CancellationTokenSource();
+    try {
+      await tests.debugProfile.runHandler(new vscode.TestRunRequest(cases, [], tests.debugProfile), cancel.token);
+    } finally {
+      listener.dispose();
+      cancel.dispose();
+    }
+    const exitOf = (name: string): unknown => {
+      const id = sessions.get(`Debug ${name}`);
+      assert.ok(id, `a session for ${name} among ${[...sessions.keys()].join(', ')}`);
+      return (sent.get(id) ?? []).find((message) => message.event === 'exited')?.body?.exitCode;
+    };
+    assert.equal(exitOf('known person'), 0);
+    assert.equal(exitOf('wrong title'), 1);
+  });
+});
