@@ -185,6 +185,10 @@ export async function runCli(argv: readonly string[], rawIo: CliIo): Promise<num
       .option('-m, --map <INPUT=COLUMN>', 'read an input from a column of another name (repeatable)', collect, [])
       .option('--limit <n>', 'only the first n rows')
       .option(
+        '--strict-columns',
+        'skip (as bad rows) the rows that fill a column that is neither an input nor expect.…; by default such columns are kept in the results',
+      )
+      .option(
         '--expect <file>',
         'an agent test file (*.agent.test.yaml) with one case: its expect.outputs apply to every row, for a pass rate',
       )

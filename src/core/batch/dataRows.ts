@@ -86,11 +86,46 @@ export async function* readDataRows(path: string, options: ReadRowsOptions = {})
  * progress, and the check that the file can be read and is not empty before anything is sent.
  */
 export async function countDataRows(path: string, options: ReadRowsOptions = {}): Promise<number> {
-  let count = 0;
-  for await (const row of readDataRows(path, options)) count = row.row;
-  if (count === 0)
-    throw new DataFileError(`${path} has no data rows${dataFormatOf(path) === 'csv' ? ' (only a header, or nothing)' : ''}.`);
-  return count;
+  return (await surveyDataFile(path, options)).rows;
+}
+
+/** Distinct column names a survey keeps; beyond, they are counted (a row may have 100,000 columns). */
+export const MAX_SURVEYED_COLUMNS = 1000;
+
+/** A data file as one read through it finds it, before anything is sent. */
+export interface DataSurvey {
+  /** Rows, bad ones included. */
+  readonly rows: number;
+  /** The column names of its rows, in the order first met (at most MAX_SURVEYED_COLUMNS). */
+  readonly columns: readonly string[];
+  /** Distinct column names beyond those listed. */
+  readonly columnsNotListed: number;
+}
+
+/**
+ * The rows and column names of a data file, reading it through once (the rows of a JSON lines file
+ * need not all have the same columns). Throws DataFileError when it cannot be read or has no rows.
+ */
+export async function surveyDataFile(path: string, options: ReadRowsOptions = {}): Promise<DataSurvey> {
+  let rows = 0;
+  const columns = new Set<string>();
+  // Names past the list, counted once each: a set of them would be unbounded, so only their number.
+  let columnsNotListed = 0;
+  const uncounted = new Set<string>();
+  for await (const row of readDataRows(path, options)) {
+    rows = row.row;
+    if ('problem' in row) continue;
+    for (const name of Object.keys(row.fields)) {
+      if (columns.has(name)) continue;
+      if (columns.size < MAX_SURVEYED_COLUMNS) columns.add(name);
+      else if (uncounted.size < MAX_SURVEYED_COLUMNS * 10 && !uncounted.has(name)) {
+        uncounted.add(name);
+        columnsNotListed++;
+      }
+    }
+  }
+  if (rows === 0) throw new DataFileError(`${path} has no data rows${dataFormatOf(path) === 'csv' ? ' (only a header, or nothing)' : ''}.`);
+  return { rows, columns: [...columns], columnsNotListed };
 }
 
 /** A line of a file, at most maxBytes of it kept (`overflow` then says it was longer). */
