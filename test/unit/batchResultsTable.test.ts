@@ -162,6 +162,26 @@ describe('batch results table', () => {
     const rowsOf = (status: 'all' | RowResult['status'], text: string): number[] =>
       filterRows(table, { status, text }).map((row) => row.row);
 
+    it("shows the data's other columns: cells, filter, sort and the detail", async () => {
+      const { columnNamesOf } = await import('../../src/core/batch/resultsTable');
+      const labelled: RowResult[] = [
+        { row: 1, status: 'finished', columns: { id: 'b-7', note: { n: 1 } }, inputs: { city: 'Paris' } },
+        { row: 2, status: 'skipped', columns: { id: 'a-3' }, problems: [{ row: 2, message: 'bad' }] },
+      ];
+      const cells = labelled.map(tableRowOf);
+      assert.deepEqual(cells[0]!.columns, { id: 'b-7', note: '{"n":1}' });
+      assert.deepEqual(columnNamesOf(labelled).columns, ['id', 'note']);
+      assert.deepEqual(
+        filterRows(cells, { status: 'all', text: 'A-3' }).map((row) => row.row),
+        [2],
+      );
+      assert.deepEqual(
+        sortRows([...cells], { column: 'column:id', direction: 'ascending' }).map((row) => row.row),
+        [2, 1],
+      );
+      assert.equal(rowDetail(labelled[0]!, 1000)[0]?.title, 'Other columns');
+    });
+
     it('filters by status and by text in any cell, ignoring case', () => {
       assert.deepEqual(rowsOf('all', ''), [1, 2, 12, 13]);
       assert.deepEqual(rowsOf('finished', ''), [1, 12]);

@@ -129,12 +129,22 @@ export function csvField(value: unknown): string {
   return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 
-/** The input and output names of rows, in the order first seen, each list at most `max` long. */
-export function columnNamesOf(rows: Iterable<RowResult>, max = MAX_CSV_NAMED_COLUMNS): { inputs: string[]; outputs: string[] } {
+/**
+ * The other columns', input and output names of rows, in the order first seen, each list at most
+ * `max` long.
+ */
+export function columnNamesOf(
+  rows: Iterable<RowResult>,
+  max = MAX_CSV_NAMED_COLUMNS,
+): { columns: string[]; inputs: string[]; outputs: string[] } {
+  const columns = new Set<string>();
   const inputs = new Set<string>();
   const outputs = new Set<string>();
-  for (const row of rows) addColumnNames(row, inputs, outputs, max);
-  return { inputs: [...inputs], outputs: [...outputs] };
+  for (const row of rows) {
+    addColumnNames(row, inputs, outputs, max);
+    for (const name of Object.keys(row.columns ?? {})) if (columns.size < max) columns.add(name);
+  }
+  return { columns: [...columns], inputs: [...inputs], outputs: [...outputs] };
 }
 
 /** Adds a row's names to the lists; false when a list was full and a name was left out. */
