@@ -133,6 +133,9 @@ export interface FileLine {
   readonly text: string;
   readonly line: number;
   readonly overflow: boolean;
+  /** Where the line starts in the file, in bytes, and its bytes (without its line break): to read it again. */
+  readonly offset: number;
+  readonly bytes: number;
 }
 
 /**
@@ -145,16 +148,21 @@ export async function* readLines(path: string, maxBytes: number, signal?: AbortS
   let kept = 0;
   let overflow = false;
   let line = 0;
+  let offset = 0;
+  let bytes = 0;
   const take = (): FileLine => {
     line++;
     const text = Buffer.concat(parts).toString('utf8').replace(/\r$/, '');
     parts = [];
     kept = 0;
-    const result = { text: line === 1 ? text.replace(/^\uFEFF/, '') : text, line, overflow };
+    const result = { text: line === 1 ? text.replace(/^\uFEFF/, '') : text, line, overflow, offset, bytes };
+    offset += bytes + 1;
+    bytes = 0;
     overflow = false;
     return result;
   };
   const keep = (chunk: Buffer): void => {
+    bytes += chunk.length;
     if (overflow) return;
     if (kept + chunk.length > maxBytes) {
       parts.push(chunk.subarray(0, maxBytes - kept));
