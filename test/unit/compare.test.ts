@@ -102,6 +102,9 @@ describe('compare two runs (core)', () => {
     const indexed = await compareRuns(a, b, { maxPendingRows: 1 });
     assert.equal(indexed.mode, 'indexed');
     assert.deepEqual(essence(indexed), essence(streamed));
+    // Every row of B read again by its place rather than kept: the same.
+    const reread = await compareRuns(a, b, { maxPendingRows: 1, maxKeptLineBytes: 0 });
+    assert.deepEqual(essence(reread), essence(streamed));
   });
 
   it('a row restarted (two lines) is compared by its last line, streamed or indexed', async () => {
@@ -141,7 +144,7 @@ describe('compare two runs (core)', () => {
         finished(4, { v: 'b' }, { columns: { id: 'y' } }),
       ]),
     );
-    for (const options of [{ key: 'id' }, { key: 'id', maxPendingRows: 1 }]) {
+    for (const options of [{ key: 'id' }, { key: 'id', maxPendingRows: 1 }, { key: 'id', maxPendingRows: 1, maxKeptLineBytes: 0 }]) {
       const result = await compareRuns(a, b, options);
       assert.deepEqual(result.matchedBy, { kind: 'key', column: 'id' });
       assert.equal(result.matched, 3);

@@ -143,16 +143,17 @@ export interface FileLine {
  * whole. Also reads the batch's own files back (results, state) on --resume.
  */
 export async function* readLines(path: string, maxBytes: number, signal?: AbortSignal): AsyncGenerator<FileLine> {
-  const stream = createReadStream(path, signal ? { signal } : {});
+  // Large reads: a tenth of the system calls and async steps of the default 64 KiB, for files of many lines.
+  const stream = createReadStream(path, { highWaterMark: 1024 * 1024, ...(signal ? { signal } : {}) });
   let parts: Buffer[] = [];
   let kept = 0;
   let overflow = false;
   let line = 0;
   let offset = 0;
   let bytes = 0;
-  const take = (): FileLine => {
+  const take = (whole?: string): FileLine => {
     line++;
-    const text = Buffer.concat(parts).toString('utf8').replace(/\r$/, '');
+    const text = (whole ?? Buffer.concat(parts).toString('utf8')).replace(/\r$/, '');
     parts = [];
     kept = 0;
     const result = { text: line === 1 ? text.replace(/^\uFEFF/, '') : text, line, overflow, offset, bytes };
@@ -177,6 +178,13 @@ export async function* readLines(path: string, maxBytes: number, signal?: AbortS
     for await (const chunk of stream as AsyncIterable<Buffer>) {
       let from = 0;
       for (let newline = chunk.indexOf(10, from); newline !== -1; newline = chunk.indexOf(10, from)) {
+        // A line wholly in this chunk (most are) is decoded where it is, without a copy.
+        if (parts.length === 0 && !overflow && newline - from <= maxBytes) {
+          bytes = newline - from;
+          yield take(chunk.toString('utf8', from, newline));
+          from = newline + 1;
+          continue;
+        }
         keep(chunk.subarray(from, newline));
         yield take();
         from = newline + 1;

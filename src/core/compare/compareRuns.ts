@@ -6,10 +6,10 @@
 // row's later line comes after it was compared), both are indexed instead: the place of each row's
 // last line, then the lines read again by place. Memory stays bounded by the window, the indexes
 // (a few numbers a row) and the lists, never by the files.
-import { open } from 'node:fs/promises';
-import type { FileHandle } from 'node:fs/promises';
+import { closeSync, openSync, readSync } from 'node:fs';
 import type { RowStatus } from '../batch/batchModel';
 import { readLines } from '../batch/dataRows';
+import { parseResultHead } from '../batch/resultsRows';
 import { MAX_RESULT_LINE_BYTES } from '../batch/resultsTable';
 import { errorMessage } from '../errors';
 import { compareRow } from './compareRows';
@@ -25,6 +25,8 @@ export interface CompareOptions {
   readonly signal?: AbortSignal;
   /** Rows waiting for their partner while streaming; beyond, both files are indexed (tests make it small). */
   readonly maxPendingRows?: number;
+  /** Bytes of B's lines an index keeps read (MAX_KEPT_LINE_BYTES; tests make it 0 to read every row again). */
+  readonly maxKeptLineBytes?: number;
 }
 
 /** A list cut at its bound, and how many there are in all. */
@@ -256,47 +258,97 @@ async function* lines(path: string, side: CompareSide, options: CompareOptions):
   }
 }
 
-/** Where a row's last line is, and what a side's summary needs of it. */
+/** Where a row's last line is in B, and its key. */
 interface IndexEntry {
   readonly row: number;
   readonly offset: number;
   readonly bytes: number;
   readonly line: number;
   readonly key?: string;
+  /** The row itself, while the rows kept stay within MAX_KEPT_LINE_BYTES: not read again. */
+  readonly kept?: SideRow;
 }
 
 /**
- * Both files indexed (each row's last line: its place, its key), then A's rows in A's order, each
- * line read again by its place with its partner's.
+ * Bytes of B's lines whose rows an index keeps read (a row's outputs are a part of its line): the
+ * rows beyond are read again by their place. Reading again costs a system call a row; keeping costs
+ * memory: this keeps both bounded.
+ */
+export const MAX_KEPT_LINE_BYTES = 48 * 1024 * 1024;
+
+/**
+ * Both files indexed: B by key (the place of each row's last line), A by the number of each row's
+ * last line; then A read through once more in its order, each row's last line compared with its
+ * partner's, read again from B by its place. A is parsed once, B about twice.
  */
 async function indexed(pathA: string, pathB: string, options: CompareOptions, tally: Tally): Promise<void> {
-  const indexA = await indexFile(pathA, 'a', options, tally);
-  const indexB = await indexFile(pathB, 'b', options, tally);
+  const lastLineA = await lastLines(pathA, 'a', options);
+  const entriesB = await indexFile(pathB, 'b', options, tally);
   // By key: the first row with each key; later rows with it are duplicates.
-  const byKey = { a: keyIndex(indexA, 'a', tally), b: keyIndex(indexB, 'b', tally) };
-  const files = { a: await openFile(pathA, 'a'), b: await openFile(pathB, 'b') };
+  const byKeyB = new Map<string, IndexEntry>();
+  for (const entry of entriesB.values()) {
+    if (entry.key === undefined) tally.keyMissingRow('b', entry.row);
+    else if (byKeyB.has(entry.key)) tally.duplicateRow('b', entry.key, entry.row);
+    else byKeyB.set(entry.key, entry);
+  }
+  entriesB.clear();
+  const fileB = openSync(pathB, 'r');
+  const seenA = new Map<string, number>();
   try {
-    for (const [key, entryA] of byKey.a) {
-      options.signal?.throwIfAborted();
-      const rowA = await readAt(files.a, entryA, options.key);
-      const entryB = byKey.b.get(key);
-      if (!entryB) {
-        tally.only('a', key, rowA);
+    for await (const read of lines(pathA, 'a', options)) {
+      if (read.kind === 'bad') tally.bad('a', read.line, read.problem);
+      if (read.kind !== 'row' || lastLineA.get(read.row.row) !== read.line) continue;
+      if (read.key === undefined) {
+        tally.keyMissing('a', read.row);
         continue;
       }
-      byKey.b.delete(key);
-      tally.pair(key, rowA, await readAt(files.b, entryB, options.key));
+      if (seenA.has(read.key)) {
+        tally.duplicate('a', read.key, read.row);
+        continue;
+      }
+      seenA.set(read.key, read.row.row);
+      const entryB = byKeyB.get(read.key);
+      if (!entryB) {
+        tally.only('a', read.key, read.row);
+        continue;
+      }
+      byKeyB.delete(read.key);
+      tally.pair(read.key, read.row, readAt(fileB, entryB, options.key));
     }
-    for (const [key, entryB] of byKey.b) tally.only('b', key, await readAt(files.b, entryB, options.key));
+    for (const [key, entryB] of byKeyB) tally.only('b', key, readAt(fileB, entryB, options.key));
   } finally {
-    await files.a.close();
-    await files.b.close();
+    closeSync(fileB);
   }
   tally.mode = 'indexed';
 }
 
+/** The line number of each row's last line (its result), read by each line's head alone (bad lines are counted when read whole). */
+async function lastLines(path: string, side: CompareSide, options: CompareOptions): Promise<Map<number, number>> {
+  const last = new Map<number, number>();
+  try {
+    for await (const { text, line, overflow } of readLines(path, MAX_RESULT_LINE_BYTES, options.signal)) {
+      const head = parseResultHead(text);
+      let row = head?.row;
+      if (row === undefined) {
+        // Not a line as a batch writes it (its head first): read whole, to name what is wrong.
+        const read = readResultLine(text, line, overflow, options.key);
+        if (read.kind !== 'row') continue;
+        row = read.row.row;
+      }
+      if (!last.has(row) && last.size >= MAX_COMPARED_ROWS)
+        throw new CompareError({ kind: 'too-many-rows', side, path, max: MAX_COMPARED_ROWS });
+      last.set(row, line);
+    }
+  } catch (error) {
+    if (error instanceof CompareError) throw error;
+    throw new CompareError({ kind: 'unreadable', side, path, reason: errorMessage(error) });
+  }
+  return last;
+}
+
 async function indexFile(path: string, side: CompareSide, options: CompareOptions, tally: Tally): Promise<Map<number, IndexEntry>> {
   const index = new Map<number, IndexEntry>();
+  let kept = 0;
   try {
     for await (const { text, line, overflow, offset, bytes } of readLines(path, MAX_RESULT_LINE_BYTES, options.signal)) {
       const read = readResultLine(text, line, overflow, options.key);
@@ -308,7 +360,16 @@ async function indexFile(path: string, side: CompareSide, options: CompareOption
       if (!index.has(read.row.row) && index.size >= MAX_COMPARED_ROWS)
         throw new CompareError({ kind: 'too-many-rows', side, path, max: MAX_COMPARED_ROWS });
       // A later line of a row replaces the earlier one (map order stays the row's first line's).
-      index.set(read.row.row, { row: read.row.row, offset, bytes, line, ...(read.key !== undefined ? { key: read.key } : {}) });
+      const keep = kept + bytes <= (options.maxKeptLineBytes ?? MAX_KEPT_LINE_BYTES);
+      if (keep) kept += bytes;
+      index.set(read.row.row, {
+        row: read.row.row,
+        offset,
+        bytes,
+        line,
+        ...(read.key !== undefined ? { key: read.key } : {}),
+        ...(keep ? { kept: read.row } : {}),
+      });
     }
   } catch (error) {
     if (error instanceof CompareError) throw error;
@@ -317,30 +378,19 @@ async function indexFile(path: string, side: CompareSide, options: CompareOption
   return index;
 }
 
-function keyIndex(index: Map<number, IndexEntry>, side: CompareSide, tally: Tally): Map<string, IndexEntry> {
-  const byKey = new Map<string, IndexEntry>();
-  for (const entry of index.values()) {
-    if (entry.key === undefined) tally.keyMissingRow(side, entry.row);
-    else if (byKey.has(entry.key)) tally.duplicateRow(side, entry.key, entry.row);
-    else byKey.set(entry.key, entry);
-  }
-  return byKey;
-}
+/** A buffer for the lines read again by place, grown to the longest. */
+let lineBuffer = Buffer.alloc(64 * 1024);
 
-async function openFile(path: string, side: CompareSide): Promise<FileHandle> {
-  try {
-    return await open(path, 'r');
-  } catch (error) {
-    throw new CompareError({ kind: 'unreadable', side, path, reason: errorMessage(error) });
-  }
-}
-
-/** A row's last line read again from its place (it was a row when indexed). */
-async function readAt(file: FileHandle, entry: IndexEntry, key: string | undefined): Promise<SideRow> {
+/**
+ * A row's last line read again from its place (it was a row when indexed). Read synchronously: one
+ * short read from a file just read, in the page cache; an await per row costs more than the read.
+ */
+function readAt(fd: number, entry: IndexEntry, key: string | undefined): SideRow {
+  if (entry.kept) return entry.kept;
   const length = Math.min(entry.bytes, MAX_RESULT_LINE_BYTES);
-  const buffer = Buffer.allocUnsafe(length);
-  const { bytesRead } = await file.read(buffer, 0, length, entry.offset);
-  const text = buffer.subarray(0, bytesRead).toString('utf8').replace(/\r$/, '');
+  if (lineBuffer.length < length) lineBuffer = Buffer.alloc(length);
+  const bytesRead = readSync(fd, lineBuffer, 0, length, entry.offset);
+  const text = lineBuffer.toString('utf8', 0, bytesRead).replace(/\r$/, '');
   const read = readResultLine(entry.line === 1 ? text.replace(/^\uFEFF/, '') : text, entry.line, entry.bytes > MAX_RESULT_LINE_BYTES, key);
   // The file changed since it was indexed: the row is still counted, by what its index knew.
   return read.kind === 'row' ? read.row : { row: entry.row, status: 'unknown', partial: true };
