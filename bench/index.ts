@@ -2,11 +2,12 @@
 //   npm run bench                 all
 //   npm run bench -- validation   only the named ones (validation, multipart, polling, server,
 //                                 flood, agent-tests, cli, activation, batch, exchange-view,
-//                                 exchange-recording, graph, openapi, send)
+//                                 exchange-recording, graph, openapi, send, compare)
 import { runActivationBenchmark } from './activation';
 import { runBatchBenchmark } from './batch';
 import { runAgentTestsBenchmark } from './agentTests';
 import { runCliBenchmark } from './cli';
+import { runCompareBenchmark } from './compare';
 import { runGraphBenchmark } from './graph';
 import { runExchangeRecordingBenchmark } from './exchangeRecording';
 import { runExchangeViewBenchmark } from './exchangeView';
@@ -33,6 +34,7 @@ const benchmarks: Record<string, () => boolean | Promise<boolean>> = {
   'exchange-view': runExchangeViewBenchmark,
   send: runSendBenchmark,
   'exchange-recording': runExchangeRecordingBenchmark,
+  compare: runCompareBenchmark,
 };
 
 void (async () => {
