@@ -315,3 +315,21 @@ describe('compare two runs (core)', () => {
     );
   });
 });
+
+describe("an execution's text for the editor's diff", () => {
+  it('outputs first, then the error, inputs and trace (no durations), JSON with keys sorted', async () => {
+    const { executionCompareText } = await import('../../src/core/compare/executionText');
+    const text = executionCompareText({
+      agentName: 'Greet',
+      state: 'problem',
+      outputs: { z: 1, a: { d: 2, c: 3 } },
+      inputs: { who: 'Ada' },
+      error: 'say: boom',
+      trace: [{ node: 'say', status: 'failed', durationMs: 12, detail: 'boom' }],
+    });
+    assert.equal(
+      text,
+      '// Greet: problem\n\n// outputs\n{\n  "a": {\n    "c": 3,\n    "d": 2\n  },\n  "z": 1\n}\n\n// error\n"say: boom"\n\n// inputs\n{\n  "who": "Ada"\n}\n\n// trace\n//   say: failed (boom)\n',
+    );
+  });
+});
