@@ -285,6 +285,30 @@ describe('batch results table', () => {
       assert.equal(csvField(null), '');
     });
 
+    it("exports the data's other columns to CSV before the inputs, as the table shows them", async () => {
+      const rows: RowResult[] = [
+        { row: 1, status: 'finished', columns: { id: 'T-1', note: '=x' }, inputs: { q: 'a' }, outputs: { answer: 'y' } },
+        { row: 2, status: 'skipped', columns: { id: 'T-2' }, problems: [{ row: 2, message: 'bad' }] },
+      ];
+      const path = dir.write('labelled.jsonl', rows.map(line).join(''));
+      await exportBatchResults(path, join(dir.path, 'labelled.csv'), 'csv', NO_FILTER);
+      const [header, first, second] = parseCsv(readFileSync(join(dir.path, 'labelled.csv'), 'utf8'));
+      assert.deepEqual(header, [
+        'row',
+        'status',
+        'passed',
+        'executionId',
+        'durationMs',
+        'column.id',
+        'column.note',
+        'input.q',
+        'output.answer',
+        'error',
+      ]);
+      assert.deepEqual(first?.slice(5, 9), ['T-1', "'=x", 'a', 'y']);
+      assert.deepEqual(second?.slice(5, 7), ['T-2', '']);
+    });
+
     it('writes a header with a column per input and output, and one record per row', async () => {
       const rows: RowResult[] = [
         { row: 1, status: 'finished', passed: true, executionId: 'e1', durationMs: 12, inputs: { q: 'a, b' }, outputs: { answer: '=1+1' } },
