@@ -93,7 +93,7 @@ function problemText(problem: CompareProblem, pathA: string, pathB: string): str
     case 'unreadable':
       return `${path(problem.side)} cannot be read: ${problem.reason}`;
     case 'not-comparable':
-      return `${path(problem.side)}${problem.line !== undefined ? `, line ${problem.line}` : ''}: ${problem.problem}.`;
+      return `${path(problem.side)}${problem.line !== undefined ? `, line ${problem.line}` : ''}: ${problem.problem}${/[.?!]$/.test(problem.problem) ? '' : '.'}`;
     case 'empty':
       return `${path(problem.side)} has no rows to compare.`;
     case 'mixed-kinds':

@@ -232,6 +232,11 @@ describe('compare two runs (core)', () => {
         "neither a batch's result (a JSON line with row and status, as batch --out writes) nor an agent-test JSON report (test --reporter json)",
     });
     assert.deepEqual(await problem(empty, results), { kind: 'empty', side: 'a', path: empty });
+    // Lines that look like results but none is one: its first bad line is named.
+    const broken = dir.write('broken.jsonl', '{"row":1,"status":"fin\n{"row":2,"status":"nope"}\n');
+    const refused = (await problem(results, broken)) as { kind: string; line: number; problem: string };
+    assert.deepEqual([refused.kind, refused.line], ['not-comparable', 1]);
+    assert.match(refused.problem, /^no line is a row's result; this one is not valid JSON \(.*\): cut short, or edited by hand\?$/);
     assert.deepEqual(await problem(results, report), { kind: 'mixed-kinds', a: 'results', b: 'report' });
     assert.equal(((await problem(results, join(dir.path, 'missing.jsonl'))) as { kind: string }).kind, 'unreadable');
   });

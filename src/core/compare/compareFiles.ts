@@ -128,7 +128,8 @@ export async function fileKindOf(path: string, side: CompareSide, signal?: Abort
     for await (const { text, line, overflow } of readLines(path, 64 * 1024, signal)) {
       if (!overflow && text.trim() === '') continue;
       first ??= { text, line };
-      if (parseResultHead(text) || readResultLine(text, line, overflow, undefined).kind === 'row') return 'results';
+      // A line starting as a batch writes one is a results file's, even cut short or edited.
+      if (text.startsWith('{"row":') || readResultLine(text, line, overflow, undefined).kind === 'row') return 'results';
       if (++looked >= SNIFF_LINES) break;
     }
   } catch (error) {

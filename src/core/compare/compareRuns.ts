@@ -483,8 +483,17 @@ class Tally {
     kind: CompareFileKind,
     extra: { agentA?: string; agentB?: string; differentAgents?: Comparison['differentAgents'] },
   ): Comparison {
-    if (!this.sides.a.rows && !this.badLines.count) throw new CompareError({ kind: 'empty', side: 'a', path: this.pathA });
-    if (!this.sides.b.rows && !this.badLines.count) throw new CompareError({ kind: 'empty', side: 'b', path: this.pathB });
+    // A side without a single row has nothing to compare: its first bad line says why.
+    for (const side of ['a', 'b'] as const) {
+      if (this.sides[side].rows) continue;
+      const path = side === 'a' ? this.pathA : this.pathB;
+      const bad = this.badLines.listed().items.find((line) => line.side === side);
+      throw new CompareError(
+        bad
+          ? { kind: 'not-comparable', side, path, line: bad.line, problem: `no line is a row's result; this one is ${bad.problem}` }
+          : { kind: 'empty', side, path },
+      );
+    }
     return {
       kind,
       matchedBy: this.matchedBy,
