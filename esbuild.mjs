@@ -107,6 +107,7 @@ const lazyModules = new Map(
     'src/cli/testCommand.ts': 'cli-test',
     'src/cli/envsCommand.ts': 'cli-envs',
     'src/cli/batchCommand.ts': 'cli-batch',
+    'src/cli/compareCommand.ts': 'cli-compare',
     'src/cli/importCommand.ts': 'cli-import',
     'src/cli/dapCommand.ts': 'cli-dap',
     'src/language/curlImportFlow.ts': 'curl-import',

@@ -3,11 +3,12 @@
 //   npm run bench -- validation   only the named ones (validation, multipart, polling, server,
 //                                 flood, agent-tests, cli, activation, batch, exchange-view,
 //                                 exchange-recording, graph, openapi, send, fuzz, redaction,
-//                                 debug)
+//                                 debug, compare)
 import { runActivationBenchmark } from './activation';
 import { runBatchBenchmark } from './batch';
 import { runAgentTestsBenchmark } from './agentTests';
 import { runCliBenchmark } from './cli';
+import { runCompareBenchmark } from './compare';
 import { runDebugBenchmark } from './debug';
 import { runGraphBenchmark } from './graph';
 import { runExchangeRecordingBenchmark } from './exchangeRecording';
@@ -40,6 +41,7 @@ const benchmarks: Record<string, () => boolean | Promise<boolean>> = {
   fuzz: runFuzzBenchmark,
   redaction: runRedactionBenchmark,
   debug: runDebugBenchmark,
+  compare: runCompareBenchmark,
 };
 
 void (async () => {

@@ -19,6 +19,7 @@ export const COMMANDS = {
   openResult: 'agentWorkflows.executions.openResult',
   copyOutput: 'agentWorkflows.executions.copyValue',
   copyExecutionId: 'agentWorkflows.executions.copyExecutionId',
+  compareExecutions: 'agentWorkflows.executions.compare',
   runAgain: 'agentWorkflows.executions.runAgain',
   watchAgain: 'agentWorkflows.executions.watchAgain',
   stopWatching: 'agentWorkflows.executions.stopWatching',

@@ -8,7 +8,7 @@ import { envSecretHint, envSecretResolver } from '../core/engine/secrets';
 import { formatDuration } from '../core/executions/executionRecord';
 import { BatchResumeRefused, BatchSetupError, runBatch } from '../core/batch/runBatch';
 import type { BatchCounts, BatchEvent, BatchMode, BatchSetupProblem, BatchSummary, ResumeRefusal } from '../core/batch/runBatch';
-import type { ColumnMapProblem } from '../core/batch/rowInputs';
+import type { ColumnMapProblem, OtherColumns } from '../core/batch/rowInputs';
 import { listWords } from '../core/document/suggest';
 import { shellQuote } from '../core/service/curl';
 import { DEFAULT_STATUS_PATH } from '../core/service/target';
@@ -41,6 +41,8 @@ export interface BatchFlags extends ServiceFlags, EnvironmentFlags {
   readonly giveUpAfter?: string;
   /** --allow-files-from: folders the data's file paths may name besides the data file's. */
   readonly allowFilesFrom?: readonly string[];
+  /** --strict-columns: a column that is neither an input nor expect.… makes its rows bad. */
+  readonly strictColumns?: boolean;
 }
 
 /** Bad rows whose problems are printed; beyond, they are counted (all are in --out). */
@@ -121,6 +123,9 @@ export async function batchCommand(path: string, flags: BatchFlags, io: CliIo): 
           `batch of ${event.total} ${event.total === 1 ? 'row' : 'rows'} over ${flags.data}${flags.local ? ' (local)' : ''}${event.alreadyEnded ? `: ${event.alreadyEnded} ended before` : ''}${event.polledAgain ? `, ${event.polledAgain} started before (polled again)` : ''}`,
         );
         break;
+      case 'other-columns':
+        for (const line of otherColumnsLines(event.columns)) live.line(line);
+        break;
       case 'row-skipped': {
         if (badRows++ >= MAX_PRINTED_BAD_ROWS) break;
         for (const problem of event.problems.slice(0, MAX_PRINTED_PROBLEMS_PER_ROW)) {
@@ -167,6 +172,7 @@ export async function batchCommand(path: string, flags: BatchFlags, io: CliIo): 
         restartUnknown: flags.restartUnknown ?? false,
         ...(outputExpectations ? { outputExpectations } : {}),
         ...(allowed.length ? { allowedFolders: allowed } : {}),
+        ...(flags.strictColumns ? { strictColumns: true } : {}),
         mode,
       },
       onEvent,
@@ -203,6 +209,37 @@ export async function batchCommand(path: string, flags: BatchFlags, io: CliIo): 
   if (summary.timeout > 0) return ExitCode.timeout;
   if (summary.ended < summary.total || summary.ended - summary.finished > 0 || summary.passed < summary.checked) return ExitCode.problems;
   return ExitCode.ok;
+}
+
+/** Columns named in the line about the data's other columns; beyond, counted. */
+const MAX_NAMED_COLUMNS = 20;
+/** Did-you-mean lines printed under it; beyond, counted. */
+const MAX_SUGGESTION_LINES = 10;
+
+/** The data's columns that are not inputs, in the command line's words (with its flags). */
+export function otherColumnsLines(others: OtherColumns): string[] {
+  const names = others.columns.slice(0, MAX_NAMED_COLUMNS).map(({ name }) => JSON.stringify(name));
+  const more = others.columns.length - names.length + others.notListed;
+  const count = others.columns.length + others.notListed;
+  const listed = more > 0 ? `${names.join(', ')} and ${more.toLocaleString('en-US')} more` : listQuoted(names);
+  const lines = [
+    others.strict
+      ? `${count === 1 ? 'column' : 'columns'} ${listed} of the data ${count === 1 ? 'is not an input' : 'are not inputs'}: with --strict-columns the rows that fill ${count === 1 ? 'it' : 'them'} are skipped`
+      : `${count === 1 ? 'column' : 'columns'} ${listed} of the data ${count === 1 ? 'is not an input' : 'are not inputs'}: kept in each row's result, not sent (--strict-columns makes such rows bad)`,
+  ];
+  const typos = others.columns.filter((column) => column.suggestion !== undefined);
+  for (const { name, suggestion } of typos.slice(0, MAX_SUGGESTION_LINES))
+    lines.push(
+      `  column ${JSON.stringify(name)}: did you mean input "${suggestion}"? (--map ${suggestion}=${name} reads it as that input)`,
+    );
+  if (typos.length > MAX_SUGGESTION_LINES)
+    lines.push(`  … and ${typos.length - MAX_SUGGESTION_LINES} more columns close to an input's name`);
+  return lines;
+}
+
+/** '"a", "b" and "c"' of names already quoted. */
+function listQuoted(names: readonly string[]): string {
+  return names.length <= 1 ? (names[0] ?? '') : `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}`;
 }
 
 /** Why the batch stopped before every row ended, in the command line's words (its flags). */
@@ -330,6 +367,7 @@ function resumeCommand(path: string, flags: BatchFlags): string {
   for (const folder of flags.allowFilesFrom ?? []) args.push('--allow-files-from', folder);
   if (flags.expect !== undefined) args.push('--expect', flags.expect);
   if (flags.allowInsecureHttp) args.push('--allow-insecure-http');
+  if (flags.strictColumns) args.push('--strict-columns');
   if (flags.yes) args.push('--yes');
   args.push('--resume');
   return args.map(shellQuote).join(' ');

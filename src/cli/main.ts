@@ -6,6 +6,7 @@ import type { CliIo } from './io';
 import type { EnvsFlags } from './envsCommand';
 import type { ImportCurlFlags, ImportOpenApiFlags } from './importCommand';
 import type { BatchFlags } from './batchCommand';
+import type { CompareFlags } from './compareCommand';
 import type { RunFlags } from './runCommand';
 import type { SendFlags } from './sendCommand';
 import type { ServeFlags } from './serveCommand';
@@ -185,6 +186,10 @@ export async function runCli(argv: readonly string[], rawIo: CliIo): Promise<num
       .option('-m, --map <INPUT=COLUMN>', 'read an input from a column of another name (repeatable)', collect, [])
       .option('--limit <n>', 'only the first n rows')
       .option(
+        '--strict-columns',
+        'skip (as bad rows) the rows that fill a column that is neither an input nor expect.…; by default such columns are kept in the results',
+      )
+      .option(
         '--expect <file>',
         'an agent test file (*.agent.test.yaml) with one case: its expect.outputs apply to every row, for a pass rate',
       )
@@ -205,6 +210,27 @@ export async function runCli(argv: readonly string[], rawIo: CliIo): Promise<num
   ).action(async (file: string, options: BatchFlags) => {
     exitCode = await (await import('./batchCommand')).batchCommand(file, options, io);
   });
+
+  program
+    .command('compare')
+    .description(
+      'Compare two runs of an agent: two batch results files (batch --out) or two agent-test JSON reports (test --reporter json). Lists regressions (finished -> failed, passed -> not passed), fixes, changed outputs with a short diff, durations changed beyond noise, rows only in one run, and a summary. Exits 0, 1 when --fail-on finds what it names, 2 on usage errors or files that cannot be compared.',
+    )
+    .argument('<A>', 'the earlier run (the base)')
+    .argument('<B>', 'the later run')
+    .option('-k, --key <column>', 'match rows by this column of the data (an other column or an input) rather than by row number')
+    .addOption(new Option('-f, --format <format>', 'output format').choices(['text', 'json', 'markdown']).default('text'))
+    .addOption(
+      new Option('--fail-on <what>', 'exit 1 when the comparison finds regressions, or any change').choices(['regression', 'change']),
+    )
+    .option(
+      '-o, --output <file>',
+      'write the comparison to this file instead of standard output (a summary line still goes to standard error)',
+    )
+    .option('--force', 'compare runs of different agents anyway, by output names')
+    .action(async (pathA: string, pathB: string, options: CompareFlags) => {
+      exitCode = await (await import('./compareCommand')).compareCommand(pathA, pathB, options, io);
+    });
 
   program
     .command('serve')

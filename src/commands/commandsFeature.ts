@@ -1,6 +1,7 @@
 // Every command's code, in a bundle of its own (esbuild.mjs lazyModules) loaded on the first call
 // of any command (src/lazyCommands.ts): the HTTP client, the engine, the graph layout and the run
 // machinery load then, not at activation. Registers each command of COMMAND_IDS.
+import { registerCompareExecutionsCommand } from './compareExecutions';
 import type * as vscode from 'vscode';
 import type { ExchangeHistory } from '../core/exchange/exchangeHistory';
 import type { NodeResultMemory } from '../core/nodeValues/nodeResultMemory';
@@ -112,6 +113,7 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
   registerPinNodeResultCommand(context, { ...runDeps, exchanges: deps.exchanges });
   registerUnpinNodeResultCommand(context, runDeps);
   registerExecutionActions(context, { ...runDeps, batches });
+  registerCompareExecutionsCommand(context, runDeps);
   const views = new ExchangeViews(deps.exchanges, context.globalStorageUri);
   context.subscriptions.push(views);
   registerOpenExchangeCommands(context, { logger, exchanges: deps.exchanges, views });

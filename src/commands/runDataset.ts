@@ -6,6 +6,7 @@ import { basename } from 'node:path';
 import * as vscode from 'vscode';
 import { COMMANDS } from '../commandIds';
 import type { BatchRecord } from '../core/batch/batchRecord';
+import type { DataSurvey } from '../core/batch/dataRows';
 import { errorMessage } from '../core/errors';
 import { AGENT_FILE_GLOB, AGENT_LANGUAGE_ID } from '../language/languageIds';
 import { loadAgentFile } from '../runs/agentFile';
@@ -13,6 +14,7 @@ import type { AgentFile } from '../runs/agentFile';
 import { loadBatchCore } from '../runs/batchCore';
 import type { BatchHistory } from '../runs/batchHistory';
 import { isBatchRunning, resumeBatch, startBatch, stopBatch } from '../runs/batchRuns';
+import { otherColumnsWords } from '../runs/batchSetupWords';
 import type { BatchRunDeps } from '../runs/batchRuns';
 import type { RunDeps } from '../runs/runDeps';
 import { runTargetFor, startTargetWithKey } from '../runs/serviceTarget';
@@ -173,15 +175,18 @@ async function runDataset(argument: unknown, deps: BatchRunDeps): Promise<BatchR
   if (!where) return undefined;
 
   const core = await loadBatchCore();
-  let total: number;
+  let survey: DataSurvey;
   try {
-    total = await vscode.window.withProgress(
+    survey = await vscode.window.withProgress(
       { location: vscode.ProgressLocation.Window, title: `Counting the rows of ${basename(dataPath)}` },
-      () => core.countDataRows(dataPath),
+      () => core.surveyDataFile(dataPath),
     );
   } catch (error) {
     throw new RunBlocked(`${basename(dataPath)} cannot be run: ${errorMessage(error)}`);
   }
+  const total = survey.rows;
+  // Columns that are not inputs are said before anything is sent: kept in the results, or a typo.
+  const others = core.otherColumns(file.model, survey);
 
   const RUN = `Run ${total} ${total === 1 ? 'Row' : 'Rows'}`;
   const place =
@@ -192,15 +197,15 @@ async function runDataset(argument: unknown, deps: BatchRunDeps): Promise<BatchR
     `Run "${file.displayName}" on ${total} ${total === 1 ? 'row' : 'rows'} of ${basename(dataPath)}?`,
     {
       modal: true,
-      detail: `It runs ${place}. Results go to the Agent Executions view and a results table; the batch can be stopped and resumed.`,
+      detail: `It runs ${place}. Results go to the Agent Executions view and a results table; the batch can be stopped and resumed.${others ? `\n\n${otherColumnsWords(others)}` : ''}`,
     },
     RUN,
   );
   if (choice !== RUN) return undefined;
-  if (where === 'local') return startBatch(file, dataPath, { local: true }, total, deps);
+  if (where === 'local') return startBatch(file, dataPath, { local: true }, total, deps, survey);
   const target = await startTargetWithKey(where, deps, file.uri, `Run "${file.displayName}" on ${total} rows`);
   if (!target) return undefined;
-  return startBatch(file, dataPath, { info: where.info, target }, total, deps);
+  return startBatch(file, dataPath, { info: where.info, target }, total, deps, survey);
 }
 
 /** The agent and data file: from the argument (either), the active editor, else asked for. */

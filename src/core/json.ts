@@ -22,6 +22,9 @@ export function parseJson(text: string, maxDepth: number = MAX_JSON_DEPTH): unkn
 
 /** Whether the brackets outside strings nest deeper than `maxDepth` (the text need not be valid JSON). */
 function nestsDeeperThan(text: string, maxDepth: number): boolean {
+  // Most texts have fewer opening brackets in all than the limit: counted natively (indexOf), they
+  // need no walk character by character (a tenth of the time, for lines of a few hundred bytes).
+  if (openingBrackets(text, maxDepth + 1) <= maxDepth) return false;
   let depth = 0;
   let inString = false;
   for (let i = 0; i < text.length; i++) {
@@ -35,4 +38,13 @@ function nestsDeeperThan(text: string, maxDepth: number): boolean {
     } else if (code === 0x5d /* ] */ || code === 0x7d /* } */) depth--;
   }
   return false;
+}
+
+/** The opening brackets (`{` and `[`) of a text, counted up to `stop`. */
+function openingBrackets(text: string, stop: number): number {
+  let count = 0;
+  for (const bracket of ['{', '[']) {
+    for (let at = text.indexOf(bracket); at !== -1 && count < stop; at = text.indexOf(bracket, at + 1)) count++;
+  }
+  return count;
 }

@@ -6,6 +6,7 @@
 import * as vscode from 'vscode';
 import { proxySettings, batchSettings, serviceSettings } from '../config';
 import type { BatchRecord } from '../core/batch/batchRecord';
+import type { DataSurvey } from '../core/batch/dataRows';
 import { describeBatchCounts } from '../core/batch/batchRecord';
 import type { BatchCounts, BatchMode, BatchSetupProblem, BatchSummary } from '../core/batch/runBatch';
 import type { ExecutionTargetInfo } from '../core/executions/executionRecord';
@@ -57,6 +58,8 @@ export async function startBatch(
   where: { readonly info: ExecutionTargetInfo; readonly target: AgentTarget } | { readonly local: true },
   total: number,
   deps: BatchRunDeps,
+  /** The data file's columns, surveyed with its rows: not read again. */
+  columns?: Pick<DataSurvey, 'columns' | 'columnsNotListed'>,
 ): Promise<BatchRecord> {
   const key = `batch-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
   const folder = deps.batches.folderOf(key);
@@ -85,7 +88,7 @@ export async function startBatch(
   );
   const allowedFolders = await allowFoldersOnce(refused, dataPath, 'data file', file.uri);
   await deps.batches.put(record);
-  return execute(record, file, 'target' in where ? where.target : undefined, false, deps, allowedFolders);
+  return execute(record, file, 'target' in where ? where.target : undefined, false, deps, allowedFolders, columns);
 }
 
 /**
@@ -136,6 +139,7 @@ async function execute(
   resume: false | { readonly restartUnknown: boolean },
   deps: BatchRunDeps,
   allowedFolders: readonly string[],
+  columns?: Pick<DataSurvey, 'columns' | 'columnsNotListed'>,
 ): Promise<BatchRecord> {
   const core = await loadBatchCore();
   const controller = new AbortController();
@@ -196,7 +200,7 @@ async function execute(
               resume: resume !== false,
               ...(resume && resume.restartUnknown ? { restartUnknown: true } : {}),
               // Counted to confirm a new batch: not counted again (a resumed one is, as the file now is).
-              ...(!resume && record.total !== undefined ? { total: record.total } : {}),
+              ...(!resume && record.total !== undefined ? { total: record.total, ...(columns ? { columns } : {}) } : {}),
               ...(allowedFolders.length ? { allowedFolders } : {}),
               mode,
             },

@@ -2,6 +2,7 @@
 // are the command line's business), and editor users have no flags, only the batch's actions.
 import { basename } from 'node:path';
 import type { BatchRecord } from '../core/batch/batchRecord';
+import type { OtherColumns } from '../core/batch/rowInputs';
 import type { BatchSetupProblem, ResumeRefusal } from '../core/batch/runBatch';
 
 const NEW_BATCH = 'Run the agent on the dataset again for a new batch.';
@@ -39,6 +40,31 @@ export function batchSetupWords(problem: BatchSetupProblem, record: Pick<BatchRe
     case 'resume-refused':
       return resumeRefusalWords(problem.refusal, record);
   }
+}
+
+/** Columns named in the words about the data's other columns; beyond, counted. */
+const MAX_NAMED_COLUMNS = 10;
+
+/**
+ * The data file's columns that are not inputs, in the editor's words (no flags; the editor's batch
+ * keeps them): said in the confirmation, before anything is sent.
+ */
+export function otherColumnsWords(others: OtherColumns): string {
+  const count = others.columns.length + others.notListed;
+  const names = others.columns.slice(0, MAX_NAMED_COLUMNS).map(({ name }) => `"${name}"`);
+  const more = count - names.length;
+  const listed =
+    more > 0
+      ? `${names.join(', ')} and ${more} more`
+      : names.length <= 1
+        ? (names[0] ?? '')
+        : `${names.slice(0, -1).join(', ')} and ${names.at(-1)}`;
+  const typos = others.columns
+    .filter((column) => column.suggestion !== undefined)
+    .slice(0, MAX_NAMED_COLUMNS)
+    .map(({ name, suggestion }) => `"${name}" (did you mean the input "${suggestion}"?)`);
+  const heads = `${count === 1 ? 'Column' : 'Columns'} ${listed} ${count === 1 ? 'is not an input' : 'are not inputs'} of the agent: ${count === 1 ? 'it is' : 'they are'} not sent, and kept in each row's result.`;
+  return typos.length ? `${heads} Rename a column that should be an input: ${typos.join(', ')}.` : heads;
 }
 
 /** Why a batch was not resumed, in the editor's words (no command-line flags, no internal files). */

@@ -16,7 +16,12 @@ export function registerExecutionsView(
   deps: { readonly store: ExecutionHistory; readonly batches: BatchHistory; readonly exchanges?: ExecutionExchangeFiles },
 ): ExecutionsTreeProvider {
   const provider = new ExecutionsTreeProvider(deps.store, deps.batches, deps.exchanges);
-  const view = vscode.window.createTreeView(EXECUTIONS_VIEW_ID, { treeDataProvider: provider, showCollapseAll: true });
+  const view = vscode.window.createTreeView(EXECUTIONS_VIEW_ID, {
+    treeDataProvider: provider,
+    showCollapseAll: true,
+    // Two executions selected can be compared.
+    canSelectMany: true,
+  });
   let timer: ReturnType<typeof setInterval> | undefined;
   const syncTimer = (): void => {
     if (view.visible && !timer) timer = setInterval(() => provider.refresh(), AGE_REFRESH_MS);

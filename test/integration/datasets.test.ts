@@ -139,6 +139,11 @@ describe('datasets', function () {
     assert.equal(batch.mode, 'deployed');
     const confirm = ui.messages.find((message) => message.modal);
     assert.match(confirm?.text ?? '', /^Run "Lookup" on 5 rows of people\.jsonl\?$/);
+    // A column that is not an input is said before anything is sent, with the input it may mean.
+    assert.match(
+      confirm?.detail ?? '',
+      /Column "whom" is not an input of the agent: it is not sent, and kept in each row's result\. Rename a column that should be an input: "whom" \(did you mean the input "who"\?\)\./,
+    );
     assert.deepEqual([batch.counts?.finished, batch.counts?.failed, batch.counts?.skipped], [3, 1, 1]);
     // The bad row never reached the service; each good row was started once.
     assert.equal(ended, 4);

@@ -87,7 +87,7 @@ describe('agent-workflows batch', () => {
           [1, 2],
         ]),
       );
-      const result = await cli(batchArgs('rows.jsonl', '--out', 'out.jsonl', '--rate', '100'));
+      const result = await cli(batchArgs('rows.jsonl', '--out', 'out.jsonl', '--rate', '100', '--strict-columns'));
       assert.equal(result.code, 1, result.stderr);
       assert.match(result.stderr, /row 2: line 2 is not valid JSON/);
       assert.match(result.stderr, /row 3, column "colour": The agent has no input "colour"/);
@@ -115,7 +115,18 @@ describe('agent-workflows batch', () => {
       dir.write('rows.agent.yaml', rowsAgent('http://127.0.0.1:9'));
       // A column named with quotes: the problem's wording, The agent has no input "say "hi"", is no guide to it.
       dir.write('rows.jsonl', jsonl([{ number: 1, 'say "hi"': 'x' }, { number: 'two' }, { text: 'no number' }]));
-      const result = await cli(['batch', 'rows.agent.yaml', '--data', 'rows.jsonl', '--map', 'id=number', '--out', 'out.jsonl', '--local']);
+      const result = await cli([
+        'batch',
+        'rows.agent.yaml',
+        '--data',
+        'rows.jsonl',
+        '--map',
+        'id=number',
+        '--out',
+        'out.jsonl',
+        '--local',
+        '--strict-columns',
+      ]);
       assert.equal(result.code, 1, result.stderr);
       const byRow = new Map(readResults(join(dir.path, 'out.jsonl')).map((line) => [line.row, line]));
       assert.deepEqual(
@@ -205,7 +216,7 @@ describe('agent-workflows batch', () => {
       const csv = [['id', ...columns].join(','), `1,${Array.from({ length: 5000 }, () => '').join(',')}`];
       for (let row = 2; row <= 26; row++) csv.push(`,${wide}`);
       dir.write('wide.csv', csv.join('\n') + '\n');
-      const result = await cli(batchArgs('wide.csv', '--out', 'out.jsonl'));
+      const result = await cli(batchArgs('wide.csv', '--out', 'out.jsonl', '--strict-columns'));
       assert.equal(result.code, 1, result.stderr);
       assert.match(result.stderr, /26 rows: 0 finished, 1 failed, 25 skipped \(bad data\)/);
       const printed = result.stderr.split('\n');

@@ -162,6 +162,26 @@ describe('batch results table', () => {
     const rowsOf = (status: 'all' | RowResult['status'], text: string): number[] =>
       filterRows(table, { status, text }).map((row) => row.row);
 
+    it("shows the data's other columns: cells, filter, sort and the detail", async () => {
+      const { columnNamesOf } = await import('../../src/core/batch/resultsTable');
+      const labelled: RowResult[] = [
+        { row: 1, status: 'finished', columns: { id: 'b-7', note: { n: 1 } }, inputs: { city: 'Paris' } },
+        { row: 2, status: 'skipped', columns: { id: 'a-3' }, problems: [{ row: 2, message: 'bad' }] },
+      ];
+      const cells = labelled.map(tableRowOf);
+      assert.deepEqual(cells[0]!.columns, { id: 'b-7', note: '{"n":1}' });
+      assert.deepEqual(columnNamesOf(labelled).columns, ['id', 'note']);
+      assert.deepEqual(
+        filterRows(cells, { status: 'all', text: 'A-3' }).map((row) => row.row),
+        [2],
+      );
+      assert.deepEqual(
+        sortRows([...cells], { column: 'column:id', direction: 'ascending' }).map((row) => row.row),
+        [2, 1],
+      );
+      assert.equal(rowDetail(labelled[0]!, 1000)[0]?.title, 'Other columns');
+    });
+
     it('filters by status and by text in any cell, ignoring case', () => {
       assert.deepEqual(rowsOf('all', ''), [1, 2, 12, 13]);
       assert.deepEqual(rowsOf('finished', ''), [1, 12]);
@@ -263,6 +283,30 @@ describe('batch results table', () => {
       assert.equal(csvField({ a: [1, 'x'] }), '"{""a"":[1,""x""]}"');
       assert.equal(csvField(undefined), '');
       assert.equal(csvField(null), '');
+    });
+
+    it("exports the data's other columns to CSV before the inputs, as the table shows them", async () => {
+      const rows: RowResult[] = [
+        { row: 1, status: 'finished', columns: { id: 'T-1', note: '=x' }, inputs: { q: 'a' }, outputs: { answer: 'y' } },
+        { row: 2, status: 'skipped', columns: { id: 'T-2' }, problems: [{ row: 2, message: 'bad' }] },
+      ];
+      const path = dir.write('labelled.jsonl', rows.map(line).join(''));
+      await exportBatchResults(path, join(dir.path, 'labelled.csv'), 'csv', NO_FILTER);
+      const [header, first, second] = parseCsv(readFileSync(join(dir.path, 'labelled.csv'), 'utf8'));
+      assert.deepEqual(header, [
+        'row',
+        'status',
+        'passed',
+        'executionId',
+        'durationMs',
+        'column.id',
+        'column.note',
+        'input.q',
+        'output.answer',
+        'error',
+      ]);
+      assert.deepEqual(first?.slice(5, 9), ['T-1', "'=x", 'a', 'y']);
+      assert.deepEqual(second?.slice(5, 7), ['T-2', '']);
     });
 
     it('writes a header with a column per input and output, and one record per row', async () => {

@@ -20,7 +20,7 @@ describe('bundles', () => {
     const packages = packagesIn('cli.js');
     assert.deepEqual([...packages], ['commander']);
     const text = readFileSync(join(dist, 'cli.js'), 'utf8');
-    for (const command of ['validate', 'run', 'send', 'status', 'serve', 'test', 'batch', 'dap']) {
+    for (const command of ['validate', 'run', 'send', 'status', 'serve', 'test', 'batch', 'dap', 'compare']) {
       assert.ok(text.includes(`require("./lazy/cli-${command}.js")`), `cli.js loads the ${command} command from its own bundle`);
       assert.ok(!text.includes(`// src/cli/${command}Command.ts`), `cli.js does not contain the ${command} command`);
     }

@@ -16,6 +16,8 @@ export interface RowResult {
   readonly executionId?: string;
   /** Values as given; file inputs as their path in the data file. */
   readonly inputs?: Readonly<Record<string, unknown>>;
+  /** The data row's other columns (neither inputs nor `expect.…`: an id, a label), as given. */
+  readonly columns?: Readonly<Record<string, unknown>>;
   readonly outputs?: unknown;
   /** What went wrong: the status answer, or a message. */
   readonly error?: unknown;

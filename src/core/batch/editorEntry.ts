@@ -2,7 +2,7 @@
 // bundle (the data readers with csv-parse, the scheduler, the client, the engine), so its classes
 // are one copy for instanceof checks.
 export { loadAgent } from '../engine/agentPlan';
-export { countDataRows } from './dataRows';
+export { countDataRows, surveyDataFile } from './dataRows';
 export { readBatchResults } from './resultsTable';
-export { refusedDataFolders } from './rowInputs';
+export { otherColumns, refusedDataFolders } from './rowInputs';
 export { BatchSetupError, runBatch } from './runBatch';

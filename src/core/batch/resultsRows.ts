@@ -35,6 +35,8 @@ export interface TableRow {
   readonly passed?: boolean;
   readonly executionId?: string;
   readonly durationMs?: number;
+  /** The data's other columns (an id, a label), by column name. */
+  readonly columns: Readonly<Record<string, string>>;
   /** By input name. */
   readonly inputs: Readonly<Record<string, string>>;
   /** By output name; outputs that are not an object are one cell named "value". */
@@ -52,7 +54,7 @@ export const NO_FILTER: ResultsFilter = { status: 'all', text: '' };
 
 /** How the table is sorted: by a column, one way or the other. */
 export interface ResultsSort {
-  /** `row`, `status`, `duration`, `error`, `input:NAME` or `output:NAME`. */
+  /** `row`, `status`, `duration`, `error`, `column:NAME`, `input:NAME` or `output:NAME`. */
   readonly column: string;
   readonly direction: 'ascending' | 'descending';
 }
@@ -88,6 +90,8 @@ export function outputValues(outputs: unknown): Readonly<Record<string, unknown>
 }
 
 export function tableRowOf(result: RowResult): TableRow {
+  const columns: Record<string, string> = {};
+  for (const [name, value] of Object.entries(result.columns ?? {})) columns[name] = cellText(value);
   const inputs: Record<string, string> = {};
   for (const [name, value] of Object.entries(result.inputs ?? {})) inputs[name] = cellText(value);
   const outputs: Record<string, string> = {};
@@ -99,6 +103,7 @@ export function tableRowOf(result: RowResult): TableRow {
     ...(result.passed !== undefined ? { passed: result.passed } : {}),
     ...(result.executionId !== undefined ? { executionId: result.executionId } : {}),
     ...(result.durationMs !== undefined ? { durationMs: result.durationMs } : {}),
+    columns,
     inputs,
     outputs,
     ...(error !== undefined ? { error } : {}),
@@ -128,6 +133,7 @@ export function matchesFilter(row: TableRow, filter: ResultsFilter): boolean {
     has(row.status) ||
     has(row.executionId) ||
     has(row.error) ||
+    Object.values(row.columns ?? {}).some(has) ||
     Object.values(row.inputs).some(has) ||
     Object.values(row.outputs).some(has)
   );
@@ -171,6 +177,7 @@ function sortValue(row: TableRow, column: string): number | string | undefined {
   if (column === 'duration') return row.durationMs;
   if (column === 'status') return row.status;
   if (column === 'error') return row.error;
+  if (column.startsWith('column:')) return row.columns?.[column.slice('column:'.length)];
   if (column.startsWith('input:')) return row.inputs[column.slice('input:'.length)];
   if (column.startsWith('output:')) return row.outputs[column.slice('output:'.length)];
   return undefined;
@@ -210,6 +217,7 @@ export function rowDetail(result: RowResult, maxChars: number): DetailSection[] 
       : json;
   };
   const sections: DetailSection[] = [];
+  if (result.columns !== undefined) sections.push({ title: 'Other columns', json: pretty(result.columns) });
   if (result.inputs !== undefined) sections.push({ title: 'Inputs', json: pretty(result.inputs) });
   if (result.outputs !== undefined) sections.push({ title: 'Outputs', json: pretty(result.outputs) });
   if (result.error !== undefined) sections.push({ title: 'Error', json: pretty(result.error) });
@@ -217,6 +225,7 @@ export function rowDetail(result: RowResult, maxChars: number): DetailSection[] 
   if (result.expectations?.length) sections.push({ title: 'Expectations not met', json: pretty(result.expectations) });
   const {
     row: _row,
+    columns: _columns,
     inputs: _inputs,
     outputs: _outputs,
     error: _error,

@@ -129,20 +129,34 @@ export function csvField(value: unknown): string {
   return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 
-/** The input and output names of rows, in the order first seen, each list at most `max` long. */
-export function columnNamesOf(rows: Iterable<RowResult>, max = MAX_CSV_NAMED_COLUMNS): { inputs: string[]; outputs: string[] } {
+/**
+ * The other columns', input and output names of rows, in the order first seen, each list at most
+ * `max` long.
+ */
+export function columnNamesOf(
+  rows: Iterable<RowResult>,
+  max = MAX_CSV_NAMED_COLUMNS,
+): { columns: string[]; inputs: string[]; outputs: string[] } {
+  const columns = new Set<string>();
   const inputs = new Set<string>();
   const outputs = new Set<string>();
-  for (const row of rows) addColumnNames(row, inputs, outputs, max);
-  return { inputs: [...inputs], outputs: [...outputs] };
+  for (const row of rows) addColumnNames(row, { columns, inputs, outputs }, max);
+  return { columns: [...columns], inputs: [...inputs], outputs: [...outputs] };
+}
+
+interface NameSets {
+  readonly columns: Set<string>;
+  readonly inputs: Set<string>;
+  readonly outputs: Set<string>;
 }
 
 /** Adds a row's names to the lists; false when a list was full and a name was left out. */
-function addColumnNames(row: RowResult, inputs: Set<string>, outputs: Set<string>, max: number): boolean {
+function addColumnNames(row: RowResult, sets: NameSets, max: number): boolean {
   let all = true;
   for (const [names, set] of [
-    [Object.keys(row.inputs ?? {}), inputs],
-    [Object.keys(outputValues(row.outputs)), outputs],
+    [Object.keys(row.columns ?? {}), sets.columns],
+    [Object.keys(row.inputs ?? {}), sets.inputs],
+    [Object.keys(outputValues(row.outputs)), sets.outputs],
   ] as const) {
     for (const name of names) {
       if (set.size < max) set.add(name);
@@ -152,13 +166,14 @@ function addColumnNames(row: RowResult, inputs: Set<string>, outputs: Set<string
   return all;
 }
 
-export function csvHeader(inputNames: readonly string[], outputNames: readonly string[]): string {
+export function csvHeader(inputNames: readonly string[], outputNames: readonly string[], columnNames: readonly string[] = []): string {
   const names = [
     'row',
     'status',
     'passed',
     'executionId',
     'durationMs',
+    ...columnNames.map((name) => `column.${name}`),
     ...inputNames.map((name) => `input.${name}`),
     ...outputNames.map((name) => `output.${name}`),
     'error',
@@ -166,7 +181,12 @@ export function csvHeader(inputNames: readonly string[], outputNames: readonly s
   return `${names.map(csvField).join(',')}\r\n`;
 }
 
-export function csvRecord(row: RowResult, inputNames: readonly string[], outputNames: readonly string[]): string {
+export function csvRecord(
+  row: RowResult,
+  inputNames: readonly string[],
+  outputNames: readonly string[],
+  columnNames: readonly string[] = [],
+): string {
   const outputs = outputValues(row.outputs);
   const error = row.error !== undefined ? row.error : row.problems?.length ? row.problems : undefined;
   const fields = [
@@ -175,6 +195,7 @@ export function csvRecord(row: RowResult, inputNames: readonly string[], outputN
     row.passed,
     row.executionId,
     row.durationMs,
+    ...columnNames.map((name) => row.columns?.[name]),
     ...inputNames.map((name) => row.inputs?.[name]),
     ...outputNames.map((name) => outputs[name]),
     error,
@@ -189,7 +210,7 @@ export interface ExportSummary {
   readonly rows: number;
   /** Lines of the results file that are not a row's result, skipped. */
   readonly badLines: number;
-  /** Whether input or output names beyond MAX_CSV_NAMED_COLUMNS were left out of a CSV export. */
+  /** Whether other column, input or output names beyond MAX_CSV_NAMED_COLUMNS were left out of a CSV export. */
   readonly columnsLeftOut: boolean;
 }
 
@@ -215,8 +236,7 @@ export async function exportBatchResults(
     throw new Error(`Cannot export to ${targetPath}: it is the batch's own results or state file. Choose another file.`);
   // Pass 1: the last line of each row, and the column names.
   const lastLine = new Map<number, number>();
-  const inputs = new Set<string>();
-  const outputs = new Set<string>();
+  const names: NameSets = { columns: new Set(), inputs: new Set(), outputs: new Set() };
   let columnsLeftOut = false;
   let badLines = 0;
   for await (const { text, line, overflow } of readLines(resultsPath, maxLineBytes, options.signal)) {
@@ -227,11 +247,12 @@ export async function exportBatchResults(
       continue;
     }
     lastLine.set(result.row, line);
-    if (format === 'csv' && !addColumnNames(result, inputs, outputs, MAX_CSV_NAMED_COLUMNS)) columnsLeftOut = true;
+    if (format === 'csv' && !addColumnNames(result, names, MAX_CSV_NAMED_COLUMNS)) columnsLeftOut = true;
   }
   options.signal?.throwIfAborted();
-  const inputNames = [...inputs];
-  const outputNames = [...outputs];
+  const columnNames = [...names.columns];
+  const inputNames = [...names.inputs];
+  const outputNames = [...names.outputs];
   // Pass 2: the rows, written in chunks.
   const partial = `${target}.${process.pid}.partial`;
   let file;
@@ -243,13 +264,13 @@ export async function exportBatchResults(
   let written = 0;
   let done = false;
   try {
-    let chunk = format === 'csv' ? csvHeader(inputNames, outputNames) : '';
+    let chunk = format === 'csv' ? csvHeader(inputNames, outputNames, columnNames) : '';
     for await (const { text, line, overflow } of readLines(resultsPath, maxLineBytes, options.signal)) {
       if (isBlank(text, overflow)) continue;
       const result = parseResultLine(text, overflow, maxLineBytes);
       if (!result || lastLine.get(result.row) !== line) continue;
       if (!matchesFilter(tableRowOf(result), filter)) continue;
-      chunk += format === 'csv' ? csvRecord(result, inputNames, outputNames) : `${JSON.stringify(result)}\n`;
+      chunk += format === 'csv' ? csvRecord(result, inputNames, outputNames, columnNames) : `${JSON.stringify(result)}\n`;
       written++;
       if (chunk.length >= EXPORT_CHUNK_BYTES) {
         await file.write(chunk);

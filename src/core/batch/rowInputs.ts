@@ -6,7 +6,7 @@
 import { dirname } from 'node:path';
 import { parseJson } from '../json';
 import type { AgentModel } from '../document/model';
-import { closestMatch, listWords } from '../document/suggest';
+import { closestMatch, listWords, NameSuggester } from '../document/suggest';
 import { checkFileAccess, describeFileRefusal } from '../inputs/fileAccess';
 import type { NamedFile } from '../inputs/fileAccess';
 import { InputError, prepareInputs } from '../inputs/inputValues';
@@ -14,7 +14,7 @@ import type { InputHints, PreparedInputs } from '../inputs/inputValues';
 import { deepEqual, matchValue } from '../testing/matchers';
 import type { Matcher } from '../testing/matchers';
 import { readDataRows } from './dataRows';
-import type { RowProblem } from './dataRows';
+import type { DataSurvey, RowProblem } from './dataRows';
 
 /**
  * Problems kept for one bad row; beyond, they are counted. A row of 120,000 unknown columns must
@@ -30,6 +30,8 @@ export interface RowProblems {
   readonly problems: readonly RowProblem[];
   /** Problems beyond those listed (absent when all are). */
   readonly problemsNotListed?: number;
+  /** The row's other columns (neither inputs nor expectations), kept for its result (absent when none). */
+  readonly columns?: Readonly<Record<string, unknown>>;
 }
 
 /** The prefix of a column that holds the expected value of an output. */
@@ -42,6 +44,11 @@ export interface RowMapping {
   readonly baseDir: string;
   /** Folders whose files the data may name as well (by an absolute path, `..`, or a link). */
   readonly allowedFolders?: readonly string[];
+  /**
+   * A column that is neither an input nor `expect.…` makes the row bad (the command line's
+   * --strict-columns). Without it, such columns are the row's other columns, kept in its result.
+   */
+  readonly strictColumns?: boolean;
 }
 
 export interface RowExpectation {
@@ -60,6 +67,42 @@ export interface RowInputs {
   /** Values as given for the results: converted values, and file inputs as their path in the data (contents never inlined). */
   readonly shown: Readonly<Record<string, unknown>>;
   readonly expectations: readonly RowExpectation[];
+  /** The row's other columns (an id, a label, notes): neither inputs nor expectations, kept as given. */
+  readonly columns: Readonly<Record<string, unknown>>;
+}
+
+/** The columns of a data file that are neither inputs nor `expect.…`: said once, before anything is sent. */
+export interface OtherColumns {
+  /** Each such column, with the input it may be a typo of. At most MAX_SURVEYED_COLUMNS. */
+  readonly columns: ReadonlyArray<{ readonly name: string; readonly suggestion?: string }>;
+  /** Such columns beyond those listed (the survey's own count of names it did not list is added). */
+  readonly notListed: number;
+  /** Whether they make their rows bad (strict) or are kept in the results. */
+  readonly strict: boolean;
+}
+
+/**
+ * The columns of a surveyed data file that are neither an input (by name or mapped) nor `expect.…`,
+ * each with the input name it is closest to when it is a likely typo (`txet` for `text`). Undefined
+ * when there are none. A column named as an input that is mapped from another column is not one of
+ * them: its rows have a problem of their own.
+ */
+export function otherColumns(
+  model: AgentModel,
+  survey: Pick<DataSurvey, 'columns' | 'columnsNotListed'>,
+  options: { readonly map?: ReadonlyMap<string, string>; readonly strict?: boolean } = {},
+): OtherColumns | undefined {
+  const map = options.map ?? new Map<string, string>();
+  const mappedColumns = new Set(map.values());
+  const suggester = new NameSuggester(model.inputs.keys());
+  const columns: Array<{ name: string; suggestion?: string }> = [];
+  for (const name of survey.columns) {
+    if (name.startsWith(EXPECT_PREFIX) || mappedColumns.has(name) || map.has(name) || model.inputs.has(name)) continue;
+    const suggestion = suggester.suggest(name);
+    columns.push({ name, ...(suggestion !== undefined ? { suggestion } : {}) });
+  }
+  if (!columns.length && !survey.columnsNotListed) return undefined;
+  return { columns, notListed: survey.columnsNotListed, strict: options.strict === true };
 }
 
 /** A problem with the column mapping itself (the CLI's --map), as facts: each adapter words it. */
@@ -120,6 +163,9 @@ export async function rowInputs(
   const shownFiles: Record<string, string> = {};
   const expectations: RowExpectation[] = [];
   const outputs = [...model.outputs.keys()];
+  // No prototype: a column named __proto__ is a column like any other.
+  const others: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
+  let anyOther = false;
 
   for (const [column, value] of Object.entries(data.fields)) {
     if (column.startsWith(EXPECT_PREFIX)) {
@@ -146,9 +192,17 @@ export async function rowInputs(
       });
       continue;
     }
+    const declaration = model.inputs.get(input);
+    if (!declaration && !mapping.strictColumns) {
+      // Not an input: one of the row's other columns (an id, a label), kept for its result as given.
+      if (value !== undefined) {
+        others[column] = value;
+        anyOther = true;
+      }
+      continue;
+    }
     // An empty CSV cell, like null in JSON, gives no value: the input's default applies.
     if (value === null || value === undefined || (data.fromText && value === '')) continue;
-    const declaration = model.inputs.get(input);
     if (!declaration && ++unknownColumns > MAX_ROW_PROBLEMS) {
       problems.count();
       continue;
@@ -192,9 +246,10 @@ export async function rowInputs(
       problems.push({ row, ...(input !== undefined ? { column: columnOf(input) } : {}), message });
     });
   }
-  if (problems.any() || !prepared) return { row, ...problems.result() };
+  const columns = anyOther ? { columns: others } : {};
+  if (problems.any() || !prepared) return { row, ...problems.result(), ...columns };
   const paths = Object.fromEntries(Object.entries(files).map(([input, file]) => [input, file.path]));
-  return { row, prepared, files: paths, shown: { ...prepared.inputs, ...shownFiles }, expectations };
+  return { row, prepared, files: paths, shown: { ...prepared.inputs, ...shownFiles }, expectations, columns: others };
 }
 
 /** Distinct folders a data file's refused paths are in, listed at most (the editor asks about them). */

@@ -26,10 +26,10 @@ import {
   textFingerprint,
 } from './batchState';
 import type { BatchFingerprint, ResumeState } from './batchState';
-import { countDataRows, DataFileError, readDataRows } from './dataRows';
-import type { RowProblem } from './dataRows';
-import { checkColumnMap, checkExpectations, describeColumnMapProblem, rowInputs } from './rowInputs';
-import type { ColumnMapProblem, RowExpectation, RowInputs, RowProblems } from './rowInputs';
+import { DataFileError, readDataRows, surveyDataFile } from './dataRows';
+import type { DataSurvey, RowProblem } from './dataRows';
+import { checkColumnMap, checkExpectations, describeColumnMapProblem, otherColumns, rowInputs } from './rowInputs';
+import type { ColumnMapProblem, OtherColumns, RowExpectation, RowInputs, RowMapping, RowProblems } from './rowInputs';
 import { BatchScheduler } from './scheduler';
 import type { RowResult, RowStatus } from './batchModel';
 import type { Matcher } from '../testing/matchers';
@@ -71,6 +71,13 @@ export interface BatchOptions {
    * again. Not for --resume, where the file is counted as it now is.
    */
   readonly total?: number;
+  /** The data file's column names, when the caller has just surveyed it (with `total`): not read again. */
+  readonly columns?: Pick<DataSurvey, 'columns' | 'columnsNotListed'>;
+  /**
+   * A column that is neither an input nor `expect.…` makes its rows bad (skipped), as a typo
+   * should; by default such columns are said once before anything is sent and kept in the results.
+   */
+  readonly strictColumns?: boolean;
   /** Absolute path of the results file (JSON lines). Without it, nothing is written and the batch cannot be resumed. */
   readonly outPath?: string;
   /** Absolute path of the state file (default: the results file's path + ".state"). */
@@ -119,6 +126,11 @@ export type BatchEvent =
       /** Resumed from a state file written before fingerprints: whether the files changed cannot be checked. */
       readonly filesUnchecked?: boolean;
     }
+  /**
+   * The data file's columns that are neither inputs nor `expect.…`, before anything is sent: kept
+   * in each row's result, or (strict) making their rows bad. Each adapter words it.
+   */
+  | { readonly kind: 'other-columns'; readonly columns: OtherColumns }
   | { readonly kind: 'row-started'; readonly row: number; readonly executionId?: string }
   | { readonly kind: 'row-ended'; readonly result: RowResult }
   | {
@@ -262,8 +274,16 @@ export async function runBatch(options: BatchOptions, listener: BatchListener, s
 
   let total: number;
   let dataRows: number;
+  let columns: Pick<DataSurvey, 'columns' | 'columnsNotListed'>;
   try {
-    dataRows = options.total !== undefined && !options.resume ? options.total : await countDataRows(options.dataPath, { signal });
+    if (options.total !== undefined && options.columns && !options.resume) {
+      dataRows = options.total;
+      columns = options.columns;
+    } else {
+      const survey = await surveyDataFile(options.dataPath, { signal });
+      dataRows = options.total !== undefined && !options.resume ? options.total : survey.rows;
+      columns = survey;
+    }
     total = Math.min(dataRows, options.limit ?? Infinity);
   } catch (error) {
     if (error instanceof DataFileError) throw new BatchSetupError({ kind: 'data-file', message: error.message });
@@ -328,7 +348,11 @@ export async function runBatch(options: BatchOptions, listener: BatchListener, s
     throw new BatchSetupError({ kind: 'unwritable', file: 'state', path: statePath!, reason: errorMessage(error) });
   }
 
-  const run = new BatchRun(options, total, previous, listener, results, state, statePath);
+  const others = otherColumns(options.model, columns, {
+    ...(options.columnMap ? { map: options.columnMap } : {}),
+    strict: options.strictColumns === true,
+  });
+  const run = new BatchRun(options, total, previous, listener, results, state, statePath, others);
   try {
     return await run.run(signal);
   } finally {
@@ -351,6 +375,16 @@ async function batchFingerprint(options: BatchOptions, signal: AbortSignal): Pro
 interface RowContext {
   readonly shown: Readonly<Record<string, unknown>>;
   readonly expectations: readonly RowExpectation[];
+  /** Its other columns, when it has some. */
+  readonly columns?: Readonly<Record<string, unknown>>;
+}
+
+function contextOf(checked: RowInputs): RowContext {
+  return {
+    shown: checked.shown,
+    expectations: checked.expectations,
+    ...(Object.keys(checked.columns).length ? { columns: checked.columns } : {}),
+  };
 }
 
 class BatchRun {
@@ -374,6 +408,8 @@ class BatchRun {
     private readonly state: BatchStateLog | undefined,
     /** The state file's path (with --out), for the summary. */
     private readonly statePath: string | undefined,
+    /** The data's columns that are not inputs, said before anything is sent. */
+    private readonly others: OtherColumns | undefined,
   ) {}
 
   async run(signal: AbortSignal): Promise<BatchSummary> {
@@ -397,6 +433,7 @@ class BatchRun {
       }
     }
     await this.resumedContexts(new Set(resumed.map((entry) => entry.row)), signal);
+    if (this.others) this.listener({ kind: 'other-columns', columns: this.others });
     this.listener({
       kind: 'prepared',
       total: this.total,
@@ -451,13 +488,19 @@ class BatchRun {
     for await (const data of readDataRows(this.options.dataPath, { signal })) {
       if (data.row > last) break;
       if (!rows.has(data.row) || 'problem' in data) continue;
-      const checked = await rowInputs(this.options.model, data, {
-        baseDir,
-        ...(this.options.allowedFolders ? { allowedFolders: this.options.allowedFolders } : {}),
-        ...(this.options.columnMap ? { map: this.options.columnMap } : {}),
-      });
-      if (!('problems' in checked)) this.contexts.set(data.row, { shown: checked.shown, expectations: checked.expectations });
+      const checked = await rowInputs(this.options.model, data, this.mapping(baseDir));
+      if (!('problems' in checked)) this.contexts.set(data.row, contextOf(checked));
     }
+  }
+
+  /** How a data row's columns are read, as rowInputs takes it. */
+  private mapping(baseDir: string): RowMapping {
+    return {
+      baseDir,
+      ...(this.options.allowedFolders ? { allowedFolders: this.options.allowedFolders } : {}),
+      ...(this.options.columnMap ? { map: this.options.columnMap } : {}),
+      ...(this.options.strictColumns ? { strictColumns: true } : {}),
+    };
   }
 
   /** The rows to run, checked; bad ones are reported and recorded as they are met. */
@@ -472,20 +515,21 @@ class BatchRun {
         if (skip.has(data.row)) continue;
         let checked: RowInputs | RowProblems;
         if ('problem' in data) checked = { row: data.row, problems: [data.problem] };
-        else
-          checked = await rowInputs(this.options.model, data, {
-            baseDir,
-            ...(this.options.allowedFolders ? { allowedFolders: this.options.allowedFolders } : {}),
-            ...(this.options.columnMap ? { map: this.options.columnMap } : {}),
-          });
+        else checked = await rowInputs(this.options.model, data, this.mapping(baseDir));
         if ('problems' in checked) {
           for (const problem of checked.problems) if (this.problems.length < MAX_LISTED_PROBLEMS) this.problems.push(problem);
           const notListed = checked.problemsNotListed ? { problemsNotListed: checked.problemsNotListed } : {};
           this.listener({ kind: 'row-skipped', row: data.row, problems: checked.problems, ...notListed });
-          this.finish({ row: data.row, status: 'skipped', problems: checked.problems, ...notListed });
+          this.finish({
+            row: data.row,
+            status: 'skipped',
+            ...(checked.columns ? { columns: checked.columns } : {}),
+            problems: checked.problems,
+            ...notListed,
+          });
           continue;
         }
-        this.contexts.set(data.row, { shown: checked.shown, expectations: checked.expectations });
+        this.contexts.set(data.row, contextOf(checked));
         yield { row: data.row, prepared: checked.prepared, files: checked.files };
       }
     } catch (error) {
@@ -589,7 +633,11 @@ class BatchRun {
       durationMs: timing.endedAtMs - timing.startedAtMs,
       ...(executionId !== undefined || timing.requests ? { requests: timing.requests } : {}),
     };
-    const base = { ...(executionId !== undefined ? { executionId } : {}), ...(context ? { inputs: context.shown } : {}) };
+    const base = {
+      ...(executionId !== undefined ? { executionId } : {}),
+      ...(context ? { inputs: context.shown } : {}),
+      ...(context?.columns ? { columns: context.columns } : {}),
+    };
     if (end.kind === 'finished') {
       const check = checkExpectations(context?.expectations ?? [], end.outputs, this.options.outputExpectations);
       return {

@@ -67,6 +67,7 @@ function columnsOf(message: RowsMessage): { key: string; label: string }[] {
     { key: 'row', label: 'Row' },
     { key: 'status', label: 'Status' },
     { key: 'duration', label: 'Duration' },
+    ...(message.columnNames ?? []).map((name) => ({ key: `column:${name}`, label: name })),
     ...message.inputNames.map((name) => ({ key: `input:${name}`, label: name })),
     ...message.outputNames.map((name) => ({ key: `output:${name}`, label: name })),
     { key: 'error', label: 'Error' },
@@ -115,7 +116,7 @@ function drawHeaders(message: RowsMessage): void {
     const th = element('th');
     th.scope = 'col';
     th.dataset.column = key;
-    th.className = key.startsWith('input:') ? 'input' : key.startsWith('output:') ? 'output' : key;
+    th.className = key.startsWith('input:') ? 'input' : key.startsWith('output:') ? 'output' : key.startsWith('column:') ? 'column' : key;
     if (sort.column === key) th.setAttribute('aria-sort', sort.direction);
     const button = element('button', 'sort');
     button.type = 'button';
@@ -170,6 +171,7 @@ function drawRows(): void {
       rowCell,
       status,
       duration,
+      ...(message.columnNames ?? []).map((name) => cell(row.columns?.[name], 'column')),
       ...message.inputNames.map((name) => cell(row.inputs[name], 'input')),
       ...message.outputNames.map((name) => cell(row.outputs[name], 'output')),
       cell(row.error, 'error'),

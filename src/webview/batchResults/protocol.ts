@@ -18,6 +18,8 @@ export interface RowsMessage {
   readonly badLines: number;
   /** Rows by status, of every row of the file. */
   readonly counts: StatusCounts;
+  /** The data's other columns (neither inputs nor expectations), in the order first seen. */
+  readonly columnNames: readonly string[];
   /** The input and output columns, in the order first seen. */
   readonly inputNames: readonly string[];
   readonly outputNames: readonly string[];

@@ -1,0 +1,35 @@
+// Read-only documents for VS Code's diff editor, on a scheme of their own (as the exchange view's
+// `agent-exchange:`): the text of each side is made when the comparison is asked for and kept,
+// bounded, until the editor reads it; reopened later, a side no longer kept says so.
+import * as vscode from 'vscode';
+
+export const COMPARE_SCHEME = 'agent-compare';
+
+/** Documents kept (two a comparison); the oldest go first. */
+const DOCUMENTS_KEPT = 40;
+
+export class CompareDocuments implements vscode.TextDocumentContentProvider, vscode.Disposable {
+  private readonly texts = new Map<string, string>();
+  private readonly registration: vscode.Disposable;
+  private count = 0;
+
+  constructor() {
+    this.registration = vscode.workspace.registerTextDocumentContentProvider(COMPARE_SCHEME, this);
+  }
+
+  dispose(): void {
+    this.registration.dispose();
+  }
+
+  provideTextDocumentContent(uri: vscode.Uri): string {
+    return this.texts.get(uri.toString()) ?? '// This comparison is no longer kept: compare the executions again.\n';
+  }
+
+  /** A document holding `text`, named `title` (its extension gives the language). */
+  add(title: string, text: string): vscode.Uri {
+    const uri = vscode.Uri.from({ scheme: COMPARE_SCHEME, path: `/${++this.count}/${title.replace(/[/\\]/g, '-')}` });
+    this.texts.set(uri.toString(), text);
+    while (this.texts.size > DOCUMENTS_KEPT) this.texts.delete(this.texts.keys().next().value!);
+    return uri;
+  }
+}
