@@ -108,6 +108,7 @@ const lazyModules = new Map(
     'src/cli/envsCommand.ts': 'cli-envs',
     'src/cli/batchCommand.ts': 'cli-batch',
     'src/cli/importCommand.ts': 'cli-import',
+    'src/cli/lspCommand.ts': 'cli-lsp',
     'src/language/curlImportFlow.ts': 'curl-import',
     'src/commands/commandsFeature.ts': 'commands',
     'src/language/languageCore.ts': 'language',
