@@ -28,6 +28,8 @@ export class DocumentStore {
   private keptCharacters = 0;
   /** Texts let go so far (reported by the bench and the server's log). */
   evictions = 0;
+  /** Told when a text is let go (`entryGone`: the whole entry, past MAX_OPEN_ENTRIES), for what is kept beside it. */
+  onDropped: (uri: string, entryGone: boolean) => void = () => undefined;
 
   constructor(
     private readonly limits: { readonly documents: number; readonly characters: number } = {
@@ -49,7 +51,11 @@ export class DocumentStore {
       this.keptCharacters += text.length;
       this.evictBeyondBounds(uri);
     }
-    while (this.entries.size > MAX_OPEN_ENTRIES) this.delete(this.entries.keys().next().value!);
+    while (this.entries.size > MAX_OPEN_ENTRIES) {
+      const oldest = this.entries.keys().next().value!;
+      this.delete(oldest);
+      this.onDropped(oldest, true);
+    }
     return entry;
   }
 
@@ -95,6 +101,7 @@ export class DocumentStore {
       this.keptCharacters -= entry.document.getText().length;
       this.entries.set(uri, { ...entry, document: undefined });
       this.evictions++;
+      this.onDropped(uri, false);
     }
   }
 }

@@ -98,7 +98,8 @@ export class FileChecks {
   }
 }
 
-function isInside(path: string, folder: string): boolean {
+/** Whether a path is a folder or inside it. */
+export function isInside(path: string, folder: string): boolean {
   const base = folder.endsWith('/') || folder.endsWith('\\') ? folder : `${folder}/`;
   return path === folder || path.startsWith(base) || path.startsWith(`${folder}\\`);
 }

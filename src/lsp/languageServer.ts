@@ -47,7 +47,7 @@ import type { DocumentKind } from './documentKinds';
 import { kindOf, localPathOf, sizeLimitOf } from './documentKinds';
 import { DocumentStore } from './documentStore';
 import type { OpenDocument } from './documentStore';
-import { FileChecks } from './fileChecks';
+import { FileChecks, isInside } from './fileChecks';
 import { rangeOfSpan, toCompletionItem, toDiagnostic, toDocumentSymbol } from './protocolValues';
 
 declare const AGENT_WORKFLOWS_VERSION: string | undefined;
@@ -107,6 +107,13 @@ export function serveLanguage(
   const checked = new Map<string, { readonly version: number; readonly problems: readonly Problem[] }>();
   const pending = new Map<string, unknown>();
   let agentUnderTest: { readonly text: string; readonly index: AgentIndex } | undefined;
+  // What is kept beside a text goes with it: a check of a text let go has nothing to read.
+  store.onDropped = (uri, entryGone) => {
+    cancel(uri);
+    checked.delete(uri);
+    const path = entryGone ? localPathOf(uri) : undefined;
+    if (path !== undefined && pathToUri.get(path) === uri) pathToUri.delete(path);
+  };
 
   /** A notification sent; one the connection can no longer send (the client went away) is dropped. */
   const notify = (sent: Promise<void>): void => {
@@ -182,11 +189,11 @@ export function serveLanguage(
     if (path === undefined) return;
     const kind = kindOf(path);
     if (kind === 'environments') {
+      // Every agent below its folder: the file may have been created or deleted, so which one applies changed too.
       const folder = dirname(path);
       for (const entry of store.all()) {
         const agentPath = entry.kind === 'agent' && entry.document ? localPathOf(entry.uri) : undefined;
-        if (agentPath !== undefined && checks.environmentsFileFor(agentPath) === path && dirname(agentPath).startsWith(folder))
-          schedule(entry.uri);
+        if (agentPath !== undefined && isInside(dirname(agentPath), folder)) schedule(entry.uri);
       }
     } else if (kind === 'agent') {
       for (const entry of store.all()) {

@@ -24,6 +24,8 @@ export interface LspClient {
   readonly connection: ProtocolConnection;
   /** Every publication of diagnostics so far, in order. */
   readonly published: PublishDiagnosticsParams[];
+  /** The capabilities the server registered (client/registerCapability), by method. */
+  readonly registrations: { method: string; registerOptions?: unknown }[];
   /** Every window/showMessage so far. */
   readonly messages: { type: number; message: string }[];
   /** The first publication for `uri` that `accept` takes (the latest one first among those already received). */
@@ -49,6 +51,7 @@ interface Waiter<T> {
 function clientOver(connection: ProtocolConnection, onDispose: () => void): LspClient {
   const published: PublishDiagnosticsParams[] = [];
   const messages: { type: number; message: string }[] = [];
+  const registrations: { method: string; registerOptions?: unknown }[] = [];
   const diagnosticWaiters: Waiter<PublishDiagnosticsParams>[] = [];
   const messageWaiters: Waiter<string>[] = [];
   const notify = <T>(waiters: Waiter<T>[], value: T): void => {
@@ -67,13 +70,17 @@ function clientOver(connection: ProtocolConnection, onDispose: () => void): LspC
     notify(messageWaiters, params.message);
   });
   // The server asks to watch files; the test client agrees to anything it asks.
-  connection.onRequest('client/registerCapability', () => null);
+  connection.onRequest('client/registerCapability', (params: { registrations: { method: string; registerOptions?: unknown }[] }) => {
+    registrations.push(...params.registrations);
+    return null;
+  });
   connection.onRequest('window/workDoneProgress/create', () => null);
   connection.listen();
   return {
     connection,
     published,
     messages,
+    registrations,
     diagnostics(uri, accept = () => true) {
       const match = (params: PublishDiagnosticsParams): boolean => params.uri === uri && accept(params.diagnostics, params.version);
       const latest = [...published].reverse().find((params) => params.uri === uri);

@@ -249,6 +249,20 @@ describe('language server (agent-workflows lsp --stdio)', function () {
     assert.deepEqual(again.diagnostics, []);
   });
 
+  it('watches agent, test and environments files, and checks an open test file again when its agent changes on disk', async () => {
+    const testUri = pathToFileURL(dir.write('weather.agent.test.yaml', TEST_FILE)).href;
+    await server.open(testUri, TEST_FILE);
+    assert.deepEqual(codes((await server.diagnostics(testUri)).diagnostics), ['unknown-output']);
+    const watched = server.registrations.find((registration) => registration.method === 'workspace/didChangeWatchedFiles');
+    assert.deepEqual(
+      (watched?.registerOptions as { watchers: { globPattern: string }[] }).watchers.map((watcher) => watcher.globPattern),
+      ['**/*.agent.yaml', '**/*.agent.yml', '**/*.agent.test.yaml', '**/*.agent.test.yml', '**/agent-workflows.yaml'],
+    );
+    dir.write('weather.agent.yaml', AGENT.replace('outputs:\n', 'outputs:\n  temperature: { from: "{{ nodes.forecast.body.t }}" }\n'));
+    await server.connection.sendNotification('workspace/didChangeWatchedFiles', { changes: [{ uri: agentUri, type: 2 }] });
+    assert.deepEqual((await server.diagnostics(testUri, (diagnostics) => diagnostics.length === 0)).diagnostics, []);
+  });
+
   it('checks an agent file against its environments file, and again when that file changes', async () => {
     const environments = 'environments:\n  prod:\n    baseUrl: https://agents.example.com\n    account: acme\n    protected: true\n';
     const envsUri = pathToFileURL(dir.write('agent-workflows.yaml', environments)).href;
