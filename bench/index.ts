@@ -2,12 +2,13 @@
 //   npm run bench                 all
 //   npm run bench -- validation   only the named ones (validation, multipart, polling, server,
 //                                 flood, agent-tests, cli, activation, batch, exchange-view,
-//                                 exchange-recording, graph, openapi, send)
+//                                 exchange-recording, graph, openapi, send, lsp)
 import { runActivationBenchmark } from './activation';
 import { runBatchBenchmark } from './batch';
 import { runAgentTestsBenchmark } from './agentTests';
 import { runCliBenchmark } from './cli';
 import { runGraphBenchmark } from './graph';
+import { runLspBenchmark } from './lsp';
 import { runExchangeRecordingBenchmark } from './exchangeRecording';
 import { runExchangeViewBenchmark } from './exchangeView';
 import { runMultipartBenchmark } from './multipart';
@@ -33,6 +34,7 @@ const benchmarks: Record<string, () => boolean | Promise<boolean>> = {
   'exchange-view': runExchangeViewBenchmark,
   send: runSendBenchmark,
   'exchange-recording': runExchangeRecordingBenchmark,
+  lsp: runLspBenchmark,
 };
 
 void (async () => {

@@ -117,12 +117,15 @@ function clientOver(connection: ProtocolConnection, onDispose: () => void): LspC
 }
 
 /** `node dist/cli.js lsp --stdio` and a client of it; `stderr()` is what the server printed there. */
-export function spawnLanguageServer(cwd = repoRoot): LspClient & {
+export function spawnLanguageServer(
+  cwd = repoRoot,
+  nodeArgs: readonly string[] = [],
+): LspClient & {
   readonly child: ChildProcessWithoutNullStreams;
   readonly exited: Promise<number | null>;
   stderr(): string;
 } {
-  const child = spawn(process.execPath, [join(repoRoot, 'dist', 'cli.js'), 'lsp', '--stdio'], {
+  const child = spawn(process.execPath, [...nodeArgs, join(repoRoot, 'dist', 'cli.js'), 'lsp', '--stdio'], {
     cwd,
     env: { PATH: process.env.PATH ?? '' },
   });
