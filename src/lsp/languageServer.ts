@@ -56,8 +56,11 @@ declare const AGENT_WORKFLOWS_VERSION: string | undefined;
 export const DEFAULT_VALIDATION_DELAY_MS = 300;
 const MAX_VALIDATION_DELAY_MS = 5000;
 
-/** The command a quick fix that moved a credential out of the file runs after its edit. */
-export const SECRET_TO_SET_COMMAND = 'agentWorkflows.secretToSet';
+/**
+ * The command a quick fix that moved a credential out of the file runs after its edit: the server's
+ * own (workspace/executeCommand), not one of the VS Code extension's `agentWorkflows.` commands.
+ */
+export const SECRET_TO_SET_COMMAND = 'agent-workflows.secretToSet';
 /** What the server holds (documents kept, memory), for the benchmarks and for bug reports. */
 export const SERVER_STATUS_REQUEST = 'agentWorkflows/serverStatus';
 

@@ -312,6 +312,16 @@ describe('language server (agent-workflows lsp --stdio)', function () {
       server.published.some((params) => params.uri === readmeUri),
       false,
     );
+    // Requests with parameters it cannot use: an empty answer or a clear error, never a crash.
+    assert.equal(await server.connection.sendRequest('textDocument/hover', {}), null);
+    assert.deepEqual(await server.connection.sendRequest('textDocument/codeAction', { textDocument: { uri: agentUri } }), []);
+    await assert.rejects(
+      server.connection.sendRequest('workspace/executeCommand', {
+        command: 'agent-workflows.secretToSet',
+        arguments: ['no spaces allowed'],
+      }),
+      /no secret name given/,
+    );
     // Still serving.
     await server.open(agentUri, AGENT);
     assert.deepEqual(codes((await server.diagnostics(agentUri)).diagnostics), ['literal-credential', 'unknown-http-method']);
