@@ -2,7 +2,8 @@
 //   npm run bench                 all
 //   npm run bench -- validation   only the named ones (validation, multipart, polling, server,
 //                                 flood, agent-tests, cli, activation, batch, exchange-view,
-//                                 exchange-recording, graph, openapi, send, lsp)
+//                                 exchange-recording, graph, openapi, send, fuzz, redaction,
+//                                 lsp)
 import { runActivationBenchmark } from './activation';
 import { runBatchBenchmark } from './batch';
 import { runAgentTestsBenchmark } from './agentTests';
@@ -11,9 +12,11 @@ import { runGraphBenchmark } from './graph';
 import { runLspBenchmark } from './lsp';
 import { runExchangeRecordingBenchmark } from './exchangeRecording';
 import { runExchangeViewBenchmark } from './exchangeView';
+import { runFuzzBenchmark } from './fuzz';
 import { runMultipartBenchmark } from './multipart';
 import { runOpenApiBenchmark } from './openApi';
 import { runPollingBenchmark } from './polling';
+import { runRedactionBenchmark } from './redaction';
 import { runSendBenchmark } from './send';
 import { runServerBenchmark } from './server';
 import { runServerFloodBenchmark } from './serverFlood';
@@ -34,6 +37,8 @@ const benchmarks: Record<string, () => boolean | Promise<boolean>> = {
   'exchange-view': runExchangeViewBenchmark,
   send: runSendBenchmark,
   'exchange-recording': runExchangeRecordingBenchmark,
+  fuzz: runFuzzBenchmark,
+  redaction: runRedactionBenchmark,
   lsp: runLspBenchmark,
 };
 

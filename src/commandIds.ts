@@ -26,6 +26,7 @@ export const COMMANDS = {
   clearFinished: 'agentWorkflows.executions.clearFinished',
   newTestCase: 'agentWorkflows.executions.newTestCase',
   runAgentTests: 'agentWorkflows.runAgentTests',
+  updateSnapshot: 'agentWorkflows.updateSnapshot',
   selectEnvironment: 'agentWorkflows.selectEnvironment',
   runDataset: 'agentWorkflows.runDataset',
   openBatchResults: 'agentWorkflows.batches.openResults',
@@ -60,6 +61,7 @@ const REGISTERED_AT_ACTIVATION: readonly string[] = [
   COMMANDS.refresh,
   COMMANDS.newTestCase,
   COMMANDS.runAgentTests,
+  COMMANDS.updateSnapshot,
   COMMANDS.selectEnvironment,
 ];
 export const COMMANDS_LOADED_ON_USE: readonly string[] = Object.values(COMMANDS).filter((id) => !REGISTERED_AT_ACTIVATION.includes(id));

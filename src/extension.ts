@@ -7,6 +7,7 @@ import { NodeResultMemory } from './core/nodeValues/nodeResultMemory';
 import type { CommandsDeps, CommandsFeature } from './commands/commandsFeature';
 import { registerNewTestCaseCommand } from './commands/newTestCase';
 import { registerRunAgentTestsCommand } from './commands/runAgentTests';
+import { registerUpdateSnapshotCommand } from './commands/updateSnapshot';
 import { resultsSettings } from './config';
 import { ExchangeHistory } from './core/exchange/exchangeHistory';
 import { registerDiagnostics } from './language/agentDiagnostics';
@@ -140,6 +141,7 @@ export function activate(context: vscode.ExtensionContext): AgentWorkflowsApi {
   registerRunTestsCodeLens(context, { tests: agentTests });
   // Registered here, not by the commands feature: neither needs its code (REGISTERED_AT_ACTIVATION).
   registerRunAgentTestsCommand(context, { logger, tests: agentTests });
+  registerUpdateSnapshotCommand(context, { logger, tests: agentTests });
   registerNewTestCaseCommand(context, { logger, store });
 
   // Unfinished executions of the last session are watched again once the workspace is trusted,

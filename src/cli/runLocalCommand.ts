@@ -55,7 +55,7 @@ export async function runLocally(path: string, text: string, given: GivenInputs,
     timeoutMs: options.timeoutMs,
     ...(io.interrupt ? { signal: io.interrupt } : {}),
     ...(exchanges
-      ? { onExchange: (exchange: Exchange) => exchanges.add(exchange), exchangeBodyLimit: EXCHANGE_BODY_LIMITS.execution }
+      ? { onExchange: (record: () => Exchange) => exchanges.add(record()), exchangeBodyLimit: EXCHANGE_BODY_LIMITS.execution }
       : {}),
     onTrace: (entry) => {
       if (entry.status === 'running') running.add(entry.node);

@@ -63,6 +63,7 @@ export async function serveCommand(dir: string | undefined, flags: ServeFlags, i
       host,
       port,
       ...(flags.allowHost?.length ? { allowedHosts: flags.allowHost } : {}),
+      allowHostHint: 'start the server with --allow-host set to the name you use',
       ...(apiKey !== undefined ? { apiKey } : {}),
       secrets: envSecretResolver(io.env),
       secretHint: envSecretHint,

@@ -8,6 +8,7 @@ import { printable } from '../core/printable';
 import type { Span } from '../core/document/problems';
 import type { AgentModel } from '../core/document/model';
 import { displayOrigin } from '../core/environments/environmentsFileName';
+import type { CaseResult } from '../core/testing/caseResult';
 import { formatJson, formatJunit, formatText, keptForReport, reportedCase, summaryLine, totals } from '../core/testing/report';
 import type { SuiteReport } from '../core/testing/report';
 import { afterSnapshot, snapshotOutputs, spansAfterWriting, updatedTestFile } from '../core/testing/snapshot';
@@ -126,7 +127,7 @@ export async function testCommand(paths: readonly string[], flags: TestFlags, io
       ...(allowed.length ? { allowedFolders: allowed } : {}),
       allowHint: allowFilesHint,
       // Kept past its end: what the report shows, and the outputs of a case whose snapshot is written.
-      keep: (result, testCase) => keptForReport(result, flags.update === true && testCase.snapshot),
+      keep: (result, testCase) => withUpdateHint(keptForReport(result, flags.update === true && testCase.snapshot)),
     });
     // Failures point into the text the cases ran from; once snapshots are written, they are shown
     // at their lines in the text written (the new outputs may take more or fewer lines).
@@ -212,4 +213,20 @@ function refusalMessage(refusal: SnapshotRefusal): string {
     case 'changed':
       return `${inCase}the file written would not read back as the file with its snapshots (${refusal.caseName !== undefined ? 'this case' : 'outside the cases'} would read differently); it is left as it was. Write the outputs of this case by hand, or simplify how it is written.`;
   }
+}
+
+/** A snapshot case without its snapshot (as kept for its report), told how to write it here. */
+function withUpdateHint(kept: CaseResult): CaseResult {
+  if (!kept.failures.some((failure) => failure.code === 'snapshot-missing')) return kept;
+  const hint = (message: string): string => `${message} Run \`agent-workflows test --update\` to write them into expect.outputs.`;
+  const failures = kept.failures.map((failure) =>
+    failure.code === 'snapshot-missing'
+      ? {
+          ...failure,
+          message: hint(failure.message),
+          ...(failure.reported ? { reported: { ...failure.reported, message: hint(failure.reported.message) } } : {}),
+        }
+      : failure,
+  );
+  return { ...kept, failures };
 }

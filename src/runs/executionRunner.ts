@@ -158,7 +158,7 @@ export class ExecutionRunner implements vscode.Disposable {
       try {
         result = await executeAgent(request.agent, request.inputs, {
           ...(exchanges
-            ? { onExchange: (exchange: Exchange) => exchanges.add(exchange), exchangeBodyLimit: EXCHANGE_BODY_LIMITS.execution }
+            ? { onExchange: (record: () => Exchange) => exchanges.add(record()), exchangeBodyLimit: EXCHANGE_BODY_LIMITS.execution }
             : {}),
           secrets: request.secrets,
           secretHint: (name) => `run "Agent Workflows: Set Secret…" for ${name}`,

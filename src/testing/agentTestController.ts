@@ -11,7 +11,7 @@ import * as vscode from 'vscode';
 import { TestFileDiscovery } from './testFileDiscovery';
 import type { ItemOutcome } from './testOutcomes';
 import { TestRuns } from './testRuns';
-import type { DeployedTarget } from './testRuns';
+import type { DeployedTarget, RunOptions } from './testRuns';
 import { TestTree } from './testTree';
 
 export type { ItemOutcome } from './testOutcomes';
@@ -93,11 +93,15 @@ export class AgentTestController implements vscode.Disposable {
    * Runs the cases a request selects (every test file's, without include); how each item ended, by
    * item id. Without a caller's token, only the TestRun's own (the Test Results' Stop) stops it.
    */
-  async runTests(request: vscode.TestRunRequest, token?: vscode.CancellationToken): Promise<Map<string, ItemOutcome>> {
-    if (token) return this.runs.runTests(request, token);
+  async runTests(
+    request: vscode.TestRunRequest,
+    token?: vscode.CancellationToken,
+    options?: RunOptions,
+  ): Promise<Map<string, ItemOutcome>> {
+    if (token) return this.runs.runTests(request, token, options);
     const never = new vscode.CancellationTokenSource();
     try {
-      return await this.runs.runTests(request, never.token);
+      return await this.runs.runTests(request, never.token, options);
     } finally {
       never.dispose();
     }

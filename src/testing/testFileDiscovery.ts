@@ -196,16 +196,17 @@ export class TestFileDiscovery implements vscode.Disposable {
   /**
    * Reads a test file and its agent for a run, in the language worker as update does (the suite
    * comes back as plain data), and updates its items and diagnostics likewise: the suite to run,
-   * or why the file cannot be read (`unreadable`, what its item says); undefined when it is gone.
+   * why the file cannot be read (`unreadable`, what its item says), or `gone` when it was deleted
+   * (its items with it); undefined when a newer read took its place.
    */
-  async readForRun(uri: vscode.Uri): Promise<RunnableRead | { readonly unreadable: string } | undefined> {
+  async readForRun(uri: vscode.Uri): Promise<RunnableRead | { readonly unreadable: string } | { readonly gone: true } | undefined> {
     const key = uri.toString();
     const version = this.newRead(key);
     try {
       const text = await testFileText(uri);
       if (text === undefined) {
         this.forget(uri);
-        return undefined;
+        return { gone: true };
       }
       const outcome = await this.readWorker().run('testRun', key, text, { file: uri.fsPath, agentTexts: unsavedAgentTexts() });
       const read = workerRead(outcome, text.length, this.readTimeLimitMs);
@@ -328,11 +329,14 @@ function besideCandidates(agentFile: vscode.Uri): vscode.Uri[] {
 }
 
 /** A test file's text: its editor's when it has unsaved edits, else the file's (undefined when it is gone). */
-function testFileText(uri: vscode.Uri): Promise<string | undefined> {
+async function testFileText(uri: vscode.Uri): Promise<string | undefined> {
   // A saved document is its file, which may have been deleted while open (a closed editor's
   // document lingers a while).
   const open = openDocument(uri);
-  return open?.isDirty ? Promise.resolve(open.getText()) : savedText(uri);
+  if (!open?.isDirty) return savedText(uri);
+  // The unsaved edits of a deleted file are no test file (the watcher may never say it was
+  // deleted): saving them brings the file, and its items, back.
+  return (await fileExists(uri)) ? open.getText() : undefined;
 }
 
 /** Agent files whose editors have unsaved edits, by path: a test file is checked against those texts. */

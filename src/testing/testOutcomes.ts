@@ -21,7 +21,12 @@ export interface ItemOutcomeMessage {
   readonly line?: number;
   readonly expected?: string;
   readonly actual?: string;
+  /** The message offers Update Snapshot. */
+  readonly updatesSnapshot?: true;
 }
+
+/** The contextValue of a message that Update Snapshot would put right (package.json's testing/message menus). */
+export const SNAPSHOT_MESSAGE_CONTEXT = 'agentWorkflows.snapshot';
 
 /**
  * Shows how an item ended in a run (its state and messages, and `extra` ones such as the link to an
@@ -83,6 +88,7 @@ function testMessage(shown: OutcomeMessage): vscode.TestMessage {
       ? vscode.TestMessage.diff(shown.message, shown.expected, shown.actual)
       : new vscode.TestMessage(shown.message);
   if (shown.location) message.location = vscodeLocation(shown.location);
+  if (shown.code) message.contextValue = SNAPSHOT_MESSAGE_CONTEXT;
   return message;
 }
 
@@ -96,10 +102,11 @@ function itemOutcome({ kind, durationMs, messages, notes }: CaseOutcome, extra: 
     state: kind,
     ...(durationMs !== undefined ? { durationMs } : {}),
     messages: [
-      ...messages.map(({ message, location, expected, actual }) => ({
+      ...messages.map(({ message, location, expected, actual, code }) => ({
         message,
         ...(location ? { line: location.start.line - 1 } : {}),
         ...(expected !== undefined && actual !== undefined ? { expected, actual } : {}),
+        ...(code !== undefined ? { updatesSnapshot: true as const } : {}),
       })),
       ...extra.map((message) => ({
         message: typeof message.message === 'string' ? message.message : message.message.value,

@@ -19,9 +19,12 @@ import {
   unrunnableFileOutcome,
 } from '../core/testing/caseOutcome';
 import type { CaseResult } from '../core/testing/caseResult';
+import type { LoadedSuite } from '../core/testing/loadSuite';
 import { allowFilesHint, allowFoldersOnce } from '../runs/allowFiles';
 import { runContinuously } from './continuousRuns';
 import { loadTestCore } from './testCore';
+import type { TestCore } from './testCore';
+import { snapshotRefusalWords } from './snapshotRefusalWords';
 import type { TestFileDiscovery } from './testFileDiscovery';
 import { exchangeMessage, sayOutcome, showOutcome } from './testOutcomes';
 import type { ItemOutcome } from './testOutcomes';
@@ -30,6 +33,14 @@ import type { TestTree } from './testTree';
 
 /** Where an agent file's deployed cases go, with the key; undefined when the user declined to give one. */
 export type DeployedTarget = (agentFile: vscode.Uri) => Promise<AgentTarget | undefined>;
+
+/** How a run was asked for, beyond what it runs. */
+export interface RunOptions {
+  /** Started by a continuous run: the cases that would leave the machine are left out. */
+  readonly continuous?: boolean;
+  /** Update Snapshot: the snapshot cases' outputs are written into the test file (as `test --update`). */
+  readonly updateSnapshots?: boolean;
+}
 
 /** One run under way: where it shows results, what it gathered, whether it was stopped, and how it was asked. */
 interface RunUnderWay {
@@ -41,6 +52,7 @@ interface RunUnderWay {
   readonly allDeployed: boolean;
   /** Started by a continuous run: the cases that would leave the machine are left out. */
   readonly continuous: boolean;
+  readonly updateSnapshots: boolean;
 }
 
 export class TestRuns implements vscode.Disposable {
@@ -97,7 +109,7 @@ export class TestRuns implements vscode.Disposable {
   async runTests(
     request: vscode.TestRunRequest,
     token: vscode.CancellationToken,
-    started: { readonly continuous?: boolean } = {},
+    started: RunOptions = {},
   ): Promise<Map<string, ItemOutcome>> {
     const outcomes = new Map<string, ItemOutcome>();
     if (!request.include) await this.discovery.discover();
@@ -129,6 +141,7 @@ export class TestRuns implements vscode.Disposable {
         excluded,
         allDeployed: request.profile === this.deployedProfile,
         continuous: started.continuous === true,
+        updateSnapshots: started.updateSnapshots === true,
       };
       for (const { file, cases } of selection.values()) {
         if (abort.signal.aborted) break;
@@ -151,9 +164,14 @@ export class TestRuns implements vscode.Disposable {
 
   /** Runs a test file's chosen cases (`only`; all of them without), read again for the run. */
   private async runFile(file: vscode.TestItem, only: Set<string> | undefined, underWay: RunUnderWay): Promise<void> {
-    const { run, outcomes, signal, excluded, allDeployed, continuous } = underWay;
+    const { run, outcomes, signal, excluded, allDeployed, continuous, updateSnapshots } = underWay;
     const uri = file.uri!;
     const state = await this.discovery.readForRun(uri);
+    if (state && 'gone' in state) {
+      // Deleted since it was listed: its items went with it, and nothing of it runs.
+      run.appendOutput(`${vscode.workspace.asRelativePath(uri)} no longer exists: not run.\r\n`);
+      return;
+    }
     const current = this.tree.fileItem(uri);
     if (!state || !current || 'unreadable' in state) {
       // Deleted, or unreadable since it was listed: said as its item says it (else why is in the log).
@@ -204,10 +222,20 @@ export class TestRuns implements vscode.Disposable {
     const refused = items.size > 0 && !continuous ? await core.refusedFileFolders(loaded, selection) : [];
     const allowedFolders = await allowFoldersOnce(refused, uri.fsPath, 'test file', uri);
     for (const item of items.values()) run.started(item);
-    const report = (result: CaseResult): void => {
+    // Update Snapshot: the cases whose snapshot would be written are told once it is (or is not).
+    const snapshotCases = new Map(
+      loaded.suite.cases.filter((testCase) => testCase.snapshot && !testCase.deployed).map((testCase) => [testCase.name, testCase]),
+    );
+    const held: CaseResult[] = [];
+    // `shownAt`: the places in the text written, once snapshots are.
+    const report = (result: CaseResult, shownAt?: TestFileLocations): void => {
       const item = items.get(result.name);
       if (!item) return;
-      const outcome = caseOutcome(result, locations, { cancelled: signal.aborted });
+      if (updateSnapshots && !shownAt && snapshotCases.has(result.name) && result.execution?.status === 'finished') {
+        held.push(result);
+        return;
+      }
+      const outcome = caseOutcome(result, shownAt ?? locations, { cancelled: signal.aborted });
       // The request and answer of the node it failed at, one click away.
       const exchange = outcome.kind === 'failed' || outcome.kind === 'errored' ? core.failureExchange(result) : undefined;
       const summary = exchange ? summarizeExchange(exchange) : '';
@@ -232,6 +260,13 @@ export class TestRuns implements vscode.Disposable {
         ...(allowedFolders.length ? { allowedFolders } : {}),
         allowHint: allowFilesHint,
       });
+    if (held.length > 0) {
+      const written = await writeSnapshots(uri, state.text, loaded, held, core);
+      for (const result of held) {
+        if (!written) report(result, locations);
+        else report(written.shown(result), written.locations);
+      }
+    }
     for (const item of items.values()) if (!outcomes.has(item.id)) outcomes.set(item.id, showOutcome(run, item, NOT_REACHED));
   }
 
@@ -241,4 +276,44 @@ export class TestRuns implements vscode.Disposable {
     this.runStarted.dispose();
     this.runEnded.dispose();
   }
+}
+
+/**
+ * Writes the held cases' outputs into the test file as their snapshots (the editor's `test
+ * --update`), in its editor so that Undo takes them back, and saves it: how each case then reads,
+ * at its place in the text written. Undefined, and said, when nothing was written.
+ */
+async function writeSnapshots(
+  uri: vscode.Uri,
+  ranText: string,
+  loaded: LoadedSuite,
+  held: readonly CaseResult[],
+  core: TestCore,
+): Promise<{ readonly locations: TestFileLocations; shown(result: CaseResult): CaseResult } | undefined> {
+  const update = core.updatedTestFile(loaded, core.snapshotOutputs(loaded.suite.cases, held));
+  const refused =
+    'refused' in update ? snapshotRefusalWords(update.refused) : await replaceDocumentText(uri, ranText, update.text).catch(errorMessage);
+  if (refused !== undefined || 'refused' in update) {
+    void vscode.window.showErrorMessage(`Update Snapshot: ${vscode.workspace.asRelativePath(uri)} is left as it was. ${refused ?? ''}`);
+    return undefined;
+  }
+  const after = core.spansAfterWriting(ranText, update.text);
+  return {
+    locations: new TestFileLocations(uri.toString(), update.text),
+    shown: (result) => {
+      const written = core.afterSnapshot(result);
+      return { ...written, failures: written.failures.map((failure) => ({ ...failure, span: after(failure.span) })) };
+    },
+  };
+}
+
+/** Puts `text` in place of a document's whole text and saves it; why not when it changed since `expected` was read. */
+async function replaceDocumentText(uri: vscode.Uri, expected: string, text: string): Promise<string | undefined> {
+  const document = await vscode.workspace.openTextDocument(uri);
+  if (document.getText() !== expected) return 'It changed while its cases ran: run Update Snapshot again.';
+  const edit = new vscode.WorkspaceEdit();
+  edit.replace(uri, new vscode.Range(document.positionAt(0), document.positionAt(expected.length)), text);
+  if (!(await vscode.workspace.applyEdit(edit))) return 'The editor refused the change.';
+  if (!(await document.save())) return 'It could not be saved.';
+  return undefined;
 }

@@ -54,7 +54,11 @@ describe('agent tests in VS Code', () => {
   });
 
   afterEach(async () => {
-    await vscode.commands.executeCommand('workbench.action.files.revert');
+    // Every unsaved edit undone, not only the active editor's: a later test reads unsaved agent texts.
+    for (const document of vscode.workspace.textDocuments.filter((open) => open.isDirty)) {
+      await vscode.window.showTextDocument(document);
+      await vscode.commands.executeCommand('workbench.action.files.revert').then(undefined, () => undefined);
+    }
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
     for (const uri of created.splice(0)) await vscode.workspace.fs.delete(uri).then(undefined, () => undefined);
   });
@@ -514,24 +518,99 @@ describe('agent tests in VS Code', () => {
     await waitFor(() => !api.agentTests.controller.items.get(uri.toString()), 'the item of a deleted test file to go', 15_000);
   });
 
+  it("writes a snapshot case's outputs with Update Snapshot on its failure; the case then passes", async () => {
+    const uri = workspaceUri('agent-tests', 'snap.agent.test.yaml');
+    created.push(uri);
+    await vscode.workspace.fs.writeFile(
+      uri,
+      Buffer.from(
+        'agent: greeter.agent.yaml\ncases:\n  snap:\n    snapshot: true\n    inputs: { who: Ada }\n    secrets: { PROFILE_TOKEN: test-token }\n    mocks: { profile: { body: { title: Dr } } }\n',
+      ),
+    );
+    await api.agentTests.refresh(uri);
+    const file = api.agentTests.controller.items.get(uri.toString());
+    const snap = file?.children.get(`${uri.toString()}::snap`);
+    assert.ok(file && snap);
+    const before = (await api.agentTests.runTests(new vscode.TestRunRequest([file]))).get(snap.id);
+    assert.equal(before?.state, 'failed');
+    assert.deepEqual(
+      before.messages.map(({ message, updatesSnapshot }) => ({ message, updatesSnapshot })),
+      [{ message: 'No snapshot of the outputs yet.', updatesSnapshot: true }],
+    );
+    // The message's button: a testing/message menu entry for messages of that context.
+    const extension = vscode.extensions.getExtension('agent-workflows.agent-workflows');
+    assert.ok(extension);
+    const menus = (extension.packageJSON as { contributes: { menus: Record<string, Array<{ command: string; when?: string }>> } })
+      .contributes.menus;
+    assert.ok(
+      menus['testing/message/content']?.some(
+        (entry) => entry.command === 'agentWorkflows.updateSnapshot' && entry.when?.includes('testMessage == agentWorkflows.snapshot'),
+      ),
+    );
+
+    // What VS Code passes the command from that menu: the test item and the message.
+    const updated = await vscode.commands.executeCommand<Record<string, ItemOutcome>>('agentWorkflows.updateSnapshot', {
+      test: snap,
+      message: new vscode.TestMessage('No snapshot of the outputs yet.'),
+    });
+    assert.equal(updated[snap.id]?.state, 'passed');
+    const written = Buffer.from(await vscode.workspace.fs.readFile(uri)).toString('utf8');
+    assert.match(written, /\n {4}expect:\n {6}outputs:\n {8}greeting: Hello Dr Ada\n/);
+    assert.match(written, /^agent: greeter.agent.yaml\ncases:\n  snap:\n    snapshot: true\n/, 'the rest of the file as it was');
+    const after = (await api.agentTests.runTests(new vscode.TestRunRequest([file]))).get(snap.id);
+    assert.equal(after?.state, 'passed');
+  });
+
+  it('forgets a test file deleted while its editor has unsaved edits: its cases are not run', async () => {
+    const uri = workspaceUri('agent-tests', 'unsaved-gone.agent.test.yaml');
+    created.push(uri);
+    await vscode.workspace.fs.writeFile(
+      uri,
+      Buffer.from(
+        'agent: greeter.agent.yaml\ncases:\n  ghost:\n    inputs: { who: Ada }\n    mocks: { profile: { body: { title: Dr } } }\n',
+      ),
+    );
+    await api.agentTests.refresh(uri);
+    assert.ok(api.agentTests.controller.items.get(uri.toString()), 'the item of the test file');
+    const editor = await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(uri));
+    await editor.edit((edit) => edit.insert(new vscode.Position(0, 0), '# unsaved\n'));
+    assert.ok(editor.document.isDirty);
+    await vscode.workspace.fs.delete(uri);
+    // Read again (what an edit or a late watcher report does): the editor's text is no file.
+    await api.agentTests.refresh(uri);
+    assert.equal(api.agentTests.controller.items.get(uri.toString()), undefined, 'the item of the deleted file');
+    const outcomes = await vscode.commands.executeCommand<Record<string, ItemOutcome>>('agentWorkflows.runAgentTests', AGENT_FILE);
+    assert.deepEqual(
+      Object.keys(outcomes).filter((id) => id.startsWith(uri.toString())),
+      [],
+    );
+  });
+
   it('removes the items of the test files of a folder moved away on disk', async () => {
     const folder = workspaceUri('agent-tests', 'doomed');
     const moved = vscode.Uri.file(mkdtempSync(join(tmpdir(), 'aw-moved-')));
     created.push(folder);
     const uri = vscode.Uri.joinPath(folder, 'inner', 'gone.agent.test.yaml');
     await vscode.workspace.fs.createDirectory(vscode.Uri.joinPath(folder, 'inner'));
+    // The watcher's report of the new file, seen by a watcher of the test's own: the extension's
+    // watchers get the same report at the same time. A report handled after the move would find
+    // the file gone and forget it, and the test would prove nothing.
+    const watcher = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(folder, '**/*.agent.test.yaml'));
+    let reported = false;
+    watcher.onDidCreate((created) => (reported ||= created.toString() === uri.toString()));
     // It names an agent of its own: the greeter's test files stay the fixture's.
     await vscode.workspace.fs.writeFile(
       uri,
       Buffer.from('agent: ../../elsewhere.agent.yaml\ncases:\n  c:\n    inputs: { who: Ada }\n    live: true\n'),
     );
-    // Listed by a read of its own (the watcher's report of a file in a new folder may come late or,
-    // on a loaded machine, not within seconds), then time for the watcher's report to be handled:
-    // a late one would find the file gone after the move, and the test would prove nothing.
+    try {
+      await waitFor(() => reported, 'the watcher to report the new test file', 15_000);
+    } finally {
+      watcher.dispose();
+    }
+    // Its read (queued by that report) is over once a read of our own is: reads of a file share one.
     await api.agentTests.refresh(uri);
     assert.ok(api.agentTests.controller.items.get(uri.toString()), 'the item of the test file');
-    await new Promise((resolve) => setTimeout(resolve, 1500));
-    assert.ok(api.agentTests.controller.items.get(uri.toString()), 'still listed before the move');
     try {
       // Moved out of the workspace: the watcher reports the folder only (from its parent, watched
       // since the start), not the test file in it.

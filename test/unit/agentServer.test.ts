@@ -1203,7 +1203,7 @@ outputs:
         assert.equal(body.code, 'wrong-host');
         assert.match(
           body.error,
-          /^This server answers only requests whose Host header names this machine's loopback names \(localhost, 127\.0\.0\.1, \[::1\]\); this one names ".+"\. A web page may be trying to reach the server through a name of its own \(DNS rebinding\)\. Connect to http:\/\/127\.0\.0\.1:\d+, or start the server with --allow-host set to the name you use\.$/,
+          /^This server answers only requests whose Host header names this machine's loopback names \(localhost, 127\.0\.0\.1, \[::1\]\); this one names ".+"\. A web page may be trying to reach the server through a name of its own \(DNS rebinding\)\. Connect to http:\/\/127\.0\.0\.1:\d+\.$/,
         );
       }
       const absolute = await raw(`http://evil.example${path}`, `127.0.0.1:${port}`);

@@ -103,6 +103,12 @@ describe('agent test failures and their exchanges', () => {
     assert.equal(failureExchange(wrongBody!)?.node, 'user');
     assert.equal(failedNodeOf(passed!), undefined);
     assert.equal(failureExchange(passed!), undefined);
+    // Made only for a case that failed (each costs a redaction and a decoding of the bodies).
+    assert.deepEqual(
+      failed!.exchanges?.exchanges.map((made) => made.node),
+      ['user', 'orders'],
+    );
+    assert.equal(passed!.exchanges, undefined);
   });
 
   it('sums the exchange up in the text, JSON and JUnit reports, also once the case is kept for its report', async () => {

@@ -167,15 +167,19 @@ describe('agent-workflows serve', () => {
     const served = serveChild(['agents', '--port', '0', '--api-key', KEY, '--allow-host', 'agents.test', '--allow-host', 'tunnel.test']);
     const url = await waitFor(() => /listening on (\S+)/.exec(served.output())?.[1], 'the server to start');
     const path = `${url}/api/local/agent/00000000-0000-0000-0000-000000000000/status`;
+    let refusal = '';
     const statusFor = async (host: string): Promise<number> => {
       const answer = await request(path, { headers: { authorization: `Bearer ${KEY}`, host } });
-      await answer.body.text();
+      const text = await answer.body.text();
+      if (answer.statusCode === 421) refusal = text;
       return answer.statusCode;
     };
     assert.deepEqual(
       await Promise.all(['agents.test', 'tunnel.test:443', new URL(url).host, 'localhost', 'evil.example'].map(statusFor)),
       [404, 404, 404, 404, 421],
     );
+    // The command line's way to let another name in, said by the command line.
+    assert.match(refusal, /, or start the server with --allow-host set to the name you use\./);
     served.child.kill('SIGTERM');
     assert.equal(await served.exited, 0);
   });

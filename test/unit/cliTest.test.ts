@@ -77,7 +77,7 @@ describe('agent-workflows test', () => {
     );
     const before = await run(['test'], dir.path);
     assert.equal(before.code, 1);
-    assert.match(before.stdout, /No snapshot of the outputs yet: run `agent-workflows test --update`/);
+    assert.match(before.stdout, /No snapshot of the outputs yet. Run `agent-workflows test --update` to write them into expect.outputs./);
     const update = await run(['test', '--update'], dir.path);
     assert.match(update.stdout, /✓ snap \(\d+ ms\) \(snapshot written\)/);
     assert.equal(update.code, 1, 'the case that is not a snapshot still fails');

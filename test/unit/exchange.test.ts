@@ -172,7 +172,7 @@ outputs:
         files: { doc: { name: 'doc.bin', size: 4, type: 'application/octet-stream', path: file } },
       });
       const exchanges: Exchange[] = [];
-      const run = await executeAgent(agent, inputs, { secrets: secretResolver, onExchange: (exchange) => exchanges.push(exchange) });
+      const run = await executeAgent(agent, inputs, { secrets: secretResolver, onExchange: (record) => exchanges.push(record()) });
       assert.equal(run.status, 'finished');
       const ran = server.requests.splice(0);
       const nodes = new Map<string, NodeResult>([['first', { status: 200, headers: {}, body: { ok: true } }]]);
@@ -619,7 +619,7 @@ nodes:
       const run = await executeAgent(agent, resolveInputs(agent.model, {}), {
         secrets: secretResolver,
         concurrency: 1,
-        onExchange: (exchange) => exchanges.push(exchange),
+        onExchange: (record) => exchanges.push(record()),
         exchangeBodyLimit: 8,
       });
       assert.equal(run.status, 'failed');

@@ -1,6 +1,7 @@
 // Redaction and safe cutting (src/core/redaction.ts), shared by the engine and the client.
 import assert from 'node:assert/strict';
 import { keyRedactor, MASK, REDACTED, Redactor, secretMask } from '../../src/core/redaction';
+import { HOSTILE_REDACTION_FORMS, HOSTILE_REDACTION_KEY } from '../support/hostileRedaction';
 
 describe('redaction', () => {
   it('writes a secret added with its own mask by that mask, the others by the default one', () => {
@@ -116,36 +117,14 @@ describe('redaction', () => {
     assert.equal(long.text(blob), blob);
   });
 
-  it('masks a hostile text in time linear in its length (near misses of every form)', function () {
-    this.timeout(20_000);
-    const redactor = keyRedactor('sk-live-0123456789abcdef');
-    for (let n = 0; n < 7; n++) redactor.add(`secret-${n}-${'q'.repeat(40)}/+x`);
-    const forms = [
-      'sk-live-0123456789abcdef',
-      Buffer.from('sk-live-0123456789abcdef').toString('base64'),
-      'Bearer ',
-      'SK-LIVE-0123',
-      '%2F',
-    ];
-    const unit = forms.map((form) => form.slice(0, -1)).join(' ');
-    const timeOf = (size: number): number => {
-      const text = unit.repeat(Math.ceil(size / unit.length));
-      const times: number[] = [];
-      for (let run = 0; run < 5; run++) {
-        const started = performance.now();
-        redactor.excerpt(text, 300, { more: true });
-        redactor.text(text);
-        times.push(performance.now() - started);
-      }
-      return times.sort((a, b) => a - b)[2]!;
-    };
-    timeOf(100_000);
-    const small = timeOf(400_000);
-    const large = timeOf(800_000);
-    assert.ok(
-      large < small * 3 + 5,
-      `twice the text took ${(large / small).toFixed(1)}x the time (${small.toFixed(1)} ms, ${large.toFixed(1)} ms)`,
-    );
-    assert.ok(large < 2000, `${large.toFixed(0)} ms for 800 KB`);
+  it('leaves near misses of every form of a secret as they are (how long: npm run bench -- redaction)', () => {
+    const redactor = keyRedactor(HOSTILE_REDACTION_KEY);
+    const unit = HOSTILE_REDACTION_FORMS.map((form) => form.slice(0, -1)).join(' ');
+    const text = unit.repeat(200);
+    // Only what follows "Bearer " is masked, as any bearer token is.
+    const expected = text.replaceAll('Bearer SK-LIVE-012', `Bearer ${MASK}`);
+    const masked = redactor.text(text);
+    assert.ok(masked === expected, `masked otherwise: ${masked.slice(0, 200)}…`);
+    assert.ok(redactor.excerpt(text, 300, { more: true }).startsWith(expected.slice(0, 200)));
   });
 });

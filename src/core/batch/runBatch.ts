@@ -11,7 +11,7 @@ import type { LoadedAgent } from '../engine/agentPlan';
 import { executeAgent } from '../engine/engine';
 import { EXCHANGE_BODY_LIMITS } from '../exchange/exchange';
 import type { Exchange } from '../exchange/exchange';
-import { ExchangeLog, exchangeSummaryOf } from '../exchange/executionExchanges';
+import { exchangeSummary } from '../exchange/executionExchanges';
 import type { EngineOptions } from '../engine/engine';
 import { filesFromPaths, resolveInputs } from '../engine/inputs';
 import { errorMessage } from '../errors';
@@ -539,9 +539,9 @@ class BatchRun {
         this.listener({ kind: 'row-started', row });
         this.progress();
         let end: ExecutionEnd;
-        // The row's exchanges, within an execution's budget: a failed row's results line sums up the
-        // exchange of the node it failed at.
-        const exchanges = new ExchangeLog();
+        // What makes each node's last exchange: a failed row's results line sums up the exchange of
+        // the node it failed at, made only then.
+        const exchanges = new Map<string, () => Exchange>();
         let failedAt: string | undefined;
         try {
           const inputs = resolveInputs(mode.agent.model, { values: prepared.inputs, files: await filesFromPaths(files) });
@@ -549,7 +549,10 @@ class BatchRun {
             ...mode.engine,
             signal,
             timeoutMs: mode.executionTimeoutMs,
-            ...{ onExchange: (exchange: Exchange) => exchanges.add(exchange), exchangeBodyLimit: EXCHANGE_BODY_LIMITS.execution },
+            ...{
+              onExchange: (record: () => Exchange, node: string) => exchanges.set(node, record),
+              exchangeBodyLimit: EXCHANGE_BODY_LIMITS.execution,
+            },
           });
           if (result.status === 'failed') failedAt = result.error.node;
           if (result.status === 'cancelled') {
@@ -566,7 +569,8 @@ class BatchRun {
           end = { kind: 'error', message: error instanceof InputError ? error.problems.join(' ') : errorMessage(error) };
         }
         this.running--;
-        const exchange = exchangeSummaryOf(exchanges.snapshot(), failedAt);
+        const made = failedAt === undefined ? undefined : exchanges.get(failedAt)?.();
+        const exchange = made && exchangeSummary(made);
         const result = this.resultOf(row, undefined, end, { startedAtMs, endedAtMs: Date.now(), requests: 0 });
         this.finish(exchange ? { ...result, exchange } : result);
       }

@@ -31,8 +31,12 @@ export interface ApiCallSettings {
   readonly redactor?: Redactor;
   /** Bytes this call's answer takes from, shared with other calls (a server's executions). */
   readonly responseBudget?: ResponseBudget;
-  /** Called once with the record of the call, whatever its outcome; nothing is recorded without it. */
-  readonly onExchange?: (exchange: Exchange) => void;
+  /**
+   * Called once the call ended, whatever its outcome, with what makes its record (redacted, bodies
+   * decoded and cut): a caller that keeps only some records (a failed case's) makes only those.
+   * Nothing is recorded without it.
+   */
+  readonly onExchange?: (record: () => Exchange, node: string) => void;
   /** The most bytes of each body the record keeps (default EXCHANGE_BODY_LIMITS.execution). */
   readonly exchangeBodyLimit?: number;
   /** The clock of the record's times, in milliseconds (a fake one in tests). */
@@ -64,16 +68,18 @@ export async function runApiNode(
   const record = (request: SentRequest, failure?: unknown, response?: HttpResponse): void => {
     if (!recording || !settings.onExchange) return;
     settings.onExchange(
-      recordExchange({
-        node: node.id,
-        startedAt: recording.startedAt,
-        request,
-        secrets: scope.secrets,
-        capture: recording.capture,
-        ...(response ? { response } : {}),
-        ...(failure !== undefined ? { failure: exchangeFailure(failure) } : {}),
-        bodyLimit: settings.exchangeBodyLimit ?? EXCHANGE_BODY_LIMITS.execution,
-      }),
+      () =>
+        recordExchange({
+          node: node.id,
+          startedAt: recording.startedAt,
+          request,
+          secrets: scope.secrets,
+          capture: recording.capture,
+          ...(response ? { response } : {}),
+          ...(failure !== undefined ? { failure: exchangeFailure(failure) } : {}),
+          bodyLimit: settings.exchangeBodyLimit ?? EXCHANGE_BODY_LIMITS.execution,
+        }),
+      node.id,
     );
   };
   let request: ApiRequest;

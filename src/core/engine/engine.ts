@@ -78,10 +78,10 @@ export interface EngineOptions {
   readonly redactor?: Redactor;
   /**
    * Called with the exchange of every API node call (an answer, a 4xx/5xx, a network failure, a
-   * request that could not be built), secrets written as `{{ secrets.NAME }}`. Without it nothing
-   * is recorded.
+   * request that could not be built), secrets written as `{{ secrets.NAME }}`: called with what
+   * makes the exchange, for a caller to make those it keeps. Without it nothing is recorded.
    */
-  readonly onExchange?: (exchange: Exchange) => void;
+  readonly onExchange?: (record: () => Exchange, node: string) => void;
   /** The most bytes of each body an exchange keeps (default EXCHANGE_BODY_LIMITS.execution). */
   readonly exchangeBodyLimit?: number;
 }

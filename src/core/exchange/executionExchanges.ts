@@ -250,7 +250,11 @@ export interface ExchangeSummary {
 /** The summary of a node's exchange in a log; undefined when the log has none for it. */
 export function exchangeSummaryOf(log: ExecutionExchanges | undefined, node: string | undefined): ExchangeSummary | undefined {
   const exchange = node === undefined ? undefined : exchangeOfNode(log, node);
-  if (!exchange) return undefined;
+  return exchange && exchangeSummary(exchange);
+}
+
+/** The summary of one exchange, as reports show it. */
+export function exchangeSummary(exchange: Exchange): ExchangeSummary {
   const answer = responseExcerpt(exchange);
   return { node: exchange.node, summary: summarizeExchange(exchange), ...(answer !== undefined ? { answer } : {}) };
 }

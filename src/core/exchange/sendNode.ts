@@ -179,7 +179,7 @@ export async function sendNode(agent: LoadedAgent, nodeId: string, options: Send
       signal,
       redactor: namedSecretRedactor(scope.secrets),
       ...(options.dispatcher ? { dispatcher: options.dispatcher } : {}),
-      onExchange: (recorded) => (exchange = recorded),
+      onExchange: (record) => (exchange = record()),
       exchangeBodyLimit: bodyLimit,
       ...(options.now ? { now: options.now } : {}),
     });

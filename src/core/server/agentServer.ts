@@ -68,6 +68,11 @@ export interface AgentServerOptions {
    * and this machine's loopback names are always accepted).
    */
   readonly allowedHosts?: readonly string[];
+  /**
+   * How whoever started the server lets another Host name in (a flag of the command line), said
+   * in the answer to a request naming one; nothing is said without it.
+   */
+  readonly allowHostHint?: string;
   /** The clock of the waits after wrong keys (tests give a fake one). */
   readonly now?: () => number;
 }
@@ -98,6 +103,7 @@ interface ServerContext {
   readonly keyFailures: KeyFailures;
   /** The Host values a request may name. */
   readonly allowedHosts: AllowedHosts;
+  readonly allowHostHint: string | undefined;
   /** Where uploads are stored while their execution runs. */
   readonly uploadRoot: string;
   readonly emit: (event: ServerEvent) => void;
@@ -145,6 +151,7 @@ export async function startAgentServer(options: AgentServerOptions): Promise<Age
     executions,
     keyFailures: new KeyFailures(limits.maxKeyFailures, options.now),
     allowedHosts: new AllowedHosts(options.host ?? DEFAULT_HOST, options.allowedHosts),
+    allowHostHint: options.allowHostHint,
     uploadRoot: options.uploadDirectory ?? tmpdir(),
     emit,
   };
@@ -194,7 +201,7 @@ export async function startAgentServer(options: AgentServerOptions): Promise<Age
 
 /** Checks the Host and the key, then answers the route. */
 async function handle(context: ServerContext, request: IncomingMessage, response: ServerResponse): Promise<void> {
-  checkHost(context.allowedHosts, request);
+  checkHost(context.allowedHosts, context.allowHostHint, request);
   authorize(context, request);
   const route = matchRoute(request.method ?? 'GET', request.url ?? '/');
   switch (route.kind) {
@@ -214,7 +221,7 @@ async function handle(context: ServerContext, request: IncomingMessage, response
  * own (DNS rebinding) sends that name. The authority of an absolute request target is checked too,
  * as HTTP reads it before the Host header.
  */
-function checkHost(allowedHosts: AllowedHosts, request: IncomingMessage): void {
+function checkHost(allowedHosts: AllowedHosts, allowHostHint: string | undefined, request: IncomingMessage): void {
   const { localAddress, localPort } = request.socket;
   const target = request.url ?? '/';
   const absolute = /^[a-z][a-z0-9+.-]*:\/\//i.test(target) ? authorityOf(target) : undefined;
@@ -226,7 +233,7 @@ function checkHost(allowedHosts: AllowedHosts, request: IncomingMessage): void {
   throw new HttpError(
     421,
     'wrong-host',
-    `This server answers only requests whose Host header names ${allowedHosts.described}; this one names ${quotedHost(wrong)}. A web page may be trying to reach the server through a name of its own (DNS rebinding). Connect to http://${address}:${localPort ?? ''}, or start the server with --allow-host set to the name you use.`,
+    `This server answers only requests whose Host header names ${allowedHosts.described}; this one names ${quotedHost(wrong)}. A web page may be trying to reach the server through a name of its own (DNS rebinding). Connect to http://${address}:${localPort ?? ''}${allowHostHint !== undefined ? `, or ${allowHostHint}` : ''}.`,
   );
 }
 

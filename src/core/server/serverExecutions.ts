@@ -243,7 +243,7 @@ export class ServerExecutions {
       onTrace: (entry) => execution.trace.set(entry.node, entry),
       ...(execution.exchanges
         ? {
-            onExchange: (exchange: Exchange) => execution.exchanges!.add(exchange),
+            onExchange: (record: () => Exchange) => execution.exchanges!.add(record()),
             exchangeBodyLimit: EXCHANGE_BODY_LIMITS.execution,
           }
         : {}),

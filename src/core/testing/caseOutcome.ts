@@ -5,7 +5,7 @@
 // loads it at activation (no YAML, no engine).
 import { LineIndex } from '../document/lineIndex';
 import type { Problem, Span } from '../document/problems';
-import type { CaseResult } from './caseResult';
+import type { CaseResult, SnapshotFailureCode } from './caseResult';
 import { shownFailure } from './shownValue';
 
 export type OutcomeKind = 'passed' | 'failed' | 'errored' | 'skipped';
@@ -25,6 +25,8 @@ export interface OutcomeMessage {
   readonly expected?: string;
   readonly actual?: string;
   readonly location?: TextLocation;
+  /** Writing the case's snapshot would put it right (an adapter offers to). */
+  readonly code?: SnapshotFailureCode;
 }
 
 export interface CaseOutcome {
@@ -77,7 +79,11 @@ export function caseOutcome(result: CaseResult, locations: TestFileLocations, { 
       ...noted,
       output: [`  ✓ ${result.name} (${result.durationMs} ms)${ranOn}`, ...notes],
     };
-  const messages = result.failures.map((failure): OutcomeMessage => ({ ...shownFailure(failure), location: locations.at(failure.span) }));
+  const messages = result.failures.map((failure): OutcomeMessage => ({
+    ...shownFailure(failure),
+    location: locations.at(failure.span),
+    ...(failure.code !== undefined ? { code: failure.code } : {}),
+  }));
   return {
     kind: result.execution === undefined ? 'errored' : 'failed',
     durationMs: result.durationMs,

@@ -16,9 +16,17 @@ export interface RecordedRequest {
   readonly body: unknown;
 }
 
+/**
+ * What writing a snapshot case's outputs (`test --update`, Update Snapshot) would put right: it has
+ * none yet, or they differ from those written.
+ */
+export type SnapshotFailureCode = 'snapshot-missing' | 'snapshot-differs';
+
 /** One expectation that did not hold, or why the case could not be checked. */
 export interface CaseFailure {
   readonly message: string;
+  /** Set when writing the case's snapshot would put this failure right. */
+  readonly code?: SnapshotFailureCode;
   /** What the expectation is about, as `outputs.report`, `requests.fetch.headers.x-api-key`. */
   readonly path?: string;
   /** The expectation's place in the test file (the case's name when there is none). */
@@ -45,7 +53,7 @@ export interface CaseResult {
   readonly notes?: readonly string[];
   /** The origin of the service the case was sent to (its inputs and files left this machine). */
   readonly ranOn?: string;
-  /** Each API node's request and answer, within the execution's budget (local cases). */
+  /** Each API node's request and answer, within the execution's budget (local cases that failed). */
   readonly exchanges?: ExecutionExchanges;
   /** The exchange of the node the case failed at, as reports show it (kept when `exchanges` is let go). */
   readonly failedExchange?: ExchangeSummary;

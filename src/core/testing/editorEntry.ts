@@ -6,3 +6,4 @@ export { AgentFileError, loadAgent } from '../engine/agentPlan';
 export { appendCaseFromExecution, NewCaseError } from './newCase';
 export { needsDeployment, refusedFileFolders, runSuite } from './suite';
 export { failureExchange } from './failureExchange';
+export { afterSnapshot, snapshotOutputs, spansAfterWriting, updatedTestFile } from './snapshot';

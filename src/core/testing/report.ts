@@ -75,7 +75,13 @@ export function keptForReport(result: CaseResult, keepExecution = false): CaseRe
     requests: [],
     failures: result.failures.map((failure) => {
       const reported = reportedFailure(failure);
-      return { message: reported.message, span: failure.span, ...(failure.path !== undefined ? { path: failure.path } : {}), reported };
+      return {
+        message: reported.message,
+        span: failure.span,
+        ...(failure.path !== undefined ? { path: failure.path } : {}),
+        ...(failure.code !== undefined ? { code: failure.code } : {}),
+        reported,
+      };
     }),
     ...(keepExecution && execution ? { execution } : {}),
     ...(failedExchange ? { failedExchange } : {}),

@@ -15,6 +15,7 @@ import { Redactor } from '../redaction';
 import { EXCHANGE_BODY_LIMITS } from '../exchange/exchange';
 import type { Exchange } from '../exchange/exchange';
 import { ExchangeLog } from '../exchange/executionExchanges';
+import type { ExecutionExchanges } from '../exchange/executionExchanges';
 import { matchValue } from './matchers';
 import { MockReplyDispatcher, NoMockDispatcher } from './mockDispatcher';
 import type { MockReply, SentRequest } from './mockDispatcher';
@@ -36,7 +37,7 @@ export interface RunCaseOptions {
   readonly signal?: AbortSignal;
   /** For live nodes: a proxy or a custom agent. */
   readonly dispatcher?: Dispatcher;
-  /** Keep each API node's exchange (what a failed case links to); on by default. */
+  /** Keep the exchanges of a failed case's API nodes (what it links to); on by default. */
   readonly recordExchanges?: boolean;
 }
 
@@ -66,11 +67,13 @@ export async function runCase(agent: LoadedAgent, testCase: TestCase, options: R
     return entry && recorded(entry);
   };
   const redactor = caseRedactor(testCase);
-  const exchanges = options.recordExchanges === false ? undefined : new ExchangeLog();
+  // Made only when the case fails (what a failed case links to): most cases pass, and making an
+  // exchange (redacted, bodies decoded) cost a fifth of a case's run.
+  const exchanges: Array<() => Exchange> | undefined = options.recordExchanges === false ? undefined : [];
   const execution = await executeAgent(agent, inputs, {
     // Secrets are written by name in each exchange: the run's redactor knows the case's.
     ...(exchanges
-      ? { onExchange: (exchange: Exchange) => exchanges.add(exchange), exchangeBodyLimit: EXCHANGE_BODY_LIMITS.execution }
+      ? { onExchange: (record: () => Exchange) => exchanges.push(record), exchangeBodyLimit: EXCHANGE_BODY_LIMITS.execution }
       : {}),
     secrets: async (name) => testCase.secrets[name],
     secretHint: (name) => `give it a test value under secrets: ${name} in the case`,
@@ -96,7 +99,7 @@ export async function runCase(agent: LoadedAgent, testCase: TestCase, options: R
     durationMs: elapsed(started),
     failures,
     execution,
-    ...(exchanges ? { exchanges: exchanges.snapshot() } : {}),
+    ...(exchanges && failures.length > 0 ? { exchanges: exchangeLogOf(exchanges) } : {}),
     get requests(): readonly RecordedRequest[] {
       return (shown ??= sent.map((entry) => redactedRequest(recorded(entry), redactor)));
     },
@@ -167,6 +170,13 @@ function redactedRequest(request: RecordedRequest, redactor: Redactor): Recorded
   return { ...request, url: redactor.text(request.url), headers, body: redactor.value(request.body) };
 }
 
+/** The exchanges of a failed case, made in the order the calls ended, within a log's bounds. */
+function exchangeLogOf(records: ReadonlyArray<() => Exchange>): ExecutionExchanges {
+  const log = new ExchangeLog();
+  for (const record of records) log.add(record());
+  return log.snapshot();
+}
+
 /** A redactor of the case's secrets (the values the case gives them). */
 function caseRedactor(testCase: TestCase): Redactor {
   const redactor = new Redactor();
@@ -228,7 +238,8 @@ export function checkCase(
   }
   if (testCase.snapshot && !expect.outputs) {
     failures.push({
-      message: 'No snapshot of the outputs yet: run `agent-workflows test --update` to write them into expect.outputs.',
+      message: 'No snapshot of the outputs yet.',
+      code: 'snapshot-missing',
       path: 'outputs',
       span: testCase.span,
     });
@@ -280,7 +291,13 @@ export function checkCase(
       actual: Math.round(execution.durationMs),
     });
   }
-  return failures;
+  // What writing the snapshot would put right: the adapters offer it (a flag, a button).
+  if (!testCase.snapshot) return failures;
+  return failures.map((failure) =>
+    failure.code === undefined && (failure.path === 'outputs' || failure.path?.startsWith('outputs.'))
+      ? { ...failure, code: 'snapshot-differs' }
+      : failure,
+  );
 }
 
 /** How a node that left no result ended, in words ("it was skipped"; the statuses alone read badly). */
