@@ -36,5 +36,10 @@ export async function lspCommand(flags: LspFlags, streams: LspStreams = { input:
   await closed;
   server.dispose();
   connection.dispose();
-  return server.shutDown() ? ExitCode.ok : ExitCode.problems;
+  const code = server.shutDown() ? ExitCode.ok : ExitCode.problems;
+  // The protocol library checks every 3 s that the client's process (initialize's processId) is
+  // alive, on a timer that keeps the process running: with no client on the other end of the
+  // streams, the server ends now. Unref'd: when nothing else runs, the process ends by itself first.
+  if (streams.input === process.stdin) setTimeout(() => process.exit(code), 50).unref();
+  return code;
 }

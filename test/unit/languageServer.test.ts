@@ -333,6 +333,21 @@ describe('language server (agent-workflows lsp --stdio)', function () {
     assert.equal(await server.exited, 0);
   });
 
+  it('exits with 1 when its standard input closes without shutdown, even with a live client process', async () => {
+    const client = spawnLanguageServer(dir.path);
+    try {
+      await client.initialize({ processId: process.pid });
+      client.child.stdin.end();
+      // A server that stays (exit code null) fails the test instead of keeping mocha running.
+      const limit = setTimeout(() => client.child.kill('SIGKILL'), 10_000);
+      const code = await client.exited;
+      clearTimeout(limit);
+      assert.equal(code, 1);
+    } finally {
+      client.dispose();
+    }
+  });
+
   it('refuses to start without --stdio, saying how to start it', async () => {
     const { runCliCaptured } = await import('../support/cli');
     const run = await runCliCaptured(['lsp'], { cwd: dir.path, env: {} });
