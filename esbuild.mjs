@@ -110,6 +110,7 @@ const lazyModules = new Map(
     'src/cli/compareCommand.ts': 'cli-compare',
     'src/cli/importCommand.ts': 'cli-import',
     'src/cli/dapCommand.ts': 'cli-dap',
+    'src/cli/lspCommand.ts': 'cli-lsp',
     'src/language/curlImportFlow.ts': 'curl-import',
     'src/commands/commandsFeature.ts': 'commands',
     'src/language/languageCore.ts': 'language',

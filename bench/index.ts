@@ -3,7 +3,7 @@
 //   npm run bench -- validation   only the named ones (validation, multipart, polling, server,
 //                                 flood, agent-tests, cli, activation, batch, exchange-view,
 //                                 exchange-recording, graph, openapi, send, fuzz, redaction,
-//                                 debug, compare)
+//                                 debug, compare, lsp)
 import { runActivationBenchmark } from './activation';
 import { runBatchBenchmark } from './batch';
 import { runAgentTestsBenchmark } from './agentTests';
@@ -11,6 +11,7 @@ import { runCliBenchmark } from './cli';
 import { runCompareBenchmark } from './compare';
 import { runDebugBenchmark } from './debug';
 import { runGraphBenchmark } from './graph';
+import { runLspBenchmark } from './lsp';
 import { runExchangeRecordingBenchmark } from './exchangeRecording';
 import { runExchangeViewBenchmark } from './exchangeView';
 import { runFuzzBenchmark } from './fuzz';
@@ -42,6 +43,7 @@ const benchmarks: Record<string, () => boolean | Promise<boolean>> = {
   redaction: runRedactionBenchmark,
   debug: runDebugBenchmark,
   compare: runCompareBenchmark,
+  lsp: runLspBenchmark,
 };
 
 void (async () => {

@@ -10,10 +10,22 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 version=${CODE_SERVER_VERSION:-4.100.3}
 dest="$here/.vscode-test/code-server-$version"
 
+#
+#   bash scripts/install-test-host.sh          everything the test stages need
+#   bash scripts/install-test-host.sh --unit   only what the unit tests need (neovim), no code-server
+
 # libkrb5-dev and pkg-config: a native module of code-server builds against Kerberos; ripgrep:
 # code-server's @vscode/ripgrep cannot download rg offline (below); chromium: the browser that
-# drives the web workbench; curl: the upload benchmark; openssl: certificates for the TLS tests.
-packages=(libkrb5-dev pkg-config ripgrep chromium curl openssl)
+# drives the web workbench; curl: the upload benchmark; openssl: certificates for the TLS tests;
+# neovim: another editor's LSP client for the language server's test (test/unit/neovim.test.ts).
+packages=(libkrb5-dev pkg-config ripgrep chromium curl openssl neovim)
+commands=(rg chromium curl openssl nvim)
+unit_only=false
+if [ "${1:-}" = "--unit" ]; then
+  unit_only=true
+  packages=(neovim)
+  commands=(nvim)
+fi
 
 missing_packages() {
   if command -v dpkg-query >/dev/null; then
@@ -22,7 +34,7 @@ missing_packages() {
     done
   else
     # Not Debian: look for the commands the tests run (the -dev packages have no command).
-    for c in rg chromium curl openssl; do command -v "$c" >/dev/null || echo "$c"; done
+    for c in "${commands[@]}"; do command -v "$c" >/dev/null || echo "$c"; done
   fi
 }
 
@@ -44,6 +56,11 @@ if [ ${#missing[@]} -gt 0 ]; then
   export DEBIAN_FRONTEND=noninteractive
   "${sudo[@]}" apt-get update -qq
   "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+if $unit_only; then
+  echo "test host: ${packages[*]} ready for the unit tests"
+  exit 0
 fi
 
 if [ -x "$dest/node_modules/.bin/code-server" ]; then

@@ -5,6 +5,7 @@
 const LAYERS = {
   core: '^src/core/',
   cli: '^src/(cli/|cli\\.ts$)',
+  lsp: '^src/lsp/',
   webview: '^src/webview/',
   shared: '^src/(commandErrors|commandIds|config|lazyCommands|logger|workspaceFiles)\\.ts$',
   language: '^src/language/',
@@ -20,7 +21,8 @@ const LAYERS = {
 /** The layers each layer may import, besides itself, packages and Node's modules. */
 const ALLOWED = {
   core: [],
-  cli: ['core'],
+  cli: ['lsp', 'core'],
+  lsp: ['core'],
   webview: ['core'],
   shared: ['core'],
   language: ['secrets', 'shared', 'core'],

@@ -53,6 +53,10 @@ try {
   // What the web host stages need beyond `npm ci` (Debian packages, code-server): installed here
   // when missing, so that `npm ci && npm test` is all a fresh machine needs.
   const hostReady = wants('integration') || wants('ui') ? await installTestHost() : true;
+  // The unit tests' own need (neovim, for the language server's test in another editor), when the
+  // whole host was not installed above. Not a failure when it cannot be installed (no root, no
+  // sudo): that test then says it was skipped and why, and the summary counts it as pending.
+  if (wants('unit') && !(wants('integration') || wants('ui')) && !interrupted) await installUnitHost();
   const needsBuild = wants('unit') || wants('integration') || wants('ui') || wants('desktop');
   if (needsBuild && !interrupted && (await build())) {
     if (wants('unit') && !interrupted) {
@@ -163,6 +167,20 @@ async function installTestHost() {
     );
   rows.push(['test host', ok ? 'ready' : 'FAILED (no integration or UI tests run)', run.seconds]);
   return ok;
+}
+
+async function installUnitHost() {
+  const run = await stage(
+    'test host',
+    'bash scripts/install-test-host.sh --unit',
+    ['scripts/install-test-host.sh', '--unit'],
+    {},
+    600,
+    undefined,
+    'bash',
+  );
+  const ok = run.code === 0 && !run.note;
+  rows.push(['test host', ok ? 'ready (unit)' : 'neovim missing: its test is skipped (see above)', run.seconds]);
 }
 
 async function build() {

@@ -4,6 +4,7 @@ import { Command, CommanderError, Option } from 'commander';
 import { ExitCode, isCliError, printableIo } from './io';
 import type { CliIo } from './io';
 import type { EnvsFlags } from './envsCommand';
+import type { LspFlags } from './lspCommand';
 import type { ImportCurlFlags, ImportOpenApiFlags } from './importCommand';
 import type { BatchFlags } from './batchCommand';
 import type { CompareFlags } from './compareCommand';
@@ -263,6 +264,16 @@ export async function runCli(argv: readonly string[], rawIo: CliIo): Promise<num
     )
     .action(async () => {
       exitCode = await (await import('./dapCommand')).dapCommand(io);
+    });
+
+  program
+    .command('lsp')
+    .description(
+      'Run the language server of agent, agent test and environments files for editors other than VS Code (Neovim, Helix, Zed, Emacs, JetBrains IDEs): diagnostics, completion, hover, quick fixes, definition, references, rename and symbols over the Language Server Protocol. See docs/editors.md.',
+    )
+    .option('--stdio', 'talk over standard input and output (the only transport)')
+    .action(async (options: LspFlags) => {
+      exitCode = await (await import('./lspCommand')).lspCommand(options);
     });
 
   try {

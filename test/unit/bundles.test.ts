@@ -20,7 +20,7 @@ describe('bundles', () => {
     const packages = packagesIn('cli.js');
     assert.deepEqual([...packages], ['commander']);
     const text = readFileSync(join(dist, 'cli.js'), 'utf8');
-    for (const command of ['validate', 'run', 'send', 'status', 'serve', 'test', 'batch', 'dap', 'compare']) {
+    for (const command of ['validate', 'run', 'send', 'status', 'serve', 'test', 'batch', 'dap', 'compare', 'lsp']) {
       assert.ok(text.includes(`require("./lazy/cli-${command}.js")`), `cli.js loads the ${command} command from its own bundle`);
       assert.ok(!text.includes(`// src/cli/${command}Command.ts`), `cli.js does not contain the ${command} command`);
     }
@@ -52,6 +52,10 @@ describe('bundles', () => {
     assert.ok(packagesIn('lazy/cli-send.js').has('undici'));
     assert.ok(packagesIn('lazy/cli-serve.js').has('busboy'));
     assert.ok(packagesIn('lazy/cli-dap.js').has('@vscode/debugadapter'), 'the debug adapter loads with dap only');
+    // The language server's library loads with `lsp` only; the server needs no HTTP client.
+    assert.ok(packagesIn('lazy/cli-lsp.js').has('vscode-languageserver'));
+    assert.ok(!packagesIn('lazy/cli-lsp.js').has('undici'), 'the language server loads no HTTP client');
+    assert.ok(!packagesIn('lazy/cli-validate.js').has('vscode-languageserver'));
     // It reads test files for the Test Explorer: no HTTP client (the runs are the host's).
     assert.ok(!packagesIn('validationWorker.js').has('undici'), 'the language worker loads no HTTP client');
   });

@@ -1,0 +1,45 @@
+// `agent-workflows lsp --stdio`: the language server (src/lsp/) on standard input and output, for
+// editors other than VS Code (docs/editors.md). Standard output carries the protocol only: the
+// server's own messages go to the client's log (window/logMessage) or to standard error.
+import { createConnection, StreamMessageReader, StreamMessageWriter } from 'vscode-languageserver/node';
+import { serveLanguage } from '../lsp/languageServer';
+import { CliError, ExitCode } from './io';
+
+export interface LspFlags {
+  readonly stdio?: boolean;
+}
+
+export interface LspStreams {
+  readonly input: NodeJS.ReadableStream;
+  readonly output: NodeJS.WritableStream;
+}
+
+/**
+ * Serves the protocol until the client sends `exit` (the process then ends with 0 after a
+ * `shutdown`, else 1, as the protocol asks) or closes standard input (then 1 unless shut down).
+ */
+export async function lspCommand(flags: LspFlags, streams: LspStreams = { input: process.stdin, output: process.stdout }): Promise<number> {
+  if (!flags.stdio)
+    throw new CliError(
+      'the language server talks over standard input and output only: start it as `agent-workflows lsp --stdio` (see docs/editors.md).',
+      ExitCode.usage,
+    );
+  // Anything a library prints with console.log would break the protocol on stdout.
+  console.log = console.info = (...args: unknown[]) => console.error(...args);
+  const connection = createConnection(new StreamMessageReader(streams.input), new StreamMessageWriter(streams.output));
+  const server = serveLanguage(connection);
+  const closed = new Promise<void>((resolve) => {
+    streams.input.once('end', resolve);
+    streams.input.once('close', resolve);
+  });
+  connection.listen();
+  await closed;
+  server.dispose();
+  connection.dispose();
+  const code = server.shutDown() ? ExitCode.ok : ExitCode.problems;
+  // The protocol library checks every 3 s that the client's process (initialize's processId) is
+  // alive, on a timer that keeps the process running: with no client on the other end of the
+  // streams, the server ends now. Unref'd: when nothing else runs, the process ends by itself first.
+  if (streams.input === process.stdin) setTimeout(() => process.exit(code), 50).unref();
+  return code;
+}
