@@ -309,8 +309,11 @@ describe('Send Request, Render and pins', function () {
       const pin = await vscode.commands.executeCommand<PinnedResult>('agentWorkflows.pinNodeResult', agent, 'profile');
       assert.equal(pin.source, 'run');
     } finally {
+      // The agent's own editor, whichever editor the run left active.
+      await vscode.window.showTextDocument(editor.document);
       await vscode.commands.executeCommand('workbench.action.files.revert');
     }
+    assert.equal(editor.document.isDirty, false, 'the agent file as saved');
     try {
       const outcomes = await vscode.commands.executeCommand<Record<string, ItemOutcome>>('agentWorkflows.runAgentTests', agent);
       const known = Object.entries(outcomes).find(([id]) => id.endsWith('::known person'));
