@@ -1,0 +1,70 @@
+// Composition root of the browser build (package.json `browser`: VS Code for the Web, vscode.dev and
+// github.dev run it in a web worker, without Node). It registers what needs only the editor: the
+// authoring features both roots share (src/authoringFeatures.ts) with the language worker as a Web
+// Worker, and the workflow graph; the commands that need Node say why when invoked. Heavy code loads
+// on first use, read from dist/web/lazy/ (src/webModules.ts).
+import * as vscode from 'vscode';
+import { registerAuthoringFeatures } from './authoringFeatures';
+import { COMMANDS } from './commandIds';
+import { registerDesktopOnlyCommands } from './commands/desktopOnly';
+import { registerEnvironmentStatus } from './environments/environmentStatus';
+import { WorkspaceEnvironments } from './environments/workspaceEnvironments';
+import { webWorkerThread } from './language/webWorkerThread';
+import { WorkspaceSecretNames } from './language/workspaceSecretNames';
+import { registerLazyCommands } from './lazyCommands';
+import { createLogger } from './logger';
+import { WorkflowSecrets } from './secrets/workflowSecrets';
+import { installWebModules, readExtensionText } from './webModules';
+
+/** What activate() returns in the browser: how the extension host runs it, for the browser test. */
+export interface AgentWorkflowsWebApi {
+  readonly host: { readonly uiKind: 'web' | 'desktop'; readonly inWebWorker: boolean; readonly hasNodeProcess: boolean };
+}
+
+export function activate(context: vscode.ExtensionContext): AgentWorkflowsWebApi {
+  context.subscriptions.push(installWebModules(context.extensionUri));
+  const logger = createLogger(context);
+  const docsUri = vscode.Uri.joinPath(context.extensionUri, 'docs', 'agent-yaml.md');
+  const workflowSecrets = new WorkflowSecrets(context.secrets, context.globalState);
+  const workspaceSecretNames = new WorkspaceSecretNames();
+  const environments = new WorkspaceEnvironments(context.workspaceState);
+  context.subscriptions.push(workspaceSecretNames, environments);
+
+  const workerScript = vscode.Uri.joinPath(context.extensionUri, 'dist', 'web', 'validationWorker.js');
+  registerAuthoringFeatures(context, {
+    logger,
+    docsUri,
+    environments,
+    workflowSecrets,
+    workspaceSecretNames,
+    startWorkerThread: webWorkerThread(() => readExtensionText(workerScript)),
+  });
+  registerEnvironmentStatus(context, { environments, logger });
+  // The graph's code (its layout, the panel) loads on the first Show Graph.
+  registerLazyCommands(
+    context,
+    [COMMANDS.showGraph],
+    () => import('./commands/showGraph'),
+    (module) => module.registerShowGraph(context, { logger }),
+    logger,
+  );
+  registerDesktopOnlyCommands(context);
+  const host = hostFacts();
+  // The browser test reads this line: it says where the extension really runs.
+  logger.info(
+    `Agent Workflows ${String(context.extension.packageJSON.version)} activated (browser build, ${host.inWebWorker ? 'in a web worker' : 'not in a web worker'}, ${host.hasNodeProcess ? 'with' : 'without'} Node, UI ${host.uiKind}).`,
+  );
+  return { host };
+}
+
+/** Where the extension host runs this build, measured rather than assumed. */
+function hostFacts(): AgentWorkflowsWebApi['host'] {
+  const globals = globalThis as { importScripts?: unknown; process?: { versions?: { node?: unknown } } };
+  return {
+    uiKind: vscode.env.uiKind === vscode.UIKind.Web ? 'web' : 'desktop',
+    inWebWorker: typeof globals.importScripts === 'function',
+    hasNodeProcess: typeof globals.process?.versions?.node === 'string',
+  };
+}
+
+export function deactivate(): void {}
