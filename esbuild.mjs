@@ -142,7 +142,8 @@ function lazyImports(outDir) {
 // worker, with no Node and a `require` that knows only 'vscode'. Its modules loaded on first use are
 // bundles of their own in dist/web/lazy/, read and evaluated by src/webModules.ts: the build rewrites
 // each `import('./module')` of one into a call of that loader. Node's `path` is src/core/posixPath.ts
-// there; any other Node module reached fails the build (esbuild cannot resolve it for the browser).
+// there and `vm` src/core/browserVm.ts; any other Node module reached fails the build (esbuild
+// cannot resolve it for the browser).
 // Each module loaded on first use, with the bundle that holds it: one bundle, src/webFeatures.ts, so
 // that the language core and the graph share one copy of the YAML parser and the checks.
 const webLazyModules = new Map(
@@ -156,6 +157,7 @@ const webPlatform = {
   name: 'web-platform',
   setup(build) {
     build.onResolve({ filter: /^(node:)?path$/ }, () => ({ path: resolve('src/core/posixPath.ts') }));
+    build.onResolve({ filter: /^(node:)?vm$/ }, () => ({ path: resolve('src/core/browserVm.ts') }));
     build.onLoad({ filter: /[\\/]src[\\/].*\.ts$/ }, ({ path }) => {
       const source = readFileSync(path, 'utf8');
       const contents = source.replace(/\bimport\((['"])(\.\.?\/[^'"]+)\1\)/g, (call, _quote, specifier) => {

@@ -14,6 +14,7 @@ import { WorkspaceSecretNames } from './language/workspaceSecretNames';
 import { registerLazyCommands } from './lazyCommands';
 import { createLogger } from './logger';
 import { WorkflowSecrets } from './secrets/workflowSecrets';
+import { registerWebTestFileChecks } from './testing/webTestFileChecks';
 import { installWebModules, readExtensionText } from './webModules';
 
 /** What activate() returns in the browser: how the extension host runs it, for the browser test. */
@@ -31,14 +32,17 @@ export function activate(context: vscode.ExtensionContext): AgentWorkflowsWebApi
   context.subscriptions.push(workspaceSecretNames, environments);
 
   const workerScript = vscode.Uri.joinPath(context.extensionUri, 'dist', 'web', 'validationWorker.js');
+  const startWorkerThread = webWorkerThread(() => readExtensionText(workerScript));
   registerAuthoringFeatures(context, {
     logger,
     docsUri,
     environments,
     workflowSecrets,
     workspaceSecretNames,
-    startWorkerThread: webWorkerThread(() => readExtensionText(workerScript)),
+    startWorkerThread,
   });
+  // The Test Explorer shows test files' problems on the desktop; here they are checked on their own.
+  registerWebTestFileChecks(context, { logger, docsUri, startWorkerThread });
   registerEnvironmentStatus(context, { environments, logger });
   // The graph's code (its layout, the panel) loads on the first Show Graph.
   registerLazyCommands(

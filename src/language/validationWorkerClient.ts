@@ -69,6 +69,12 @@ export interface TaskContext {
   readonly file?: string;
   /** testFile, testRun: texts of agent files that differ from disk (unsaved editors), by absolute path; others are read from disk. */
   readonly agentTexts?: ReadonlyArray<readonly [path: string, text: string]>;
+  /**
+   * testFile in the browser, whose worker reads no disk: the agent files of the test file's folder
+   * (names), listed by the host, for the "did you mean" of an agent that cannot be read. Its agent's
+   * text is in agentTexts, or it cannot be read.
+   */
+  readonly agentFilesThere?: readonly string[];
 }
 
 export interface WorkerRequest extends TaskContext {

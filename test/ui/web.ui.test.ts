@@ -6,7 +6,9 @@
 // command that needs Node saying why. The files are the workspace's, which the extension reads
 // through VS Code (vscode-remote: URIs, as github.dev's are vscode-vfs: ones), never through Node.
 import assert from 'node:assert/strict';
+import { join } from 'node:path';
 import type { Page } from 'playwright-core';
+import { findRepoRoot } from '../host/common';
 import { openWorkbench, pickItem, runCommand, screenshotIfFailed, textOf } from './workbench';
 import type { Workbench } from './workbench';
 
@@ -21,6 +23,12 @@ async function goTo(page: Page, line: number, column: number): Promise<void> {
   await page.locator('.quick-input-widget').waitFor({ state: 'hidden' });
 }
 
+/** Shows the Problems panel (unless it is showing). */
+async function showProblems(page: Page): Promise<void> {
+  if (!(await page.locator('.markers-panel').isVisible())) await page.keyboard.press('Control+Shift+M');
+  await page.locator('.markers-panel').waitFor({ timeout: 15_000 });
+}
+
 /** The text of the active editor, from its model (the DOM shows only what is in view). */
 async function editorLine(page: Page, text: string): Promise<string> {
   const line = page.locator('.editor-group-container.active .monaco-editor .view-line', { hasText: text }).first();
@@ -32,7 +40,10 @@ describe('UI: the browser build in the web-worker extension host', function () {
   let workbench: Workbench;
 
   before(async () => {
-    workbench = await openWorkbench({ settings: { 'remote.extensionKind': { [EXTENSION_ID]: ['web'] } } });
+    workbench = await openWorkbench({
+      settings: { 'remote.extensionKind': { [EXTENSION_ID]: ['web'] } },
+      extraFiles: { 'agent-tests/typo.agent.test.yaml': join(findRepoRoot(), 'test', 'fixtures', 'web', 'typo.agent.test.yaml') },
+    });
   });
   after(async () => {
     await workbench?.close();
@@ -96,6 +107,8 @@ describe('UI: the browser build in the web-worker extension host', function () {
     await page.locator('.monaco-editor .view-line', { hasText: 'inputs.ticket' }).first().waitFor({ timeout: 15_000 });
     assert.match(await editorLine(page, 'inputs.'), /\{\{ inputs\.ticket \}\}/);
     // And its problem goes.
+    await showProblems(page);
+    await page.locator('.markers-panel .monaco-list-row', { hasText: 'basic-not-encoded' }).first().waitFor({ timeout: 15_000 });
     await page
       .locator('.markers-panel .monaco-list-row', { hasText: 'unknown-input' })
       .first()
@@ -108,6 +121,20 @@ describe('UI: the browser build in the web-worker extension host', function () {
     await runCommand(page, 'Agent Workflows: Show Graph');
     const graph = page.locator('iframe.webview.ready').first().contentFrame().locator('iframe#active-frame').contentFrame();
     await graph.locator('.gnode', { hasText: 'summarize' }).first().waitFor({ timeout: 60_000 });
+  });
+
+  it('checks a test file against its agent', async () => {
+    const { page } = workbench;
+    await runCommand(page, 'Go to File...');
+    const input = page.locator('.quick-input-widget input');
+    await input.fill('typo.agent.test.yaml');
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'typo.agent.test.yaml' }).first().waitFor({ timeout: 15_000 });
+    await page.keyboard.press('Enter');
+    await page.locator('.tab.active', { hasText: 'typo.agent.test.yaml' }).waitFor({ timeout: 15_000 });
+    await showProblems(page);
+    const row = page.locator('.markers-panel .monaco-list-row', { hasText: 'unknown-output' }).first();
+    await row.waitFor({ timeout: 30_000 });
+    assert.match((await row.innerText()).replace(/\s+/g, ' '), /no output "greting"\. Did you mean "greeting"\?/);
   });
 
   it('says why a command that needs Node is absent', async () => {
