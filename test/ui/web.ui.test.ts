@@ -14,6 +14,15 @@ import type { Workbench } from './workbench';
 
 const EXTENSION_ID = 'agent-workflows.agent-workflows';
 
+/** Opens a workspace file with Go to File. */
+async function goToFile(page: Page, name: string): Promise<void> {
+  await runCommand(page, 'Go to File...');
+  await page.locator('.quick-input-widget input').fill(name);
+  await page.locator('.quick-input-list .monaco-list-row', { hasText: name }).first().waitFor({ timeout: 15_000 });
+  await page.keyboard.press('Enter');
+  await page.locator('.tab.active', { hasText: name }).waitFor({ timeout: 15_000 });
+}
+
 /** Moves the cursor with Go to Line/Column (1-based line and column). */
 async function goTo(page: Page, line: number, column: number): Promise<void> {
   await runCommand(page, 'Go to Line/Column...');
@@ -42,7 +51,9 @@ describe('UI: the browser build in the web-worker extension host', function () {
   before(async () => {
     workbench = await openWorkbench({
       settings: { 'remote.extensionKind': { [EXTENSION_ID]: ['web'] } },
-      extraFiles: { 'agent-tests/typo.agent.test.yaml': join(findRepoRoot(), 'test', 'fixtures', 'web', 'typo.agent.test.yaml') },
+      extraFiles: {
+        'agent-tests/typo.agent.test.yaml': join(findRepoRoot(), 'test', 'fixtures', 'web', 'typo.agent.test.yaml'),
+      },
     });
   });
   after(async () => {
@@ -72,7 +83,7 @@ describe('UI: the browser build in the web-worker extension host', function () {
     assert.match(log, /activated \(browser build, in a web worker, without Node, UI web\)/);
   });
 
-  it('completes, explains on hover and applies a quick fix', async () => {
+  it('completes, explains on hover, applies a quick fix and goes to a definition', async () => {
     const { page } = workbench;
     await page.locator('.tab', { hasText: 'broken.agent.yaml' }).click();
     // Completion: the inputs the agent declares, before "tiket" in {{ inputs.tiket }} (line 14).
@@ -113,6 +124,14 @@ describe('UI: the browser build in the web-worker extension host', function () {
       .locator('.markers-panel .monaco-list-row', { hasText: 'unknown-input' })
       .first()
       .waitFor({ state: 'detached', timeout: 30_000 });
+
+    // Go to Definition from the reference to the input's declaration (line 4).
+    await goTo(page, 14, 27);
+    await page.keyboard.press('F12');
+    await page
+      .locator('.statusbar-item', { hasText: /Ln 4, Col \d+/ })
+      .first()
+      .waitFor({ timeout: 15_000 });
   });
 
   it('draws the graph', async () => {
@@ -125,12 +144,7 @@ describe('UI: the browser build in the web-worker extension host', function () {
 
   it('checks a test file against its agent', async () => {
     const { page } = workbench;
-    await runCommand(page, 'Go to File...');
-    const input = page.locator('.quick-input-widget input');
-    await input.fill('typo.agent.test.yaml');
-    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'typo.agent.test.yaml' }).first().waitFor({ timeout: 15_000 });
-    await page.keyboard.press('Enter');
-    await page.locator('.tab.active', { hasText: 'typo.agent.test.yaml' }).waitFor({ timeout: 15_000 });
+    await goToFile(page, 'typo.agent.test.yaml');
     await showProblems(page);
     const row = page.locator('.markers-panel .monaco-list-row', { hasText: 'unknown-output' }).first();
     await row.waitFor({ timeout: 30_000 });
