@@ -1,7 +1,7 @@
 // `npm run bench`: every benchmark, each reporting against a reference measured in the same run.
 //   npm run bench                 all
 //   npm run bench -- validation   only the named ones (validation, multipart, polling, server,
-//                                 flood, agent-tests, cli, activation, batch, exchange-view,
+//                                 flood, agent-tests, cli, activation, web-activation, batch, exchange-view,
 //                                 exchange-recording, graph, openapi, send)
 import { runActivationBenchmark } from './activation';
 import { runBatchBenchmark } from './batch';
@@ -26,7 +26,8 @@ const benchmarks: Record<string, () => boolean | Promise<boolean>> = {
   flood: runServerFloodBenchmark,
   'agent-tests': runAgentTestsBenchmark,
   cli: runCliBenchmark,
-  activation: runActivationBenchmark,
+  activation: () => runActivationBenchmark(),
+  'web-activation': () => runActivationBenchmark({ web: true }),
   batch: runBatchBenchmark,
   graph: runGraphBenchmark,
   openapi: runOpenApiBenchmark,
