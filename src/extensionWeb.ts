@@ -53,6 +53,13 @@ export function activate(context: vscode.ExtensionContext): AgentWorkflowsWebApi
     logger,
   );
   registerDesktopOnlyCommands(context);
+  // The executions view lists runs, which are the desktop's: it says so rather than "no data provider"
+  // (its id is EXECUTIONS_VIEW_ID, whose module holds the desktop's tree).
+  const executions = vscode.window.createTreeView<vscode.TreeItem>('agentWorkflows.executions', {
+    treeDataProvider: { getChildren: () => [], getTreeItem: (item) => item },
+  });
+  executions.message = 'Runs need the desktop VS Code: here you can write, check and draw agent files.';
+  context.subscriptions.push(executions);
   const host = hostFacts();
   // The browser test reads this line: it says where the extension really runs.
   logger.info(
