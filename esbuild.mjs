@@ -145,11 +145,13 @@ function lazyImports(outDir) {
 // there and `vm` src/core/browserVm.ts; any other Node module reached fails the build (esbuild
 // cannot resolve it for the browser).
 // Each module loaded on first use, with the bundle that holds it: one bundle, src/webFeatures.ts, so
-// that the language core and the graph share one copy of the YAML parser and the checks.
+// that the language core, the graph and the cURL import share one copy of the YAML parser and the checks.
 const webLazyModules = new Map(
   Object.entries({
     'src/language/languageCore.ts': 'features',
     'src/commands/showGraph.ts': 'features',
+    'src/commands/addApiNodeFromCurl.ts': 'features',
+    'src/language/curlImportFlow.ts': 'features',
   }).map(([source, name]) => [resolve(source), name]),
 );
 const webLazyBundles = { features: 'src/webFeatures.ts' };

@@ -102,7 +102,6 @@ export const DESKTOP_ONLY_COMMANDS: Readonly<Record<string, HostNeed>> = {
   [COMMANDS.resumeBatch]: 'disk',
   [COMMANDS.restartUnknownRows]: 'disk',
   [COMMANDS.removeBatch]: 'disk',
-  [COMMANDS.addApiNodeFromCurl]: 'engine',
   [COMMANDS.setDeploymentFromUrl]: 'service',
   [COMMANDS.addApiNodeFromOpenApi]: 'disk',
   [COMMANDS.sendRequest]: 'engine',

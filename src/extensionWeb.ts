@@ -10,9 +10,11 @@ import { registerDesktopOnlyCommands } from './commands/desktopOnly';
 import { registerEnvironmentStatus } from './environments/environmentStatus';
 import { WorkspaceEnvironments } from './environments/workspaceEnvironments';
 import { webWorkerThread } from './language/webWorkerThread';
+import { registerCurlPaste } from './language/curlPasteProvider';
 import { WorkspaceSecretNames } from './language/workspaceSecretNames';
 import { registerLazyCommands } from './lazyCommands';
 import { createLogger } from './logger';
+import { ApiKeyStore } from './secrets/apiKeyStore';
 import { WorkflowSecrets } from './secrets/workflowSecrets';
 import { registerWebTestFileChecks } from './testing/webTestFileChecks';
 import { installWebModules, readExtensionText } from './webModules';
@@ -29,7 +31,9 @@ export function activate(context: vscode.ExtensionContext): AgentWorkflowsWebApi
   const workflowSecrets = new WorkflowSecrets(context.secrets, context.globalState);
   const workspaceSecretNames = new WorkspaceSecretNames();
   const environments = new WorkspaceEnvironments(context.workspaceState);
-  context.subscriptions.push(workspaceSecretNames, environments);
+  // A pasted curl command's API key is offered to secret storage, as on the desktop.
+  const keys = new ApiKeyStore(context.secrets, context.globalState);
+  context.subscriptions.push(workspaceSecretNames, environments, keys);
 
   const workerScript = vscode.Uri.joinPath(context.extensionUri, 'dist', 'web', 'validationWorker.js');
   const startWorkerThread = webWorkerThread(() => readExtensionText(workerScript));
@@ -52,6 +56,20 @@ export function activate(context: vscode.ExtensionContext): AgentWorkflowsWebApi
     (module) => module.registerShowGraph(context, { logger }),
     logger,
   );
+  // cURL import (the command and Paste as API Node): its code loads on first use.
+  const curlImport = {
+    workflowSecrets,
+    keys,
+    environmentWithOrigin: (agent: vscode.Uri, origin: string) => environments.withOrigin(agent, origin),
+  };
+  registerLazyCommands(
+    context,
+    [COMMANDS.addApiNodeFromCurl],
+    () => import('./commands/addApiNodeFromCurl'),
+    (module) => module.registerAddApiNodeFromCurlCommand(context, { ...curlImport, logger }),
+    logger,
+  );
+  registerCurlPaste(context, curlImport, logger);
   registerDesktopOnlyCommands(context);
   // The executions view lists runs, which are the desktop's: it says so rather than "no data provider"
   // (its id is EXECUTIONS_VIEW_ID, whose module holds the desktop's tree).

@@ -151,6 +151,23 @@ describe('UI: the browser build in the web-worker extension host', function () {
     assert.match((await row.innerText()).replace(/\s+/g, ' '), /no output "greting"\. Did you mean "greeting"\?/);
   });
 
+  it('adds an API node from a curl command', async () => {
+    const { page } = workbench;
+    await page.locator('.explorer-viewlet .monaco-list-row', { hasText: 'hello.agent.yaml' }).click();
+    await page.locator('.tab.active', { hasText: 'hello.agent.yaml' }).waitFor({ timeout: 15_000 });
+    // The command reads the clipboard first (a copied curl command): let the page, as a person would.
+    await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(page.url()).origin });
+    await runCommand(page, 'Agent Workflows: Add API Node from cURL');
+    const input = page.locator('.quick-input-widget input');
+    await input.waitFor({ timeout: 30_000 });
+    await input.fill('curl https://api.example.com/v1/items');
+    await page.keyboard.press('Enter');
+    await page
+      .locator('.editor-group-container.active .monaco-editor .view-line', { hasText: 'https://api.example.com/v1/items' })
+      .first()
+      .waitFor({ timeout: 30_000 });
+  });
+
   it('says why a command that needs Node is absent', async () => {
     const { page } = workbench;
     await page.locator('.tab', { hasText: 'broken.agent.yaml' }).first().click();
