@@ -142,6 +142,59 @@ function lazyImports(outDir) {
   };
 }
 
+// The browser build (package.json `browser`, dist/web/): VS Code for the Web runs it in a web
+// worker, with no Node and a `require` that knows only 'vscode'. Its modules loaded on first use are
+// bundles of their own in dist/web/lazy/, read and evaluated by src/webModules.ts: the build rewrites
+// each `import('./module')` of one into a call of that loader. Node's `path` is src/core/posixPath.ts
+// there and `vm` src/core/browserVm.ts; any other Node module reached fails the build (esbuild
+// cannot resolve it for the browser).
+// Each module loaded on first use, with the bundle that holds it: one bundle, src/webFeatures.ts, so
+// that the language core, the graph and the cURL import share one copy of the YAML parser and the checks.
+const webLazyModules = new Map(
+  Object.entries({
+    'src/language/languageCore.ts': 'features',
+    'src/commands/showGraph.ts': 'features',
+    'src/commands/addApiNodeFromCurl.ts': 'features',
+    'src/language/curlImportFlow.ts': 'features',
+  }).map(([source, name]) => [resolve(source), name]),
+);
+const webLazyBundles = { features: 'src/webFeatures.ts' };
+const webPlatform = {
+  name: 'web-platform',
+  setup(build) {
+    build.onResolve({ filter: /^(node:)?path$/ }, () => ({ path: resolve('src/core/posixPath.ts') }));
+    build.onResolve({ filter: /^(node:)?vm$/ }, () => ({ path: resolve('src/core/browserVm.ts') }));
+    build.onLoad({ filter: /[\\/]src[\\/].*\.ts$/ }, ({ path }) => {
+      const source = readFileSync(path, 'utf8');
+      const contents = source.replace(/\bimport\((['"])(\.\.?\/[^'"]+)\1\)/g, (call, _quote, specifier) => {
+        const name = webLazyModules.get(resolve(dirname(path), `${specifier}.ts`));
+        return name === undefined
+          ? call
+          : `globalThis[Symbol.for('agent-workflows.agent-workflows/loadWebModule')](${JSON.stringify(name)})`;
+      });
+      return { contents, loader: 'ts' };
+    });
+  },
+};
+/** @type {esbuild.BuildOptions} */
+const web = {
+  ...common,
+  platform: 'browser',
+  target: 'es2022',
+  external: ['vscode'],
+  plugins: [schemaValidators, webPlatform, yamlTokenLogOff],
+};
+const webBuilds = [
+  { ...web, entryPoints: ['src/extensionWeb.ts'], outfile: 'dist/web/extension.js' },
+  ...Object.entries(webLazyBundles).map(([name, source]) => ({
+    ...web,
+    entryPoints: [source],
+    outfile: join('dist', 'web', 'lazy', `${name}.js`),
+  })),
+  // The language worker, a Web Worker started from its text (src/language/webWorkerThread.ts).
+  { ...web, entryPoints: ['src/language/validationWorkerWeb.ts'], outfile: 'dist/web/validationWorker.js', format: 'iife' },
+];
+
 const distBuilds = [
   {
     ...common,
@@ -184,6 +237,7 @@ const distBuilds = [
     format: 'iife',
     target: 'chrome120',
   },
+  ...webBuilds,
 ];
 // `npm run demo` (scripts/demo/): built with every development build, so the unit tests can run it;
 // left out of --production, and .vscodeignore keeps it out of the extension package either way.

@@ -1,9 +1,9 @@
 // `npm run bench`: every benchmark, each reporting against a reference measured in the same run.
 //   npm run bench                 all
 //   npm run bench -- validation   only the named ones (validation, multipart, polling, server,
-//                                 flood, agent-tests, cli, activation, batch, exchange-view,
-//                                 exchange-recording, graph, openapi, send, fuzz, redaction,
-//                                 debug, compare, lsp)
+//                                 flood, agent-tests, cli, activation, web-activation, batch,
+//                                 exchange-view, exchange-recording, graph, openapi, send, fuzz,
+//                                 redaction, debug, compare, lsp)
 import { runActivationBenchmark } from './activation';
 import { runBatchBenchmark } from './batch';
 import { runAgentTestsBenchmark } from './agentTests';
@@ -32,7 +32,8 @@ const benchmarks: Record<string, () => boolean | Promise<boolean>> = {
   flood: runServerFloodBenchmark,
   'agent-tests': runAgentTestsBenchmark,
   cli: runCliBenchmark,
-  activation: runActivationBenchmark,
+  activation: () => runActivationBenchmark(),
+  'web-activation': () => runActivationBenchmark({ web: true }),
   batch: runBatchBenchmark,
   graph: runGraphBenchmark,
   openapi: runOpenApiBenchmark,

@@ -7,7 +7,7 @@ const LAYERS = {
   cli: '^src/(cli/|cli\\.ts$)',
   lsp: '^src/lsp/',
   webview: '^src/webview/',
-  shared: '^src/(commandErrors|commandIds|config|lazyCommands|logger|workspaceFiles)\\.ts$',
+  shared: '^src/(commandErrors|commandIds|config|lazyCommands|logger|webModules|workspaceFiles)\\.ts$',
   language: '^src/language/',
   secrets: '^src/secrets/',
   environments: '^src/environments/',
@@ -15,7 +15,7 @@ const LAYERS = {
   views: '^src/views/',
   testing: '^src/testing/',
   commands: '^src/commands/',
-  extension: '^src/extension\\.ts$',
+  extension: '^src/(extension|extensionWeb|webFeatures|authoringFeatures)\\.ts$',
 };
 
 /** The layers each layer may import, besides itself, packages and Node's modules. */

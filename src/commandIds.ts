@@ -1,4 +1,6 @@
 // Command ids used across features (package.json contributes the same ids; a test checks both agree).
+import type { HostNeed } from './core/hostNeeds';
+
 export const COMMANDS = {
   setApiKey: 'agentWorkflows.setApiKey',
   clearApiKey: 'agentWorkflows.clearApiKey',
@@ -67,3 +69,54 @@ const REGISTERED_AT_ACTIVATION: readonly string[] = [
   COMMANDS.selectEnvironment,
 ];
 export const COMMANDS_LOADED_ON_USE: readonly string[] = Object.values(COMMANDS).filter((id) => !REGISTERED_AT_ACTIVATION.includes(id));
+
+/**
+ * The commands the browser build (src/extensionWeb.ts) cannot run, with what each needs: it registers
+ * them to say so (src/commands/desktopOnly.ts). The browser build registers every other one itself.
+ */
+export const DESKTOP_ONLY_COMMANDS: Readonly<Record<string, HostNeed>> = {
+  [COMMANDS.setApiKey]: 'service',
+  [COMMANDS.clearApiKey]: 'service',
+  [COMMANDS.runAgent]: 'service',
+  [COMMANDS.pollExecution]: 'service',
+  [COMMANDS.copyAsCurl]: 'service',
+  [COMMANDS.runLocally]: 'engine',
+  [COMMANDS.copyNodeAsCurl]: 'engine',
+  [COMMANDS.setSecret]: 'engine',
+  [COMMANDS.clearSecret]: 'engine',
+  [COMMANDS.startLocalServer]: 'server',
+  [COMMANDS.stopLocalServer]: 'server',
+  [COMMANDS.newAgentFile]: 'disk',
+  [COMMANDS.validateWorkspace]: 'disk',
+  [COMMANDS.openResult]: 'service',
+  [COMMANDS.copyOutput]: 'service',
+  [COMMANDS.copyExecutionId]: 'service',
+  [COMMANDS.runAgain]: 'service',
+  [COMMANDS.watchAgain]: 'service',
+  [COMMANDS.stopWatching]: 'service',
+  [COMMANDS.remove]: 'service',
+  [COMMANDS.refresh]: 'service',
+  [COMMANDS.clearFinished]: 'service',
+  [COMMANDS.newTestCase]: 'tests',
+  [COMMANDS.runAgentTests]: 'tests',
+  [COMMANDS.runDataset]: 'disk',
+  [COMMANDS.openBatchResults]: 'disk',
+  [COMMANDS.openBatchRow]: 'disk',
+  [COMMANDS.stopBatch]: 'disk',
+  [COMMANDS.resumeBatch]: 'disk',
+  [COMMANDS.restartUnknownRows]: 'disk',
+  [COMMANDS.removeBatch]: 'disk',
+  [COMMANDS.setDeploymentFromUrl]: 'service',
+  [COMMANDS.addApiNodeFromOpenApi]: 'disk',
+  [COMMANDS.sendRequest]: 'engine',
+  [COMMANDS.renderTemplate]: 'engine',
+  [COMMANDS.pinNodeResult]: 'engine',
+  [COMMANDS.unpinNodeResult]: 'engine',
+  [COMMANDS.openExchange]: 'engine',
+  [COMMANDS.showRecentRequests]: 'engine',
+  [COMMANDS.saveExchangeBody]: 'engine',
+  [COMMANDS.copyExchangeBody]: 'engine',
+  [COMMANDS.copyExchangeAsCurl]: 'engine',
+  [COMMANDS.sendExchangeAgain]: 'engine',
+  [COMMANDS.pinExchange]: 'engine',
+};

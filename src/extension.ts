@@ -9,19 +9,14 @@ import { registerNewTestCaseCommand } from './commands/newTestCase';
 import { registerRunAgentTestsCommand } from './commands/runAgentTests';
 import { registerUpdateSnapshotCommand } from './commands/updateSnapshot';
 import { resultsSettings } from './config';
+import { registerAuthoringFeatures } from './authoringFeatures';
 import { ExchangeHistory } from './core/exchange/exchangeHistory';
-import { registerDiagnostics } from './language/agentDiagnostics';
-import { registerCodeActionProvider } from './language/codeActionProvider';
 import { registerCodeLensProvider, registerRunTestsCodeLens } from './language/codeLensProvider';
 import { registerCurlPaste } from './language/curlPasteProvider';
-import { registerCompletionProvider } from './language/completionProvider';
-import { registerHoverProvider } from './language/hoverProvider';
-import { registerNavigationProviders } from './language/navigationProviders';
-import { registerCursorNodeContext } from './language/nodeLocations';
+import { nodeWorkerThread } from './language/nodeWorkerThread';
 import { WorkspaceSecretNames } from './language/workspaceSecretNames';
 import { registerEnvironmentStatus } from './environments/environmentStatus';
 import type { EnvironmentStatus } from './environments/environmentStatus';
-import { registerEnvironmentsLanguage } from './environments/environmentsLanguage';
 import { WorkspaceEnvironments } from './environments/workspaceEnvironments';
 import { registerLazyCommands } from './lazyCommands';
 import { createLogger } from './logger';
@@ -37,7 +32,6 @@ import { ApiKeyStore } from './secrets/apiKeyStore';
 import { WorkflowSecrets } from './secrets/workflowSecrets';
 import { agentTestsApi, registerAgentTests } from './testing/registerAgentTests';
 import type { AgentTestsApi } from './testing/registerAgentTests';
-import { registerTestFileLanguage } from './testing/testFileLanguage';
 import { registerExecutionsView } from './views/executionsView';
 import { registerLocalServerStatus } from './views/localServerStatus';
 
@@ -85,16 +79,15 @@ export function activate(context: vscode.ExtensionContext): AgentWorkflowsApi {
     executionExchanges,
   );
 
-  const diagnostics = registerDiagnostics(context, { logger, docsUri, environments: (uri) => environments.checksFor(uri) });
-  // An agent's environment overrides are checked against the names of its environments file: checked
-  // again when its text changes, debounced like an edit (each keystroke in it fires).
-  context.subscriptions.push(environments.onDidChangeContent(() => diagnostics.scheduleOpenDocuments()));
-  registerCompletionProvider(context, { workspaceSecretNames, workflowSecrets });
-  registerHoverProvider(context);
-  registerCodeActionProvider(context, { workflowSecrets, logger, diagnostics });
-  registerNavigationProviders(context, { diagnostics });
+  const diagnostics = registerAuthoringFeatures(context, {
+    logger,
+    docsUri,
+    environments,
+    workflowSecrets,
+    workspaceSecretNames,
+    startWorkerThread: nodeWorkerThread(vscode.Uri.joinPath(context.extensionUri, 'dist', 'validationWorker.js').fsPath),
+  });
   registerCodeLensProvider(context, { environments, pins });
-  registerCursorNodeContext(context);
   const curlPaste = registerCurlPaste(
     context,
     { workflowSecrets, keys, environmentWithOrigin: (agent, origin) => environments.withOrigin(agent, origin) },
@@ -121,12 +114,6 @@ export function activate(context: vscode.ExtensionContext): AgentWorkflowsApi {
   const executionsTree = registerExecutionsView(context, { store, batches, exchanges: executionExchanges });
   registerLocalServerStatus(context, { localServer });
   const environmentStatus = registerEnvironmentStatus(context, { environments, logger });
-  registerEnvironmentsLanguage(context, {
-    environments,
-    logger,
-    // The environments file's problem codes are documented with the agent file's.
-    docsUri,
-  });
   const commands = registerLazyCommands(
     context,
     COMMANDS_LOADED_ON_USE,
@@ -135,7 +122,6 @@ export function activate(context: vscode.ExtensionContext): AgentWorkflowsApi {
     logger,
   );
   registerAgentDebugger(context, { logger, workflowSecrets, inputMemory });
-  registerTestFileLanguage(context, { logger });
   const agentTests = registerAgentTests(context, {
     logger,
     deployedTarget: async (agentFile) => (await commands.feature()).deployedTestTarget(agentFile),

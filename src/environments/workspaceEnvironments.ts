@@ -8,7 +8,7 @@ import { RunBlocked } from '../commandErrors';
 import { COMMANDS } from '../commandIds';
 import { affects, environmentSettings } from '../config';
 import type { EnvironmentsFileResult } from '../core/environments/environmentsFile';
-import type { SelectedEnvironment } from '../core/environments/resolveEnvironment';
+import type { SelectedEnvironment } from '../core/environments/selectEnvironment';
 import type { EnvironmentChecks } from '../core/validation/validate';
 import { displayOrigin, ENVIRONMENTS_FILE_NAME } from '../core/environments/environmentsFileName';
 import { errorMessage } from '../core/errors';

@@ -11,14 +11,15 @@ import { loadLanguageCore } from './loadLanguageCore';
 import { openDocument } from '../workspaceFiles';
 import { textPositions, toDiagnostic } from './problemsToDiagnostics';
 import { VALIDATION_TIME_LIMIT_MS, ValidationWorker } from './validationWorkerClient';
+import type { StartThread } from './validationWorkerClient';
 import { errorDetail, errorMessage } from '../core/errors';
 import { MAX_FILE_BYTES } from '../core/limits';
 
 export interface AgentDiagnosticsDeps {
   readonly logger: vscode.LogOutputChannel;
   readonly docsUri: vscode.Uri;
-  /** The worker script, dist/validationWorker.js. */
-  readonly workerPath: string;
+  /** Starts the language worker's thread: the host's kind (Node's or a Web Worker), with the host's script. */
+  readonly startWorkerThread: StartThread;
   /** What the agent-workflows.yaml that applies to a file says, when one does (and has no errors). */
   readonly environments?: (uri: vscode.Uri) => Promise<EnvironmentChecks | undefined>;
 }
@@ -186,7 +187,7 @@ export class AgentDiagnostics implements vscode.Disposable {
   }
 
   private startWorker(): ValidationWorker {
-    return new ValidationWorker({ scriptPath: this.deps.workerPath, timeLimitMs: VALIDATION_TIME_LIMIT_MS });
+    return new ValidationWorker({ startThread: this.deps.startWorkerThread, timeLimitMs: VALIDATION_TIME_LIMIT_MS });
   }
 
   /** The problems shown for a file now, as core problems are no longer at hand: counted by severity only. */
@@ -305,9 +306,8 @@ export class AgentDiagnostics implements vscode.Disposable {
   }
 }
 
-export function registerDiagnostics(context: vscode.ExtensionContext, deps: Omit<AgentDiagnosticsDeps, 'workerPath'>): AgentDiagnostics {
-  const workerPath = vscode.Uri.joinPath(context.extensionUri, 'dist', 'validationWorker.js').fsPath;
-  const diagnostics = new AgentDiagnostics({ ...deps, workerPath });
+export function registerDiagnostics(context: vscode.ExtensionContext, deps: AgentDiagnosticsDeps): AgentDiagnostics {
+  const diagnostics = new AgentDiagnostics(deps);
   context.subscriptions.push(diagnostics);
   return diagnostics;
 }

@@ -12,7 +12,7 @@ export { validateAgentText } from '../core/validation/validate';
 export { environmentsCompletions } from '../core/environments/environmentsCompletion';
 export { environmentsHover } from '../core/environments/environmentsHover';
 export { environmentChecks, parseEnvironmentsFile } from '../core/environments/environmentsFile';
-export { environmentDeployment, replacedBaseUrl, selectEnvironment } from '../core/environments/resolveEnvironment';
+export { environmentDeployment, replacedBaseUrl, selectEnvironment } from '../core/environments/selectEnvironment';
 export { testFileCompletions, testFileHover } from '../core/testing/testFileLanguage';
 export { agentPathOf } from '../core/testing/testFileName';
 export { nodeLocations } from '../core/language/nodeLenses';

@@ -3,8 +3,9 @@
 // large or hostile file never freezes the extension host. Latest wins per document and task: a newer text replaces a waiting
 // one, and the result of a replaced one is dropped. Each task is bounded: one that takes longer than
 // the time limit has its worker terminated (a new one starts for the next task); a stopped check
-// ends with a validation-stopped problem. No vscode here, so it is unit-tested in plain Node.
-import { Worker } from 'node:worker_threads';
+// ends with a validation-stopped problem. No vscode here, so it is unit-tested in plain Node. The
+// thread itself is the host's (StartThread): Node's worker_threads on the desktop
+// (nodeWorkerThread.ts), a Web Worker in the browser (webWorkerThread.ts).
 import type { AgentSymbol } from '../core/language/navigation';
 import { LineIndex } from '../core/document/lineIndex';
 import type { LineRange } from '../core/document/problems';
@@ -68,6 +69,12 @@ export interface TaskContext {
   readonly file?: string;
   /** testFile, testRun: texts of agent files that differ from disk (unsaved editors), by absolute path; others are read from disk. */
   readonly agentTexts?: ReadonlyArray<readonly [path: string, text: string]>;
+  /**
+   * testFile in the browser, whose worker reads no disk: the agent files of the test file's folder
+   * (names), listed by the host, for the "did you mean" of an agent that cannot be read. Its agent's
+   * text is in agentTexts, or it cannot be read.
+   */
+  readonly agentFilesThere?: readonly string[];
 }
 
 export interface WorkerRequest extends TaskContext {
@@ -96,9 +103,25 @@ export type ValidationOutcome =
   /** The worker failed (a bug, or it could not start). */
   | { readonly kind: 'failed'; readonly error: string };
 
+/** What the client is told of its thread. */
+export interface WorkerThreadEvents {
+  readonly onMessage: (reply: WorkerReply) => void;
+  /** The thread failed or ended (it is not used again). */
+  readonly onFailure: (error: string) => void;
+}
+
+/** One worker thread running the language worker's script, as the client drives it. */
+export interface WorkerThread {
+  postMessage(request: WorkerRequest): void;
+  terminate(): void;
+}
+
+/** Starts a thread of the language worker (throws when the host cannot). */
+export type StartThread = (events: WorkerThreadEvents) => WorkerThread;
+
 export interface ValidationWorkerOptions {
-  /** The worker script: dist/validationWorker.js. */
-  readonly scriptPath: string;
+  /** Starts the worker thread: the host's kind of thread, running the host's worker script. */
+  readonly startThread: StartThread;
   /** How long one check may take before its worker is terminated. */
   readonly timeLimitMs: number;
 }
@@ -118,10 +141,10 @@ interface Job {
 }
 
 export class ValidationWorker {
-  private worker: Worker | undefined;
+  private worker: WorkerThread | undefined;
   /** Checks waiting for the worker, at most one per document. */
   private readonly waiting: Job[] = [];
-  private running: { job: Job; timer: ReturnType<typeof setTimeout>; worker: Worker } | undefined;
+  private running: { job: Job; timer: ReturnType<typeof setTimeout>; worker: WorkerThread } | undefined;
   private nextId = 1;
   private disposed = false;
   /** How many workers were terminated for taking too long (for tests and logs). */
@@ -183,7 +206,7 @@ export class ValidationWorker {
       this.running.job.resolve({ kind: 'superseded' });
       this.running = undefined;
     }
-    void this.worker?.terminate();
+    this.worker?.terminate();
     this.worker = undefined;
   }
 
@@ -191,7 +214,7 @@ export class ValidationWorker {
     if (this.running || this.disposed) return;
     const job = this.waiting.shift();
     if (!job) return;
-    let worker: Worker;
+    let worker: WorkerThread;
     try {
       worker = this.ensureWorker();
     } catch (error) {
@@ -209,17 +232,20 @@ export class ValidationWorker {
     } satisfies WorkerRequest);
   }
 
-  private ensureWorker(): Worker {
+  private ensureWorker(): WorkerThread {
     if (this.worker) return this.worker;
-    const worker = new Worker(this.options.scriptPath);
-    worker.on('message', (reply: WorkerReply) => this.onReply(worker, reply));
-    worker.on('error', (error) => this.onFailure(worker, error.message));
-    worker.on('exit', (code) => this.onFailure(worker, `the validation worker exited (code ${code})`));
+    // The events may come before startThread returns (a thread that fails at once): they name the thread through `started`.
+    const started: { thread?: WorkerThread } = {};
+    const worker = this.options.startThread({
+      onMessage: (reply) => started.thread && this.onReply(started.thread, reply),
+      onFailure: (error) => started.thread && this.onFailure(started.thread, error),
+    });
+    started.thread = worker;
     this.worker = worker;
     return worker;
   }
 
-  private onReply(worker: Worker, reply: WorkerReply): void {
+  private onReply(worker: WorkerThread, reply: WorkerReply): void {
     const running = this.running;
     if (!running || running.worker !== worker || running.job.id !== reply.id) return;
     this.finish(
@@ -231,7 +257,7 @@ export class ValidationWorker {
     );
   }
 
-  private onFailure(worker: Worker, error: string): void {
+  private onFailure(worker: WorkerThread, error: string): void {
     if (this.worker === worker) this.worker = undefined;
     if (this.running?.worker === worker) this.finish({ kind: 'failed', error });
   }
@@ -242,7 +268,7 @@ export class ValidationWorker {
     if (!running || running.job !== job) return;
     this.restarts++;
     if (this.worker === running.worker) this.worker = undefined;
-    void running.worker.terminate();
+    running.worker.terminate();
     this.finish(job.superseded ? { kind: 'superseded' } : { kind: 'stopped' });
   }
 

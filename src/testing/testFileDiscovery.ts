@@ -10,6 +10,7 @@ import { errorDetail, errorMessage } from '../core/errors';
 import type { LoadedSuite } from '../core/testing/loadSuite';
 import { TEST_FILE } from '../core/testing/testFileName';
 import { AGENT_LANGUAGE_ID, TEST_LANGUAGE_ID } from '../language/languageIds';
+import { nodeWorkerThread } from '../language/nodeWorkerThread';
 import { VALIDATION_TIME_LIMIT_MS, ValidationWorker } from '../language/validationWorkerClient';
 import type { TestFileSummary } from '../language/validationWorkerClient';
 import { fileExists, openDocument, savedText } from '../workspaceFiles';
@@ -225,7 +226,7 @@ export class TestFileDiscovery implements vscode.Disposable {
 
   /** The language worker that reads test files, started on first use. */
   private readWorker(): ValidationWorker {
-    this.worker ??= new ValidationWorker({ scriptPath: this.deps.workerPath, timeLimitMs: this.readTimeLimitMs });
+    this.worker ??= new ValidationWorker({ startThread: nodeWorkerThread(this.deps.workerPath), timeLimitMs: this.readTimeLimitMs });
     return this.worker;
   }
 

@@ -1,7 +1,6 @@
 // The page of a webview panel (the graph, the batch results): its script from dist/webview/, its
 // styles from media/ (the shared webview.css, then its own), and a Content Security Policy that
 // lets in nothing else: no inline script or style, the script only by its nonce.
-import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
 
 /** The folders a panel's page may load from (its localResourceRoots). */
@@ -16,7 +15,8 @@ export function webviewPage(
   page: { readonly name: string; readonly title: string; readonly body: string },
 ): string {
   const [media, scripts] = webviewRoots(extensionUri) as [vscode.Uri, vscode.Uri];
-  const nonce = randomBytes(18).toString('base64url');
+  // Web Crypto: in Node and in the browser's extension host alike.
+  const nonce = Array.from(crypto.getRandomValues(new Uint8Array(18)), (byte) => byte.toString(16).padStart(2, '0')).join('');
   const styles = ['webview.css', `${page.name}.css`].map((file) => webview.asWebviewUri(vscode.Uri.joinPath(media, file)));
   const script = webview.asWebviewUri(vscode.Uri.joinPath(scripts, `${page.name}.js`));
   const csp = [

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { COMMANDS, COMMANDS_LOADED_ON_USE } from '../../src/commandIds';
+import { COMMANDS, COMMANDS_LOADED_ON_USE, DESKTOP_ONLY_COMMANDS } from '../../src/commandIds';
 import { DEFAULT_MAX_OUTPUT_CHARS } from '../../src/core/executions/runReport';
 import { DEFAULT_STATUS_PATH } from '../../src/core/service/target';
 import { repoRoot } from '../support/paths';
@@ -42,11 +42,14 @@ function sourceFiles(dir: string): string[] {
   });
 }
 
-// src/lazyCommands.ts registers placeholders for COMMANDS_LOADED_ON_USE (checked below), not commands.
+// src/lazyCommands.ts registers placeholders for COMMANDS_LOADED_ON_USE (checked below), not commands;
+// src/commands/desktopOnly.ts registers, in the browser build only, the commands that say they need
+// the desktop (DESKTOP_ONLY_COMMANDS, checked below).
 const LAZY_PLACEHOLDERS = join('src', 'lazyCommands.ts');
+const DESKTOP_ONLY = join('src', 'commands', 'desktopOnly.ts');
 const sources = sourceFiles(join(repoRoot, 'src'))
   .map((path) => ({ path: relative(repoRoot, path), text: readFileSync(path, 'utf8') }))
-  .filter((file) => file.path !== LAZY_PLACEHOLDERS);
+  .filter((file) => file.path !== LAZY_PLACEHOLDERS && file.path !== DESKTOP_ONLY);
 
 /** The source files a file imports, directly or not (relative imports only). */
 function reachableFrom(path: string): Set<string> {
@@ -136,6 +139,32 @@ describe('manifest and source', () => {
       [...feature].filter((file) => activation.has(file) && /src\/commands\//.test(file)),
       [],
       'activation imports no command file',
+    );
+  });
+
+  it('in the browser build, registers every contributed command or says it needs the desktop', () => {
+    // The browser's root, and the commands it loads on first use (src/webFeatures.ts).
+    const web = new Set(
+      [join('src', 'extensionWeb.ts'), join('src', 'commands', 'showGraph.ts'), join('src', 'commands', 'addApiNodeFromCurl.ts')].flatMap(
+        (file) => [...reachableFrom(file)],
+      ),
+    );
+    const inBrowser = new Set(registered.filter((entry) => web.has(entry.where.split(':')[0]!)).map((entry) => entry.value));
+    const desktopOnly = Object.keys(DESKTOP_ONLY_COMMANDS);
+    assert.ok(inBrowser.has(COMMANDS.showGraph) && inBrowser.has(COMMANDS.selectEnvironment), [...inBrowser].join(', '));
+    assert.deepEqual(
+      desktopOnly.filter((command) => inBrowser.has(command)),
+      [],
+      'registered by the browser build and said to need the desktop: VS Code refuses a command id twice',
+    );
+    assert.deepEqual(
+      [...contributed].filter((command) => !inBrowser.has(command) && !desktopOnly.includes(command) && !viewCommand(command)),
+      [],
+      'contributed, but neither registered in the browser nor said to need the desktop',
+    );
+    assert.deepEqual(
+      desktopOnly.filter((command) => !contributed.has(command)),
+      [],
     );
   });
 

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { documentSymbols } from '../../src/core/language/navigation';
 import { validateAgentText } from '../../src/core/validation/validate';
 import { ValidationWorker } from '../../src/language/validationWorkerClient';
+import { nodeWorkerThread } from '../../src/language/nodeWorkerThread';
 import type { ValidationOutcome } from '../../src/language/validationWorkerClient';
 import type { CaseResult } from '../../src/core/testing/caseResult';
 import { loadSuite, runSuite } from '../../src/core/testing/suite';
@@ -45,21 +46,21 @@ describe('validation worker', function () {
   afterEach(() => worker?.dispose());
 
   it('reports the same problems as validating in-process', async () => {
-    worker = new ValidationWorker({ scriptPath, timeLimitMs: 5000 });
+    worker = new ValidationWorker({ startThread: nodeWorkerThread(scriptPath), timeLimitMs: 5000 });
     const outcome = await worker.validate('a', BROKEN);
     assert.equal(outcome.kind, 'checked');
     assert.deepEqual(problemsOf(outcome), problemsOf({ kind: 'checked', problems: validateAgentText(BROKEN).problems }));
   });
 
   it("lists the outline's symbols like the core does in-process", async () => {
-    worker = new ValidationWorker({ scriptPath, timeLimitMs: 5000 });
+    worker = new ValidationWorker({ startThread: nodeWorkerThread(scriptPath), timeLimitMs: 5000 });
     const outcome = await worker.run('symbols', 'a', BROKEN);
     assert.equal(outcome.kind, 'done');
     assert.deepEqual(outcome.kind === 'done' && outcome.result, documentSymbols(BROKEN));
   });
 
   it('drops results a newer text of the same document replaced, and keeps other documents', async () => {
-    worker = new ValidationWorker({ scriptPath, timeLimitMs: 5000 });
+    worker = new ValidationWorker({ startThread: nodeWorkerThread(scriptPath), timeLimitMs: 5000 });
     const slow = shape('misspelled input references').generate(1000);
     const first = worker.validate('a', slow);
     const second = worker.validate('a', slow);
@@ -74,7 +75,7 @@ describe('validation worker', function () {
   });
 
   it("answers every outline request, a replaced waiting one with the newer text's symbols", async () => {
-    worker = new ValidationWorker({ scriptPath, timeLimitMs: 5000 });
+    worker = new ValidationWorker({ startThread: nodeWorkerThread(scriptPath), timeLimitMs: 5000 });
     const slow = shape('misspelled input references').generate(1000);
     const running = worker.run('symbols', 'a', slow);
     const replaced = worker.run('symbols', 'a', slow);
@@ -89,7 +90,7 @@ describe('validation worker', function () {
   });
 
   it('stops a check over its time limit, says so, and starts a new worker for the next one', async () => {
-    worker = new ValidationWorker({ scriptPath, timeLimitMs: 40 });
+    worker = new ValidationWorker({ startThread: nodeWorkerThread(scriptPath), timeLimitMs: 40 });
     const slow = shape('many inputs, all unused').generate(20_000);
     const outcome = await worker.validate('a', slow);
     assert.equal(outcome.kind, 'stopped');
@@ -99,7 +100,7 @@ describe('validation worker', function () {
     assert.equal(outcome.kind === 'stopped' && outcome.problems[0]!.severity, 'warning');
     assert.equal(worker.restarts, 1);
     // The next, small file is checked by a fresh worker (a generous limit: it starts and loads first).
-    const fast = new ValidationWorker({ scriptPath, timeLimitMs: 5000 });
+    const fast = new ValidationWorker({ startThread: nodeWorkerThread(scriptPath), timeLimitMs: 5000 });
     try {
       assert.equal((await fast.validate('a', BROKEN)).kind, 'checked');
     } finally {
@@ -110,7 +111,7 @@ describe('validation worker', function () {
   });
 
   it('keeps the calling thread responsive while a large hostile file is checked', async () => {
-    worker = new ValidationWorker({ scriptPath, timeLimitMs: 8000 });
+    worker = new ValidationWorker({ startThread: nodeWorkerThread(scriptPath), timeLimitMs: 8000 });
     await worker.validate('warm-up', BROKEN);
     const text = shape('many inputs, all unused').generate(20_000);
     let last = performance.now();
@@ -133,7 +134,7 @@ describe('validation worker', function () {
   });
 
   it('answers nothing more after dispose', async () => {
-    worker = new ValidationWorker({ scriptPath, timeLimitMs: 5000 });
+    worker = new ValidationWorker({ startThread: nodeWorkerThread(scriptPath), timeLimitMs: 5000 });
     const pending = worker.validate('a', shape('one long cycle').generate(2000));
     worker.dispose();
     assert.equal((await pending).kind, 'superseded');
@@ -152,7 +153,7 @@ describe('validation worker', function () {
     afterEach(() => dir.remove());
 
     it('lists the cases at their lines and the agent it names, read from disk or from an unsaved text', async () => {
-      worker = new ValidationWorker({ scriptPath, timeLimitMs: 5000 });
+      worker = new ValidationWorker({ startThread: nodeWorkerThread(scriptPath), timeLimitMs: 5000 });
       const agentFile = dir.write('greeter.agent.yaml', agentText);
       const testFile = dir.write('greeter.agent.test.yaml', testText);
       const read = await worker.run('testFile', testFile, testText, { file: testFile });
@@ -186,7 +187,7 @@ describe('validation worker', function () {
     });
 
     it('loads a test file for a run: the suite, copied from the worker, runs as one loaded in place', async () => {
-      worker = new ValidationWorker({ scriptPath, timeLimitMs: 5000 });
+      worker = new ValidationWorker({ startThread: nodeWorkerThread(scriptPath), timeLimitMs: 5000 });
       const agentFile = dir.write('greeter.agent.yaml', agentText);
       const testFile = dir.write('greeter.agent.test.yaml', testText);
       // Two runs of the same file at once: each gets its suite (a run is not told to drop its read).
@@ -226,7 +227,7 @@ describe('validation worker', function () {
     });
 
     it('gives up on a test file read for a run over the time limit, in the words of its item', async () => {
-      worker = new ValidationWorker({ scriptPath, timeLimitMs: 40 });
+      worker = new ValidationWorker({ startThread: nodeWorkerThread(scriptPath), timeLimitMs: 40 });
       dir.write('greeter.agent.yaml', agentText);
       const testFile = join(dir.path, 'greeter.agent.test.yaml');
       let text = 'cases:\n';
@@ -240,7 +241,7 @@ describe('validation worker', function () {
     });
 
     it('reports a case written as an alias with its code, for the Problems panel and the Test Explorer', async () => {
-      worker = new ValidationWorker({ scriptPath, timeLimitMs: 5000 });
+      worker = new ValidationWorker({ startThread: nodeWorkerThread(scriptPath), timeLimitMs: 5000 });
       dir.write('greeter.agent.yaml', agentText);
       const aliased = testText.replace(/^cases:\n {2}([^\n]+):/m, 'cases:\n  $1: &first').replace(/\n*$/, '\n  again: *first\n');
       assert.notEqual(aliased, testText);
@@ -257,7 +258,7 @@ describe('validation worker', function () {
     });
 
     it('keeps the calling thread responsive while a large test file is read', async () => {
-      worker = new ValidationWorker({ scriptPath, timeLimitMs: 8000 });
+      worker = new ValidationWorker({ startThread: nodeWorkerThread(scriptPath), timeLimitMs: 8000 });
       dir.write('greeter.agent.yaml', agentText);
       const testFile = join(dir.path, 'greeter.agent.test.yaml');
       await worker.run('testFile', testFile, testText, { file: testFile });
@@ -286,7 +287,7 @@ describe('validation worker', function () {
     });
 
     it('drops a read that a newer text of the same test file replaced, and stops one over the time limit', async () => {
-      worker = new ValidationWorker({ scriptPath, timeLimitMs: 5000 });
+      worker = new ValidationWorker({ startThread: nodeWorkerThread(scriptPath), timeLimitMs: 5000 });
       const testFile = dir.write('greeter.agent.test.yaml', testText);
       const first = worker.run('testFile', testFile, testText, { file: testFile });
       const second = worker.run('testFile', testFile, testText, { file: testFile });
@@ -296,7 +297,7 @@ describe('validation worker', function () {
         ['superseded', 'superseded', 'done'],
       );
       worker.dispose();
-      worker = new ValidationWorker({ scriptPath, timeLimitMs: 40 });
+      worker = new ValidationWorker({ startThread: nodeWorkerThread(scriptPath), timeLimitMs: 40 });
       let text = 'cases:\n';
       for (let index = 0; text.length < 700_000; index++) text += `  case ${index}:\n    inputs: { who: Ada }\n`;
       assert.equal((await worker.run('testFile', testFile, text, { file: testFile })).kind, 'stopped');

@@ -5,15 +5,7 @@ import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileErrorReason } from './readTextFile';
 
-/** An agent file's name: *.agent.yaml or *.agent.yml, in lower case as the docs write it. */
-export const AGENT_FILE = /\.agent\.ya?ml$/;
-
-/**
- * The same, in any case, for the editor: VS Code associates the agent language with a file whose
- * name differs only in case on case-insensitive file systems (Windows, macOS), so a command on
- * the active editor accepts Tickets.Agent.YAML too. The command line and the server use AGENT_FILE.
- */
-export const AGENT_FILE_ANY_CASE = new RegExp(AGENT_FILE.source, 'i');
+export { AGENT_FILE, AGENT_FILE_ANY_CASE } from './agentFileName';
 
 /** Directories no walk enters: dependencies, version control, build output, test downloads. */
 export const SKIPPED_DIRECTORIES: ReadonlySet<string> = new Set(['node_modules', '.git', '.vscode-test', 'dist', 'out']);

@@ -9,26 +9,9 @@ import type { Span } from '../document/problems';
 import { closestMatch } from '../document/suggest';
 import { entries, spanOf } from '../document/yamlAst';
 import { MATCH_TIME_LIMIT_MS, PatternTime, testPattern } from './regexTest';
+import { MATCHER_OPERATORS, VALUE_TYPES } from './matcherVocabulary';
+import type { ValueType } from './matcherVocabulary';
 
-export const VALUE_TYPES = ['string', 'number', 'integer', 'boolean', 'object', 'array', 'null'] as const;
-export type ValueType = (typeof VALUE_TYPES)[number];
-
-/** Every operator, with what it checks: for completion, hover and docs/testing-agents.md. */
-export const MATCHER_OPERATORS = {
-  $eq: 'equals the value exactly, read literally (keys starting with $ are not operators)',
-  $subset: 'a mapping with at least these keys, each matching (lists: the same length, each item matching)',
-  $contains: 'text containing this text, or a list with an item matching this',
-  $match: 'text matching this regular expression (write /pattern/flags for flags)',
-  $type: `a value of this type: ${VALUE_TYPES.join(', ')}`,
-  $length: 'text or a list of this length (a number, or a matcher such as { $gte: 1 })',
-  $gt: 'a number greater than this',
-  $gte: 'a number greater than or equal to this',
-  $lt: 'a number less than this',
-  $lte: 'a number less than or equal to this',
-  $absent: 'true: the value is absent; false: it is present, whatever it is',
-  $not: 'a value that does not match this expectation',
-} as const;
-export type MatcherOperator = keyof typeof MATCHER_OPERATORS;
 const OPERATOR_NAMES = Object.keys(MATCHER_OPERATORS);
 
 export type Matcher =

@@ -5,7 +5,7 @@
 import { basename } from 'node:path';
 import { isAlias, isMap, isScalar, visit } from 'yaml';
 import type { Alias, Document, Node as YamlNode, YAMLMap } from 'yaml';
-import { AGENT_FILE } from '../document/agentFiles';
+import { AGENT_FILE } from '../document/agentFileName';
 import type { AgentModel } from '../document/model';
 import { parseAgentFile } from '../document/parse';
 import type { ParsedAgentFile } from '../document/parse';

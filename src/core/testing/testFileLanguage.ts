@@ -18,8 +18,8 @@ import { cursorContext } from '../language/cursorContext';
 import { describeInput, describeNode, userOf } from '../language/hover';
 import type { HoverResult } from '../language/hover';
 import { HTTP_METHOD_DOCS } from '../language/knowledge';
-import { MATCHER_OPERATORS, VALUE_TYPES } from './matchers';
-import type { MatcherOperator } from './matchers';
+import { MATCHER_OPERATORS, VALUE_TYPES } from './matcherVocabulary';
+import type { MatcherOperator } from './matcherVocabulary';
 import {
   CASE_KEYS,
   DEFAULTS_KEYS,

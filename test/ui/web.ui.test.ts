@@ -1,0 +1,179 @@
+// The browser build (package.json `browser`) in VS Code for the Web: the packaged extension installed
+// in code-server and forced into the browser's web-worker extension host by the
+// `remote.extensionKind` setting, used through Chromium as a person would. Checks that it runs there
+// (the log line its activation writes from what it measures: a web worker, no Node), then a
+// diagnostic with its code, a completion, a hover, a quick fix applied, the graph drawn, and a
+// command that needs Node saying why. The files are the workspace's, which the extension reads
+// through VS Code (vscode-remote: URIs, as github.dev's are vscode-vfs: ones), never through Node.
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { findRepoRoot } from '../host/common';
+import { openWorkbench, pickItem, runCommand, screenshotIfFailed, textOf } from './workbench';
+import type { Workbench } from './workbench';
+
+const EXTENSION_ID = 'agent-workflows.agent-workflows';
+
+/** Opens a workspace file with Go to File. */
+async function goToFile(page: Page, name: string): Promise<void> {
+  await runCommand(page, 'Go to File...');
+  await page.locator('.quick-input-widget input').fill(name);
+  await page.locator('.quick-input-list .monaco-list-row', { hasText: name }).first().waitFor({ timeout: 15_000 });
+  await page.keyboard.press('Enter');
+  await page.locator('.tab.active', { hasText: name }).waitFor({ timeout: 15_000 });
+}
+
+/** Moves the cursor with Go to Line/Column (1-based line and column). */
+async function goTo(page: Page, line: number, column: number): Promise<void> {
+  await runCommand(page, 'Go to Line/Column...');
+  const input = page.locator('.quick-input-widget input');
+  await input.fill(`:${line}:${column}`);
+  await page.keyboard.press('Enter');
+  await page.locator('.quick-input-widget').waitFor({ state: 'hidden' });
+}
+
+/** Shows the Problems panel (unless it is showing). */
+async function showProblems(page: Page): Promise<void> {
+  if (!(await page.locator('.markers-panel').isVisible())) await page.keyboard.press('Control+Shift+M');
+  await page.locator('.markers-panel').waitFor({ timeout: 15_000 });
+}
+
+/** The text of the active editor, from its model (the DOM shows only what is in view). */
+async function editorLine(page: Page, text: string): Promise<string> {
+  const line = page.locator('.editor-group-container.active .monaco-editor .view-line', { hasText: text }).first();
+  return ((await line.innerText()) ?? '').replace(/\u00a0/g, ' ');
+}
+
+describe('UI: the browser build in the web-worker extension host', function () {
+  this.timeout(180_000);
+  let workbench: Workbench;
+
+  before(async () => {
+    workbench = await openWorkbench({
+      settings: { 'remote.extensionKind': { [EXTENSION_ID]: ['web'] } },
+      extraFiles: {
+        'agent-tests/typo.agent.test.yaml': join(findRepoRoot(), 'test', 'fixtures', 'web', 'typo.agent.test.yaml'),
+      },
+    });
+  });
+  after(async () => {
+    await workbench?.close();
+  });
+  afterEach(async function () {
+    await screenshotIfFailed(this.currentTest, workbench);
+  });
+
+  it('runs in a web worker without Node and shows a problem with its code', async () => {
+    const { page } = workbench;
+    await page.locator('.explorer-viewlet .monaco-list-row', { hasText: 'broken.agent.yaml' }).click();
+    await page.locator('.monaco-editor .squiggly-error').first().waitFor({ timeout: 60_000 });
+    await page.keyboard.press('Control+Shift+M');
+    const problems = page.locator('.markers-panel');
+    await problems.locator('.monaco-list-row', { hasText: 'unknown-input' }).first().waitFor({ timeout: 15_000 });
+    const text = await textOf(page, '.markers-panel');
+    for (const code of ['unknown-http-method', 'basic-not-encoded', 'unknown-input']) assert.match(text, new RegExp(code));
+
+    // Where it runs: the line its activation logs from what it measured.
+    await runCommand(page, 'Output: Show Output Channels...');
+    await pickItem(page, 'Agent Workflows Log');
+    const output = page.locator('.part.panel .monaco-editor .view-lines');
+    await output.filter({ hasText: 'activated (browser build' }).waitFor({ timeout: 15_000 });
+    // The output wraps long lines.
+    const log = (await textOf(page, '.part.panel .monaco-editor .view-lines')).replace(/\s+/g, ' ');
+    assert.match(log, /activated \(browser build, in a web worker, without Node, UI web\)/);
+  });
+
+  it('completes, explains on hover, applies a quick fix and goes to a definition', async () => {
+    const { page } = workbench;
+    await page.locator('.tab', { hasText: 'broken.agent.yaml' }).click();
+    // Completion: the inputs the agent declares, before "tiket" in {{ inputs.tiket }} (line 14).
+    await goTo(page, 14, 24);
+    await page.keyboard.press('Control+Space');
+    const suggestion = page.locator('.suggest-widget .monaco-list-row', { hasText: 'ticket' }).first();
+    await suggestion.waitFor({ timeout: 30_000 });
+    // The extension's items, not the words of the file VS Code offers when no provider answers.
+    assert.equal(await page.locator('.suggest-widget .monaco-list-row', { hasText: 'alice' }).count(), 0);
+    await page.keyboard.press('Escape');
+
+    // Hover on the `method` key (line 8).
+    const key = page.locator('.monaco-editor .view-line span span', { hasText: 'method' }).first();
+    const box = await key.boundingBox();
+    assert.ok(box, 'the method key is visible');
+    await page.mouse.move(box.x + 2, box.y + 2);
+    await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2, { steps: 5 });
+    await page.locator('.monaco-hover-content', { hasText: 'The request method, in capitals.' }).first().waitFor({ timeout: 30_000 });
+    await page.mouse.move(0, 0);
+
+    // Quick fix: "tiket" becomes "ticket".
+    await goTo(page, 14, 25);
+    await page.keyboard.press('Control+.');
+    const fix = page.locator('.action-widget .monaco-list-row', { hasText: 'Change to "ticket"' }).first();
+    await fix.waitFor({ timeout: 30_000 });
+    // The menu takes keys, not clicks (a pointer block covers it): move to the fix, then Enter.
+    for (let moves = 0; !(await fix.getAttribute('class'))?.includes('focused'); moves++) {
+      assert.ok(moves < 10, 'the quick fix can be selected');
+      await page.keyboard.press('ArrowDown');
+    }
+    await page.keyboard.press('Enter');
+    await page.locator('.monaco-editor .view-line', { hasText: 'inputs.ticket' }).first().waitFor({ timeout: 15_000 });
+    assert.match(await editorLine(page, 'inputs.'), /\{\{ inputs\.ticket \}\}/);
+    // And its problem goes.
+    await showProblems(page);
+    await page.locator('.markers-panel .monaco-list-row', { hasText: 'basic-not-encoded' }).first().waitFor({ timeout: 15_000 });
+    await page
+      .locator('.markers-panel .monaco-list-row', { hasText: 'unknown-input' })
+      .first()
+      .waitFor({ state: 'detached', timeout: 30_000 });
+
+    // Go to Definition from the reference to the input's declaration (line 4).
+    await goTo(page, 14, 27);
+    await page.keyboard.press('F12');
+    await page
+      .locator('.statusbar-item', { hasText: /Ln 4, Col \d+/ })
+      .first()
+      .waitFor({ timeout: 15_000 });
+  });
+
+  it('draws the graph', async () => {
+    const { page } = workbench;
+    await page.locator('.tab', { hasText: 'broken.agent.yaml' }).click();
+    await runCommand(page, 'Agent Workflows: Show Graph');
+    const graph = page.locator('iframe.webview.ready').first().contentFrame().locator('iframe#active-frame').contentFrame();
+    await graph.locator('.gnode', { hasText: 'summarize' }).first().waitFor({ timeout: 60_000 });
+  });
+
+  it('checks a test file against its agent', async () => {
+    const { page } = workbench;
+    await goToFile(page, 'typo.agent.test.yaml');
+    await showProblems(page);
+    const row = page.locator('.markers-panel .monaco-list-row', { hasText: 'unknown-output' }).first();
+    await row.waitFor({ timeout: 30_000 });
+    assert.match((await row.innerText()).replace(/\s+/g, ' '), /no output "greting"\. Did you mean "greeting"\?/);
+  });
+
+  it('adds an API node from a curl command', async () => {
+    const { page } = workbench;
+    await page.locator('.explorer-viewlet .monaco-list-row', { hasText: 'hello.agent.yaml' }).click();
+    await page.locator('.tab.active', { hasText: 'hello.agent.yaml' }).waitFor({ timeout: 15_000 });
+    // The command reads the clipboard first (a copied curl command): let the page, as a person would.
+    await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(page.url()).origin });
+    await runCommand(page, 'Agent Workflows: Add API Node from cURL');
+    const input = page.locator('.quick-input-widget input');
+    await input.waitFor({ timeout: 30_000 });
+    await input.fill('curl https://api.example.com/v1/items');
+    await page.keyboard.press('Enter');
+    await page
+      .locator('.editor-group-container.active .monaco-editor .view-line', { hasText: 'https://api.example.com/v1/items' })
+      .first()
+      .waitFor({ timeout: 30_000 });
+  });
+
+  it('says why a command that needs Node is absent', async () => {
+    const { page } = workbench;
+    await page.locator('.tab', { hasText: 'broken.agent.yaml' }).first().click();
+    await runCommand(page, 'Agent Workflows: Start Local Agent Server');
+    const toast = page.locator('.notification-toast', { hasText: 'needs the desktop VS Code' }).first();
+    await toast.waitFor({ timeout: 30_000 });
+    assert.match(await toast.innerText(), /Start Local Agent Server" needs the desktop VS Code: it starts the local agent server/);
+  });
+});
