@@ -119,4 +119,7 @@ export const DESKTOP_ONLY_COMMANDS: Readonly<Record<string, HostNeed>> = {
   [COMMANDS.copyExchangeAsCurl]: 'engine',
   [COMMANDS.sendExchangeAgain]: 'engine',
   [COMMANDS.pinExchange]: 'engine',
+  [COMMANDS.debugAgent]: 'engine',
+  [COMMANDS.compareExecutions]: 'service',
+  [COMMANDS.updateSnapshot]: 'tests',
 };
