@@ -3,7 +3,7 @@
 //   npm run bench -- validation   only the named ones (validation, multipart, polling, server,
 //                                 flood, agent-tests, cli, activation, web-activation, batch,
 //                                 exchange-view, exchange-recording, graph, openapi, send, fuzz,
-//                                 redaction, debug, compare, lsp)
+//                                 redaction, debug, compare, lsp, pretty-json)
 import { runActivationBenchmark } from './activation';
 import { runBatchBenchmark } from './batch';
 import { runAgentTestsBenchmark } from './agentTests';
@@ -18,6 +18,7 @@ import { runFuzzBenchmark } from './fuzz';
 import { runMultipartBenchmark } from './multipart';
 import { runOpenApiBenchmark } from './openApi';
 import { runPollingBenchmark } from './polling';
+import { runPrettyJsonBenchmark } from './prettyJson';
 import { runRedactionBenchmark } from './redaction';
 import { runSendBenchmark } from './send';
 import { runServerBenchmark } from './server';
@@ -45,6 +46,7 @@ const benchmarks: Record<string, () => boolean | Promise<boolean>> = {
   debug: runDebugBenchmark,
   compare: runCompareBenchmark,
   lsp: runLspBenchmark,
+  'pretty-json': runPrettyJsonBenchmark,
 };
 
 void (async () => {
