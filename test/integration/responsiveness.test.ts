@@ -44,6 +44,11 @@ describe('hostile agent files in the editor', () => {
   const created: vscode.Uri[] = [];
 
   afterEach(async () => {
+    // An edited editor outlives its file (and the search may still list an unsaved file): undone first.
+    for (const document of vscode.workspace.textDocuments.filter((open) => open.isDirty)) {
+      await vscode.window.showTextDocument(document);
+      await vscode.commands.executeCommand('workbench.action.files.revert').then(undefined, () => undefined);
+    }
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
     const removed = created.splice(0);
     for (const uri of removed) await Promise.resolve(vscode.workspace.fs.delete(uri, { useTrash: false })).catch(() => undefined);
