@@ -1,6 +1,7 @@
 // What `npm test` runs: type check, lint (ESLint and Prettier's check), the test host's
 // installation when it is missing, build, unit tests (plain Node), integration tests (inside VS
-// Code, through code-server and headless Chromium), one after the other. The last line of the
+// Code, through code-server and headless Chromium), one after the other (the host's installation
+// beside the type check and the lint). The last line of the
 // output is always `N passed, N failed` (tests of every suite, plus the type check and the lint as
 // one check each); the exit code is 0 only when nothing failed. See docs/testing.md.
 //
@@ -36,23 +37,26 @@ const EXIT_GRACE_SECONDS = 15;
 const tally = { passed: 0, failed: 0 };
 const failures = []; // { stage, title, error }
 const rows = []; // [stage, outcome, seconds]
-let current; // the running child process
+const running = new Set(); // the running child processes
 let interrupted; // the signal that stopped us
 
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
   process.on(signal, () => {
     interrupted ??= signal;
-    // The child cleans up (closes code-server, Chromium) and ends; then we report.
-    current?.kill(signal);
+    // The children clean up (close code-server, Chromium) and end; then we report.
+    for (const child of running) child.kill(signal);
   });
 }
 
 try {
+  // What the web host stages need beyond `npm ci` (Debian packages, code-server): installed here
+  // when missing, so that `npm ci && npm test` is all a fresh machine needs. The install waits on
+  // the network and the disk, so it runs while the type check and the lint use the CPU; its output
+  // is printed once it ends.
+  const hostInstall = wants('integration') || wants('ui') ? installTestHost() : Promise.resolve(true);
   if (wants('typecheck')) await typecheck();
   if (wants('lint') && !interrupted) await lint();
-  // What the web host stages need beyond `npm ci` (Debian packages, code-server): installed here
-  // when missing, so that `npm ci && npm test` is all a fresh machine needs.
-  const hostReady = wants('integration') || wants('ui') ? await installTestHost() : true;
+  const hostReady = await hostInstall;
   // The unit tests' own need (neovim, for the language server's test in another editor), when the
   // whole host was not installed above. Not a failure when it cannot be installed (no root, no
   // sudo): that test then says it was skipped and why, and the summary counts it as pending.
@@ -157,7 +161,9 @@ async function lint() {
 }
 
 async function installTestHost() {
-  const run = await stage('test host', 'bash scripts/install-test-host.sh', ['scripts/install-test-host.sh'], {}, 900, undefined, 'bash');
+  const run = await stage('test host', 'bash scripts/install-test-host.sh', ['scripts/install-test-host.sh'], {}, 900, undefined, 'bash', {
+    background: true,
+  });
   const ok = run.code === 0 && !run.note;
   if (!ok)
     fail(
@@ -222,15 +228,25 @@ async function suite(name, args, summaryFile, env, limitSeconds) {
  * appears and the process is still running EXIT_GRACE_SECONDS later, stops it: a test left
  * something open.
  */
-function stage(name, shown, args, env, limitSeconds, summaryFile, program = node) {
-  console.log(`\n==> ${name}: ${shown}`);
+/**
+ * Runs one stage's process to its end. A `background` stage runs beside the others: its output is
+ * kept (its last MiB) and printed under its own heading when it ends.
+ */
+function stage(name, shown, args, env, limitSeconds, summaryFile, program = node, { background = false } = {}) {
+  console.log(`\n==> ${name}: ${shown}${background ? ' (in the background; its output follows when it ends)' : ''}`);
   const started = Date.now();
   return new Promise((resolve) => {
     const child = spawn(program, args, {
-      stdio: 'inherit',
+      stdio: background ? ['ignore', 'pipe', 'pipe'] : 'inherit',
       env: { ...process.env, ...env },
     });
-    current = child;
+    running.add(child);
+    let output = '';
+    const keep = (chunk) => {
+      output = (output + chunk.toString('utf8')).slice(-1024 * 1024);
+    };
+    child.stdout?.on('data', keep);
+    child.stderr?.on('data', keep);
     let note;
     let killTimer;
     const stop = (why) => {
@@ -254,7 +270,8 @@ function stage(name, shown, args, env, limitSeconds, summaryFile, program = node
       clearTimeout(limit);
       clearTimeout(killTimer);
       clearInterval(watch);
-      current = undefined;
+      running.delete(child);
+      if (background) process.stdout.write(`\n==> ${name}: ended after ${Math.round((Date.now() - started) / 1000)} s\n${output}`);
       resolve({ code, signal, note, seconds: (Date.now() - started) / 1000 });
     };
     child.once('error', (error) => {
