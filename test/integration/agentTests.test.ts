@@ -592,23 +592,14 @@ describe('agent tests in VS Code', () => {
     created.push(folder);
     const uri = vscode.Uri.joinPath(folder, 'inner', 'gone.agent.test.yaml');
     await vscode.workspace.fs.createDirectory(vscode.Uri.joinPath(folder, 'inner'));
-    // The watcher's report of the new file, seen by a watcher of the test's own: the extension's
-    // watchers get the same report at the same time. A report handled after the move would find
-    // the file gone and forget it, and the test would prove nothing.
-    const watcher = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(folder, '**/*.agent.test.yaml'));
-    let reported = false;
-    watcher.onDidCreate((created) => (reported ||= created.toString() === uri.toString()));
     // It names an agent of its own: the greeter's test files stay the fixture's.
     await vscode.workspace.fs.writeFile(
       uri,
       Buffer.from('agent: ../../elsewhere.agent.yaml\ncases:\n  c:\n    inputs: { who: Ada }\n    live: true\n'),
     );
-    try {
-      await waitFor(() => reported, 'the watcher to report the new test file', 15_000);
-    } finally {
-      watcher.dispose();
-    }
-    // Its read (queued by that report) is over once a read of our own is: reads of a file share one.
+    // Listed by a read of its own: the watcher's report of a file in a new folder may come late, or
+    // (in code-server) not at all. Whichever report comes after the move (the folder's deletion,
+    // or that late one, whose read finds the file gone), the item must go.
     await api.agentTests.refresh(uri);
     assert.ok(api.agentTests.controller.items.get(uri.toString()), 'the item of the test file');
     try {
