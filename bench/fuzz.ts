@@ -5,19 +5,10 @@ import { documentSymbols } from '../src/core/language/navigation';
 import { validateAgentText } from '../src/core/validation/validate';
 import { agentMutants, fuzzedAgentFiles } from '../test/support/agentMutants';
 import { table } from './support';
+import { fastestMs } from './validate';
 
 /** The bound each mutant's validation (and outline) must stay under. */
 const MUTANT_TARGET_MS = 500;
-
-function fastestMs(work: () => unknown, runs: number): number {
-  let best = Infinity;
-  for (let i = 0; i < runs; i++) {
-    const start = process.hrtime.bigint();
-    work();
-    best = Math.min(best, Number(process.hrtime.bigint() - start) / 1e6);
-  }
-  return best;
-}
 
 export function runFuzzBenchmark(): boolean {
   const validations: Array<{ ms: number; parseMs: number; where: string }> = [];
