@@ -40,7 +40,8 @@ import { complete } from '../core/language/completion';
 import type { CompletionResult } from '../core/language/completion';
 import { hover } from '../core/language/hover';
 import type { HoverResult } from '../core/language/hover';
-import { definition, documentSymbols, prepareRename, references, rename, RenameError } from '../core/language/navigation';
+import { definition, prepareRename, references, rename, RenameError } from '../core/language/navigation';
+import { outlineOf } from '../core/language/outline';
 import { quickFixes } from '../core/language/quickFixes';
 import { testFileCompletions, testFileHover } from '../core/testing/testFileLanguage';
 import type { DocumentKind } from './documentKinds';
@@ -489,8 +490,8 @@ export function serveLanguage(
 
   connection.onDocumentSymbol(
     guarded('Document symbols', [], ({ textDocument }) => {
-      const entry = documentOf(textDocument.uri, ['agent']);
-      return entry ? documentSymbols(entry.document.getText()).map((symbol) => toDocumentSymbol(entry.document, symbol)) : [];
+      const entry = documentOf(textDocument.uri, ['agent', 'test', 'environments']);
+      return entry ? outlineOf(entry.kind, entry.document.getText()).map((symbol) => toDocumentSymbol(entry.document, symbol)) : [];
     }),
   );
 

@@ -164,4 +164,36 @@ describe('authoring', () => {
       ['inputs: ticket', 'nodes: lookup, summarize', 'outputs: summary'],
     );
   });
+
+  it('outlines test files and the environments file', async () => {
+    const folder = vscode.workspace.workspaceFolders![0]!;
+    const testFile = await vscode.workspace.openTextDocument(vscode.Uri.joinPath(folder.uri, 'agent-tests', 'greeter.agent.test.yaml'));
+    await vscode.window.showTextDocument(testFile);
+    const names = (symbols: readonly vscode.DocumentSymbol[]): string[] =>
+      symbols.map((s) => `${s.name} (${s.detail})${s.children.length ? `: ${names(s.children).join(', ')}` : ''}`);
+    const testSymbols = await vscode.commands.executeCommand<vscode.DocumentSymbol[]>('vscode.executeDocumentSymbolProvider', testFile.uri);
+    assert.deepEqual(names(testSymbols), [
+      'defaults (): secrets (1 entry)',
+      'cases (2 cases): known person (inputs, mocks, expect): inputs (1 entry), mocks (1 entry), expect (1 entry), wrong title (inputs, mocks, expect): inputs (1 entry), mocks (1 entry), expect (1 entry)',
+    ]);
+    assert.equal(testSymbols[1]!.children[0]!.kind, vscode.SymbolKind.Method);
+    assert.equal(testSymbols[1]!.children[1]!.selectionRange.start.line, 16);
+    await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
+
+    // The environments file's language, on an unsaved document: nothing is written to the workspace.
+    const environments = await vscode.workspace.openTextDocument({
+      language: 'agent-environments-yaml',
+      content:
+        'default: staging\nenvironments:\n  staging: { baseUrl: https://staging.example.com, account: acme }\n  prod: { baseUrl: https://agents.example.com/v1, account: acme, protected: true }\n',
+    });
+    await vscode.window.showTextDocument(environments);
+    const environmentSymbols = await vscode.commands.executeCommand<vscode.DocumentSymbol[]>(
+      'vscode.executeDocumentSymbolProvider',
+      environments.uri,
+    );
+    assert.deepEqual(names(environmentSymbols), [
+      'default (staging)',
+      'environments (2 environments): staging (https://staging.example.com · acme), prod (https://agents.example.com · acme · protected)',
+    ]);
+  });
 });
