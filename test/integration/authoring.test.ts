@@ -165,6 +165,30 @@ describe('authoring', () => {
     );
   });
 
+  it('goes from a test file to its agent file and to the declarations its cases use', async () => {
+    const folder = vscode.workspace.workspaceFolders![0]!;
+    const agentUri = vscode.Uri.joinPath(folder.uri, 'agent-tests', 'greeter.agent.yaml');
+    const testFile = await vscode.workspace.openTextDocument(vscode.Uri.joinPath(folder.uri, 'agent-tests', 'greeter.agent.test.yaml'));
+    await vscode.window.showTextDocument(testFile);
+    const definitionAt = async (needle: string): Promise<string[]> => {
+      const found = await vscode.commands.executeCommand<Array<vscode.Location | vscode.LocationLink>>(
+        'vscode.executeDefinitionProvider',
+        testFile.uri,
+        positionOf(testFile, needle, 1),
+      );
+      return found.map((each) => {
+        const location = 'targetUri' in each ? { uri: each.targetUri, range: each.targetRange } : each;
+        return `${location.uri.toString() === agentUri.toString() ? 'agent' : location.uri.toString()}:${location.range.start.line}`;
+      });
+    };
+    // The input and the mocked node of the first case, the output it expects: lines 4, 6 and 16 of the agent.
+    assert.deepEqual(await definitionAt('who: Ada'), ['agent:4']);
+    assert.deepEqual(await definitionAt('profile:'), ['agent:6']);
+    assert.deepEqual(await definitionAt('greeting: Hello Countess'), ['agent:16']);
+    // A secret is no declaration of the agent's.
+    assert.deepEqual(await definitionAt('PROFILE_TOKEN: test-token'), []);
+  });
+
   it('outlines test files and the environments file', async () => {
     const folder = vscode.workspace.workspaceFolders![0]!;
     const testFile = await vscode.workspace.openTextDocument(vscode.Uri.joinPath(folder.uri, 'agent-tests', 'greeter.agent.test.yaml'));

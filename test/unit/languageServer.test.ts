@@ -286,6 +286,31 @@ describe('language server (agent-workflows lsp --stdio)', function () {
     assert.deepEqual(envs.diagnostics[0]!.range, rangeOf(`default: prodd\n${environments}`, 'prodd'));
   });
 
+  it('goes from a test file to the agent file and to the declarations of the names a case uses', async () => {
+    const testText = `agent: weather.agent.yaml\n${TEST_FILE}`;
+    const testUri = pathToFileURL(dir.write('weather.agent.test.yaml', testText)).href;
+    await server.open(testUri, testText);
+    const definitionAt = async (needle: string, nth = 0): Promise<Location | null> =>
+      (await server.connection.sendRequest('textDocument/definition', {
+        textDocument: { uri: testUri },
+        position: positionOf(testText, needle, nth, 1),
+      })) as Location | null;
+    // The agent under test: the file itself.
+    assert.deepEqual(await definitionAt('weather.agent.yaml'), {
+      uri: agentUri,
+      range: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } },
+    });
+    // A case's input, and a mocked node: their declarations in the agent.
+    assert.deepEqual(await definitionAt('city'), { uri: agentUri, range: rangeOf(AGENT, 'city') });
+    assert.deepEqual(await definitionAt('forecast'), { uri: agentUri, range: rangeOf(AGENT, 'forecast') });
+    // An output the agent does not declare has no definition.
+    assert.equal(await definitionAt('temperature'), null);
+    // The agent open with unsaved text declaring it: its place in that text.
+    const edited = AGENT.replace('outputs:\n', 'outputs:\n  temperature: { from: "{{ nodes.forecast.body.t }}" }\n');
+    await server.open(agentUri, edited);
+    assert.deepEqual(await definitionAt('temperature'), { uri: agentUri, range: rangeOf(edited, 'temperature') });
+  });
+
   it('lists the symbols of test files and of the environments file', async () => {
     const testText = `agent: weather.agent.yaml\ndefaults:\n  inputs: { city: Oslo }\n${TEST_FILE.replace('  sunny:\n', '  sunny:\n    description: A sunny day\n')}  rainy:\n    inputs: { city: Bergen }\n`;
     const testUri = pathToFileURL(dir.write('weather.agent.test.yaml', testText)).href;
