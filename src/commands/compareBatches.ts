@@ -39,7 +39,9 @@ export function registerCompareBatchesCommand(context: vscode.ExtensionContext, 
         const chosen = Array.isArray(second) && second.length ? second : [first, second].filter((argument) => argument !== undefined);
         const records = chosen.map(recordOf).filter((record): record is BatchRecord => record !== undefined);
         if (records.length !== 2 || chosen.length !== 2)
-          throw new RunBlocked(`Select two batches in the Agent Executions view to compare them (${chosen.length} selected).`);
+          throw new RunBlocked(
+            `Select two batches in the Agent Executions view to compare them (${records.length} ${records.length === 1 ? 'batch' : 'batches'} selected).`,
+          );
         const [a, b] = comparedInOrder(records[0]!, records[1]!);
         if (a.key === b.key) throw new RunBlocked('Select two different batches to compare them.');
         for (const record of [a, b])

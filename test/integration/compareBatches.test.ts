@@ -217,6 +217,13 @@ describe('compare two batches', function () {
       1,
     );
 
+    // One batch alone: said, nothing opened.
+    assert.equal(await vscode.commands.executeCommand('agentWorkflows.batches.compare', items[0], [items[0]]), undefined);
+    assert.ok(
+      ui.messages.some((message) => message.text === 'Select two batches in the Agent Executions view to compare them (1 batch selected).'),
+      JSON.stringify(ui.messages),
+    );
+
     const target = vscode.Uri.file(join(dir, 'comparison.md'));
     await panel.exportMarkdown(target);
     const exported = readFileSync(target.fsPath, 'utf8');
