@@ -322,7 +322,7 @@ describe('compare two runs (core)', () => {
 });
 
 describe("an execution's text for the editor's diff", () => {
-  it('outputs first, then the error, inputs and trace (no durations), JSON with keys sorted', async () => {
+  it('one JSONC object: outputs first, then the error, inputs and trace (no durations), keys sorted', async () => {
     const { executionCompareText } = await import('../../src/core/compare/executionText');
     const text = executionCompareText({
       agentName: 'Greet',
@@ -334,7 +334,7 @@ describe("an execution's text for the editor's diff", () => {
     });
     assert.equal(
       text,
-      '// Greet: problem\n\n// outputs\n{\n  "a": {\n    "c": 3,\n    "d": 2\n  },\n  "z": 1\n}\n\n// error\n"say: boom"\n\n// inputs\n{\n  "who": "Ada"\n}\n\n// trace\n//   say: failed (boom)\n',
+      '// Greet: problem\n{\n  "outputs": {\n    "a": {\n      "c": 3,\n      "d": 2\n    },\n    "z": 1\n  },\n  "error": "say: boom",\n  "inputs": {\n    "who": "Ada"\n  },\n  "trace": [\n    "say: failed (boom)"\n  ]\n}\n',
     );
   });
 });

@@ -107,9 +107,22 @@ describe('comparing batches in the editor (core)', () => {
     assert.equal(await readResultRow(path, 3), undefined);
     assert.equal(
       resultRowCompareText('B, row 2', row2),
-      '// B, row 2: failed\n\n// outputs\n// (none)\n\n// error\n{\n  "status": "Failed"\n}\n\n// inputs\n{\n  "who": "Alan"\n}\n',
+      '// B, row 2: failed\n{\n  // none\n  "outputs": null,\n  "error": {\n    "status": "Failed"\n  },\n  "inputs": {\n    "who": "Alan"\n  }\n}\n',
     );
-    assert.match(resultRowCompareText('A, row 1', await readResultRow(path, 1)), /\/\/ outputs\n\{\n {2}"a": 2,\n {2}"b": 1\n\}\n/);
+    assert.match(
+      resultRowCompareText('A, row 1', await readResultRow(path, 1)),
+      /\{\n {2}"outputs": \{\n {4}"a": 2,\n {4}"b": 1\n {2}\},\n/,
+    );
     assert.equal(resultRowCompareText('A, row 3', undefined), "// A, row 3: not in this batch's results\n");
+    // A value too long for the diff is cut, and the document is still one JSONC object.
+    const long = resultRowCompareText('A, row 9', {
+      row: 9,
+      status: 'finished',
+      outputs: { text: 'x'.repeat(1_200_000) },
+      inputs: {},
+    } as RowResult);
+    const parsed = JSON.parse(long.replace(/^\s*\/\/.*$/gm, '')) as { outputs: string };
+    assert.ok(parsed.outputs.endsWith('…') && parsed.outputs.length === 1_000_001, `${parsed.outputs.length}`);
+    assert.match(long, /\/\/ cut: 1,200,0\d\d characters in all \(see the results file\)\n {2}"outputs": "/);
   });
 });

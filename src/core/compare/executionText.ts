@@ -3,19 +3,25 @@
 // sorted, pretty) so the diff shows what changed and not the order it was written in. Durations are
 // left out of the trace: they differ on every run and would be noise in every diff.
 import type { ExecutionRecord } from '../executions/executionRecord';
-import { normalizedJson } from './normalizedJson';
+import { diffDocument, normalizedJson } from './normalizedJson';
+import type { DiffEntry } from './normalizedJson';
 
 export function executionCompareText(
   record: Pick<ExecutionRecord, 'agentName' | 'state' | 'outputs' | 'inputs' | 'error' | 'trace' | 'outputsNotKept'>,
 ): string {
-  const lines = [`// ${record.agentName}: ${record.state}`, '', '// outputs'];
-  lines.push(record.outputs === undefined ? '// (none)' : normalizedJson(record.outputs));
-  if (record.outputsNotKept) lines.push(`// (the outputs were not kept: ${record.outputsNotKept} bytes)`);
-  if (record.error !== undefined) lines.push('', '// error', normalizedJson(record.error));
-  lines.push('', '// inputs', normalizedJson(record.inputs));
-  if (record.trace?.length) {
-    lines.push('', '// trace');
-    for (const entry of record.trace) lines.push(`//   ${entry.node}: ${entry.status}${entry.detail ? ` (${entry.detail})` : ''}`);
-  }
-  return `${lines.join('\n')}\n`;
+  const entries: DiffEntry[] = [
+    record.outputsNotKept
+      ? { key: 'outputs', json: 'null', note: `the outputs were not kept: ${record.outputsNotKept} bytes` }
+      : record.outputs === undefined
+        ? { key: 'outputs', json: 'null', note: 'none' }
+        : { key: 'outputs', json: normalizedJson(record.outputs) },
+  ];
+  if (record.error !== undefined) entries.push({ key: 'error', json: normalizedJson(record.error) });
+  entries.push({ key: 'inputs', json: normalizedJson(record.inputs) });
+  if (record.trace?.length)
+    entries.push({
+      key: 'trace',
+      json: normalizedJson(record.trace.map((entry) => `${entry.node}: ${entry.status}${entry.detail ? ` (${entry.detail})` : ''}`)),
+    });
+  return diffDocument(`${record.agentName}: ${record.state}`, entries);
 }

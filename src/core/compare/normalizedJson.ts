@@ -22,3 +22,24 @@ export function normalizedJson(value: unknown): string {
 export function diffableText(value: unknown): string {
   return typeof value === 'string' ? value : normalizedJson(value);
 }
+
+/** One entry of a diff document: a value under its name, normalized JSON; a note is a comment above it. */
+export interface DiffEntry {
+  readonly key: string;
+  /** The value as JSON (normalizedJson). */
+  readonly json: string;
+  readonly note?: string;
+}
+
+/**
+ * A diff editor's document: one JSONC object (so the JSON language finds no problem in it) of the
+ * entries in their order, under a comment that names what it is.
+ */
+export function diffDocument(title: string, entries: readonly DiffEntry[]): string {
+  const lines = entries.map((entry, index) => {
+    const comma = index < entries.length - 1 ? ',' : '';
+    const note = entry.note !== undefined ? `  // ${entry.note}\n` : '';
+    return `${note}  ${JSON.stringify(entry.key)}: ${entry.json.split('\n').join('\n  ')}${comma}`;
+  });
+  return `// ${title}\n{\n${lines.join('\n')}\n}\n`;
+}

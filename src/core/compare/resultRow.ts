@@ -8,7 +8,8 @@ import { readLines } from '../batch/dataRows';
 import { ROW_STATUSES } from '../batch/resultsRows';
 import { MAX_RESULT_LINE_BYTES } from '../batch/resultsTable';
 import { parseJson } from '../json';
-import { normalizedJson } from './normalizedJson';
+import { diffDocument, normalizedJson } from './normalizedJson';
+import type { DiffEntry } from './normalizedJson';
 
 /** The last line of row `row` of a results file, or undefined when the file has none (or only one too long to read). */
 export async function readResultRow(path: string, row: number, signal?: AbortSignal): Promise<RowResult | undefined> {
@@ -32,22 +33,30 @@ export async function readResultRow(path: string, row: number, signal?: AbortSig
 /** Characters of one value in the diff; beyond, cut with its length said. */
 export const MAX_DIFF_VALUE_CHARS = 1_000_000;
 
-function shown(value: unknown): string {
+function shown(key: string, value: unknown): DiffEntry {
   const json = normalizedJson(value);
-  return json.length > MAX_DIFF_VALUE_CHARS
-    ? `${json.slice(0, MAX_DIFF_VALUE_CHARS)}\n// … cut: ${json.length.toLocaleString('en-US')} characters in all (see the results file)`
-    : json;
+  if (json.length <= MAX_DIFF_VALUE_CHARS) return { key, json };
+  // Cut JSON would not parse: its start is shown as a string instead.
+  return {
+    key,
+    json: JSON.stringify(`${json.slice(0, MAX_DIFF_VALUE_CHARS)}…`),
+    note: `cut: ${json.length.toLocaleString('en-US')} characters in all (see the results file)`,
+  };
 }
 
 /** A row's result as the text the diff editor compares; `undefined` for a row not in the file. */
 export function resultRowCompareText(label: string, result: RowResult | undefined): string {
   if (!result) return `// ${label}: not in this batch's results\n`;
-  const lines = [`// ${label}: ${result.status}${result.passed === undefined ? '' : result.passed ? ', passed' : ', not passed'}`];
-  lines.push('', '// outputs', result.outputs === undefined ? '// (none)' : shown(result.outputs));
-  if (result.error !== undefined) lines.push('', '// error', shown(result.error));
-  if (result.expectations?.length) lines.push('', '// expectations not met', shown(result.expectations));
-  if (result.problems?.length) lines.push('', '// problems', shown(result.problems));
-  lines.push('', '// inputs', shown(result.inputs ?? {}));
-  if (result.columns !== undefined) lines.push('', '// other columns', shown(result.columns));
-  return `${lines.join('\n')}\n`;
+  const entries: DiffEntry[] = [
+    result.outputs === undefined ? { key: 'outputs', json: 'null', note: 'none' } : shown('outputs', result.outputs),
+  ];
+  if (result.error !== undefined) entries.push(shown('error', result.error));
+  if (result.expectations?.length) entries.push(shown('expectations not met', result.expectations));
+  if (result.problems?.length) entries.push(shown('problems', result.problems));
+  entries.push(shown('inputs', result.inputs ?? {}));
+  if (result.columns !== undefined) entries.push(shown('other columns', result.columns));
+  return diffDocument(
+    `${label}: ${result.status}${result.passed === undefined ? '' : result.passed ? ', passed' : ', not passed'}`,
+    entries,
+  );
 }
