@@ -93,6 +93,34 @@ export interface WorkbenchOptions {
   readonly extraFiles?: Readonly<Record<string, string>>;
 }
 
+/** The extension packaged and installed once for the whole UI run, shared by every workbench. */
+interface InstalledExtension {
+  readonly extensionsDir: string;
+  readonly vsixBytes: number;
+}
+
+let installed: Promise<InstalledExtension> | undefined;
+
+/**
+ * Packages the extension (a production build) and installs it into an extensions folder, once per
+ * process: each took 5-25 s, and every describe opened a workbench of its own. The workbenches run
+ * one after the other, so they can share the folder; it goes when the process ends.
+ */
+function installedExtension(): Promise<InstalledExtension> {
+  installed ??= (async () => {
+    const root = makeTempDir('agent-workflows-ui-extension-');
+    process.once('exit', () => removeDir(root));
+    const extensionsDir = join(root, 'extensions');
+    mkdirSync(extensionsDir);
+    const vsix = await packageExtension(root);
+    await installExtension(vsix, extensionsDir);
+    return { extensionsDir, vsixBytes: statSync(vsix).size };
+  })();
+  // A failed attempt is not kept: the next workbench tries again (and says why if it fails too).
+  installed.catch(() => (installed = undefined));
+  return installed;
+}
+
 export async function openWorkbench(options: WorkbenchOptions = {}): Promise<Workbench> {
   const root = makeTempDir('agent-workflows-ui-');
   let server: CodeServer | undefined;
@@ -103,11 +131,7 @@ export async function openWorkbench(options: WorkbenchOptions = {}): Promise<Wor
     removeDir(root);
   };
   try {
-    const extensionsDir = join(root, 'extensions');
-    mkdirSync(extensionsDir);
-    const vsix = await packageExtension(root);
-    const vsixBytes = statSync(vsix).size;
-    await installExtension(vsix, extensionsDir);
+    const { extensionsDir, vsixBytes } = await installedExtension();
     const workspace = join(root, 'workspace');
     cpSync(join(repoRoot, 'test', 'fixtures', 'workspace'), workspace, { recursive: true });
     for (const [name, source] of Object.entries(options.extraFiles ?? {})) cpSync(source, join(workspace, name));
