@@ -87,6 +87,37 @@ describe('agent debugger (inline adapter)', function () {
     return stops[seen]!.body as { threadId: number; reason: string };
   }
 
+  /** The next debug session to start. */
+  function nextSession(): Promise<vscode.DebugSession> {
+    return new Promise<vscode.DebugSession>((resolve) => {
+      const listener = vscode.debug.onDidStartDebugSession((session) => {
+        listener.dispose();
+        resolve(session);
+      });
+    });
+  }
+
+  /** The Inputs variables of a stopped thread's top frame, as [name, value]. */
+  async function inputsAt(session: vscode.DebugSession, threadId: number): Promise<[string, string][]> {
+    const frames = (await session.customRequest('stackTrace', { threadId })) as { stackFrames: { id: number }[] };
+    const scopes = (await session.customRequest('scopes', { frameId: frames.stackFrames[0]!.id })) as {
+      scopes: { name: string; variablesReference: number }[];
+    };
+    const inputs = scopes.scopes.find((scope) => scope.name === 'Inputs');
+    assert.ok(inputs, `an Inputs scope among ${scopes.scopes.map((scope) => scope.name).join(', ')}`);
+    const shown = (await session.customRequest('variables', { variablesReference: inputs.variablesReference })) as {
+      variables: { name: string; value: string }[];
+    };
+    return shown.variables.map((variable) => [variable.name, variable.value]);
+  }
+
+  function outputOf(session: vscode.DebugSession): string {
+    return (sent.get(session.id) ?? [])
+      .filter((message) => message.event === 'output')
+      .map((message) => String(message.body?.output))
+      .join('');
+  }
+
   async function ended(session: vscode.DebugSession): Promise<void> {
     await waitFor(() => (vscode.debug.activeDebugSession?.id === session.id ? undefined : true), 'the session to end');
   }
@@ -235,5 +266,91 @@ describe('agent debugger (inline adapter)', function () {
     };
     assert.equal(exitOf('known person'), 0);
     assert.equal(exitOf('wrong title'), 1);
+  });
+
+  it("debugs a test case as the editor has it: the test file's and the agent's unsaved text", async () => {
+    const extension = vscode.extensions.getExtension<AgentWorkflowsApi>('agent-workflows.agent-workflows')!;
+    const tests = (await extension.activate()).agentTests;
+    const agentPath = join(folder, 'edited.agent.yaml');
+    const testPath = join(folder, 'edited.agent.test.yaml');
+    writeFileSync(
+      agentPath,
+      [
+        'version: 1',
+        'name: Edited',
+        'inputs:',
+        '  who: { type: string, required: true }',
+        'nodes:',
+        '  profile:',
+        '    type: api',
+        '    method: GET',
+        '    url: https://profiles.example.com/v1/people/{{ inputs.who }}',
+        '  greet:',
+        '    type: template',
+        '    text: "Hello {{ nodes.profile.body.title }} {{ inputs.who }}"',
+        'outputs:',
+        '  greeting: { from: "{{ nodes.greet.body }}" }',
+        '',
+      ].join('\n'),
+    );
+    writeFileSync(
+      testPath,
+      [
+        'cases:',
+        '  edited:',
+        '    inputs: { who: Ada }',
+        '    mocks:',
+        '      profile: { body: { title: Countess } }',
+        '    expect:',
+        '      outputs:',
+        '        greeting: Hi Countess Eve',
+        '',
+      ].join('\n'),
+    );
+    const agentUri = vscode.Uri.file(agentPath);
+    const testUri = vscode.Uri.file(testPath);
+    const agentDocument = await vscode.workspace.openTextDocument(agentUri);
+    const testDocument = await vscode.workspace.openTextDocument(testUri);
+    try {
+      // Unsaved edits of both: the case's input, the agent's greeting.
+      const edit = new vscode.WorkspaceEdit();
+      edit.replace(testUri, testDocument.lineAt(2).range, '    inputs: { who: Eve }');
+      edit.replace(agentUri, agentDocument.lineAt(11).range, '    text: "Hi {{ nodes.profile.body.title }} {{ inputs.who }}"');
+      assert.ok(await vscode.workspace.applyEdit(edit));
+      assert.ok(testDocument.isDirty && agentDocument.isDirty);
+      // Line 10 (0-based 9) is greet's id.
+      vscode.debug.addBreakpoints([new vscode.SourceBreakpoint(new vscode.Location(agentUri, new vscode.Position(9, 2)))]);
+      const item = await waitFor(
+        async () => (
+          await tests.refresh(testUri),
+          tests.controller.items.get(testUri.toString())?.children.get(`${testUri.toString()}::edited`)
+        ),
+        'the case item',
+      );
+      const started = nextSession();
+      const cancel = new vscode.CancellationTokenSource();
+      const run = Promise.resolve(tests.debugProfile.runHandler(new vscode.TestRunRequest([item], [], tests.debugProfile), cancel.token));
+      try {
+        const session = await Promise.race([started, run.then(() => Promise.reject(new Error('The run ended without a debug session.')))]);
+        const stop = await stoppedOf(session, 0);
+        assert.deepEqual(await inputsAt(session, stop.threadId), [['who', '"Eve"']]);
+        await session.customRequest('continue', { threadId: stop.threadId });
+        await run;
+        assert.equal((sent.get(session.id) ?? []).find((message) => message.event === 'exited')?.body?.exitCode, 0, outputOf(session));
+      } finally {
+        // A failed check leaves no session paused for the tests after it.
+        if (vscode.debug.activeDebugSession) await vscode.debug.stopDebugging();
+        await run;
+        cancel.dispose();
+      }
+    } finally {
+      vscode.debug.removeBreakpoints(vscode.debug.breakpoints);
+      for (const document of [testDocument, agentDocument]) {
+        await vscode.window.showTextDocument(document);
+        await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
+      }
+      rmSync(testPath, { force: true });
+      rmSync(agentPath, { force: true });
+    }
   });
 });
