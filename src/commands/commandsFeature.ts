@@ -41,6 +41,7 @@ import { registerSendRequestCommand } from './sendRequest';
 import { registerRunAgentCommand } from './runAgent';
 import { registerRunLocallyCommand } from './runLocally';
 import { registerDebugAgentCommand } from './debugAgent';
+import { registerDebugAgainCommand } from './debugAgain';
 import { registerSetApiKeyCommand } from './setApiKey';
 import { registerSetSecretCommand } from './setSecret';
 import { registerSetDeploymentFromUrlCommand } from './setDeploymentFromUrl';
@@ -113,6 +114,7 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
   registerPinNodeResultCommand(context, { ...runDeps, exchanges: deps.exchanges });
   registerUnpinNodeResultCommand(context, runDeps);
   registerExecutionActions(context, { ...runDeps, batches });
+  registerDebugAgainCommand(context, runDeps);
   registerCompareExecutionsCommand(context, runDeps);
   const views = new ExchangeViews(deps.exchanges, context.globalStorageUri);
   context.subscriptions.push(views);

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { json, startServer } from '../support/httpServer';
 import type { TestServer } from '../support/httpServer';
+import type { ExecutionRecord } from '../../src/core/executions/executionRecord';
 import type { AgentWorkflowsApi } from '../../src/extension';
 import { ScriptedUi } from './scriptedUi';
 import { workspaceFolder } from './userData';
@@ -351,6 +352,79 @@ describe('agent debugger (inline adapter)', function () {
       }
       rmSync(testPath, { force: true });
       rmSync(agentPath, { force: true });
+    }
+  });
+
+  it('Debug Again on a local execution debugs its agent with its inputs; says when the file changed or is gone', async () => {
+    const extension = vscode.extensions.getExtension<AgentWorkflowsApi>('agent-workflows.agent-workflows')!;
+    const executions = (await extension.activate()).executionsTree;
+    const program = join(folder, 'again.agent.yaml');
+    writeFileSync(program, lookupAgent(api.url));
+    const uri = vscode.Uri.file(program);
+    const runUi = new ScriptedUi().input('Dee');
+    let record: ExecutionRecord;
+    try {
+      record = await vscode.commands.executeCommand<ExecutionRecord>('agentWorkflows.runLocally', uri);
+    } finally {
+      runUi.restore();
+    }
+    assert.equal(record.state, 'finished', record.error);
+    const item = ((await executions.getChildren()) ?? []).find(
+      (candidate) => (candidate as unknown as { record?: ExecutionRecord }).record?.key === record.key,
+    );
+    assert.ok(item, 'the execution in the view');
+    assert.match(String(item.contextValue), /^execution-finished-local-/);
+    try {
+      // Line 13 (0-based 12) is greet's id: stopped there, the session shows the execution's inputs.
+      vscode.debug.addBreakpoints([new vscode.SourceBreakpoint(new vscode.Location(uri, new vscode.Position(12, 4)))]);
+      const ui = new ScriptedUi();
+      try {
+        const started = nextSession();
+        assert.ok(await vscode.commands.executeCommand('agentWorkflows.executions.debugAgain', item));
+        const session = await started;
+        assert.equal(session.type, 'agent-workflow');
+        const stop = await stoppedOf(session, 0);
+        assert.deepEqual(await inputsAt(session, stop.threadId), [['who', '"Dee"']]);
+        await session.customRequest('continue', { threadId: stop.threadId });
+        await ended(session);
+        assert.match(outputOf(session), /Hello Person Dee/);
+      } finally {
+        ui.restore();
+        vscode.debug.removeBreakpoints(vscode.debug.breakpoints);
+      }
+      assert.deepEqual(ui.unexpected, [], "no prompt: the inputs are the execution's");
+      assert.deepEqual(ui.messages, []);
+
+      // Changed since it ran: debugged as it is now, with a note.
+      writeFileSync(program, lookupAgent(api.url).replace('"Hello ', '"Hi '));
+      const changed = new ScriptedUi();
+      try {
+        const started = nextSession();
+        assert.ok(await vscode.commands.executeCommand('agentWorkflows.executions.debugAgain', item));
+        const session = await started;
+        await ended(session);
+        assert.match(outputOf(session), /Hi Person Dee/);
+      } finally {
+        changed.restore();
+      }
+      assert.deepEqual(
+        changed.messages.map((message) => [message.kind, message.text]),
+        [['warning', "again.agent.yaml changed since this execution ran: it is debugged as it is now, with the execution's inputs."]],
+      );
+
+      // Gone: said, nothing started.
+      rmSync(program);
+      const gone = new ScriptedUi();
+      try {
+        assert.equal(await vscode.commands.executeCommand('agentWorkflows.executions.debugAgain', item), undefined);
+      } finally {
+        gone.restore();
+      }
+      assert.equal(gone.messages.length, 1);
+      assert.match(gone.messages[0]!.text, /again\.agent\.yaml no longer exists: this execution cannot be debugged again/);
+    } finally {
+      await vscode.commands.executeCommand('agentWorkflows.executions.remove', item);
+      rmSync(program, { force: true });
     }
   });
 });
