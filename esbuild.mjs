@@ -118,6 +118,7 @@ const lazyModules = new Map(
     'src/runs/debugAdapterCode.ts': 'debugger',
     'src/core/testing/editorEntry.ts': 'agent-tests',
     'src/core/batch/editorEntry.ts': 'batch',
+    'src/core/compare/editorEntry.ts': 'compare',
   }).map(([source, name]) => [resolve(source), join('dist', 'lazy', `${name}.js`)]),
 );
 
@@ -233,6 +234,15 @@ const distBuilds = [
     ...common,
     entryPoints: ['src/webview/batchResults/main.ts'],
     outfile: 'dist/webview/batchResults.js',
+    platform: 'browser',
+    format: 'iife',
+    target: 'chrome120',
+  },
+  // The batch comparison table's script, likewise.
+  {
+    ...common,
+    entryPoints: ['src/webview/batchCompare/main.ts'],
+    outfile: 'dist/webview/batchCompare.js',
     platform: 'browser',
     format: 'iife',
     target: 'chrome120',

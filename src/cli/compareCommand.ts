@@ -7,10 +7,10 @@ import { writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { CompareError } from '../core/compare/compareFiles';
 import type { CompareProblem } from '../core/compare/compareFiles';
-import type { OutputChange, RowChange } from '../core/compare/compareRows';
+import { changeWords, markdownReport, outputNote, plural, rowLabel, summaryRows } from '../core/compare/compareMarkdown';
+import type { RowChange } from '../core/compare/compareRows';
 import { compareRuns } from '../core/compare/compareRuns';
-import type { Comparison, Listed, SideSummary } from '../core/compare/compareRuns';
-import { formatDuration } from '../core/executions/executionRecord';
+import type { Comparison, Listed } from '../core/compare/compareRuns';
 import { printable } from '../core/printable';
 import { describeFsError } from './agentFiles';
 import { CliError, ExitCode } from './io';
@@ -26,8 +26,6 @@ export interface CompareFlags {
   readonly force?: boolean;
 }
 
-/** Rows of each table of the Markdown report (a pull request comment has a size limit); beyond, counted. */
-export const MARKDOWN_ROWS = 50;
 /** Changed rows printed by the text format, each list; beyond, counted. */
 const TEXT_ROWS = 50;
 
@@ -111,55 +109,9 @@ function problemText(problem: CompareProblem, pathA: string, pathB: string): str
   }
 }
 
-const percent = (passed: number, checked: number): string => (checked ? `${((passed / checked) * 100).toFixed(1)}%` : '–');
-const ms = (value: number | undefined): string => (value === undefined ? '–' : formatDuration(value));
-const plural = (count: number, word: string, words = `${word}s`): string =>
-  `${count.toLocaleString('en-US')} ${count === 1 ? word : words}`;
-
 /** The one line a comparison comes to. */
 function summaryLine(comparison: Comparison): string {
   return `${plural(comparison.regressions.count, 'regression')}, ${plural(comparison.fixes.count, 'fix', 'fixes')}, ${plural(comparison.changedOutputs, 'row', 'rows')} with outputs changed, ${plural(comparison.onlyInA.count, 'row')} only in A, ${plural(comparison.onlyInB.count, 'row')} only in B`;
-}
-
-/** The summary's figures, A against B, as rows of three cells. */
-function summaryRows(comparison: Comparison): Array<[string, string, string]> {
-  const { a, b } = comparison;
-  const side = (summary: SideSummary): string[] => [
-    summary.rows.toLocaleString('en-US'),
-    summary.checked ? `${percent(summary.passed, summary.checked)} (${summary.passed}/${summary.checked})` : '–',
-    summary.failures.toLocaleString('en-US'),
-    ms(summary.p50Ms),
-    ms(summary.p95Ms),
-  ];
-  const [ra, rb] = [side(a), side(b)];
-  return ['rows', 'pass rate', 'failures', 'duration p50', 'duration p95'].map((label, index) => [label, ra[index]!, rb[index]!]);
-}
-
-/** What changed in a row, in a few words: the status, the expectations, the outputs, the duration. */
-function changeWords(change: RowChange): string {
-  const parts: string[] = [];
-  if (change.status) parts.push(`${change.status.a} → ${change.status.b}`);
-  if (change.passed) parts.push(change.passed.a ? 'passed → not passed' : 'not passed → passed');
-  if (change.outputs)
-    parts.push(
-      `outputs changed: ${change.outputs.map((output) => output.name).join(', ')}${change.outputsNotListed ? ` and ${change.outputsNotListed} more` : ''}`,
-    );
-  if (change.duration) parts.push(`${ms(change.duration.a)} → ${ms(change.duration.b)}`);
-  return parts.join('; ');
-}
-
-function rowLabel(comparison: Comparison, change: RowChange): string {
-  if (comparison.matchedBy.kind === 'row') return `row ${change.rowA}`;
-  if (comparison.matchedBy.kind === 'case') return change.key;
-  return `${comparison.matchedBy.column} ${change.key} (rows ${change.rowA}/${change.rowB})`;
-}
-
-function outputNote(output: OutputChange): string {
-  const notes: string[] = [];
-  if (output.only) notes.push(`only in ${output.only.toUpperCase()}`);
-  if (output.lengthA !== undefined) notes.push(`A is ${output.lengthA.toLocaleString('en-US')} characters, its start diffed`);
-  if (output.lengthB !== undefined) notes.push(`B is ${output.lengthB.toLocaleString('en-US')} characters, its start diffed`);
-  return notes.length ? ` (${notes.join('; ')})` : '';
 }
 
 function textReport(comparison: Comparison): string {
@@ -218,64 +170,5 @@ function textReport(comparison: Comparison): string {
   if (comparison.durationChanges)
     out.push(`Durations changed beyond noise (2x and over a second) in ${plural(comparison.durationChanges, 'row')}.`);
   out.push(summaryLine(comparison));
-  return `${out.join('\n')}\n`;
-}
-
-/** Text for a Markdown table cell: pipes escaped, line breaks as <br>, HTML made inert. */
-function cell(text: string): string {
-  return text.replace(/\\/g, '\\\\').replace(/\|/g, '\\|').replace(/</g, '&lt;').replace(/\r?\n/g, '<br>');
-}
-
-function markdownReport(comparison: Comparison): string {
-  const out: string[] = [];
-  const { a, b } = comparison;
-  out.push(
-    `### Agent runs compared: ${comparison.regressions.count ? `⚠️ ${plural(comparison.regressions.count, 'regression')}` : 'no regressions'}`,
-  );
-  out.push('');
-  out.push(`| | A | B |`, `| --- | --- | --- |`);
-  out.push(`| file | ${cell(a.path)} | ${cell(b.path)} |`);
-  for (const [label, va, vb] of summaryRows(comparison)) out.push(`| ${label} | ${va} | ${vb} |`);
-  out.push('');
-  out.push(
-    `${plural(comparison.matched, 'row')} in both: ${plural(comparison.regressions.count, 'regression')}, ${plural(comparison.fixes.count, 'fix', 'fixes')}, ${plural(comparison.changes.count, 'other change')}, ${comparison.unchanged.toLocaleString('en-US')} unchanged; ${plural(comparison.onlyInA.count, 'row')} only in A, ${plural(comparison.onlyInB.count, 'row')} only in B.`,
-  );
-  // One table, regressions first, then fixes, then other changes; cut at MARKDOWN_ROWS.
-  const rows = [
-    ...comparison.regressions.items.map((change) => ['regression', change] as const),
-    ...comparison.fixes.items.map((change) => ['fix', change] as const),
-    ...comparison.changes.items.map((change) => ['changed', change] as const),
-  ];
-  const total = comparison.regressions.count + comparison.fixes.count + comparison.changes.count;
-  if (total) {
-    out.push('', '| | row | what changed | diff |', '| --- | --- | --- | --- |');
-    for (const [verdict, change] of rows.slice(0, MARKDOWN_ROWS)) {
-      const diff = (change.outputs ?? [])
-        .slice(0, 2)
-        .map(
-          (output) =>
-            `**${output.name}**${outputNote(output)}<br>${output.diff
-              .slice(0, 4)
-              .map((line) => `\`${line.replace(/`/g, "'")}\``)
-              .join('<br>')}`,
-        )
-        .join('<br>');
-      const mark = verdict === 'regression' ? '🔴' : verdict === 'fix' ? '🟢' : '🟡';
-      out.push(
-        `| ${mark} ${verdict} | ${cell(rowLabel(comparison, change))} | ${cell(changeWords(change))} | ${diff.replace(/\|/g, '\\|').replace(/\r?\n/g, ' ')} |`,
-      );
-    }
-    const left = total - Math.min(rows.length, MARKDOWN_ROWS);
-    if (left > 0)
-      out.push(
-        '',
-        `… and ${plural(left, 'more changed row')} (the first ${MARKDOWN_ROWS} are shown: run compare --format text or json for all).`,
-      );
-  }
-  if (comparison.badLines.count)
-    out.push(
-      '',
-      `${plural(comparison.badLines.count, 'line')} of the files could not be read as results and ${comparison.badLines.count === 1 ? 'was' : 'were'} skipped.`,
-    );
   return `${out.join('\n')}\n`;
 }

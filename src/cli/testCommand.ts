@@ -127,7 +127,7 @@ export async function testCommand(paths: readonly string[], flags: TestFlags, io
       ...(allowed.length ? { allowedFolders: allowed } : {}),
       allowHint: allowFilesHint,
       // Kept past its end: what the report shows, and the outputs of a case whose snapshot is written.
-      keep: (result, testCase) => withUpdateHint(keptForReport(result, flags.update === true && testCase.snapshot)),
+      keep: (result, testCase) => keptForReport(withUpdateHint(result), flags.update === true && testCase.snapshot),
     });
     // Failures point into the text the cases ran from; once snapshots are written, they are shown
     // at their lines in the text written (the new outputs may take more or fewer lines).
@@ -215,18 +215,13 @@ function refusalMessage(refusal: SnapshotRefusal): string {
   }
 }
 
-/** A snapshot case without its snapshot (as kept for its report), told how to write it here. */
-function withUpdateHint(kept: CaseResult): CaseResult {
-  if (!kept.failures.some((failure) => failure.code === 'snapshot-missing')) return kept;
-  const hint = (message: string): string => `${message} Run \`agent-workflows test --update\` to write them into expect.outputs.`;
-  const failures = kept.failures.map((failure) =>
+/** A snapshot case without its snapshot, told how to write it here (before it is kept for its report). */
+function withUpdateHint(result: CaseResult): CaseResult {
+  if (!result.failures.some((failure) => failure.code === 'snapshot-missing')) return result;
+  const failures = result.failures.map((failure) =>
     failure.code === 'snapshot-missing'
-      ? {
-          ...failure,
-          message: hint(failure.message),
-          ...(failure.reported ? { reported: { ...failure.reported, message: hint(failure.reported.message) } } : {}),
-        }
+      ? { ...failure, message: `${failure.message} Run \`agent-workflows test --update\` to write them into expect.outputs.` }
       : failure,
   );
-  return { ...kept, failures };
+  return { ...result, failures };
 }

@@ -1,7 +1,9 @@
 // Every command's code, in a bundle of its own (esbuild.mjs lazyModules) loaded on the first call
 // of any command (src/lazyCommands.ts): the HTTP client, the engine, the graph layout and the run
 // machinery load then, not at activation. Registers each command of COMMAND_IDS.
+import { registerCompareBatchesCommand } from './compareBatches';
 import { registerCompareExecutionsCommand } from './compareExecutions';
+import { registerCompareWithPreviousBatchCommand } from './compareWithPreviousBatch';
 import type * as vscode from 'vscode';
 import type { ExchangeHistory } from '../core/exchange/exchangeHistory';
 import type { NodeResultMemory } from '../core/nodeValues/nodeResultMemory';
@@ -24,6 +26,7 @@ import type { ApiKeyStore } from '../secrets/apiKeyStore';
 import type { WorkflowSecrets } from '../secrets/workflowSecrets';
 import { registerAddApiNodeFromCurlCommand } from './addApiNodeFromCurl';
 import { registerAddApiNodeFromOpenApiCommand } from './addApiNodeFromOpenApi';
+import { CompareDocuments } from '../views/compareDocuments';
 import { ExchangeViews } from '../views/exchangeView';
 import { registerClearApiKeyCommand } from './clearApiKey';
 import { registerClearSecretCommand } from './clearSecret';
@@ -115,7 +118,12 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
   registerUnpinNodeResultCommand(context, runDeps);
   registerExecutionActions(context, { ...runDeps, batches });
   registerDebugAgainCommand(context, runDeps);
-  registerCompareExecutionsCommand(context, runDeps);
+  // One provider of the agent-compare: documents, for both comparisons.
+  const documents = new CompareDocuments();
+  context.subscriptions.push(documents);
+  registerCompareExecutionsCommand(context, { ...runDeps, documents });
+  registerCompareBatchesCommand(context, { logger, batches, extensionUri: context.extensionUri, documents });
+  registerCompareWithPreviousBatchCommand(context, { logger, batches });
   const views = new ExchangeViews(deps.exchanges, context.globalStorageUri);
   context.subscriptions.push(views);
   registerOpenExchangeCommands(context, { logger, exchanges: deps.exchanges, views });

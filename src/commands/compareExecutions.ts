@@ -6,16 +6,15 @@ import { guardedCommand, RunBlocked } from '../commandErrors';
 import { executionCompareText } from '../core/compare/executionText';
 import type { ExecutionRecord } from '../core/executions/executionRecord';
 import type { ExecutionHistory } from '../runs/executionHistory';
-import { CompareDocuments } from '../views/compareDocuments';
+import type { CompareDocuments } from '../views/compareDocuments';
 import { isExecutionItem } from '../views/treeItemKinds';
 
 export function registerCompareExecutionsCommand(
   context: vscode.ExtensionContext,
-  deps: { readonly logger: vscode.LogOutputChannel; readonly store: ExecutionHistory },
+  deps: { readonly logger: vscode.LogOutputChannel; readonly store: ExecutionHistory; readonly documents: CompareDocuments },
 ): void {
-  const documents = new CompareDocuments();
+  const { documents } = deps;
   context.subscriptions.push(
-    documents,
     vscode.commands.registerCommand(
       COMMANDS.compareExecutions,
       guardedCommand('Compare Executions', deps.logger, async (item, selected) => {

@@ -2,7 +2,8 @@
 // (debounced) and cleared when closed; files checked from disk are re-checked when they change.
 // The checks run in a worker thread (ValidationWorker), so the extension host stays responsive.
 import * as vscode from 'vscode';
-import type { AgentSymbol } from '../core/language/navigation';
+import type { OutlineSymbol } from '../core/document/outlineSymbol';
+import type { ParsedFileKind } from '../core/document/parse';
 import type { Problem } from '../core/document/problems';
 import type { EnvironmentChecks } from '../core/validation/validate';
 import { affects, validationSettings } from '../config';
@@ -95,10 +96,10 @@ export class AgentDiagnostics implements vscode.Disposable {
     return checked?.version === document.version ? checked.problems : undefined;
   }
 
-  /** The outline of a document, computed in the worker as parsing a large file takes a while. */
-  async symbolsOf(document: vscode.TextDocument): Promise<AgentSymbol[]> {
+  /** The outline of a document (an agent, test or environments file), computed in the worker as parsing a large file takes a while. */
+  async symbolsOf(document: vscode.TextDocument, fileKind: ParsedFileKind = 'agent'): Promise<OutlineSymbol[]> {
     this.worker ??= this.startWorker();
-    const outcome = await this.worker.run('symbols', document.uri.toString(), document.getText());
+    const outcome = await this.worker.run('symbols', document.uri.toString(), document.getText(), { fileKind });
     if (outcome.kind === 'failed') this.deps.logger.error(`The outline of ${document.uri.toString(true)} failed: ${outcome.error}`);
     return outcome.kind === 'done' ? outcome.result : [];
   }

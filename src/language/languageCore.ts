@@ -13,6 +13,6 @@ export { environmentsCompletions } from '../core/environments/environmentsComple
 export { environmentsHover } from '../core/environments/environmentsHover';
 export { environmentChecks, parseEnvironmentsFile } from '../core/environments/environmentsFile';
 export { environmentDeployment, replacedBaseUrl, selectEnvironment } from '../core/environments/selectEnvironment';
-export { testFileCompletions, testFileHover } from '../core/testing/testFileLanguage';
+export { testFileCompletions, testFileDefinition, testFileHover } from '../core/testing/testFileLanguage';
 export { agentPathOf } from '../core/testing/testFileName';
 export { nodeLocations } from '../core/language/nodeLenses';

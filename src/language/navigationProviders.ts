@@ -1,16 +1,28 @@
-// Definition, references, rename and outline, from the core's navigation.
+// Definition, references and rename in agent files, from the core's navigation; the outline of
+// agent, test and environments files.
 import * as vscode from 'vscode';
-import type { AgentSymbol } from '../core/language/navigation';
-import { AGENT_LANGUAGE_ID } from './languageIds';
+import type { OutlineSymbol } from '../core/document/outlineSymbol';
+import type { ParsedFileKind } from '../core/document/parse';
+import { AGENT_LANGUAGE_ID, ENVIRONMENTS_LANGUAGE_ID, TEST_LANGUAGE_ID } from './languageIds';
 import type { AgentDiagnostics } from './agentDiagnostics';
 import { loadLanguageCore } from './loadLanguageCore';
 import { toRange } from './spans';
 
-const SYMBOL_KINDS: Record<AgentSymbol['kind'], vscode.SymbolKind> = {
+const SYMBOL_KINDS: Record<OutlineSymbol['kind'], vscode.SymbolKind> = {
   section: vscode.SymbolKind.Namespace,
   input: vscode.SymbolKind.Variable,
   node: vscode.SymbolKind.Function,
   output: vscode.SymbolKind.Property,
+  case: vscode.SymbolKind.Method,
+  environment: vscode.SymbolKind.Object,
+  field: vscode.SymbolKind.Field,
+};
+
+/** The outline's file kind of each language: agent, test and environments files all have one. */
+const FILE_KINDS: Readonly<Record<string, ParsedFileKind>> = {
+  [AGENT_LANGUAGE_ID]: 'agent',
+  [TEST_LANGUAGE_ID]: 'test',
+  [ENVIRONMENTS_LANGUAGE_ID]: 'environments',
 };
 
 export interface NavigationDeps {
@@ -57,21 +69,24 @@ export function registerNavigationProviders(context: vscode.ExtensionContext, de
         return edit;
       },
     }),
-    vscode.languages.registerDocumentSymbolProvider(selector, {
-      async provideDocumentSymbols(document) {
-        const convert = (symbol: AgentSymbol): vscode.DocumentSymbol => {
-          const result = new vscode.DocumentSymbol(
-            symbol.name,
-            symbol.detail,
-            SYMBOL_KINDS[symbol.kind],
-            toRange(document, symbol.span),
-            toRange(document, symbol.selectionSpan),
-          );
-          result.children = symbol.children.map(convert);
-          return result;
-        };
-        return (await deps.diagnostics.symbolsOf(document)).map(convert);
+    vscode.languages.registerDocumentSymbolProvider(
+      Object.keys(FILE_KINDS).map((language) => ({ language })),
+      {
+        async provideDocumentSymbols(document) {
+          const convert = (symbol: OutlineSymbol): vscode.DocumentSymbol => {
+            const result = new vscode.DocumentSymbol(
+              symbol.name,
+              symbol.detail,
+              SYMBOL_KINDS[symbol.kind],
+              toRange(document, symbol.span),
+              toRange(document, symbol.selectionSpan),
+            );
+            result.children = symbol.children.map(convert);
+            return result;
+          };
+          return (await deps.diagnostics.symbolsOf(document, FILE_KINDS[document.languageId] ?? 'agent')).map(convert);
+        },
       },
-    }),
+    ),
   );
 }

@@ -2,6 +2,6 @@
 import * as vscode from 'vscode';
 import type { Span } from '../core/document/problems';
 
-export function toRange(document: vscode.TextDocument, span: Span): vscode.Range {
+export function toRange(document: Pick<vscode.TextDocument, 'positionAt'>, span: Span): vscode.Range {
   return new vscode.Range(document.positionAt(span.start), document.positionAt(span.end));
 }

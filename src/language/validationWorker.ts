@@ -3,7 +3,7 @@
 // large or hostile file never blocks the extension host. One request at a time: { id, task, text }
 // in, { id, result } (or { id, error } for a bug) out. Started and bounded by ValidationWorker.
 import { parentPort } from 'node:worker_threads';
-import { documentSymbols } from '../core/language/navigation';
+import { outlineOf } from '../core/language/outline';
 import { loadSuiteFromText, readText } from '../core/testing/loadSuite';
 import { validateAgentText } from '../core/validation/validate';
 import { testFileSummary } from './validationWorkerClient';
@@ -24,7 +24,7 @@ parentPort?.on('message', (request: WorkerRequest) => {
 function resultOf(request: WorkerRequest): WorkerTasks[keyof WorkerTasks] {
   switch (request.task) {
     case 'symbols':
-      return documentSymbols(request.text);
+      return outlineOf(request.fileKind ?? 'agent', request.text);
     case 'testFile':
       return readTestFile(request.file ?? '', request.text, new Map(request.agentTexts ?? [])).summary;
     case 'testRun':

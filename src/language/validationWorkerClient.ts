@@ -6,10 +6,11 @@
 // ends with a validation-stopped problem. No vscode here, so it is unit-tested in plain Node. The
 // thread itself is the host's (StartThread): Node's worker_threads on the desktop
 // (nodeWorkerThread.ts), a Web Worker in the browser (webWorkerThread.ts).
-import type { AgentSymbol } from '../core/language/navigation';
+import type { OutlineSymbol } from '../core/document/outlineSymbol';
 import { LineIndex } from '../core/document/lineIndex';
 import type { LineRange } from '../core/document/problems';
 import type { LoadedSuite, SuiteLoadFailure } from '../core/testing/loadSuite';
+import type { ParsedFileKind } from '../core/document/parse';
 import { ProblemSink } from '../core/document/problemSink';
 import type { Problem } from '../core/document/problems';
 import type { EnvironmentChecks } from '../core/validation/validate';
@@ -55,7 +56,7 @@ export interface TestFileForRun {
 /** What the worker computes for a text. */
 export interface WorkerTasks {
   readonly validate: Problem[];
-  readonly symbols: AgentSymbol[];
+  readonly symbols: OutlineSymbol[];
   readonly testFile: TestFileSummary;
   readonly testRun: TestFileForRun;
 }
@@ -63,6 +64,8 @@ export type WorkerTask = keyof WorkerTasks;
 
 /** What a task may need besides the text. */
 export interface TaskContext {
+  /** symbols: which kind of file the text is (agent when not said). */
+  readonly fileKind?: ParsedFileKind;
   /** What the agent's agent-workflows.yaml says, for the checks of its overrides. */
   readonly environments?: EnvironmentChecks;
   /** testFile, testRun: the test file's absolute path (its agent is resolved from it). */

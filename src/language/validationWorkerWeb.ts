@@ -5,7 +5,7 @@
 // (testRun) is the desktop's: the Test Explorer runs agents in Node.
 import { basename, dirname, resolve } from 'node:path';
 import { LineIndex } from '../core/document/lineIndex';
-import { documentSymbols } from '../core/language/navigation';
+import { outlineOf } from '../core/language/outline';
 import { validateTestText } from '../core/testing/testFile';
 import { validateAgentText } from '../core/validation/validate';
 import type { TestFileSummary, WorkerReply, WorkerRequest, WorkerTasks } from './validationWorkerClient';
@@ -32,7 +32,7 @@ scope.onmessage = ({ data: request }) => {
 function resultOf(request: WorkerRequest): WorkerTasks[keyof WorkerTasks] {
   switch (request.task) {
     case 'symbols':
-      return documentSymbols(request.text);
+      return outlineOf(request.fileKind ?? 'agent', request.text);
     case 'validate':
       return validateAgentText(request.text, request.environments ? { environments: request.environments } : {}).problems;
     case 'testFile':

@@ -5,8 +5,9 @@ import { AGENT_FILE } from '../core/document/agentFiles';
 import { MAX_ENVIRONMENTS_FILE_BYTES, MAX_FILE_BYTES } from '../core/limits';
 import { ENVIRONMENTS_FILE_NAME } from '../core/environments/environmentsFileName';
 import { TEST_FILE } from '../core/testing/testFileName';
+import type { ParsedFileKind } from '../core/document/parse';
 
-export type DocumentKind = 'agent' | 'test' | 'environments';
+export type DocumentKind = ParsedFileKind;
 
 /** The file name a URI ends with (percent-decoded), or '' when it has none. */
 export function fileNameOf(uri: string): string {

@@ -27,6 +27,7 @@ import type {
   TextEdit,
   WorkspaceEdit,
 } from 'vscode-languageserver/node';
+import { pathToFileURL } from 'node:url';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import type { Clock } from '../core/clock';
 import { SYSTEM_CLOCK } from '../core/clock';
@@ -40,9 +41,10 @@ import { complete } from '../core/language/completion';
 import type { CompletionResult } from '../core/language/completion';
 import { hover } from '../core/language/hover';
 import type { HoverResult } from '../core/language/hover';
-import { definition, documentSymbols, prepareRename, references, rename, RenameError } from '../core/language/navigation';
+import { definition, prepareRename, references, rename, RenameError } from '../core/language/navigation';
+import { outlineOf } from '../core/language/outline';
 import { quickFixes } from '../core/language/quickFixes';
-import { testFileCompletions, testFileHover } from '../core/testing/testFileLanguage';
+import { testFileCompletions, testFileDefinition, testFileHover } from '../core/testing/testFileLanguage';
 import type { DocumentKind } from './documentKinds';
 import { kindOf, localPathOf, sizeLimitOf } from './documentKinds';
 import { DocumentStore } from './documentStore';
@@ -243,14 +245,19 @@ export function serveLanguage(
   };
 
   /** The agent a test document tests, indexed; undefined when it cannot be read (keys are still offered). */
-  const agentIndexFor = (entry: OpenDocument & { document: TextDocument }): AgentIndex | undefined => {
-    const path = localPathOf(entry.uri);
-    if (path === undefined) return undefined;
-    const read = checks.read(checks.agentOf(path, entry.document.getText()), 'agent');
+  /** The agent a test file tests, read (its open text, else the disk) and indexed; undefined when it cannot be read. */
+  const agentUnderTestOf = (
+    entry: OpenDocument & { document: TextDocument },
+  ): { readonly path: string; readonly text: string; readonly index: AgentIndex } | undefined => {
+    const testPath = localPathOf(entry.uri);
+    if (testPath === undefined) return undefined;
+    const path = checks.agentOf(testPath, entry.document.getText());
+    const read = checks.read(path, 'agent');
     if (!('text' in read)) return undefined;
     if (agentUnderTest?.text !== read.text) agentUnderTest = { text: read.text, index: indexAgentText(read.text) };
-    return agentUnderTest.index;
+    return { path, ...agentUnderTest };
   };
+  const agentIndexFor = (entry: OpenDocument & { document: TextDocument }): AgentIndex | undefined => agentUnderTestOf(entry)?.index;
 
   connection.onInitialize((params: InitializeParams): InitializeResult => {
     roots = [
@@ -442,9 +449,20 @@ export function serveLanguage(
 
   connection.onDefinition(
     guarded('Definition', null, ({ textDocument, position }): Location | null => {
-      const entry = documentOf(textDocument.uri, ['agent']);
-      const span = entry ? definition(entry.document.getText(), entry.document.offsetAt(position)) : undefined;
-      return entry && span ? { uri: entry.uri, range: rangeOfSpan(entry.document, span) } : null;
+      const entry = documentOf(textDocument.uri, ['agent', 'test']);
+      if (!entry) return null;
+      const offset = entry.document.offsetAt(position);
+      if (entry.kind === 'test') {
+        // In the agent under test: the file itself, or the declaration of a name the case uses.
+        const agent = agentUnderTestOf(entry);
+        const found = agent ? testFileDefinition(entry.document.getText(), offset, agent.index) : undefined;
+        if (!agent || !found) return null;
+        const agentDocument = TextDocument.create(pathToFileURL(agent.path).href, 'yaml', 0, agent.text);
+        const span = found.in === 'agent-file' ? { start: 0, end: 0 } : found.span;
+        return { uri: agentDocument.uri, range: rangeOfSpan(agentDocument, span) };
+      }
+      const span = definition(entry.document.getText(), offset);
+      return span ? { uri: entry.uri, range: rangeOfSpan(entry.document, span) } : null;
     }),
   );
 
@@ -489,8 +507,8 @@ export function serveLanguage(
 
   connection.onDocumentSymbol(
     guarded('Document symbols', [], ({ textDocument }) => {
-      const entry = documentOf(textDocument.uri, ['agent']);
-      return entry ? documentSymbols(entry.document.getText()).map((symbol) => toDocumentSymbol(entry.document, symbol)) : [];
+      const entry = documentOf(textDocument.uri, ['agent', 'test', 'environments']);
+      return entry ? outlineOf(entry.kind, entry.document.getText()).map((symbol) => toDocumentSymbol(entry.document, symbol)) : [];
     }),
   );
 

@@ -12,7 +12,7 @@ import type { CompletionItem, Diagnostic, DocumentSymbol, Range } from 'vscode-l
 import type { TextDocument } from 'vscode-languageserver-textdocument';
 import type { Problem, Severity, Span } from '../core/document/problems';
 import type { CompletionEntry, CompletionKind } from '../core/language/completion';
-import type { AgentSymbol } from '../core/language/navigation';
+import type { OutlineSymbol } from '../core/document/outlineSymbol';
 
 /** Where each problem code is explained (the section of docs/agent-yaml.md named by the code). */
 export const PROBLEM_DOCS_URL = 'https://github.com/agent-workflows/vscode-agent-workflows/blob/main/docs/agent-yaml.md';
@@ -36,11 +36,14 @@ const COMPLETION_KINDS: Record<CompletionKind, CompletionItemKind> = {
   secret: CompletionItemKind.Constant,
 };
 
-const SYMBOL_KINDS: Record<AgentSymbol['kind'], SymbolKind> = {
+const SYMBOL_KINDS: Record<OutlineSymbol['kind'], SymbolKind> = {
   section: SymbolKind.Namespace,
   input: SymbolKind.Variable,
   node: SymbolKind.Function,
   output: SymbolKind.Property,
+  case: SymbolKind.Method,
+  environment: SymbolKind.Object,
+  field: SymbolKind.Field,
 };
 
 export function rangeOfSpan(document: TextDocument, span: Span): Range {
@@ -99,7 +102,7 @@ export function plainSnippet(snippet: string): string {
     .replace(/\\([$}\\])/g, '$1');
 }
 
-export function toDocumentSymbol(document: TextDocument, symbol: AgentSymbol): DocumentSymbol {
+export function toDocumentSymbol(document: TextDocument, symbol: OutlineSymbol): DocumentSymbol {
   return {
     name: symbol.name,
     ...(symbol.detail ? { detail: symbol.detail } : {}),

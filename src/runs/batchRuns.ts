@@ -7,7 +7,9 @@ import * as vscode from 'vscode';
 import { proxySettings, batchSettings, serviceSettings } from '../config';
 import type { BatchRecord } from '../core/batch/batchRecord';
 import type { DataSurvey } from '../core/batch/dataRows';
-import { describeBatchCounts } from '../core/batch/batchRecord';
+import { describeBatchCounts, previousBatchOf } from '../core/batch/batchRecord';
+import { COMMANDS } from '../commandIds';
+import { compareBatchRecords, comparisonWords } from './batchComparison';
 import type { BatchCounts, BatchMode, BatchSetupProblem, BatchSummary } from '../core/batch/runBatch';
 import type { ExecutionTargetInfo } from '../core/executions/executionRecord';
 import { errorMessage } from '../core/errors';
@@ -266,10 +268,29 @@ async function execute(
     })) ?? record;
   deps.onRowsChanged(final);
   const OPEN = 'Open Results';
-  const text = `Batch ${record.agentName}: ${state === 'finished' ? 'done' : state === 'given-up' ? 'given up' : state}, ${describeBatchCounts(final)}${error ? `. ${error}` : ''}`;
+  const COMPARE = 'Compare';
+  const against = state === 'finished' ? await againstPrevious(final, deps) : undefined;
+  const text = `Batch ${record.agentName}: ${state === 'finished' ? 'done' : state === 'given-up' ? 'given up' : state}, ${describeBatchCounts(final)}${error ? `. ${error}` : ''}${against ? `. Against the previous batch: ${against.words}.` : ''}`;
   const show = state === 'finished' ? vscode.window.showInformationMessage : vscode.window.showWarningMessage;
-  void show(text, OPEN).then((choice) => {
+  void show(text, OPEN, ...(against ? [COMPARE] : [])).then((choice) => {
     if (choice === OPEN) deps.showResults(final);
+    if (choice === COMPARE && against) void vscode.commands.executeCommand(COMMANDS.compareBatches, against.previous.key, final.key);
   });
   return final;
+}
+
+/**
+ * How a finished batch compares with the last earlier batch of the same agent and data file, in
+ * words for its notification; undefined when there is none, or the two cannot be compared (logged:
+ * the batch itself went well).
+ */
+async function againstPrevious(batch: BatchRecord, deps: BatchRunDeps): Promise<{ previous: BatchRecord; words: string } | undefined> {
+  const previous = previousBatchOf(deps.batches.all(), batch);
+  if (!previous) return undefined;
+  try {
+    return { previous, words: comparisonWords(await compareBatchRecords(previous, batch)) };
+  } catch (error) {
+    deps.logger.warn(`The batch of ${batch.agentName} was not compared with the previous one: ${errorMessage(error)}`);
+    return undefined;
+  }
 }

@@ -15,7 +15,7 @@ import type { ResolvedInputs } from '../core/engine/inputs';
 import type { SecretResolver } from '../core/engine/secrets';
 import type { NodeTrace } from '../core/engine/trace';
 import { getExchanges, startAgent } from '../core/service/agentClient';
-import { isLoopbackHost } from '../core/http/hosts';
+import { isLocalServerUrl } from '../core/service/target';
 import type { InputValues, StatusAnswer } from '../core/service/agentClient';
 import { checkFiles } from '../core/service/multipartBody';
 import type { FilePart } from '../core/inputs/inputValues';
@@ -260,7 +260,7 @@ export class ExecutionRunner implements vscode.Disposable {
    */
   private async keepServerExchanges(record: ExecutionRecord, target: AgentTarget, executionId: string, signal: AbortSignal): Promise<void> {
     const files = this.deps.executionExchanges;
-    if (!files || !isLoopbackHost(new URL(target.baseUrl).hostname)) return;
+    if (!files || !isLocalServerUrl(target.baseUrl)) return;
     try {
       const log = await getExchanges(target, executionId, { signal, timeoutMs: EXCHANGES_READ_TIMEOUT_MS });
       if (log) await files.keep(record.key, log);

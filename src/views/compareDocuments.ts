@@ -1,6 +1,7 @@
 // Read-only documents for VS Code's diff editor, on a scheme of their own (as the exchange view's
 // `agent-exchange:`): the text of each side is made when the comparison is asked for and kept,
-// bounded, until the editor reads it; reopened later, a side no longer kept says so.
+// bounded, until the editor reads it; reopened later, a side no longer kept says so. One provider
+// for the scheme, shared by Compare of two executions and the rows of a batch comparison.
 import * as vscode from 'vscode';
 
 export const COMPARE_SCHEME = 'agent-compare';
@@ -22,7 +23,7 @@ export class CompareDocuments implements vscode.TextDocumentContentProvider, vsc
   }
 
   provideTextDocumentContent(uri: vscode.Uri): string {
-    return this.texts.get(uri.toString()) ?? '// This comparison is no longer kept: compare the executions again.\n';
+    return this.texts.get(uri.toString()) ?? '// This comparison is no longer kept: compare again.\n';
   }
 
   /** A document holding `text`, named `title` (its extension gives the language). */

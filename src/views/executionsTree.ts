@@ -1,7 +1,7 @@
 // The "Agent Executions" view: one item per execution, newest first, with its state as an icon,
 // age and duration as description, and its inputs, outputs, trace and error as children. Tree
 // nodes are small classes whose contextValue drives the menus in package.json.
-import { isLoopbackHost } from '../core/http/hosts';
+import { isLocalServerUrl } from '../core/service/target';
 import { stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import * as vscode from 'vscode';
@@ -396,11 +396,7 @@ function childrenOf(record: ExecutionRecord): TreeNode[] {
 
 /** A deployed-style execution on a local agent server (on this machine), which keeps its exchanges. */
 function ranOnLocalServer(record: ExecutionRecord): boolean {
-  try {
-    return record.target !== undefined && isLoopbackHost(new URL(record.target.baseUrl).hostname);
-  } catch {
-    return false;
-  }
+  return record.target !== undefined && isLocalServerUrl(record.target.baseUrl);
 }
 
 function fieldsOf(record: ExecutionRecord, path: string, value: unknown, kind: 'input' | 'output'): ValueItem[] {

@@ -8,16 +8,22 @@ export function webviewRoots(extensionUri: vscode.Uri): vscode.Uri[] {
   return [vscode.Uri.joinPath(extensionUri, 'media'), vscode.Uri.joinPath(extensionUri, 'dist', 'webview')];
 }
 
-/** The HTML of a page named `name`: media/NAME.css and dist/webview/NAME.js around `body`. */
+/**
+ * The HTML of a page named `name`: media/NAME.css and dist/webview/NAME.js around `body`; `styles`
+ * names other pages' styles it shares, loaded before its own (the comparison table looks like the
+ * results table).
+ */
 export function webviewPage(
   webview: vscode.Webview,
   extensionUri: vscode.Uri,
-  page: { readonly name: string; readonly title: string; readonly body: string },
+  page: { readonly name: string; readonly title: string; readonly body: string; readonly styles?: readonly string[] },
 ): string {
   const [media, scripts] = webviewRoots(extensionUri) as [vscode.Uri, vscode.Uri];
   // Web Crypto: in Node and in the browser's extension host alike.
   const nonce = Array.from(crypto.getRandomValues(new Uint8Array(18)), (byte) => byte.toString(16).padStart(2, '0')).join('');
-  const styles = ['webview.css', `${page.name}.css`].map((file) => webview.asWebviewUri(vscode.Uri.joinPath(media, file)));
+  const styles = ['webview.css', ...(page.styles ?? []).map((name) => `${name}.css`), `${page.name}.css`].map((file) =>
+    webview.asWebviewUri(vscode.Uri.joinPath(media, file)),
+  );
   const script = webview.asWebviewUri(vscode.Uri.joinPath(scripts, `${page.name}.js`));
   const csp = [
     "default-src 'none'",

@@ -65,6 +65,11 @@ const DEFAULT_SETTINGS: Record<string, unknown> = {
   'extensions.autoUpdate': false,
   'extensions.autoCheckUpdates': false,
   'extensions.ignoreRecommendations': true,
+  // Both spawn processes from the extension host the tests measure (a spawn held it for 200-350 ms
+  // on a loaded machine): the Git extension when a file opens, and port forwarding's scan of every
+  // process's sockets every few seconds. No test uses either.
+  'git.enabled': false,
+  'remote.autoForwardPorts': false,
 };
 
 // Variables that would make code-server talk to another VS Code or change its port or password.

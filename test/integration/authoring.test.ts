@@ -164,4 +164,60 @@ describe('authoring', () => {
       ['inputs: ticket', 'nodes: lookup, summarize', 'outputs: summary'],
     );
   });
+
+  it('goes from a test file to its agent file and to the declarations its cases use', async () => {
+    const folder = vscode.workspace.workspaceFolders![0]!;
+    const agentUri = vscode.Uri.joinPath(folder.uri, 'agent-tests', 'greeter.agent.yaml');
+    const testFile = await vscode.workspace.openTextDocument(vscode.Uri.joinPath(folder.uri, 'agent-tests', 'greeter.agent.test.yaml'));
+    await vscode.window.showTextDocument(testFile);
+    const definitionAt = async (needle: string): Promise<string[]> => {
+      const found = await vscode.commands.executeCommand<Array<vscode.Location | vscode.LocationLink>>(
+        'vscode.executeDefinitionProvider',
+        testFile.uri,
+        positionOf(testFile, needle, 1),
+      );
+      return found.map((each) => {
+        const location = 'targetUri' in each ? { uri: each.targetUri, range: each.targetRange } : each;
+        return `${location.uri.toString() === agentUri.toString() ? 'agent' : location.uri.toString()}:${location.range.start.line}`;
+      });
+    };
+    // The input and the mocked node of the first case, the output it expects: lines 4, 6 and 16 of the agent.
+    assert.deepEqual(await definitionAt('who: Ada'), ['agent:4']);
+    assert.deepEqual(await definitionAt('profile:'), ['agent:6']);
+    assert.deepEqual(await definitionAt('greeting: Hello Countess'), ['agent:16']);
+    // A secret is no declaration of the agent's.
+    assert.deepEqual(await definitionAt('PROFILE_TOKEN: test-token'), []);
+  });
+
+  it('outlines test files and the environments file', async () => {
+    const folder = vscode.workspace.workspaceFolders![0]!;
+    const testFile = await vscode.workspace.openTextDocument(vscode.Uri.joinPath(folder.uri, 'agent-tests', 'greeter.agent.test.yaml'));
+    await vscode.window.showTextDocument(testFile);
+    const names = (symbols: readonly vscode.DocumentSymbol[]): string[] =>
+      symbols.map((s) => `${s.name} (${s.detail})${s.children.length ? `: ${names(s.children).join(', ')}` : ''}`);
+    const testSymbols = await vscode.commands.executeCommand<vscode.DocumentSymbol[]>('vscode.executeDocumentSymbolProvider', testFile.uri);
+    assert.deepEqual(names(testSymbols), [
+      'defaults (): secrets (1 entry)',
+      'cases (2 cases): known person (inputs, mocks, expect): inputs (1 entry), mocks (1 entry), expect (1 entry), wrong title (inputs, mocks, expect): inputs (1 entry), mocks (1 entry), expect (1 entry)',
+    ]);
+    assert.equal(testSymbols[1]!.children[0]!.kind, vscode.SymbolKind.Method);
+    assert.equal(testSymbols[1]!.children[1]!.selectionRange.start.line, 16);
+    await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
+
+    // The environments file's language, on an unsaved document: nothing is written to the workspace.
+    const environments = await vscode.workspace.openTextDocument({
+      language: 'agent-environments-yaml',
+      content:
+        'default: staging\nenvironments:\n  staging: { baseUrl: https://staging.example.com, account: acme }\n  prod: { baseUrl: https://agents.example.com/v1, account: acme, protected: true }\n',
+    });
+    await vscode.window.showTextDocument(environments);
+    const environmentSymbols = await vscode.commands.executeCommand<vscode.DocumentSymbol[]>(
+      'vscode.executeDocumentSymbolProvider',
+      environments.uri,
+    );
+    assert.deepEqual(names(environmentSymbols), [
+      'default (staging)',
+      'environments (2 environments): staging (https://staging.example.com · acme), prod (https://agents.example.com · acme · protected)',
+    ]);
+  });
 });

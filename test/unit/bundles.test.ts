@@ -79,6 +79,10 @@ describe('bundles', () => {
     for (const name of lazy) assert.match(shipped, new RegExp(`^!dist/lazy/${name.replace('.', '\\.')}$`, 'm'), `${name} is shipped`);
     assert.ok(packagesIn('lazy/batch.js').has('csv-parse'));
     assert.ok(!packagesIn('extension.js').has('csv-parse'));
+    // Comparing batches loads jsdiff with the comparison core, not with the commands.
+    assert.ok(lazy.includes('compare.js'));
+    assert.ok(packagesIn('lazy/compare.js').has('diff'));
+    assert.ok(!packagesIn('lazy/commands.js').has('diff'), 'the commands load the comparison core only when they compare');
   });
 
   it('no bundle carries the schema compiler', () => {

@@ -3,7 +3,7 @@
 // must have a known code, a message and a range inside the text. A failure names the seed and the
 // file, so it can be replayed. How long they take is `npm run bench -- fuzz`.
 import assert from 'node:assert/strict';
-import { documentSymbols } from '../../src/core/language/navigation';
+import { outlineOf } from '../../src/core/language/outline';
 import { PROBLEM_CODES } from '../../src/core/document/problems';
 import type { Problem } from '../../src/core/document/problems';
 import { validateAgentText } from '../../src/core/validation/validate';
@@ -41,7 +41,8 @@ describe('fuzz: mutated example and fixture agents', function () {
       let problems: Problem[];
       try {
         problems = validateAgentText(text).problems;
-        documentSymbols(text);
+        // Read as each kind of file, for the outline: none may throw on any text.
+        for (const kind of ['agent', 'test', 'environments'] as const) outlineOf(kind, text);
       } catch (error) {
         assert.fail(`${where}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
       }

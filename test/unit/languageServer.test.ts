@@ -17,6 +17,7 @@ import type {
   TextEdit,
   WorkspaceEdit,
 } from 'vscode-languageserver-protocol/node';
+import { SymbolKind } from 'vscode-languageserver-protocol/node';
 import { LineIndex } from '../../src/core/document/lineIndex';
 import { validateAgentText } from '../../src/core/validation/validate';
 import { DocumentStore } from '../../src/lsp/documentStore';
@@ -283,6 +284,94 @@ describe('language server (agent-workflows lsp --stdio)', function () {
     const envs = await server.diagnostics(envsUri, (_, version) => version === 3);
     assert.deepEqual(codes(envs.diagnostics), ['unknown-default-environment']);
     assert.deepEqual(envs.diagnostics[0]!.range, rangeOf(`default: prodd\n${environments}`, 'prodd'));
+  });
+
+  it('goes from a test file to the agent file and to the declarations of the names a case uses', async () => {
+    const testText = `agent: weather.agent.yaml\n${TEST_FILE}`;
+    const testUri = pathToFileURL(dir.write('weather.agent.test.yaml', testText)).href;
+    await server.open(testUri, testText);
+    const definitionAt = async (needle: string, nth = 0): Promise<Location | null> =>
+      (await server.connection.sendRequest('textDocument/definition', {
+        textDocument: { uri: testUri },
+        position: positionOf(testText, needle, nth, 1),
+      })) as Location | null;
+    // The agent under test: the file itself.
+    assert.deepEqual(await definitionAt('weather.agent.yaml'), {
+      uri: agentUri,
+      range: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } },
+    });
+    // A case's input, and a mocked node: their declarations in the agent.
+    assert.deepEqual(await definitionAt('city'), { uri: agentUri, range: rangeOf(AGENT, 'city') });
+    assert.deepEqual(await definitionAt('forecast'), { uri: agentUri, range: rangeOf(AGENT, 'forecast') });
+    // An output the agent does not declare has no definition.
+    assert.equal(await definitionAt('temperature'), null);
+    // The agent open with unsaved text declaring it: its place in that text.
+    const edited = AGENT.replace('outputs:\n', 'outputs:\n  temperature: { from: "{{ nodes.forecast.body.t }}" }\n');
+    await server.open(agentUri, edited);
+    assert.deepEqual(await definitionAt('temperature'), { uri: agentUri, range: rangeOf(edited, 'temperature') });
+  });
+
+  it('lists the symbols of test files and of the environments file', async () => {
+    const testText = `agent: weather.agent.yaml\ndefaults:\n  inputs: { city: Oslo }\n${TEST_FILE.replace('  sunny:\n', '  sunny:\n    description: A sunny day\n')}  rainy:\n    inputs: { city: Bergen }\n`;
+    const testUri = pathToFileURL(dir.write('weather.agent.test.yaml', testText)).href;
+    await server.open(testUri, testText);
+    const testSymbols = (await server.connection.sendRequest('textDocument/documentSymbol', {
+      textDocument: { uri: testUri },
+    })) as DocumentSymbol[];
+    const outline = (symbols: readonly DocumentSymbol[]): unknown =>
+      symbols.map((symbol) => [
+        symbol.name,
+        symbol.detail ?? '',
+        symbol.kind,
+        ...(symbol.children?.length ? [outline(symbol.children)] : []),
+      ]);
+    assert.deepEqual(outline(testSymbols), [
+      ['agent', 'weather.agent.yaml', SymbolKind.Field],
+      ['defaults', '', SymbolKind.Namespace, [['inputs', '1 entry', SymbolKind.Field]]],
+      [
+        'cases',
+        '2 cases',
+        SymbolKind.Namespace,
+        [
+          [
+            'sunny',
+            'A sunny day',
+            SymbolKind.Method,
+            [
+              ['inputs', '1 entry', SymbolKind.Field],
+              ['mocks', '1 entry', SymbolKind.Field],
+              ['expect', '1 entry', SymbolKind.Field],
+            ],
+          ],
+          ['rainy', 'inputs', SymbolKind.Method, [['inputs', '1 entry', SymbolKind.Field]]],
+        ],
+      ],
+    ]);
+    // A case's symbol spans the case, its name is where the selection goes.
+    const sunny = testSymbols[2]!.children![0]!;
+    assert.deepEqual(sunny.selectionRange, rangeOf(testText, 'sunny'));
+    assert.deepEqual(sunny.range.start, positionOf(testText, 'sunny'));
+    assert.deepEqual(sunny.range.end, positionOf(testText, '        temperature: 20', 0, '        temperature: 20'.length));
+
+    const environments =
+      'default: staging\nenvironments:\n  staging:\n    baseUrl: https://staging.example.com/v1\n    account: acme\n  prod:\n    baseUrl: https://agents.example.com\n    account: acme\n    protected: true\n';
+    const envsUri = pathToFileURL(dir.write('agent-workflows.yaml', environments)).href;
+    await server.open(envsUri, environments);
+    const envSymbols = (await server.connection.sendRequest('textDocument/documentSymbol', {
+      textDocument: { uri: envsUri },
+    })) as DocumentSymbol[];
+    assert.deepEqual(outline(envSymbols), [
+      ['default', 'staging', SymbolKind.Field],
+      [
+        'environments',
+        '2 environments',
+        SymbolKind.Namespace,
+        [
+          ['staging', 'https://staging.example.com · acme', SymbolKind.Object],
+          ['prod', 'https://agents.example.com · acme · protected', SymbolKind.Object],
+        ],
+      ],
+    ]);
   });
 
   it('says what is wrong with a document too large or binary, ignores other files, and keeps serving', async () => {

@@ -70,3 +70,22 @@ export function describeBatchCounts(record: Pick<BatchRecord, 'counts' | 'total'
   if (counts.unknown) parts.push(`${counts.unknown} unknown`);
   return parts.join(' · ');
 }
+
+/**
+ * The batch to compare `batch` with: the last one started before it of the same agent file and data
+ * file that is not running (its results are complete), or undefined.
+ */
+export function previousBatchOf(records: readonly BatchRecord[], batch: BatchRecord): BatchRecord | undefined {
+  let previous: BatchRecord | undefined;
+  for (const record of records)
+    if (
+      record.key !== batch.key &&
+      record.file === batch.file &&
+      record.dataPath === batch.dataPath &&
+      record.state !== 'running' &&
+      record.startedAt <= batch.startedAt &&
+      (!previous || record.startedAt > previous.startedAt)
+    )
+      previous = record;
+  return previous;
+}

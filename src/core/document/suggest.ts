@@ -112,3 +112,8 @@ export function listSomeWords(words: Iterable<string>, count: number, conjunctio
   if (count <= shown.length) return listWords(shown, conjunction);
   return `${shown.map((word) => `'${word}'`).join(', ')} ${conjunction === 'and' ? 'and' : 'or one of'} ${count - shown.length} more`;
 }
+
+/** "1 case", "3 cases": a count and its noun. */
+export function countWords(count: number, noun: string, plural = `${noun}s`): string {
+  return `${count} ${count === 1 ? noun : plural}`;
+}

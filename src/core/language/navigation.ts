@@ -2,7 +2,10 @@
 import { IDENTIFIER } from '../document/expressions';
 import type { Span } from '../document/problems';
 import type { Node as YamlNode } from 'yaml';
-import { findPair, spanOf } from '../document/yamlAst';
+import { findPair } from '../document/yamlAst';
+import { entrySymbol } from '../document/outlineSymbol';
+import type { OutlineSymbol } from '../document/outlineSymbol';
+import { countWords } from '../document/suggest';
 import { declarationSpan, indexAgentText, symbolAt } from './agentIndex';
 import type { AgentIndex, SymbolKind } from './agentIndex';
 import type { TextEdit } from './quickFixes';
@@ -58,59 +61,46 @@ export function rename(text: string, offset: number, newName: string): TextEdit[
   });
 }
 
-export interface AgentSymbol {
-  readonly name: string;
-  readonly kind: 'section' | 'input' | 'node' | 'output';
-  readonly detail: string;
-  /** The whole entry, key and value. */
-  readonly span: Span;
-  /** The key. */
-  readonly selectionSpan: Span;
-  readonly children: readonly AgentSymbol[];
-}
-
 /** The outline: inputs, nodes and outputs, each under its section. */
-export function documentSymbols(text: string): AgentSymbol[] {
+export function documentSymbols(text: string): OutlineSymbol[] {
   const index = indexAgentText(text);
   const { model, root } = index;
   if (!model || !root) return [];
-  const section = (key: string, kind: AgentSymbol['kind'], children: AgentSymbol[]): AgentSymbol[] => {
+  const section = (key: string, kind: OutlineSymbol['kind'], children: OutlineSymbol[]): OutlineSymbol[] => {
     const pair = findPair(root, key);
     if (!pair) return [];
-    const keySpan = spanOf(pair.key as YamlNode);
-    const valueSpan = spanOf(pair.value as YamlNode | null, keySpan);
     return [
-      {
-        name: key,
-        kind: 'section',
-        detail: `${children.length} ${kind}${children.length === 1 ? '' : 's'}`,
-        span: { start: keySpan.start, end: Math.max(valueSpan.end, keySpan.end) },
-        selectionSpan: keySpan,
+      entrySymbol(
+        text,
+        { name: key, kind: 'section', detail: countWords(children.length, kind) },
+        pair.key as YamlNode,
+        pair.value as YamlNode | null,
         children,
-      },
+      ),
     ];
   };
-  const entry = (name: string, kind: AgentSymbol['kind'], detail: string, keyNode: YamlNode, value: YamlNode | undefined): AgentSymbol => {
-    const keySpan = spanOf(keyNode);
-    let end = value?.range ? value.range[1] : keySpan.end;
-    // Block values end after their last line break; the symbol ends with its text.
-    while (end > keySpan.end && /\s/.test(text[end - 1]!)) end--;
-    return { name, kind, detail, span: { start: keySpan.start, end }, selectionSpan: keySpan, children: [] };
-  };
   const inputs = [...model.inputs.values()].map((input) =>
-    entry(input.name, 'input', `${input.type ?? ''}${input.required ? ', required' : ''}`, input.keyNode, input.map),
+    entrySymbol(
+      text,
+      { name: input.name, kind: 'input', detail: `${input.type ?? ''}${input.required ? ', required' : ''}` },
+      input.keyNode,
+      input.map,
+    ),
   );
   const nodes = [...model.nodes.values()].map((node) =>
-    entry(
-      node.id,
-      'node',
-      node.type === 'api' ? `${node.method ?? ''} ${hostOf(node.url?.value)}`.trim() : (node.type ?? ''),
+    entrySymbol(
+      text,
+      {
+        name: node.id,
+        kind: 'node',
+        detail: node.type === 'api' ? `${node.method ?? ''} ${hostOf(node.url?.value)}`.trim() : (node.type ?? ''),
+      },
       node.keyNode,
       node.map,
     ),
   );
   const outputs = [...model.outputs.values()].map((output) =>
-    entry(output.name, 'output', output.from?.value ?? '', output.keyNode, output.from?.scalar),
+    entrySymbol(text, { name: output.name, kind: 'output', detail: output.from?.value ?? '' }, output.keyNode, output.from?.scalar),
   );
   return [...section('inputs', 'input', inputs), ...section('nodes', 'node', nodes), ...section('outputs', 'output', outputs)];
 }

@@ -141,30 +141,16 @@ export function startAgent(
 
 /** GET the status of an execution. */
 export async function getStatus(target: AgentTarget, executionId: string, options: RequestOptions = {}): Promise<StatusAnswer> {
-  const url = statusUrl(target, checkExecutionId(executionId));
-  const response = await send(
-    'Reading the execution status',
-    () =>
-      httpRequest({
-        method: 'GET',
-        url,
-        headers: headers(target),
-        timeoutMs: requestTimeoutMs(target, options),
-        ...(options.signal ? { signal: options.signal } : {}),
-        ...(target.dispatcher ? { dispatcher: target.dispatcher } : {}),
-        sameOriginRedirectsOnly: true,
-      }),
-    { secret: target.apiKey },
+  const answer = await getJsonObject(
+    target,
+    statusUrl(target, checkExecutionId(executionId)),
+    { what: 'Reading the execution status', answer: 'The status answer' },
+    options,
   );
-  if (response.status < 200 || response.status >= 300)
-    throw errorForStatus(response.status, response.body, 'Reading the execution status', response.headers, target.apiKey);
-  const body = keyRedactor(target.apiKey).value(parseJsonObject(response.body, 'The status answer', target.apiKey)) as Record<
-    string,
-    unknown
-  >;
+  const { body, raw, status } = answer;
   if (typeof body.status !== 'string' || body.status.trim() === '') {
-    const quoted = quoteBody(response.body, target.apiKey);
-    throw new ServiceError('bad-response', `The status answer has no "status": ${quoted}.`, { status: response.status, body: quoted });
+    const quoted = quoteBody(raw, target.apiKey);
+    throw new ServiceError('bad-response', `The status answer has no "status": ${quoted}.`, { status, body: quoted });
   }
   return { status: body.status, ...(body.outputs !== undefined ? { outputs: body.outputs } : {}), body };
 }
@@ -182,29 +168,70 @@ export async function getExchanges(
   executionId: string,
   options: RequestOptions = {},
 ): Promise<ExecutionExchanges | undefined> {
+  const answer = await getJsonObject(
+    target,
+    exchangesUrl(target, executionId),
+    {
+      what: "Reading the execution's exchanges",
+      answer: 'The exchanges answer',
+      maxResponseBytes: MAX_EXCHANGES_ANSWER_BYTES,
+      absentStatuses: [404, 410],
+    },
+    options,
+  );
+  if (!answer) return undefined;
+  // The server writes secrets by name; the key is masked all the same, should an answer hold it.
+  const log = parseExecutionExchanges(answer.body);
+  if (!log) throw new ServiceError('bad-response', `The exchanges answer has no "exchanges": ${quoteBody(answer.raw, target.apiKey)}.`);
+  return log;
+}
+
+interface JsonRead {
+  /** What the request does, for errors ("Reading the execution status"). */
+  readonly what: string;
+  /** What the answer is, for errors about its body ("The status answer"). */
+  readonly answer: string;
+  readonly maxResponseBytes?: number;
+  /** Statuses that mean "nothing there": undefined instead of an error. */
+  readonly absentStatuses?: readonly number[];
+}
+
+interface JsonAnswer {
+  readonly status: number;
+  /** The answer's object, the key masked in it. */
+  readonly body: Record<string, unknown>;
+  readonly raw: Buffer;
+}
+
+/** GET a JSON object from the service with its key: undefined for one of `absentStatuses`. */
+async function getJsonObject(
+  target: AgentTarget,
+  url: string,
+  read: JsonRead & { readonly absentStatuses: readonly number[] },
+  options: RequestOptions,
+): Promise<JsonAnswer | undefined>;
+async function getJsonObject(target: AgentTarget, url: string, read: JsonRead, options: RequestOptions): Promise<JsonAnswer>;
+async function getJsonObject(target: AgentTarget, url: string, read: JsonRead, options: RequestOptions): Promise<JsonAnswer | undefined> {
   const response = await send(
-    "Reading the execution's exchanges",
+    read.what,
     () =>
       httpRequest({
         method: 'GET',
-        url: exchangesUrl(target, executionId),
+        url,
         headers: headers(target),
         timeoutMs: requestTimeoutMs(target, options),
-        maxResponseBytes: MAX_EXCHANGES_ANSWER_BYTES,
+        ...(read.maxResponseBytes !== undefined ? { maxResponseBytes: read.maxResponseBytes } : {}),
         ...(options.signal ? { signal: options.signal } : {}),
         ...(target.dispatcher ? { dispatcher: target.dispatcher } : {}),
         sameOriginRedirectsOnly: true,
       }),
     { secret: target.apiKey },
   );
-  if (response.status === 404 || response.status === 410) return undefined;
+  if (read.absentStatuses?.includes(response.status)) return undefined;
   if (response.status < 200 || response.status >= 300)
-    throw errorForStatus(response.status, response.body, "Reading the execution's exchanges", response.headers, target.apiKey);
-  // The server writes secrets by name; the key is masked all the same, should an answer hold it.
-  const body = keyRedactor(target.apiKey).value(parseJsonObject(response.body, 'The exchanges answer', target.apiKey));
-  const log = parseExecutionExchanges(body);
-  if (!log) throw new ServiceError('bad-response', `The exchanges answer has no "exchanges": ${quoteBody(response.body, target.apiKey)}.`);
-  return log;
+    throw errorForStatus(response.status, response.body, read.what, response.headers, target.apiKey);
+  const body = keyRedactor(target.apiKey).value(parseJsonObject(response.body, read.answer, target.apiKey)) as Record<string, unknown>;
+  return { status: response.status, body, raw: response.body };
 }
 
 async function send<T>(

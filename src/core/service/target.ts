@@ -75,6 +75,18 @@ export function executeUrl(target: AgentTarget, multipart: boolean): string {
 }
 
 /**
+ * Whether a base URL is on this machine: a local agent server (this window's, or `serve`), which
+ * keeps the exchanges of its executions. False for a URL that does not parse.
+ */
+export function isLocalServerUrl(baseUrl: string): boolean {
+  try {
+    return isLoopbackHost(new URL(baseUrl).hostname);
+  } catch {
+    return false;
+  }
+}
+
+/**
  * GET …/agent/<executionId>/exchanges: what the local agent server (`serve`, Start Local Agent
  * Server) answers with each API node's request and answer. The service itself has no such route.
  */

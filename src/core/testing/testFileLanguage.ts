@@ -267,6 +267,45 @@ export function testFileHover(text: string, offset: number, agent?: AgentIndex):
   }
 }
 
+/** Where a name of a test file is declared: the agent file itself, or a place in its text. */
+export type TestFileDefinition = { readonly in: 'agent-file' } | { readonly in: 'agent-text'; readonly span: Span };
+
+/**
+ * Go to Definition in a test file: its `agent:` goes to the agent file; an input, file, mocked or
+ * expected node, expected output, or `fails_at` goes to its declaration in the agent (`agent`, the
+ * agent under test indexed).
+ */
+export function testFileDefinition(text: string, offset: number, agent?: AgentIndex): TestFileDefinition | undefined {
+  const root = parseAgentFile(text, 'test').root;
+  if (!root) return undefined;
+  const found = placeAt(root, offset, []);
+  if (!found) return undefined;
+  const { path, isKey } = found;
+  if (!isKey && path.length === 1 && path[0] === 'agent') return { in: 'agent-file' };
+  const model = agent?.model;
+  if (!model) return undefined;
+  const name = path[path.length - 1]!;
+  const parent = path.slice(0, -1);
+  const keyOf = (declaration: { readonly keyNode: YamlNode } | undefined): TestFileDefinition | undefined =>
+    declaration ? { in: 'agent-text', span: spanOf(declaration.keyNode) } : undefined;
+  if (!isKey) {
+    const isFailsAt = ownerLength(parent) === 2 && path.length === 4 && path[2] === 'expect' && name === 'fails_at';
+    return isFailsAt ? keyOf(model.nodes.get(found.value ?? '')) : undefined;
+  }
+  switch (mappingAt(parent).kind) {
+    case 'inputs':
+    case 'files':
+      return keyOf(model.inputs.get(name));
+    case 'mocks':
+    case 'nodes':
+      return keyOf(model.nodes.get(name));
+    case 'outputs':
+      return keyOf(model.outputs.get(name));
+    default:
+      return undefined;
+  }
+}
+
 function isSecret(reference: { root: string; path: ReadonlyArray<{ name: string | number }> } | undefined, name: string): boolean {
   return reference?.root === 'secrets' && reference.path[0]?.name === name;
 }
