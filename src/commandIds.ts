@@ -23,6 +23,7 @@ export const COMMANDS = {
   copyExecutionId: 'agentWorkflows.executions.copyExecutionId',
   compareExecutions: 'agentWorkflows.executions.compare',
   runAgain: 'agentWorkflows.executions.runAgain',
+  debugAgain: 'agentWorkflows.executions.debugAgain',
   watchAgain: 'agentWorkflows.executions.watchAgain',
   stopWatching: 'agentWorkflows.executions.stopWatching',
   remove: 'agentWorkflows.executions.remove',
@@ -124,6 +125,7 @@ export const DESKTOP_ONLY_COMMANDS: Readonly<Record<string, HostNeed>> = {
   [COMMANDS.sendExchangeAgain]: 'engine',
   [COMMANDS.pinExchange]: 'engine',
   [COMMANDS.debugAgent]: 'engine',
+  [COMMANDS.debugAgain]: 'engine',
   [COMMANDS.compareExecutions]: 'service',
   [COMMANDS.updateSnapshot]: 'tests',
 };

@@ -9,6 +9,23 @@ export function openDocument(uri: vscode.Uri): vscode.TextDocument | undefined {
   return vscode.workspace.textDocuments.find((document) => document.uri.toString() === key);
 }
 
+/**
+ * The open documents of files on disk with unsaved changes: what a run (and a debug session) reads
+ * instead of the saved files.
+ */
+export function unsavedDocuments(): vscode.TextDocument[] {
+  return vscode.workspace.textDocuments.filter(
+    (document) => document.isDirty && (document.uri.scheme === 'file' || document.uri.scheme === 'vscode-remote'),
+  );
+}
+
+/** The unsaved text of a file's editor, by the file's path; undefined when no editor has unsaved changes of it. */
+export function unsavedText(path: string): string | undefined {
+  return unsavedDocuments()
+    .find((document) => document.uri.fsPath === path)
+    ?.getText();
+}
+
 /** An open document's text, else the file's; undefined when the file does not exist. */
 export async function currentText(uri: vscode.Uri): Promise<string | undefined> {
   const open = openDocument(uri);

@@ -44,6 +44,7 @@ import { registerSendRequestCommand } from './sendRequest';
 import { registerRunAgentCommand } from './runAgent';
 import { registerRunLocallyCommand } from './runLocally';
 import { registerDebugAgentCommand } from './debugAgent';
+import { registerDebugAgainCommand } from './debugAgain';
 import { registerSetApiKeyCommand } from './setApiKey';
 import { registerSetSecretCommand } from './setSecret';
 import { registerSetDeploymentFromUrlCommand } from './setDeploymentFromUrl';
@@ -116,6 +117,7 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
   registerPinNodeResultCommand(context, { ...runDeps, exchanges: deps.exchanges });
   registerUnpinNodeResultCommand(context, runDeps);
   registerExecutionActions(context, { ...runDeps, batches });
+  registerDebugAgainCommand(context, runDeps);
   // One provider of the agent-compare: documents, for both comparisons.
   const documents = new CompareDocuments();
   context.subscriptions.push(documents);

@@ -1,5 +1,6 @@
 // The agent file a run starts from: its text as the editor has it (unsaved changes included),
 // validated first, so a file with errors never runs.
+import { createHash } from 'node:crypto';
 import * as vscode from 'vscode';
 import { RunBlocked } from '../commandErrors';
 import { AGENT_FILE_ANY_CASE as AGENT_FILE } from '../core/document/agentFiles';
@@ -15,6 +16,11 @@ export interface AgentFile {
   readonly displayName: string;
   /** The file name without .agent.yaml: the agent path the local server gives it. */
   readonly agentPath: string;
+}
+
+/** What tells an agent file's text from another (a local execution keeps it, to say when its file changed since). */
+export function agentTextDigest(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
 }
 
 export function agentPathOf(uri: vscode.Uri): string {

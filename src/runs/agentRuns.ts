@@ -12,7 +12,7 @@ import { prepareInputs } from '../core/inputs/inputValues';
 import type { GivenInputs } from '../core/inputs/inputValues';
 import type { AgentTarget } from '../core/service/target';
 import { promptForSecret } from '../secrets/secretPrompt';
-import { loadAgentFile } from './agentFile';
+import { agentTextDigest, loadAgentFile } from './agentFile';
 import { askForInputs } from './inputPrompts';
 import type { RunDeps } from './runDeps';
 import { runTargetFor, startTargetWithKey } from './serviceTarget';
@@ -70,6 +70,7 @@ export async function runAgentFileLocally(uri: vscode.Uri, deps: RunDeps, given?
     inputs: resolved,
     recordedInputs,
     filePaths: inputs.files ?? {},
+    fileDigest: agentTextDigest(file.text),
     secrets: async (name) => deps.workflowSecrets.get(name),
     pinnedResults: pinned,
     // Each node's result as later nodes saw it, for Send Request's upstream values (pins are not results).

@@ -7,7 +7,9 @@ import * as vscode from 'vscode';
 import { reportCommandError } from '../commandErrors';
 import { AgentDebugSession } from '../core/debug/agentDebugSession';
 import { loadAgent } from '../core/engine/agentPlan';
+import { readText } from '../core/testing/loadSuite';
 import { AGENT_LANGUAGE_ID } from '../language/languageIds';
+import { unsavedText } from '../workspaceFiles';
 import { loadAgentFile } from './agentFile';
 import type { AgentDebuggerDeps } from './agentDebugConfig';
 import { debugThisFile } from './agentDebugConfig';
@@ -20,6 +22,11 @@ export function inlineAdapter(session: vscode.DebugSession, deps: AgentDebuggerD
     cwd: folder?.uri.fsPath ?? process.cwd(),
     secrets: async (name) => deps.workflowSecrets.get(name),
     secretHint: (name) => `run "Agent Workflows: Set Secret…" for ${name}`,
+    // What is debugged is what the editor shows, unsaved edits included, as runs do.
+    readText: (file, kind) => {
+      const unsaved = unsavedText(file);
+      return unsaved === undefined ? readText(file, kind) : { text: unsaved };
+    },
   });
   // The session speaks the protocol through handleMessage and onDidSendMessage: a vscode.DebugAdapter.
   return new vscode.DebugAdapterInlineImplementation(adapter as unknown as vscode.DebugAdapter);

@@ -61,6 +61,8 @@ export interface LocalRunRequest {
   readonly inputs: ResolvedInputs;
   readonly recordedInputs: Readonly<Record<string, RecordedInput>>;
   readonly filePaths: Readonly<Record<string, string>>;
+  /** The SHA-256 of the agent file's text this run runs. */
+  readonly fileDigest?: string;
   readonly secrets: SecretResolver;
   /** For the API nodes' calls (VS Code's proxy settings). */
   readonly dispatcher?: Dispatcher;
@@ -150,6 +152,7 @@ export class ExecutionRunner implements vscode.Disposable {
       file: request.file.toString(),
       inputs: request.recordedInputs,
       filePaths: request.filePaths,
+      ...(request.fileDigest !== undefined ? { fileDigest: request.fileDigest } : {}),
       state: 'running',
       startedAt: Date.now(),
     });

@@ -13,7 +13,7 @@ import { AGENT_LANGUAGE_ID, TEST_LANGUAGE_ID } from '../language/languageIds';
 import { nodeWorkerThread } from '../language/nodeWorkerThread';
 import { VALIDATION_TIME_LIMIT_MS, ValidationWorker } from '../language/validationWorkerClient';
 import type { TestFileSummary } from '../language/validationWorkerClient';
-import { fileExists, openDocument, savedText } from '../workspaceFiles';
+import { fileExists, openDocument, savedText, unsavedDocuments } from '../workspaceFiles';
 import { KnownTestFiles } from './knownTestFiles';
 import { testFileBeside } from './testCaseFromExecution';
 import { ReadQueue } from './readQueue';
@@ -342,7 +342,7 @@ async function testFileText(uri: vscode.Uri): Promise<string | undefined> {
 
 /** Agent files whose editors have unsaved edits, by path: a test file is checked against those texts. */
 function unsavedAgentTexts(): Array<[string, string]> {
-  return vscode.workspace.textDocuments
-    .filter((document) => document.isDirty && document.languageId === AGENT_LANGUAGE_ID && document.uri.scheme === 'file')
+  return unsavedDocuments()
+    .filter((document) => document.languageId === AGENT_LANGUAGE_ID)
     .map((document) => [document.uri.fsPath, document.getText()]);
 }

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { json, startServer } from '../support/httpServer';
 import type { TestServer } from '../support/httpServer';
+import type { ExecutionRecord } from '../../src/core/executions/executionRecord';
 import type { AgentWorkflowsApi } from '../../src/extension';
 import { ScriptedUi } from './scriptedUi';
 import { workspaceFolder } from './userData';
@@ -85,6 +86,37 @@ describe('agent debugger (inline adapter)', function () {
       return found.length > seen ? found : undefined;
     }, 'a stop');
     return stops[seen]!.body as { threadId: number; reason: string };
+  }
+
+  /** The next debug session to start. */
+  function nextSession(): Promise<vscode.DebugSession> {
+    return new Promise<vscode.DebugSession>((resolve) => {
+      const listener = vscode.debug.onDidStartDebugSession((session) => {
+        listener.dispose();
+        resolve(session);
+      });
+    });
+  }
+
+  /** The Inputs variables of a stopped thread's top frame, as [name, value]. */
+  async function inputsAt(session: vscode.DebugSession, threadId: number): Promise<[string, string][]> {
+    const frames = (await session.customRequest('stackTrace', { threadId })) as { stackFrames: { id: number }[] };
+    const scopes = (await session.customRequest('scopes', { frameId: frames.stackFrames[0]!.id })) as {
+      scopes: { name: string; variablesReference: number }[];
+    };
+    const inputs = scopes.scopes.find((scope) => scope.name === 'Inputs');
+    assert.ok(inputs, `an Inputs scope among ${scopes.scopes.map((scope) => scope.name).join(', ')}`);
+    const shown = (await session.customRequest('variables', { variablesReference: inputs.variablesReference })) as {
+      variables: { name: string; value: string }[];
+    };
+    return shown.variables.map((variable) => [variable.name, variable.value]);
+  }
+
+  function outputOf(session: vscode.DebugSession): string {
+    return (sent.get(session.id) ?? [])
+      .filter((message) => message.event === 'output')
+      .map((message) => String(message.body?.output))
+      .join('');
   }
 
   async function ended(session: vscode.DebugSession): Promise<void> {
@@ -235,5 +267,164 @@ describe('agent debugger (inline adapter)', function () {
     };
     assert.equal(exitOf('known person'), 0);
     assert.equal(exitOf('wrong title'), 1);
+  });
+
+  it("debugs a test case as the editor has it: the test file's and the agent's unsaved text", async () => {
+    const extension = vscode.extensions.getExtension<AgentWorkflowsApi>('agent-workflows.agent-workflows')!;
+    const tests = (await extension.activate()).agentTests;
+    const agentPath = join(folder, 'edited.agent.yaml');
+    const testPath = join(folder, 'edited.agent.test.yaml');
+    writeFileSync(
+      agentPath,
+      [
+        'version: 1',
+        'name: Edited',
+        'inputs:',
+        '  who: { type: string, required: true }',
+        'nodes:',
+        '  profile:',
+        '    type: api',
+        '    method: GET',
+        '    url: https://profiles.example.com/v1/people/{{ inputs.who }}',
+        '  greet:',
+        '    type: template',
+        '    text: "Hello {{ nodes.profile.body.title }} {{ inputs.who }}"',
+        'outputs:',
+        '  greeting: { from: "{{ nodes.greet.body }}" }',
+        '',
+      ].join('\n'),
+    );
+    writeFileSync(
+      testPath,
+      [
+        'cases:',
+        '  edited:',
+        '    inputs: { who: Ada }',
+        '    mocks:',
+        '      profile: { body: { title: Countess } }',
+        '    expect:',
+        '      outputs:',
+        '        greeting: Hi Countess Eve',
+        '',
+      ].join('\n'),
+    );
+    const agentUri = vscode.Uri.file(agentPath);
+    const testUri = vscode.Uri.file(testPath);
+    const agentDocument = await vscode.workspace.openTextDocument(agentUri);
+    const testDocument = await vscode.workspace.openTextDocument(testUri);
+    try {
+      // Unsaved edits of both: the case's input, the agent's greeting.
+      const edit = new vscode.WorkspaceEdit();
+      edit.replace(testUri, testDocument.lineAt(2).range, '    inputs: { who: Eve }');
+      edit.replace(agentUri, agentDocument.lineAt(11).range, '    text: "Hi {{ nodes.profile.body.title }} {{ inputs.who }}"');
+      assert.ok(await vscode.workspace.applyEdit(edit));
+      assert.ok(testDocument.isDirty && agentDocument.isDirty);
+      // Line 10 (0-based 9) is greet's id.
+      vscode.debug.addBreakpoints([new vscode.SourceBreakpoint(new vscode.Location(agentUri, new vscode.Position(9, 2)))]);
+      const item = await waitFor(
+        async () => (
+          await tests.refresh(testUri),
+          tests.controller.items.get(testUri.toString())?.children.get(`${testUri.toString()}::edited`)
+        ),
+        'the case item',
+      );
+      const started = nextSession();
+      const cancel = new vscode.CancellationTokenSource();
+      const run = Promise.resolve(tests.debugProfile.runHandler(new vscode.TestRunRequest([item], [], tests.debugProfile), cancel.token));
+      try {
+        const session = await Promise.race([started, run.then(() => Promise.reject(new Error('The run ended without a debug session.')))]);
+        const stop = await stoppedOf(session, 0);
+        assert.deepEqual(await inputsAt(session, stop.threadId), [['who', '"Eve"']]);
+        await session.customRequest('continue', { threadId: stop.threadId });
+        await run;
+        assert.equal((sent.get(session.id) ?? []).find((message) => message.event === 'exited')?.body?.exitCode, 0, outputOf(session));
+      } finally {
+        // A failed check leaves no session paused for the tests after it.
+        if (vscode.debug.activeDebugSession) await vscode.debug.stopDebugging();
+        await run;
+        cancel.dispose();
+      }
+    } finally {
+      vscode.debug.removeBreakpoints(vscode.debug.breakpoints);
+      for (const document of [testDocument, agentDocument]) {
+        await vscode.window.showTextDocument(document);
+        await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
+      }
+      rmSync(testPath, { force: true });
+      rmSync(agentPath, { force: true });
+    }
+  });
+
+  it('Debug Again on a local execution debugs its agent with its inputs; says when the file changed or is gone', async () => {
+    const extension = vscode.extensions.getExtension<AgentWorkflowsApi>('agent-workflows.agent-workflows')!;
+    const executions = (await extension.activate()).executionsTree;
+    const program = join(folder, 'again.agent.yaml');
+    writeFileSync(program, lookupAgent(api.url));
+    const uri = vscode.Uri.file(program);
+    const runUi = new ScriptedUi().input('Dee');
+    let record: ExecutionRecord;
+    try {
+      record = await vscode.commands.executeCommand<ExecutionRecord>('agentWorkflows.runLocally', uri);
+    } finally {
+      runUi.restore();
+    }
+    assert.equal(record.state, 'finished', record.error);
+    const item = ((await executions.getChildren()) ?? []).find(
+      (candidate) => (candidate as unknown as { record?: ExecutionRecord }).record?.key === record.key,
+    );
+    assert.ok(item, 'the execution in the view');
+    assert.match(String(item.contextValue), /^execution-finished-local-/);
+    try {
+      // Line 13 (0-based 12) is greet's id: stopped there, the session shows the execution's inputs.
+      vscode.debug.addBreakpoints([new vscode.SourceBreakpoint(new vscode.Location(uri, new vscode.Position(12, 4)))]);
+      const ui = new ScriptedUi();
+      try {
+        const started = nextSession();
+        assert.ok(await vscode.commands.executeCommand('agentWorkflows.executions.debugAgain', item));
+        const session = await started;
+        assert.equal(session.type, 'agent-workflow');
+        const stop = await stoppedOf(session, 0);
+        assert.deepEqual(await inputsAt(session, stop.threadId), [['who', '"Dee"']]);
+        await session.customRequest('continue', { threadId: stop.threadId });
+        await ended(session);
+        assert.match(outputOf(session), /Hello Person Dee/);
+      } finally {
+        ui.restore();
+        vscode.debug.removeBreakpoints(vscode.debug.breakpoints);
+      }
+      assert.deepEqual(ui.unexpected, [], "no prompt: the inputs are the execution's");
+      assert.deepEqual(ui.messages, []);
+
+      // Changed since it ran: debugged as it is now, with a note.
+      writeFileSync(program, lookupAgent(api.url).replace('"Hello ', '"Hi '));
+      const changed = new ScriptedUi();
+      try {
+        const started = nextSession();
+        assert.ok(await vscode.commands.executeCommand('agentWorkflows.executions.debugAgain', item));
+        const session = await started;
+        await ended(session);
+        assert.match(outputOf(session), /Hi Person Dee/);
+      } finally {
+        changed.restore();
+      }
+      assert.deepEqual(
+        changed.messages.map((message) => [message.kind, message.text]),
+        [['warning', "again.agent.yaml changed since this execution ran: it is debugged as it is now, with the execution's inputs."]],
+      );
+
+      // Gone: said, nothing started.
+      rmSync(program);
+      const gone = new ScriptedUi();
+      try {
+        assert.equal(await vscode.commands.executeCommand('agentWorkflows.executions.debugAgain', item), undefined);
+      } finally {
+        gone.restore();
+      }
+      assert.equal(gone.messages.length, 1);
+      assert.match(gone.messages[0]!.text, /again\.agent\.yaml no longer exists: this execution cannot be debugged again/);
+    } finally {
+      await vscode.commands.executeCommand('agentWorkflows.executions.remove', item);
+      rmSync(program, { force: true });
+    }
   });
 });

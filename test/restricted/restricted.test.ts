@@ -49,6 +49,7 @@ describe('restricted mode', function () {
     // Guarded before the execution is looked up: without the guard, the empty history's note shows instead.
     ['agentWorkflows.executions.runAgain', undefined],
     ['agentWorkflows.executions.watchAgain', undefined],
+    ['agentWorkflows.executions.debugAgain', undefined],
   ] as const) {
     it(`refuses ${command} with an explanation, before asking anything`, async () => {
       const result = await vscode.commands.executeCommand(command, argument ? vscode.Uri.joinPath(folder(), argument) : undefined);

@@ -42,7 +42,7 @@ import { evaluateDebugExpression, typedDebugValue } from './debugExpressions';
 import { shownString, VariableStore } from './debugValues';
 import type { ShownVariable } from './debugValues';
 import { resolveLaunch } from './launchConfig';
-import type { AgentLaunchArguments, DebugTarget } from './launchConfig';
+import type { AgentLaunchArguments, DebugTarget, TextReader } from './launchConfig';
 import { NodeBreakpoints } from './nodeBreakpoints';
 import { NodeLines } from './nodeLines';
 
@@ -61,6 +61,8 @@ export interface AgentDebugSessionOptions {
   readonly secrets: SecretResolver;
   /** How to provide a missing secret, for the launch error. */
   readonly secretHint: (name: string) => string;
+  /** Where the agent and test files' text comes from (default: disk); an editor gives its unsaved text. */
+  readonly readText?: TextReader;
   /** Called once when the client disconnects or the connection closes (instead of exiting the process). */
   readonly onShutdown?: () => void;
 }
@@ -125,8 +127,12 @@ export class AgentDebugSession extends DebugSession {
   private readonly configurationDone = new Promise<void>((done) => (this.configured = done));
   private shutDown = false;
 
+  /** The files' text as the client sees it (an editor's unsaved text), else from disk. */
+  private readonly readText: TextReader;
+
   constructor(private readonly options: AgentDebugSessionOptions) {
     super();
+    this.readText = options.readText ?? readText;
     this.setDebuggerLinesStartAt1(true);
     this.setDebuggerColumnsStartAt1(true);
   }
@@ -485,7 +491,12 @@ export class AgentDebugSession extends DebugSession {
   }
 
   private async resolveTarget(args: AgentLaunchArguments): Promise<DebugTarget> {
-    const target = await resolveLaunch(args, { cwd: this.options.cwd, secrets: this.options.secrets, secretHint: this.options.secretHint });
+    const target = await resolveLaunch(args, {
+      cwd: this.options.cwd,
+      secrets: this.options.secrets,
+      secretHint: this.options.secretHint,
+      readText: this.readText,
+    });
     // The breakpoints set before the launch (or before a Restart's edit) bind to the file as it is now.
     const lines = new NodeLines(target.text, target.agent.model);
     for (const changed of this.breakpoints.rebind(target.agentFile, lines))
@@ -689,7 +700,7 @@ export class AgentDebugSession extends DebugSession {
   /** At a stop: when the agent file changed since the launch, its lines here are not the editor's. */
   private sayIfStale(execution: Execution): void {
     if (execution.stale) return;
-    const read = readText(execution.target.agentFile);
+    const read = this.readText(execution.target.agentFile, 'agent');
     if ('text' in read && read.text === execution.target.text) return;
     execution.stale = true;
     this.output(
@@ -776,7 +787,7 @@ export class AgentDebugSession extends DebugSession {
   private linesOf(file: string): { lines: NodeLines } | { why: string } {
     const execution = this.execution;
     if (execution && execution.target.agentFile === file) return { lines: execution.lines };
-    const read = readText(file);
+    const read = this.readText(file, 'agent');
     if ('error' in read) return { why: `the file cannot be read (${read.error})` };
     const parsed = parseAgentFile(read.text);
     if (!parsed.root) return { why: 'the file is not an agent file that can be read' };

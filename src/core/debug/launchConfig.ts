@@ -9,9 +9,10 @@ import { filesFromPaths, resolveInputs } from '../engine/inputs';
 import type { ResolvedInputs } from '../engine/inputs';
 import type { SecretResolver } from '../engine/secrets';
 import { errorMessage } from '../errors';
+import type { ParsedFileKind } from '../document/parse';
 import { InputError } from '../inputs/inputValues';
 import type { InputHints } from '../inputs/inputValues';
-import { loadSuite, readText } from '../testing/loadSuite';
+import { loadSuiteFromText, readText } from '../testing/loadSuite';
 import type { TestCase } from '../testing/testModel';
 
 /** The launch configuration as a client sends it (anything may be missing or of the wrong type). */
@@ -56,8 +57,16 @@ export type DebugTarget =
     })
   | (TargetBase & { readonly kind: 'case'; readonly testFile: string; readonly testCase: TestCase });
 
+/** A file's text, or why it cannot be read (in words naming the file). */
+export type TextReader = (file: string, kind: ParsedFileKind) => { text: string } | { error: string };
+
 export interface LaunchSources {
   readonly cwd: string;
+  /**
+   * Where the agent and test files' text comes from: an editor gives its unsaved text, as its runs
+   * do (default: the files on disk).
+   */
+  readonly readText?: TextReader;
   /** Where secrets not in the configuration come from (the environment in `agent-workflows dap`). */
   readonly secrets: SecretResolver;
   /** How to provide a missing secret, for the error (e.g. "set AGENT_SECRET_NAME"). */
@@ -76,13 +85,14 @@ export async function resolveLaunch(args: AgentLaunchArguments, sources: LaunchS
   const stopOnEntry = args.stopOnEntry === true;
   if (args.stopOnEntry !== undefined && typeof args.stopOnEntry !== 'boolean')
     throw new LaunchError('"stopOnEntry" must be true or false.');
-  if (args.testCase !== undefined) return resolveCase(args, cwd, stopOnEntry);
+  const read = sources.readText ?? readText;
+  if (args.testCase !== undefined) return resolveCase(args, cwd, stopOnEntry, read);
   if (typeof args.program !== 'string' || args.program.trim() === '')
     throw new LaunchError('The launch configuration needs "program": the path of the .agent.yaml file to debug.');
   const agentFile = absolute(cwd, args.program);
-  const read = readText(agentFile);
-  if ('error' in read) throw new LaunchError(`The agent file cannot be read: ${read.error}`);
-  const agent = loadAgentOrRefuse(read.text, agentFile);
+  const agentText = read(agentFile, 'agent');
+  if ('error' in agentText) throw new LaunchError(`The agent file cannot be read: ${agentText.error}`);
+  const agent = loadAgentOrRefuse(agentText.text, agentFile);
   const values = objectOf(args.inputs, 'inputs');
   const files = objectOf(args.files, 'files');
   for (const [name, path] of Object.entries(files))
@@ -96,17 +106,19 @@ export async function resolveLaunch(args: AgentLaunchArguments, sources: LaunchS
     throw error;
   }
   const secrets = await readSecrets(agent, objectOf(args.secrets, 'secrets'), sources);
-  return { kind: 'agent', agentFile, text: read.text, agent, inputs, secrets, stopOnEntry };
+  return { kind: 'agent', agentFile, text: agentText.text, agent, inputs, secrets, stopOnEntry };
 }
 
-function resolveCase(args: AgentLaunchArguments, cwd: string, stopOnEntry: boolean): DebugTarget {
+function resolveCase(args: AgentLaunchArguments, cwd: string, stopOnEntry: boolean, read: TextReader): DebugTarget {
   const spec = args.testCase;
   const hash = typeof spec === 'string' ? spec.indexOf('#') : -1;
   if (typeof spec !== 'string' || hash <= 0 || hash === spec.length - 1)
     throw new LaunchError('"testCase" must be "file.agent.test.yaml#case name": the test file, "#", and the name of one of its cases.');
   const testFile = absolute(cwd, spec.slice(0, hash));
   const name = spec.slice(hash + 1);
-  const loaded = loadSuite(testFile);
+  const testText = read(testFile, 'test');
+  if ('error' in testText) throw new LaunchError(`The test file cannot run: ${testText.error}`);
+  const loaded = loadSuiteFromText(testFile, testText.text, (agentFile) => read(agentFile, 'agent'));
   if (!('suite' in loaded)) {
     const problems = loaded.problems
       .filter((problem) => problem.severity === 'error')
@@ -125,9 +137,9 @@ function resolveCase(args: AgentLaunchArguments, cwd: string, stopOnEntry: boole
     throw new LaunchError(
       `The case tests ${loaded.agentFile}, not "program" ${absolute(cwd, args.program)}: leave "program" out or make them the same.`,
     );
-  const read = readText(loaded.agentFile);
-  if ('error' in read) throw new LaunchError(`The agent file cannot be read: ${read.error}`);
-  return { kind: 'case', agentFile: loaded.agentFile, text: read.text, agent: loaded.agent, testFile, testCase, stopOnEntry };
+  const agentText = read(loaded.agentFile, 'agent');
+  if ('error' in agentText) throw new LaunchError(`The agent file cannot be read: ${agentText.error}`);
+  return { kind: 'case', agentFile: loaded.agentFile, text: agentText.text, agent: loaded.agent, testFile, testCase, stopOnEntry };
 }
 
 function loadAgentOrRefuse(text: string, agentFile: string): LoadedAgent {

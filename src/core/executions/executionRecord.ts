@@ -40,6 +40,8 @@ export interface ExecutionRecord {
   readonly file?: string;
   readonly target?: ExecutionTargetInfo;
   readonly inputs: Readonly<Record<string, RecordedInput>>;
+  /** The SHA-256 of the agent file's text a local run ran (Debug Again says when the file changed since). */
+  readonly fileDigest?: string;
   /** Absolute paths of file inputs, kept so "run again" can send them again. */
   readonly filePaths?: Readonly<Record<string, string>>;
   readonly state: ExecutionState;
