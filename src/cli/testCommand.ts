@@ -8,7 +8,7 @@ import { printable } from '../core/printable';
 import type { Span } from '../core/document/problems';
 import type { AgentModel } from '../core/document/model';
 import { displayOrigin } from '../core/environments/environmentsFileName';
-import type { CaseResult } from '../core/testing/caseResult';
+import type { CaseFailure } from '../core/testing/caseResult';
 import { formatJson, formatJunit, formatText, keptForReport, reportedCase, summaryLine, totals } from '../core/testing/report';
 import type { SuiteReport } from '../core/testing/report';
 import { afterSnapshot, snapshotOutputs, spansAfterWriting, updatedTestFile } from '../core/testing/snapshot';
@@ -127,7 +127,7 @@ export async function testCommand(paths: readonly string[], flags: TestFlags, io
       ...(allowed.length ? { allowedFolders: allowed } : {}),
       allowHint: allowFilesHint,
       // Kept past its end: what the report shows, and the outputs of a case whose snapshot is written.
-      keep: (result, testCase) => keptForReport(withUpdateHint(result), flags.update === true && testCase.snapshot),
+      keep: (result, testCase) => keptForReport(result, flags.update === true && testCase.snapshot, withUpdateHint),
     });
     // Failures point into the text the cases ran from; once snapshots are written, they are shown
     // at their lines in the text written (the new outputs may take more or fewer lines).
@@ -215,13 +215,9 @@ function refusalMessage(refusal: SnapshotRefusal): string {
   }
 }
 
-/** A snapshot case without its snapshot, told how to write it here (before it is kept for its report). */
-function withUpdateHint(result: CaseResult): CaseResult {
-  if (!result.failures.some((failure) => failure.code === 'snapshot-missing')) return result;
-  const failures = result.failures.map((failure) =>
-    failure.code === 'snapshot-missing'
-      ? { ...failure, message: `${failure.message} Run \`agent-workflows test --update\` to write them into expect.outputs.` }
-      : failure,
-  );
-  return { ...result, failures };
+/** A snapshot case's failure without its snapshot, told how to write it here. */
+function withUpdateHint(failure: CaseFailure): string {
+  return failure.code === 'snapshot-missing'
+    ? `${failure.message} Run \`agent-workflows test --update\` to write them into expect.outputs.`
+    : failure.message;
 }

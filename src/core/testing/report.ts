@@ -61,7 +61,12 @@ function reportedFailure(failure: CaseFailure): Omit<ReportedFailure, 'line'> {
  * its place (its line is known once snapshots are written). A file of thousands of cases would
  * otherwise hold every execution and every answer that came until its last case.
  */
-export function keptForReport(result: CaseResult, keepExecution = false): CaseResult {
+export function keptForReport(
+  result: CaseResult,
+  keepExecution = false,
+  /** The message a failure is reported with, when an adapter words some of them its own way. */
+  messageOf: (failure: CaseFailure) => string = (failure) => failure.message,
+): CaseResult {
   // Field by field: reading `requests` would redact them only to let them go. Of the exchanges,
   // only the failed node's summary stays.
   const { name, passed, durationMs, notes, execution, ranOn } = result;
@@ -74,7 +79,7 @@ export function keptForReport(result: CaseResult, keepExecution = false): CaseRe
     ...(ranOn !== undefined ? { ranOn } : {}),
     requests: [],
     failures: result.failures.map((failure) => {
-      const reported = reportedFailure(failure);
+      const reported = reportedFailure({ ...failure, message: messageOf(failure) });
       return {
         message: reported.message,
         span: failure.span,
