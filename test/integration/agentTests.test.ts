@@ -591,6 +591,16 @@ describe('agent tests in VS Code', () => {
     const moved = vscode.Uri.file(mkdtempSync(join(tmpdir(), 'aw-moved-')));
     created.push(folder);
     const uri = vscode.Uri.joinPath(folder, 'inner', 'gone.agent.test.yaml');
+    // The folder's creation is reported before it moves: the file watcher drops a creation and a
+    // deletion of the same path that fall in one batch, and then nothing would report the move.
+    const creations = vscode.workspace.createFileSystemWatcher(
+      new vscode.RelativePattern(workspaceUri('agent-tests'), '*'),
+      false,
+      true,
+      true,
+    );
+    let folderCreated = false;
+    creations.onDidCreate((created) => (folderCreated ||= created.toString() === folder.toString()));
     await vscode.workspace.fs.createDirectory(vscode.Uri.joinPath(folder, 'inner'));
     // It names an agent of its own: the greeter's test files stay the fixture's.
     await vscode.workspace.fs.writeFile(
@@ -603,11 +613,13 @@ describe('agent tests in VS Code', () => {
     await api.agentTests.refresh(uri);
     assert.ok(api.agentTests.controller.items.get(uri.toString()), 'the item of the test file');
     try {
+      await waitFor(() => folderCreated, "the watcher's report of the new folder", 15_000);
       // Moved out of the workspace: the watcher reports the folder only (from its parent, watched
       // since the start), not the test file in it.
       await vscode.workspace.fs.rename(folder, vscode.Uri.joinPath(moved, 'doomed'));
       await waitFor(() => !api.agentTests.controller.items.get(uri.toString()), 'the item of a test file in a moved folder to go', 15_000);
     } finally {
+      creations.dispose();
       rmSync(moved.fsPath, { recursive: true, force: true });
     }
   });
