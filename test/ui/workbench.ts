@@ -99,15 +99,19 @@ interface InstalledExtension {
   readonly vsixBytes: number;
 }
 
-let installed: Promise<InstalledExtension> | undefined;
+/**
+ * The one installation of the run. Each UI test file is bundled on its own, with its own copy of
+ * this module, so it is kept on the process (they all run in one mocha process), not in a variable.
+ */
+const shared = globalThis as typeof globalThis & { agentWorkflowsUiExtension?: Promise<InstalledExtension> };
 
 /**
  * Packages the extension (a production build) and installs it into an extensions folder, once per
- * process: each took 5-25 s, and every describe opened a workbench of its own. The workbenches run
+ * process: each took 15-20 s, and every describe opened a workbench of its own. The workbenches run
  * one after the other, so they can share the folder; it goes when the process ends.
  */
 function installedExtension(): Promise<InstalledExtension> {
-  installed ??= (async () => {
+  const installing = (shared.agentWorkflowsUiExtension ??= (async () => {
     const root = makeTempDir('agent-workflows-ui-extension-');
     process.once('exit', () => removeDir(root));
     const extensionsDir = join(root, 'extensions');
@@ -115,10 +119,12 @@ function installedExtension(): Promise<InstalledExtension> {
     const vsix = await packageExtension(root);
     await installExtension(vsix, extensionsDir);
     return { extensionsDir, vsixBytes: statSync(vsix).size };
-  })();
+  })());
   // A failed attempt is not kept: the next workbench tries again (and says why if it fails too).
-  installed.catch(() => (installed = undefined));
-  return installed;
+  installing.catch(() => {
+    if (shared.agentWorkflowsUiExtension === installing) delete shared.agentWorkflowsUiExtension;
+  });
+  return installing;
 }
 
 export async function openWorkbench(options: WorkbenchOptions = {}): Promise<Workbench> {
