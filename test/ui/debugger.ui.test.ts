@@ -1,7 +1,7 @@
-// A person debugging an agent: the packaged extension in VS Code, a real API on 127.0.0.1, a
-// breakpoint set on an API node's line, Debug from the code lens, the editor stopped on
-// that node with its request (built, not sent) in the Variables view, a screenshot for the README,
-// then Continue to the end.
+// A person debugging an agent: the packaged extension in VS Code, a real API on 127.0.0.1,
+// breakpoints on two nodes, F5 (no launch.json), the editor stopped on the
+// API node with its request (built, not sent) in the Variables view (a screenshot for the README),
+// Continue to the next node with the API node's body in Variables, and Continue to the end.
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -55,17 +55,23 @@ describe('UI: Debug Agent stops at a breakpoint', function () {
     await screenshotIfFailed(this.currentTest, workbench);
   });
 
-  it('stops before the API node sends, shows its request in Variables, and continues to the end', async () => {
+  it("stops at breakpoints after F5: the request held, then the node's body in Variables; continues to the end", async () => {
     const { page } = workbench;
     await openFile(page, 'shipping.agent.yaml');
     const editor = page.locator('.editor-group-container .monaco-editor').first();
-    // A breakpoint on the API node: the cursor on its line, then Debug: Toggle Breakpoint (F9's command).
-    await editor.locator('.view-line', { hasText: /^\s*lookup:\s*$/ }).click({ timeout: 30_000 });
-    await runCommand(page, 'Debug: Toggle Breakpoint');
-    await editor.locator('.codicon-debug-breakpoint').first().waitFor({ timeout: 15_000 });
+    // A breakpoint on the API node's line and one on the template node's: the cursor on the line,
+    // then Debug: Toggle Breakpoint (F9's command; in code-server's headless Chromium neither F9 nor
+    // a click in the gutter set one).
+    for (const [index, line] of [/^\s*lookup:\s*$/, /^\s*summary:\s*$/].entries()) {
+      await editor.locator('.view-line', { hasText: line }).first().click({ timeout: 30_000 });
+      await runCommand(page, 'Debug: Toggle Breakpoint');
+      await editor.locator('.codicon-debug-breakpoint').nth(index).waitFor({ timeout: 15_000 });
+    }
 
-    await page.locator('.codelens-decoration a', { hasText: 'Debug' }).first().click({ timeout: 30_000 });
-    // Stopped: the debug toolbar, the node's line marked as the current frame, the request in Variables.
+    // F5 on the agent file: no launch.json, the agent's debugger is chosen by the file's language.
+    await editor.locator('.view-line', { hasText: /^name:/ }).click();
+    await page.keyboard.press('F5');
+    // Stopped at the API node: the debug toolbar, its line the current frame, its request in Variables.
     await page.locator('.debug-toolbar').waitFor({ timeout: 30_000 });
     await editor.locator('.codicon-debug-stackframe').first().waitFor({ timeout: 30_000 });
     const variables = page.locator('.debug-variables');
@@ -81,9 +87,22 @@ describe('UI: Debug Agent stops at a breakpoint', function () {
     await page.mouse.move(0, 0);
     await takeScreenshot(page, 'debugger.png');
 
+    // Continue: the request goes; stopped at the template node, the API node's body is in Variables.
     await page.locator('.debug-toolbar .codicon-debug-continue').click();
-    await page.locator('.debug-toolbar').waitFor({ state: 'hidden', timeout: 30_000 });
+    // Stopped at the template node: it holds no request, so the Request scope goes.
+    await variables.locator('.monaco-list-row', { hasText: /^Request$/ }).waitFor({ state: 'detached', timeout: 30_000 });
+    await variables.locator('.monaco-list-row', { hasText: /^Nodes$/ }).waitFor({ timeout: 30_000 });
     assert.equal(api.requests.length, 1);
     assert.equal(api.requests[0]?.url, '/orders/7');
+    const row = (name: RegExp) => variables.locator('.monaco-list-row', { hasText: name }).first();
+    if ((await row(/^lookup/).count()) === 0) await row(/^Nodes$/).click();
+    await row(/^lookup/).click({ timeout: 15_000 });
+    await row(/^body/).click({ timeout: 15_000 });
+    // Its first value (the pane is short: the list shows only the rows that fit).
+    await variables.locator('.monaco-list-row', { hasText: /^order\s*=\s*7$/ }).waitFor({ timeout: 15_000 });
+
+    await page.locator('.debug-toolbar .codicon-debug-continue').click();
+    await page.locator('.debug-toolbar').waitFor({ state: 'hidden', timeout: 30_000 });
+    assert.equal(api.requests.length, 1, 'sent once');
   });
 });
