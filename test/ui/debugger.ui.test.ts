@@ -1,5 +1,5 @@
 // A person debugging an agent: the packaged extension in VS Code, a real API on 127.0.0.1,
-// breakpoints on two nodes, F5 (no launch.json), the editor stopped on the
+// breakpoints clicked in the gutter beside two nodes, F5 (no launch.json), the editor stopped on the
 // API node with its request (built, not sent) in the Variables view (a screenshot for the README),
 // Continue to the next node with the API node's body in Variables, and Continue to the end.
 import assert from 'node:assert/strict';
@@ -55,16 +55,21 @@ describe('UI: Debug Agent stops at a breakpoint', function () {
     await screenshotIfFailed(this.currentTest, workbench);
   });
 
-  it("stops at breakpoints after F5: the request held, then the node's body in Variables; continues to the end", async () => {
+  it("stops at gutter breakpoints after F5: the request held, then the node's body in Variables; continues to the end", async () => {
     const { page } = workbench;
     await openFile(page, 'shipping.agent.yaml');
     const editor = page.locator('.editor-group-container .monaco-editor').first();
-    // A breakpoint on the API node's line and one on the template node's: the cursor on the line,
-    // then Debug: Toggle Breakpoint (F9's command; in code-server's headless Chromium neither F9 nor
-    // a click in the gutter set one).
+    // The extension's code lenses are up: its debugger is known to the workbench, which lets the
+    // gutter take breakpoints in agent files only then.
+    await page.locator('.codelens-decoration a', { hasText: 'Debug' }).first().waitFor({ timeout: 30_000 });
+    // Breakpoints as a person sets them: a click in the gutter beside the API node and the template node.
+    await editor.locator('.view-line').first().waitFor({ timeout: 30_000 });
+    const glyphMargin = (await editor.locator('.glyph-margin').boundingBox())!;
     for (const [index, line] of [/^\s*lookup:\s*$/, /^\s*summary:\s*$/].entries()) {
-      await editor.locator('.view-line', { hasText: line }).first().click({ timeout: 30_000 });
-      await runCommand(page, 'Debug: Toggle Breakpoint');
+      const lineOfNode = editor.locator('.view-line', { hasText: line }).first();
+      await lineOfNode.waitFor({ timeout: 30_000 });
+      const box = (await lineOfNode.boundingBox())!;
+      await page.mouse.click(glyphMargin.x + glyphMargin.width / 2, box.y + box.height / 2);
       await editor.locator('.codicon-debug-breakpoint').nth(index).waitFor({ timeout: 15_000 });
     }
 
