@@ -46,7 +46,7 @@ function caseDetail(value: YamlNode | null): string {
   if (!isMap(value)) return '';
   const set = [...entries(value)];
   const description = set.find((field) => field.key === 'description');
-  if (description && isScalar(description.value) && typeof description.value.value === 'string') return description.value.value;
+  if (description && isScalar(description.value) && typeof description.value.value === 'string') return shortLine(description.value.value);
   return set.map((field) => field.key).join(', ');
 }
 
@@ -58,4 +58,12 @@ function sizeOf(value: YamlNode | null): string {
 
 function scalarText(value: YamlNode | null): string {
   return isScalar(value) && value.value !== null ? String(value.value) : '';
+}
+
+/** The outline shows a detail on one line: the first line of a description, cut at MAX_DETAIL characters. */
+const MAX_DETAIL = 80;
+
+function shortLine(text: string): string {
+  const line = text.trim().split('\n', 1)[0] ?? '';
+  return line.length > MAX_DETAIL ? `${line.slice(0, MAX_DETAIL - 1)}…` : line;
 }
