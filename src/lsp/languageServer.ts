@@ -43,7 +43,7 @@ import { hover } from '../core/language/hover';
 import type { HoverResult } from '../core/language/hover';
 import { definition, prepareRename, references, rename, RenameError } from '../core/language/navigation';
 import { outlineOf } from '../core/language/outline';
-import { quickFixes } from '../core/language/quickFixes';
+import { nameQuickFixes, quickFixes } from '../core/language/quickFixes';
 import { testFileCompletions, testFileDefinition, testFileHover } from '../core/testing/testFileLanguage';
 import type { DocumentKind } from './documentKinds';
 import { kindOf, localPathOf, sizeLimitOf } from './documentKinds';
@@ -389,12 +389,12 @@ export function serveLanguage(
 
   connection.onCodeAction(
     guarded('Code actions', [], ({ textDocument, range, context }): CodeAction[] => {
-      const entry = documentOf(textDocument.uri, ['agent']);
+      const entry = documentOf(textDocument.uri, ['agent', 'test', 'environments']);
       if (!entry) return [];
       const text = entry.document.getText();
       const last = checked.get(entry.uri);
       const problems =
-        last?.version === entry.version ? last.problems : checks.problemsOf('agent', entry.uri, localPathOf(entry.uri), text);
+        last?.version === entry.version ? last.problems : checks.problemsOf(entry.kind, entry.uri, localPathOf(entry.uri), text);
       let index: AgentIndex | undefined;
       const actions: CodeAction[] = [];
       for (const problem of problems) {
@@ -405,8 +405,8 @@ export function serveLanguage(
           context.diagnostics.find((d) => d.code === problem.code && sameRange(d.range, problemRange)) ??
           toDiagnostic(problem, entry.document);
         // Indexing parses the file: only once a problem here may have a fix.
-        index ??= indexAgentText(text);
-        for (const fix of quickFixes(text, problem, index)) {
+        const fixes = entry.kind === 'agent' ? quickFixes(text, problem, (index ??= indexAgentText(text))) : nameQuickFixes(text, problem);
+        for (const fix of fixes) {
           const edits: TextEdit[] = fix.edits.map((edit) => ({ range: rangeOfSpan(entry.document, edit.span), newText: edit.newText }));
           actions.push({
             title: fix.title,

@@ -311,6 +311,34 @@ describe('language server (agent-workflows lsp --stdio)', function () {
     assert.deepEqual(await definitionAt('temperature'), { uri: agentUri, range: rangeOf(edited, 'temperature') });
   });
 
+  it('offers the suggested name as a quick fix in test files and the environments file', async () => {
+    const testText = `cases:\n  sunny:\n    inputs: { "citty": Paris }\n    mocks:\n      forcast: { body: { text: sunny } }\n    expect:\n      outputs:\n        txt: sunny\n`;
+    const testUri = pathToFileURL(dir.write('weather.agent.test.yaml', testText)).href;
+    await server.open(testUri, testText);
+    const { diagnostics } = await server.diagnostics(testUri);
+    assert.deepEqual(codes(diagnostics), ['missing-mock', 'unknown-input', 'unknown-node', 'unknown-output']);
+    const fixed = async (uri: string, text: string, needle: string): Promise<string[]> => {
+      const actions = (await server.connection.sendRequest('textDocument/codeAction', {
+        textDocument: { uri },
+        range: rangeOf(text, needle),
+        context: { diagnostics: [] },
+      })) as CodeAction[];
+      // Each fix applied: its title, and the line it changed as it reads after.
+      const line = positionOf(text, needle).line;
+      return actions.map((action) => `${action.title} → ${applyEdits(text, action.edit!.changes![uri]!).split('\n')[line]!.trim()}`);
+    };
+    // A quoted key keeps its quotes.
+    assert.deepEqual(await fixed(testUri, testText, '"citty"'), ['Change to "city" → inputs: { "city": Paris }']);
+    assert.deepEqual(await fixed(testUri, testText, 'forcast'), ['Change to "forecast" → forecast: { body: { text: sunny } }']);
+    assert.deepEqual(await fixed(testUri, testText, 'txt'), ['Change to "text" → text: sunny']);
+
+    const environments = 'default: prodd\nenvironments:\n  prod:\n    baseUrl: https://agents.example.com\n    account: acme\n';
+    const envsUri = pathToFileURL(dir.write('agent-workflows.yaml', environments)).href;
+    await server.open(envsUri, environments);
+    assert.deepEqual(codes((await server.diagnostics(envsUri)).diagnostics), ['unknown-default-environment']);
+    assert.deepEqual(await fixed(envsUri, environments, 'prodd'), ['Change to "prod" → default: prod']);
+  });
+
   it('lists the symbols of test files and of the environments file', async () => {
     const testText = `agent: weather.agent.yaml\ndefaults:\n  inputs: { city: Oslo }\n${TEST_FILE.replace('  sunny:\n', '  sunny:\n    description: A sunny day\n')}  rainy:\n    inputs: { city: Bergen }\n`;
     const testUri = pathToFileURL(dir.write('weather.agent.test.yaml', testText)).href;

@@ -1,8 +1,8 @@
 // Quick fixes: applied to the text, each removes its problem and leaves a valid file.
 import assert from 'node:assert/strict';
-import { quickFixes } from '../../src/core/language/quickFixes';
+import { nameQuickFixes, quickFixes } from '../../src/core/language/quickFixes';
 import type { QuickFix, TextEdit } from '../../src/core/language/quickFixes';
-import type { ProblemCode } from '../../src/core/document/problems';
+import type { Problem, ProblemCode } from '../../src/core/document/problems';
 import { validateAgentText } from '../../src/core/validation/validate';
 
 function applyEdits(text: string, edits: readonly TextEdit[]): string {
@@ -193,5 +193,29 @@ describe('quick fixes', () => {
     ).fixed;
     assert.match(fixed, /method: POST/);
     assert.deepEqual(codes(fixed), []);
+  });
+});
+
+describe('quick fixes of test files and the environments file: the suggested name', () => {
+  const problem = (code: ProblemCode, start: number, end: number, replacement?: string): Problem => ({
+    code,
+    severity: 'error',
+    message: 'm',
+    span: { start, end },
+    range: { line: 1, column: 1, endLine: 1, endColumn: 1 },
+    ...(replacement !== undefined ? { data: { replacement } } : {}),
+  });
+
+  it('writes the name in the quotes it had', () => {
+    const text = "agent: 'greet.agnt.yaml'\n";
+    const [fix] = nameQuickFixes(text, problem('unknown-agent', 7, 24, "greet's.agent.yaml"));
+    assert.equal(applyEdits(text, fix!.edits), "agent: 'greet''s.agent.yaml'\n");
+  });
+
+  it('offers nothing where the problem is not at one name (a case that names it through its defaults)', () => {
+    const text = 'cases:\n  c:\n    live: true\n';
+    assert.deepEqual(nameQuickFixes(text, problem('unknown-input', 9, text.length, 'who')), []);
+    assert.deepEqual(nameQuickFixes(text, problem('unknown-input', 0, 5)), [], 'no suggestion, no fix');
+    assert.deepEqual(nameQuickFixes(text, problem('missing-mock', 0, 5, 'x')), [], 'not a name problem');
   });
 });

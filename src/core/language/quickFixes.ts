@@ -140,6 +140,34 @@ export function quickFixes(text: string, problem: Problem, index: AgentIndex = i
   }
 }
 
+/** Problems of test files and of the environments file whose fix is to write `data.replacement` over the name. */
+const NAME_REPLACEMENT_CODES = new Set<ProblemCode>([
+  'unknown-agent',
+  'unknown-input',
+  'unknown-node',
+  'unknown-output',
+  'unused-secret',
+  'unknown-default-environment',
+]);
+
+/**
+ * The quick fix of a test file's or the environments file's problem: the name it suggests written
+ * over the one at the problem, in the same quotes. None when the problem is not at a name written
+ * on one line (a case's problem about a name its defaults give is said at the case).
+ */
+export function nameQuickFixes(text: string, problem: Problem): QuickFix[] {
+  const replacement = problem.data?.replacement;
+  if (!NAME_REPLACEMENT_CODES.has(problem.code) || replacement === undefined) return [];
+  const written = text.slice(problem.span.start, problem.span.end);
+  if (written === '' || /[\n{}[\],#]|: /.test(written)) return [];
+  const newText = written.startsWith('"')
+    ? JSON.stringify(replacement)
+    : written.startsWith("'")
+      ? `'${replacement.replace(/'/g, "''")}'`
+      : replacement;
+  return [{ title: `Change to "${replacement}"`, problemCode: problem.code, edits: [{ span: problem.span, newText }], isPreferred: true }];
+}
+
 function nodeWhere(index: AgentIndex, predicate: (node: NodeDeclaration) => boolean): NodeDeclaration | undefined {
   return [...(index.model?.nodes.values() ?? [])].find(predicate);
 }
