@@ -2,6 +2,7 @@
 import { stat } from 'node:fs/promises';
 import { basename, relative, resolve } from 'node:path';
 import { AGENT_FILE, findFilesUnder } from '../core/document/agentFiles';
+import { fileKindOfName } from '../core/document/fileKind';
 import type { ParsedFileKind } from '../core/document/parse';
 import { ENVIRONMENTS_FILE_NAME } from '../core/environments/environmentsFileName';
 import { TEST_FILE } from '../core/testing/testFileName';
@@ -28,7 +29,7 @@ export const CHECKED_FILES: FileKind = {
 
 /** Which kind of file a path names, by its name alone (an agent file unless it is one of the others). */
 export function fileKindOf(file: string): ParsedFileKind {
-  return TEST_FILE.test(file) ? 'test' : basename(file) === ENVIRONMENTS_FILE_NAME ? 'environments' : 'agent';
+  return fileKindOfName(basename(file)) ?? 'agent';
 }
 
 /** A file's text, or why it cannot be used; `code` names a file that was read but is not an agent's text. */

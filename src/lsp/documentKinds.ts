@@ -1,10 +1,8 @@
 // Which of the three file kinds a document is, from its URI's file name: the server answers for
 // agent files, agent test files and the environments file, and ignores every other document.
 import { fileURLToPath } from 'node:url';
-import { AGENT_FILE } from '../core/document/agentFiles';
+import { fileKindOfName } from '../core/document/fileKind';
 import { MAX_ENVIRONMENTS_FILE_BYTES, MAX_FILE_BYTES } from '../core/limits';
-import { ENVIRONMENTS_FILE_NAME } from '../core/environments/environmentsFileName';
-import { TEST_FILE } from '../core/testing/testFileName';
 import type { ParsedFileKind } from '../core/document/parse';
 
 export type DocumentKind = ParsedFileKind;
@@ -22,11 +20,7 @@ export function fileNameOf(uri: string): string {
 
 /** The kind of document a URI names; undefined for a file the server does not handle. */
 export function kindOf(uri: string): DocumentKind | undefined {
-  const name = fileNameOf(uri);
-  if (TEST_FILE.test(name)) return 'test';
-  if (AGENT_FILE.test(name)) return 'agent';
-  if (name === ENVIRONMENTS_FILE_NAME) return 'environments';
-  return undefined;
+  return fileKindOfName(fileNameOf(uri));
 }
 
 /** The most a document of a kind may hold, as on disk (bytes of UTF-8). */
