@@ -2,8 +2,7 @@
 // agent, test and environments files.
 import * as vscode from 'vscode';
 import type { OutlineSymbol } from '../core/document/outlineSymbol';
-import type { ParsedFileKind } from '../core/document/parse';
-import { AGENT_LANGUAGE_ID, ENVIRONMENTS_LANGUAGE_ID, TEST_LANGUAGE_ID } from './languageIds';
+import { AGENT_LANGUAGE_ID, FILE_KIND_OF_LANGUAGE } from './languageIds';
 import type { AgentDiagnostics } from './agentDiagnostics';
 import { loadLanguageCore } from './loadLanguageCore';
 import { toRange } from './spans';
@@ -16,13 +15,6 @@ const SYMBOL_KINDS: Record<OutlineSymbol['kind'], vscode.SymbolKind> = {
   case: vscode.SymbolKind.Method,
   environment: vscode.SymbolKind.Object,
   field: vscode.SymbolKind.Field,
-};
-
-/** The outline's file kind of each language: agent, test and environments files all have one. */
-const FILE_KINDS: Readonly<Record<string, ParsedFileKind>> = {
-  [AGENT_LANGUAGE_ID]: 'agent',
-  [TEST_LANGUAGE_ID]: 'test',
-  [ENVIRONMENTS_LANGUAGE_ID]: 'environments',
 };
 
 export interface NavigationDeps {
@@ -70,7 +62,7 @@ export function registerNavigationProviders(context: vscode.ExtensionContext, de
       },
     }),
     vscode.languages.registerDocumentSymbolProvider(
-      Object.keys(FILE_KINDS).map((language) => ({ language })),
+      Object.keys(FILE_KIND_OF_LANGUAGE).map((language) => ({ language })),
       {
         async provideDocumentSymbols(document) {
           const convert = (symbol: OutlineSymbol): vscode.DocumentSymbol => {
@@ -84,7 +76,7 @@ export function registerNavigationProviders(context: vscode.ExtensionContext, de
             result.children = symbol.children.map(convert);
             return result;
           };
-          return (await deps.diagnostics.symbolsOf(document, FILE_KINDS[document.languageId] ?? 'agent')).map(convert);
+          return (await deps.diagnostics.symbolsOf(document, FILE_KIND_OF_LANGUAGE[document.languageId] ?? 'agent')).map(convert);
         },
       },
     ),
