@@ -47,7 +47,9 @@ describe('UI: Paste as API Node', function () {
     await page.locator('.codelens-decoration a', { hasText: 'Run' }).first().waitFor({ timeout: 30_000 });
 
     await page.context().grantPermissions(['clipboard-read', 'clipboard-write']);
-    await page.evaluate((text) => navigator.clipboard.writeText(text), COMMAND);
+    // In the page (a browser: the test's own types are Node's).
+    type Clipboard = { navigator: { clipboard: { writeText(text: string): Promise<void> } } };
+    await page.evaluate((text) => (globalThis as unknown as Clipboard).navigator.clipboard.writeText(text), COMMAND);
     // The cursor on the empty last line, then Ctrl+V as a person pastes.
     await editor.locator('.view-line').last().click();
     await page.keyboard.press('Control+End');
