@@ -40,8 +40,26 @@ export interface ExchangeFacts {
   readonly bodyLimit: number;
 }
 
+/**
+ * The redactor of each run's secrets, made once for all its exchanges: making one derives every
+ * encoded form of each secret, which cost more than the rest of an exchange's record. A run's
+ * secrets may grow as its nodes ask for them, so each use adds any new one (adding is idempotent).
+ */
+const exchangeRedactors = new WeakMap<ReadonlyMap<string, string>, Redactor>();
+
+function exchangeRedactor(secrets: ReadonlyMap<string, string>): Redactor {
+  const known = exchangeRedactors.get(secrets);
+  if (!known) {
+    const redactor = namedSecretRedactor(secrets);
+    exchangeRedactors.set(secrets, redactor);
+    return redactor;
+  }
+  for (const [name, value] of secrets) known.add(value, { mask: secretMask(name) });
+  return known;
+}
+
 export function recordExchange(facts: ExchangeFacts): Exchange {
-  const redactor = namedSecretRedactor(facts.secrets);
+  const redactor = exchangeRedactor(facts.secrets);
   const { request, capture, response } = facts;
   const answer = response ?? capture?.answer;
   const url = 'template' in request ? request.template : redactor.text(request.url);
