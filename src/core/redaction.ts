@@ -2,6 +2,7 @@
 // everything shown to people: messages, traces, outputs. One home for redaction and for cutting
 // text short safely: secrets are replaced BEFORE any cut (a secret cut in two is no longer found),
 // and a cut that ends in the first characters of a secret masks them too.
+import { BoundedCache } from './boundedCache';
 
 /** What the engine puts in place of a secret value. */
 export const REDACTED = '[redacted]';
@@ -75,14 +76,7 @@ export class Redactor {
       this.shortSecrets.set(secret, mask);
       return;
     }
-    const encoded = [secret, encodeURIComponent(secret), safeEncodeUri(secret), JSON.stringify(secret).slice(1, -1)];
-    const forms = new Set([
-      ...encoded,
-      ...encoded.map((form) => form.toLowerCase()),
-      ...encoded.map((form) => form.toUpperCase()),
-      ...base64Forms(secret),
-    ]);
-    for (const form of forms) {
+    for (const form of formsOf(secret)) {
       if (form === '' || this.needles.includes(form)) continue;
       this.needles.push(form);
       if (mask !== this.mask) this.ownMasks.set(form, mask);
@@ -187,6 +181,30 @@ function base64Forms(secret: string): string[] {
     if (core.length >= MIN_BASE64_CORE) forms.push(core);
   }
   return [...forms, ...forms.map((form) => form.replace(/\+/g, '-').replace(/\//g, '_'))];
+}
+
+/**
+ * The forms of secrets already seen: every run, agent test case and exchange record makes a
+ * redactor of the same few secrets, and deriving their forms (Base64 at three offsets) cost more
+ * than the rest of an exchange's record. Kept in memory only, bounded like every other memo.
+ */
+const knownForms = new BoundedCache<readonly string[]>(256, 64 * 1024);
+
+/** Every form of a secret looked for in text (see Redactor). */
+function formsOf(secret: string): readonly string[] {
+  const known = knownForms.get(secret);
+  if (known) return known;
+  const encoded = [secret, encodeURIComponent(secret), safeEncodeUri(secret), JSON.stringify(secret).slice(1, -1)];
+  const forms = [
+    ...new Set([
+      ...encoded,
+      ...encoded.map((form) => form.toLowerCase()),
+      ...encoded.map((form) => form.toUpperCase()),
+      ...base64Forms(secret),
+    ]),
+  ];
+  knownForms.set(secret, forms);
+  return forms;
 }
 
 /** encodeURI throws on a lone surrogate; such a secret cannot take that form anyway. */
