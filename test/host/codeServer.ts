@@ -51,6 +51,8 @@ export interface CodeServer {
   remoteUri(absPath: string): string;
   /** The workbench URL opening folder, with the given development payload. */
   workbenchUrl(folder: string, payload?: [string, string][]): string;
+  /** The workbench on a .code-workspace file (its folders may be URIs of any file system). */
+  workspaceFileUrl(file: string): string;
   /** Kills the whole process group and removes the temporary folders. */
   stop(): Promise<void>;
 }
@@ -215,6 +217,9 @@ async function startOnce(executable: string, port: number, options: CodeServerOp
       const query = new URLSearchParams({ folder });
       if (payload) query.set('payload', JSON.stringify(payload));
       return `${url}?${query.toString()}`;
+    },
+    workspaceFileUrl(file) {
+      return `${url}?${new URLSearchParams({ workspace: file }).toString()}`;
     },
     stop,
   };

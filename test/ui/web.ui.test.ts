@@ -3,25 +3,36 @@
 // `remote.extensionKind` setting, used through Chromium as a person would. Checks that it runs there
 // (the log line its activation writes from what it measures: a web worker, no Node), then a
 // diagnostic with its code, a completion, a hover, a quick fix applied (in an agent file and in a
-// test file), the graph drawn, and a command that needs Node saying why. The files are the
-// workspace's, which the extension reads through VS Code (vscode-remote: URIs, as github.dev's are
-// vscode-vfs: ones), never through Node.
+// test file), the graph drawn, and a command that needs Node saying why. The files are in a virtual
+// file system, as github.dev's (vscode-vfs:) are: a test-only web extension serves memfs:/workspace
+// from memory, and the workspace is that folder, so the extension can read them only through VS Code.
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { findRepoRoot } from '../host/common';
+import { findRepoRoot, makeTempDir, removeDir } from '../host/common';
+import { filesUnder, MEMFS_EXTENSION_ID, MEMFS_ROOT, writeMemfsExtension } from './memfsExtension';
 import { openWorkbench, pickItem, runCommand, screenshotIfFailed, textOf } from './workbench';
 import type { Workbench } from './workbench';
 
 const EXTENSION_ID = 'agent-workflows.agent-workflows';
 
-/** Opens a workspace file with Go to File. */
-async function goToFile(page: Page, name: string): Promise<void> {
-  await runCommand(page, 'Go to File...');
-  await page.locator('.quick-input-widget input').fill(name);
-  await page.locator('.quick-input-list .monaco-list-row', { hasText: name }).first().waitFor({ timeout: 15_000 });
-  await page.keyboard.press('Enter');
-  await page.locator('.tab.active', { hasText: name }).waitFor({ timeout: 15_000 });
+/** Opens a file of the explorer, its folders given before it. */
+async function openFromExplorer(page: Page, ...path: string[]): Promise<void> {
+  for (const name of path) {
+    await page.locator('.explorer-viewlet .monaco-list-row', { hasText: name }).first().click({ timeout: 15_000 });
+  }
+  await page.locator('.tab.active', { hasText: path[path.length - 1]! }).waitFor({ timeout: 15_000 });
+}
+
+/** What the virtual file system's extension reports: the active editor's URI and the files read. */
+async function memfsReport(page: Page, expected: RegExp): Promise<string> {
+  await runCommand(page, 'Memfs: Report');
+  const toast = page.locator('.notification-toast', { hasText: 'memfs report' }).filter({ hasText: expected }).last();
+  await toast.waitFor({ timeout: 15_000 });
+  const text = (await toast.innerText()).replace(/\s+/g, ' ');
+  await runCommand(page, 'Notifications: Clear All Notifications');
+  return text;
 }
 
 /** Moves the cursor with Go to Line/Column (1-based line and column). */
@@ -48,17 +59,24 @@ async function editorLine(page: Page, text: string): Promise<string> {
 describe('UI: the browser build in the web-worker extension host', function () {
   this.timeout(180_000);
   let workbench: Workbench;
+  let memfsExtension: string;
 
   before(async () => {
+    const fixtures = join(findRepoRoot(), 'test', 'fixtures');
+    memfsExtension = makeTempDir('agent-workflows-ui-memfs-');
+    writeMemfsExtension(memfsExtension, {
+      ...filesUnder(join(fixtures, 'workspace')),
+      'agent-tests/typo.agent.test.yaml': readFileSync(join(fixtures, 'web', 'typo.agent.test.yaml'), 'utf8'),
+    });
     workbench = await openWorkbench({
-      settings: { 'remote.extensionKind': { [EXTENSION_ID]: ['web'] } },
-      extraFiles: {
-        'agent-tests/typo.agent.test.yaml': join(findRepoRoot(), 'test', 'fixtures', 'web', 'typo.agent.test.yaml'),
-      },
+      settings: { 'remote.extensionKind': { [EXTENSION_ID]: ['web'], [MEMFS_EXTENSION_ID]: ['web'] } },
+      otherExtensions: [memfsExtension],
+      folderUri: MEMFS_ROOT,
     });
   });
   after(async () => {
     await workbench?.close();
+    if (memfsExtension) removeDir(memfsExtension);
   });
   afterEach(async function () {
     await screenshotIfFailed(this.currentTest, workbench);
@@ -82,6 +100,12 @@ describe('UI: the browser build in the web-worker extension host', function () {
     // The output wraps long lines.
     const log = (await textOf(page, '.part.panel .monaco-editor .view-lines')).replace(/\s+/g, ' ');
     assert.match(log, /activated \(browser build, in a web worker, without Node, UI web\)/);
+
+    // The file is the virtual file system's, read through VS Code.
+    await page.locator('.tab', { hasText: 'broken.agent.yaml' }).click();
+    const report = await memfsReport(page, /broken\.agent\.yaml/);
+    assert.match(report, /active memfs:\/workspace\/broken\.agent\.yaml/);
+    assert.match(report, /node false/);
   });
 
   it('completes, explains on hover, applies a quick fix and goes to a definition', async () => {
@@ -145,11 +169,13 @@ describe('UI: the browser build in the web-worker extension host', function () {
 
   it('checks a test file against its agent, and fixes the name with a quick fix', async () => {
     const { page } = workbench;
-    await goToFile(page, 'typo.agent.test.yaml');
+    await openFromExplorer(page, 'agent-tests', 'typo.agent.test.yaml');
     await showProblems(page);
     const row = page.locator('.markers-panel .monaco-list-row', { hasText: 'unknown-output' }).first();
     await row.waitFor({ timeout: 30_000 });
     assert.match((await row.innerText()).replace(/\s+/g, ' '), /no output "greting"\. Did you mean "greeting"\?/);
+    // Its agent was read from the virtual file system.
+    assert.match(await memfsReport(page, /typo/), /read [^|]*\/workspace\/agent-tests\/greeter\.agent\.yaml/);
 
     // Quick fix: "greting" (line 11) becomes "greeting".
     await goTo(page, 11, 11);

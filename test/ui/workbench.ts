@@ -91,6 +91,10 @@ export interface WorkbenchOptions {
   readonly settings?: Record<string, unknown>;
   /** Files copied into the workspace before it opens, by their name there (file watching in the test host is not relied on). */
   readonly extraFiles?: Readonly<Record<string, string>>;
+  /** Folders of other extensions, packaged and installed beside this one (in this workbench only). */
+  readonly otherExtensions?: readonly string[];
+  /** Opens a workspace whose one folder is this URI (a virtual file system's), not the workspace copy. */
+  readonly folderUri?: string;
 }
 
 /** The extension packaged and installed once for the whole UI run, shared by every workbench. */
@@ -137,7 +141,29 @@ export async function openWorkbench(options: WorkbenchOptions = {}): Promise<Wor
     removeDir(root);
   };
   try {
-    const { extensionsDir, vsixBytes } = await installedExtension();
+    const installed = await installedExtension();
+    const { vsixBytes } = installed;
+    let extensionsDir = installed.extensionsDir;
+    if (options.otherExtensions?.length) {
+      extensionsDir = join(root, 'extensions');
+      cpSync(installed.extensionsDir, extensionsDir, { recursive: true });
+      for (const [index, folder] of options.otherExtensions.entries()) {
+        const vsix = join(root, `other-${index}.vsix`);
+        await run(
+          process.execPath,
+          [
+            join(repoRoot, 'node_modules', '@vscode', 'vsce', 'vsce'),
+            'package',
+            '--no-dependencies',
+            '--allow-missing-repository',
+            '--out',
+            vsix,
+          ],
+          { cwd: folder },
+        );
+        await installExtension(vsix, extensionsDir);
+      }
+    }
     const workspace = join(root, 'workspace');
     cpSync(join(repoRoot, 'test', 'fixtures', 'workspace'), workspace, { recursive: true });
     for (const [name, source] of Object.entries(options.extraFiles ?? {})) cpSync(source, join(workspace, name));
@@ -153,7 +179,13 @@ export async function openWorkbench(options: WorkbenchOptions = {}): Promise<Wor
     });
     browser = await launchBrowser({ viewport: { width: 1280, height: 760 } });
     const { page } = browser;
-    await page.goto(server.workbenchUrl(workspace));
+    if (options.folderUri !== undefined) {
+      const workspaceFile = join(root, 'virtual.code-workspace');
+      writeFileSync(workspaceFile, JSON.stringify({ folders: [{ uri: options.folderUri }] }));
+      await page.goto(server.workspaceFileUrl(workspaceFile));
+    } else {
+      await page.goto(server.workbenchUrl(workspace));
+    }
     await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
     await page.locator('.explorer-viewlet .monaco-list-row').first().waitFor({ timeout: 60_000 });
     return { page, workspace, vsixBytes, close };
