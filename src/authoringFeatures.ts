@@ -8,6 +8,7 @@ import type { WorkspaceEnvironments } from './environments/workspaceEnvironments
 import { registerDiagnostics } from './language/agentDiagnostics';
 import type { AgentDiagnostics } from './language/agentDiagnostics';
 import { registerCodeActionProvider } from './language/codeActionProvider';
+import type { FixableProblems } from './language/fixableProblems';
 import { registerCompletionProvider } from './language/completionProvider';
 import { registerHoverProvider } from './language/hoverProvider';
 import { registerNavigationProviders } from './language/navigationProviders';
@@ -26,10 +27,16 @@ export interface AuthoringDeps {
   readonly workspaceSecretNames: WorkspaceSecretNames;
   /** The host's language worker thread (Node's worker_threads on the desktop, a Web Worker in the browser). */
   readonly startWorkerThread: StartThread;
+  /**
+   * The problems of open test and environments files that suggest a name, for their quick fixes: the
+   * environments file's are kept here, test files' by whoever checks them in this host (the Test
+   * Explorer on the desktop, webTestFileChecks in the browser).
+   */
+  readonly fixableProblems: FixableProblems;
 }
 
 export function registerAuthoringFeatures(context: vscode.ExtensionContext, deps: AuthoringDeps): AgentDiagnostics {
-  const { logger, docsUri, environments, workflowSecrets, workspaceSecretNames } = deps;
+  const { logger, docsUri, environments, workflowSecrets, workspaceSecretNames, fixableProblems } = deps;
   const diagnostics = registerDiagnostics(context, {
     logger,
     docsUri,
@@ -41,11 +48,11 @@ export function registerAuthoringFeatures(context: vscode.ExtensionContext, deps
   context.subscriptions.push(environments.onDidChangeContent(() => diagnostics.scheduleOpenDocuments()));
   registerCompletionProvider(context, { workspaceSecretNames, workflowSecrets });
   registerHoverProvider(context);
-  registerCodeActionProvider(context, { workflowSecrets, logger, diagnostics });
+  registerCodeActionProvider(context, { workflowSecrets, logger, diagnostics, fixableProblems });
   registerNavigationProviders(context, { diagnostics });
   registerCursorNodeContext(context);
   // The environments file's problem codes are documented with the agent file's.
-  registerEnvironmentsLanguage(context, { environments, logger, docsUri });
+  registerEnvironmentsLanguage(context, { environments, logger, docsUri, fixableProblems });
   registerTestFileLanguage(context, { logger });
   return diagnostics;
 }

@@ -13,6 +13,7 @@ import { registerAuthoringFeatures } from './authoringFeatures';
 import { ExchangeHistory } from './core/exchange/exchangeHistory';
 import { registerCodeLensProvider, registerRunTestsCodeLens } from './language/codeLensProvider';
 import { registerCurlPaste } from './language/curlPasteProvider';
+import { FixableProblems } from './language/fixableProblems';
 import { nodeWorkerThread } from './language/nodeWorkerThread';
 import { WorkspaceSecretNames } from './language/workspaceSecretNames';
 import { registerEnvironmentStatus } from './environments/environmentStatus';
@@ -79,6 +80,8 @@ export function activate(context: vscode.ExtensionContext): AgentWorkflowsApi {
     executionExchanges,
   );
 
+  // Test files' and the environments file's problems that suggest a name, for their quick fixes.
+  const fixableProblems = new FixableProblems();
   const diagnostics = registerAuthoringFeatures(context, {
     logger,
     docsUri,
@@ -86,6 +89,7 @@ export function activate(context: vscode.ExtensionContext): AgentWorkflowsApi {
     workflowSecrets,
     workspaceSecretNames,
     startWorkerThread: nodeWorkerThread(vscode.Uri.joinPath(context.extensionUri, 'dist', 'validationWorker.js').fsPath),
+    fixableProblems,
   });
   registerCodeLensProvider(context, { environments, pins });
   const curlPaste = registerCurlPaste(
@@ -124,6 +128,7 @@ export function activate(context: vscode.ExtensionContext): AgentWorkflowsApi {
   registerAgentDebugger(context, { logger, workflowSecrets, inputMemory });
   const agentTests = registerAgentTests(context, {
     logger,
+    fixableProblems,
     deployedTarget: async (agentFile) => (await commands.feature()).deployedTestTarget(agentFile),
   });
   registerRunTestsCodeLens(context, { tests: agentTests });

@@ -9,6 +9,7 @@ import { COMMANDS } from './commandIds';
 import { registerDesktopOnlyCommands } from './commands/desktopOnly';
 import { registerEnvironmentStatus } from './environments/environmentStatus';
 import { WorkspaceEnvironments } from './environments/workspaceEnvironments';
+import { FixableProblems } from './language/fixableProblems';
 import { webWorkerThread } from './language/webWorkerThread';
 import { registerCurlPaste } from './language/curlPasteProvider';
 import { WorkspaceSecretNames } from './language/workspaceSecretNames';
@@ -37,6 +38,7 @@ export function activate(context: vscode.ExtensionContext): AgentWorkflowsWebApi
 
   const workerScript = vscode.Uri.joinPath(context.extensionUri, 'dist', 'web', 'validationWorker.js');
   const startWorkerThread = webWorkerThread(() => readExtensionText(workerScript));
+  const fixableProblems = new FixableProblems();
   registerAuthoringFeatures(context, {
     logger,
     docsUri,
@@ -44,9 +46,10 @@ export function activate(context: vscode.ExtensionContext): AgentWorkflowsWebApi
     workflowSecrets,
     workspaceSecretNames,
     startWorkerThread,
+    fixableProblems,
   });
   // The Test Explorer shows test files' problems on the desktop; here they are checked on their own.
-  registerWebTestFileChecks(context, { logger, docsUri, startWorkerThread });
+  registerWebTestFileChecks(context, { logger, docsUri, startWorkerThread, fixableProblems });
   registerEnvironmentStatus(context, { environments, logger });
   // The graph's code (its layout, the panel) loads on the first Show Graph.
   registerLazyCommands(

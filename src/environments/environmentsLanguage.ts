@@ -4,6 +4,7 @@
 // environment names.
 import * as vscode from 'vscode';
 import { errorDetail } from '../core/errors';
+import type { FixableProblems } from '../language/fixableProblems';
 import { ENVIRONMENTS_LANGUAGE_ID } from '../language/languageIds';
 import { toItem } from '../language/completionProvider';
 import { loadLanguageCore } from '../language/loadLanguageCore';
@@ -16,7 +17,13 @@ const EDIT_DELAY_MS = 200;
 
 export function registerEnvironmentsLanguage(
   context: vscode.ExtensionContext,
-  deps: { readonly environments: WorkspaceEnvironments; readonly logger: vscode.LogOutputChannel; readonly docsUri: vscode.Uri },
+  deps: {
+    readonly environments: WorkspaceEnvironments;
+    readonly logger: vscode.LogOutputChannel;
+    readonly docsUri: vscode.Uri;
+    /** Where its problems that suggest a name are kept, for their quick fixes. */
+    readonly fixableProblems: FixableProblems;
+  },
 ): vscode.DiagnosticCollection {
   const diagnostics = vscode.languages.createDiagnosticCollection('agent-environments');
   const pending = new Map<string, NodeJS.Timeout>();
@@ -25,12 +32,16 @@ export function registerEnvironmentsLanguage(
     try {
       const text = await currentText(uri);
       const result = text === undefined ? undefined : await deps.environments.read(uri, text);
-      if (text === undefined || !result) diagnostics.delete(uri);
-      else
+      if (text === undefined || !result) {
+        deps.fixableProblems.forget(uri);
+        diagnostics.delete(uri);
+      } else {
+        deps.fixableProblems.keep(uri, text, result.problems);
         diagnostics.set(
           uri,
           result.problems.map((problem) => toDiagnostic(problem, textPositions(text), deps.docsUri)),
         );
+      }
     } catch (error) {
       deps.logger.error(`Checking ${uri.fsPath} failed: ${errorDetail(error)}`);
     }

@@ -1,11 +1,15 @@
 // Quick fixes for the problems the validator reports, computed by the core and applied as edits.
-// A credential moved out of the file is then offered for the secret storage.
+// A credential moved out of the file is then offered for the secret storage. In test files and the
+// environments file, a problem that suggests a name offers to write it (the core's nameQuickFixes).
 import * as vscode from 'vscode';
 import type { AgentIndex } from '../core/language/agentIndex';
+import type { QuickFix } from '../core/language/quickFixes';
 import type { WorkflowSecrets } from '../secrets/workflowSecrets';
-import { AGENT_LANGUAGE_ID } from './languageIds';
+import { AGENT_LANGUAGE_ID, ENVIRONMENTS_LANGUAGE_ID, TEST_LANGUAGE_ID } from './languageIds';
 import type { AgentDiagnostics } from './agentDiagnostics';
+import type { FixableProblems } from './fixableProblems';
 import { loadLanguageCore } from './loadLanguageCore';
+import { rangeOf } from './problemsToDiagnostics';
 import { toRange } from './spans';
 
 export interface CodeActionDeps {
@@ -13,6 +17,8 @@ export interface CodeActionDeps {
   readonly logger: vscode.LogOutputChannel;
   /** The problems of the last check, so asking for fixes does not validate again on this thread. */
   readonly diagnostics: AgentDiagnostics;
+  /** The problems shown on open test and environments files that suggest a name, with the text they were computed for. */
+  readonly fixableProblems: FixableProblems;
 }
 
 /** A quick fix's second step: storing the secret it moved out of the file (internal, not in the palette). */
@@ -40,11 +46,7 @@ export function registerCodeActionProvider(context: vscode.ExtensionContext, dep
         // Indexing parses the file: only once a diagnostic here has a problem to fix.
         index ??= indexAgentText(text);
         for (const fix of quickFixes(text, problem, index)) {
-          const action = new vscode.CodeAction(fix.title, vscode.CodeActionKind.QuickFix);
-          action.diagnostics = [diagnostic];
-          action.isPreferred = fix.isPreferred ?? false;
-          action.edit = new vscode.WorkspaceEdit();
-          for (const edit of fix.edits) action.edit.replace(document.uri, toRange(document, edit.span), edit.newText);
+          const action = toCodeAction(document, diagnostic, fix);
           if (fix.storeSecret)
             action.command = {
               title: 'Store the secret',
@@ -62,7 +64,55 @@ export function registerCodeActionProvider(context: vscode.ExtensionContext, dep
       providedCodeActionKinds: [vscode.CodeActionKind.QuickFix],
     }),
     vscode.commands.registerCommand(STORE_SECRET_COMMAND, (name: string, value: string) => offerToStore(deps, name, value)),
+    vscode.languages.registerCodeActionsProvider(
+      [{ language: TEST_LANGUAGE_ID }, { language: ENVIRONMENTS_LANGUAGE_ID }],
+      nameFixProvider(deps.fixableProblems),
+      { providedCodeActionKinds: [vscode.CodeActionKind.QuickFix] },
+    ),
+    // A closed document's problems are computed again when it opens (and its versions start over).
+    vscode.workspace.onDidCloseTextDocument((document) => deps.fixableProblems.forget(document.uri)),
   );
+}
+
+/**
+ * Test files' and the environments file's fixes: their problems are computed elsewhere (the Test
+ * Explorer's reads in the language worker, the environments file's checks) and kept for the text
+ * they were computed from; a document changed since has none until it is checked again.
+ */
+function nameFixProvider(fixableProblems: FixableProblems): vscode.CodeActionProvider {
+  return {
+    async provideCodeActions(document, range, actionContext) {
+      const ours = actionContext.diagnostics.filter(
+        (diagnostic) => diagnostic.source === 'agent-workflows' && range.intersection(diagnostic.range) !== undefined,
+      );
+      if (ours.length === 0 || fixableProblems.of(document).length === 0) return [];
+      const { nameQuickFixes } = await loadLanguageCore();
+      // Read after the load, in one go: the text and the problems kept for its version.
+      const problems = fixableProblems.of(document);
+      const text = document.getText();
+      const actions: vscode.CodeAction[] = [];
+      for (const diagnostic of ours) {
+        const code = codeOf(diagnostic);
+        // The Test Explorer places a test file's diagnostics by the problem's line and column, the
+        // others by its offsets: either is the problem's place in this same text.
+        const problem = problems.find(
+          (p) => p.code === code && (toRange(document, p.span).isEqual(diagnostic.range) || rangeOf(p.range).isEqual(diagnostic.range)),
+        );
+        if (problem) for (const fix of nameQuickFixes(text, problem)) actions.push(toCodeAction(document, diagnostic, fix));
+      }
+      return actions;
+    },
+  };
+}
+
+/** A core quick fix as VS Code's: its edits in one WorkspaceEdit, for its diagnostic. */
+function toCodeAction(document: vscode.TextDocument, diagnostic: vscode.Diagnostic, fix: QuickFix): vscode.CodeAction {
+  const action = new vscode.CodeAction(fix.title, vscode.CodeActionKind.QuickFix);
+  action.diagnostics = [diagnostic];
+  action.isPreferred = fix.isPreferred ?? false;
+  action.edit = new vscode.WorkspaceEdit();
+  for (const edit of fix.edits) action.edit.replace(document.uri, toRange(document, edit.span), edit.newText);
+  return action;
 }
 
 function codeOf(diagnostic: vscode.Diagnostic): string {

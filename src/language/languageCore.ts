@@ -6,7 +6,7 @@ export { indexAgentText } from '../core/language/agentIndex';
 export { complete } from '../core/language/completion';
 export { hover } from '../core/language/hover';
 export { definition, prepareRename, references, rename, RenameError } from '../core/language/navigation';
-export { quickFixes } from '../core/language/quickFixes';
+export { nameQuickFixes, quickFixes } from '../core/language/quickFixes';
 export { decodeAgentFile, tooLargeMessage, undecodedFileProblems } from '../core/document/parse';
 export { validateAgentText } from '../core/validation/validate';
 export { environmentsCompletions } from '../core/environments/environmentsCompletion';

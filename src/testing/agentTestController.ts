@@ -8,6 +8,7 @@
 //   Run Locally's continuous runs; how a case ended is core/testing/caseOutcome's, shown by
 //   testOutcomes.ts.
 import * as vscode from 'vscode';
+import type { FixableProblems } from '../language/fixableProblems';
 import { TestFileDiscovery } from './testFileDiscovery';
 import type { ItemOutcome } from './testOutcomes';
 import { DebugRuns } from './debugRuns';
@@ -43,6 +44,8 @@ export class AgentTestController implements vscode.Disposable {
     /** Where the problem codes of test files are documented. */
     readonly docsUri: vscode.Uri;
     readonly deployedTarget: DeployedTarget;
+    /** Where test files' problems that suggest a name are kept, for their quick fixes. */
+    readonly fixableProblems: FixableProblems;
     /** The language worker script, dist/validationWorker.js. */
     readonly workerPath: string;
     /** How long the worker may take to read a test file and its agent (VALIDATION_TIME_LIMIT_MS unless a test says). */
@@ -51,7 +54,7 @@ export class AgentTestController implements vscode.Disposable {
     readonly controllerId?: string;
   }) {
     this.controller = vscode.tests.createTestController(deps.controllerId ?? 'agentWorkflows.agentTests', 'Agent Tests');
-    this.tree = new TestTree(this.controller, deps.docsUri);
+    this.tree = new TestTree(this.controller, deps.docsUri, deps.fixableProblems);
     this.diagnostics = this.tree.diagnostics;
     this.discovery = new TestFileDiscovery(this.tree, deps);
     this.runs = new TestRuns(this.controller, this.tree, this.discovery, deps);

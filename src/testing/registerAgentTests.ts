@@ -2,6 +2,7 @@
 // the Test Explorer's controller. The composition root hands it to the "Run tests" code lens
 // (src/language/codeLensProvider.ts) and the Run Tests command (src/commands/runAgentTests.ts).
 import * as vscode from 'vscode';
+import type { FixableProblems } from '../language/fixableProblems';
 import { AgentTestController } from './agentTestController';
 import type { DeployedTarget, ItemOutcome } from './agentTestController';
 
@@ -29,12 +30,18 @@ export interface AgentTestsApi {
 /** The Test Explorer's controller of agent tests, disposed with the extension. */
 export function registerAgentTests(
   context: vscode.ExtensionContext,
-  deps: { readonly logger: vscode.LogOutputChannel; readonly deployedTarget: DeployedTarget },
+  deps: {
+    readonly logger: vscode.LogOutputChannel;
+    readonly deployedTarget: DeployedTarget;
+    /** Where test files' problems that suggest a name are kept, for their quick fixes. */
+    readonly fixableProblems: FixableProblems;
+  },
 ): AgentTestController {
   const tests = new AgentTestController({
     logger: deps.logger,
     docsUri: vscode.Uri.joinPath(context.extensionUri, 'docs', 'testing-agents.md'),
     deployedTarget: deps.deployedTarget,
+    fixableProblems: deps.fixableProblems,
     workerPath: vscode.Uri.joinPath(context.extensionUri, 'dist', 'validationWorker.js').fsPath,
   });
   context.subscriptions.push(tests);

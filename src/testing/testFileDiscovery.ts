@@ -182,7 +182,7 @@ export class TestFileDiscovery implements vscode.Disposable {
       // A newer read started meanwhile: it decides.
       if (this.versions.get(key) !== version || read.kind === 'superseded') return this.files.has(key);
       if (read.kind === 'read') {
-        this.show(uri, read.result);
+        this.show(uri, read.result, text);
         return true;
       }
       this.showUnreadable(uri, read.why);
@@ -215,7 +215,7 @@ export class TestFileDiscovery implements vscode.Disposable {
       const latest = this.versions.get(key) === version;
       if (read.kind === 'superseded') return undefined;
       if (read.kind === 'unreadable') return { unreadable: latest ? this.showUnreadable(uri, read.why) : unreadableMessage(uri, read.why) };
-      if (latest) this.show(uri, read.result.summary);
+      if (latest) this.show(uri, read.result.summary, text);
       return { text, ...read.result };
     } catch (error) {
       this.deps.logger.error(`Reading the test file ${uri.fsPath} failed: ${errorDetail(error)}`);
@@ -240,13 +240,13 @@ export class TestFileDiscovery implements vscode.Disposable {
     return version;
   }
 
-  /** A test file as read: known with the agent it names, and shown. */
-  private show(uri: vscode.Uri, summary: TestFileSummary): void {
+  /** A test file as read from `text`: known with the agent it names, and shown. */
+  private show(uri: vscode.Uri, summary: TestFileSummary, text: string): void {
     const key = uri.toString();
     const known = this.files.has(key);
     const before = this.files.agentOf(key);
     this.files.set(key, summary.agentFile);
-    this.tree.show(uri, summary);
+    this.tree.show(uri, summary, text);
     if (!known || before !== summary.agentFile) this.announceFilesChanged();
   }
 

@@ -1,9 +1,11 @@
 // What the Test Explorer shows of the agent test files: an item per test file (its path relative to
 // the workspace) with a child per case at the case's line, in the file's order; the file's problems
-// as diagnostics ("agent-tests"); and why a file cannot be read, at its item and in Problems. It
-// only shows what discovery (testFileDiscovery.ts) read; it reads nothing itself.
+// as diagnostics ("agent-tests"), those that suggest a name kept for their quick fixes with the text
+// they were read from; and why a file cannot be read, at its item and in Problems. It only shows
+// what discovery (testFileDiscovery.ts) read; it reads nothing itself.
 import * as vscode from 'vscode';
 import type { Problem } from '../core/document/problems';
+import type { FixableProblems } from '../language/fixableProblems';
 import { rangeOf, toDiagnostic } from '../language/problemsToDiagnostics';
 import type { TestFileSummary } from '../language/validationWorkerClient';
 
@@ -14,14 +16,15 @@ export class TestTree implements vscode.Disposable {
     private readonly controller: vscode.TestController,
     /** Where the problem codes of test files are documented (each diagnostic links there). */
     private readonly docsUri: vscode.Uri,
+    private readonly fixableProblems: FixableProblems,
   ) {}
 
   fileItem(uri: vscode.Uri): vscode.TestItem | undefined {
     return this.controller.items.get(uri.toString());
   }
 
-  /** A test file as read: its items (a child per case, at its line) and its problems. */
-  show(uri: vscode.Uri, summary: TestFileSummary): void {
+  /** A test file as read from `text`: its items (a child per case, at its line) and its problems. */
+  show(uri: vscode.Uri, summary: TestFileSummary, text: string): void {
     const key = uri.toString();
     const file = this.fileItemFor(uri);
     file.error = summary.failure === undefined ? undefined : errorText(summary.failure, summary.problems);
@@ -33,6 +36,7 @@ export class TestTree implements vscode.Disposable {
       return item;
     });
     file.children.replace(children);
+    this.fixableProblems.keep(uri, text, summary.problems);
     this.diagnostics.set(
       uri,
       summary.problems.map((problem) => toDiagnostic(problem, undefined, this.docsUri)),
@@ -47,6 +51,7 @@ export class TestTree implements vscode.Disposable {
     file.children.replace([]);
     const diagnostic = new vscode.Diagnostic(new vscode.Range(0, 0, 0, 0), message, vscode.DiagnosticSeverity.Error);
     diagnostic.source = 'agent-workflows';
+    this.fixableProblems.forget(uri);
     this.diagnostics.set(uri, [diagnostic]);
     return message;
   }
@@ -54,6 +59,7 @@ export class TestTree implements vscode.Disposable {
   /** A test file gone: its items and diagnostics with it. */
   remove(uri: vscode.Uri): void {
     this.controller.items.delete(uri.toString());
+    this.fixableProblems.forget(uri);
     this.diagnostics.delete(uri);
   }
 

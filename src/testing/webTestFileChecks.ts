@@ -6,6 +6,7 @@ import * as vscode from 'vscode';
 import { AGENT_FILE } from '../core/document/agentFileName';
 import { errorDetail } from '../core/errors';
 import { agentPathOf } from '../core/testing/testFileName';
+import type { FixableProblems } from '../language/fixableProblems';
 import { AGENT_LANGUAGE_ID, TEST_LANGUAGE_ID } from '../language/languageIds';
 import { toDiagnostic } from '../language/problemsToDiagnostics';
 import { VALIDATION_TIME_LIMIT_MS, ValidationWorker } from '../language/validationWorkerClient';
@@ -17,6 +18,8 @@ export interface WebTestFileChecksDeps {
   readonly logger: vscode.LogOutputChannel;
   readonly docsUri: vscode.Uri;
   readonly startWorkerThread: StartThread;
+  /** Where a test file's problems that suggest a name are kept, for their quick fixes. */
+  readonly fixableProblems: FixableProblems;
 }
 
 export function registerWebTestFileChecks(context: vscode.ExtensionContext, deps: WebTestFileChecksDeps): void {
@@ -46,6 +49,7 @@ export function registerWebTestFileChecks(context: vscode.ExtensionContext, deps
     });
     if (outcome.kind === 'failed') deps.logger.error(`Checking ${document.uri.toString(true)} failed: ${outcome.error}`);
     if (outcome.kind !== 'done' || document.isClosed || document.version !== version) return;
+    deps.fixableProblems.keep(document.uri, text, outcome.result.problems);
     diagnostics.set(
       document.uri,
       outcome.result.problems.map((problem) => toDiagnostic(problem, document, deps.docsUri)),

@@ -16,6 +16,7 @@ import { json, startServer } from '../support/httpServer';
 import type { ExecutionRecord } from '../../src/core/executions/executionRecord';
 import type { AgentWorkflowsApi } from '../../src/extension';
 import type { Exchange } from '../../src/core/exchange/exchange';
+import { FixableProblems } from '../../src/language/fixableProblems';
 import { AgentTestController } from '../../src/testing/agentTestController';
 import type { ItemOutcome } from '../../src/testing/agentTestController';
 import { ScriptedUi } from './scriptedUi';
@@ -692,6 +693,7 @@ describe('agent tests in VS Code', () => {
       logger,
       docsUri: vscode.Uri.joinPath(extension.extensionUri, 'docs', 'testing-agents.md'),
       deployedTarget: () => Promise.resolve(undefined),
+      fixableProblems: new FixableProblems(),
       workerPath: vscode.Uri.joinPath(extension.extensionUri, 'dist', 'validationWorker.js').fsPath,
       readTimeLimitMs: 1,
       controllerId: 'agentWorkflows.agentTests.readsGivenUp',

@@ -2,10 +2,10 @@
 // in code-server and forced into the browser's web-worker extension host by the
 // `remote.extensionKind` setting, used through Chromium as a person would. Checks that it runs there
 // (the log line its activation writes from what it measures: a web worker, no Node), then a
-// diagnostic with its code, a completion, a hover, a quick fix applied, the graph drawn, and a
-// command that needs Node saying why. The files are in a virtual file system, as github.dev's
-// (vscode-vfs:) are: a test-only web extension serves memfs:/workspace from memory, and the
-// workspace is that folder, so the extension can read them only through VS Code.
+// diagnostic with its code, a completion, a hover, a quick fix applied (in an agent file and in a
+// test file), the graph drawn, and a command that needs Node saying why. The files are in a virtual
+// file system, as github.dev's (vscode-vfs:) are: a test-only web extension serves memfs:/workspace
+// from memory, and the workspace is that folder, so the extension can read them only through VS Code.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -167,7 +167,7 @@ describe('UI: the browser build in the web-worker extension host', function () {
     await graph.locator('.gnode', { hasText: 'summarize' }).first().waitFor({ timeout: 60_000 });
   });
 
-  it('checks a test file against its agent', async () => {
+  it('checks a test file against its agent, and fixes the name with a quick fix', async () => {
     const { page } = workbench;
     await openFromExplorer(page, 'agent-tests', 'typo.agent.test.yaml');
     await showProblems(page);
@@ -176,12 +176,26 @@ describe('UI: the browser build in the web-worker extension host', function () {
     assert.match((await row.innerText()).replace(/\s+/g, ' '), /no output "greting"\. Did you mean "greeting"\?/);
     // Its agent was read from the virtual file system.
     assert.match(await memfsReport(page, /typo/), /read [^|]*\/workspace\/agent-tests\/greeter\.agent\.yaml/);
+
+    // Quick fix: "greting" (line 11) becomes "greeting".
+    await goTo(page, 11, 11);
+    await page.keyboard.press('Control+.');
+    const fix = page.locator('.action-widget .monaco-list-row', { hasText: 'Change to "greeting"' }).first();
+    await fix.waitFor({ timeout: 30_000 });
+    for (let moves = 0; !(await fix.getAttribute('class'))?.includes('focused'); moves++) {
+      assert.ok(moves < 10, 'the quick fix can be selected');
+      await page.keyboard.press('ArrowDown');
+    }
+    await page.keyboard.press('Enter');
+    await page.locator('.monaco-editor .view-line', { hasText: 'greeting: Hello Countess Ada' }).first().waitFor({ timeout: 15_000 });
+    await row.waitFor({ state: 'detached', timeout: 30_000 });
   });
 
   it('adds an API node from a curl command', async () => {
     const { page } = workbench;
     await page.locator('.explorer-viewlet .monaco-list-row', { hasText: 'hello.agent.yaml' }).click();
-    await page.locator('.tab.active', { hasText: 'hello.agent.yaml' }).waitFor({ timeout: 15_000 });
+    // The file's own tab (the graph's, "Graph: hello.agent.yaml", may be active in the other group).
+    await page.locator('.tab.active[data-resource-name="hello.agent.yaml"]').waitFor({ timeout: 15_000 });
     // The command reads the clipboard first (a copied curl command): let the page, as a person would.
     await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(page.url()).origin });
     await runCommand(page, 'Agent Workflows: Add API Node from cURL');
