@@ -186,7 +186,7 @@ describe('language server (agent-workflows lsp --stdio)', function () {
     );
     await assert.rejects(
       server.connection.sendRequest('textDocument/prepareRename', { textDocument, position: positionOf(AGENT, 'Weather') }),
-      /Only input names and node ids can be renamed/,
+      /Only input names, node ids and output names can be renamed/,
     );
 
     const symbols = (await server.connection.sendRequest('textDocument/documentSymbol', { textDocument })) as DocumentSymbol[];
