@@ -212,6 +212,8 @@ describe('authoring', () => {
     try {
       const agent = await vscode.workspace.openTextDocument(agentUri);
       await vscode.window.showTextDocument(agent);
+      // Run alone (--grep), this test may come before anything activated the extension: its providers are registered then.
+      await vscode.extensions.getExtension('agent-workflows.agent-workflows')!.activate();
       const edit = await vscode.commands.executeCommand<vscode.WorkspaceEdit>(
         'vscode.executeDocumentRenameProvider',
         agentUri,
