@@ -3,6 +3,7 @@
 // environments files.
 import * as vscode from 'vscode';
 import type { OutlineSymbol } from '../core/document/outlineSymbol';
+import { errorDetail } from '../core/errors';
 import type { AgentIndex } from '../core/language/agentIndex';
 import type { AgentName, TestFileOfAgent } from '../core/testing/testFileReferences';
 import { currentText } from '../workspaceFiles';
@@ -44,7 +45,10 @@ export function registerNavigationProviders(context: vscode.ExtensionContext, de
     vscode.languages.registerReferenceProvider(crossFileSelector, {
       async provideReferences(document, position, context, token) {
         const core = await loadLanguageCore();
-        const start = await startOf(core, document, position);
+        const start = await startOf(core, document, position).catch((error: unknown) => {
+          deps.logger.warn(`References: the agent under test of ${document.uri.toString(true)} cannot be read: ${errorDetail(error)}`);
+          return undefined;
+        });
         if (!start?.name) return [];
         const testFiles = await workspaceTestFiles(core, deps.logger, token);
         const texts = textsByPath(start.agent, testFiles);
