@@ -2,7 +2,7 @@
 // in a bundle of its own (esbuild.mjs lazyModules) that loads when a provider is first asked, not
 // at activation. Providers reach it through loadLanguageCore(); classes they test with instanceof
 // (RenameError) must come from here too, the bundle that throws them.
-export { indexAgentText } from '../core/language/agentIndex';
+export { indexAgentText, symbolAt } from '../core/language/agentIndex';
 export { complete } from '../core/language/completion';
 export { hover } from '../core/language/hover';
 export { definition, prepareRename, references, rename, RenameError } from '../core/language/navigation';
@@ -14,5 +14,6 @@ export { environmentsHover } from '../core/environments/environmentsHover';
 export { environmentChecks, parseEnvironmentsFile } from '../core/environments/environmentsFile';
 export { environmentDeployment, replacedBaseUrl, selectEnvironment } from '../core/environments/selectEnvironment';
 export { testFileCompletions, testFileDefinition, testFileHover } from '../core/testing/testFileLanguage';
+export { crossFileReferences, crossFileRename, prepareTestFileRename, testFileNameAt } from '../core/testing/testFileReferences';
 export { agentPathOf } from '../core/testing/testFileName';
 export { nodeLocations } from '../core/language/nodeLenses';

@@ -6,6 +6,7 @@ export const AGENT_LANGUAGE_ID = 'agent-yaml';
 export const AGENT_FILE_GLOB = '**/*.{agent.yaml,agent.yml}';
 /** Agent test files, NAME.agent.test.yaml (docs/testing-agents.md). */
 export const TEST_LANGUAGE_ID = 'agent-test-yaml';
+export const TEST_FILE_GLOB = '**/*.agent.test.{yaml,yml}';
 /** The environments file, agent-workflows.yaml (docs/environments.md). */
 export const ENVIRONMENTS_LANGUAGE_ID = 'agent-environments-yaml';
 

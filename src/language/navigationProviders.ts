@@ -1,8 +1,16 @@
-// Definition, references and rename in agent files, from the core's navigation; the outline of
-// agent, test and environments files.
+// Definition in agent files, from the core's navigation; references and rename across an agent file
+// and the workspace's test files of it, started from either; the outline of agent, test and
+// environments files.
 import * as vscode from 'vscode';
 import type { OutlineSymbol } from '../core/document/outlineSymbol';
-import { AGENT_LANGUAGE_ID, FILE_KIND_OF_LANGUAGE } from './languageIds';
+import { errorDetail } from '../core/errors';
+import type { AgentIndex } from '../core/language/agentIndex';
+import type { AgentName, TestFileOfAgent } from '../core/testing/testFileReferences';
+import { currentText } from '../workspaceFiles';
+import { AGENT_LANGUAGE_ID, FILE_KIND_OF_LANGUAGE, TEST_LANGUAGE_ID } from './languageIds';
+import type * as LanguageCore from './languageCore';
+import { textPositions } from './problemsToDiagnostics';
+import { agentUriOf, workspaceTestFiles } from './testFilesOfAgent';
 import type { AgentDiagnostics } from './agentDiagnostics';
 import { loadLanguageCore } from './loadLanguageCore';
 import { toRange } from './spans';
@@ -18,12 +26,15 @@ const SYMBOL_KINDS: Record<OutlineSymbol['kind'], vscode.SymbolKind> = {
 };
 
 export interface NavigationDeps {
+  readonly logger: vscode.LogOutputChannel;
   /** Computes the outline in its worker: VS Code asks for it on every change (breadcrumbs, outline). */
   readonly diagnostics: AgentDiagnostics;
 }
 
 export function registerNavigationProviders(context: vscode.ExtensionContext, deps: NavigationDeps): void {
   const selector = { language: AGENT_LANGUAGE_ID };
+  // References and rename reach from an agent into its test files, and start from either.
+  const crossFileSelector = [selector, { language: TEST_LANGUAGE_ID }];
   context.subscriptions.push(
     vscode.languages.registerDefinitionProvider(selector, {
       async provideDefinition(document, position) {
@@ -31,32 +42,52 @@ export function registerNavigationProviders(context: vscode.ExtensionContext, de
         return span ? new vscode.Location(document.uri, toRange(document, span)) : undefined;
       },
     }),
-    vscode.languages.registerReferenceProvider(selector, {
-      async provideReferences(document, position, context) {
-        return (await loadLanguageCore())
-          .references(document.getText(), document.offsetAt(position), context.includeDeclaration)
-          .map((span) => new vscode.Location(document.uri, toRange(document, span)));
+    vscode.languages.registerReferenceProvider(crossFileSelector, {
+      async provideReferences(document, position, context, token) {
+        const core = await loadLanguageCore();
+        const start = await startOf(core, document, position).catch((error: unknown) => {
+          deps.logger.warn(`References: the agent under test of ${document.uri.toString(true)} cannot be read: ${errorDetail(error)}`);
+          return undefined;
+        });
+        if (!start?.name) return [];
+        const testFiles = await workspaceTestFiles(core, deps.logger, token);
+        const texts = textsByPath(start.agent, testFiles);
+        return core
+          .crossFileReferences(start.agent, start.name, testFiles, context.includeDeclaration)
+          .map(({ path, span }) => new vscode.Location(vscode.Uri.parse(path), toRange(texts.positionsOf(path), span)));
       },
     }),
-    vscode.languages.registerRenameProvider(selector, {
+    vscode.languages.registerRenameProvider(crossFileSelector, {
       async prepareRename(document, position) {
-        const { prepareRename, RenameError } = await loadLanguageCore();
+        const core = await loadLanguageCore();
         try {
-          const { span, name } = prepareRename(document.getText(), document.offsetAt(position));
+          if (document.languageId !== TEST_LANGUAGE_ID) {
+            const { span, name } = core.prepareRename(document.getText(), document.offsetAt(position));
+            return { range: toRange(document, span), placeholder: name };
+          }
+          const start = await startOf(core, document, position);
+          if (!start) throw new Error(agentUnreadable(core, document));
+          const { span, name } = core.prepareTestFileRename(document.getText(), document.offsetAt(position), start.agent.index);
           return { range: toRange(document, span), placeholder: name };
         } catch (error) {
           // VS Code shows a thrown error's message where the rename box would be.
-          throw error instanceof RenameError ? new Error(error.message) : error;
+          throw error instanceof core.RenameError ? new Error(error.message) : error;
         }
       },
-      async provideRenameEdits(document, position, newName) {
-        const { rename, RenameError } = await loadLanguageCore();
+      async provideRenameEdits(document, position, newName, token) {
+        const core = await loadLanguageCore();
+        const start = await startOf(core, document, position);
+        if (!start) throw new Error(agentUnreadable(core, document));
+        const testFiles = await workspaceTestFiles(core, deps.logger, token);
+        const texts = textsByPath(start.agent, testFiles);
         const edit = new vscode.WorkspaceEdit();
         try {
-          for (const change of rename(document.getText(), document.offsetAt(position), newName))
-            edit.replace(document.uri, toRange(document, change.span), change.newText);
+          for (const { path, edits } of core.crossFileRename(start.agent, start.name, testFiles, newName)) {
+            const uri = vscode.Uri.parse(path);
+            for (const change of edits) edit.replace(uri, toRange(texts.positionsOf(path), change.span), change.newText);
+          }
         } catch (error) {
-          throw error instanceof RenameError ? new Error(error.message) : error;
+          throw error instanceof core.RenameError ? new Error(error.message) : error;
         }
         return edit;
       },
@@ -81,4 +112,49 @@ export function registerNavigationProviders(context: vscode.ExtensionContext, de
       },
     ),
   );
+}
+
+/** Where references or a rename start: the agent file (the document's, or the one a test file tests) and the name at the position. */
+async function startOf(
+  core: typeof LanguageCore,
+  document: vscode.TextDocument,
+  position: vscode.Position,
+): Promise<
+  | { readonly agent: { readonly path: string; readonly text: string; readonly index: AgentIndex }; readonly name: AgentName | undefined }
+  | undefined
+> {
+  const offset = document.offsetAt(position);
+  if (document.languageId !== TEST_LANGUAGE_ID) {
+    const text = document.getText();
+    const index = core.indexAgentText(text);
+    return { agent: { path: document.uri.toString(), text, index }, name: core.symbolAt(index, offset) };
+  }
+  const agentUri = agentUriOf(core, document.uri, document.getText());
+  const text = await currentText(agentUri);
+  if (text === undefined) return undefined;
+  return {
+    agent: { path: agentUri.toString(), text, index: core.indexAgentText(text) },
+    name: core.testFileNameAt(document.getText(), offset),
+  };
+}
+
+function agentUnreadable(core: typeof LanguageCore, document: vscode.TextDocument): string {
+  return `The agent under test, ${core.agentPathOf(document.getText(), document.uri.path.split('/').pop() ?? '')}, cannot be read: nothing to rename.`;
+}
+
+/** Positions in the texts of a rename or a search (the agent's and its test files'), by the path the core was given. */
+function textsByPath(
+  agent: { readonly path: string; readonly text: string },
+  testFiles: readonly TestFileOfAgent[],
+): { positionsOf(path: string): ReturnType<typeof textPositions> } {
+  const texts = new Map(testFiles.map((file) => [file.path, file.text]));
+  texts.set(agent.path, agent.text);
+  const positions = new Map<string, ReturnType<typeof textPositions>>();
+  return {
+    positionsOf(path) {
+      let found = positions.get(path);
+      if (!found) positions.set(path, (found = textPositions(texts.get(path) ?? '')));
+      return found;
+    },
+  };
 }

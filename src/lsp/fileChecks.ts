@@ -10,8 +10,11 @@ import { ENVIRONMENTS_FILE_NAME } from '../core/environments/environmentsFileNam
 import type { ParsedFileKind } from '../core/document/parse';
 import type { Problem } from '../core/document/problems';
 import { readTextFileSync } from '../core/document/readTextFile';
+import { findFilesUnder } from '../core/document/agentFiles';
+import { errorDetail } from '../core/errors';
 import { loadSuiteFromText } from '../core/testing/loadSuite';
-import { agentPathOf } from '../core/testing/testFileName';
+import { agentPathOf, TEST_FILE } from '../core/testing/testFileName';
+import type { TestFileOfAgent } from '../core/testing/testFileReferences';
 import { MAX_ENVIRONMENTS_FILE_BYTES } from '../core/limits';
 import { validateAgentText } from '../core/validation/validate';
 import type { EnvironmentChecks } from '../core/validation/validate';
@@ -25,6 +28,9 @@ export interface FileTexts {
   /** The folders of the workspace (the client's), above which no environments file is looked for. */
   readonly roots: readonly string[];
 }
+
+/** Test files looked at for references and rename across files, at most (as many as VS Code's Test Explorer lists). */
+export const MAX_TEST_FILES = 2000;
 
 /** Parsed environments files, by path and text, bounded (the oldest goes first). */
 const MAX_PARSED_ENVIRONMENTS = 64;
@@ -61,6 +67,36 @@ export class FileChecks {
   /** The path of the agent a test file tests. */
   agentOf(testPath: string, text: string): string {
     return resolve(dirname(testPath), agentPathOf(text, fileNameOf(testPath)));
+  }
+
+  /**
+   * The test files of the workspace folders and those open (`openTestPaths`), each with its text
+   * (the open document's, else the disk's) and the agent it names; at most MAX_TEST_FILES. A file or
+   * folder that cannot be read is left out and given to `onSkipped` ("path: why").
+   */
+  async testFiles(openTestPaths: Iterable<string>, onSkipped: (what: string) => void): Promise<TestFileOfAgent[]> {
+    const paths = new Set([...openTestPaths].slice(0, MAX_TEST_FILES));
+    for (const root of this.files.roots) {
+      if (paths.size >= MAX_TEST_FILES) break;
+      try {
+        for (const path of await findFilesUnder(
+          root,
+          TEST_FILE,
+          (folder, why) => onSkipped(`${folder}: ${why}`),
+          MAX_TEST_FILES - paths.size,
+        ))
+          paths.add(path);
+      } catch (error) {
+        onSkipped(`${root}: ${errorDetail(error)}`);
+      }
+    }
+    const files: TestFileOfAgent[] = [];
+    for (const path of paths) {
+      const read = this.read(path, 'test');
+      if ('text' in read) files.push({ path, text: read.text, agentPath: this.agentOf(path, read.text) });
+      else onSkipped(read.error);
+    }
+    return files;
   }
 
   /** What the environments file nearest an agent file says, when there is one without errors. */

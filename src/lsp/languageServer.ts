@@ -3,7 +3,9 @@
 // functions the VS Code extension calls (src/language/ is its VS Code twin). Diagnostics are checked
 // when a document opens and, debounced, after it changes; a change to an agent file re-checks its
 // open test files, and one to an environments file the open agent files below it (open documents
-// through their notifications, the rest through watched files). See docs/editors.md.
+// through their notifications, the rest through watched files). References and rename of an agent's
+// inputs, nodes and outputs reach the test files of that agent (open, or found in the workspace
+// folders) and start from either kind of file. See docs/editors.md.
 import { dirname } from 'node:path';
 import {
   CodeActionKind,
@@ -35,18 +37,21 @@ import type { Problem } from '../core/document/problems';
 import { errorDetail } from '../core/errors';
 import { environmentsCompletions } from '../core/environments/environmentsCompletion';
 import { environmentsHover } from '../core/environments/environmentsHover';
-import { indexAgentText } from '../core/language/agentIndex';
+import { indexAgentText, symbolAt } from '../core/language/agentIndex';
 import type { AgentIndex } from '../core/language/agentIndex';
 import { complete } from '../core/language/completion';
 import type { CompletionResult } from '../core/language/completion';
 import { hover } from '../core/language/hover';
 import type { HoverResult } from '../core/language/hover';
-import { definition, prepareRename, references, rename, RenameError } from '../core/language/navigation';
+import { definition, prepareRename, RenameError } from '../core/language/navigation';
 import { outlineOf } from '../core/language/outline';
 import { nameQuickFixes, quickFixes } from '../core/language/quickFixes';
 import { testFileCompletions, testFileDefinition, testFileHover } from '../core/testing/testFileLanguage';
+import { agentPathOf } from '../core/testing/testFileName';
+import { crossFileReferences, crossFileRename, prepareTestFileRename, testFileNameAt } from '../core/testing/testFileReferences';
+import type { AgentFile, AgentName, TestFileOfAgent } from '../core/testing/testFileReferences';
 import type { DocumentKind } from './documentKinds';
-import { kindOf, localPathOf, sizeLimitOf } from './documentKinds';
+import { fileNameOf, kindOf, localPathOf, sizeLimitOf } from './documentKinds';
 import { DocumentStore } from './documentStore';
 import type { OpenDocument } from './documentStore';
 import { FileChecks, isInside } from './fileChecks';
@@ -138,6 +143,19 @@ export function serveLanguage(
     (params: P): R => {
       try {
         return handler(params);
+      } catch (error) {
+        if (error instanceof ResponseError) throw error;
+        log(`${name} failed: ${errorDetail(error)}`);
+        return fallback;
+      }
+    };
+
+  /** `guarded` for a handler that answers later (it reads files). */
+  const guardedAsync =
+    <P, R>(name: string, fallback: R, handler: (params: P) => Promise<R>) =>
+    async (params: P): Promise<R> => {
+      try {
+        return await handler(params);
       } catch (error) {
         if (error instanceof ResponseError) throw error;
         log(`${name} failed: ${errorDetail(error)}`);
@@ -258,6 +276,59 @@ export function serveLanguage(
     return { path, ...agentUnderTest };
   };
   const agentIndexFor = (entry: OpenDocument & { document: TextDocument }): AgentIndex | undefined => agentUnderTestOf(entry)?.index;
+
+  /** The URI the client knows a local path by (the open document's), else the path's file: URI. */
+  const uriOfPath = (path: string): string => pathToUri.get(path) ?? pathToFileURL(path).href;
+
+  /**
+   * Where references or a rename start: the agent file (the document itself, or the agent a test
+   * document tests; undefined when that cannot be read) and the name at the offset.
+   */
+  const crossFileStart = (
+    entry: OpenDocument & { document: TextDocument },
+    offset: number,
+  ): { readonly agent: AgentFile & { readonly uri: string; readonly text: string }; readonly name: AgentName | undefined } | undefined => {
+    const text = entry.document.getText();
+    if (entry.kind === 'agent') {
+      const index = indexAgentText(text);
+      return { agent: { path: localPathOf(entry.uri) ?? entry.uri, uri: entry.uri, text, index }, name: symbolAt(index, offset) };
+    }
+    const agent = agentUnderTestOf(entry);
+    if (!agent) return undefined;
+    return { agent: { ...agent, uri: uriOfPath(agent.path) }, name: testFileNameAt(text, offset) };
+  };
+
+  const agentUnreadable = (entry: OpenDocument & { document: TextDocument }): string =>
+    `The agent under test, ${agentPathOf(entry.document.getText(), fileNameOf(entry.uri))}, cannot be read: nothing to rename.`;
+
+  /** The test files of the workspace folders and the open ones, for references and rename. */
+  const workspaceTestFiles = (): Promise<TestFileOfAgent[]> => {
+    const open: string[] = [];
+    for (const each of store.all()) {
+      const path = each.kind === 'test' && each.document ? localPathOf(each.uri) : undefined;
+      if (path !== undefined) open.push(path);
+    }
+    return checks.testFiles(open, (what) => log(`References and rename leave out ${what}`));
+  };
+
+  /** The URIs and documents (for ranges) of the files of a search or rename, by the core's paths. */
+  const filesOf = (
+    agent: { readonly path: string; readonly uri: string; readonly text: string },
+    testFiles: readonly TestFileOfAgent[],
+  ): { uriOf(path: string): string; documentOf(path: string): TextDocument } => {
+    const texts = new Map(testFiles.map((file) => [file.path, file.text]));
+    texts.set(agent.path, agent.text);
+    const documents = new Map<string, TextDocument>();
+    const uriOf = (path: string): string => (path === agent.path ? agent.uri : uriOfPath(path));
+    return {
+      uriOf,
+      documentOf(path) {
+        let document = documents.get(path);
+        if (!document) documents.set(path, (document = TextDocument.create(uriOf(path), 'yaml', 0, texts.get(path) ?? '')));
+        return document;
+      },
+    };
+  };
 
   connection.onInitialize((params: InitializeParams): InitializeResult => {
     roots = [
@@ -467,22 +538,33 @@ export function serveLanguage(
   );
 
   connection.onReferences(
-    guarded('References', [], ({ textDocument, position, context }): Location[] => {
-      const entry = documentOf(textDocument.uri, ['agent']);
-      if (!entry) return [];
-      return references(entry.document.getText(), entry.document.offsetAt(position), context.includeDeclaration).map((span) => ({
-        uri: entry.uri,
-        range: rangeOfSpan(entry.document, span),
+    guardedAsync('References', [], async ({ textDocument, position, context }): Promise<Location[]> => {
+      const entry = documentOf(textDocument.uri, ['agent', 'test']);
+      const start = entry ? crossFileStart(entry, entry.document.offsetAt(position)) : undefined;
+      if (!start?.name) return [];
+      const testFiles = await workspaceTestFiles();
+      const files = filesOf(start.agent, testFiles);
+      return crossFileReferences(start.agent, start.name, testFiles, context.includeDeclaration).map(({ path, span }) => ({
+        uri: files.uriOf(path),
+        range: rangeOfSpan(files.documentOf(path), span),
       }));
     }),
   );
 
   connection.onPrepareRename(
     guarded('Preparing a rename', null, ({ textDocument, position }): { range: Range; placeholder: string } | null => {
-      const entry = documentOf(textDocument.uri, ['agent']);
+      const entry = documentOf(textDocument.uri, ['agent', 'test']);
       if (!entry) return null;
+      const text = entry.document.getText();
+      const offset = entry.document.offsetAt(position);
       try {
-        const { span, name } = prepareRename(entry.document.getText(), entry.document.offsetAt(position));
+        if (entry.kind === 'agent') {
+          const { span, name } = prepareRename(text, offset);
+          return { range: rangeOfSpan(entry.document, span), placeholder: name };
+        }
+        const agent = agentUnderTestOf(entry);
+        if (!agent) throw new ResponseError(ErrorCodes.InvalidRequest, agentUnreadable(entry));
+        const { span, name } = prepareTestFileRename(text, offset, agent.index);
         return { range: rangeOfSpan(entry.document, span), placeholder: name };
       } catch (error) {
         throw error instanceof RenameError ? new ResponseError(ErrorCodes.InvalidRequest, error.message) : error;
@@ -491,14 +573,20 @@ export function serveLanguage(
   );
 
   connection.onRenameRequest(
-    guarded('Rename', null, ({ textDocument, position, newName }): WorkspaceEdit | null => {
-      const entry = documentOf(textDocument.uri, ['agent']);
+    guardedAsync('Rename', null, async ({ textDocument, position, newName }): Promise<WorkspaceEdit | null> => {
+      const entry = documentOf(textDocument.uri, ['agent', 'test']);
       if (!entry) return null;
+      const start = crossFileStart(entry, entry.document.offsetAt(position));
+      if (!start) throw new ResponseError(ErrorCodes.InvalidRequest, agentUnreadable(entry));
+      const testFiles = await workspaceTestFiles();
+      const files = filesOf(start.agent, testFiles);
       try {
-        const edits = rename(entry.document.getText(), entry.document.offsetAt(position), newName);
-        return {
-          changes: { [entry.uri]: edits.map((edit) => ({ range: rangeOfSpan(entry.document, edit.span), newText: edit.newText })) },
-        };
+        const changes: Record<string, TextEdit[]> = {};
+        for (const { path, edits } of crossFileRename(start.agent, start.name, testFiles, newName)) {
+          const document = files.documentOf(path);
+          changes[files.uriOf(path)] = edits.map((edit) => ({ range: rangeOfSpan(document, edit.span), newText: edit.newText }));
+        }
+        return { changes };
       } catch (error) {
         throw error instanceof RenameError ? new ResponseError(ErrorCodes.InvalidRequest, error.message) : error;
       }

@@ -9,8 +9,9 @@ import * as vscode from 'vscode';
 import { errorDetail, errorMessage } from '../core/errors';
 import type { LoadedSuite } from '../core/testing/loadSuite';
 import { TEST_FILE } from '../core/testing/testFileName';
-import { AGENT_LANGUAGE_ID, TEST_LANGUAGE_ID } from '../language/languageIds';
+import { AGENT_LANGUAGE_ID, TEST_FILE_GLOB, TEST_LANGUAGE_ID } from '../language/languageIds';
 import { nodeWorkerThread } from '../language/nodeWorkerThread';
+import { MAX_TEST_FILES } from '../language/testFilesOfAgent';
 import { VALIDATION_TIME_LIMIT_MS, ValidationWorker } from '../language/validationWorkerClient';
 import type { TestFileSummary } from '../language/validationWorkerClient';
 import { fileExists, openDocument, savedText, unsavedDocuments } from '../workspaceFiles';
@@ -21,11 +22,10 @@ import { unreadableMessage } from './testTree';
 import type { TestTree } from './testTree';
 import { workerRead } from './workerReads';
 
-export const TEST_FILE_GLOB = '**/*.agent.test.{yaml,yml}';
 const AGENT_FILE_GLOB = '**/*.agent.{yaml,yml}';
 const EXCLUDE_GLOB = '**/node_modules/**';
 /** Test files read when the explorer opens; a workspace with more lists the first ones and says so. */
-const MAX_DISCOVERED = 2000;
+const MAX_DISCOVERED = MAX_TEST_FILES;
 const EDIT_DELAY_MS = 250;
 /** How long test file changes are gathered before the code lens is told (once for all). */
 const FILES_CHANGED_DELAY_MS = 100;

@@ -16,6 +16,12 @@ function positionOf(document: vscode.TextDocument, needle: string, within = 0): 
   return document.positionAt(offset + within);
 }
 
+function offsetIn(text: string, position: vscode.Position): number {
+  let offset = 0;
+  for (let line = 0; line < position.line; line++) offset = text.indexOf('\n', offset) + 1;
+  return offset + position.character;
+}
+
 async function completionLabels(document: vscode.TextDocument, position: vscode.Position): Promise<string[]> {
   const list = await vscode.commands.executeCommand<vscode.CompletionList>('vscode.executeCompletionItemProvider', document.uri, position);
   return list.items
@@ -187,6 +193,87 @@ describe('authoring', () => {
     assert.deepEqual(await definitionAt('greeting: Hello Countess'), ['agent:16']);
     // A secret is no declaration of the agent's.
     assert.deepEqual(await definitionAt('PROFILE_TOKEN: test-token'), []);
+  });
+
+  it("renames an agent's input in its test files too, and finds references from a test file", async () => {
+    const folder = vscode.workspace.workspaceFolders![0]!;
+    const tests = vscode.Uri.joinPath(folder.uri, 'agent-tests');
+    const agentUri = vscode.Uri.joinPath(tests, 'greeter.agent.yaml');
+    const testUri = vscode.Uri.joinPath(tests, 'greeter.agent.test.yaml');
+    // Another folder's test file of the same agent, and a test file of another agent with an input of the same name.
+    const extra = vscode.Uri.joinPath(tests, 'refs');
+    const moreUri = vscode.Uri.joinPath(extra, 'more.agent.test.yaml');
+    const otherUri = vscode.Uri.joinPath(extra, 'hello.agent.test.yaml');
+    const more =
+      'agent: ../greeter.agent.yaml\ncases:\n  quoted:\n    inputs: { "who": Grace }\n    mocks:\n      profile: { body: { title: Admiral } }\n    expect:\n      fails_at: profile\n';
+    const other = 'agent: ../../hello.agent.yaml\ncases:\n  a:\n    inputs: { who: Linus }\n';
+    await vscode.workspace.fs.writeFile(moreUri, Buffer.from(more));
+    await vscode.workspace.fs.writeFile(otherUri, Buffer.from(other));
+    try {
+      const agent = await vscode.workspace.openTextDocument(agentUri);
+      await vscode.window.showTextDocument(agent);
+      // Run alone (--grep), this test may come before anything activated the extension: its providers are registered then.
+      await vscode.extensions.getExtension('agent-workflows.agent-workflows')!.activate();
+      const edit = await vscode.commands.executeCommand<vscode.WorkspaceEdit>(
+        'vscode.executeDocumentRenameProvider',
+        agentUri,
+        positionOf(agent, 'who:', 1),
+        'person',
+      );
+      const renamed = async (uri: vscode.Uri): Promise<string> => {
+        const text = new TextDecoder().decode(await vscode.workspace.fs.readFile(uri));
+        const edits = edit
+          .get(uri)
+          .map((each) => ({ start: offsetIn(text, each.range.start), end: offsetIn(text, each.range.end), newText: each.newText }));
+        return edits
+          .sort((a, b) => b.start - a.start)
+          .reduce((result, each) => result.slice(0, each.start) + each.newText + result.slice(each.end), text);
+      };
+      assert.deepEqual(
+        edit
+          .entries()
+          .map(([uri, edits]) => `${uri.path.slice(tests.path.length + 1)}: ${edits.length}`)
+          .sort(),
+        ['greeter.agent.test.yaml: 2', 'greeter.agent.yaml: 3', 'refs/more.agent.test.yaml: 1'],
+      );
+      assert.match(await renamed(agentUri), /\n {2}person: \{ type: string/);
+      assert.match(await renamed(testUri), /inputs: \{ person: Ada \}[\s\S]*inputs: \{ person: Alan \}/);
+      assert.match(await renamed(moreUri), /inputs: \{ "person": Grace \}/);
+
+      // From a mocked node in the test file: the agent's declaration and reference, and every test file's name of it.
+      const testFile = await vscode.workspace.openTextDocument(testUri);
+      await vscode.window.showTextDocument(testFile);
+      const references = await vscode.commands.executeCommand<vscode.Location[]>(
+        'vscode.executeReferenceProvider',
+        testUri,
+        positionOf(testFile, 'profile:', 1),
+      );
+      assert.deepEqual(
+        references.map((location) => `${location.uri.path.slice(tests.path.length + 1)}:${location.range.start.line}`).sort(),
+        [
+          'greeter.agent.test.yaml:19',
+          'greeter.agent.test.yaml:8',
+          'greeter.agent.yaml:14',
+          'greeter.agent.yaml:6',
+          'refs/more.agent.test.yaml:5',
+          'refs/more.agent.test.yaml:7',
+        ],
+      );
+      // Renaming the expected output from the test file renames its declaration in the agent.
+      const fromTest = await vscode.commands.executeCommand<vscode.WorkspaceEdit>(
+        'vscode.executeDocumentRenameProvider',
+        testUri,
+        positionOf(testFile, 'greeting: Hello Countess', 1),
+        'message',
+      );
+      assert.deepEqual(
+        fromTest.get(agentUri).map((each) => each.range.start.line),
+        [16],
+      );
+      assert.equal(fromTest.get(testUri).length, 2);
+    } finally {
+      await vscode.workspace.fs.delete(extra, { recursive: true });
+    }
   });
 
   it('outlines test files and the environments file', async () => {

@@ -39,6 +39,10 @@ describe('agent files', () => {
     assert.deepEqual(names(await findFilesUnder(dir.path, TEST_FILE)), ['a/one.agent.test.yaml']);
   });
 
+  it('stops once it found as many files as asked for', async () => {
+    assert.deepEqual(names(await findFilesUnder(dir.path, AGENT_FILE, undefined, 2)), ['a/one.agent.yaml', 'b/two.agent.yml']);
+  });
+
   it('finds nothing in a folder that is gone, and reports other errors', async () => {
     assert.deepEqual(await findFilesUnder(join(dir.path, 'removed'), AGENT_FILE), []);
     await assert.rejects(findFilesUnder(join(dir.path, 'notes.yaml'), AGENT_FILE), { code: 'ENOTDIR' });

@@ -186,7 +186,7 @@ describe('language server (agent-workflows lsp --stdio)', function () {
     );
     await assert.rejects(
       server.connection.sendRequest('textDocument/prepareRename', { textDocument, position: positionOf(AGENT, 'Weather') }),
-      /Only input names and node ids can be renamed/,
+      /Only input names, node ids and output names can be renamed/,
     );
 
     const symbols = (await server.connection.sendRequest('textDocument/documentSymbol', { textDocument })) as DocumentSymbol[];
@@ -309,6 +309,66 @@ describe('language server (agent-workflows lsp --stdio)', function () {
     const edited = AGENT.replace('outputs:\n', 'outputs:\n  temperature: { from: "{{ nodes.forecast.body.t }}" }\n');
     await server.open(agentUri, edited);
     assert.deepEqual(await definitionAt('temperature'), { uri: agentUri, range: rangeOf(edited, 'temperature') });
+  });
+
+  it("renames an agent's names in the test files of that agent, and finds references from a test file", async () => {
+    // On disk only, found by walking the workspace folder; open with unsaved text; another agent's.
+    const besideUri = pathToFileURL(dir.write('weather.agent.test.yaml', TEST_FILE)).href;
+    const nested = `agent: ../weather.agent.yaml\ncases:\n  quoted:\n    inputs: { 'city': Rome }\n    mocks:\n      forecast: { body: { text: rain } }\n`;
+    const nestedUri = pathToFileURL(dir.write('cases/rome.agent.test.yaml', 'agent: ../weather.agent.yaml\ncases: {}\n')).href;
+    const otherText = `agent: other.agent.yaml\ncases:\n  a:\n    inputs: { city: Oslo }\n`;
+    const otherUri = pathToFileURL(dir.write('other.agent.test.yaml', otherText)).href;
+    await server.open(agentUri, AGENT);
+    await server.open(nestedUri, nested);
+
+    const renamed = (await server.connection.sendRequest('textDocument/rename', {
+      textDocument: { uri: agentUri },
+      position: positionOf(AGENT, 'city'),
+      newName: 'town',
+    })) as WorkspaceEdit;
+    assert.deepEqual(Object.keys(renamed.changes!).sort(), [besideUri, nestedUri, agentUri].sort());
+    assert.equal(applyEdits(AGENT, renamed.changes![agentUri]!), AGENT.replace(/\bcity\b/g, 'town'));
+    assert.equal(applyEdits(TEST_FILE, renamed.changes![besideUri]!), TEST_FILE.replace('city', 'town'));
+    assert.equal(applyEdits(nested, renamed.changes![nestedUri]!), nested.replace("'city'", "'town'"));
+    assert.equal(renamed.changes![otherUri], undefined);
+
+    // From the mocked node of the open test file: the agent's declaration and references, and each test file's mock.
+    const references = (await server.connection.sendRequest('textDocument/references', {
+      textDocument: { uri: nestedUri },
+      position: positionOf(nested, 'forecast', 0, 2),
+      context: { includeDeclaration: true },
+    })) as Location[];
+    assert.deepEqual(references, [
+      { uri: agentUri, range: rangeOf(AGENT, 'forecast') },
+      { uri: agentUri, range: rangeOf(AGENT, 'forecast', 2) },
+      { uri: nestedUri, range: rangeOf(nested, 'forecast') },
+      { uri: besideUri, range: rangeOf(TEST_FILE, 'forecast') },
+    ]);
+
+    // Rename from a test file: its input (inside the quotes); an output the agent does not declare is refused.
+    const prepared = (await server.connection.sendRequest('textDocument/prepareRename', {
+      textDocument: { uri: nestedUri },
+      position: positionOf(nested, "'city'", 0, 2),
+    })) as { range: unknown; placeholder: string };
+    assert.deepEqual(prepared, { range: rangeOf(nested, 'city'), placeholder: 'city' });
+    const fromTest = (await server.connection.sendRequest('textDocument/rename', {
+      textDocument: { uri: nestedUri },
+      position: positionOf(nested, 'forecast', 0, 2),
+      newName: 'outlook',
+    })) as WorkspaceEdit;
+    assert.equal(
+      applyEdits(AGENT, fromTest.changes![agentUri]!),
+      AGENT.replace('  forecast:', '  outlook:').replace('nodes.forecast', 'nodes.outlook'),
+    );
+    assert.equal(applyEdits(TEST_FILE, fromTest.changes![besideUri]!), TEST_FILE.replace('forecast', 'outlook'));
+    await server.open(besideUri, TEST_FILE);
+    await assert.rejects(
+      server.connection.sendRequest('textDocument/prepareRename', {
+        textDocument: { uri: besideUri },
+        position: positionOf(TEST_FILE, 'temperature'),
+      }),
+      /The agent under test has no output "temperature" to rename/,
+    );
   });
 
   it('offers the suggested name as a quick fix in test files and the environments file', async () => {

@@ -60,10 +60,18 @@ describe('navigation', () => {
     assert.deepEqual(validateAgentText(input).problems, []);
   });
 
-  it('refuses invalid and taken names, and things that are not inputs or nodes', () => {
+  it('renames an output at its declaration, the one place an agent file names it', () => {
+    assert.deepEqual(prepareRename(AGENT, at('out:')), { span: { start: at('out:', 0), end: at('out:', 3) }, name: 'out' });
+    assert.deepEqual(references(AGENT, at('out:'), true).map(textOf), ['out']);
+    const renamed = applyEdits(AGENT, rename(AGENT, at('out:'), 'digest'));
+    assert.match(renamed, /\n {2}digest: \{ from/);
+    assert.deepEqual(validateAgentText(renamed).problems, []);
+  });
+
+  it('refuses invalid and taken names, and things that are not inputs, nodes or outputs', () => {
     assert.throws(() => rename(AGENT, at('fetch:'), 'two words'), RenameError);
     assert.throws(() => rename(AGENT, at('fetch:'), 'summarize'), /already a node "summarize"/);
-    assert.throws(() => prepareRename(AGENT, at('Nav')), /Only input names and node ids/);
+    assert.throws(() => prepareRename(AGENT, at('Nav')), /Only input names, node ids and output names/);
   });
 
   it('outlines inputs, nodes and outputs under their sections', () => {

@@ -16,14 +16,16 @@ export const SKIPPED_DIRECTORIES: ReadonlySet<string> = new Set(['node_modules',
  * directories are not entered (a link may lead back up). A directory removed while walking has no
  * files (a server rescans while files change); a subdirectory that cannot be read (permission
  * denied) is left out and given to `onSkipped` with why; an error reading `directory` itself is thrown.
+ * The walk stops once it found `maxFiles`.
  */
 export async function findFilesUnder(
   directory: string,
   pattern: RegExp,
   onSkipped?: (directory: string, reason: string) => void,
+  maxFiles = Number.POSITIVE_INFINITY,
 ): Promise<string[]> {
   const found: string[] = [];
-  await walk(directory, pattern, found, onSkipped, true);
+  await walk(directory, pattern, found, onSkipped, true, maxFiles);
   return found;
 }
 
@@ -33,6 +35,7 @@ async function walk(
   found: string[],
   onSkipped: ((directory: string, reason: string) => void) | undefined,
   top: boolean,
+  maxFiles: number,
 ): Promise<void> {
   let entries;
   try {
@@ -45,9 +48,10 @@ async function walk(
   }
   entries.sort((a, b) => a.name.localeCompare(b.name));
   for (const entry of entries) {
+    if (found.length >= maxFiles) return;
     const path = join(directory, entry.name);
     if (entry.isDirectory()) {
-      if (!SKIPPED_DIRECTORIES.has(entry.name)) await walk(path, pattern, found, onSkipped, false);
+      if (!SKIPPED_DIRECTORIES.has(entry.name)) await walk(path, pattern, found, onSkipped, false, maxFiles);
     } else if (pattern.test(entry.name) && (entry.isFile() || (entry.isSymbolicLink() && (await isRegularFile(path))))) {
       found.push(path);
     }

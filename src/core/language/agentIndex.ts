@@ -13,6 +13,8 @@ import type { Span } from '../document/problems';
 import { spanOf, valueSpanToSource } from '../document/yamlAst';
 
 export type SymbolKind = 'input' | 'node';
+/** What a name of an agent file declares: what expressions refer to, and outputs (which test files expect). */
+export type DeclarationKind = SymbolKind | 'output';
 
 export interface ReferenceSite {
   readonly kind: SymbolKind;
@@ -84,14 +86,15 @@ export function indexAgentText(text: string): AgentIndex {
   return { text, file, root, model, references, expressions, secrets };
 }
 
-/** The declaration key of an input or node. */
-export function declarationSpan(index: AgentIndex, kind: SymbolKind, name: string): Span | undefined {
-  const declaration = kind === 'input' ? index.model?.inputs.get(name) : index.model?.nodes.get(name);
+/** The declaration key of an input, node or output. */
+export function declarationSpan(index: AgentIndex, kind: DeclarationKind, name: string): Span | undefined {
+  const declaration =
+    kind === 'input' ? index.model?.inputs.get(name) : kind === 'node' ? index.model?.nodes.get(name) : index.model?.outputs.get(name);
   return declaration ? spanOf(declaration.keyNode) : undefined;
 }
 
-/** The symbol under the cursor: a declaration key or a reference's name. */
-export function symbolAt(index: AgentIndex, offset: number): { kind: SymbolKind; name: string; span: Span } | undefined {
+/** The symbol under the cursor: a declaration key (of an input, node or output) or a reference's name. */
+export function symbolAt(index: AgentIndex, offset: number): { kind: DeclarationKind; name: string; span: Span } | undefined {
   for (const site of index.references) {
     if (contains(site.nameSpan, offset)) return { kind: site.kind, name: site.name, span: site.nameSpan };
   }
@@ -102,6 +105,10 @@ export function symbolAt(index: AgentIndex, offset: number): { kind: SymbolKind;
   for (const node of index.model?.nodes.values() ?? []) {
     const span = spanOf(node.keyNode);
     if (contains(span, offset)) return { kind: 'node', name: node.id, span };
+  }
+  for (const output of index.model?.outputs.values() ?? []) {
+    const span = spanOf(output.keyNode);
+    if (contains(span, offset)) return { kind: 'output', name: output.name, span };
   }
   return undefined;
 }

@@ -7,7 +7,7 @@ import { entrySymbol } from '../document/outlineSymbol';
 import type { OutlineSymbol } from '../document/outlineSymbol';
 import { countWords } from '../document/suggest';
 import { declarationSpan, indexAgentText, symbolAt } from './agentIndex';
-import type { AgentIndex, SymbolKind } from './agentIndex';
+import type { AgentIndex, DeclarationKind } from './agentIndex';
 import type { TextEdit } from './quickFixes';
 
 export function definition(text: string, offset: number): Span | undefined {
@@ -20,10 +20,11 @@ export function references(text: string, offset: number, includeDeclaration: boo
   const index = indexAgentText(text);
   const symbol = symbolAt(index, offset);
   if (!symbol) return [];
-  return referenceSpans(index, symbol.kind, symbol.name, includeDeclaration);
+  return agentReferenceSpans(index, symbol.kind, symbol.name, includeDeclaration);
 }
 
-function referenceSpans(index: AgentIndex, kind: SymbolKind, name: string, includeDeclaration: boolean): Span[] {
+/** Where an agent file names one of its inputs, nodes or outputs: its declaration (when asked) and every reference. */
+export function agentReferenceSpans(index: AgentIndex, kind: DeclarationKind, name: string, includeDeclaration: boolean): Span[] {
   const spans = index.references.filter((site) => site.kind === kind && site.name === name).map((site) => site.nameSpan);
   const declaration = includeDeclaration ? declarationSpan(index, kind, name) : undefined;
   return declaration ? [declaration, ...spans] : spans;
@@ -31,34 +32,42 @@ function referenceSpans(index: AgentIndex, kind: SymbolKind, name: string, inclu
 
 export class RenameError extends Error {}
 
+const NOT_RENAMABLE = 'Only input names, node ids and output names can be renamed here.';
+
 /** The span to rename and its current name, or a RenameError saying why it cannot be renamed. */
 export function prepareRename(text: string, offset: number): { span: Span; name: string } {
   const index = indexAgentText(text);
   const symbol = symbolAt(index, offset);
-  if (!symbol) throw new RenameError('Only input names and node ids can be renamed here.');
+  if (!symbol) throw new RenameError(NOT_RENAMABLE);
   if (!declarationSpan(index, symbol.kind, symbol.name)) throw new RenameError(`There is no ${symbol.kind} "${symbol.name}" to rename.`);
-  // A quoted key is renamed inside its quotes.
-  const written = text.slice(symbol.span.start, symbol.span.end);
-  const span = /^(["']).*\1$/.test(written) ? { start: symbol.span.start + 1, end: symbol.span.end - 1 } : symbol.span;
-  return { span, name: symbol.name };
+  return { span: insideQuotes(text, symbol.span), name: symbol.name };
 }
 
-/** Edits that rename an input or node at its declaration and at every reference. */
+/** Edits that rename an input, node or output at its declaration and at every reference. */
 export function rename(text: string, offset: number, newName: string): TextEdit[] {
   const index = indexAgentText(text);
   const symbol = symbolAt(index, offset);
-  if (!symbol) throw new RenameError('Only input names and node ids can be renamed here.');
+  if (!symbol) throw new RenameError(NOT_RENAMABLE);
+  return agentRenameEdits(index, symbol.kind, symbol.name, newName);
+}
+
+/** The agent file's edits of a rename, or a RenameError when the new name is not valid or already taken. */
+export function agentRenameEdits(index: AgentIndex, kind: DeclarationKind, name: string, newName: string): TextEdit[] {
+  checkNewName(index, kind, name, newName);
+  return agentReferenceSpans(index, kind, name, true).map((span) => ({ span: insideQuotes(index.text, span), newText: newName }));
+}
+
+function checkNewName(index: AgentIndex, kind: DeclarationKind, name: string, newName: string): void {
   if (!IDENTIFIER.test(newName))
     throw new RenameError(`"${newName}" is not a valid name: use letters, digits, "_" and "-", starting with a letter or "_".`);
-  const taken = symbol.kind === 'input' ? index.model?.inputs.has(newName) : index.model?.nodes.has(newName);
-  if (taken && newName !== symbol.name)
-    throw new RenameError(`There is already ${symbol.kind === 'input' ? 'an input' : 'a node'} "${newName}".`);
-  return referenceSpans(index, symbol.kind, symbol.name, true).map((span) => {
-    const written = text.slice(span.start, span.end);
-    return /^(["']).*\1$/.test(written)
-      ? { span: { start: span.start + 1, end: span.end - 1 }, newText: newName }
-      : { span, newText: newName };
-  });
+  if (newName !== name && declarationSpan(index, kind, newName))
+    throw new RenameError(`There is already ${kind === 'node' ? 'a node' : `an ${kind}`} "${newName}".`);
+}
+
+/** A name's span without its quotes: a quoted name is renamed inside them, so that it keeps them. */
+export function insideQuotes(text: string, span: Span): Span {
+  const written = text.slice(span.start, span.end);
+  return /^(["']).*\1$/.test(written) ? { start: span.start + 1, end: span.end - 1 } : span;
 }
 
 /** The outline: inputs, nodes and outputs, each under its section. */

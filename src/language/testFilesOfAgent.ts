@@ -1,0 +1,50 @@
+// The workspace's agent test files, each with the agent file its `agent:` names, for references and
+// rename across an agent and its test files: the open test documents (unsaved text included) and
+// the files vscode.workspace.findFiles finds (as many as the Test Explorer lists), read through
+// vscode.workspace.fs, so that the browser build finds them too. Which of them test a given agent
+// is the core's to sort out (crossFileReferences, crossFileRename).
+import * as vscode from 'vscode';
+import { errorDetail } from '../core/errors';
+import type { TestFileOfAgent } from '../core/testing/testFileReferences';
+import { currentText } from '../workspaceFiles';
+import { TEST_FILE_GLOB, TEST_LANGUAGE_ID } from './languageIds';
+import type * as LanguageCore from './languageCore';
+
+/** Test files looked at, at most (the Test Explorer's bound). */
+export const MAX_TEST_FILES = 2000;
+/** Test files read at the same time. */
+const MAX_READS = 8;
+
+/** The agent file a test file tests: its `agent:`, or the file beside it of the same name. */
+export function agentUriOf(core: typeof LanguageCore, testFile: vscode.Uri, text: string): vscode.Uri {
+  return vscode.Uri.joinPath(testFile, '..', core.agentPathOf(text, testFile.path.split('/').pop() ?? ''));
+}
+
+/** Every test file of the workspace and the open ones, by URI string, with their text and agent's URI string. */
+export async function workspaceTestFiles(
+  core: typeof LanguageCore,
+  logger: vscode.LogOutputChannel,
+  token?: vscode.CancellationToken,
+): Promise<TestFileOfAgent[]> {
+  const uris = new Map<string, vscode.Uri>();
+  for (const document of vscode.workspace.textDocuments)
+    if (document.languageId === TEST_LANGUAGE_ID) uris.set(document.uri.toString(), document.uri);
+  const found = await vscode.workspace.findFiles(TEST_FILE_GLOB, '**/node_modules/**', MAX_TEST_FILES, token);
+  if (found.length === MAX_TEST_FILES)
+    logger.warn(`References and rename look at the first ${MAX_TEST_FILES} agent test files of the workspace; the others are left out.`);
+  for (const uri of found) if (uris.size < MAX_TEST_FILES) uris.set(uri.toString(), uri);
+  const queue = [...uris.values()];
+  const files: TestFileOfAgent[] = [];
+  const readNext = async (): Promise<void> => {
+    for (let uri = queue.shift(); uri && !token?.isCancellationRequested; uri = queue.shift()) {
+      try {
+        const text = await currentText(uri);
+        if (text !== undefined) files.push({ path: uri.toString(), text, agentPath: agentUriOf(core, uri, text).toString() });
+      } catch (error) {
+        logger.warn(`References and rename leave out the test file ${uri.toString(true)}: ${errorDetail(error)}`);
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: MAX_READS }, readNext));
+  return files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+}
