@@ -197,9 +197,15 @@ describe('authoring', () => {
 
   it("renames an agent's input in its test files too, and finds references from a test file", async () => {
     const folder = vscode.workspace.workspaceFolders![0]!;
-    const tests = vscode.Uri.joinPath(folder.uri, 'agent-tests');
+    // A copy of the fixture's agent and test file in a folder of this test's own: other suites make
+    // test files of the fixture's agent, which a rename of its input would rightly reach too.
+    const fixtures = vscode.Uri.joinPath(folder.uri, 'agent-tests');
+    const tests = vscode.Uri.joinPath(folder.uri, 'rename-across');
     const agentUri = vscode.Uri.joinPath(tests, 'greeter.agent.yaml');
     const testUri = vscode.Uri.joinPath(tests, 'greeter.agent.test.yaml');
+    for (const name of ['greeter.agent.yaml', 'greeter.agent.test.yaml']) {
+      await vscode.workspace.fs.copy(vscode.Uri.joinPath(fixtures, name), vscode.Uri.joinPath(tests, name));
+    }
     // Another folder's test file of the same agent, and a test file of another agent with an input of the same name.
     const extra = vscode.Uri.joinPath(tests, 'refs');
     const moreUri = vscode.Uri.joinPath(extra, 'more.agent.test.yaml');
@@ -272,7 +278,8 @@ describe('authoring', () => {
       );
       assert.equal(fromTest.get(testUri).length, 2);
     } finally {
-      await vscode.workspace.fs.delete(extra, { recursive: true });
+      await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+      await vscode.workspace.fs.delete(tests, { recursive: true });
     }
   });
 
