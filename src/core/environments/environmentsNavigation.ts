@@ -1,0 +1,85 @@
+// Go to Definition, references and rename of environment names in the environments file
+// (agent-workflows.yaml): an environment is declared by its key under `environments:` and named
+// by `default:`. Within the file only: an agent's `deployment.environments` overrides keep the
+// name they had (their check then says it is not declared).
+import { isMap } from 'yaml';
+import { parseAgentFile } from '../document/parse';
+import type { Span } from '../document/problems';
+import { entries, getStringScalar, getValue, spanOf } from '../document/yamlAst';
+import { insideQuotes, RenameError } from '../language/navigation';
+import type { TextEdit } from '../language/quickFixes';
+import { ENVIRONMENT_NAME } from './environmentsFile';
+
+interface EnvironmentNames {
+  /** Each declared environment's key, by name (the first of a name written twice). */
+  readonly declarations: ReadonlyMap<string, Span>;
+  /** The value of `default:`, when it is a string. */
+  readonly defaultName?: { readonly name: string; readonly span: Span };
+}
+
+function environmentNames(text: string): EnvironmentNames | undefined {
+  const { root } = parseAgentFile(text, 'environments');
+  if (!root) return undefined;
+  const declarations = new Map<string, Span>();
+  const environments = getValue(root, 'environments');
+  if (isMap(environments)) {
+    for (const { key, keyNode } of entries(environments)) {
+      if (!declarations.has(key)) declarations.set(key, insideQuotes(text, spanOf(keyNode)));
+    }
+  }
+  const defaultNode = getStringScalar(root, 'default');
+  return {
+    declarations,
+    ...(defaultNode ? { defaultName: { name: defaultNode.value, span: insideQuotes(text, spanOf(defaultNode)) } } : {}),
+  };
+}
+
+const within = (span: Span, offset: number): boolean => offset >= span.start && offset <= span.end;
+
+/** The environment name at an offset: an environment's key or the default's value. */
+function nameAt(names: EnvironmentNames, offset: number): { name: string; span: Span } | undefined {
+  if (names.defaultName && within(names.defaultName.span, offset)) return names.defaultName;
+  for (const [name, span] of names.declarations) if (within(span, offset)) return { name, span };
+  return undefined;
+}
+
+/** Where an environment is written: its declaration (when asked and declared) and the default naming it. */
+function spansOf(names: EnvironmentNames, name: string, includeDeclaration: boolean): Span[] {
+  const declaration = includeDeclaration ? names.declarations.get(name) : undefined;
+  const uses = names.defaultName?.name === name ? [names.defaultName.span] : [];
+  return declaration ? [declaration, ...uses] : uses;
+}
+
+/** The declaration of the environment named at the offset. */
+export function environmentsDefinition(text: string, offset: number): Span | undefined {
+  const names = environmentNames(text);
+  const at = names && nameAt(names, offset);
+  return at ? names.declarations.get(at.name) : undefined;
+}
+
+export function environmentsReferences(text: string, offset: number, includeDeclaration: boolean): Span[] {
+  const names = environmentNames(text);
+  const at = names && nameAt(names, offset);
+  return at ? spansOf(names, at.name, includeDeclaration) : [];
+}
+
+const NOT_RENAMABLE = 'Only environment names can be renamed here.';
+
+export function prepareEnvironmentRename(text: string, offset: number): { span: Span; name: string } {
+  const names = environmentNames(text);
+  const at = names && nameAt(names, offset);
+  if (!at) throw new RenameError(NOT_RENAMABLE);
+  if (!names.declarations.has(at.name)) throw new RenameError(`There is no environment "${at.name}" to rename.`);
+  return at;
+}
+
+/** Edits that rename an environment at its declaration and where `default:` names it. */
+export function renameEnvironment(text: string, offset: number, newName: string): TextEdit[] {
+  const names = environmentNames(text);
+  const at = names && nameAt(names, offset);
+  if (!at) throw new RenameError(NOT_RENAMABLE);
+  if (!ENVIRONMENT_NAME.test(newName))
+    throw new RenameError(`"${newName}" is not a valid environment name: up to 64 letters, digits, "_" and "-", starting with a letter.`);
+  if (newName !== at.name && names.declarations.has(newName)) throw new RenameError(`There is already an environment "${newName}".`);
+  return spansOf(names, at.name, true).map((span) => ({ span, newText: newName }));
+}
