@@ -43,6 +43,12 @@ import { complete } from '../core/language/completion';
 import type { CompletionResult } from '../core/language/completion';
 import { hover } from '../core/language/hover';
 import type { HoverResult } from '../core/language/hover';
+import {
+  environmentsDefinition,
+  environmentsReferences,
+  prepareEnvironmentRename,
+  renameEnvironment,
+} from '../core/environments/environmentsNavigation';
 import { definition, prepareRename, RenameError } from '../core/language/navigation';
 import { outlineOf } from '../core/language/outline';
 import { nameQuickFixes, quickFixes } from '../core/language/quickFixes';
@@ -520,9 +526,13 @@ export function serveLanguage(
 
   connection.onDefinition(
     guarded('Definition', null, ({ textDocument, position }): Location | null => {
-      const entry = documentOf(textDocument.uri, ['agent', 'test']);
+      const entry = documentOf(textDocument.uri, ['agent', 'test', 'environments']);
       if (!entry) return null;
       const offset = entry.document.offsetAt(position);
+      if (entry.kind === 'environments') {
+        const span = environmentsDefinition(entry.document.getText(), offset);
+        return span ? { uri: entry.uri, range: rangeOfSpan(entry.document, span) } : null;
+      }
       if (entry.kind === 'test') {
         // In the agent under test: the file itself, or the declaration of a name the case uses.
         const agent = agentUnderTestOf(entry);
@@ -539,6 +549,14 @@ export function serveLanguage(
 
   connection.onReferences(
     guardedAsync('References', [], async ({ textDocument, position, context }): Promise<Location[]> => {
+      const environments = documentOf(textDocument.uri, ['environments']);
+      if (environments) {
+        return environmentsReferences(
+          environments.document.getText(),
+          environments.document.offsetAt(position),
+          context.includeDeclaration,
+        ).map((span) => ({ uri: environments.uri, range: rangeOfSpan(environments.document, span) }));
+      }
       const entry = documentOf(textDocument.uri, ['agent', 'test']);
       const start = entry ? crossFileStart(entry, entry.document.offsetAt(position)) : undefined;
       if (!start?.name) return [];
@@ -553,13 +571,13 @@ export function serveLanguage(
 
   connection.onPrepareRename(
     guarded('Preparing a rename', null, ({ textDocument, position }): { range: Range; placeholder: string } | null => {
-      const entry = documentOf(textDocument.uri, ['agent', 'test']);
+      const entry = documentOf(textDocument.uri, ['agent', 'test', 'environments']);
       if (!entry) return null;
       const text = entry.document.getText();
       const offset = entry.document.offsetAt(position);
       try {
-        if (entry.kind === 'agent') {
-          const { span, name } = prepareRename(text, offset);
+        if (entry.kind !== 'test') {
+          const { span, name } = entry.kind === 'agent' ? prepareRename(text, offset) : prepareEnvironmentRename(text, offset);
           return { range: rangeOfSpan(entry.document, span), placeholder: name };
         }
         const agent = agentUnderTestOf(entry);
@@ -574,6 +592,19 @@ export function serveLanguage(
 
   connection.onRenameRequest(
     guardedAsync('Rename', null, async ({ textDocument, position, newName }): Promise<WorkspaceEdit | null> => {
+      const environments = documentOf(textDocument.uri, ['environments']);
+      if (environments) {
+        try {
+          const edits = renameEnvironment(environments.document.getText(), environments.document.offsetAt(position), newName);
+          return {
+            changes: {
+              [environments.uri]: edits.map((edit) => ({ range: rangeOfSpan(environments.document, edit.span), newText: edit.newText })),
+            },
+          };
+        } catch (error) {
+          throw error instanceof RenameError ? new ResponseError(ErrorCodes.InvalidRequest, error.message) : error;
+        }
+      }
       const entry = documentOf(textDocument.uri, ['agent', 'test']);
       if (!entry) return null;
       const start = crossFileStart(entry, entry.document.offsetAt(position));

@@ -462,6 +462,42 @@ describe('language server (agent-workflows lsp --stdio)', function () {
     ]);
   });
 
+  it('goes to, finds and renames environment names in the environments file', async () => {
+    const environments = 'default: staging\nenvironments:\n  staging:\n    baseUrl: https://staging.example.com\n    account: acme\n';
+    const envsUri = pathToFileURL(dir.write('agent-workflows.yaml', environments)).href;
+    await server.open(envsUri, environments);
+    const textDocument = { uri: envsUri };
+    const declaration = rangeOf(environments, 'staging', 1);
+    const definition = (await server.connection.sendRequest('textDocument/definition', {
+      textDocument,
+      position: positionOf(environments, 'staging', 0, 2),
+    })) as Location;
+    assert.deepEqual(definition, { uri: envsUri, range: declaration });
+    const references = (await server.connection.sendRequest('textDocument/references', {
+      textDocument,
+      position: declaration.start,
+      context: { includeDeclaration: true },
+    })) as Location[];
+    assert.deepEqual(
+      references.map((location) => location.range),
+      [declaration, rangeOf(environments, 'staging')],
+    );
+    const prepared = (await server.connection.sendRequest('textDocument/prepareRename', { textDocument, position: declaration.start })) as {
+      placeholder: string;
+    };
+    assert.equal(prepared.placeholder, 'staging');
+    const renamed = (await server.connection.sendRequest('textDocument/rename', {
+      textDocument,
+      position: declaration.start,
+      newName: 'stage',
+    })) as WorkspaceEdit;
+    assert.equal(applyEdits(environments, renamed.changes![envsUri]!), environments.replace(/staging(?=\n|:)/g, 'stage'));
+    await assert.rejects(
+      server.connection.sendRequest('textDocument/rename', { textDocument, position: declaration.start, newName: '9lives' }),
+      /not a valid environment name/,
+    );
+  });
+
   it('says what is wrong with a document too large or binary, ignores other files, and keeps serving', async () => {
     const large = `${dir.path}/large.agent.yaml`;
     const largeUri = pathToFileURL(large).href;
