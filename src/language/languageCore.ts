@@ -11,6 +11,12 @@ export { decodeAgentFile, tooLargeMessage, undecodedFileProblems } from '../core
 export { validateAgentText } from '../core/validation/validate';
 export { environmentsCompletions } from '../core/environments/environmentsCompletion';
 export { environmentsHover } from '../core/environments/environmentsHover';
+export {
+  environmentsDefinition,
+  environmentsReferences,
+  prepareEnvironmentRename,
+  renameEnvironment,
+} from '../core/environments/environmentsNavigation';
 export { environmentChecks, parseEnvironmentsFile } from '../core/environments/environmentsFile';
 export { environmentDeployment, replacedBaseUrl, selectEnvironment } from '../core/environments/selectEnvironment';
 export { testFileCompletions, testFileDefinition, testFileHover } from '../core/testing/testFileLanguage';

@@ -1,13 +1,13 @@
 // Definition in agent files, from the core's navigation; references and rename across an agent file
-// and the workspace's test files of it, started from either; the outline of agent, test and
-// environments files.
+// and the workspace's test files of it, started from either; definition, references and rename of
+// environment names in the environments file; the outline of agent, test and environments files.
 import * as vscode from 'vscode';
 import type { OutlineSymbol } from '../core/document/outlineSymbol';
 import { errorDetail } from '../core/errors';
 import type { AgentIndex } from '../core/language/agentIndex';
 import type { AgentName, TestFileOfAgent } from '../core/testing/testFileReferences';
 import { currentText } from '../workspaceFiles';
-import { AGENT_LANGUAGE_ID, FILE_KIND_OF_LANGUAGE, TEST_LANGUAGE_ID } from './languageIds';
+import { AGENT_LANGUAGE_ID, ENVIRONMENTS_LANGUAGE_ID, FILE_KIND_OF_LANGUAGE, TEST_LANGUAGE_ID } from './languageIds';
 import type * as LanguageCore from './languageCore';
 import { textPositions } from './problemsToDiagnostics';
 import { agentUriOf, workspaceTestFiles } from './testFilesOfAgent';
@@ -92,6 +92,7 @@ export function registerNavigationProviders(context: vscode.ExtensionContext, de
         return edit;
       },
     }),
+    ...registerEnvironmentNavigation(),
     vscode.languages.registerDocumentSymbolProvider(
       Object.keys(FILE_KIND_OF_LANGUAGE).map((language) => ({ language })),
       {
@@ -112,6 +113,49 @@ export function registerNavigationProviders(context: vscode.ExtensionContext, de
       },
     ),
   );
+}
+
+/** An environment's name in agent-workflows.yaml: its declaration and where `default:` names it. */
+function registerEnvironmentNavigation(): vscode.Disposable[] {
+  const selector = { language: ENVIRONMENTS_LANGUAGE_ID };
+  return [
+    vscode.languages.registerDefinitionProvider(selector, {
+      async provideDefinition(document, position) {
+        const span = (await loadLanguageCore()).environmentsDefinition(document.getText(), document.offsetAt(position));
+        return span ? new vscode.Location(document.uri, toRange(document, span)) : undefined;
+      },
+    }),
+    vscode.languages.registerReferenceProvider(selector, {
+      async provideReferences(document, position, context) {
+        const core = await loadLanguageCore();
+        return core
+          .environmentsReferences(document.getText(), document.offsetAt(position), context.includeDeclaration)
+          .map((span) => new vscode.Location(document.uri, toRange(document, span)));
+      },
+    }),
+    vscode.languages.registerRenameProvider(selector, {
+      async prepareRename(document, position) {
+        const core = await loadLanguageCore();
+        try {
+          const { span, name } = core.prepareEnvironmentRename(document.getText(), document.offsetAt(position));
+          return { range: toRange(document, span), placeholder: name };
+        } catch (error) {
+          throw error instanceof core.RenameError ? new Error(error.message) : error;
+        }
+      },
+      async provideRenameEdits(document, position, newName) {
+        const core = await loadLanguageCore();
+        const edit = new vscode.WorkspaceEdit();
+        try {
+          for (const change of core.renameEnvironment(document.getText(), document.offsetAt(position), newName))
+            edit.replace(document.uri, toRange(document, change.span), change.newText);
+        } catch (error) {
+          throw error instanceof core.RenameError ? new Error(error.message) : error;
+        }
+        return edit;
+      },
+    }),
+  ];
 }
 
 /** Where references or a rename start: the agent file (the document's, or the one a test file tests) and the name at the position. */

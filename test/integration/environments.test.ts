@@ -245,6 +245,39 @@ describe('environments', () => {
     assert.match(shown, /The <account_path> of the agents in this environment/);
   });
 
+  it('goes from default to the environment it names, finds it and renames it in the environments file', async () => {
+    const document = await vscode.workspace.openTextDocument(ENVIRONMENTS);
+    const text = document.getText();
+    const defaultMatch = /^default: *"?([A-Za-z][\w-]*)/m.exec(text);
+    assert.ok(defaultMatch, 'the fixture names a default');
+    const name = defaultMatch[1]!;
+    const usedAt = document.positionAt(defaultMatch.index + defaultMatch[0].length - 1);
+    const declaredAt = document.positionAt(text.search(new RegExp(`^  ${name}:`, 'm')) + 2);
+    const definitions = await vscode.commands.executeCommand<vscode.Location[]>('vscode.executeDefinitionProvider', ENVIRONMENTS, usedAt);
+    assert.deepEqual(
+      definitions.map((location) => location.range.start),
+      [declaredAt],
+    );
+    const references = await vscode.commands.executeCommand<vscode.Location[]>('vscode.executeReferenceProvider', ENVIRONMENTS, declaredAt);
+    assert.deepEqual(references.map((location) => location.range.start.line).sort(), [usedAt.line, declaredAt.line].sort());
+    const edit = await vscode.commands.executeCommand<vscode.WorkspaceEdit>(
+      'vscode.executeDocumentRenameProvider',
+      ENVIRONMENTS,
+      declaredAt,
+      'renamed-env',
+    );
+    assert.deepEqual(
+      edit
+        .get(ENVIRONMENTS)
+        .map((change) => [change.range.start.line, change.newText])
+        .sort(),
+      [
+        [usedAt.line, 'renamed-env'],
+        [declaredAt.line, 'renamed-env'],
+      ].sort(),
+    );
+  });
+
   it("warns about an agent's override for an environment its environments file does not name, until it is typed in", async () => {
     const agent = vscode.Uri.joinPath(FOLDER, 'override.agent.yaml');
     // Set before the agent file opens, so the re-check this change starts is over before the edit below.
