@@ -257,11 +257,17 @@ describe('exchange view', () => {
     );
     const lenses = await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', document.uri);
     const wholeBody = lenses.filter((lens) => lens.command?.title === 'Open Whole Body');
+    // The note is indented as the value it stands for (in a row, or between rows).
     assert.deepEqual(
-      wholeBody.map((lens) => document.lineAt(lens.range.start.line).text.replace(/[\d.,]+ (MB|KB|bytes)/g, 'N $1')),
+      wholeBody.map((lens) =>
+        document
+          .lineAt(lens.range.start.line)
+          .text.replace(/[\d.,]+ (MB|KB|bytes)/g, 'N $1')
+          .trimStart(),
+      ),
       [
         '// Response body: application/json, N MB (N bytes), shown below: its first N KB formatted. Open Whole Body shows all of it.',
-        '  // … the rest of the body, N MB, is not shown here. Open Whole Body shows all of it.',
+        '// … the rest of the body, N MB, is not shown here. Open Whole Body shows all of it.',
       ],
     );
     const whole = await vscode.commands.executeCommand<vscode.TextDocument>(
