@@ -2,7 +2,8 @@
 //   npm run bench                 all
 //   npm run bench -- validation   only the named ones (validation, multipart, polling, server,
 //                                 flood, agent-tests, cli, activation, web-activation, batch,
-//                                 exchange-view, exchange-recording, graph, openapi, send, fuzz,
+//                                 exchange-view, exchange-view-editor,
+//                                 exchange-recording, graph, openapi, send, fuzz,
 //                                 redaction, debug, compare, lsp, pretty-json)
 import { runActivationBenchmark } from './activation';
 import { runBatchBenchmark } from './batch';
@@ -14,6 +15,7 @@ import { runGraphBenchmark } from './graph';
 import { runLspBenchmark } from './lsp';
 import { runExchangeRecordingBenchmark } from './exchangeRecording';
 import { runExchangeViewBenchmark } from './exchangeView';
+import { runExchangeViewEditorBenchmark } from './exchangeViewEditor';
 import { runFuzzBenchmark } from './fuzz';
 import { runMultipartBenchmark } from './multipart';
 import { runOpenApiBenchmark } from './openApi';
@@ -39,6 +41,7 @@ const benchmarks: Record<string, () => boolean | Promise<boolean>> = {
   graph: runGraphBenchmark,
   openapi: runOpenApiBenchmark,
   'exchange-view': runExchangeViewBenchmark,
+  'exchange-view-editor': runExchangeViewEditorBenchmark,
   send: runSendBenchmark,
   'exchange-recording': runExchangeRecordingBenchmark,
   fuzz: runFuzzBenchmark,

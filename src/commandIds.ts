@@ -54,6 +54,7 @@ export const COMMANDS = {
   saveExchangeBody: 'agentWorkflows.exchange.saveBody',
   copyExchangeBody: 'agentWorkflows.exchange.copyBody',
   copyExchangeAsCurl: 'agentWorkflows.exchange.copyAsCurl',
+  openWholeExchangeBody: 'agentWorkflows.exchange.openWholeBody',
   sendExchangeAgain: 'agentWorkflows.exchange.sendAgain',
   pinExchange: 'agentWorkflows.exchange.pin',
 } as const;
@@ -122,6 +123,7 @@ export const DESKTOP_ONLY_COMMANDS: Readonly<Record<string, HostNeed>> = {
   [COMMANDS.saveExchangeBody]: 'engine',
   [COMMANDS.copyExchangeBody]: 'engine',
   [COMMANDS.copyExchangeAsCurl]: 'engine',
+  [COMMANDS.openWholeExchangeBody]: 'engine',
   [COMMANDS.sendExchangeAgain]: 'engine',
   [COMMANDS.pinExchange]: 'engine',
   [COMMANDS.debugAgent]: 'engine',

@@ -24,6 +24,10 @@ export function registerExchangeActions(context: vscode.ExtensionContext, deps: 
     vscode.commands.registerCommand(COMMANDS.copyExchangeBody, action('Copy Body', copyBody)),
     vscode.commands.registerCommand(COMMANDS.copyExchangeAsCurl, action('Copy as curl', copyAsCurl)),
     vscode.commands.registerCommand(
+      COMMANDS.openWholeExchangeBody,
+      action('Open Whole Body', ({ exchange }) => views.show(exchange.id, { wholeBody: true })),
+    ),
+    vscode.commands.registerCommand(
       COMMANDS.sendExchangeAgain,
       action('Send Again', async ({ entry }) => {
         if (!entry) throw new RunBlocked('This exchange is from a run, not a send: use Run Locally to run the agent again.');

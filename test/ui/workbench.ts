@@ -13,6 +13,10 @@ export interface Workbench {
   readonly workspace: string;
   /** The size of the packaged extension that was installed. */
   readonly vsixBytes: number;
+  /** code-server's process id (also its process group's: the extension host is in that group). */
+  readonly serverPid: number;
+  /** code-server's user data folder (its logs are there). */
+  readonly userDataDir: string;
   close(): Promise<void>;
 }
 
@@ -188,7 +192,7 @@ export async function openWorkbench(options: WorkbenchOptions = {}): Promise<Wor
     }
     await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
     await page.locator('.explorer-viewlet .monaco-list-row').first().waitFor({ timeout: 60_000 });
-    return { page, workspace, vsixBytes, close };
+    return { page, workspace, vsixBytes, serverPid: server.pid, userDataDir: server.userDataDir, close };
   } catch (error) {
     await close();
     throw error;

@@ -1,7 +1,7 @@
 // The text of the exchange view: the header block (status, times, sizes, headers, the request as
 // sent, secrets by name) and the body by its type.
 import assert from 'node:assert/strict';
-import { bodyBytes, exchangeDocument, exchangeTitle } from '../../src/core/exchange/exchangeDocument';
+import { JSON_LINES_SHOWN, bodyBytes, exchangeDocument, exchangeTitle } from '../../src/core/exchange/exchangeDocument';
 import type { Exchange } from '../../src/core/exchange/exchange';
 import { binaryBody, makeExchange, textBody } from '../support/exchanges';
 
@@ -64,6 +64,41 @@ describe('exchangeDocument', () => {
       /Response body: application\/json, 25\.0 MB \(26,214,400 bytes\), cut: the first 5 B are kept, shown below/,
     );
     assert.ok(document.text.endsWith('[\n  1,\n  2,\n  '));
+  });
+
+  it('formats the first lines of a large JSON body, says so, and makes the whole body when asked', () => {
+    const rows = Array.from({ length: JSON_LINES_SHOWN }, (_, id) => ({ id, name: `Customer ${id}`, tags: ['a', 'b'] }));
+    const text = JSON.stringify(rows);
+    const exchange = withResponse({ body: textBody(text) });
+    const document = exchangeDocument(exchange);
+    assert.equal(document.body, 'json');
+    assert.equal(document.language, 'jsonc');
+    assert.equal(document.startOnly, true);
+    const [header, body] = splitAtBody(document.text, '//');
+    const bodyLines = body.split('\n');
+    // It stops at the first value after its lines: a row (8 lines) may pass them.
+    assert.ok(bodyLines.length <= JSON_LINES_SHOWN + 8 + 2, String(bodyLines.length));
+    assert.ok(
+      header.some((line) =>
+        /^\/\/ Response body: application\/json, [\d.]+ MB \([\d,]+ bytes\), shown below: its first [\d.]+ [KM]B formatted\. Open Whole Body shows all of it\.$/.test(
+          line,
+        ),
+      ),
+      header.join('\n'),
+    );
+    // JSON with comments: the note where it stops, the open array closed after it.
+    assert.deepEqual(bodyLines.slice(-2), [`  // … ${bodyLines.at(-2)!.slice(7)}`, ']']);
+    assert.match(
+      bodyLines.at(-2)!,
+      /^ {2}\/\/ … the rest of the body, [\d.]+ [KM]B, is not shown here\. Open Whole Body shows all of it\.$/,
+    );
+    const shown = JSON.parse(bodyLines.filter((line) => !line.trimStart().startsWith('//')).join('\n')) as unknown[];
+    assert.ok(shown.length > 100 && shown.length < rows.length);
+    assert.deepEqual(shown, rows.slice(0, shown.length));
+
+    const whole = exchangeDocument(exchange, { wholeBody: true });
+    assert.equal(whole.startOnly, false);
+    assert.equal(splitAtBody(whole.text, '//')[1], JSON.stringify(rows, null, 2));
   });
 
   it('says a body was cut when the server did not say its size', () => {

@@ -94,6 +94,52 @@ describe('prettyJson', () => {
     assert.deepEqual(result, { kind: 'too-large', maxChars: 3 * deep.length + 64 * 1024 });
   });
 
+  it('stops at a value once it has written its lines, notes where, and closes what is open', () => {
+    const text = '{"rows":[{"id":1,"tags":["a"]},{"id":2,"tags":["b"]},{"id":3,"tags":["c"]}],"more":true}';
+    const result = prettyJson(text, { maxLines: 14, cutNote: (offset) => `cut at ${offset} of ${text.length}` });
+    assert.equal(result.kind, 'pretty');
+    if (result.kind !== 'pretty') return;
+    // The cut is at the comma after the second row: no trailing comma, so the text stays JSONC.
+    const at = text.indexOf(',{"id":3');
+    assert.equal(result.shownChars, at);
+    assert.equal(
+      result.text,
+      [
+        '{',
+        '  "rows": [',
+        '    {',
+        '      "id": 1,',
+        '      "tags": [',
+        '        "a"',
+        '      ]',
+        '    },',
+        '    {',
+        '      "id": 2,',
+        '      "tags": [',
+        '        "b"',
+        '      ]',
+        '    }',
+        `    // cut at ${at} of ${text.length}`,
+        '  ]',
+        '}',
+      ].join('\n'),
+    );
+    // Under the bound it is the whole text, said so.
+    const whole = prettyJson(text, { maxLines: 1000, cutNote: () => 'never' });
+    assert.equal(whole.kind === 'pretty' && whole.shownChars, undefined);
+    assert.equal(whole.kind === 'pretty' && whole.text, JSON.stringify(JSON.parse(text), null, 2));
+  });
+
+  it('keeps the lines of a long flat array within its bound', () => {
+    const text = `[${Array.from({ length: 10_000 }, (_, index) => index).join(',')}]`;
+    const result = prettyJson(text, { maxLines: 100, cutNote: () => 'more' });
+    assert.equal(result.kind, 'pretty');
+    if (result.kind !== 'pretty') return;
+    const lines = result.text.split('\n');
+    assert.equal(lines.length, 102);
+    assert.deepEqual(lines.slice(-3), ['  98', '  // more', ']']);
+  });
+
   it('writes a body of 80,000 rows as JSON.stringify does (how long: npm run bench -- pretty-json)', () => {
     const text = `[${Array.from({ length: 80_000 }, () => PRETTY_JSON_ROW).join(',')}]`;
     assert.ok(pretty(text) === JSON.stringify(JSON.parse(text), null, 2));

@@ -7,7 +7,8 @@
 // one-byte string (half the memory of a two-byte one) even when the body has other characters.
 
 export type PrettyJson =
-  | { readonly kind: 'pretty'; readonly text: string }
+  /** `shownChars`: when the text stopped at `maxLines`, how many characters of the body it shows. */
+  | { readonly kind: 'pretty'; readonly text: string; readonly shownChars?: number }
   /** Not JSON: the offset (in characters) of the first character that is not. */
   | { readonly kind: 'invalid'; readonly offset: number }
   /** Pretty it would pass `maxChars`. */
@@ -20,6 +21,14 @@ export interface PrettyJsonOptions {
   readonly indent?: number;
   /** Characters the pretty text may take; past it the caller shows the text as it is (default 3x + 64 Ki). */
   readonly maxChars?: number;
+  /**
+   * Lines the text may take: past them it stops at the next value of an array or object, writes
+   * `// ` and the note (given the characters of the body shown) and closes what is open, so the
+   * text stays JSON with comments. An editor shows a short text at once and folds it; a body of a
+   * million lines takes it seconds and it turns folding off.
+   */
+  readonly maxLines?: number;
+  readonly cutNote?: (shownChars: number) => string;
 }
 
 const enum Expect {
@@ -50,7 +59,8 @@ export function prettyJson(text: string, options: PrettyJsonOptions = {}): Prett
   const maxChars = options.maxChars ?? text.length * 3 + 64 * 1024;
   const writer = new ChunkWriter();
   const result = reindent(text, writer, options, maxChars);
-  return typeof result === 'number' ? { kind: 'pretty', text: writer.finish() } : result;
+  if (typeof result !== 'number') return result;
+  return result < 0 ? { kind: 'pretty', text: writer.finish() } : { kind: 'pretty', text: writer.finish(), shownChars: result };
 }
 
 /**
@@ -139,8 +149,9 @@ class ChunkWriter {
 }
 
 /**
- * Writes the pretty text to `out`; returns its length in characters, or where the text is not
- * JSON. One loop over the characters; a token is written as a range of the text.
+ * Writes the pretty text to `out`; returns -1, or the characters of the text shown when it stopped
+ * at `maxLines`, or where the text is not JSON. One loop over the characters; a token is written
+ * as a range of the text.
  */
 function reindent(text: string, out: ChunkWriter, options: PrettyJsonOptions, maxChars: number): number | PrettyJson {
   const indent = options.indent ?? 2;
@@ -150,6 +161,8 @@ function reindent(text: string, out: ChunkWriter, options: PrettyJsonOptions, ma
   let depth = 0;
   let expect = Expect.Value;
   let written = 0;
+  const maxLines = options.maxLines ?? Infinity;
+  let lines = 1;
   let i = text.charCodeAt(0) === 0xfeff ? 1 : 0;
 
   while (i < length) {
@@ -185,6 +198,7 @@ function reindent(text: string, out: ChunkWriter, options: PrettyJsonOptions, ma
         out.byte(code);
         out.newline(depth * indent);
         written += 2 + depth * indent;
+        lines++;
         if (written > maxChars) return { kind: 'too-large', maxChars };
         expect = code === OPEN_BRACE ? Expect.Key : Expect.Value;
         i = next;
@@ -199,16 +213,22 @@ function reindent(text: string, out: ChunkWriter, options: PrettyJsonOptions, ma
         out.room(1);
         out.byte(code);
         written += 2 + depth * indent;
+        lines++;
         i++;
         expect = depth === 0 ? Expect.End : Expect.CommaOrClose;
         continue;
       }
       case COMMA: {
         if (expect !== Expect.CommaOrClose) return { kind: 'invalid', offset: i };
+        if (lines >= maxLines) {
+          closeAfterNote(out, stack, depth, indent, options.cutNote?.(i) ?? '');
+          return i;
+        }
         out.room(1);
         out.byte(COMMA);
         out.newline(depth * indent);
         written += 2 + depth * indent;
+        lines++;
         if (written > maxChars) return { kind: 'too-large', maxChars };
         expect = stack[depth - 1] === OBJECT ? Expect.Key : Expect.Value;
         i++;
@@ -251,8 +271,25 @@ function reindent(text: string, out: ChunkWriter, options: PrettyJsonOptions, ma
     written += end - i;
     i = end;
   }
-  if (expect === Expect.End || partial) return written;
+  if (expect === Expect.End || partial) return -1;
   return { kind: 'invalid', offset: length };
+}
+
+/** A `//` line with the note, then each open array and object closed on a line of its own. */
+function closeAfterNote(out: ChunkWriter, stack: Uint8Array, depth: number, indent: number, note: string): void {
+  out.newline(depth * indent);
+  out.room(3);
+  out.byte(0x2f);
+  out.byte(0x2f);
+  out.byte(SPACE);
+  // A note of one line: a line break in it would end the comment.
+  const line = note.replace(/[\r\n\u2028\u2029]/g, ' ');
+  out.copy(line, 0, line.length);
+  for (let level = depth - 1; level >= 0; level--) {
+    out.newline(level * indent);
+    out.room(1);
+    out.byte(stack[level] === OBJECT ? CLOSE_BRACE : CLOSE_BRACKET);
+  }
 }
 
 function isWhitespace(code: number): boolean {
