@@ -89,6 +89,12 @@ export const SERVER_LIMITS: ServerLimits = {
 /** An API key shorter than this is warned about when the server listens beyond this machine. */
 export const MIN_REMOTE_API_KEY_LENGTH = 16;
 
+/**
+ * Agent test files of a workspace looked at, at most: the Test Explorer lists them, and references
+ * and rename across files search them (in VS Code and in the language server).
+ */
+export const MAX_TEST_FILES = 2000;
+
 /** An environments file (agent-workflows.yaml) larger than this is not read: it lists a few deployments. */
 export const MAX_ENVIRONMENTS_FILE_BYTES = 256 * 1024;
 /** The most environments one file may declare (the schema's maxProperties says the same). */

@@ -5,13 +5,12 @@
 // is the core's to sort out (crossFileReferences, crossFileRename).
 import * as vscode from 'vscode';
 import { errorDetail } from '../core/errors';
+import { MAX_TEST_FILES } from '../core/limits';
 import type { TestFileOfAgent } from '../core/testing/testFileReferences';
 import { currentText } from '../workspaceFiles';
 import { TEST_FILE_GLOB, TEST_LANGUAGE_ID } from './languageIds';
 import type * as LanguageCore from './languageCore';
 
-/** Test files looked at, at most (the Test Explorer's bound). */
-export const MAX_TEST_FILES = 2000;
 /** Test files read at the same time. */
 const MAX_READS = 8;
 

@@ -15,7 +15,7 @@ import { errorDetail } from '../core/errors';
 import { loadSuiteFromText } from '../core/testing/loadSuite';
 import { agentPathOf, TEST_FILE } from '../core/testing/testFileName';
 import type { TestFileOfAgent } from '../core/testing/testFileReferences';
-import { MAX_ENVIRONMENTS_FILE_BYTES } from '../core/limits';
+import { MAX_ENVIRONMENTS_FILE_BYTES, MAX_TEST_FILES } from '../core/limits';
 import { validateAgentText } from '../core/validation/validate';
 import type { EnvironmentChecks } from '../core/validation/validate';
 import type { DocumentKind } from './documentKinds';
@@ -28,9 +28,6 @@ export interface FileTexts {
   /** The folders of the workspace (the client's), above which no environments file is looked for. */
   readonly roots: readonly string[];
 }
-
-/** Test files looked at for references and rename across files, at most (as many as VS Code's Test Explorer lists). */
-export const MAX_TEST_FILES = 2000;
 
 /** Parsed environments files, by path and text, bounded (the oldest goes first). */
 const MAX_PARSED_ENVIRONMENTS = 64;

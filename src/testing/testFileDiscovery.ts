@@ -7,11 +7,11 @@
 // names, answer which test files test an agent (for the code lens and agent edits).
 import * as vscode from 'vscode';
 import { errorDetail, errorMessage } from '../core/errors';
+import { MAX_TEST_FILES } from '../core/limits';
 import type { LoadedSuite } from '../core/testing/loadSuite';
 import { TEST_FILE } from '../core/testing/testFileName';
 import { AGENT_LANGUAGE_ID, TEST_FILE_GLOB, TEST_LANGUAGE_ID } from '../language/languageIds';
 import { nodeWorkerThread } from '../language/nodeWorkerThread';
-import { MAX_TEST_FILES } from '../language/testFilesOfAgent';
 import { VALIDATION_TIME_LIMIT_MS, ValidationWorker } from '../language/validationWorkerClient';
 import type { TestFileSummary } from '../language/validationWorkerClient';
 import { fileExists, openDocument, savedText, unsavedDocuments } from '../workspaceFiles';
