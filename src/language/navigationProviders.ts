@@ -70,8 +70,7 @@ export function registerNavigationProviders(context: vscode.ExtensionContext, de
           const { span, name } = core.prepareTestFileRename(document.getText(), document.offsetAt(position), start.agent.index);
           return { range: toRange(document, span), placeholder: name };
         } catch (error) {
-          // VS Code shows a thrown error's message where the rename box would be.
-          throw error instanceof core.RenameError ? new Error(error.message) : error;
+          throw refusedRename(core, error);
         }
       },
       async provideRenameEdits(document, position, newName, token) {
@@ -87,7 +86,7 @@ export function registerNavigationProviders(context: vscode.ExtensionContext, de
             for (const change of edits) edit.replace(uri, toRange(texts.positionsOf(path), change.span), change.newText);
           }
         } catch (error) {
-          throw error instanceof core.RenameError ? new Error(error.message) : error;
+          throw refusedRename(core, error);
         }
         return edit;
       },
@@ -140,7 +139,7 @@ function registerEnvironmentNavigation(): vscode.Disposable[] {
           const { span, name } = core.prepareEnvironmentRename(document.getText(), document.offsetAt(position));
           return { range: toRange(document, span), placeholder: name };
         } catch (error) {
-          throw error instanceof core.RenameError ? new Error(error.message) : error;
+          throw refusedRename(core, error);
         }
       },
       async provideRenameEdits(document, position, newName) {
@@ -150,7 +149,7 @@ function registerEnvironmentNavigation(): vscode.Disposable[] {
           for (const change of core.renameEnvironment(document.getText(), document.offsetAt(position), newName))
             edit.replace(document.uri, toRange(document, change.span), change.newText);
         } catch (error) {
-          throw error instanceof core.RenameError ? new Error(error.message) : error;
+          throw refusedRename(core, error);
         }
         return edit;
       },
@@ -180,6 +179,11 @@ async function startOf(
     agent: { path: agentUri.toString(), text, index: core.indexAgentText(text) },
     name: core.testFileNameAt(document.getText(), offset),
   };
+}
+
+/** A rename the core refused, as VS Code shows it: a thrown error's message where the rename box would be. */
+function refusedRename(core: typeof LanguageCore, error: unknown): unknown {
+  return error instanceof core.RenameError ? new Error(error.message) : error;
 }
 
 function agentUnreadable(core: typeof LanguageCore, document: vscode.TextDocument): string {

@@ -169,6 +169,10 @@ export function serveLanguage(
       }
     };
 
+  /** A rename the core refused, as the client shows it: an error answer with the core's reason. */
+  const refusedRename = (error: unknown): unknown =>
+    error instanceof RenameError ? new ResponseError(ErrorCodes.InvalidRequest, error.message) : error;
+
   const publish = (uri: string, diagnostics: Diagnostic[], version?: number): void => {
     try {
       notify(connection.sendDiagnostics({ uri, diagnostics, ...(version !== undefined ? { version } : {}) }));
@@ -585,7 +589,7 @@ export function serveLanguage(
         const { span, name } = prepareTestFileRename(text, offset, agent.index);
         return { range: rangeOfSpan(entry.document, span), placeholder: name };
       } catch (error) {
-        throw error instanceof RenameError ? new ResponseError(ErrorCodes.InvalidRequest, error.message) : error;
+        throw refusedRename(error);
       }
     }),
   );
@@ -602,7 +606,7 @@ export function serveLanguage(
             },
           };
         } catch (error) {
-          throw error instanceof RenameError ? new ResponseError(ErrorCodes.InvalidRequest, error.message) : error;
+          throw refusedRename(error);
         }
       }
       const entry = documentOf(textDocument.uri, ['agent', 'test']);
@@ -619,7 +623,7 @@ export function serveLanguage(
         }
         return { changes };
       } catch (error) {
-        throw error instanceof RenameError ? new ResponseError(ErrorCodes.InvalidRequest, error.message) : error;
+        throw refusedRename(error);
       }
     }),
   );
