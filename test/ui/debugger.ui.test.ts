@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startServer } from '../support/httpServer';
+import { orderStatusAgent } from './orderStatusAgent';
 import type { TestServer } from '../support/httpServer';
 import { makeTempDir } from '../support/tempDir';
 import type { TempDir } from '../support/tempDir';
@@ -24,26 +25,7 @@ describe('UI: Debug Agent stops at a breakpoint', function () {
       response.end(JSON.stringify({ order: 7, status: 'shipped' }));
     });
     agents = makeTempDir('agent-workflows-ui-debug-');
-    writeFileSync(
-      join(agents.path, 'shipping.agent.yaml'),
-      [
-        'version: 1',
-        'name: Shipping status',
-        'nodes:',
-        '  lookup:',
-        '    type: api',
-        '    method: GET',
-        `    url: ${api.url}/orders/7`,
-        '    settings:',
-        '      - "Accept: application/json"',
-        '  summary:',
-        '    type: template',
-        '    text: "Order {{ nodes.lookup.body.order }} is {{ nodes.lookup.body.status }}"',
-        'outputs:',
-        '  summary: { from: "{{ nodes.summary.body }}" }',
-        '',
-      ].join('\n'),
-    );
+    writeFileSync(join(agents.path, 'shipping.agent.yaml'), orderStatusAgent('Shipping status', api.url));
     workbench = await openWorkbench({ extraFiles: { 'shipping.agent.yaml': join(agents.path, 'shipping.agent.yaml') } });
   });
   after(async () => {

@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startServer } from '../support/httpServer';
+import { orderStatusAgent } from './orderStatusAgent';
 import type { TestServer } from '../support/httpServer';
 import { makeTempDir } from '../support/tempDir';
 import type { TempDir } from '../support/tempDir';
@@ -34,26 +35,7 @@ describe('UI: API nodes: Send Request and Paste as API Node', function () {
       response.end(JSON.stringify({ order: 7, status: 'shipped', items: [{ sku: 'A-1', quantity: 2 }] }));
     });
     agents = makeTempDir('agent-workflows-ui-send-');
-    writeFileSync(
-      join(agents.path, 'orders.agent.yaml'),
-      [
-        'version: 1',
-        'name: Order status',
-        'nodes:',
-        '  lookup:',
-        '    type: api',
-        '    method: GET',
-        `    url: ${api.url}/orders/7`,
-        '    settings:',
-        '      - "Accept: application/json"',
-        '  summary:',
-        '    type: template',
-        '    text: "Order {{ nodes.lookup.body.order }} is {{ nodes.lookup.body.status }}"',
-        'outputs:',
-        '  summary: { from: "{{ nodes.summary.body }}" }',
-        '',
-      ].join('\n'),
-    );
+    writeFileSync(join(agents.path, 'orders.agent.yaml'), orderStatusAgent('Order status', api.url));
     writeFileSync(
       join(agents.path, 'issues.agent.yaml'),
       ['version: 1', 'name: Open issues', 'nodes:', '  summary:', '    type: template', '    text: "No issues read yet"', ''].join('\n'),
