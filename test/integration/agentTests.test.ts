@@ -21,12 +21,7 @@ import { AgentTestController } from '../../src/testing/agentTestController';
 import type { ItemOutcome } from '../../src/testing/agentTestController';
 import { ScriptedUi } from './scriptedUi';
 import { waitFor } from './wait';
-
-function workspaceUri(...path: string[]): vscode.Uri {
-  const folder = vscode.workspace.workspaceFolders?.[0];
-  assert.ok(folder, 'the test host opens a workspace folder');
-  return vscode.Uri.joinPath(folder.uri, ...path);
-}
+import { workspaceUri } from './workspace';
 
 const TEST_FILE = workspaceUri('agent-tests', 'greeter.agent.test.yaml');
 const AGENT_FILE = workspaceUri('agent-tests', 'greeter.agent.yaml');

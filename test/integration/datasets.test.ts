@@ -19,12 +19,7 @@ import { json, startServer } from '../support/httpServer';
 import type { TestServer } from '../support/httpServer';
 import { ScriptedUi } from './scriptedUi';
 import { waitFor } from './wait';
-
-function workspaceUri(...path: string[]): vscode.Uri {
-  const folder = vscode.workspace.workspaceFolders?.[0];
-  assert.ok(folder, 'the test host opens a workspace folder');
-  return vscode.Uri.joinPath(folder.uri, ...path);
-}
+import { workspaceUri } from './workspace';
 
 const FOLDER = workspaceUri('datasets');
 const AGENT = vscode.Uri.joinPath(FOLDER, 'lookup.agent.yaml');

@@ -3,12 +3,7 @@
 import assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import { waitFor } from './wait';
-
-function workspaceUri(...segments: string[]): vscode.Uri {
-  const folder = vscode.workspace.workspaceFolders?.[0];
-  assert.ok(folder, 'the test host opens a workspace folder');
-  return vscode.Uri.joinPath(folder.uri, ...segments);
-}
+import { workspaceUri } from './workspace';
 
 function describeDiagnostics(uri: vscode.Uri): string[] {
   return vscode.languages

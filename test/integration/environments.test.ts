@@ -20,12 +20,7 @@ import type { AgentWorkflowsApi } from '../../src/extension';
 import { json, startServer } from '../support/httpServer';
 import { ScriptedUi } from './scriptedUi';
 import { waitFor } from './wait';
-
-function workspaceUri(...path: string[]): vscode.Uri {
-  const folder = vscode.workspace.workspaceFolders?.[0];
-  assert.ok(folder, 'the test host opens a workspace folder');
-  return vscode.Uri.joinPath(folder.uri, ...path);
-}
+import { workspaceUri } from './workspace';
 
 const FOLDER = workspaceUri('environments');
 const AGENT = vscode.Uri.joinPath(FOLDER, 'greet.agent.yaml');

@@ -17,15 +17,10 @@ import { json, startServer } from '../support/httpServer';
 import { ScriptedUi } from './scriptedUi';
 import { workspaceFolder } from './userData';
 import { waitFor } from './wait';
+import { workspaceUri } from './workspace';
 
 const OPEN = 'agentWorkflows.openExchange';
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
-
-function workspaceUri(...segments: string[]): vscode.Uri {
-  const folder = vscode.workspace.workspaceFolders?.[0];
-  assert.ok(folder, 'the test host opens a workspace folder');
-  return vscode.Uri.joinPath(folder.uri, ...segments);
-}
 
 function withResponse(response: Partial<NonNullable<Exchange['response']>>): Exchange {
   const exchange = makeExchange();

@@ -10,12 +10,7 @@ import type { BatchRecord } from '../../src/core/batch/batchRecord';
 import type { AgentWorkflowsApi } from '../../src/extension';
 import { ScriptedUi } from './scriptedUi';
 import { waitFor } from './wait';
-
-function workspaceUri(...path: string[]): vscode.Uri {
-  const folder = vscode.workspace.workspaceFolders?.[0];
-  assert.ok(folder, 'the test host opens a workspace folder');
-  return vscode.Uri.joinPath(folder.uri, ...path);
-}
+import { workspaceUri } from './workspace';
 
 const FOLDER = workspaceUri('file-access');
 const PHOTO = vscode.Uri.joinPath(FOLDER, 'shared', 'photo.png');

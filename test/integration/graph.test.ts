@@ -8,14 +8,9 @@ import { buildWorkflowGraph } from '../../src/core/graph/workflowGraph';
 import type { GraphPanel } from '../../src/views/graphPanel';
 import type { RenderReport } from '../../src/webview/graph/protocol';
 import { waitFor } from './wait';
+import { workspaceUri } from './workspace';
 
 const SHOW_GRAPH = 'agentWorkflows.showGraph';
-
-function workspaceUri(...segments: string[]): vscode.Uri {
-  const folder = vscode.workspace.workspaceFolders?.[0];
-  assert.ok(folder, 'the test host opens a workspace folder');
-  return vscode.Uri.joinPath(folder.uri, ...segments);
-}
 
 async function openAgent(name: string, column = vscode.ViewColumn.One): Promise<vscode.TextEditor> {
   return vscode.window.showTextDocument(await vscode.workspace.openTextDocument(workspaceUri(name)), { viewColumn: column });

@@ -5,12 +5,7 @@
 import assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import { waitFor } from './wait';
-
-function workspaceUri(...path: string[]): vscode.Uri {
-  const folder = vscode.workspace.workspaceFolders?.[0];
-  assert.ok(folder, 'the test host opens a workspace folder');
-  return vscode.Uri.joinPath(folder.uri, ...path);
-}
+import { workspaceUri } from './workspace';
 
 const FOLDER = workspaceUri('name-fixes');
 const AGENT = vscode.Uri.joinPath(FOLDER, 'greeter.agent.yaml');

@@ -8,12 +8,7 @@ import * as vscode from 'vscode';
 import type { AgentWorkflowsApi } from '../../src/extension';
 import { HOSTILE_SHAPES } from '../support/hostileAgents';
 import { waitFor } from './wait';
-
-function workspaceUri(...segments: string[]): vscode.Uri {
-  const folder = vscode.workspace.workspaceFolders?.[0];
-  assert.ok(folder, 'the test host opens a workspace folder');
-  return vscode.Uri.joinPath(folder.uri, ...segments);
-}
+import { workspaceUri } from './workspace';
 
 function codeOf(diagnostic: vscode.Diagnostic): string {
   return typeof diagnostic.code === 'object' ? String(diagnostic.code.value) : String(diagnostic.code);
