@@ -1,7 +1,7 @@
 // JSON bodies re-indented token by token for the exchange view, checked against
 // JSON.stringify(JSON.parse(…), null, 2) where the two must agree, and on what JSON.parse cannot do.
 import assert from 'node:assert/strict';
-import { prettyJson } from '../../src/core/exchange/prettyJson';
+import { isJson, prettyJson } from '../../src/core/exchange/prettyJson';
 import { PRETTY_JSON_ROW } from '../support/prettyJsonRows';
 
 function pretty(text: string, partial = false): string {
@@ -74,6 +74,49 @@ describe('prettyJson', () => {
       ['{"a":1} {"b":2}', 8],
     ] as const) {
       assert.deepEqual(prettyJson(text), { kind: 'invalid', offset }, text);
+    }
+  });
+
+  it('refuses escapes JSON does not have, and takes every one it has', () => {
+    assert.deepEqual(prettyJson('["a\\xb"]'), { kind: 'invalid', offset: 3 });
+    assert.deepEqual(prettyJson('["\\u12G4"]'), { kind: 'invalid', offset: 2 });
+    assert.equal(pretty('["\\"\\\\\\/\\b\\f\\n\\r\\t\\u00e9"]'), '[\n  "\\"\\\\\\/\\b\\f\\n\\r\\t\\u00e9"\n]');
+    // A body cut inside an escape is still the start of JSON.
+    assert.equal(pretty('["a\\u00', true), '[\n  "a\\u00');
+  });
+
+  it('isJson says what JSON.parse says, without parsing', () => {
+    const texts = [
+      '{"a":[1,2.5,-0,1e3,true,false,null,"x\\u00e9\\n"]}',
+      '  [ ]  ',
+      '"only a string"',
+      '-12.5E+3',
+      '\ufeff{}',
+      '{"a":1,}',
+      '[01]',
+      '["a\\xb"]',
+      '["tab\there"]',
+      '{"a":1} {"b":2}',
+      '{"a":',
+      '',
+      ' ',
+      'nul',
+      '[1,]',
+      '{"a":1,"a":2}',
+      '["\\ud800"]',
+      '[1e]',
+      '[.5]',
+      '[+1]',
+      '{"é":"\u2028"}',
+    ];
+    for (const text of texts) {
+      let parses = true;
+      try {
+        JSON.parse(text);
+      } catch {
+        parses = false;
+      }
+      assert.equal(isJson(text), parses, JSON.stringify(text));
     }
   });
 

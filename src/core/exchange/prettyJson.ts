@@ -64,10 +64,29 @@ export function prettyJson(text: string, options: PrettyJsonOptions = {}): Prett
 }
 
 /**
+ * Whether the text is one JSON value exactly as JSON.parse reads it (no byte order mark), found
+ * by the same scan without writing anything: no objects, no copy of the text.
+ */
+export function isJson(text: string): boolean {
+  return reindent(text, NO_OUTPUT, { strict: true }, Infinity) === -1;
+}
+
+/** Where reindent writes. */
+interface PrettyOutput {
+  room(bytes: number): void;
+  byte(value: number): void;
+  newline(spaces: number): void;
+  copy(text: string, start: number, end: number): void;
+}
+
+/** Writes nothing: reindent then only checks the text. */
+const NO_OUTPUT: PrettyOutput = { room() {}, byte() {}, newline() {}, copy() {} };
+
+/**
  * The pretty text as pieces of at most CHUNK_BYTES of UTF-8, each decoded once: latin1 (a plain
  * copy) when it holds only ASCII.
  */
-class ChunkWriter {
+class ChunkWriter implements PrettyOutput {
   private readonly chunk = Buffer.allocUnsafe(CHUNK_BYTES);
   private at = 0;
   private ascii = true;
@@ -153,7 +172,12 @@ class ChunkWriter {
  * at `maxLines`, or where the text is not JSON. One loop over the characters; a token is written
  * as a range of the text.
  */
-function reindent(text: string, out: ChunkWriter, options: PrettyJsonOptions, maxChars: number): number | PrettyJson {
+function reindent(
+  text: string,
+  out: PrettyOutput,
+  options: PrettyJsonOptions & { readonly strict?: boolean },
+  maxChars: number,
+): number | PrettyJson {
   const indent = options.indent ?? 2;
   const partial = options.partial === true;
   const length = text.length;
@@ -163,7 +187,8 @@ function reindent(text: string, out: ChunkWriter, options: PrettyJsonOptions, ma
   let written = 0;
   const maxLines = options.maxLines ?? Infinity;
   let lines = 1;
-  let i = text.charCodeAt(0) === 0xfeff ? 1 : 0;
+  // A byte order mark is shown past; JSON.parse (strict) takes none.
+  let i = text.charCodeAt(0) === 0xfeff && options.strict !== true ? 1 : 0;
 
   while (i < length) {
     const code = text.charCodeAt(i);
@@ -276,7 +301,7 @@ function reindent(text: string, out: ChunkWriter, options: PrettyJsonOptions, ma
 }
 
 /** A `//` line with the note, then each open array and object closed on a line of its own. */
-function closeAfterNote(out: ChunkWriter, stack: Uint8Array, depth: number, indent: number, note: string): void {
+function closeAfterNote(out: PrettyOutput, stack: Uint8Array, depth: number, indent: number, note: string): void {
   out.newline(depth * indent);
   out.room(3);
   out.byte(0x2f);
@@ -298,7 +323,8 @@ function isWhitespace(code: number): boolean {
 
 /**
  * The offset after the closing quote of the string that starts at `start`; -1 when the text
- * ends inside it; -2 - offset for a character a JSON string may not hold (a raw control character).
+ * ends inside it; -2 - offset for what a JSON string may not hold (a raw control character, an
+ * escape other than \" \\ \/ \b \f \n \r \t \uXXXX).
  */
 function stringEnd(text: string, start: number): number {
   const length = text.length;
@@ -306,11 +332,30 @@ function stringEnd(text: string, start: number): number {
   while (i < length) {
     const code = text.charCodeAt(i);
     if (code === QUOTE) return i + 1;
-    if (code === BACKSLASH) i += 2;
-    else if (code < 0x20) return -2 - i;
+    if (code === BACKSLASH) {
+      const escaped = validEscape(text, i);
+      if (escaped === 0) return -2 - i;
+      i += escaped;
+    } else if (code < 0x20) return -2 - i;
     else i++;
   }
   return -1;
+}
+
+/** The characters of the escape at `at` (a backslash), 0 when it is not one JSON allows; one cut by the text's end counts as whole. */
+function validEscape(text: string, at: number): number {
+  const code = text.charCodeAt(at + 1);
+  if (at + 1 >= text.length) return 2;
+  if (code !== 0x75 /* u */) return ESCAPED.includes(code) ? 2 : 0;
+  for (let k = at + 2; k < at + 6 && k < text.length; k++) if (!isHexDigit(text.charCodeAt(k))) return 0;
+  return 6;
+}
+
+/** The characters after a backslash that JSON allows, but for `u`. */
+const ESCAPED = [QUOTE, BACKSLASH, 0x2f, 0x62, 0x66, 0x6e, 0x72, 0x74];
+
+function isHexDigit(code: number): boolean {
+  return (code >= 0x30 && code <= 0x39) || (code >= 0x41 && code <= 0x46) || (code >= 0x61 && code <= 0x66);
 }
 
 function isLiteralCode(code: number): boolean {
