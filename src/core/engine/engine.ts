@@ -23,6 +23,7 @@ import type { NodeFailureKind } from './nodeError';
 import type { SecretResolver } from './secrets';
 import type { NodePauses } from './nodePauses';
 import type { NodeStatus, NodeTrace } from './trace';
+import type { Mutable } from '../mutable';
 import { Redactor } from '../redaction';
 import { renderText } from './values';
 import { errorMessage } from '../errors';
@@ -111,7 +112,7 @@ export type ExecutionResult =
   | (ExecutionTimes & { readonly status: 'finished'; readonly outputs: Readonly<Record<string, unknown>> })
   | (ExecutionTimes & { readonly status: 'failed' | 'cancelled'; readonly error: ExecutionFailure });
 
-type MutableTrace = { -readonly [K in keyof NodeTrace]: NodeTrace[K] };
+type MutableTrace = Mutable<NodeTrace>;
 
 export async function executeAgent(agent: LoadedAgent, inputs: ResolvedInputs, options: EngineOptions = {}): Promise<ExecutionResult> {
   const startedAt = new Date();

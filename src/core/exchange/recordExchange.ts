@@ -6,8 +6,9 @@ import { randomUUID } from 'node:crypto';
 import { TextDecoder } from 'node:util';
 import type { ApiRequest } from '../engine/apiRequest';
 import type { HttpCapture, HttpResponse } from '../http/httpRequest';
+import type { Mutable } from '../mutable';
 import { Redactor, secretMask } from '../redaction';
-import type { Exchange, ExchangeFailure, ExchangeHeader, RecordedBody, RecordedResponse } from './exchange';
+import type { Exchange, ExchangeFailure, ExchangeHeader, RecordedBody, RecordedRedirect, RecordedResponse } from './exchange';
 
 /** A redactor that writes each secret as `{{ secrets.NAME }}` (secrets: name → value). */
 export function namedSecretRedactor(secrets: ReadonlyMap<string, string>): Redactor {
@@ -35,64 +36,82 @@ export interface ExchangeFacts {
   /** What httpRequest saw; missing when no request was made. */
   readonly capture?: HttpCapture;
   readonly response?: HttpResponse;
+  /** The response body as the engine decoded it (UTF-8, bad bytes replaced): kept as is when it is the body's exact text. */
+  readonly responseText?: string;
   readonly failure?: ExchangeFailure;
   /** The most bytes of each body kept (EXCHANGE_BODY_LIMITS). */
   readonly bodyLimit: number;
 }
 
 /**
- * The redactor of each run's secrets, made once for all its exchanges: making one derives every
- * encoded form of each secret, which cost more than the rest of an exchange's record. A run's
- * secrets may grow as its nodes ask for them, so each use adds any new one (adding is idempotent).
+ * The redactors of the secrets runs use, made once for all their exchanges: making one derives
+ * every encoded form of each secret, which cost more than the rest of an exchange's record, and
+ * the runs of a server or a test suite use the same secrets again and again. Keyed by the secrets
+ * themselves (names and values), at most MAX_REDACTORS of them; each run's map of secrets remembers
+ * its redactor until the map grows (a run's secrets may grow as its nodes ask for them).
  */
-const exchangeRedactors = new WeakMap<ReadonlyMap<string, string>, Redactor>();
+const redactorsBySecrets = new Map<string, Redactor>();
+const redactorOfRun = new WeakMap<ReadonlyMap<string, string>, { readonly size: number; readonly redactor: Redactor }>();
+const MAX_REDACTORS = 32;
 
 function exchangeRedactor(secrets: ReadonlyMap<string, string>): Redactor {
-  const known = exchangeRedactors.get(secrets);
-  if (!known) {
-    const redactor = namedSecretRedactor(secrets);
-    exchangeRedactors.set(secrets, redactor);
-    return redactor;
+  const ofRun = redactorOfRun.get(secrets);
+  if (ofRun && ofRun.size === secrets.size) return ofRun.redactor;
+  let key = '';
+  for (const [name, value] of secrets) key += `${name}\u0000${value}\u0000`;
+  let redactor = redactorsBySecrets.get(key);
+  if (!redactor) {
+    redactor = namedSecretRedactor(secrets);
+    if (redactorsBySecrets.size >= MAX_REDACTORS) redactorsBySecrets.delete(redactorsBySecrets.keys().next().value!);
+    redactorsBySecrets.set(key, redactor);
   }
-  for (const [name, value] of secrets) known.add(value, { mask: secretMask(name) });
-  return known;
+  redactorOfRun.set(secrets, { size: secrets.size, redactor });
+  return redactor;
 }
 
 export function recordExchange(facts: ExchangeFacts): Exchange {
   const redactor = exchangeRedactor(facts.secrets);
   const { request, capture, response } = facts;
   const answer = response ?? capture?.answer;
-  const url = 'template' in request ? request.template : redactor.text(request.url);
-  const requestBody: RecordedBody =
-    'template' in request || !request.body
-      ? { kind: 'empty' }
-      : request.body.file
-        ? { kind: 'file', name: request.body.file.name, size: request.body.file.size }
-        : typeof request.body.content === 'string'
-          ? recordBody(Buffer.from(request.body.content, 'utf8'), headerOf(request.headers, 'content-type'), redactor, facts.bodyLimit)
-          : { kind: 'empty' };
-  return {
+  const asWritten = 'template' in request;
+  const body = asWritten ? undefined : request.body;
+  const requestBody: RecordedBody = !body
+    ? EMPTY_BODY
+    : body.file
+      ? { kind: 'file', name: body.file.name, size: body.file.size }
+      : typeof body.content === 'string'
+        ? recordBody(Buffer.from(body.content, 'utf8'), headerOf(request.headers, 'content-type'), redactor, facts.bodyLimit)
+        : EMPTY_BODY;
+  // Built field by field rather than with conditional spreads: this runs for every API call of
+  // every local execution, and the spreads were a fifth of its cost.
+  const timing: { totalMs: number; firstByteMs?: number } = { totalMs: capture?.totalMs ?? capture?.elapsed() ?? 0 };
+  if (capture?.firstByteMs !== undefined) timing.firstByteMs = capture.firstByteMs;
+  const exchange: Mutable<Exchange> = {
     id: randomUUID(),
     node: facts.node,
     startedAt: facts.startedAt.toISOString(),
     request: {
       method: request.method,
-      url,
-      headers: recordHeaders(request.headers, redactor, 'template' in request),
+      url: asWritten ? request.template : redactor.text(request.url),
+      headers: recordHeaders(request.headers, redactor, asWritten),
       body: requestBody,
     },
-    redirects: (capture?.redirects ?? []).map((redirect) => ({
-      status: redirect.status,
-      from: redactor.text(redirect.from),
-      to: redactor.text(redirect.to),
-      droppedHeaders: redirect.droppedHeaders,
-    })),
-    ...(answer ? { response: recordResponse(answer, response, redactor, facts.bodyLimit) } : {}),
-    timing: {
-      totalMs: capture?.totalMs ?? capture?.elapsed() ?? 0,
-      ...(capture?.firstByteMs !== undefined ? { firstByteMs: capture.firstByteMs } : {}),
-    },
-    ...(facts.failure ? { failure: { kind: facts.failure.kind, message: redactor.text(facts.failure.message) } } : {}),
+    redirects: capture && capture.redirects.length > 0 ? capture.redirects.map((redirect) => recordRedirect(redirect, redactor)) : [],
+    timing,
+  };
+  if (answer) exchange.response = recordResponse(answer, response, redactor, facts.bodyLimit, facts.responseText);
+  if (facts.failure) exchange.failure = { kind: facts.failure.kind, message: redactor.text(facts.failure.message) };
+  return exchange;
+}
+
+const EMPTY_BODY: RecordedBody = { kind: 'empty' };
+
+function recordRedirect(redirect: HttpCapture['redirects'][number], redactor: Redactor): RecordedRedirect {
+  return {
+    status: redirect.status,
+    from: redactor.text(redirect.from),
+    to: redactor.text(redirect.to),
+    droppedHeaders: redirect.droppedHeaders,
   };
 }
 
@@ -101,27 +120,24 @@ function recordResponse(
   response: HttpResponse | undefined,
   redactor: Redactor,
   bodyLimit: number,
+  responseText: string | undefined,
 ): RecordedResponse {
   const contentType = answer.headers['content-type'];
   const mediaType = contentType?.split(';')[0]?.trim().toLowerCase();
-  return {
+  const recorded: Mutable<RecordedResponse> = {
     status: answer.status,
     statusText: answer.statusText,
     headers: recordHeaders(answer.headers, redactor, false),
-    ...(mediaType ? { contentType: mediaType } : {}),
-    ...(response?.decodedFrom ? { contentEncoding: response.decodedFrom } : {}),
     // Without a response the body was not read (too large, cut off): nothing of it is kept.
-    body: response
-      ? recordBody(response.body, contentType, redactor, bodyLimit, {
-          truncated: response.truncated ?? false,
-          ...(response.declaredSize !== undefined ? { declaredSize: response.declaredSize } : {}),
-        })
-      : { kind: 'empty' },
+    body: response ? recordBody(response.body, contentType, redactor, bodyLimit, response, responseText) : EMPTY_BODY,
   };
+  if (mediaType) recorded.contentType = mediaType;
+  if (response?.decodedFrom) recorded.contentEncoding = response.decodedFrom;
+  return recorded;
 }
 
 function headerOf(headers: Readonly<Record<string, string>>, name: string): string | undefined {
-  for (const [key, value] of Object.entries(headers)) if (key.toLowerCase() === name) return value;
+  for (const key in headers) if (key.toLowerCase() === name) return headers[key];
   return undefined;
 }
 
@@ -132,38 +148,54 @@ const BASIC = /^(Basic\s+)([A-Za-z0-9+/]+=*)$/i;
  * as `Basic base64(user:{{ secrets.NAME }})`: their Base64 is not the secret itself.
  */
 function recordHeaders(headers: Readonly<Record<string, string>>, redactor: Redactor, asWritten: boolean): ExchangeHeader[] {
-  return Object.entries(headers).map(([name, value]) => {
+  const recorded: ExchangeHeader[] = [];
+  for (const name in headers) {
+    const value = headers[name]!;
     const basic = asWritten ? null : BASIC.exec(value);
     if (basic) {
       const decoded = Buffer.from(basic[2]!, 'base64').toString('utf8');
       const redacted = redactor.text(decoded);
-      if (redacted !== decoded) return { name, value: `${basic[1]}base64(${redacted})` };
+      if (redacted !== decoded) {
+        recorded.push({ name, value: `${basic[1]}base64(${redacted})` });
+        continue;
+      }
     }
-    return { name, value: redactor.text(value) };
-  });
+    recorded.push({ name, value: redactor.text(value) });
+  }
+  return recorded;
 }
 
 /**
  * A body as kept: at most `limit` bytes, text when they decode (the Content-Type's charset, else
  * UTF-8; a decoder that fails on bad bytes, so nothing is shown as mojibake), secrets by name;
  * otherwise Base64 of the bytes. `truncated`: the bytes given are already only the start.
+ * `utf8Text`: the bytes already decoded as UTF-8 with bad bytes replaced, used when it is their
+ * exact text (no replacement character in it), so a large body is not decoded and held twice.
  */
 export function recordBody(
   bytes: Buffer,
   contentType: string | undefined,
   redactor: Redactor,
   limit: number,
-  cut: { readonly truncated: boolean; readonly declaredSize?: number } = { truncated: false },
+  cut: { readonly truncated?: boolean; readonly declaredSize?: number } = {},
+  utf8Text?: string,
 ): RecordedBody {
-  if (bytes.length === 0 && !cut.truncated) return { kind: 'empty' };
-  const truncated = cut.truncated || bytes.length > limit;
+  const cutShort = cut.truncated ?? false;
+  if (bytes.length === 0 && !cutShort) return EMPTY_BODY;
+  const truncated = cutShort || bytes.length > limit;
   const kept = bytes.length > limit ? bytes.subarray(0, limit) : bytes;
-  const size = cut.truncated ? Math.max(cut.declaredSize ?? 0, bytes.length) : bytes.length;
-  const sizeUnknown = cut.truncated && cut.declaredSize === undefined;
-  const facts = { size, truncated, ...(sizeUnknown ? { sizeUnknown: true as const } : {}) };
-  const text = decodeText(kept, charsetOf(contentType), truncated);
-  if (text === undefined) return { kind: 'binary', base64: kept.toString('base64'), ...facts };
-  return { kind: 'text', text: truncated ? redactor.redactCut(text) : redactor.text(text), ...facts };
+  const size = cutShort ? Math.max(cut.declaredSize ?? 0, bytes.length) : bytes.length;
+  const charset = charsetOf(contentType);
+  const text =
+    utf8Text !== undefined && !truncated && (charset === undefined || UTF8_LABELS.has(charset)) && isExactUtf8(utf8Text)
+      ? withoutNul(utf8Text)
+      : decodeText(kept, charset, truncated);
+  const recorded: Mutable<Extract<RecordedBody, { kind: 'text' | 'binary' }>> =
+    text === undefined
+      ? { kind: 'binary', base64: kept.toString('base64'), size, truncated }
+      : { kind: 'text', text: truncated ? redactor.redactCut(text) : redactor.text(text), size, truncated };
+  if (cutShort && cut.declaredSize === undefined) recorded.sizeUnknown = true;
+  return recorded;
 }
 
 /** The charset parameter of a Content-Type, lower case. */
@@ -178,20 +210,55 @@ export function charsetOf(contentType: string | undefined): string | undefined {
  * in the middle of a character keeps the character's start out of the text.
  */
 export function decodeText(bytes: Uint8Array, charset: string | undefined, cutShort = false): string | undefined {
-  let decoder: TextDecoder;
-  try {
-    decoder = new TextDecoder(charset ?? 'utf-8', { fatal: true });
-  } catch {
-    // A charset this runtime does not know: UTF-8, or bytes.
-    decoder = new TextDecoder('utf-8', { fatal: true });
-  }
+  // A decoder that streams keeps the start of a cut character for the next call: not shared.
+  const decoder = cutShort ? newDecoder(charset) : sharedDecoder(charset);
   let text: string;
   try {
     text = decoder.decode(bytes, { stream: cutShort });
   } catch {
     return undefined;
   }
+  return withoutNul(text);
+}
+
+/**
+ * Whether a text Buffer#toString('utf8') made is what decodeText makes of the same bytes: no bad
+ * byte replaced (U+FFFD), no byte order mark (TextDecoder drops it).
+ */
+function isExactUtf8(text: string): boolean {
+  return text.charCodeAt(0) !== 0xfeff && !text.includes('\ufffd');
+}
+
+/** The labels of UTF-8 (WHATWG Encoding). */
+const UTF8_LABELS = new Set(['utf-8', 'utf8', 'unicode-1-1-utf-8', 'unicode11utf8', 'unicode20utf8', 'x-unicode20utf8']);
+
+/** The text, or undefined when it holds a NUL: binary data that happens to decode. */
+function withoutNul(text: string): string | undefined {
   return text.includes('\u0000') ? undefined : text;
+}
+
+/** Decoders by charset label, made once: making one was a tenth of an exchange's record. */
+const decoders = new Map<string, TextDecoder>();
+const MAX_DECODERS = 16;
+
+function sharedDecoder(charset: string | undefined): TextDecoder {
+  const label = charset ?? 'utf-8';
+  let decoder = decoders.get(label);
+  if (!decoder) {
+    decoder = newDecoder(charset);
+    if (decoders.size >= MAX_DECODERS) decoders.delete(decoders.keys().next().value!);
+    decoders.set(label, decoder);
+  }
+  return decoder;
+}
+
+/** A decoder that fails on bytes the charset does not allow; UTF-8 for a charset this runtime does not know. */
+function newDecoder(charset: string | undefined): TextDecoder {
+  try {
+    return new TextDecoder(charset ?? 'utf-8', { fatal: true });
+  } catch {
+    return new TextDecoder('utf-8', { fatal: true });
+  }
 }
 
 /** How an answer's body differs from what its Content-Type says, when it does. */
