@@ -78,26 +78,35 @@ export const NO_EXCHANGES: ExecutionExchanges = { exchanges: [], bytes: 0, bodie
 
 /**
  * The bytes an exchange takes as kept: its bodies (text as UTF-8, binary as its base64), URLs and
- * headers. What the budget counts; close to its size as JSON.
+ * headers, and what JSON writes around them (names, quotes, braces). What the budgets count (an
+ * execution's, a server's); close to its size as JSON.
  */
 export function exchangeBytes(exchange: Exchange): number {
-  let bytes = 256 + exchange.request.url.length + headersBytes(exchange.request.headers) + bodyBytes(exchange.request.body);
-  for (const redirect of exchange.redirects) bytes += redirect.from.length + redirect.to.length + 32;
+  let bytes =
+    EXCHANGE_FRAME_BYTES + exchange.request.url.length + headersBytes(exchange.request.headers) + bodyBytes(exchange.request.body);
+  for (const redirect of exchange.redirects) bytes += redirect.from.length + redirect.to.length + 64;
   if (exchange.response) bytes += headersBytes(exchange.response.headers) + bodyBytes(exchange.response.body);
   if (exchange.failure) bytes += exchange.failure.message.length;
   return bytes;
 }
 
+/** An exchange as JSON without its URL, headers and bodies: its id, times, names and braces. */
+const EXCHANGE_FRAME_BYTES = 512;
+/** A header as JSON besides its name and value: `{"name":"","value":""},`. */
+const HEADER_FRAME_BYTES = 24;
+/** A body as JSON besides its text: its kind, size and whether it was cut. */
+const BODY_FRAME_BYTES = 64;
+
 function headersBytes(headers: readonly ExchangeHeader[]): number {
   let bytes = 0;
-  for (const header of headers) bytes += header.name.length + header.value.length + 4;
+  for (const header of headers) bytes += header.name.length + header.value.length + HEADER_FRAME_BYTES;
   return bytes;
 }
 
 function bodyBytes(body: RecordedBody): number {
-  if (body.kind === 'text') return Buffer.byteLength(body.text);
-  if (body.kind === 'binary') return body.base64.length;
-  if (body.kind === 'file') return body.name.length;
+  if (body.kind === 'text') return Buffer.byteLength(body.text) + BODY_FRAME_BYTES;
+  if (body.kind === 'binary') return body.base64.length + BODY_FRAME_BYTES;
+  if (body.kind === 'file') return body.name.length + BODY_FRAME_BYTES;
   return 0;
 }
 

@@ -122,8 +122,12 @@ export class ServerExecutions {
   private readonly ended = new Map<string, EndedExecution>();
   private endedBytes = 0;
   private readonly removed = new Map<string, Removal>();
-  /** The exchanges of ended executions as JSON answers, oldest first, within maxRetainedExchangeBytes. */
-  private readonly endedExchanges = new Map<string, Buffer>();
+  /**
+   * The exchanges of ended executions, oldest first, within maxRetainedExchangeBytes as their logs
+   * count bytes. Kept as logs and written as JSON when read: most are never read, and writing each
+   * when its execution ended was a third of what recording cost the server.
+   */
+  private readonly endedExchanges = new Map<string, ExecutionExchanges>();
   private endedExchangeBytes = 0;
   private readonly sweeper: NodeJS.Timeout;
   private closing = false;
@@ -192,7 +196,7 @@ export class ServerExecutions {
   readExchanges(id: string): ExchangesRead | undefined {
     const kept = this.endedExchanges.get(id);
     const ended = this.ended.get(id);
-    if (kept && ended) return { account: ended.account, answer: kept };
+    if (kept && ended) return { account: ended.account, answer: exchangesAnswer(id, kept) };
     const execution = this.inFlight.get(id);
     if (execution)
       return execution.exchanges
@@ -270,7 +274,7 @@ export class ServerExecutions {
         this.inFlightInputBytes -= execution.inputBytes;
         this.ended.set(execution.id, { account: execution.account, answer, endedAt: Date.now() });
         this.endedBytes += answer.length;
-        if (execution.exchanges) this.keepExchanges(execution.id, exchangesAnswer(execution.id, execution.exchanges.snapshot()));
+        if (execution.exchanges) this.keepExchanges(execution.id, execution.exchanges.snapshot());
         this.trim();
         await execution.cleanup().catch(() => undefined);
         this.options.onEnded?.(view);
@@ -295,20 +299,20 @@ export class ServerExecutions {
   }
 
   /** Keeps an ended execution's exchanges, letting go of the oldest kept past the byte budget. */
-  private keepExchanges(id: string, answer: Buffer): void {
+  private keepExchanges(id: string, log: ExecutionExchanges): void {
     const budget = this.options.maxRetainedExchangeBytes;
-    if (answer.length > budget) return;
-    this.endedExchanges.set(id, answer);
-    this.endedExchangeBytes += answer.length;
+    if (log.bytes > budget) return;
+    this.endedExchanges.set(id, log);
+    this.endedExchangeBytes += log.bytes;
     for (const [oldest, kept] of this.endedExchanges) {
       if (this.endedExchangeBytes <= budget) break;
       this.dropExchanges(oldest, kept);
     }
   }
 
-  private dropExchanges(id: string, kept: Buffer): void {
+  private dropExchanges(id: string, kept: ExecutionExchanges): void {
     this.endedExchanges.delete(id);
-    this.endedExchangeBytes -= kept.length;
+    this.endedExchangeBytes -= kept.bytes;
   }
 
   private exchangesNotKept(): string {
