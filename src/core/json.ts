@@ -21,7 +21,7 @@ export function parseJson(text: string, maxDepth: number = MAX_JSON_DEPTH): unkn
 }
 
 /** Whether the brackets outside strings nest deeper than `maxDepth` (the text need not be valid JSON). */
-function nestsDeeperThan(text: string, maxDepth: number): boolean {
+export function nestsDeeperThan(text: string, maxDepth: number): boolean {
   // Most texts have fewer opening brackets in all than the limit: counted natively (indexOf), they
   // need no walk character by character (a tenth of the time, for lines of a few hundred bytes).
   if (openingBrackets(text, maxDepth + 1) <= maxDepth) return false;

@@ -15,10 +15,12 @@ import { loadAgent } from '../../src/core/engine/agentPlan';
 import { buildApiRequest } from '../../src/core/engine/apiRequest';
 import { Redactor } from '../../src/core/redaction';
 import { curlForExchange, curlForRequest, shellWordWithSecrets } from '../../src/core/exchange/curl';
+import { unparsedBodyBytes } from '../../src/core/engine/deferredJson';
 import { executeAgent } from '../../src/core/engine/engine';
 import { resolveInputs } from '../../src/core/engine/inputs';
 import type { NodeResult } from '../../src/core/engine/evaluate';
 import type { Exchange } from '../../src/core/exchange/exchange';
+import { recordBody } from '../../src/core/exchange/recordExchange';
 import {
   MissingValuesError,
   NodeKindError,
@@ -28,6 +30,7 @@ import {
   UnknownNodeError,
 } from '../../src/core/exchange/sendNode';
 import type { SendNodeOptions, SendOutcome } from '../../src/core/exchange/sendNode';
+import { resultBytes } from '../../src/core/nodeValues/nodeResultMemory';
 import { closedPort, json, startServer } from '../support/httpServer';
 import type { RecordedRequest, TestServer } from '../support/httpServer';
 import { makeTempDir } from '../support/tempDir';
@@ -223,6 +226,111 @@ outputs:
         assert.deepEqual(exchange.response?.body, { kind: 'text', text: '{"hello":"wörld"}', size: 18, truncated: false });
       });
     }
+
+    it('parses a JSON answer when its result is first read; JSON that is not fails the send as it fails a run', async () => {
+      const bodies: Record<string, string> = {
+        '/ok': JSON.stringify({ rows: [1, 2, { city: 'Zürich' }] }),
+        '/bad-escape': '{"a":"\\x"}',
+        '/trailing': '{"a":1} {"b":2}',
+        '/bom': '\ufeff{"a":1}',
+        '/deep': `${'['.repeat(300)}${']'.repeat(300)}`,
+      };
+      const server = await serve((request, response) => {
+        response.writeHead(200, { 'content-type': 'application/json; charset=utf-8' });
+        response.end(bodies[request.url ?? ''] ?? '');
+      });
+      const yaml = (path: string): string =>
+        `version: 1\nname: A\nnodes:\n  call:\n    type: api\n    method: GET\n    url: ${server.url}${path}\n`;
+
+      const ok = await send(yaml('/ok'), 'call');
+      const result = ok.result!;
+      const bytes = Buffer.byteLength(bodies['/ok']!);
+      assert.equal(unparsedBodyBytes(result), bytes, 'not parsed by the send');
+      assert.ok(resultBytes(result) > bytes);
+      assert.equal(unparsedBodyBytes(result), bytes, 'not parsed to be sized');
+      assert.deepEqual(result.body, { rows: [1, 2, { city: 'Zürich' }] });
+      assert.equal(unparsedBodyBytes(result), undefined, 'parsed once read');
+      assert.equal(result.body, result.body, 'parsed once');
+      assert.deepEqual(JSON.parse(JSON.stringify(result)), { status: 200, headers: result.headers, body: result.body });
+      assert.deepEqual(ok.exchange.response?.body, { kind: 'text', text: bodies['/ok'], size: bytes, truncated: false });
+
+      for (const [path, message] of [
+        ['/bad-escape', /says it is JSON \(application\/json; charset=utf-8\) but is not valid JSON/],
+        ['/trailing', /is not valid JSON/],
+        ['/bom', /is not valid JSON/],
+        ['/deep', /JSON that nests arrays and objects deeper than 256 levels/],
+      ] as const) {
+        const sent = await send(yaml(path), 'call');
+        assert.equal(sent.result, undefined, path);
+        assert.equal(sent.failure?.kind, 'response', path);
+        assert.match(sent.failure?.message ?? '', message, path);
+        const agent = agentOf(yaml(path));
+        const run = await executeAgent(agent, resolveInputs(agent.model, {}));
+        assert.equal(run.status, 'failed', path);
+        assert.equal(
+          run.status === 'failed' ? run.error.message : '',
+          `Node "call" failed: ${sent.failure?.message}`,
+          `${path}: the run says what the send says`,
+        );
+      }
+    });
+
+    it('reads a body that says its size whole, however it is split, and one that says none', async () => {
+      const text = Array.from({ length: 200_000 }, (_, index) => `row ${index} é`).join('\n');
+      const bytes = Buffer.from(text);
+      const server = await serve((request, response) => {
+        response.writeHead(200, {
+          'content-type': 'text/plain; charset=utf-8',
+          ...(request.url === '/sized' ? { 'content-length': String(bytes.length) } : {}),
+        });
+        // Pieces of odd sizes, a character split across two of them.
+        let at = 0;
+        const next = (): void => {
+          if (at >= bytes.length) {
+            response.end();
+            return;
+          }
+          const piece = bytes.subarray(at, at + 65_537);
+          at += piece.length;
+          if (response.write(piece)) setImmediate(next);
+          else response.once('drain', next);
+        };
+        next();
+      });
+      for (const path of ['/sized', '/unsized']) {
+        const sent = await send(
+          `version: 1\nname: A\nnodes:\n  call:\n    type: api\n    method: GET\n    url: ${server.url}${path}\n`,
+          'call',
+        );
+        assert.equal(sent.result?.body, text, path);
+        assert.deepEqual(sent.exchange.response?.body, { kind: 'text', text, size: bytes.length, truncated: false }, path);
+      }
+    });
+
+    it('records the text the engine decoded only where it is what decoding the bytes gives', () => {
+      const redactor = new Redactor();
+      const record = (bytes: Buffer, contentType: string): ReturnType<typeof recordBody> =>
+        recordBody(bytes, contentType, redactor, 1024, {}, bytes.toString('utf8'));
+      assert.deepEqual(record(Buffer.from('{"city":"Zürich"}'), 'application/json'), {
+        kind: 'text',
+        text: '{"city":"Zürich"}',
+        size: 18,
+        truncated: false,
+      });
+      // A byte order mark: decoding drops it, as without the engine's text.
+      assert.deepEqual(record(Buffer.from('\ufeffplain'), 'text/plain'), { kind: 'text', text: 'plain', size: 8, truncated: false });
+      // Bytes that are not UTF-8 (the engine's text has U+FFFD for them): bytes, never mojibake.
+      const latin1 = Buffer.from('café', 'latin1');
+      assert.deepEqual(record(latin1, 'text/plain'), { kind: 'binary', base64: latin1.toString('base64'), size: 4, truncated: false });
+      // Another charset: decoded in it, not taken as UTF-8.
+      assert.deepEqual(record(latin1, 'text/plain; charset=latin1'), { kind: 'text', text: 'café', size: 4, truncated: false });
+      assert.deepEqual(record(Buffer.from('a\u0000b'), 'text/plain'), {
+        kind: 'binary',
+        base64: Buffer.from('a\u0000b').toString('base64'),
+        size: 3,
+        truncated: false,
+      });
+    });
 
     it('caps the decoded bytes: a small gzip bomb fails a run, and is cut by Send Request', async () => {
       const bomb = gzipSync(Buffer.alloc(20 * 1024 * 1024, 'a'));

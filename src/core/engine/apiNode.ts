@@ -9,10 +9,12 @@ import type { SentRequest } from '../exchange/recordExchange';
 import { HttpCapture, httpRequest } from '../http/httpRequest';
 import type { HttpResponse, ResponseBudget } from '../http/httpRequest';
 import { NetworkError } from '../http/networkError';
-import { JsonTooDeepError, parseJson } from '../json';
+import { isJson } from '../exchange/prettyJson';
+import { JsonTooDeepError, MAX_JSON_DEPTH, nestsDeeperThan, parseJson } from '../json';
 import { Redactor } from '../redaction';
 import type { ApiNodePlan } from './agentPlan';
 import { buildApiRequest } from './apiRequest';
+import { deferredJsonResult } from './deferredJson';
 import type { ApiRequest } from './apiRequest';
 import { ExpressionError } from './evaluate';
 import type { NodeResult, Scope } from './evaluate';
@@ -43,6 +45,8 @@ export interface ApiCallSettings {
   readonly now?: () => number;
   /** A debugger holding the request once built; it may give back a changed one to send instead. */
   readonly beforeSend?: (request: ApiRequest) => Promise<ApiRequest | void>;
+  /** Parse a JSON answer when its body is first read, having checked that it is JSON (Send Request). */
+  readonly deferJsonParse?: boolean;
 }
 
 export interface ApiNodeOutcome {
@@ -67,7 +71,7 @@ export async function runApiNode(
 ): Promise<ApiNodeOutcome> {
   const redactor = settings.redactor ?? new Redactor();
   const recording = settings.onExchange ? { startedAt: new Date(), capture: new HttpCapture(settings.now) } : undefined;
-  const record = (request: SentRequest, failure?: unknown, response?: HttpResponse): void => {
+  const record = (request: SentRequest, failure?: unknown, response?: HttpResponse, responseText?: string): void => {
     if (!recording || !settings.onExchange) return;
     settings.onExchange(
       () =>
@@ -79,6 +83,7 @@ export async function runApiNode(
           capture: recording.capture,
           ...(response ? { response } : {}),
           ...(failure !== undefined ? { failure: exchangeFailure(failure) } : {}),
+          ...(responseText !== undefined ? { responseText } : {}),
           bodyLimit: settings.exchangeBodyLimit ?? EXCHANGE_BODY_LIMITS.execution,
         }),
       node.id,
@@ -139,19 +144,29 @@ export async function runApiNode(
   } finally {
     body?.cleanup?.();
   }
-  let outcome: ApiNodeOutcome;
+  let answer: { readonly outcome: ApiNodeOutcome; readonly text: string };
   try {
-    outcome = readAnswer(node, response, redactor, shownUrl);
+    answer = readAnswer(node, response, redactor, shownUrl, settings.deferJsonParse === true);
   } catch (error) {
     record(request, error, response);
     throw error;
   }
-  record(request, undefined, response);
-  return outcome;
+  // The record takes the text already decoded: a large answer is then held once, not twice.
+  record(request, undefined, response, answer.text);
+  return answer.outcome;
 }
 
-/** The node's result from its answer; NodeError for a status of 400 or more, or JSON that is not. */
-function readAnswer(node: ApiNodePlan, response: HttpResponse, redactor: Redactor, shownUrl: string): ApiNodeOutcome {
+/**
+ * The node's result from its answer, and the body as text (UTF-8); NodeError for a status of 400
+ * or more, or JSON that is not.
+ */
+function readAnswer(
+  node: ApiNodePlan,
+  response: HttpResponse,
+  redactor: Redactor,
+  shownUrl: string,
+  deferJson: boolean,
+): { readonly outcome: ApiNodeOutcome; readonly text: string } {
   const outcome = { method: node.method, url: shownUrl, bytes: response.body.length };
   if (response.status >= 400) {
     throw new NodeError(
@@ -161,22 +176,35 @@ function readAnswer(node: ApiNodePlan, response: HttpResponse, redactor: Redacto
       { httpStatus: response.status, bytes: response.body.length },
     );
   }
+  const text = response.body.toString('utf8');
   if (response.truncated) {
     // The start of an answer is not the answer: it is not parsed, and says it was cut.
-    return {
-      ...outcome,
-      truncated: true,
-      result: { status: response.status, headers: response.headers, body: response.body.toString('utf8') },
-    };
+    return { outcome: { ...outcome, truncated: true, result: { status: response.status, headers: response.headers, body: text } }, text };
   }
-  return {
-    ...outcome,
-    result: {
-      status: response.status,
-      headers: response.headers,
-      body: parseBody(node, response.headers['content-type'], response.body, node.method, redactor),
-    },
-  };
+  const fields = { status: response.status, headers: response.headers };
+  const contentType = response.headers['content-type'];
+  if (node.method === 'HEAD') return { outcome: { ...outcome, result: { ...fields, body: '' } }, text };
+  if (!contentType || !JSON_TYPE.test(contentType.trim())) return { outcome: { ...outcome, result: { ...fields, body: text } }, text };
+  if (text.trim() === '') return { outcome: { ...outcome, result: { ...fields, body: null } }, text };
+  const notJson = (): NodeError =>
+    new NodeError(
+      node.id,
+      `The answer says it is JSON (${contentType}) but is not valid JSON${describeBody(response.body, redactor)}.`,
+      'response',
+      { bytes: response.body.length },
+    );
+  const tooDeep = (error: JsonTooDeepError): NodeError =>
+    new NodeError(node.id, `The answer is JSON that ${error.message}.`, 'response', { bytes: response.body.length });
+  if (deferJson) {
+    if (nestsDeeperThan(text, MAX_JSON_DEPTH)) throw tooDeep(new JsonTooDeepError(MAX_JSON_DEPTH));
+    if (!isJson(text)) throw notJson();
+    return { outcome: { ...outcome, result: deferredJsonResult(fields, text, response.body.length) }, text };
+  }
+  try {
+    return { outcome: { ...outcome, result: { ...fields, body: parseJson(text) } }, text };
+  } catch (error) {
+    throw error instanceof JsonTooDeepError ? tooDeep(error) : notJson();
+  }
 }
 
 /** The header strings of a node as written (a request that could not be built shows them so). */
@@ -197,25 +225,6 @@ function exchangeFailure(error: unknown): ExchangeFailure {
 }
 
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
-
-function parseBody(node: ApiNodePlan, contentType: string | undefined, body: Buffer, method: string, redactor: Redactor): unknown {
-  if (method === 'HEAD') return '';
-  const text = body.toString('utf8');
-  if (!contentType || !JSON_TYPE.test(contentType.trim())) return text;
-  if (text.trim() === '') return null;
-  try {
-    return parseJson(text);
-  } catch (error) {
-    if (error instanceof JsonTooDeepError)
-      throw new NodeError(node.id, `The answer is JSON that ${error.message}.`, 'response', { bytes: body.length });
-    throw new NodeError(
-      node.id,
-      `The answer says it is JSON (${contentType}) but is not valid JSON${describeBody(body, redactor)}.`,
-      'response',
-      { bytes: body.length },
-    );
-  }
-}
 
 /** Characters of an answer quoted in an error. */
 const QUOTE_LIMIT = 200;

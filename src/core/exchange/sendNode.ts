@@ -181,6 +181,8 @@ export async function sendNode(agent: LoadedAgent, nodeId: string, options: Send
       ...(options.dispatcher ? { dispatcher: options.dispatcher } : {}),
       onExchange: (record) => (exchange = record()),
       exchangeBodyLimit: bodyLimit,
+      // Its exchange is what a send shows; its result is read only by later sends, Render or Pin.
+      deferJsonParse: true,
       ...(options.now ? { now: options.now } : {}),
     });
     return outcome.truncated ? { exchange: exchange!, truncated: true } : { exchange: exchange!, result: outcome.result };

@@ -2,6 +2,7 @@
 // `{{ nodes.X… }}` values of a later Send Request or Render. Kept in memory only and NOT redacted
 // (later nodes need the real values), so it is bounded: by bytes and by entries, the least
 // recently set going first.
+import { unparsedBodyBytes } from '../engine/deferredJson';
 import type { NodeResult } from '../engine/evaluate';
 
 export type NodeResultSource = 'run' | 'send';
@@ -70,6 +71,9 @@ function keyOf(file: string, node: string): string {
 
 /** Size of a node result as JSON (a body that cannot be written as JSON counts as its text). */
 export function resultBytes(result: NodeResult): number {
+  // A send's JSON body not parsed yet counts as its text: sizing it must not parse it.
+  const unparsed = unparsedBodyBytes(result);
+  if (unparsed !== undefined) return unparsed + Buffer.byteLength(JSON.stringify({ status: result.status, headers: result.headers }));
   try {
     return Buffer.byteLength(JSON.stringify(result) ?? '');
   } catch {
