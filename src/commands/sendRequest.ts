@@ -69,10 +69,25 @@ export function registerSendRequestCommand(context: vscode.ExtensionContext, dep
             deps.logger.warn(`Send Request: the exchange view could not open: ${String(error)}`);
           });
           if (!response && outcome.failure) void vscode.window.showErrorMessage(`Send Request: ${node}: ${outcome.failure.message}`);
-          return outcome;
+          return answerOf(outcome);
         },
         { trusted: 'Send Request' },
       ),
     ),
   );
+}
+
+/**
+ * The outcome as the command's answer. A caller in the extension host gets it whole; written as
+ * JSON (how VS Code sends a command's answer to the window that ran it, from a code lens or the
+ * palette) it is the exchange's id and status only: its whole body was written, 20 MiB of the
+ * host's heap for a 10 MiB answer, for a window that drops it.
+ */
+function answerOf(outcome: SendOutcome): SendOutcome {
+  const summary = {
+    exchangeId: outcome.exchange.id,
+    ...(outcome.exchange.response ? { status: outcome.exchange.response.status } : {}),
+    ...(outcome.failure ? { failure: outcome.failure.kind } : {}),
+  };
+  return Object.defineProperty({ ...outcome }, 'toJSON', { value: () => summary });
 }

@@ -200,6 +200,8 @@ describe('Send Request, Render and pins', function () {
     assert.equal(lastOrder()?.headers['x-session'], session);
     assert.equal(lastOrder()?.url, '/order?who=Ada');
     assert.deepEqual(outcome.result?.body, { item: 'book', session });
+    // Sent to the window as JSON (a code lens click), the answer is the exchange's id and status, not its bodies.
+    assert.deepEqual(JSON.parse(JSON.stringify(outcome)), { exchangeId: outcome.exchange.id, status: 200 });
   });
 
   it('offers to type a missing upstream value as JSON, checked, or to run the upstream nodes first', async () => {
