@@ -143,29 +143,23 @@ export function serveLanguage(
     }
   };
 
-  /** Runs a handler; a throw (a bug: the core does not throw for bad input) is logged and answered with `fallback`. */
+  /**
+   * Runs a handler, now or later (one that reads files answers with a promise); a throw or a
+   * rejection (a bug: the core does not throw for bad input) is logged and answered with `fallback`.
+   */
   const guarded =
-    <P, R>(name: string, fallback: R, handler: (params: P) => R) =>
-    (params: P): R => {
-      try {
-        return handler(params);
-      } catch (error) {
+    <P, R>(name: string, fallback: R, handler: (params: P) => R | Promise<R>) =>
+    (params: P): R | Promise<R> => {
+      const failed = (error: unknown): R => {
         if (error instanceof ResponseError) throw error;
         log(`${name} failed: ${errorDetail(error)}`);
         return fallback;
-      }
-    };
-
-  /** `guarded` for a handler that answers later (it reads files). */
-  const guardedAsync =
-    <P, R>(name: string, fallback: R, handler: (params: P) => Promise<R>) =>
-    async (params: P): Promise<R> => {
+      };
       try {
-        return await handler(params);
+        const answer = handler(params);
+        return answer instanceof Promise ? answer.catch(failed) : answer;
       } catch (error) {
-        if (error instanceof ResponseError) throw error;
-        log(`${name} failed: ${errorDetail(error)}`);
-        return fallback;
+        return failed(error);
       }
     };
 
@@ -552,7 +546,7 @@ export function serveLanguage(
   );
 
   connection.onReferences(
-    guardedAsync('References', [], async ({ textDocument, position, context }): Promise<Location[]> => {
+    guarded('References', [], async ({ textDocument, position, context }): Promise<Location[]> => {
       const environments = documentOf(textDocument.uri, ['environments']);
       if (environments) {
         return environmentsReferences(
@@ -595,7 +589,7 @@ export function serveLanguage(
   );
 
   connection.onRenameRequest(
-    guardedAsync('Rename', null, async ({ textDocument, position, newName }): Promise<WorkspaceEdit | null> => {
+    guarded('Rename', null, async ({ textDocument, position, newName }): Promise<WorkspaceEdit | null> => {
       const environments = documentOf(textDocument.uri, ['environments']);
       if (environments) {
         try {
