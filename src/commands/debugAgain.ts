@@ -6,12 +6,11 @@
 import * as vscode from 'vscode';
 import { COMMANDS } from '../commandIds';
 import { guardedCommand, RunBlocked } from '../commandErrors';
-import type { ExecutionRecord } from '../core/executions/executionRecord';
 import { AGENT_DEBUG_TYPE } from '../runs/agentDebugConfig';
 import { agentTextDigest } from '../runs/agentFile';
 import type { ExecutionHistory } from '../runs/executionHistory';
-import { isExecutionItem } from '../views/treeItemKinds';
 import { openDocument, savedText } from '../workspaceFiles';
+import { chooseExecution } from './executionChoice';
 
 export interface DebugAgainDeps {
   readonly logger: vscode.LogOutputChannel;
@@ -26,7 +25,12 @@ export function registerDebugAgainCommand(context: vscode.ExtensionContext, { lo
         'Debug Again',
         logger,
         async (argument) => {
-          const record = await localRecordOf(argument, store);
+          const record = await chooseExecution(argument, store, {
+            accepts: (candidate) => candidate.mode === 'local' && candidate.file !== undefined,
+            noneMessage: 'No local execution in the history. Run an agent with Run Locally first.',
+            placeHolder: 'The local execution to debug again',
+            detail: (candidate) => candidate.state,
+          });
           if (!record) return undefined;
           if (record.mode !== 'local' || !record.file)
             throw new RunBlocked(
@@ -62,23 +66,4 @@ export function registerDebugAgainCommand(context: vscode.ExtensionContext, { lo
       ),
     ),
   );
-}
-
-/** The execution the command was given (an item of the view), or a local one the user picks. */
-async function localRecordOf(argument: unknown, store: ExecutionHistory): Promise<ExecutionRecord | undefined> {
-  if (isExecutionItem(argument)) return store.get(argument.record.key) ?? argument.record;
-  const candidates = store.all().filter((record) => record.mode === 'local' && record.file !== undefined);
-  if (candidates.length === 0) {
-    void vscode.window.showInformationMessage('No local execution in the history. Run an agent with Run Locally first.');
-    return undefined;
-  }
-  const picked = await vscode.window.showQuickPick(
-    candidates.map((record) => ({
-      label: record.agentName,
-      description: `${record.state} · ${new Date(record.startedAt).toLocaleString()}`,
-      record,
-    })),
-    { placeHolder: 'The local execution to debug again' },
-  );
-  return picked?.record;
 }

@@ -5,11 +5,10 @@
 import * as vscode from 'vscode';
 import { COMMANDS } from '../commandIds';
 import { guardedCommand } from '../commandErrors';
-import type { ExecutionRecord } from '../core/executions/executionRecord';
 import type { ExecutionHistory } from '../runs/executionHistory';
 import { newTestCaseFromExecution, NewTestCaseRefused } from '../testing/testCaseFromExecution';
 import { loadTestCore } from '../testing/testCore';
-import { isExecutionItem } from '../views/treeItemKinds';
+import { chooseExecution } from './executionChoice';
 
 export interface NewTestCaseDeps {
   readonly logger: vscode.LogOutputChannel;
@@ -21,7 +20,12 @@ export function registerNewTestCaseCommand(context: vscode.ExtensionContext, { l
     vscode.commands.registerCommand(
       COMMANDS.newTestCase,
       guardedCommand('New Test Case from This Execution', logger, async (argument) => {
-        const record = await recordOf(argument, store);
+        const record = await chooseExecution(argument, store, {
+          accepts: (candidate) => candidate.state === 'finished' && candidate.file !== undefined && candidate.outputs !== undefined,
+          noneMessage: 'No finished execution of an agent file in the history. Run an agent first, then make a test case of its execution.',
+          placeHolder: 'The execution to make a test case of',
+          detail: (candidate) => candidate.mode,
+        });
         if (!record) return undefined;
         try {
           return await newTestCaseFromExecution(record);
@@ -34,27 +38,4 @@ export function registerNewTestCaseCommand(context: vscode.ExtensionContext, { l
       }),
     ),
   );
-}
-
-/** The execution the command was given (an item of the view), or the one the user picks. */
-async function recordOf(argument: unknown, store: ExecutionHistory): Promise<ExecutionRecord | undefined> {
-  if (isExecutionItem(argument)) return store.get(argument.record.key) ?? argument.record;
-  const candidates = store
-    .all()
-    .filter((record) => record.state === 'finished' && record.file !== undefined && record.outputs !== undefined);
-  if (candidates.length === 0) {
-    void vscode.window.showInformationMessage(
-      'No finished execution of an agent file in the history. Run an agent first, then make a test case of its execution.',
-    );
-    return undefined;
-  }
-  const picked = await vscode.window.showQuickPick(
-    candidates.map((record) => ({
-      label: record.agentName,
-      description: `${record.mode} · ${new Date(record.startedAt).toLocaleString()}`,
-      record,
-    })),
-    { placeHolder: 'The execution to make a test case of' },
-  );
-  return picked?.record;
 }
