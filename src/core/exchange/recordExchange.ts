@@ -117,9 +117,9 @@ function nextExchangeId(): string {
   return `${EXCHANGE_ID_PREFIX}-${++exchangesRecorded}`;
 }
 
-/** A request body sent as text: kept as it is when it is all of it, without encoding it to decode it again. */
 const SURROGATE = /[\ud800-\udfff]/;
 
+/** A request body sent as text: kept as it is when it is all of it, without encoding it to decode it again. */
 function recordSentText(content: string, contentType: string | undefined, redactor: Redactor, limit: number): RecordedBody {
   const bytes = Buffer.byteLength(content);
   const charset = charsetOf(contentType);
