@@ -10,7 +10,7 @@ import { AGENT_DEBUG_TYPE } from '../runs/agentDebugConfig';
 import { agentTextDigest } from '../runs/agentFile';
 import type { ExecutionHistory } from '../runs/executionHistory';
 import { openDocument, savedText } from '../workspaceFiles';
-import { chooseExecution } from './executionChoice';
+import { chooseExecution } from '../views/executionChoice';
 
 export interface DebugAgainDeps {
   readonly logger: vscode.LogOutputChannel;

@@ -8,7 +8,7 @@ import { guardedCommand } from '../commandErrors';
 import type { ExecutionHistory } from '../runs/executionHistory';
 import { newTestCaseFromExecution, NewTestCaseRefused } from '../testing/testCaseFromExecution';
 import { loadTestCore } from '../testing/testCore';
-import { chooseExecution } from './executionChoice';
+import { chooseExecution } from '../views/executionChoice';
 
 export interface NewTestCaseDeps {
   readonly logger: vscode.LogOutputChannel;

@@ -3,7 +3,7 @@
 import * as vscode from 'vscode';
 import type { ExecutionRecord } from '../core/executions/executionRecord';
 import type { ExecutionHistory } from '../runs/executionHistory';
-import { isExecutionItem } from '../views/treeItemKinds';
+import { isExecutionItem } from './treeItemKinds';
 
 export interface ExecutionChoice {
   /** The executions the command can take. */
