@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { TextDecoder } from 'node:util';
 import type { ApiRequest } from '../engine/apiRequest';
 import type { HttpCapture, HttpResponse } from '../http/httpRequest';
+import { BoundedCache } from '../boundedCache';
 import type { Mutable } from '../mutable';
 import { Redactor, secretMask } from '../redaction';
 import type { Exchange, ExchangeFailure, ExchangeHeader, RecordedBody, RecordedRedirect, RecordedResponse } from './exchange';
@@ -47,12 +48,11 @@ export interface ExchangeFacts {
  * The redactors of the secrets runs use, made once for all their exchanges: making one derives
  * every encoded form of each secret, which cost more than the rest of an exchange's record, and
  * the runs of a server or a test suite use the same secrets again and again. Keyed by the secrets
- * themselves (names and values), at most MAX_REDACTORS of them; each run's map of secrets remembers
+ * themselves (names and values), in a bounded memo; each run's map of secrets remembers
  * its redactor until the map grows (a run's secrets may grow as its nodes ask for them).
  */
-const redactorsBySecrets = new Map<string, Redactor>();
+const redactorsBySecrets = new BoundedCache<Redactor>(32, 64 * 1024);
 const redactorOfRun = new WeakMap<ReadonlyMap<string, string>, { readonly size: number; readonly redactor: Redactor }>();
-const MAX_REDACTORS = 32;
 
 function exchangeRedactor(secrets: ReadonlyMap<string, string>): Redactor {
   const ofRun = redactorOfRun.get(secrets);
@@ -62,7 +62,6 @@ function exchangeRedactor(secrets: ReadonlyMap<string, string>): Redactor {
   let redactor = redactorsBySecrets.get(key);
   if (!redactor) {
     redactor = namedSecretRedactor(secrets);
-    if (redactorsBySecrets.size >= MAX_REDACTORS) redactorsBySecrets.delete(redactorsBySecrets.keys().next().value!);
     redactorsBySecrets.set(key, redactor);
   }
   redactorOfRun.set(secrets, { size: secrets.size, redactor });
@@ -269,15 +268,13 @@ function withoutNul(text: string): string | undefined {
 }
 
 /** Decoders by charset label, made once: making one was a tenth of an exchange's record. */
-const decoders = new Map<string, TextDecoder>();
-const MAX_DECODERS = 16;
+const decoders = new BoundedCache<TextDecoder>(16, 1024);
 
 function sharedDecoder(charset: string | undefined): TextDecoder {
   const label = charset ?? 'utf-8';
   let decoder = decoders.get(label);
   if (!decoder) {
     decoder = newDecoder(charset);
-    if (decoders.size >= MAX_DECODERS) decoders.delete(decoders.keys().next().value!);
     decoders.set(label, decoder);
   }
   return decoder;
