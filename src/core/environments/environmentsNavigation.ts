@@ -36,10 +36,12 @@ function environmentNames(text: string): EnvironmentNames | undefined {
 
 const within = (span: Span, offset: number): boolean => offset >= span.start && offset <= span.end;
 
-/** The environment name at an offset: an environment's key or the default's value. */
-function nameAt(names: EnvironmentNames, offset: number): { name: string; span: Span } | undefined {
-  if (names.defaultName && within(names.defaultName.span, offset)) return names.defaultName;
-  for (const [name, span] of names.declarations) if (within(span, offset)) return { name, span };
+/** The environment name at an offset (an environment's key or the default's value), with the file's names. */
+function nameAt(text: string, offset: number): { names: EnvironmentNames; name: string; span: Span } | undefined {
+  const names = environmentNames(text);
+  if (!names) return undefined;
+  if (names.defaultName && within(names.defaultName.span, offset)) return { names, ...names.defaultName };
+  for (const [name, span] of names.declarations) if (within(span, offset)) return { names, name, span };
   return undefined;
 }
 
@@ -52,34 +54,30 @@ function spansOf(names: EnvironmentNames, name: string, includeDeclaration: bool
 
 /** The declaration of the environment named at the offset. */
 export function environmentsDefinition(text: string, offset: number): Span | undefined {
-  const names = environmentNames(text);
-  const at = names && nameAt(names, offset);
-  return at ? names.declarations.get(at.name) : undefined;
+  const at = nameAt(text, offset);
+  return at?.names.declarations.get(at.name);
 }
 
 export function environmentsReferences(text: string, offset: number, includeDeclaration: boolean): Span[] {
-  const names = environmentNames(text);
-  const at = names && nameAt(names, offset);
-  return at ? spansOf(names, at.name, includeDeclaration) : [];
+  const at = nameAt(text, offset);
+  return at ? spansOf(at.names, at.name, includeDeclaration) : [];
 }
 
 const NOT_RENAMABLE = 'Only environment names can be renamed here.';
 
 export function prepareEnvironmentRename(text: string, offset: number): { span: Span; name: string } {
-  const names = environmentNames(text);
-  const at = names && nameAt(names, offset);
+  const at = nameAt(text, offset);
   if (!at) throw new RenameError(NOT_RENAMABLE);
-  if (!names.declarations.has(at.name)) throw new RenameError(`There is no environment "${at.name}" to rename.`);
-  return at;
+  if (!at.names.declarations.has(at.name)) throw new RenameError(`There is no environment "${at.name}" to rename.`);
+  return { span: at.span, name: at.name };
 }
 
 /** Edits that rename an environment at its declaration and where `default:` names it. */
 export function renameEnvironment(text: string, offset: number, newName: string): TextEdit[] {
-  const names = environmentNames(text);
-  const at = names && nameAt(names, offset);
+  const at = nameAt(text, offset);
   if (!at) throw new RenameError(NOT_RENAMABLE);
   if (!ENVIRONMENT_NAME.test(newName))
     throw new RenameError(`"${newName}" is not a valid environment name: up to 64 letters, digits, "_" and "-", starting with a letter.`);
-  if (newName !== at.name && names.declarations.has(newName)) throw new RenameError(`There is already an environment "${newName}".`);
-  return spansOf(names, at.name, true).map((span) => ({ span, newText: newName }));
+  if (newName !== at.name && at.names.declarations.has(newName)) throw new RenameError(`There is already an environment "${newName}".`);
+  return spansOf(at.names, at.name, true).map((span) => ({ span, newText: newName }));
 }
