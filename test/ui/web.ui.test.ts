@@ -44,6 +44,20 @@ async function goTo(page: Page, line: number, column: number): Promise<void> {
   await page.locator('.quick-input-widget').waitFor({ state: 'hidden' });
 }
 
+/** Takes the quick fix titled `title` at a line and column (1-based) from the Ctrl+. menu. */
+async function applyQuickFix(page: Page, line: number, column: number, title: string): Promise<void> {
+  await goTo(page, line, column);
+  await page.keyboard.press('Control+.');
+  const fix = page.locator('.action-widget .monaco-list-row', { hasText: title }).first();
+  await fix.waitFor({ timeout: 30_000 });
+  // The menu takes keys, not clicks (a pointer block covers it): move to the fix, then Enter.
+  for (let moves = 0; !(await fix.getAttribute('class'))?.includes('focused'); moves++) {
+    assert.ok(moves < 10, `the quick fix "${title}" can be selected`);
+    await page.keyboard.press('ArrowDown');
+  }
+  await page.keyboard.press('Enter');
+}
+
 /** Shows the Problems panel (unless it is showing). */
 async function showProblems(page: Page): Promise<void> {
   if (!(await page.locator('.markers-panel').isVisible())) await page.keyboard.press('Control+Shift+M');
@@ -130,16 +144,7 @@ describe('UI: the browser build in the web-worker extension host', function () {
     await page.mouse.move(0, 0);
 
     // Quick fix: "tiket" becomes "ticket".
-    await goTo(page, 14, 25);
-    await page.keyboard.press('Control+.');
-    const fix = page.locator('.action-widget .monaco-list-row', { hasText: 'Change to "ticket"' }).first();
-    await fix.waitFor({ timeout: 30_000 });
-    // The menu takes keys, not clicks (a pointer block covers it): move to the fix, then Enter.
-    for (let moves = 0; !(await fix.getAttribute('class'))?.includes('focused'); moves++) {
-      assert.ok(moves < 10, 'the quick fix can be selected');
-      await page.keyboard.press('ArrowDown');
-    }
-    await page.keyboard.press('Enter');
+    await applyQuickFix(page, 14, 25, 'Change to "ticket"');
     await page.locator('.monaco-editor .view-line', { hasText: 'inputs.ticket' }).first().waitFor({ timeout: 15_000 });
     assert.match(await editorLine(page, 'inputs.'), /\{\{ inputs\.ticket \}\}/);
     // And its problem goes.
@@ -178,15 +183,7 @@ describe('UI: the browser build in the web-worker extension host', function () {
     assert.match(await memfsReport(page, /typo/), /read [^|]*\/workspace\/agent-tests\/greeter\.agent\.yaml/);
 
     // Quick fix: "greting" (line 11) becomes "greeting".
-    await goTo(page, 11, 11);
-    await page.keyboard.press('Control+.');
-    const fix = page.locator('.action-widget .monaco-list-row', { hasText: 'Change to "greeting"' }).first();
-    await fix.waitFor({ timeout: 30_000 });
-    for (let moves = 0; !(await fix.getAttribute('class'))?.includes('focused'); moves++) {
-      assert.ok(moves < 10, 'the quick fix can be selected');
-      await page.keyboard.press('ArrowDown');
-    }
-    await page.keyboard.press('Enter');
+    await applyQuickFix(page, 11, 11, 'Change to "greeting"');
     await page.locator('.monaco-editor .view-line', { hasText: 'greeting: Hello Countess Ada' }).first().waitFor({ timeout: 15_000 });
     await row.waitFor({ state: 'detached', timeout: 30_000 });
   });

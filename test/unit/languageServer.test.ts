@@ -78,6 +78,22 @@ function applyEdits(text: string, edits: readonly TextEdit[]): string {
     .reduce((result, edit) => result.slice(0, offset(edit.range.start)) + edit.newText + result.slice(offset(edit.range.end)), text);
 }
 
+/** Go to Definition at a position of a document. */
+const definitionAt = (client: LspClient, uri: string, position: Position): Promise<Location | null> =>
+  client.connection.sendRequest('textDocument/definition', { textDocument: { uri }, position }) as Promise<Location | null>;
+
+/** Find All References (the declaration included) at a position of a document. */
+const referencesAt = (client: LspClient, uri: string, position: Position): Promise<Location[]> =>
+  client.connection.sendRequest('textDocument/references', {
+    textDocument: { uri },
+    position,
+    context: { includeDeclaration: true },
+  }) as Promise<Location[]>;
+
+/** Rename at a position of a document. */
+const renameAt = (client: LspClient, uri: string, position: Position, newName: string): Promise<WorkspaceEdit> =>
+  client.connection.sendRequest('textDocument/rename', { textDocument: { uri }, position, newName }) as Promise<WorkspaceEdit>;
+
 const messageOf = (diagnostic: Diagnostic): string =>
   typeof diagnostic.message === 'string' ? diagnostic.message : diagnostic.message.value;
 const codes = (diagnostics: readonly Diagnostic[]): string[] => diagnostics.map((diagnostic) => String(diagnostic.code)).sort();
@@ -154,17 +170,10 @@ describe('language server (agent-workflows lsp --stdio)', function () {
     assert.match((hover.contents as MarkupContent).value, /city/);
 
     const declaration = rangeOf(AGENT, 'city');
-    const definition = (await server.connection.sendRequest('textDocument/definition', {
-      textDocument,
-      position: positionOf(AGENT, 'inputs.city', 1, 'inputs.c'.length),
-    })) as Location;
+    const definition = await definitionAt(server, agentUri, positionOf(AGENT, 'inputs.city', 1, 'inputs.c'.length));
     assert.deepEqual(definition, { uri: agentUri, range: declaration });
 
-    const references = (await server.connection.sendRequest('textDocument/references', {
-      textDocument,
-      position: declaration.start,
-      context: { includeDeclaration: true },
-    })) as Location[];
+    const references = await referencesAt(server, agentUri, declaration.start);
     assert.deepEqual(
       references.map((location) => location.range),
       [declaration, rangeOf(AGENT, 'city', 1), rangeOf(AGENT, 'city', 2)],
@@ -174,16 +183,9 @@ describe('language server (agent-workflows lsp --stdio)', function () {
       placeholder: string;
     };
     assert.equal(prepared.placeholder, 'city');
-    const renamed = (await server.connection.sendRequest('textDocument/rename', {
-      textDocument,
-      position: declaration.start,
-      newName: 'town',
-    })) as WorkspaceEdit;
+    const renamed = await renameAt(server, agentUri, declaration.start, 'town');
     assert.equal(applyEdits(AGENT, renamed.changes![agentUri]!), AGENT.replace(/\bcity\b/g, 'town'));
-    await assert.rejects(
-      server.connection.sendRequest('textDocument/rename', { textDocument, position: declaration.start, newName: 'not a name' }),
-      /"not a name" is not a valid name/,
-    );
+    await assert.rejects(renameAt(server, agentUri, declaration.start, 'not a name'), /"not a name" is not a valid name/);
     await assert.rejects(
       server.connection.sendRequest('textDocument/prepareRename', { textDocument, position: positionOf(AGENT, 'Weather') }),
       /Only input names, node ids and output names can be renamed/,
@@ -290,25 +292,22 @@ describe('language server (agent-workflows lsp --stdio)', function () {
     const testText = `agent: weather.agent.yaml\n${TEST_FILE}`;
     const testUri = pathToFileURL(dir.write('weather.agent.test.yaml', testText)).href;
     await server.open(testUri, testText);
-    const definitionAt = async (needle: string, nth = 0): Promise<Location | null> =>
-      (await server.connection.sendRequest('textDocument/definition', {
-        textDocument: { uri: testUri },
-        position: positionOf(testText, needle, nth, 1),
-      })) as Location | null;
+    const definitionOf = (needle: string, nth = 0): Promise<Location | null> =>
+      definitionAt(server, testUri, positionOf(testText, needle, nth, 1));
     // The agent under test: the file itself.
-    assert.deepEqual(await definitionAt('weather.agent.yaml'), {
+    assert.deepEqual(await definitionOf('weather.agent.yaml'), {
       uri: agentUri,
       range: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } },
     });
     // A case's input, and a mocked node: their declarations in the agent.
-    assert.deepEqual(await definitionAt('city'), { uri: agentUri, range: rangeOf(AGENT, 'city') });
-    assert.deepEqual(await definitionAt('forecast'), { uri: agentUri, range: rangeOf(AGENT, 'forecast') });
+    assert.deepEqual(await definitionOf('city'), { uri: agentUri, range: rangeOf(AGENT, 'city') });
+    assert.deepEqual(await definitionOf('forecast'), { uri: agentUri, range: rangeOf(AGENT, 'forecast') });
     // An output the agent does not declare has no definition.
-    assert.equal(await definitionAt('temperature'), null);
+    assert.equal(await definitionOf('temperature'), null);
     // The agent open with unsaved text declaring it: its place in that text.
     const edited = AGENT.replace('outputs:\n', 'outputs:\n  temperature: { from: "{{ nodes.forecast.body.t }}" }\n');
     await server.open(agentUri, edited);
-    assert.deepEqual(await definitionAt('temperature'), { uri: agentUri, range: rangeOf(edited, 'temperature') });
+    assert.deepEqual(await definitionOf('temperature'), { uri: agentUri, range: rangeOf(edited, 'temperature') });
   });
 
   it("renames an agent's names in the test files of that agent, and finds references from a test file", async () => {
@@ -321,11 +320,7 @@ describe('language server (agent-workflows lsp --stdio)', function () {
     await server.open(agentUri, AGENT);
     await server.open(nestedUri, nested);
 
-    const renamed = (await server.connection.sendRequest('textDocument/rename', {
-      textDocument: { uri: agentUri },
-      position: positionOf(AGENT, 'city'),
-      newName: 'town',
-    })) as WorkspaceEdit;
+    const renamed = await renameAt(server, agentUri, positionOf(AGENT, 'city'), 'town');
     assert.deepEqual(Object.keys(renamed.changes!).sort(), [besideUri, nestedUri, agentUri].sort());
     assert.equal(applyEdits(AGENT, renamed.changes![agentUri]!), AGENT.replace(/\bcity\b/g, 'town'));
     assert.equal(applyEdits(TEST_FILE, renamed.changes![besideUri]!), TEST_FILE.replace('city', 'town'));
@@ -333,11 +328,7 @@ describe('language server (agent-workflows lsp --stdio)', function () {
     assert.equal(renamed.changes![otherUri], undefined);
 
     // From the mocked node of the open test file: the agent's declaration and references, and each test file's mock.
-    const references = (await server.connection.sendRequest('textDocument/references', {
-      textDocument: { uri: nestedUri },
-      position: positionOf(nested, 'forecast', 0, 2),
-      context: { includeDeclaration: true },
-    })) as Location[];
+    const references = await referencesAt(server, nestedUri, positionOf(nested, 'forecast', 0, 2));
     assert.deepEqual(references, [
       { uri: agentUri, range: rangeOf(AGENT, 'forecast') },
       { uri: agentUri, range: rangeOf(AGENT, 'forecast', 2) },
@@ -351,11 +342,7 @@ describe('language server (agent-workflows lsp --stdio)', function () {
       position: positionOf(nested, "'city'", 0, 2),
     })) as { range: unknown; placeholder: string };
     assert.deepEqual(prepared, { range: rangeOf(nested, 'city'), placeholder: 'city' });
-    const fromTest = (await server.connection.sendRequest('textDocument/rename', {
-      textDocument: { uri: nestedUri },
-      position: positionOf(nested, 'forecast', 0, 2),
-      newName: 'outlook',
-    })) as WorkspaceEdit;
+    const fromTest = await renameAt(server, nestedUri, positionOf(nested, 'forecast', 0, 2), 'outlook');
     assert.equal(
       applyEdits(AGENT, fromTest.changes![agentUri]!),
       AGENT.replace('  forecast:', '  outlook:').replace('nodes.forecast', 'nodes.outlook'),
@@ -468,16 +455,9 @@ describe('language server (agent-workflows lsp --stdio)', function () {
     await server.open(envsUri, environments);
     const textDocument = { uri: envsUri };
     const declaration = rangeOf(environments, 'staging', 1);
-    const definition = (await server.connection.sendRequest('textDocument/definition', {
-      textDocument,
-      position: positionOf(environments, 'staging', 0, 2),
-    })) as Location;
+    const definition = await definitionAt(server, envsUri, positionOf(environments, 'staging', 0, 2));
     assert.deepEqual(definition, { uri: envsUri, range: declaration });
-    const references = (await server.connection.sendRequest('textDocument/references', {
-      textDocument,
-      position: declaration.start,
-      context: { includeDeclaration: true },
-    })) as Location[];
+    const references = await referencesAt(server, envsUri, declaration.start);
     assert.deepEqual(
       references.map((location) => location.range),
       [declaration, rangeOf(environments, 'staging')],
@@ -486,16 +466,9 @@ describe('language server (agent-workflows lsp --stdio)', function () {
       placeholder: string;
     };
     assert.equal(prepared.placeholder, 'staging');
-    const renamed = (await server.connection.sendRequest('textDocument/rename', {
-      textDocument,
-      position: declaration.start,
-      newName: 'stage',
-    })) as WorkspaceEdit;
+    const renamed = await renameAt(server, envsUri, declaration.start, 'stage');
     assert.equal(applyEdits(environments, renamed.changes![envsUri]!), environments.replace(/staging(?=\n|:)/g, 'stage'));
-    await assert.rejects(
-      server.connection.sendRequest('textDocument/rename', { textDocument, position: declaration.start, newName: '9lives' }),
-      /not a valid environment name/,
-    );
+    await assert.rejects(renameAt(server, envsUri, declaration.start, '9lives'), /not a valid environment name/);
   });
 
   it('says what is wrong with a document too large or binary, ignores other files, and keeps serving', async () => {
