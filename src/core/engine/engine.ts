@@ -11,6 +11,7 @@ import { BudgetShare } from '../http/byteBudget';
 import type { ByteBudget } from '../http/byteBudget';
 import { DEFAULT_MAX_RESPONSE_BYTES } from '../http/httpRequest';
 import { formatSeconds } from '../http/networkError';
+import { isoTime } from '../clock';
 import { MAX_TIMER_MS } from '../limits';
 import type { LoadedAgent, NodePlan } from './agentPlan';
 import { runApiNode } from './apiNode';
@@ -270,12 +271,12 @@ function runNodes(
       const entry = traces.get(node.id)!;
       const startedAt = performance.now();
       entry.status = 'running';
-      entry.startedAt = new Date().toISOString();
+      entry.startedAt = isoTime(Date.now());
       report(entry);
       const end = (status: NodeStatus, extra: Partial<MutableTrace>): void => {
         Object.assign(entry, extra, {
           status,
-          endedAt: new Date().toISOString(),
+          endedAt: isoTime(Date.now()),
           durationMs: Math.round((performance.now() - startedAt) * 10) / 10,
         });
         report(entry);

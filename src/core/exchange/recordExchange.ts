@@ -7,6 +7,7 @@ import { TextDecoder } from 'node:util';
 import type { ApiRequest } from '../engine/apiRequest';
 import type { HttpCapture, HttpResponse } from '../http/httpRequest';
 import { BoundedCache } from '../boundedCache';
+import { isoTime } from '../clock';
 import type { Mutable } from '../mutable';
 import { Redactor, secretMask } from '../redaction';
 import type { Exchange, ExchangeFailure, ExchangeHeader, RecordedBody, RecordedRedirect, RecordedResponse } from './exchange';
@@ -88,14 +89,15 @@ export function recordExchange(facts: ExchangeFacts): Exchange {
   const exchange: Mutable<Exchange> = {
     id: nextExchangeId(),
     node: facts.node,
-    startedAt: facts.startedAt.toISOString(),
+    startedAt: isoTime(facts.startedAt.getTime()),
     request: {
       method: request.method,
       url: asWritten ? request.template : redactor.text(request.url),
       headers: recordHeaders(request.headers, redactor, asWritten),
       body: requestBody,
     },
-    redirects: capture && capture.redirects.length > 0 ? capture.redirects.map((redirect) => recordRedirect(redirect, redactor)) : [],
+    redirects:
+      capture && capture.redirects.length > 0 ? capture.redirects.map((redirect) => recordRedirect(redirect, redactor)) : NO_REDIRECTS,
     timing,
   };
   if (answer) exchange.response = recordResponse(answer, response, redactor, facts.bodyLimit, facts.responseText);
@@ -104,6 +106,8 @@ export function recordExchange(facts: ExchangeFacts): Exchange {
 }
 
 const EMPTY_BODY: RecordedBody = { kind: 'empty' };
+/** One empty list for every exchange that was not redirected (most): a record is kept as long as its execution. */
+const NO_REDIRECTS: readonly RecordedRedirect[] = Object.freeze([]);
 
 /**
  * Ids unique in the process and across processes (an execution's exchanges are kept in files and
