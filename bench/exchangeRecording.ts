@@ -6,6 +6,8 @@
 // - The local server: 500 executions started at once of a 3-API-node workflow against an echo API
 //   (in a process of its own) that answers after 50 to 150 ms, as the server bench's; the server
 //   in this process, so its CPU time is measured. Time and CPU until every execution has ended.
+// Each has a control, recording off on both sides of a pair: how far apart the same work lands on
+// this machine, beside the ratio it is read against.
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -19,8 +21,12 @@ import { loadSuite, runSuite } from '../src/core/testing/suite';
 import { table } from './support';
 
 const TARGET_RATIO = 1.05;
-/** Pairs of runs, one with and one without, in alternating order; the verdict is their median ratio. */
+/**
+ * Pairs of runs, one with and one without, in alternating order; the verdict is their median ratio.
+ * The agent tests take a fifth of a server run and vary more: they get more pairs.
+ */
 const ROUNDS = 8;
+const TEST_ROUNDS = 24;
 const CASES = 1000;
 const EXECUTIONS = 500;
 
@@ -194,15 +200,33 @@ export async function runExchangeRecordingBenchmark(): Promise<boolean> {
     writeFileSync(join(testsDir, 'five.agent.test.yaml'), testFile());
     writeFileSync(join(serverDir, 'orders.agent.yaml'), servedAgent(echo.url));
 
-    const runs = { testsOn: [] as Measured[], testsOff: [] as Measured[], serverOn: [] as Measured[], serverOff: [] as Measured[] };
+    const runs = {
+      testsOn: [] as Measured[],
+      testsOff: [] as Measured[],
+      serverOn: [] as Measured[],
+      serverOff: [] as Measured[],
+      // The controls: recording off on both sides of a pair, to show how far apart two runs of the
+      // same work land on this machine.
+      testsControlA: [] as Measured[],
+      testsControlB: [] as Measured[],
+      controlA: [] as Measured[],
+      controlB: [] as Measured[],
+    };
     // Warm-up, unmeasured.
     await agentTests(join(testsDir, 'five.agent.test.yaml'), true);
     await server(serverDir, true);
-    for (let round = 0; round < ROUNDS; round++) {
-      // Which side goes first alternates too.
-      const order = round % 2 === 0 ? [true, false] : [false, true];
+    // Which side goes first alternates too.
+    const orderOf = (round: number): boolean[] => (round % 2 === 0 ? [true, false] : [false, true]);
+    for (let round = 0; round < TEST_ROUNDS; round++) {
+      const order = orderOf(round);
       for (const on of order) (on ? runs.testsOn : runs.testsOff).push(await agentTests(join(testsDir, 'five.agent.test.yaml'), on));
+      for (const first of order)
+        (first ? runs.testsControlA : runs.testsControlB).push(await agentTests(join(testsDir, 'five.agent.test.yaml'), false));
+    }
+    for (let round = 0; round < ROUNDS; round++) {
+      const order = orderOf(round);
       for (const on of order) (on ? runs.serverOn : runs.serverOff).push(await server(serverDir, on));
+      for (const first of order) (first ? runs.controlA : runs.controlB).push(await server(serverDir, false));
     }
     // The machine is shared: each pair's ratio, then their median, rides out a slow spell that best-of
     // alone would credit to one side.
@@ -225,13 +249,15 @@ export async function runExchangeRecordingBenchmark(): Promise<boolean> {
       `${pairRatio(on, off, 'cpuMs').toFixed(3)}x`,
     ];
     console.log(
-      `Exchange recording: the same work with and without it, ${ROUNDS} pairs (best times; ratios: the median of the pairs'; target: <= ${TARGET_RATIO}x)`,
+      `Exchange recording: the same work with and without it, ${TEST_ROUNDS} pairs of agent-test runs and ${ROUNDS} of server runs (best times; ratios: the median of the pairs'; target: <= ${TARGET_RATIO}x)`,
     );
     console.log(
       table([
         ['work', 'time off', 'time on', 'time ratio', 'CPU off', 'CPU on', 'CPU ratio'],
         row(`agent tests: ${CASES} cases, 3 API nodes each`, runs.testsOn, runs.testsOff),
+        row('control: the agent tests, recording off on both sides', runs.testsControlA, runs.testsControlB),
         row(`local server: ${EXECUTIONS} executions at once, 3 API nodes each`, runs.serverOn, runs.serverOff),
+        row('control: the local server, recording off on both sides', runs.controlA, runs.controlB),
       ]),
     );
     // The tests are CPU-bound: their time is the verdict. The server waits on its API: its CPU is.
@@ -239,6 +265,14 @@ export async function runExchangeRecordingBenchmark(): Promise<boolean> {
     const served = pairRatio(runs.serverOn, runs.serverOff, 'cpuMs');
     console.log(
       `Verdict: recording costs ${tests.toFixed(3)}x on the agent tests (time) and ${served.toFixed(3)}x on the local server (CPU; time ${pairRatio(runs.serverOn, runs.serverOff, 'ms').toFixed(3)}x).`,
+    );
+    // The spread of a control's pairs says how much of a ratio this machine's noise can make.
+    const spread = (a: Measured[], b: Measured[], key: keyof Measured): string => {
+      const ratios = a.map((run, index) => run[key] / b[index]![key]).sort((x, y) => x - y);
+      return `${median(ratios).toFixed(3)}x, its pairs from ${ratios[0]!.toFixed(3)}x to ${ratios[ratios.length - 1]!.toFixed(3)}x`;
+    };
+    console.log(
+      `Controls (the same work on both sides): agent tests ${spread(runs.testsControlA, runs.testsControlB, 'ms')} (time); local server ${spread(runs.controlA, runs.controlB, 'cpuMs')} (CPU).`,
     );
     return tests <= TARGET_RATIO && served <= TARGET_RATIO;
   } finally {
