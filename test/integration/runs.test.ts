@@ -501,6 +501,9 @@ describe('runs', function () {
   });
 
   it('opens the exchanges of an execution on a local agent server from its nodes, read from the server', async () => {
+    // The service's key, as the first test of this suite sets it: this one also runs alone (--grep).
+    ui.input(KEY);
+    assert.equal(await vscode.commands.executeCommand('agentWorkflows.setApiKey', server.url), true);
     const record = await vscode.commands.executeCommand<ExecutionRecord>('agentWorkflows.runAgent', uriOf('lookup.agent.yaml'));
     assert.equal(record.state, 'finished', record.error);
     assert.equal(record.mode, 'deployed');
