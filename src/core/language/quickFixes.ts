@@ -14,6 +14,18 @@ export interface TextEdit {
   readonly newText: string;
 }
 
+/** Edits of one file of several (a rename across files), by the path the caller gave it. */
+export interface FileEdits {
+  readonly path: string;
+  readonly edits: readonly TextEdit[];
+}
+
+/** A place in one file of several (references across files), by the path the caller gave it. */
+export interface FileSpan {
+  readonly path: string;
+  readonly span: Span;
+}
+
 export interface QuickFix {
   readonly title: string;
   readonly problemCode: ProblemCode;

@@ -13,7 +13,7 @@ import { entries, findPair, spanOf } from '../document/yamlAst';
 import { contains, declarationSpan } from '../language/agentIndex';
 import type { AgentIndex, DeclarationKind } from '../language/agentIndex';
 import { agentReferenceSpans, agentRenameEdits, insideQuotes, RenameError } from '../language/navigation';
-import type { TextEdit } from '../language/quickFixes';
+import type { FileEdits, FileSpan, TextEdit } from '../language/quickFixes';
 
 /** An input, node or output of an agent, by name. */
 export interface AgentName {
@@ -40,16 +40,6 @@ export interface TestFileOfAgent {
   readonly path: string;
   readonly text: string;
   readonly agentPath: string;
-}
-
-export interface FileSpan {
-  readonly path: string;
-  readonly span: Span;
-}
-
-export interface FileEdits {
-  readonly path: string;
-  readonly edits: readonly TextEdit[];
 }
 
 /** Every place a test file names an input, node or output of its agent, in the order written. */
