@@ -49,7 +49,7 @@ export function registerAuthoringFeatures(context: vscode.ExtensionContext, deps
   registerCompletionProvider(context, { workspaceSecretNames, workflowSecrets });
   registerHoverProvider(context);
   registerCodeActionProvider(context, { workflowSecrets, logger, diagnostics, fixableProblems });
-  registerNavigationProviders(context, { diagnostics, logger });
+  registerNavigationProviders(context, { diagnostics, logger, environments });
   registerCursorNodeContext(context);
   // The environments file's problem codes are documented with the agent file's.
   registerEnvironmentsLanguage(context, { environments, logger, docsUri, fixableProblems });

@@ -95,6 +95,12 @@ export const MIN_REMOTE_API_KEY_LENGTH = 16;
  */
 export const MAX_TEST_FILES = 2000;
 
+/**
+ * Agent files under an environments file looked at, at most, when references and rename of an
+ * environment name reach the overrides of the agents it applies to.
+ */
+export const MAX_AGENT_FILES = 2000;
+
 /** An environments file (agent-workflows.yaml) larger than this is not read: it lists a few deployments. */
 export const MAX_ENVIRONMENTS_FILE_BYTES = 256 * 1024;
 /** The most environments one file may declare (the schema's maxProperties says the same). */

@@ -12,10 +12,11 @@ export { validateAgentText } from '../core/validation/validate';
 export { environmentsCompletions } from '../core/environments/environmentsCompletion';
 export { environmentsHover } from '../core/environments/environmentsHover';
 export {
+  environmentReferencesAcross,
   environmentsDefinition,
   environmentsReferences,
   prepareEnvironmentRename,
-  renameEnvironment,
+  renameEnvironmentAcross,
 } from '../core/environments/environmentsNavigation';
 export { environmentChecks, parseEnvironmentsFile } from '../core/environments/environmentsFile';
 export { environmentDeployment, replacedBaseUrl, selectEnvironment } from '../core/environments/selectEnvironment';

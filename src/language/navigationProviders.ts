@@ -1,12 +1,15 @@
 // Definition in agent files, from the core's navigation; references and rename across an agent file
 // and the workspace's test files of it, started from either; definition, references and rename of
-// environment names in the environments file; the outline of agent, test and environments files.
+// environment names in the environments file, reaching the overrides of the agent files it applies
+// to; the outline of agent, test and environments files.
 import * as vscode from 'vscode';
 import type { OutlineSymbol } from '../core/document/outlineSymbol';
 import { errorDetail } from '../core/errors';
 import type { AgentIndex } from '../core/language/agentIndex';
-import type { AgentName, TestFileOfAgent } from '../core/testing/testFileReferences';
+import type { AgentName } from '../core/testing/testFileReferences';
 import { currentText } from '../workspaceFiles';
+import { agentsOfEnvironmentsFile } from './agentsOfEnvironmentsFile';
+import type { EnvironmentsFileLookup } from './agentsOfEnvironmentsFile';
 import { AGENT_LANGUAGE_ID, ENVIRONMENTS_LANGUAGE_ID, FILE_KIND_OF_LANGUAGE, TEST_LANGUAGE_ID } from './languageIds';
 import type * as LanguageCore from './languageCore';
 import { textPositions } from './problemsToDiagnostics';
@@ -29,6 +32,8 @@ export interface NavigationDeps {
   readonly logger: vscode.LogOutputChannel;
   /** Computes the outline in its worker: VS Code asks for it on every change (breadcrumbs, outline). */
   readonly diagnostics: AgentDiagnostics;
+  /** Which environments file applies to an agent file: an environment's rename reaches those agents' overrides. */
+  readonly environments: EnvironmentsFileLookup;
 }
 
 export function registerNavigationProviders(context: vscode.ExtensionContext, deps: NavigationDeps): void {
@@ -51,7 +56,7 @@ export function registerNavigationProviders(context: vscode.ExtensionContext, de
         });
         if (!start?.name) return [];
         const testFiles = await workspaceTestFiles(core, deps.logger, token);
-        const texts = textsByPath(start.agent, testFiles);
+        const texts = textsByPath([start.agent, ...testFiles]);
         return core
           .crossFileReferences(start.agent, start.name, testFiles, context.includeDeclaration)
           .map(({ path, span }) => new vscode.Location(vscode.Uri.parse(path), toRange(texts.positionsOf(path), span)));
@@ -78,7 +83,7 @@ export function registerNavigationProviders(context: vscode.ExtensionContext, de
         const start = await startOf(core, document, position);
         if (!start) throw new Error(agentUnreadable(core, document));
         const testFiles = await workspaceTestFiles(core, deps.logger, token);
-        const texts = textsByPath(start.agent, testFiles);
+        const texts = textsByPath([start.agent, ...testFiles]);
         const edit = new vscode.WorkspaceEdit();
         try {
           for (const { path, edits } of core.crossFileRename(start.agent, start.name, testFiles, newName)) {
@@ -91,7 +96,7 @@ export function registerNavigationProviders(context: vscode.ExtensionContext, de
         return edit;
       },
     }),
-    ...registerEnvironmentNavigation(),
+    ...registerEnvironmentNavigation(deps),
     vscode.languages.registerDocumentSymbolProvider(
       Object.keys(FILE_KIND_OF_LANGUAGE).map((language) => ({ language })),
       {
@@ -114,8 +119,11 @@ export function registerNavigationProviders(context: vscode.ExtensionContext, de
   );
 }
 
-/** An environment's name in agent-workflows.yaml: its declaration and where `default:` names it. */
-function registerEnvironmentNavigation(): vscode.Disposable[] {
+/**
+ * An environment's name in agent-workflows.yaml: its declaration, where `default:` names it, and the
+ * overrides of the agent files the file applies to.
+ */
+function registerEnvironmentNavigation(deps: NavigationDeps): vscode.Disposable[] {
   const selector = { language: ENVIRONMENTS_LANGUAGE_ID };
   return [
     vscode.languages.registerDefinitionProvider(selector, {
@@ -125,11 +133,17 @@ function registerEnvironmentNavigation(): vscode.Disposable[] {
       },
     }),
     vscode.languages.registerReferenceProvider(selector, {
-      async provideReferences(document, position, context) {
+      async provideReferences(document, position, context, token) {
         const core = await loadLanguageCore();
+        const offset = document.offsetAt(position);
+        const environments = { path: document.uri.toString(), text: document.getText() };
+        // No environment name here: no agent file to read.
+        if (core.environmentsReferences(environments.text, offset, true).length === 0) return [];
+        const agents = await agentsOfEnvironmentsFile(document.uri, deps.environments, deps.logger, token);
+        const texts = textsByPath([environments, ...agents]);
         return core
-          .environmentsReferences(document.getText(), document.offsetAt(position), context.includeDeclaration)
-          .map((span) => new vscode.Location(document.uri, toRange(document, span)));
+          .environmentReferencesAcross(environments, offset, context.includeDeclaration, agents)
+          .map(({ path, span }) => new vscode.Location(vscode.Uri.parse(path), toRange(texts.positionsOf(path), span)));
       },
     }),
     vscode.languages.registerRenameProvider(selector, {
@@ -142,12 +156,20 @@ function registerEnvironmentNavigation(): vscode.Disposable[] {
           throw refusedRename(core, error);
         }
       },
-      async provideRenameEdits(document, position, newName) {
+      async provideRenameEdits(document, position, newName, token) {
         const core = await loadLanguageCore();
+        const environments = { path: document.uri.toString(), text: document.getText() };
+        const offset = document.offsetAt(position);
         const edit = new vscode.WorkspaceEdit();
         try {
-          for (const change of core.renameEnvironment(document.getText(), document.offsetAt(position), newName))
-            edit.replace(document.uri, toRange(document, change.span), change.newText);
+          // Refused before any agent file is read when the name or the position is wrong.
+          core.prepareEnvironmentRename(environments.text, offset);
+          const agents = await agentsOfEnvironmentsFile(document.uri, deps.environments, deps.logger, token);
+          const texts = textsByPath([environments, ...agents]);
+          for (const { path, edits } of core.renameEnvironmentAcross(environments, offset, newName, agents)) {
+            const uri = vscode.Uri.parse(path);
+            for (const change of edits) edit.replace(uri, toRange(texts.positionsOf(path), change.span), change.newText);
+          }
         } catch (error) {
           throw refusedRename(core, error);
         }
@@ -190,13 +212,11 @@ function agentUnreadable(core: typeof LanguageCore, document: vscode.TextDocumen
   return `The agent under test, ${core.agentPathOf(document.getText(), document.uri.path.split('/').pop() ?? '')}, cannot be read: nothing to rename.`;
 }
 
-/** Positions in the texts of a rename or a search (the agent's and its test files'), by the path the core was given. */
-function textsByPath(
-  agent: { readonly path: string; readonly text: string },
-  testFiles: readonly TestFileOfAgent[],
-): { positionsOf(path: string): ReturnType<typeof textPositions> } {
-  const texts = new Map(testFiles.map((file) => [file.path, file.text]));
-  texts.set(agent.path, agent.text);
+/** Positions in the texts of a rename or a search (an agent's and its test files', or an environments file's and its agents'), by the path the core was given. */
+function textsByPath(files: readonly { readonly path: string; readonly text: string }[]): {
+  positionsOf(path: string): ReturnType<typeof textPositions>;
+} {
+  const texts = new Map(files.map((file) => [file.path, file.text]));
   const positions = new Map<string, ReturnType<typeof textPositions>>();
   return {
     positionsOf(path) {

@@ -10,12 +10,13 @@ import { ENVIRONMENTS_FILE_NAME } from '../core/environments/environmentsFileNam
 import type { ParsedFileKind } from '../core/document/parse';
 import type { Problem } from '../core/document/problems';
 import { readTextFileSync } from '../core/document/readTextFile';
-import { findFilesUnder } from '../core/document/agentFiles';
+import { AGENT_FILE, findFilesUnder } from '../core/document/agentFiles';
+import type { FileText } from '../core/environments/environmentsNavigation';
 import { errorDetail } from '../core/errors';
 import { loadSuiteFromText } from '../core/testing/loadSuite';
 import { agentPathOf, TEST_FILE } from '../core/testing/testFileName';
 import type { TestFileOfAgent } from '../core/testing/testFileReferences';
-import { MAX_ENVIRONMENTS_FILE_BYTES, MAX_TEST_FILES } from '../core/limits';
+import { MAX_AGENT_FILES, MAX_ENVIRONMENTS_FILE_BYTES, MAX_TEST_FILES } from '../core/limits';
 import { validateAgentText } from '../core/validation/validate';
 import type { EnvironmentChecks } from '../core/validation/validate';
 import type { DocumentKind } from './documentKinds';
@@ -94,6 +95,31 @@ export class FileChecks {
       else onSkipped(read.error);
     }
     return files;
+  }
+
+  /**
+   * The agent files an environments file applies to (it is the nearest above them), each with its
+   * text: the open ones (`openAgentPaths`) and those under its folder; at most MAX_AGENT_FILES. A
+   * file or folder that cannot be read is left out and given to `onSkipped` ("path: why").
+   */
+  async agentFilesOf(environmentsPath: string, openAgentPaths: Iterable<string>, onSkipped: (what: string) => void): Promise<FileText[]> {
+    const folder = dirname(environmentsPath);
+    const paths = new Set([...openAgentPaths].filter((path) => isInside(path, folder)).slice(0, MAX_AGENT_FILES));
+    try {
+      for (const path of await findFilesUnder(folder, AGENT_FILE, (under, why) => onSkipped(`${under}: ${why}`), MAX_AGENT_FILES))
+        if (paths.size < MAX_AGENT_FILES) paths.add(path);
+    } catch (error) {
+      onSkipped(`${folder}: ${errorDetail(error)}`);
+    }
+    const agents: FileText[] = [];
+    for (const path of [...paths].sort()) {
+      // A nearer environments file, in a folder between, applies to the agent instead.
+      if (this.environmentsFileFor(path) !== environmentsPath) continue;
+      const read = this.read(path, 'agent');
+      if ('text' in read) agents.push({ path, text: read.text });
+      else onSkipped(read.error);
+    }
+    return agents;
   }
 
   /** What the environments file nearest an agent file says, when there is one without errors. */

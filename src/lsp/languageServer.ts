@@ -44,11 +44,13 @@ import type { CompletionResult } from '../core/language/completion';
 import { hover } from '../core/language/hover';
 import type { HoverResult } from '../core/language/hover';
 import {
+  environmentReferencesAcross,
   environmentsDefinition,
   environmentsReferences,
   prepareEnvironmentRename,
-  renameEnvironment,
+  renameEnvironmentAcross,
 } from '../core/environments/environmentsNavigation';
+import type { FileText } from '../core/environments/environmentsNavigation';
 import { definition, prepareRename, RenameError } from '../core/language/navigation';
 import { outlineOf } from '../core/language/outline';
 import { nameQuickFixes, quickFixes } from '../core/language/quickFixes';
@@ -315,15 +317,34 @@ export function serveLanguage(
     return checks.testFiles(open, (what) => log(`References and rename leave out ${what}`));
   };
 
+  /**
+   * An environments document as the core takes it (by its local path, else its URI), and the agent
+   * files it applies to, for references and rename of its environment names.
+   */
+  const environmentsAndAgents = async (
+    entry: OpenDocument & { document: TextDocument },
+  ): Promise<{ environments: FileText; agents: FileText[] }> => {
+    const path = localPathOf(entry.uri);
+    const environments = { path: path ?? entry.uri, text: entry.document.getText() };
+    if (path === undefined) return { environments, agents: [] };
+    const open: string[] = [];
+    for (const each of store.all()) {
+      const agentPath = each.kind === 'agent' && each.document ? localPathOf(each.uri) : undefined;
+      if (agentPath !== undefined) open.push(agentPath);
+    }
+    const agents = await checks.agentFilesOf(path, open, (what) => log(`References and rename of environments leave out ${what}`));
+    return { environments, agents };
+  };
+
   /** The URIs and documents (for ranges) of the files of a search or rename, by the core's paths. */
   const filesOf = (
-    agent: { readonly path: string; readonly uri: string; readonly text: string },
-    testFiles: readonly TestFileOfAgent[],
+    start: { readonly path: string; readonly uri: string; readonly text: string },
+    others: readonly FileText[],
   ): { uriOf(path: string): string; documentOf(path: string): TextDocument } => {
-    const texts = new Map(testFiles.map((file) => [file.path, file.text]));
-    texts.set(agent.path, agent.text);
+    const texts = new Map(others.map((file) => [file.path, file.text]));
+    texts.set(start.path, start.text);
     const documents = new Map<string, TextDocument>();
-    const uriOf = (path: string): string => (path === agent.path ? agent.uri : uriOfPath(path));
+    const uriOf = (path: string): string => (path === start.path ? start.uri : uriOfPath(path));
     return {
       uriOf,
       documentOf(path) {
@@ -547,13 +568,17 @@ export function serveLanguage(
 
   connection.onReferences(
     guarded('References', [], async ({ textDocument, position, context }): Promise<Location[]> => {
-      const environments = documentOf(textDocument.uri, ['environments']);
-      if (environments) {
-        return environmentsReferences(
-          environments.document.getText(),
-          environments.document.offsetAt(position),
-          context.includeDeclaration,
-        ).map((span) => ({ uri: environments.uri, range: rangeOfSpan(environments.document, span) }));
+      const environmentsEntry = documentOf(textDocument.uri, ['environments']);
+      if (environmentsEntry) {
+        const offset = environmentsEntry.document.offsetAt(position);
+        // No environment name here: no agent file to read.
+        if (environmentsReferences(environmentsEntry.document.getText(), offset, true).length === 0) return [];
+        const { environments, agents } = await environmentsAndAgents(environmentsEntry);
+        const files = filesOf({ ...environments, uri: environmentsEntry.uri }, agents);
+        return environmentReferencesAcross(environments, offset, context.includeDeclaration, agents).map(({ path, span }) => ({
+          uri: files.uriOf(path),
+          range: rangeOfSpan(files.documentOf(path), span),
+        }));
       }
       const entry = documentOf(textDocument.uri, ['agent', 'test']);
       const start = entry ? crossFileStart(entry, entry.document.offsetAt(position)) : undefined;
@@ -590,15 +615,20 @@ export function serveLanguage(
 
   connection.onRenameRequest(
     guarded('Rename', null, async ({ textDocument, position, newName }): Promise<WorkspaceEdit | null> => {
-      const environments = documentOf(textDocument.uri, ['environments']);
-      if (environments) {
+      const environmentsEntry = documentOf(textDocument.uri, ['environments']);
+      if (environmentsEntry) {
+        const offset = environmentsEntry.document.offsetAt(position);
         try {
-          const edits = renameEnvironment(environments.document.getText(), environments.document.offsetAt(position), newName);
-          return {
-            changes: {
-              [environments.uri]: edits.map((edit) => ({ range: rangeOfSpan(environments.document, edit.span), newText: edit.newText })),
-            },
-          };
+          // Refused before any agent file is read when the name or the position is wrong.
+          prepareEnvironmentRename(environmentsEntry.document.getText(), offset);
+          const { environments, agents } = await environmentsAndAgents(environmentsEntry);
+          const files = filesOf({ ...environments, uri: environmentsEntry.uri }, agents);
+          const changes: Record<string, TextEdit[]> = {};
+          for (const { path, edits } of renameEnvironmentAcross(environments, offset, newName, agents)) {
+            const document = files.documentOf(path);
+            changes[files.uriOf(path)] = edits.map((edit) => ({ range: rangeOfSpan(document, edit.span), newText: edit.newText }));
+          }
+          return { changes };
         } catch (error) {
           throw refusedRename(error);
         }

@@ -240,12 +240,22 @@ describe('environments', () => {
     assert.match(shown, /The <account_path> of the agents in this environment/);
   });
 
-  it('goes from default to the environment it names, finds it and renames it in the environments file', async () => {
+  it('goes from default to the environment it names, finds it and renames it, in the environments file and the overrides of its agents', async () => {
+    // An agent below the file overriding the environment, and one below another environments file
+    // nearer to it, which that file applies to instead: left alone.
+    const overriding = vscode.Uri.joinPath(FOLDER, 'renames', 'overriding.agent.yaml');
+    const nestedEnvironments = vscode.Uri.joinPath(FOLDER, 'renames', 'nested', 'agent-workflows.yaml');
+    const nestedAgent = vscode.Uri.joinPath(FOLDER, 'renames', 'nested', 'inner.agent.yaml');
     const document = await vscode.workspace.openTextDocument(ENVIRONMENTS);
     const text = document.getText();
     const defaultMatch = /^default: *"?([A-Za-z][\w-]*)/m.exec(text);
     assert.ok(defaultMatch, 'the fixture names a default');
     const name = defaultMatch[1]!;
+    const overrideText = (agent: string): string =>
+      `version: 1\nname: ${agent}\ndeployment:\n  agent: greet\n  environments:\n    "${name}": { agent: greet-${agent} }\nnodes:\n  hello:\n    type: template\n    text: hi\n`;
+    await write(overriding, overrideText('overriding'));
+    await write(nestedEnvironments, `environments:\n  ${name}:\n    baseUrl: https://nested.example.com\n    account: nested\n`);
+    await write(nestedAgent, overrideText('inner'));
     const usedAt = document.positionAt(defaultMatch.index + defaultMatch[0].length - 1);
     const declaredAt = document.positionAt(text.search(new RegExp(`^  ${name}:`, 'm')) + 2);
     const definitions = await vscode.commands.executeCommand<vscode.Location[]>('vscode.executeDefinitionProvider', ENVIRONMENTS, usedAt);
@@ -253,24 +263,53 @@ describe('environments', () => {
       definitions.map((location) => location.range.start),
       [declaredAt],
     );
-    const references = await vscode.commands.executeCommand<vscode.Location[]>('vscode.executeReferenceProvider', ENVIRONMENTS, declaredAt);
-    assert.deepEqual(references.map((location) => location.range.start.line).sort(), [usedAt.line, declaredAt.line].sort());
-    const edit = await vscode.commands.executeCommand<vscode.WorkspaceEdit>(
-      'vscode.executeDocumentRenameProvider',
-      ENVIRONMENTS,
-      declaredAt,
-      'renamed-env',
-    );
-    assert.deepEqual(
-      edit
-        .get(ENVIRONMENTS)
-        .map((change) => [change.range.start.line, change.newText])
-        .sort(),
-      [
-        [usedAt.line, 'renamed-env'],
-        [declaredAt.line, 'renamed-env'],
-      ].sort(),
-    );
+    try {
+      const references = await vscode.commands.executeCommand<vscode.Location[]>(
+        'vscode.executeReferenceProvider',
+        ENVIRONMENTS,
+        declaredAt,
+      );
+      assert.deepEqual(
+        references.map((location) => `${vscode.workspace.asRelativePath(location.uri)}:${location.range.start.line}`).sort(),
+        [
+          `${vscode.workspace.asRelativePath(ENVIRONMENTS)}:${usedAt.line}`,
+          `${vscode.workspace.asRelativePath(ENVIRONMENTS)}:${declaredAt.line}`,
+          `${vscode.workspace.asRelativePath(overriding)}:5`,
+        ].sort(),
+      );
+      const edit = await vscode.commands.executeCommand<vscode.WorkspaceEdit>(
+        'vscode.executeDocumentRenameProvider',
+        ENVIRONMENTS,
+        declaredAt,
+        'renamed-env',
+      );
+      assert.deepEqual(
+        edit
+          .get(ENVIRONMENTS)
+          .map((change) => [change.range.start.line, change.newText])
+          .sort(),
+        [
+          [usedAt.line, 'renamed-env'],
+          [declaredAt.line, 'renamed-env'],
+        ].sort(),
+      );
+      // The override's key, inside its quotes; nothing in the agent the nested file applies to.
+      assert.deepEqual(
+        edit
+          .get(overriding)
+          .map((change) => [change.range.start.line, change.range.start.character, change.range.end.character, change.newText]),
+        [[5, 5, 5 + name.length, 'renamed-env']],
+      );
+      assert.deepEqual(
+        edit
+          .entries()
+          .map(([uri]) => vscode.workspace.asRelativePath(uri))
+          .sort(),
+        [vscode.workspace.asRelativePath(ENVIRONMENTS), vscode.workspace.asRelativePath(overriding)].sort(),
+      );
+    } finally {
+      await vscode.workspace.fs.delete(vscode.Uri.joinPath(FOLDER, 'renames'), { recursive: true });
+    }
   });
 
   it("warns about an agent's override for an environment its environments file does not name, until it is typed in", async () => {

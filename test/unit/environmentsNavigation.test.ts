@@ -1,10 +1,12 @@
 // Definition, references and rename of environment names in agent-workflows.yaml.
 import assert from 'node:assert/strict';
 import {
+  environmentReferencesAcross,
   environmentsDefinition,
   environmentsReferences,
   prepareEnvironmentRename,
   renameEnvironment,
+  renameEnvironmentAcross,
 } from '../../src/core/environments/environmentsNavigation';
 import { RenameError } from '../../src/core/language/navigation';
 import type { TextEdit } from '../../src/core/language/quickFixes';
@@ -71,5 +73,62 @@ describe('environments file navigation', () => {
   it('answers nothing for a file that does not parse', () => {
     assert.deepEqual(environmentsReferences('environments: [\n', 3, true), []);
     assert.equal(environmentsDefinition('', 0), undefined);
+  });
+
+  describe('across the agent files the environments file applies to', () => {
+    const ENVIRONMENTS = { path: '/w/agent-workflows.yaml', text: FILE };
+    const OVERRIDING = `version: 1
+name: Overriding
+deployment:
+  agent: weather
+  environments:
+    "staging": { agent: weather-staging }
+    prod: { agent: weather }
+nodes:
+  hello: { type: template, text: "staging" }
+`;
+    const PLAIN = 'version: 1\nname: Plain\nnodes:\n  hello: { type: template, text: staging }\n';
+    const agents = [
+      { path: '/w/a/overriding.agent.yaml', text: OVERRIDING },
+      { path: '/w/plain.agent.yaml', text: PLAIN },
+      { path: '/w/broken.agent.yaml', text: 'deployment: [\n' },
+    ];
+
+    it('finds the overrides of the environment, inside their quotes, and nothing else of the name', () => {
+      assert.deepEqual(environmentReferencesAcross(ENVIRONMENTS, spanOf(FILE, 'staging', 1).start, true, agents), [
+        { path: ENVIRONMENTS.path, span: spanOf(FILE, 'staging', 1) },
+        { path: ENVIRONMENTS.path, span: spanOf(FILE, 'staging') },
+        { path: '/w/a/overriding.agent.yaml', span: spanOf(OVERRIDING, 'staging') },
+      ]);
+      assert.deepEqual(environmentReferencesAcross(ENVIRONMENTS, spanOf(FILE, 'account').start, true, agents), []);
+    });
+
+    it('renames the overrides with the environment, and leaves other agents alone', () => {
+      const changes = renameEnvironmentAcross(ENVIRONMENTS, spanOf(FILE, 'staging', 1).start, 'stage', agents);
+      assert.deepEqual(
+        changes.map((change) => change.path),
+        [ENVIRONMENTS.path, '/w/a/overriding.agent.yaml'],
+      );
+      assert.equal(apply(OVERRIDING, changes[1]!.edits), OVERRIDING.replace('"staging":', '"stage":'));
+      assert.equal(apply(FILE, changes[0]!.edits), FILE.replace(/staging:/, 'stage:').replace('"staging"', '"stage"'));
+    });
+
+    it('refuses a new name an agent already overrides, naming the agent file', () => {
+      const withBoth = `${FILE}  stage:\n    baseUrl: https://stage.example.com\n    account: acme\n`;
+      const prodToo = OVERRIDING.replace('prod:', 'stage:');
+      assert.throws(
+        () =>
+          renameEnvironmentAcross({ path: ENVIRONMENTS.path, text: FILE }, spanOf(FILE, 'staging', 1).start, 'stage', [
+            { path: '/w/a/overriding.agent.yaml', text: prodToo },
+          ]),
+        (error: unknown) =>
+          error instanceof RenameError && /overriding\.agent\.yaml overrides both "staging" and "stage"/.test(error.message),
+      );
+      // The environments file's own refusal comes first.
+      assert.throws(
+        () => renameEnvironmentAcross({ path: ENVIRONMENTS.path, text: withBoth }, spanOf(withBoth, 'staging', 1).start, 'stage', agents),
+        /There is already an environment "stage"/,
+      );
+    });
   });
 });

@@ -471,6 +471,40 @@ describe('language server (agent-workflows lsp --stdio)', function () {
     await assert.rejects(renameAt(server, envsUri, declaration.start, '9lives'), /not a valid environment name/);
   });
 
+  it('renames an environment in the overrides of the agent files it applies to, on disk and open, not past a nearer environments file', async () => {
+    const environments = 'environments:\n  staging:\n    baseUrl: https://staging.example.com\n    account: acme\n';
+    const envsUri = pathToFileURL(dir.write('agent-workflows.yaml', environments)).href;
+    const overriding = (name: string): string =>
+      `version: 1\nname: ${name}\ndeployment:\n  agent: weather\n  environments:\n    staging: { agent: ${name} }\nnodes:\n  hello: { type: template, text: staging }\n`;
+    const onDiskUri = pathToFileURL(dir.write('sub/on-disk.agent.yaml', overriding('on-disk'))).href;
+    // Open with text not saved: the open text is what is renamed.
+    const openPath = dir.write('sub/open.agent.yaml', 'version: 1\nname: saved\n');
+    const openText = overriding('open');
+    await server.open(pathToFileURL(openPath).href, openText);
+    dir.write('nested/agent-workflows.yaml', environments);
+    const nestedUri = pathToFileURL(dir.write('nested/inner.agent.yaml', overriding('inner'))).href;
+    await server.open(envsUri, environments);
+    const declaration = rangeOf(environments, 'staging');
+
+    const references = await referencesAt(server, envsUri, declaration.start);
+    assert.deepEqual(
+      references.map((location) => [location.uri, location.range.start.line]),
+      [
+        [envsUri, 1],
+        [onDiskUri, 5],
+        [pathToFileURL(openPath).href, 5],
+      ],
+    );
+    const renamed = await renameAt(server, envsUri, declaration.start, 'stage');
+    assert.deepEqual(Object.keys(renamed.changes!).sort(), [envsUri, onDiskUri, pathToFileURL(openPath).href].sort());
+    assert.equal(applyEdits(openText, renamed.changes![pathToFileURL(openPath).href]!), openText.replace('staging:', 'stage:'));
+    assert.equal(applyEdits(overriding('on-disk'), renamed.changes![onDiskUri]!), overriding('on-disk').replace('staging:', 'stage:'));
+    assert.equal(renamed.changes![nestedUri], undefined);
+    // An agent overriding both names: the rename is refused, saying which file.
+    dir.write('sub/both.agent.yaml', overriding('both').replace('    staging:', '    stage: { agent: x }\n    staging:'));
+    await assert.rejects(renameAt(server, envsUri, declaration.start, 'stage'), /both\.agent\.yaml overrides both "staging" and "stage"/);
+  });
+
   it('says what is wrong with a document too large or binary, ignores other files, and keeps serving', async () => {
     const large = `${dir.path}/large.agent.yaml`;
     const largeUri = pathToFileURL(large).href;

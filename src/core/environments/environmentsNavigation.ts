@@ -1,13 +1,14 @@
 // Go to Definition, references and rename of environment names in the environments file
-// (agent-workflows.yaml): an environment is declared by its key under `environments:` and named
-// by `default:`. Within the file only: an agent's `deployment.environments` overrides keep the
-// name they had (their check then says it is not declared).
+// (agent-workflows.yaml): an environment is declared by its key under `environments:`, named by
+// `default:`, and by the keys of the `deployment.environments` overrides of the agent files the
+// file applies to. Which agent files those are (the file is the nearest above them) is the
+// caller's to say: it knows how to list and read files.
 import { isMap } from 'yaml';
 import { parseAgentFile } from '../document/parse';
 import type { Span } from '../document/problems';
 import { entries, getStringScalar, getValue, spanOf } from '../document/yamlAst';
 import { insideQuotes, RenameError } from '../language/navigation';
-import type { TextEdit } from '../language/quickFixes';
+import type { FileEdits, FileSpan, TextEdit } from '../language/quickFixes';
 import { ENVIRONMENT_NAME } from './environmentsFile';
 
 interface EnvironmentNames {
@@ -80,4 +81,65 @@ export function renameEnvironment(text: string, offset: number, newName: string)
     throw new RenameError(`"${newName}" is not a valid environment name: up to 64 letters, digits, "_" and "-", starting with a letter.`);
   if (newName !== at.name && at.names.declarations.has(newName)) throw new RenameError(`There is already an environment "${newName}".`);
   return spansOf(at.names, at.name, true).map((span) => ({ span, newText: newName }));
+}
+
+/** A file by the path its caller gave it (a path or a URI), with its text. */
+export interface FileText {
+  readonly path: string;
+  readonly text: string;
+}
+
+/** The keys of an agent file's `deployment.environments` overrides, by name (inside their quotes). */
+function overridesOf(agentText: string): Map<string, Span[]> {
+  const overrides = new Map<string, Span[]>();
+  const { root } = parseAgentFile(agentText);
+  const deployment = root ? getValue(root, 'deployment') : undefined;
+  const environments = isMap(deployment) ? getValue(deployment, 'environments') : undefined;
+  if (!isMap(environments)) return overrides;
+  for (const { key, keyNode } of entries(environments)) {
+    const spans = overrides.get(key) ?? [];
+    spans.push(insideQuotes(agentText, spanOf(keyNode)));
+    overrides.set(key, spans);
+  }
+  return overrides;
+}
+
+/**
+ * References of the environment named at the offset of the environments file: in the file (see
+ * environmentsReferences) and in the overrides of the agent files it applies to.
+ */
+export function environmentReferencesAcross(
+  environments: FileText,
+  offset: number,
+  includeDeclaration: boolean,
+  agents: readonly FileText[],
+): FileSpan[] {
+  const at = nameAt(environments.text, offset);
+  if (!at) return [];
+  const found: FileSpan[] = spansOf(at.names, at.name, includeDeclaration).map((span) => ({ path: environments.path, span }));
+  for (const agent of agents) for (const span of overridesOf(agent.text).get(at.name) ?? []) found.push({ path: agent.path, span });
+  return found;
+}
+
+/**
+ * Renames the environment named at the offset of the environments file there (see
+ * renameEnvironment) and in the overrides of the agent files it applies to. Refused when an agent
+ * file already overrides the new name: the two overrides would become one key written twice.
+ */
+export function renameEnvironmentAcross(environments: FileText, offset: number, newName: string, agents: readonly FileText[]): FileEdits[] {
+  const edits = renameEnvironment(environments.text, offset, newName);
+  const at = nameAt(environments.text, offset);
+  const changes: FileEdits[] = [{ path: environments.path, edits }];
+  if (!at || newName === at.name) return changes;
+  for (const agent of agents) {
+    const overrides = overridesOf(agent.text);
+    const spans = overrides.get(at.name);
+    if (!spans) continue;
+    if (overrides.has(newName))
+      throw new RenameError(
+        `The agent file ${agent.path.split('/').pop() ?? agent.path} overrides both "${at.name}" and "${newName}" under deployment.environments: merge or remove one of them first.`,
+      );
+    changes.push({ path: agent.path, edits: spans.map((span) => ({ span, newText: newName })) });
+  }
+  return changes;
 }
