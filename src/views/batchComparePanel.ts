@@ -10,7 +10,8 @@ import type { Comparison } from '../core/compare/compareRuns';
 import { compareTableRows, VERDICTS } from '../core/compare/compareTable';
 import type { CompareTableRow } from '../core/compare/compareTable';
 import { errorDetail, errorMessage } from '../core/errors';
-import { webviewPage, webviewRoots } from './webviewPage';
+import { webviewPage } from './webviewPage';
+import { WebviewPanelHost } from './webviewPanelHost';
 import type { CompareRenderReport, ComparisonMessage, CompareSideView, WebviewMessage } from '../webview/batchCompare/protocol';
 
 const VIEW_TYPE = 'agentWorkflows.batchComparison';
@@ -52,30 +53,30 @@ export function showBatchComparison(deps: BatchComparePanelDeps, source: BatchCo
 }
 
 export class BatchComparePanel implements vscode.Disposable {
-  readonly webviewPanel: vscode.WebviewPanel;
+  private readonly host: WebviewPanelHost<WebviewMessage, CompareRenderReport>;
   private rows: CompareTableRow[] = [];
   private posted: ComparisonMessage | undefined;
-  private lastRendered: CompareRenderReport | undefined;
-  private readonly disposables: vscode.Disposable[] = [];
-  private disposed = false;
 
   constructor(
     private readonly deps: BatchComparePanelDeps,
     private source: BatchComparisonSource,
-    private readonly onDisposed: () => void,
+    onDisposed: () => void,
   ) {
-    this.webviewPanel = vscode.window.createWebviewPanel(
-      VIEW_TYPE,
-      `Compare: ${source.title}`,
-      { viewColumn: vscode.ViewColumn.Active, preserveFocus: false },
-      { enableScripts: true, localResourceRoots: webviewRoots(deps.extensionUri), retainContextWhenHidden: false },
-    );
+    this.host = new WebviewPanelHost({
+      viewType: VIEW_TYPE,
+      title: `Compare: ${source.title}`,
+      extensionUri: deps.extensionUri,
+      showOptions: { viewColumn: vscode.ViewColumn.Active, preserveFocus: false },
+      retainContextWhenHidden: false,
+      onMessage: (message) => this.onMessage(message),
+      onDispose: onDisposed,
+    });
     this.webviewPanel.webview.html = this.html();
-    this.disposables.push(
-      this.webviewPanel.onDidDispose(() => this.dispose()),
-      this.webviewPanel.webview.onDidReceiveMessage((message: WebviewMessage) => this.onMessage(message)),
-    );
     this.update(source);
+  }
+
+  get webviewPanel(): vscode.WebviewPanel {
+    return this.host.panel;
   }
 
   /** The last comparison sent to the webview. */
@@ -85,7 +86,7 @@ export class BatchComparePanel implements vscode.Disposable {
 
   /** What the webview showed last, read back from its page. */
   get rendered(): CompareRenderReport | undefined {
-    return this.lastRendered;
+    return this.host.rendered;
   }
 
   /** Shows another comparison of the same pair (compared again). */
@@ -112,11 +113,7 @@ export class BatchComparePanel implements vscode.Disposable {
   }
 
   dispose(): void {
-    if (this.disposed) return;
-    this.disposed = true;
-    for (const disposable of this.disposables) disposable.dispose();
-    this.webviewPanel.dispose();
-    this.onDisposed();
+    this.host.dispose();
   }
 
   private onMessage(message: WebviewMessage): void {
@@ -133,9 +130,6 @@ export class BatchComparePanel implements vscode.Disposable {
         break;
       case 'export':
         void this.exportWithDialog();
-        break;
-      case 'rendered':
-        this.lastRendered = message.report;
         break;
     }
   }
@@ -161,8 +155,7 @@ export class BatchComparePanel implements vscode.Disposable {
   }
 
   private post(message: ComparisonMessage): void {
-    if (this.disposed) return;
-    void this.webviewPanel.webview.postMessage(message);
+    this.host.post(message);
   }
 
   private html(): string {

@@ -11,7 +11,8 @@ import type { ResultsFilter } from '../core/batch/resultsRows';
 import { columnNamesOf, exportBatchResults, readBatchResults } from '../core/batch/resultsTable';
 import type { ExportFormat, ExportSummary } from '../core/batch/resultsTable';
 import type { RowResult } from '../core/batch/batchModel';
-import { webviewPage, webviewRoots } from './webviewPage';
+import { webviewPage } from './webviewPage';
+import { WebviewPanelHost } from './webviewPanelHost';
 import type { DetailMessage, HostMessage, RenderReport, RowsMessage, WebviewMessage } from '../webview/batchResults/protocol';
 
 const VIEW_TYPE = 'agentWorkflows.batchResults';
@@ -55,33 +56,33 @@ export function batchResultsPanelOf(key: string): BatchResultsPanel | undefined 
 }
 
 export class BatchResultsPanel implements vscode.Disposable {
-  readonly webviewPanel: vscode.WebviewPanel;
+  private readonly host: WebviewPanelHost<WebviewMessage, RenderReport>;
   private byRow = new Map<number, RowResult>();
   private posted: RowsMessage | undefined;
-  private lastRendered: RenderReport | undefined;
   /** The read under way, and whether another was asked for meanwhile (reads are never run at once). */
   private reading: Promise<void> | undefined;
   private readAgain = false;
-  private readonly disposables: vscode.Disposable[] = [];
-  private disposed = false;
 
   constructor(
     private readonly deps: BatchResultsPanelDeps,
     readonly batch: BatchResultsSource,
-    private readonly onDisposed: () => void,
+    onDisposed: () => void,
   ) {
-    this.webviewPanel = vscode.window.createWebviewPanel(
-      VIEW_TYPE,
-      `Results: ${batch.title}`,
-      { viewColumn: vscode.ViewColumn.Active, preserveFocus: false },
-      { enableScripts: true, localResourceRoots: webviewRoots(deps.extensionUri), retainContextWhenHidden: false },
-    );
+    this.host = new WebviewPanelHost({
+      viewType: VIEW_TYPE,
+      title: `Results: ${batch.title}`,
+      extensionUri: deps.extensionUri,
+      showOptions: { viewColumn: vscode.ViewColumn.Active, preserveFocus: false },
+      retainContextWhenHidden: false,
+      onMessage: (message) => this.onMessage(message),
+      onDispose: onDisposed,
+    });
     this.webviewPanel.webview.html = this.html();
-    this.disposables.push(
-      this.webviewPanel.onDidDispose(() => this.dispose()),
-      this.webviewPanel.webview.onDidReceiveMessage((message: WebviewMessage) => this.onMessage(message)),
-    );
     void this.refresh();
+  }
+
+  get webviewPanel(): vscode.WebviewPanel {
+    return this.host.panel;
   }
 
   /** The last `rows` message sent to the webview (or ready to be sent when it loads). */
@@ -91,12 +92,12 @@ export class BatchResultsPanel implements vscode.Disposable {
 
   /** What the webview showed last, read back from its page. */
   get rendered(): RenderReport | undefined {
-    return this.lastRendered;
+    return this.host.rendered;
   }
 
   /** Reads the results file again and sends its rows; calls during a read make one more read after it. */
   refresh(): Promise<void> {
-    if (this.disposed) return Promise.resolve();
+    if (this.host.disposed) return Promise.resolve();
     if (this.reading) {
       this.readAgain = true;
       return this.reading;
@@ -106,7 +107,7 @@ export class BatchResultsPanel implements vscode.Disposable {
         do {
           this.readAgain = false;
           await this.read();
-        } while (this.readAgain && !this.disposed);
+        } while (this.readAgain && !this.host.disposed);
       } finally {
         this.reading = undefined;
       }
@@ -121,11 +122,7 @@ export class BatchResultsPanel implements vscode.Disposable {
   }
 
   dispose(): void {
-    if (this.disposed) return;
-    this.disposed = true;
-    for (const disposable of this.disposables) disposable.dispose();
-    this.webviewPanel.dispose();
-    this.onDisposed();
+    this.host.dispose();
   }
 
   private async read(): Promise<void> {
@@ -164,7 +161,7 @@ export class BatchResultsPanel implements vscode.Disposable {
         notice: missing ? 'No results file yet: no row has ended.' : errorMessage(error),
       };
     }
-    if (this.disposed) return;
+    if (this.host.disposed) return;
     this.posted = message;
     this.post(message);
   }
@@ -188,9 +185,6 @@ export class BatchResultsPanel implements vscode.Disposable {
         break;
       case 'export':
         void this.exportWithDialog(message.format, message.filter);
-        break;
-      case 'rendered':
-        this.lastRendered = message.report;
         break;
     }
   }
@@ -229,8 +223,7 @@ export class BatchResultsPanel implements vscode.Disposable {
   }
 
   private post(message: HostMessage): void {
-    if (this.disposed) return;
-    void this.webviewPanel.webview.postMessage(message);
+    this.host.post(message);
   }
 
   private html(): string {

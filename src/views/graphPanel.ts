@@ -7,7 +7,8 @@ import type { WorkflowGraph } from '../core/graph/workflowGraph';
 import { AGENT_LANGUAGE_ID } from '../language/languageIds';
 import type { HostMessage, RenderReport, WebviewMessage } from '../webview/graph/protocol';
 import { errorDetail } from '../core/errors';
-import { webviewPage, webviewRoots } from './webviewPage';
+import { webviewPage } from './webviewPage';
+import { WebviewPanelHost } from './webviewPanelHost';
 
 const VIEW_TYPE = 'agentWorkflows.graph';
 /** Quiet time after the last keystroke before the graph is drawn again. */
@@ -19,40 +20,40 @@ export interface GraphPanelDeps {
 }
 
 export class GraphPanel implements vscode.Disposable {
-  readonly webviewPanel: vscode.WebviewPanel;
+  private readonly host: WebviewPanelHost<WebviewMessage, RenderReport>;
   private document: vscode.TextDocument;
   /** The editor column the document was last seen in, where clicks reveal it. */
   private sourceColumn: vscode.ViewColumn | undefined;
   /** The graph of the document version drawn last, to find clicked nodes. */
   private drawn: { readonly version: number; readonly graph: WorkflowGraph } | undefined;
   private timer: ReturnType<typeof setTimeout> | undefined;
-  private lastRendered: RenderReport | undefined;
-  private readonly disposables: vscode.Disposable[] = [];
-  private disposed = false;
 
   constructor(
     private readonly deps: GraphPanelDeps,
     document: vscode.TextDocument,
     sourceColumn: vscode.ViewColumn | undefined,
-    private readonly onDisposed: () => void,
+    onDisposed: () => void,
   ) {
     this.document = document;
     this.sourceColumn = sourceColumn;
     const media = vscode.Uri.joinPath(deps.extensionUri, 'media');
-    this.webviewPanel = vscode.window.createWebviewPanel(
-      VIEW_TYPE,
-      this.title(),
-      { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true },
-      { enableScripts: true, localResourceRoots: webviewRoots(deps.extensionUri) },
-    );
+    this.host = new WebviewPanelHost({
+      viewType: VIEW_TYPE,
+      title: this.title(),
+      extensionUri: deps.extensionUri,
+      showOptions: { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true },
+      onMessage: (message) => this.onMessage(message),
+      onDispose: () => {
+        if (this.timer) clearTimeout(this.timer);
+        onDisposed();
+      },
+    });
     this.webviewPanel.iconPath = {
       light: vscode.Uri.joinPath(media, 'agent-file-light.svg'),
       dark: vscode.Uri.joinPath(media, 'agent-file-dark.svg'),
     };
     this.webviewPanel.webview.html = this.html();
-    this.disposables.push(
-      this.webviewPanel.onDidDispose(() => this.dispose()),
-      this.webviewPanel.webview.onDidReceiveMessage((message: WebviewMessage) => this.onMessage(message)),
+    this.host.track(
       vscode.workspace.onDidChangeTextDocument((event) => {
         if (!sameFile(event.document, this.document)) return;
         // A file closed and opened again is a new document object, its versions counted anew.
@@ -67,13 +68,17 @@ export class GraphPanel implements vscode.Disposable {
     );
   }
 
+  get webviewPanel(): vscode.WebviewPanel {
+    return this.host.panel;
+  }
+
   get documentUri(): vscode.Uri {
     return this.document.uri;
   }
 
   /** What the webview drew last, read back from its page (tests check the drawing with it). */
   get rendered(): RenderReport | undefined {
-    return this.lastRendered;
+    return this.host.rendered;
   }
 
   /** Shows a document's graph (drawn at once) and, unless told not to, brings the panel forward. */
@@ -97,12 +102,7 @@ export class GraphPanel implements vscode.Disposable {
   }
 
   dispose(): void {
-    if (this.disposed) return;
-    this.disposed = true;
-    if (this.timer) clearTimeout(this.timer);
-    for (const disposable of this.disposables) disposable.dispose();
-    this.webviewPanel.dispose();
-    this.onDisposed();
+    this.host.dispose();
   }
 
   private onMessage(message: WebviewMessage): void {
@@ -116,9 +116,6 @@ export class GraphPanel implements vscode.Disposable {
         break;
       case 'revealSpan':
         void this.revealSpan(message.start, message.end).catch((error: unknown) => this.logError('Cannot show the problem', error));
-        break;
-      case 'rendered':
-        this.lastRendered = message.report;
         break;
     }
   }
@@ -154,7 +151,7 @@ export class GraphPanel implements vscode.Disposable {
       this.logError(`Cannot draw the graph of ${this.document.uri.toString(true)}`, error);
       return;
     }
-    void this.webviewPanel.webview.postMessage(message);
+    this.host.post(message);
   }
 
   /** The graph of the document as it is now (computed again only when its text changed). */
