@@ -334,16 +334,7 @@ async function handleExecuteMultipart(
 
 /** GET …/status: the execution's status answer, or why it is not kept (any more). */
 function handleStatus({ executions, limits }: ServerContext, response: ServerResponse, route: StatusRoute): void {
-  const found = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(route.executionId)
-    ? executions.read(route.executionId.toLowerCase())
-    : undefined;
-  if (!found || found.account !== route.account) {
-    throw new HttpError(
-      404,
-      'unknown-execution',
-      `No execution "${route.executionId}" in account "${route.account}". Executions are kept for ${Math.round(limits.retentionMs / 60_000)} minutes after they end, and not across server restarts.`,
-    );
-  }
+  const found = executionOf(route, limits, (id) => executions.read(id));
   if ('removed' in found)
     throw new HttpError(410, 'execution-removed', `Execution "${route.executionId}" is no longer kept. ${found.removed}`);
   sendJsonText(response, 200, found.answer);
@@ -354,8 +345,20 @@ function handleStatus({ executions, limits }: ServerContext, response: ServerRes
  * the service does not carry them; or why they are not kept.
  */
 function handleExchanges({ executions, limits }: ServerContext, response: ServerResponse, route: StatusRoute): void {
+  const found = executionOf(route, limits, (id) => executions.readExchanges(id));
+  if ('notKept' in found)
+    throw new HttpError(410, 'exchanges-not-kept', `The exchanges of execution "${route.executionId}" are not kept. ${found.notKept}`);
+  sendJsonText(response, 200, found.answer);
+}
+
+/** What `read` keeps of the execution a route names (ids are UUIDs, in any case), in its account; else a 404 that says why. */
+function executionOf<T extends { readonly account: string }>(
+  route: StatusRoute,
+  limits: ServerContext['limits'],
+  read: (executionId: string) => T | undefined,
+): T {
   const found = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(route.executionId)
-    ? executions.readExchanges(route.executionId.toLowerCase())
+    ? read(route.executionId.toLowerCase())
     : undefined;
   if (!found || found.account !== route.account) {
     throw new HttpError(
@@ -364,9 +367,7 @@ function handleExchanges({ executions, limits }: ServerContext, response: Server
       `No execution "${route.executionId}" in account "${route.account}". Executions are kept for ${Math.round(limits.retentionMs / 60_000)} minutes after they end, and not across server restarts.`,
     );
   }
-  if ('notKept' in found)
-    throw new HttpError(410, 'exchanges-not-kept', `The exchanges of execution "${route.executionId}" are not kept. ${found.notKept}`);
-  sendJsonText(response, 200, found.answer);
+  return found;
 }
 
 /** The agent a request names, if it can run; else an answer that says what is served. */
