@@ -7,8 +7,12 @@ import {
   exchangeBytes,
   exchangeOfNode,
   parseExecutionExchanges,
+  pendingExchangeSize,
   summarizeExchange,
 } from '../../src/core/exchange/executionExchanges';
+import { recordExchange } from '../../src/core/exchange/recordExchange';
+import type { ExchangeFacts } from '../../src/core/exchange/recordExchange';
+import { HttpCapture } from '../../src/core/http/httpRequest';
 import { formatVerboseExchange } from '../../src/core/exchange/verboseExchange';
 
 let next = 0;
@@ -103,6 +107,132 @@ describe('exchanges of an execution', () => {
     assert.deepEqual(kept.bodiesNotKept, [kept.exchanges[1]!.id]);
     assert.equal(kept.notKept, 2);
     assert.ok(kept.bytes <= budget * 2);
+  });
+
+  describe('records made when read (offer)', () => {
+    /** The facts of a call as the engine gathers them: a GET with a Bearer secret, a JSON answer of `bodyBytes`. */
+    const facts = (bodyBytes = 10, change: Partial<ExchangeFacts> = {}): ExchangeFacts => {
+      const capture = new HttpCapture(() => 0);
+      const headers = { 'content-type': 'application/json' };
+      capture.answer = { status: 200, statusText: 'OK', headers };
+      capture.totalMs = 5;
+      return {
+        node: 'call',
+        startedAt: new Date(0),
+        request: {
+          method: 'GET',
+          url: 'https://api.example.com/items',
+          headers: { authorization: 'Bearer sk-secret-value' },
+          secretHeaders: [],
+          shownUrl: 'https://api.example.com/items',
+        } as unknown as ExchangeFacts['request'],
+        secrets: new Map([['TOKEN', 'sk-secret-value']]),
+        capture,
+        response: {
+          status: 200,
+          statusText: 'OK',
+          headers,
+          body: Buffer.from(`"${'a'.repeat(Math.max(0, bodyBytes - 2))}"`),
+          url: 'https://api.example.com/items',
+        },
+        bodyLimit: EXCHANGE_BODY_LIMITS.execution,
+        ...change,
+      };
+    };
+
+    it('makes a record only when the log is read, once, redacted as one made at once', () => {
+      let made = 0;
+      const log = new ExchangeLog();
+      const one = facts();
+      log.offer(() => {
+        made++;
+        return recordExchange(one);
+      }, pendingExchangeSize(one));
+      assert.equal(made, 0);
+      const first = log.snapshot();
+      const second = log.snapshot();
+      assert.equal(made, 1);
+      assert.equal(first.exchanges[0], second.exchanges[0]);
+      assert.equal(first.exchanges[0]!.request.headers[0]!.value, 'Bearer {{ secrets.TOKEN }}');
+      assert.ok(!JSON.stringify(first).includes('sk-secret-value'));
+    });
+
+    it('counts at least what the record counts, for every shape of call', () => {
+      const binary = facts(0);
+      const shapes: ExchangeFacts[] = [
+        facts(),
+        facts(200_000),
+        {
+          ...binary,
+          response: { ...binary.response!, headers: { 'content-type': 'image/png' }, body: Buffer.from([0, 1, 2, 255, 254, 0, 7]) },
+        },
+        facts(10, {
+          request: {
+            method: 'POST',
+            url: 'https://api.example.com/x',
+            headers: { 'content-type': 'application/json' },
+            body: { content: '{"zürich":"ü"}' },
+          } as unknown as ExchangeFacts['request'],
+        }),
+        facts(10, { request: { method: 'GET', template: 'https://{{ inputs.host }}/', headers: { accept: '*/*' } } }),
+        (() => {
+          const failed = facts(0);
+          delete (failed as { response?: unknown }).response;
+          return { ...failed, failure: { kind: 'timeout', message: 'No answer from 127.0.0.1:9 within 30 s.' } } as ExchangeFacts;
+        })(),
+      ];
+      shapes[1]!.capture!.redirects.push({
+        status: 302,
+        from: 'https://a.example/',
+        to: 'https://b.example/',
+        droppedHeaders: ['authorization'],
+      });
+      // The record writes the secret by name: its mask is 4 characters longer than the value.
+      const maskGrowth = '{{ secrets.TOKEN }}'.length - 'sk-secret-value'.length;
+      for (const shape of shapes) {
+        const counted = pendingExchangeSize(shape).recordBytes + maskGrowth;
+        const recorded = exchangeBytes(recordExchange(shape));
+        assert.ok(
+          counted >= recorded,
+          `${counted} >= ${recorded} for ${shape.request.method} ${JSON.stringify(shape.response?.headers ?? {})}`,
+        );
+        assert.ok(counted <= recorded * 1.5 + 64, `${counted} near ${recorded}`);
+      }
+    });
+
+    it('makes a record at once when its facts hold large bodies, or when it would not fit whole', () => {
+      let made = 0;
+      const counting = (each: ExchangeFacts) => () => {
+        made++;
+        return recordExchange(each);
+      };
+      const large = facts(EXCHANGE_BODY_LIMITS.execution * 5);
+      const log = new ExchangeLog();
+      log.offer(counting(large), pendingExchangeSize(large));
+      assert.equal(made, 1, 'a 320 KiB answer is not held until read');
+      const small = facts();
+      const tight = new ExchangeLog({ maxBytes: pendingExchangeSize(small).recordBytes + 10 });
+      tight.offer(counting(small), pendingExchangeSize(small));
+      tight.offer(counting(small), pendingExchangeSize(small));
+      assert.equal(made, 2, 'the second, past the budget, is made to be kept without its body');
+      const kept = tight.snapshot();
+      assert.equal(made, 3);
+      assert.equal(kept.exchanges.length, 2);
+      assert.deepEqual(kept.bodiesNotKept, [kept.exchanges[1]!.id]);
+    });
+
+    it('counts a record that cannot be made as not kept, and keeps the others', () => {
+      const log = new ExchangeLog();
+      const one = facts();
+      log.offer(() => {
+        throw new Error('broken');
+      }, pendingExchangeSize(one));
+      log.offer(() => recordExchange(one), pendingExchangeSize(one));
+      const kept = log.snapshot();
+      assert.equal(kept.exchanges.length, 1);
+      assert.equal(kept.notKept, 1);
+      assert.equal(log.snapshot().exchanges.length, 1);
+    });
   });
 
   it("finds a node's exchange", () => {

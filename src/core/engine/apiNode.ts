@@ -5,7 +5,10 @@ import { errorMessage } from '../errors';
 import { EXCHANGE_BODY_LIMITS } from '../exchange/exchange';
 import type { Exchange, ExchangeFailure } from '../exchange/exchange';
 import { recordExchange } from '../exchange/recordExchange';
-import type { SentRequest } from '../exchange/recordExchange';
+import type { ExchangeFacts, SentRequest } from '../exchange/recordExchange';
+import { pendingExchangeSize } from '../exchange/executionExchanges';
+import type { PendingExchangeSize } from '../exchange/executionExchanges';
+import type { Mutable } from '../mutable';
 import { HttpCapture, httpRequest } from '../http/httpRequest';
 import type { HttpResponse, ResponseBudget } from '../http/httpRequest';
 import { NetworkError } from '../http/networkError';
@@ -35,10 +38,12 @@ export interface ApiCallSettings {
   readonly responseBudget?: ResponseBudget;
   /**
    * Called once the call ended, whatever its outcome, with what makes its record (redacted, bodies
-   * decoded and cut): a caller that keeps only some records (a failed case's) makes only those.
-   * Nothing is recorded without it.
+   * decoded and cut) and what tells its size: a caller that keeps only some records (a failed
+   * case's) makes only those, and one that keeps them for later (ExchangeLog.offer) makes them
+   * when read. Both hold only the call's facts, not the execution's values. Nothing is recorded
+   * without it.
    */
-  readonly onExchange?: (record: () => Exchange, node: string) => void;
+  readonly onExchange?: (record: () => Exchange, node: string, size: () => PendingExchangeSize) => void;
   /** The most bytes of each body the record keeps (default EXCHANGE_BODY_LIMITS.execution). */
   readonly exchangeBodyLimit?: number;
   /** The clock of the record's times, in milliseconds (a fake one in tests). */
@@ -73,20 +78,22 @@ export async function runApiNode(
   const recording = settings.onExchange ? { startedAt: new Date(), capture: new HttpCapture(settings.now) } : undefined;
   const record = (request: SentRequest, failure?: unknown, response?: HttpResponse, responseText?: string): void => {
     if (!recording || !settings.onExchange) return;
+    // The facts are gathered now, so that a record made later holds them and nothing else.
+    const facts: Mutable<ExchangeFacts> = {
+      node: node.id,
+      startedAt: recording.startedAt,
+      request,
+      secrets: scope.secrets,
+      capture: recording.capture,
+      bodyLimit: settings.exchangeBodyLimit ?? EXCHANGE_BODY_LIMITS.execution,
+    };
+    if (response) facts.response = response;
+    if (failure !== undefined) facts.failure = exchangeFailure(failure);
+    if (responseText !== undefined) facts.responseText = responseText;
     settings.onExchange(
-      () =>
-        recordExchange({
-          node: node.id,
-          startedAt: recording.startedAt,
-          request,
-          secrets: scope.secrets,
-          capture: recording.capture,
-          ...(response ? { response } : {}),
-          ...(failure !== undefined ? { failure: exchangeFailure(failure) } : {}),
-          ...(responseText !== undefined ? { responseText } : {}),
-          bodyLimit: settings.exchangeBodyLimit ?? EXCHANGE_BODY_LIMITS.execution,
-        }),
+      () => recordExchange(facts),
       node.id,
+      () => pendingExchangeSize(facts),
     );
   };
   let request: ApiRequest;

@@ -7,6 +7,7 @@ import { performance } from 'node:perf_hooks';
 import type { Dispatcher } from 'undici';
 import { EXCHANGE_BODY_LIMITS } from '../exchange/exchange';
 import type { Exchange } from '../exchange/exchange';
+import type { PendingExchangeSize } from '../exchange/executionExchanges';
 import { BudgetShare } from '../http/byteBudget';
 import type { ByteBudget } from '../http/byteBudget';
 import { DEFAULT_MAX_RESPONSE_BYTES } from '../http/httpRequest';
@@ -85,7 +86,7 @@ export interface EngineOptions {
    * request that could not be built), secrets written as `{{ secrets.NAME }}`: called with what
    * makes the exchange, for a caller to make those it keeps. Without it nothing is recorded.
    */
-  readonly onExchange?: (record: () => Exchange, node: string) => void;
+  readonly onExchange?: (record: () => Exchange, node: string, size: () => PendingExchangeSize) => void;
   /** The most bytes of each body an exchange keeps (default EXCHANGE_BODY_LIMITS.execution). */
   readonly exchangeBodyLimit?: number;
   /** A debugger's hold points (nodePauses.ts): before a node, after its answer, after a failure. */

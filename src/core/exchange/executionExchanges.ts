@@ -3,8 +3,9 @@
 // say so); across executions, at most so many executions (the history's cap). Plain data, so an
 // execution's log can be written to a file, sent on a status answer or to a view.
 import { formatBytes } from '../executions/executionRecord';
-import { EXECUTION_EXCHANGE_BYTES } from './exchange';
+import { EXCHANGE_BODY_LIMITS, EXECUTION_EXCHANGE_BYTES } from './exchange';
 import type { Exchange, ExchangeHeader, RecordedBody } from './exchange';
+import type { ExchangeFacts } from './recordExchange';
 
 /** Exchanges kept for one execution at most (an agent file's nodes are far fewer). */
 export const MAX_EXCHANGES_PER_EXECUTION = 1000;
@@ -25,9 +26,30 @@ export interface ExchangeLogLimits {
   readonly maxExchanges?: number;
 }
 
+/**
+ * What an exchange whose record is not made yet counts: `recordBytes`, what exchangeBytes will
+ * count of its record (near enough, never less but for the masks of secrets), and `heldBytes`, the
+ * bodies its facts keep alive until it is made.
+ */
+export interface PendingExchangeSize {
+  readonly recordBytes: number;
+  readonly heldBytes: number;
+}
+
+/** A record to make when the log is read. */
+class PendingRecord {
+  constructor(readonly make: () => Exchange) {}
+}
+
+/**
+ * A record whose facts hold more than this is made at once: what a log keeps unmade stays close to
+ * what it counts (a record keeps at most EXCHANGE_BODY_LIMITS.execution of each body).
+ */
+const MAX_PENDING_HELD_BYTES = 4 * EXCHANGE_BODY_LIMITS.execution;
+
 /** The exchanges of one execution, kept as they come within the byte budget. */
 export class ExchangeLog {
-  private readonly kept: Exchange[] = [];
+  private readonly kept: (Exchange | PendingRecord)[] = [];
   private readonly withoutBodies: string[] = [];
   private bytes = 0;
   private dropped = 0;
@@ -64,13 +86,96 @@ export class ExchangeLog {
     this.bytes += bareSize;
   }
 
+  /**
+   * Keeps an exchange whose record is made when the log is read (snapshot), not now: most records
+   * of a server's executions are never read, and making one (redacting, decoding, cutting) is most
+   * of what recording costs. It counts what the record will, or what its facts hold when that is
+   * more. A record that would not fit whole, or whose facts hold large bodies, is made at once and
+   * kept as `add` keeps it.
+   */
+  offer(record: () => Exchange, size: PendingExchangeSize): void {
+    if (this.kept.length >= this.maxExchanges) {
+      this.dropped++;
+      return;
+    }
+    const counted = Math.max(size.recordBytes, size.heldBytes);
+    if (size.heldBytes > MAX_PENDING_HELD_BYTES || this.bytes + counted > this.maxBytes) {
+      this.add(record());
+      return;
+    }
+    this.kept.push(new PendingRecord(record));
+    this.bytes += counted;
+  }
+
   get size(): number {
     return this.kept.length;
   }
 
-  snapshot(): ExecutionExchanges {
-    return { exchanges: [...this.kept], bytes: this.bytes, bodiesNotKept: [...this.withoutBodies], notKept: this.dropped };
+  /** Bytes the kept exchanges take, as counted when each was kept. */
+  get keptBytes(): number {
+    return this.bytes;
   }
+
+  /** The log as plain data: the records not made yet are made now, once. */
+  snapshot(): ExecutionExchanges {
+    const exchanges: Exchange[] = [];
+    let failed = 0;
+    for (let index = 0; index < this.kept.length; index++) {
+      const entry = this.kept[index]!;
+      if (!(entry instanceof PendingRecord)) {
+        exchanges.push(entry);
+        continue;
+      }
+      try {
+        const made = entry.make();
+        this.kept[index] = made;
+        exchanges.push(made);
+      } catch {
+        // A record that cannot be made is counted as not kept rather than losing the others.
+        failed++;
+      }
+    }
+    if (failed) {
+      this.kept.splice(0, this.kept.length, ...exchanges);
+      this.dropped += failed;
+    }
+    return { exchanges, bytes: this.bytes, bodiesNotKept: [...this.withoutBodies], notKept: this.dropped };
+  }
+}
+
+/** What the record of these facts will count and what they hold until it is made (see PendingExchangeSize). */
+export function pendingExchangeSize(facts: ExchangeFacts): PendingExchangeSize {
+  const { request, response, capture, bodyLimit } = facts;
+  let recordBytes = EXCHANGE_FRAME_BYTES + rawHeadersBytes(request.headers);
+  let heldBytes = 0;
+  if ('template' in request) recordBytes += request.template.length;
+  else {
+    recordBytes += request.url.length;
+    const body = request.body;
+    if (body?.file) recordBytes += body.file.name.length + BODY_FRAME_BYTES;
+    else if (typeof body?.content === 'string') {
+      const bytes = Buffer.byteLength(body.content);
+      recordBytes += Math.min(bytes, bodyLimit) + BODY_FRAME_BYTES;
+      heldBytes += bytes;
+    }
+  }
+  for (const redirect of capture?.redirects ?? []) recordBytes += redirect.from.length + redirect.to.length + 64;
+  const answer = response ?? capture?.answer;
+  if (answer) recordBytes += rawHeadersBytes(answer.headers);
+  if (response && response.body.length > 0) {
+    // As Base64 when the bytes are not text: a third more.
+    recordBytes += 4 * Math.ceil(Math.min(response.body.length, bodyLimit) / 3) + BODY_FRAME_BYTES;
+    heldBytes += response.body.length;
+  }
+  if (facts.responseText !== undefined) heldBytes += facts.responseText.length;
+  if (facts.failure) recordBytes += facts.failure.message.length;
+  return { recordBytes, heldBytes };
+}
+
+function rawHeadersBytes(headers: Readonly<Record<string, string>>): number {
+  let bytes = 0;
+  for (const name in headers) bytes += name.length + headers[name]!.length + HEADER_FRAME_BYTES;
+  return bytes;
 }
 
 /** An empty log, for an execution that made no call. */

@@ -19,7 +19,7 @@ import { FileValue } from '../engine/values';
 import { EXCHANGE_BODY_LIMITS } from '../exchange/exchange';
 import type { Exchange } from '../exchange/exchange';
 import { ExchangeLog } from '../exchange/executionExchanges';
-import type { ExecutionExchanges } from '../exchange/executionExchanges';
+import type { ExecutionExchanges, PendingExchangeSize } from '../exchange/executionExchanges';
 
 export type ServerExecutionState = 'queued' | 'running' | 'finished' | 'failed' | 'cancelled';
 
@@ -124,10 +124,10 @@ export class ServerExecutions {
   private readonly removed = new Map<string, Removal>();
   /**
    * The exchanges of ended executions, oldest first, within maxRetainedExchangeBytes as their logs
-   * count bytes. Kept as logs and written as JSON when read: most are never read, and writing each
-   * when its execution ended was a third of what recording cost the server.
+   * count bytes. Kept as logs, their records made and written as JSON when read: most are never
+   * read, and making and writing each when its execution ended was most of what recording cost.
    */
-  private readonly endedExchanges = new Map<string, ExecutionExchanges>();
+  private readonly endedExchanges = new Map<string, ExchangeLog>();
   private endedExchangeBytes = 0;
   private readonly sweeper: NodeJS.Timeout;
   private closing = false;
@@ -196,7 +196,7 @@ export class ServerExecutions {
   readExchanges(id: string): ExchangesRead | undefined {
     const kept = this.endedExchanges.get(id);
     const ended = this.ended.get(id);
-    if (kept && ended) return { account: ended.account, answer: exchangesAnswer(id, kept) };
+    if (kept && ended) return { account: ended.account, answer: exchangesAnswer(id, kept.snapshot()) };
     const execution = this.inFlight.get(id);
     if (execution)
       return execution.exchanges
@@ -247,7 +247,8 @@ export class ServerExecutions {
       onTrace: (entry) => execution.trace.set(entry.node, entry),
       ...(execution.exchanges
         ? {
-            onExchange: (record: () => Exchange) => execution.exchanges!.add(record()),
+            onExchange: (record: () => Exchange, _node: string, size: () => PendingExchangeSize) =>
+              execution.exchanges!.offer(record, size()),
             exchangeBodyLimit: EXCHANGE_BODY_LIMITS.execution,
           }
         : {}),
@@ -274,7 +275,7 @@ export class ServerExecutions {
         this.inFlightInputBytes -= execution.inputBytes;
         this.ended.set(execution.id, { account: execution.account, answer, endedAt: Date.now() });
         this.endedBytes += answer.length;
-        if (execution.exchanges) this.keepExchanges(execution.id, execution.exchanges.snapshot());
+        if (execution.exchanges) this.keepExchanges(execution.id, execution.exchanges);
         this.trim();
         await execution.cleanup().catch(() => undefined);
         this.options.onEnded?.(view);
@@ -299,20 +300,20 @@ export class ServerExecutions {
   }
 
   /** Keeps an ended execution's exchanges, letting go of the oldest kept past the byte budget. */
-  private keepExchanges(id: string, log: ExecutionExchanges): void {
+  private keepExchanges(id: string, log: ExchangeLog): void {
     const budget = this.options.maxRetainedExchangeBytes;
-    if (log.bytes > budget) return;
+    if (log.keptBytes > budget) return;
     this.endedExchanges.set(id, log);
-    this.endedExchangeBytes += log.bytes;
+    this.endedExchangeBytes += log.keptBytes;
     for (const [oldest, kept] of this.endedExchanges) {
       if (this.endedExchangeBytes <= budget) break;
       this.dropExchanges(oldest, kept);
     }
   }
 
-  private dropExchanges(id: string, kept: ExecutionExchanges): void {
+  private dropExchanges(id: string, kept: ExchangeLog): void {
     this.endedExchanges.delete(id);
-    this.endedExchangeBytes -= kept.bytes;
+    this.endedExchangeBytes -= kept.keptBytes;
   }
 
   private exchangesNotKept(): string {
