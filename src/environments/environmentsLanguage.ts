@@ -12,6 +12,7 @@ import { toRange } from '../language/spans';
 import { textPositions, toDiagnostic } from '../language/problemsToDiagnostics';
 import { currentText } from '../workspaceFiles';
 import type { WorkspaceEnvironments } from './workspaceEnvironments';
+import { KeyedDelay } from '../core/keyedDelay';
 
 const EDIT_DELAY_MS = 200;
 
@@ -26,7 +27,7 @@ export function registerEnvironmentsLanguage(
   },
 ): vscode.DiagnosticCollection {
   const diagnostics = vscode.languages.createDiagnosticCollection('agent-environments');
-  const pending = new Map<string, NodeJS.Timeout>();
+  const pending = new KeyedDelay();
   // Checked from the editor's text when open, else from disk; kept when its editor closes.
   const check = async (uri: vscode.Uri): Promise<void> => {
     try {
@@ -48,15 +49,7 @@ export function registerEnvironmentsLanguage(
   };
   const later = (document: vscode.TextDocument): void => {
     if (document.languageId !== ENVIRONMENTS_LANGUAGE_ID) return;
-    const key = document.uri.toString();
-    clearTimeout(pending.get(key));
-    pending.set(
-      key,
-      setTimeout(() => {
-        pending.delete(key);
-        void check(document.uri);
-      }, EDIT_DELAY_MS),
-    );
+    pending.schedule(document.uri.toString(), EDIT_DELAY_MS, () => void check(document.uri));
   };
 
   const completion: vscode.CompletionItemProvider = {
@@ -76,7 +69,7 @@ export function registerEnvironmentsLanguage(
 
   context.subscriptions.push(
     diagnostics,
-    { dispose: () => pending.forEach((timer) => clearTimeout(timer)) },
+    { dispose: () => pending.cancelAll() },
     vscode.workspace.onDidOpenTextDocument((document) => {
       if (document.languageId === ENVIRONMENTS_LANGUAGE_ID) void check(document.uri);
     }),

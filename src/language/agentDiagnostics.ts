@@ -15,6 +15,7 @@ import { VALIDATION_TIME_LIMIT_MS, ValidationWorker } from './validationWorkerCl
 import type { StartThread } from './validationWorkerClient';
 import { errorDetail, errorMessage } from '../core/errors';
 import { MAX_FILE_BYTES } from '../core/limits';
+import { KeyedDelay } from '../core/keyedDelay';
 
 export interface AgentDiagnosticsDeps {
   readonly logger: vscode.LogOutputChannel;
@@ -27,7 +28,7 @@ export interface AgentDiagnosticsDeps {
 
 export class AgentDiagnostics implements vscode.Disposable {
   private readonly collection = vscode.languages.createDiagnosticCollection('agent-yaml');
-  private readonly pending = new Map<string, ReturnType<typeof setTimeout>>();
+  private readonly pending = new KeyedDelay();
   /** Files checked from disk (not open), re-checked when they change on disk. */
   private readonly checkedOnDisk = new Set<string>();
   private readonly disposables: vscode.Disposable[] = [];
@@ -150,8 +151,7 @@ export class AgentDiagnostics implements vscode.Disposable {
   }
 
   dispose(): void {
-    for (const timer of this.pending.values()) clearTimeout(timer);
-    this.pending.clear();
+    this.pending.cancelAll();
     this.worker?.dispose();
     for (const disposable of this.disposables) disposable.dispose();
   }
@@ -221,15 +221,9 @@ export class AgentDiagnostics implements vscode.Disposable {
 
   private schedule(document: vscode.TextDocument): void {
     if (!this.isAgentDocument(document)) return;
-    this.cancelPending(document.uri);
-    const key = document.uri.toString();
-    this.pending.set(
-      key,
-      setTimeout(() => {
-        this.pending.delete(key);
-        if (!document.isClosed) this.checkDocumentNow(document);
-      }, this.settings.delay),
-    );
+    this.pending.schedule(document.uri.toString(), this.settings.delay, () => {
+      if (!document.isClosed) this.checkDocumentNow(document);
+    });
   }
 
   private async onClosed(uri: vscode.Uri, languageId: string): Promise<void> {
@@ -287,8 +281,7 @@ export class AgentDiagnostics implements vscode.Disposable {
   }
 
   private clearAll(): void {
-    for (const timer of this.pending.values()) clearTimeout(timer);
-    this.pending.clear();
+    this.pending.cancelAll();
     this.checkedOnDisk.clear();
     this.checked.clear();
     this.allWithdrawals++;
@@ -296,10 +289,7 @@ export class AgentDiagnostics implements vscode.Disposable {
   }
 
   private cancelPending(uri: vscode.Uri): void {
-    const key = uri.toString();
-    const timer = this.pending.get(key);
-    if (timer) clearTimeout(timer);
-    this.pending.delete(key);
+    this.pending.cancel(uri.toString());
   }
 
   private isAgentDocument(document: vscode.TextDocument): boolean {

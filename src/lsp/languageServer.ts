@@ -33,6 +33,7 @@ import { pathToFileURL } from 'node:url';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import type { Clock } from '../core/clock';
 import { SYSTEM_CLOCK } from '../core/clock';
+import { KeyedDelay } from '../core/keyedDelay';
 import type { Problem } from '../core/document/problems';
 import { errorDetail } from '../core/errors';
 import { environmentsCompletions } from '../core/environments/environmentsCompletion';
@@ -123,7 +124,7 @@ export function serveLanguage(
   });
   /** The problems of each open document's last check, with its version (for quick fixes). */
   const checked = new Map<string, { readonly version: number; readonly problems: readonly Problem[] }>();
-  const pending = new Map<string, unknown>();
+  const pending = new KeyedDelay(clock);
   let agentUnderTest: { readonly text: string; readonly index: AgentIndex } | undefined;
   // What is kept beside a text goes with it: a check of a text let go has nothing to read.
   store.onDropped = (uri, entryGone) => {
@@ -193,25 +194,16 @@ export function serveLanguage(
   };
 
   const schedule = (uri: string): void => {
-    cancel(uri);
-    pending.set(
-      uri,
-      clock.setTimeout(() => {
-        pending.delete(uri);
-        try {
-          check(uri);
-        } catch (error) {
-          log(`Checking ${uri} failed: ${errorDetail(error)}`);
-        }
-      }, delayMs),
-    );
+    pending.schedule(uri, delayMs, () => {
+      try {
+        check(uri);
+      } catch (error) {
+        log(`Checking ${uri} failed: ${errorDetail(error)}`);
+      }
+    });
   };
 
-  const cancel = (uri: string): void => {
-    const timer = pending.get(uri);
-    if (timer !== undefined) clock.clearTimeout(timer);
-    pending.delete(uri);
-  };
+  const cancel = (uri: string): void => pending.cancel(uri);
 
   /** After a file changed (in the client or on disk): the open documents whose checks read it. */
   const scheduleDependents = (path: string | undefined): void => {
@@ -676,13 +668,11 @@ export function serveLanguage(
   let shutDown = false;
   connection.onShutdown(() => {
     shutDown = true;
-    for (const uri of [...pending.keys()]) cancel(uri);
+    pending.cancelAll();
   });
   return {
     shutDown: () => shutDown,
-    dispose: () => {
-      for (const uri of [...pending.keys()]) cancel(uri);
-    },
+    dispose: () => pending.cancelAll(),
   };
 }
 

@@ -13,6 +13,7 @@ import { VALIDATION_TIME_LIMIT_MS, ValidationWorker } from '../language/validati
 import type { StartThread } from '../language/validationWorkerClient';
 import { validationSettings } from '../config';
 import { currentText } from '../workspaceFiles';
+import { KeyedDelay } from '../core/keyedDelay';
 
 export interface WebTestFileChecksDeps {
   readonly logger: vscode.LogOutputChannel;
@@ -25,7 +26,7 @@ export interface WebTestFileChecksDeps {
 export function registerWebTestFileChecks(context: vscode.ExtensionContext, deps: WebTestFileChecksDeps): void {
   const diagnostics = vscode.languages.createDiagnosticCollection('agent-tests');
   const worker = new ValidationWorker({ startThread: deps.startWorkerThread, timeLimitMs: VALIDATION_TIME_LIMIT_MS });
-  const pending = new Map<string, ReturnType<typeof setTimeout>>();
+  const pending = new KeyedDelay();
 
   const check = async (document: vscode.TextDocument): Promise<void> => {
     const text = document.getText();
@@ -64,15 +65,9 @@ export function registerWebTestFileChecks(context: vscode.ExtensionContext, deps
     if (document.languageId === AGENT_LANGUAGE_ID)
       vscode.workspace.textDocuments.filter((open) => open.languageId === TEST_LANGUAGE_ID).forEach(later);
     if (document.languageId !== TEST_LANGUAGE_ID) return;
-    const key = document.uri.toString();
-    clearTimeout(pending.get(key));
-    pending.set(
-      key,
-      setTimeout(() => {
-        pending.delete(key);
-        if (!document.isClosed) checkNow(document);
-      }, validationSettings().delay),
-    );
+    pending.schedule(document.uri.toString(), validationSettings().delay, () => {
+      if (!document.isClosed) checkNow(document);
+    });
   };
 
   context.subscriptions.push(
@@ -81,7 +76,7 @@ export function registerWebTestFileChecks(context: vscode.ExtensionContext, deps
     vscode.workspace.onDidOpenTextDocument(checkNow),
     vscode.workspace.onDidChangeTextDocument((event) => later(event.document)),
     vscode.workspace.onDidCloseTextDocument((document) => diagnostics.delete(document.uri)),
-    new vscode.Disposable(() => pending.forEach((timer) => clearTimeout(timer))),
+    new vscode.Disposable(() => pending.cancelAll()),
   );
   for (const document of vscode.workspace.textDocuments) checkNow(document);
 }
