@@ -742,6 +742,28 @@ nodes:
       for (const exchange of exchanges) assertNoSecretValues(exchange);
     });
 
+    it('gives a record made later the time the call took, not the time until it was made', async () => {
+      // The url is not one once filled in: the call ends before anything is sent.
+      const agent = agentOf(
+        `version: 1\nname: A\ninputs:\n  u: { type: string, required: true }\nnodes:\n  call:\n    type: api\n    method: GET\n    url: "{{ inputs.u }}"\n`,
+      );
+      let record: (() => Exchange) | undefined;
+      let handedAt = 0;
+      const started = performance.now();
+      const run = await executeAgent(agent, resolveInputs(agent.model, { values: { u: 'not a url' } }), {
+        onExchange: (made) => {
+          handedAt = performance.now();
+          record = made;
+        },
+      });
+      assert.equal(run.status, 'failed');
+      // Made 50 ms after it was handed over, as a server makes it when it is read.
+      while (performance.now() - handedAt < 50);
+      const exchange = record!();
+      assert.equal(exchange.failure?.kind, 'expression');
+      assert.ok(exchange.timing.totalMs <= handedAt - started + 0.1, `${exchange.timing.totalMs} ms`);
+    });
+
     it('calls the listener once per call, even when the listener throws', async () => {
       const server = await echo();
       const agent = agentOf(`version: 1\nname: A\nnodes:\n  call:\n    type: api\n    method: GET\n    url: ${server.url}/\n`);

@@ -78,7 +78,9 @@ export async function runApiNode(
   const recording = settings.onExchange ? { startedAt: new Date(), capture: new HttpCapture(settings.now) } : undefined;
   const record = (request: SentRequest, failure?: unknown, response?: HttpResponse, responseText?: string): void => {
     if (!recording || !settings.onExchange) return;
-    // The facts are gathered now, so that a record made later holds them and nothing else.
+    // The facts are gathered now, so that a record made later holds them and nothing else, and
+    // says how long the call took (a request never sent has no end time of its own).
+    recording.capture.totalMs ??= recording.capture.elapsed();
     const facts: Mutable<ExchangeFacts> = {
       node: node.id,
       startedAt: recording.startedAt,
