@@ -137,7 +137,7 @@ export function renameEnvironmentAcross(environments: FileText, offset: number, 
     if (!spans) continue;
     if (overrides.has(newName))
       throw new RenameError(
-        `The agent file ${agent.path.split('/').pop() ?? agent.path} overrides both "${at.name}" and "${newName}" under deployment.environments: merge or remove one of them first.`,
+        `The agent file ${agent.path.split(/[\\/]/).pop() ?? agent.path} overrides both "${at.name}" and "${newName}" under deployment.environments: merge or remove one of them first.`,
       );
     changes.push({ path: agent.path, edits: spans.map((span) => ({ span, newText: newName })) });
   }
