@@ -7,12 +7,9 @@ import * as vscode from 'vscode';
 import { errorDetail } from '../core/errors';
 import { MAX_TEST_FILES } from '../core/limits';
 import type { TestFileOfAgent } from '../core/testing/testFileReferences';
-import { currentText } from '../workspaceFiles';
 import { TEST_FILE_GLOB, TEST_LANGUAGE_ID } from './languageIds';
 import type * as LanguageCore from './languageCore';
-
-/** Test files read at the same time. */
-const MAX_READS = 8;
+import { workspaceFileTexts } from './workspaceFileTexts';
 
 /** The agent file a test file tests: its `agent:`, or the file beside it of the same name. */
 export function agentUriOf(core: typeof LanguageCore, testFile: vscode.Uri, text: string): vscode.Uri {
@@ -25,25 +22,19 @@ export async function workspaceTestFiles(
   logger: vscode.LogOutputChannel,
   token?: vscode.CancellationToken,
 ): Promise<TestFileOfAgent[]> {
-  const uris = new Map<string, vscode.Uri>();
-  for (const document of vscode.workspace.textDocuments)
-    if (document.languageId === TEST_LANGUAGE_ID) uris.set(document.uri.toString(), document.uri);
-  const found = await vscode.workspace.findFiles(TEST_FILE_GLOB, '**/node_modules/**', MAX_TEST_FILES, token);
-  if (found.length === MAX_TEST_FILES)
-    logger.warn(`References and rename look at the first ${MAX_TEST_FILES} agent test files of the workspace; the others are left out.`);
-  for (const uri of found) if (uris.size < MAX_TEST_FILES) uris.set(uri.toString(), uri);
-  const queue = [...uris.values()];
-  const files: TestFileOfAgent[] = [];
-  const readNext = async (): Promise<void> => {
-    for (let uri = queue.shift(); uri && !token?.isCancellationRequested; uri = queue.shift()) {
-      try {
-        const text = await currentText(uri);
-        if (text !== undefined) files.push({ path: uri.toString(), text, agentPath: agentUriOf(core, uri, text).toString() });
-      } catch (error) {
-        logger.warn(`References and rename leave out the test file ${uri.toString(true)}: ${errorDetail(error)}`);
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: MAX_READS }, readNext));
-  return files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  const files = await workspaceFileTexts(
+    {
+      languageId: TEST_LANGUAGE_ID,
+      include: TEST_FILE_GLOB,
+      max: MAX_TEST_FILES,
+      onCapped: () =>
+        logger.warn(
+          `References and rename look at the first ${MAX_TEST_FILES} agent test files of the workspace; the others are left out.`,
+        ),
+      onUnreadable: (uri, error) =>
+        logger.warn(`References and rename leave out the test file ${uri.toString(true)}: ${errorDetail(error)}`),
+    },
+    token,
+  );
+  return files.map(({ uri, text }) => ({ path: uri.toString(), text, agentPath: agentUriOf(core, uri, text).toString() }));
 }
