@@ -6,6 +6,7 @@ import * as vscode from 'vscode';
 import type { OutlineSymbol } from '../core/document/outlineSymbol';
 import { errorDetail } from '../core/errors';
 import type { AgentIndex } from '../core/language/agentIndex';
+import type { FileText } from '../core/language/quickFixes';
 import type { AgentName } from '../core/testing/testFileReferences';
 import { currentText } from '../workspaceFiles';
 import { agentsOfEnvironmentsFile } from './agentsOfEnvironmentsFile';
@@ -213,7 +214,7 @@ function agentUnreadable(core: typeof LanguageCore, document: vscode.TextDocumen
 }
 
 /** Positions in the texts of a rename or a search (an agent's and its test files', or an environments file's and its agents'), by the path the core was given. */
-function textsByPath(files: readonly { readonly path: string; readonly text: string }[]): {
+function textsByPath(files: readonly FileText[]): {
   positionsOf(path: string): ReturnType<typeof textPositions>;
 } {
   const texts = new Map(files.map((file) => [file.path, file.text]));

@@ -11,7 +11,7 @@ import type { ParsedFileKind } from '../core/document/parse';
 import type { Problem } from '../core/document/problems';
 import { readTextFileSync } from '../core/document/readTextFile';
 import { AGENT_FILE, findFilesUnder } from '../core/document/agentFiles';
-import type { FileText } from '../core/environments/environmentsNavigation';
+import type { FileText } from '../core/language/quickFixes';
 import { errorDetail } from '../core/errors';
 import { loadSuiteFromText } from '../core/testing/loadSuite';
 import { agentPathOf, TEST_FILE } from '../core/testing/testFileName';

@@ -51,7 +51,7 @@ import {
   prepareEnvironmentRename,
   renameEnvironmentAcross,
 } from '../core/environments/environmentsNavigation';
-import type { FileText } from '../core/environments/environmentsNavigation';
+import type { FileText } from '../core/language/quickFixes';
 import { definition, prepareRename, RenameError } from '../core/language/navigation';
 import { outlineOf } from '../core/language/outline';
 import { nameQuickFixes, quickFixes } from '../core/language/quickFixes';

@@ -8,7 +8,7 @@ import { parseAgentFile } from '../document/parse';
 import type { Span } from '../document/problems';
 import { entries, getStringScalar, getValue, spanOf } from '../document/yamlAst';
 import { insideQuotes, RenameError } from '../language/navigation';
-import type { FileEdits, FileSpan, TextEdit } from '../language/quickFixes';
+import type { FileEdits, FileSpan, FileText, TextEdit } from '../language/quickFixes';
 import { ENVIRONMENT_NAME } from './environmentsFile';
 
 interface EnvironmentNames {
@@ -75,18 +75,15 @@ export function prepareEnvironmentRename(text: string, offset: number): { span: 
 
 /** Edits that rename an environment at its declaration and where `default:` names it. */
 export function renameEnvironment(text: string, offset: number, newName: string): TextEdit[] {
-  const at = nameAt(text, offset);
+  return renameEdits(nameAt(text, offset), newName);
+}
+
+function renameEdits(at: ReturnType<typeof nameAt>, newName: string): TextEdit[] {
   if (!at) throw new RenameError(NOT_RENAMABLE);
   if (!ENVIRONMENT_NAME.test(newName))
     throw new RenameError(`"${newName}" is not a valid environment name: up to 64 letters, digits, "_" and "-", starting with a letter.`);
   if (newName !== at.name && at.names.declarations.has(newName)) throw new RenameError(`There is already an environment "${newName}".`);
   return spansOf(at.names, at.name, true).map((span) => ({ span, newText: newName }));
-}
-
-/** A file by the path its caller gave it (a path or a URI), with its text. */
-export interface FileText {
-  readonly path: string;
-  readonly text: string;
 }
 
 /** The keys of an agent file's `deployment.environments` overrides, by name (inside their quotes). */
@@ -127,9 +124,8 @@ export function environmentReferencesAcross(
  * file already overrides the new name: the two overrides would become one key written twice.
  */
 export function renameEnvironmentAcross(environments: FileText, offset: number, newName: string, agents: readonly FileText[]): FileEdits[] {
-  const edits = renameEnvironment(environments.text, offset, newName);
   const at = nameAt(environments.text, offset);
-  const changes: FileEdits[] = [{ path: environments.path, edits }];
+  const changes: FileEdits[] = [{ path: environments.path, edits: renameEdits(at, newName) }];
   if (!at || newName === at.name) return changes;
   for (const agent of agents) {
     const overrides = overridesOf(agent.text);

@@ -20,6 +20,12 @@ export interface FileEdits {
   readonly edits: readonly TextEdit[];
 }
 
+/** One file of several (a search or rename across files), by the path the caller gave it (a path or a URI), with its text. */
+export interface FileText {
+  readonly path: string;
+  readonly text: string;
+}
+
 /** A place in one file of several (references across files), by the path the caller gave it. */
 export interface FileSpan {
   readonly path: string;
