@@ -20,7 +20,7 @@ import { executeAgent } from '../../src/core/engine/engine';
 import { resolveInputs } from '../../src/core/engine/inputs';
 import type { NodeResult } from '../../src/core/engine/evaluate';
 import type { Exchange } from '../../src/core/exchange/exchange';
-import { recordBody } from '../../src/core/exchange/recordExchange';
+import { bodyMismatch, recordBody } from '../../src/core/exchange/recordExchange';
 import {
   MissingValuesError,
   NodeKindError,
@@ -740,6 +740,17 @@ nodes:
       assert.match(bad.failure?.message ?? '', /answered 500/);
       assert.ok(bad.timing.totalMs >= (bad.timing.firstByteMs ?? 0));
       for (const exchange of exchanges) assertNoSecretValues(exchange);
+    });
+
+    it('says when a JSON answer is not JSON, and not otherwise', () => {
+      const json = (text: string, type = 'application/json') =>
+        bodyMismatch({ contentType: type, body: { kind: 'text', text, size: text.length, truncated: false } });
+      assert.equal(json(' {"a": [1, 2.5e3, "\\u00e9"]} '), undefined);
+      assert.equal(json('{"a": 1,}'), 'not-json');
+      assert.equal(json('{"a": "\\x41"}'), 'not-json');
+      assert.equal(json('not json', 'application/problem+json'), 'not-json');
+      assert.equal(json('not json', 'text/plain'), undefined);
+      assert.equal(json('   '), undefined);
     });
 
     it('gives a record made later the time the call took, not the time until it was made', async () => {
