@@ -3,6 +3,7 @@
 // text short safely: secrets are replaced BEFORE any cut (a secret cut in two is no longer found),
 // and a cut that ends in the first characters of a secret masks them too.
 import { BoundedCache } from './boundedCache';
+import { base64OfBytes, utf8Bytes } from './utf8';
 
 /** What the engine puts in place of a secret value. */
 export const REDACTED = '[redacted]';
@@ -166,13 +167,13 @@ export function keyRedactor(apiKey?: string): Redactor {
  * each end that mix them with its neighbours' (those stay visible, giving away a few bits at most).
  */
 function base64Forms(secret: string): string[] {
-  const bytes = Buffer.from(secret, 'utf8');
-  const whole = bytes.toString('base64');
+  const bytes = utf8Bytes(secret);
+  const whole = base64OfBytes(bytes);
   const forms = [whole, whole.replace(/=+$/, '')];
   for (let offset = 0; offset < 3; offset++) {
-    const encoded = Buffer.concat([Buffer.alloc(offset), bytes])
-      .toString('base64')
-      .replace(/=+$/, '');
+    const shifted = new Uint8Array(offset + bytes.length);
+    shifted.set(bytes, offset);
+    const encoded = base64OfBytes(shifted).replace(/=+$/, '');
     // The first characters hold bits of the bytes before the secret; a last group that is not whole
     // holds bits of the bytes after it in its last character.
     const start = [0, 2, 3][offset]!;

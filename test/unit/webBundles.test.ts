@@ -4,7 +4,7 @@
 // 'vscode'). Sizes are of the bundles minified as the packaged extension ships them.
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { transform } from 'esbuild';
 import { findRepoRoot } from '../host/common';
 
@@ -30,6 +30,13 @@ function browserScripts(): string[] {
     ...lazy.map((name) => join(web, 'lazy', name)),
     ...webviews.map((name) => join(root, 'dist', 'webview', name)),
   ];
+}
+
+/** The bundles of dist/web/lazy/, loaded on first use. */
+function lazyBundles(): string[] {
+  return readdirSync(join(web, 'lazy'))
+    .filter((name) => name.endsWith('.js'))
+    .map((name) => join(web, 'lazy', name));
 }
 
 describe('browser bundles', () => {
@@ -80,6 +87,30 @@ describe('browser bundles', () => {
     }
     // The worker is a classic script (started with importScripts), not a CommonJS module.
     assert.match(readFileSync(join(web, 'validationWorker.js'), 'utf8'), /^(?:"use strict";\s*)?\(\(\) => \{/);
+  });
+
+  it("uses none of Node's globals in our code: no Buffer, no process", async () => {
+    // Our sources in the bundles, as their source maps list them; each compiled as the build does,
+    // so that comments and types (`: Buffer` is fine) are gone and only what runs is left.
+    const sources = new Set<string>();
+    for (const path of [join(web, 'extension.js'), join(web, 'validationWorker.js'), ...lazyBundles()]) {
+      const map = JSON.parse(readFileSync(`${path}.map`, 'utf8')) as { sources: string[] };
+      for (const source of map.sources) {
+        const file = join(dirname(path), source);
+        if (file.startsWith(join(root, 'src')) && file.endsWith('.ts')) sources.add(file);
+      }
+    }
+    assert.ok(sources.size > 50, `the source maps list our sources (${sources.size})`);
+    const found: string[] = [];
+    for (const file of sources) {
+      const { code } = await transform(readFileSync(file, 'utf8'), { loader: 'ts', target: 'es2022' });
+      for (const match of code.matchAll(/(?<![\w$.'"`])(Buffer|process)\b(?!['"`:])/g)) {
+        // `typeof process` is how code asks whether it runs in Node.
+        if (code.slice(Math.max(0, match.index - 7), match.index) === 'typeof ') continue;
+        found.push(`${file.slice(root.length + 1)}: ${code.slice(match.index, match.index + 40).split('\n')[0]}`);
+      }
+    }
+    assert.deepEqual(found, []);
   });
 
   it('the extension package ships the browser build', () => {

@@ -3,6 +3,7 @@
 // rules about them are in ../validation/headerChecks.ts.
 import { maskExpressions, scanExpressions } from './expressions';
 import type { Expression } from './expressions';
+import { bytesOfBase64 } from '../utf8';
 
 /** RFC 9110 section 5.6.2: token = 1*tchar. */
 export const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
@@ -78,7 +79,7 @@ export function base64Error(value: string): string | undefined {
 /** Decodes Base64 to UTF-8 text, or undefined when the bytes are not text. */
 export function decodeBase64Text(value: string): string | undefined {
   try {
-    const text = new TextDecoder('utf-8', { fatal: true }).decode(Buffer.from(value, 'base64'));
+    const text = new TextDecoder('utf-8', { fatal: true }).decode(bytesOfBase64(value));
     return /[\u0000-\u0008\u000e-\u001f\u007f]/.test(text) ? undefined : text;
   } catch {
     return undefined;

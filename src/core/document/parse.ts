@@ -9,6 +9,7 @@ import { plainValue } from './plainValue';
 import { ProblemSink } from './problemSink';
 import type { Problem } from './problems';
 import { MAX_FILE_BYTES } from '../limits';
+import { utf8Length } from '../utf8';
 
 /** How many alias expansions turning the document into values may take (an alias bomb stops here). */
 export const MAX_ALIAS_COUNT = 100;
@@ -105,7 +106,7 @@ export function parseAgentFile(text: string, kind: ParsedFileKind = 'agent'): Pa
   const sink = new ProblemSink(text);
   const firstLine = { start: 0, end: Math.max(0, text.indexOf('\n') === -1 ? Math.min(text.length, 200) : text.indexOf('\n')) };
   // The limit is in bytes, as the file is on disk: a character may take up to 4 of them.
-  const bytes = text.length > MAX_FILE_BYTES / 4 ? Buffer.byteLength(text, 'utf8') : text.length;
+  const bytes = text.length > MAX_FILE_BYTES / 4 ? utf8Length(text) : text.length;
   if (bytes > MAX_FILE_BYTES) {
     sink.add('file-too-large', firstLine, tooLargeMessage(bytes, kind));
     return { text, sink, syntaxBroken: true };

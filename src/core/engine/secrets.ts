@@ -7,7 +7,7 @@ export type SecretResolver = (name: string) => Promise<string | undefined>;
 export const SECRET_ENV_PREFIX = 'AGENT_SECRET_';
 
 /** Secrets from the environment: `{{ secrets.NAME }}` is AGENT_SECRET_NAME (the name as written). */
-export function envSecretResolver(env: Readonly<Record<string, string | undefined>> = process.env): SecretResolver {
+export function envSecretResolver(env: Readonly<Record<string, string | undefined>>): SecretResolver {
   // Read at each lookup, so a variable set after the server started is seen by the next run.
   return async (name) => {
     const value = env[`${SECRET_ENV_PREFIX}${name}`];

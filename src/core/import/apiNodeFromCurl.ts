@@ -9,6 +9,7 @@ import { looksLikePlaceholder } from '../validation/headerChecks';
 import { findSecrets } from '../validation/secretScan';
 import type { CurlRequest, IgnoredReason } from './curlCommand';
 import { CurlCommandError } from './curlCommand';
+import { base64OfText, utf8Bytes } from '../utf8';
 
 /** A secret the node refers to; `value` when the command held the real one (to store after a confirmation). */
 export interface ImportedSecret {
@@ -137,7 +138,7 @@ export function apiNodeFromCurl(request: CurlRequest, options: CurlImportOptions
       const filledIn = !/\$\{?[A-Za-z_]/.test(user) && !isDocsPlaceholder(password !== '' ? password : user.slice(0, colon));
       const name = secrets.name(
         secretStem(apiName, 'BASIC'),
-        filledIn ? Buffer.from(user, 'utf8').toString('base64') : undefined,
+        filledIn ? base64OfText(user) : undefined,
         request.user !== undefined ? '-u' : 'the URL',
       );
       settings.push(`Authorization: Basic {{ secrets.${name} }}`);
@@ -429,7 +430,7 @@ function formEncodedData(request: CurlRequest): string[] {
 /** Encoded as curl's --data-urlencode does: letters, digits and -._~ kept, a space as +, the rest %xx. */
 function curlUrlEncode(text: string): string {
   let encoded = '';
-  for (const byte of Buffer.from(text, 'utf8')) {
+  for (const byte of utf8Bytes(text)) {
     const char = String.fromCharCode(byte);
     if (/[A-Za-z0-9\-._~]/.test(char)) encoded += char;
     else if (char === ' ') encoded += '+';

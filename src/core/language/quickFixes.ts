@@ -8,6 +8,7 @@ import type { Problem, ProblemCode, Span } from '../document/problems';
 import { findPair, spanOf } from '../document/yamlAst';
 import { contains, indexAgentText } from './agentIndex';
 import type { AgentIndex } from './agentIndex';
+import { base64OfText } from '../utf8';
 
 export interface TextEdit {
   readonly span: Span;
@@ -79,13 +80,13 @@ export function quickFixes(text: string, problem: Problem, index: AgentIndex = i
           title: 'Encode the credentials as Base64',
           problemCode: problem.code,
           isPreferred: true,
-          edits: [{ span: problem.span, newText: Buffer.from(credentials, 'utf8').toString('base64') }],
+          edits: [{ span: problem.span, newText: base64OfText(credentials) }],
         },
         {
           title: `Move the encoded credentials to secret ${secret}`,
           problemCode: problem.code,
           edits: [{ span: problem.span, newText: `{{ secrets.${secret} }}` }],
-          storeSecret: { name: secret, value: Buffer.from(credentials, 'utf8').toString('base64') },
+          storeSecret: { name: secret, value: base64OfText(credentials) },
         },
       ];
     }
