@@ -1,14 +1,16 @@
-// Which files are agent files, and the one directory walk that finds them (or agent test files):
-// used by the command line (files named on it) and the local server (the folder it serves). The
-// editor finds files through VS Code's own search, with language/agentDiagnostics.ts's glob.
+// Which files are agent files, and finding them (or agent test files) on Node's file system: used
+// by the command line (files named on it), the local server (the folder it serves) and the
+// language server. The walk itself is fileWalk.ts's; the editor finds files through VS Code's own
+// search (workspaceSearch.ts), and walks VS Code's file system where that search cannot answer.
+import type { Dirent } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import { walkFiles } from './fileWalk';
+import type { DirectoryReader } from './fileWalk';
 import { fileErrorReason } from './readTextFile';
 
 export { AGENT_FILE, AGENT_FILE_ANY_CASE } from './agentFileName';
-
-/** Directories no walk enters: dependencies, version control, build output, test downloads. */
-export const SKIPPED_DIRECTORIES: ReadonlySet<string> = new Set(['node_modules', '.git', '.vscode-test', 'dist', 'out']);
+export { SKIPPED_DIRECTORIES } from './fileWalk';
 
 /**
  * Every file below `directory` whose name matches `pattern`, depth first in name order, skipping
@@ -24,44 +26,33 @@ export async function findFilesUnder(
   onSkipped?: (directory: string, reason: string) => void,
   maxFiles = Number.POSITIVE_INFINITY,
 ): Promise<string[]> {
-  const found: string[] = [];
-  await walk(directory, pattern, found, onSkipped, true, maxFiles);
-  return found;
+  const walk = await walkFiles(directory, pattern, NODE_DIRECTORIES, {
+    maxFiles,
+    ...(onSkipped ? { onSkipped: (skipped: string, error: unknown) => onSkipped(skipped, fileErrorReason(error)) } : {}),
+  });
+  return walk.files;
 }
 
-async function walk(
-  directory: string,
-  pattern: RegExp,
-  found: string[],
-  onSkipped: ((directory: string, reason: string) => void) | undefined,
-  top: boolean,
-  maxFiles: number,
-): Promise<void> {
-  let entries;
-  try {
-    entries = await readdir(directory, { withFileTypes: true });
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
-    if (top) throw error;
-    onSkipped?.(directory, fileErrorReason(error));
-    return;
-  }
-  entries.sort((a, b) => a.name.localeCompare(b.name));
-  for (const entry of entries) {
-    if (found.length >= maxFiles) return;
-    const path = join(directory, entry.name);
-    if (entry.isDirectory()) {
-      if (!SKIPPED_DIRECTORIES.has(entry.name)) await walk(path, pattern, found, onSkipped, false, maxFiles);
-    } else if (pattern.test(entry.name) && (entry.isFile() || (entry.isSymbolicLink() && (await isRegularFile(path))))) {
-      found.push(path);
+const NODE_DIRECTORIES: DirectoryReader<string> = {
+  async list(directory) {
+    let entries: Dirent[];
+    try {
+      entries = await readdir(directory, { withFileTypes: true });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw error;
     }
-  }
-}
-
-async function isRegularFile(path: string): Promise<boolean> {
-  try {
-    return (await stat(path)).isFile();
-  } catch {
-    return false;
-  }
-}
+    return entries.map((entry) => ({
+      name: entry.name,
+      kind: entry.isDirectory() ? 'directory' : entry.isFile() ? 'file' : entry.isSymbolicLink() ? 'link' : 'other',
+    }));
+  },
+  child: (directory, name) => join(directory, name),
+  async linkIsFile(path) {
+    try {
+      return (await stat(path)).isFile();
+    } catch {
+      return false;
+    }
+  },
+};

@@ -1,0 +1,104 @@
+// The one directory walk (src/core/document/fileWalk.ts) over a file system given as a map, as
+// VS Code's is given to it in a workspace its search cannot answer for: the bounds, cancelling, a
+// folder that cannot be read, links. agentFiles.test.ts walks real folders through Node's.
+import assert from 'node:assert/strict';
+import { walkFiles } from '../../src/core/document/fileWalk';
+import type { DirectoryEntry, DirectoryReader } from '../../src/core/document/fileWalk';
+import { AGENT_FILE } from '../../src/core/document/agentFileName';
+
+/** Folders by path ('' is the top), each with its entries; reads are counted. */
+function mapReader(tree: Record<string, DirectoryEntry[]>, links: Record<string, boolean> = {}) {
+  const read: string[] = [];
+  const reader: DirectoryReader<string> = {
+    list(directory) {
+      read.push(directory);
+      const entries = tree[directory];
+      if (entries === undefined) return Promise.resolve(undefined);
+      if (entries.some((entry) => entry.name === '!unreadable')) return Promise.reject(new Error(`permission denied: ${directory}`));
+      return Promise.resolve([...entries]);
+    },
+    child: (directory, name) => (directory ? `${directory}/${name}` : name),
+    linkIsFile: (location) => Promise.resolve(links[location] ?? false),
+  };
+  return { reader, read };
+}
+
+const file = (name: string): DirectoryEntry => ({ name, kind: 'file' });
+const folder = (name: string): DirectoryEntry => ({ name, kind: 'directory' });
+
+describe('the directory walk', () => {
+  const tree = {
+    '': [file('z.agent.yaml'), folder('b'), folder('a'), folder('node_modules'), file('notes.yaml')],
+    a: [file('one.agent.yaml'), file('one.agent.test.yaml'), folder('sub')],
+    'a/sub': [file('two.agent.yml')],
+    b: [file('three.agent.yaml')],
+    node_modules: [file('hidden.agent.yaml')],
+  };
+
+  it('finds files by name depth first in name order, and never enters a skipped folder', async () => {
+    const { reader, read } = mapReader(tree);
+    const walk = await walkFiles('', AGENT_FILE, reader);
+    assert.deepEqual(walk, { files: ['a/one.agent.yaml', 'a/sub/two.agent.yml', 'b/three.agent.yaml', 'z.agent.yaml'] });
+    assert.deepEqual(read, ['', 'a', 'a/sub', 'b']);
+  });
+
+  it('stops at the most files asked for, and says so', async () => {
+    const { reader } = mapReader(tree);
+    assert.deepEqual(await walkFiles('', AGENT_FILE, reader, { maxFiles: 2 }), {
+      files: ['a/one.agent.yaml', 'a/sub/two.agent.yml'],
+      stopped: 'max-files',
+    });
+  });
+
+  it('reads at most the folders allowed, and says so', async () => {
+    const { reader, read } = mapReader(tree);
+    assert.deepEqual(await walkFiles('', AGENT_FILE, reader, { maxDirectories: 2 }), {
+      files: ['a/one.agent.yaml'],
+      stopped: 'max-directories',
+    });
+    assert.deepEqual(read, ['', 'a']);
+  });
+
+  it('ends when cancelled, with what it found', async () => {
+    const { reader, read } = mapReader(tree);
+    const walk = await walkFiles('', AGENT_FILE, reader, { cancelled: () => read.length >= 2 });
+    assert.deepEqual(walk, { files: ['a/one.agent.yaml'], stopped: 'cancelled' });
+  });
+
+  it('goes on past a folder it cannot read and says which; a top it cannot read fails', async () => {
+    const { reader } = mapReader({ ...tree, a: [{ name: '!unreadable', kind: 'other' }] });
+    const skipped: string[] = [];
+    const walk = await walkFiles('', AGENT_FILE, reader, {
+      onSkipped: (directory, error) => skipped.push(`${directory}: ${(error as Error).message}`),
+    });
+    assert.deepEqual(walk.files, ['b/three.agent.yaml', 'z.agent.yaml']);
+    assert.deepEqual(skipped, ['a: permission denied: a']);
+    const top = mapReader({ '': [{ name: '!unreadable', kind: 'other' }] });
+    await assert.rejects(walkFiles('', AGENT_FILE, top.reader), /permission denied/);
+  });
+
+  it('finds nothing in a folder that is gone', async () => {
+    assert.deepEqual(await walkFiles('gone', AGENT_FILE, mapReader(tree).reader), { files: [] });
+  });
+
+  it('takes a link whose name matches when it leads to a file, and asks about no other', async () => {
+    const asked: string[] = [];
+    const { reader } = mapReader(
+      {
+        '': [
+          { name: 'to-file.agent.yaml', kind: 'link' },
+          { name: 'to-folder.agent.yaml', kind: 'link' },
+          { name: 'other', kind: 'link' },
+        ],
+      },
+      { 'to-file.agent.yaml': true },
+    );
+    const linkIsFile = reader.linkIsFile;
+    reader.linkIsFile = (location) => {
+      asked.push(location);
+      return linkIsFile(location);
+    };
+    assert.deepEqual((await walkFiles('', AGENT_FILE, reader)).files, ['to-file.agent.yaml']);
+    assert.deepEqual(asked, ['to-file.agent.yaml', 'to-folder.agent.yaml']);
+  });
+});
