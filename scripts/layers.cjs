@@ -7,7 +7,7 @@ const LAYERS = {
   cli: '^src/(cli/|cli\\.ts$)',
   lsp: '^src/lsp/',
   webview: '^src/webview/',
-  shared: '^src/(commandErrors|commandIds|config|lazyCommands|logger|webModules|workspaceFiles)\\.ts$',
+  shared: '^src/(commandErrors|commandIds|config|lazyCommands|logger|webModules|workspaceFiles|workspaceSearch)\\.ts$',
   language: '^src/language/',
   secrets: '^src/secrets/',
   environments: '^src/environments/',

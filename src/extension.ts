@@ -53,7 +53,7 @@ export function activate(context: vscode.ExtensionContext): AgentWorkflowsApi {
   const docsUri = vscode.Uri.joinPath(context.extensionUri, 'docs', 'agent-yaml.md');
   const workflowSecrets = new WorkflowSecrets(context.secrets, context.globalState);
   const keys = new ApiKeyStore(context.secrets, context.globalState);
-  const workspaceSecretNames = new WorkspaceSecretNames();
+  const workspaceSecretNames = new WorkspaceSecretNames(logger);
   const store = new ExecutionHistory(context.workspaceState, () => resultsSettings().historySize);
   const results = new ResultsChannel(() => resultsSettings().maxOutputLength);
   const localServer = new LocalServerHost({ keys, workflowSecrets, logger, state: context.workspaceState });

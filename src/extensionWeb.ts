@@ -30,7 +30,7 @@ export function activate(context: vscode.ExtensionContext): AgentWorkflowsWebApi
   const logger = createLogger(context);
   const docsUri = vscode.Uri.joinPath(context.extensionUri, 'docs', 'agent-yaml.md');
   const workflowSecrets = new WorkflowSecrets(context.secrets, context.globalState);
-  const workspaceSecretNames = new WorkspaceSecretNames();
+  const workspaceSecretNames = new WorkspaceSecretNames(logger);
   const environments = new WorkspaceEnvironments(context.workspaceState);
   // A pasted curl command's API key is offered to secret storage, as on the desktop.
   const keys = new ApiKeyStore(context.secrets, context.globalState);

@@ -10,7 +10,9 @@ import { readOpenApiSource } from '../core/import/openApiSource';
 import { describeImportNote } from '../core/import/importNotes';
 import { addImportedNodeEdits, ImportPlacementError } from '../core/language/importEdits';
 import { workspaceEditOf } from '../language/curlImportFlow';
-import { AGENT_FILE_GLOB, AGENT_LANGUAGE_ID } from '../language/languageIds';
+import { AGENT_FILES, AGENT_LANGUAGE_ID } from '../language/languageIds';
+import { findWorkspaceFiles } from '../workspaceSearch';
+import type { WorkspaceFileKind } from '../workspaceSearch';
 import type { WorkflowSecrets } from '../secrets/workflowSecrets';
 
 export interface OpenApiCommandDeps {
@@ -18,7 +20,9 @@ export interface OpenApiCommandDeps {
   readonly logger: vscode.LogOutputChannel;
 }
 
-const OPENAPI_FILES = '**/*.{json,yaml,yml}';
+/** JSON and YAML files; those offered are the ones whose name says API (OPENAPI_NAME). */
+const OPENAPI_FILES: WorkspaceFileKind = { glob: '**/*.{json,yaml,yml}', name: /\.(?:json|ya?ml)$/i };
+const OPENAPI_NAME = /openapi|swagger|api/i;
 const FROM_URL = '$(globe) From a URL…';
 
 export function registerAddApiNodeFromOpenApiCommand(context: vscode.ExtensionContext, deps: OpenApiCommandDeps): void {
@@ -67,7 +71,7 @@ async function agentDocument(fromExplorer: boolean): Promise<vscode.TextDocument
     void vscode.window.showErrorMessage('Open an agent file (.agent.yaml) in the editor first: the import adds to the file in front.');
     return undefined;
   }
-  const files = await vscode.workspace.findFiles(AGENT_FILE_GLOB, '**/node_modules/**', 500);
+  const files = await findWorkspaceFiles(AGENT_FILES, { max: 500 });
   if (files.length === 0) {
     void vscode.window.showErrorMessage(
       'The workspace has no agent file (.agent.yaml) to add the node to. Create one with Agent Workflows: New Agent File.',
@@ -82,8 +86,8 @@ async function agentDocument(fromExplorer: boolean): Promise<vscode.TextDocument
 }
 
 async function pickSource(): Promise<string | undefined> {
-  const files = (await vscode.workspace.findFiles(OPENAPI_FILES, '{**/node_modules/**,**/.git/**}', 2000)).filter((uri) =>
-    /openapi|swagger|api/i.test(uri.path.split('/').pop() ?? ''),
+  const files = (await findWorkspaceFiles(OPENAPI_FILES, { max: 2000 })).filter((uri) =>
+    OPENAPI_NAME.test(uri.path.split('/').pop() ?? ''),
   );
   const picked = await vscode.window.showQuickPick(
     [...files.map((uri) => ({ label: vscode.workspace.asRelativePath(uri), source: uri.toString() })), { label: FROM_URL, source: '' }],

@@ -8,7 +8,8 @@ import { COMMANDS } from '../commandIds';
 import type { BatchRecord } from '../core/batch/batchRecord';
 import type { DataSurvey } from '../core/batch/dataRows';
 import { errorMessage } from '../core/errors';
-import { AGENT_FILE_GLOB, AGENT_LANGUAGE_ID } from '../language/languageIds';
+import { AGENT_FILES, AGENT_LANGUAGE_ID } from '../language/languageIds';
+import { findWorkspaceFiles } from '../workspaceSearch';
 import { loadAgentFile } from '../runs/agentFile';
 import type { AgentFile } from '../runs/agentFile';
 import { loadBatchCore } from '../runs/batchCore';
@@ -215,7 +216,7 @@ async function chooseAgentAndData(argument: unknown): Promise<{ agent: vscode.Ur
   let agent = given && !DATA_FILE.test(given.path) ? given : !given && active?.languageId === AGENT_LANGUAGE_ID ? active.uri : undefined;
   let data = given && DATA_FILE.test(given.path) ? given : undefined;
   if (!agent) {
-    const agents = await vscode.workspace.findFiles(AGENT_FILE_GLOB, '**/node_modules/**', 500);
+    const agents = await findWorkspaceFiles(AGENT_FILES, { max: 500 });
     if (agents.length === 0) throw new RunBlocked('There is no agent file (*.agent.yaml) in the workspace to run on a dataset.');
     const picked = await vscode.window.showQuickPick(
       agents.map((uri) => ({ label: vscode.workspace.asRelativePath(uri), uri })),

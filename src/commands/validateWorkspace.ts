@@ -4,7 +4,8 @@ import { COMMANDS } from '../commandIds';
 import { guardedCommand } from '../commandErrors';
 import { countProblems } from '../core/validation/validate';
 import type { AgentDiagnostics } from '../language/agentDiagnostics';
-import { AGENT_FILE_GLOB } from '../language/languageIds';
+import { AGENT_FILES } from '../language/languageIds';
+import { findWorkspaceFiles } from '../workspaceSearch';
 
 const MAX_FILES = 10_000;
 
@@ -34,7 +35,7 @@ async function validateWorkspace(deps: ValidateWorkspaceDeps): Promise<Workspace
   const summary = await vscode.window.withProgress(
     { location: vscode.ProgressLocation.Notification, title: 'Validating agent files', cancellable: true },
     async (progress, token) => {
-      const files = await vscode.workspace.findFiles(AGENT_FILE_GLOB, '**/node_modules/**', MAX_FILES, token);
+      const files = await findWorkspaceFiles(AGENT_FILES, { max: MAX_FILES, token, onPartial: (why) => deps.logger.warn(why) });
       files.sort((a, b) => a.toString().localeCompare(b.toString()));
       let errors = 0;
       let warnings = 0;

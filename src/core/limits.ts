@@ -101,6 +101,12 @@ export const MAX_TEST_FILES = 2000;
  */
 export const MAX_AGENT_FILES = 2000;
 
+/**
+ * Directories read at most when the editor walks a workspace whose file system VS Code cannot
+ * search (a virtual one in VS Code for the Web): each read may be a request to a remote service.
+ */
+export const MAX_WALKED_DIRECTORIES = 5000;
+
 /** An environments file (agent-workflows.yaml) larger than this is not read: it lists a few deployments. */
 export const MAX_ENVIRONMENTS_FILE_BYTES = 256 * 1024;
 /** The most environments one file may declare (the schema's maxProperties says the same). */

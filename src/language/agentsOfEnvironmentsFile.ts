@@ -4,7 +4,7 @@ import * as vscode from 'vscode';
 import type { FileText } from '../core/language/quickFixes';
 import { errorDetail } from '../core/errors';
 import { MAX_AGENT_FILES } from '../core/limits';
-import { AGENT_FILE_GLOB, AGENT_LANGUAGE_ID } from './languageIds';
+import { AGENT_FILES, AGENT_LANGUAGE_ID } from './languageIds';
 import { workspaceFileTexts } from './workspaceFileTexts';
 
 /** Which environments file applies to a file: the nearest above it (WorkspaceEnvironments answers it). */
@@ -24,8 +24,8 @@ export async function agentsOfEnvironmentsFile(
   const files = await workspaceFileTexts(
     {
       languageId: AGENT_LANGUAGE_ID,
-      include: new vscode.RelativePattern(folder, AGENT_FILE_GLOB),
-      under: `${folder.toString()}/`,
+      kind: AGENT_FILES,
+      under: folder,
       max: MAX_AGENT_FILES,
       // A nearer environments file, in a folder between, applies to the agent instead.
       wanted: async (uri) => (await environments.fileFor(uri))?.toString() === target,
@@ -33,6 +33,7 @@ export async function agentsOfEnvironmentsFile(
         logger.warn(
           `Renaming an environment looks at the first ${MAX_AGENT_FILES} agent files under ${folder.toString(true)}; the others are left out.`,
         ),
+      onPartial: (why) => logger.warn(`Renaming an environment may leave out agent files: ${why}`),
       onUnreadable: (uri, error) =>
         logger.warn(`References and rename of environments leave out the agent file ${uri.toString(true)}: ${errorDetail(error)}`),
     },

@@ -29,7 +29,8 @@ export function registerCompletionProvider(context: vscode.ExtensionContext, dep
       const offset = document.offsetAt(position);
       // Workspace secret names are only read when the cursor is after "secrets.".
       const needsSecrets = /secrets\.\w*$/.test(document.lineAt(position.line).text.slice(0, position.character));
-      const workspaceSecrets = needsSecrets ? [...(await deps.workspaceSecretNames.names(token)), ...deps.workflowSecrets.names()] : [];
+      const workspaceSecrets = needsSecrets ? [...(await deps.workspaceSecretNames.names()), ...deps.workflowSecrets.names()] : [];
+      if (token.isCancellationRequested) return [];
       const result = (await loadLanguageCore()).complete(text, offset, { workspaceSecrets });
       const range = toRange(document, result.replace);
       return result.items.map((entry) => toItem(entry, range));

@@ -1,13 +1,13 @@
 // The workspace's agent test files, each with the agent file its `agent:` names, for references and
 // rename across an agent and its test files: the open test documents (unsaved text included) and
-// the files vscode.workspace.findFiles finds (as many as the Test Explorer lists), read through
+// the files the workspace's search finds (as many as the Test Explorer lists), read through
 // vscode.workspace.fs, so that the browser build finds them too. Which of them test a given agent
 // is the core's to sort out (crossFileReferences, crossFileRename).
 import * as vscode from 'vscode';
 import { errorDetail } from '../core/errors';
 import { MAX_TEST_FILES } from '../core/limits';
 import type { TestFileOfAgent } from '../core/testing/testFileReferences';
-import { TEST_FILE_GLOB, TEST_LANGUAGE_ID } from './languageIds';
+import { TEST_FILES, TEST_LANGUAGE_ID } from './languageIds';
 import type * as LanguageCore from './languageCore';
 import { workspaceFileTexts } from './workspaceFileTexts';
 
@@ -25,12 +25,13 @@ export async function workspaceTestFiles(
   const files = await workspaceFileTexts(
     {
       languageId: TEST_LANGUAGE_ID,
-      include: TEST_FILE_GLOB,
+      kind: TEST_FILES,
       max: MAX_TEST_FILES,
       onCapped: () =>
         logger.warn(
           `References and rename look at the first ${MAX_TEST_FILES} agent test files of the workspace; the others are left out.`,
         ),
+      onPartial: (why) => logger.warn(`References and rename may leave out agent test files: ${why}`),
       onUnreadable: (uri, error) =>
         logger.warn(`References and rename leave out the test file ${uri.toString(true)}: ${errorDetail(error)}`),
     },

@@ -1,8 +1,9 @@
 // Secret names used across the workspace's agent files, for completion after "secrets.": at most
-// MAX_FILES files, each within the agent file size limit, and MAX_NAMES names; cancellable.
+// MAX_FILES files, each within the agent file size limit, and MAX_NAMES names.
 import * as vscode from 'vscode';
 import { MAX_FILE_BYTES } from '../core/limits';
-import { AGENT_FILE_GLOB } from './languageIds';
+import { findWorkspaceFiles } from '../workspaceSearch';
+import { AGENT_FILE_GLOB, AGENT_FILES } from './languageIds';
 
 const SECRET_REFERENCE = /\{\{\s*secrets\.([A-Za-z_][A-Za-z0-9_]*)\s*\}\}/g;
 const MAX_FILES = 2000;
@@ -13,7 +14,7 @@ export class WorkspaceSecretNames implements vscode.Disposable {
   private cache: Promise<Set<string>> | undefined;
   private readonly watcher = vscode.workspace.createFileSystemWatcher(AGENT_FILE_GLOB);
 
-  constructor() {
+  constructor(private readonly logger: vscode.LogOutputChannel) {
     const invalidate = (): void => {
       this.cache = undefined;
     };
@@ -22,9 +23,13 @@ export class WorkspaceSecretNames implements vscode.Disposable {
     this.watcher.onDidDelete(invalidate);
   }
 
-  /** The names, read once and again only after an agent file changes on disk. */
-  names(token?: vscode.CancellationToken): Promise<Set<string>> {
-    this.cache ??= this.collect(token).catch((error: unknown) => {
+  /**
+   * The names, read once and again only after an agent file changes on disk. The read is not
+   * cancelled with the completion that asked first: a later one waits for the same read, and a
+   * read cut short would be kept as if it had found every name.
+   */
+  names(): Promise<Set<string>> {
+    this.cache ??= this.collect().catch((error: unknown) => {
       this.cache = undefined;
       throw error;
     });
@@ -35,16 +40,18 @@ export class WorkspaceSecretNames implements vscode.Disposable {
     this.watcher.dispose();
   }
 
-  private async collect(token?: vscode.CancellationToken): Promise<Set<string>> {
+  private async collect(): Promise<Set<string>> {
     const names = new Set<string>();
-    const files = await vscode.workspace.findFiles(AGENT_FILE_GLOB, '**/node_modules/**', MAX_FILES, token);
+    const files = await findWorkspaceFiles(AGENT_FILES, {
+      max: MAX_FILES,
+      onPartial: (why) => this.logger.warn(`Completion of secret names may leave out some: ${why}`),
+    });
     for (const file of files) {
-      // A cancelled read would be kept half done: it throws instead (names() forgets a failed read).
-      if (token?.isCancellationRequested) throw new vscode.CancellationError();
       if (names.size >= MAX_NAMES) break;
       // A file over the limit is not an agent the extension reads: it is not read here either.
       if ((await vscode.workspace.fs.stat(file)).size > MAX_FILE_BYTES) continue;
-      const text = Buffer.from(await vscode.workspace.fs.readFile(file)).toString('utf8');
+      // TextDecoder, not Buffer: this runs in the browser build too.
+      const text = new TextDecoder('utf-8').decode(await vscode.workspace.fs.readFile(file));
       for (const match of text.matchAll(SECRET_REFERENCE)) {
         names.add(match[1]!);
         if (names.size >= MAX_NAMES) break;

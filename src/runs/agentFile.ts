@@ -6,7 +6,8 @@ import { RunBlocked } from '../commandErrors';
 import { AGENT_FILE_ANY_CASE as AGENT_FILE } from '../core/document/agentFiles';
 import type { AgentModel } from '../core/document/model';
 import { validateAgentText } from '../core/validation/validate';
-import { AGENT_LANGUAGE_ID } from '../language/languageIds';
+import { AGENT_FILES, AGENT_LANGUAGE_ID } from '../language/languageIds';
+import { findWorkspaceFiles } from '../workspaceSearch';
 
 export interface AgentFile {
   readonly uri: vscode.Uri;
@@ -72,7 +73,7 @@ export async function chooseAgentFile(resource: unknown, purpose: string): Promi
   if (resource instanceof vscode.Uri) return resource;
   const active = vscode.window.activeTextEditor?.document;
   if (active && (active.languageId === AGENT_LANGUAGE_ID || AGENT_FILE.test(active.uri.path))) return active.uri;
-  const found = await vscode.workspace.findFiles('**/*.agent.{yaml,yml}', '**/node_modules/**', 500);
+  const found = await findWorkspaceFiles(AGENT_FILES, { max: 500 });
   if (found.length === 0) {
     throw new RunBlocked(
       'There is no agent file (*.agent.yaml) in this workspace. Create one with the "agent" snippet, or open a folder that has one.',

@@ -10,11 +10,12 @@ import { errorDetail, errorMessage } from '../core/errors';
 import { MAX_TEST_FILES } from '../core/limits';
 import type { LoadedSuite } from '../core/testing/loadSuite';
 import { TEST_FILE } from '../core/testing/testFileName';
-import { AGENT_LANGUAGE_ID, TEST_FILE_GLOB, TEST_LANGUAGE_ID } from '../language/languageIds';
+import { AGENT_FILE_GLOB, AGENT_LANGUAGE_ID, TEST_FILE_GLOB, TEST_FILES, TEST_LANGUAGE_ID } from '../language/languageIds';
 import { nodeWorkerThread } from '../language/nodeWorkerThread';
 import { VALIDATION_TIME_LIMIT_MS, ValidationWorker } from '../language/validationWorkerClient';
 import type { TestFileSummary } from '../language/validationWorkerClient';
 import { fileExists, openDocument, savedText, unsavedDocuments } from '../workspaceFiles';
+import { findWorkspaceFiles } from '../workspaceSearch';
 import { KnownTestFiles } from './knownTestFiles';
 import { testFileBeside } from './testCaseFromExecution';
 import { ReadQueue } from './readQueue';
@@ -22,8 +23,6 @@ import { unreadableMessage } from './testTree';
 import type { TestTree } from './testTree';
 import { workerRead } from './workerReads';
 
-const AGENT_FILE_GLOB = '**/*.agent.{yaml,yml}';
-const EXCLUDE_GLOB = '**/node_modules/**';
 /** Test files read when the explorer opens; a workspace with more lists the first ones and says so. */
 const MAX_DISCOVERED = MAX_TEST_FILES;
 const EDIT_DELAY_MS = 250;
@@ -116,7 +115,7 @@ export class TestFileDiscovery implements vscode.Disposable {
     if (again) this.discovery = undefined;
     this.discovery ??= (async () => {
       // One more than listed: to know that some were left out, and say so.
-      const found = await vscode.workspace.findFiles(TEST_FILE_GLOB, EXCLUDE_GLOB, MAX_DISCOVERED + 1);
+      const found = await findWorkspaceFiles(TEST_FILES, { max: MAX_DISCOVERED + 1, onPartial: (why) => this.deps.logger.warn(why) });
       if (found.length > MAX_DISCOVERED) {
         const message = `The workspace has more than ${MAX_DISCOVERED} agent test files: the Test Explorer lists ${MAX_DISCOVERED} of them and leaves the others out (an opened test file is listed too). Open the folder of the tests you work on as the workspace to list them all.`;
         this.deps.logger.warn(message);
@@ -136,7 +135,7 @@ export class TestFileDiscovery implements vscode.Disposable {
     try {
       const found = TEST_FILE.test(uri.path)
         ? [uri]
-        : await vscode.workspace.findFiles(new vscode.RelativePattern(uri, TEST_FILE_GLOB), EXCLUDE_GLOB, MAX_DISCOVERED);
+        : await findWorkspaceFiles(TEST_FILES, { under: uri, max: MAX_DISCOVERED, onPartial: (why) => this.deps.logger.warn(why) });
       await Promise.all(found.map((file) => this.update(file)));
     } catch (error) {
       this.deps.logger.error(`Finding the agent test files under ${uri.fsPath} failed: ${errorDetail(error)}`);

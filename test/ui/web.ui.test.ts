@@ -188,6 +188,32 @@ describe('UI: the browser build in the web-worker extension host', function () {
     await row.waitFor({ state: 'detached', timeout: 30_000 });
   });
 
+  it('finds the references to an output in a test file that is not open', async () => {
+    const { page } = workbench;
+    await openFromExplorer(page, 'greeter.agent.yaml');
+    // `greeting` of outputs (line 17); greeter.agent.test.yaml expects it and was never opened.
+    await goTo(page, 17, 4);
+    await runCommand(page, 'References: Find All References');
+    // VS Code cannot search this file system (its search never answers): the folder is walked.
+    const tree = page.locator('[id="workbench.view.extension.references-view"]');
+    await tree.locator('.monaco-list-row', { hasText: 'greeter.agent.test.yaml' }).first().waitFor({ timeout: 30_000 });
+    await runCommand(page, 'View: Show Explorer');
+  });
+
+  it('completes the secret names the workspace uses, read from files that are not open', async () => {
+    const { page } = workbench;
+    await openFromExplorer(page, 'hello.agent.yaml');
+    // Before the closing quote of `text: "Hello {{ inputs.who }}"` (line 8).
+    await goTo(page, 8, 34);
+    await page.keyboard.type(' {{ secrets.');
+    await page.keyboard.press('Control+Space');
+    // PROFILE_TOKEN is used by agent-tests/greeter.agent.yaml only.
+    await page.locator('.suggest-widget .monaco-list-row', { hasText: 'PROFILE_TOKEN' }).first().waitFor({ timeout: 30_000 });
+    await page.keyboard.press('Escape');
+    await runCommand(page, 'File: Revert File');
+    await page.locator('.tab.active.dirty').waitFor({ state: 'detached', timeout: 15_000 });
+  });
+
   it('adds an API node from a curl command', async () => {
     const { page } = workbench;
     await page.locator('.explorer-viewlet .monaco-list-row', { hasText: 'hello.agent.yaml' }).click();
