@@ -89,7 +89,7 @@ describe('browser bundles', () => {
     assert.match(readFileSync(join(web, 'validationWorker.js'), 'utf8'), /^(?:"use strict";\s*)?\(\(\) => \{/);
   });
 
-  it("uses none of Node's globals in our code: no Buffer, no process", async () => {
+  it("uses none of Node's globals in our code: no Buffer, process, setImmediate or __dirname", async () => {
     // Our sources in the bundles, as their source maps list them; each compiled as the build does,
     // so that comments and types (`: Buffer` is fine) are gone and only what runs is left.
     const sources = new Set<string>();
@@ -104,7 +104,7 @@ describe('browser bundles', () => {
     const found: string[] = [];
     for (const file of sources) {
       const { code } = await transform(readFileSync(file, 'utf8'), { loader: 'ts', target: 'es2022' });
-      for (const match of code.matchAll(/(?<![\w$.'"`])(Buffer|process)\b(?!['"`:])/g)) {
+      for (const match of code.matchAll(/(?<![\w$.'"`])(Buffer|process|setImmediate|clearImmediate|__dirname|__filename)\b(?!['"`:])/g)) {
         // `typeof process` is how code asks whether it runs in Node.
         if (code.slice(Math.max(0, match.index - 7), match.index) === 'typeof ') continue;
         found.push(`${file.slice(root.length + 1)}: ${code.slice(match.index, match.index + 40).split('\n')[0]}`);
