@@ -1,7 +1,8 @@
-// What the webviews' scripts (graph, batch results) share: the little of the DOM they use, declared
-// here because the project is type-checked as one Node program without the DOM library (adding it
-// with `/// <reference lib="dom" />` would change global types such as Blob for every file), and
-// the helpers that build elements with DOM calls and textContent, never by parsing HTML.
+// What the webviews' scripts (graph, batch results, batch comparison) share: the little of the DOM
+// they use and VS Code's handle, declared here because the project is type-checked as one Node
+// program without the DOM library (adding it with `/// <reference lib="dom" />` would change global
+// types such as Blob for every file), and the helpers that build elements with DOM calls and
+// textContent, never by parsing HTML.
 
 export interface DomElement {
   id: string;
@@ -97,6 +98,27 @@ export interface DomDocument {
 }
 
 declare const document: DomDocument;
+declare const window: {
+  addEventListener(type: 'message', listener: (event: { readonly data: unknown }) => void): void;
+};
+declare function acquireVsCodeApi(): unknown;
+
+/** The page's handle on VS Code: messages to the extension, and a state kept while the panel is hidden. */
+export interface VsCodeApi<Message, State> {
+  postMessage(message: Message): void;
+  getState(): State | undefined;
+  setState(state: State): void;
+}
+
+/** VS Code's handle, typed by the messages the page sends and the state it keeps (once per page). */
+export function vsCodeApi<Message, State = never>(): VsCodeApi<Message, State> {
+  return acquireVsCodeApi() as VsCodeApi<Message, State>;
+}
+
+/** Calls `listener` with each message the extension posts to the page (undefined when there is none). */
+export function onHostMessage<Message>(listener: (message: Message | undefined) => void): void {
+  window.addEventListener('message', (event) => listener(event.data as Message | undefined));
+}
 
 export function element(tag: string, className?: string, text?: string): DomElement {
   const el = document.createElement(tag);

@@ -7,24 +7,14 @@ import { filterCompareRows, VERDICTS } from '../../core/compare/compareTable';
 import type { CompareFilter, CompareTableRow } from '../../core/compare/compareTable';
 import type { RowVerdict } from '../../core/compare/compareRows';
 import type { CompareRenderReport, ComparisonMessage, HostMessage, WebviewMessage } from './protocol';
-import { byId, element, plural } from '../page';
+import { byId, element, onHostMessage, plural, vsCodeApi } from '../page';
 import type { DomDocument, DomElement } from '../page';
 
 declare const document: DomDocument;
-declare const window: {
-  addEventListener(type: 'message', listener: (event: { readonly data: HostMessage | undefined }) => void): void;
-};
 interface ViewState {
   readonly filter: CompareFilter;
 }
-interface VsCodeApi {
-  postMessage(message: WebviewMessage): void;
-  getState(): ViewState | undefined;
-  setState(state: ViewState): void;
-}
-declare function acquireVsCodeApi(): VsCodeApi;
-
-const vscode = acquireVsCodeApi();
+const vscode = vsCodeApi<WebviewMessage, ViewState>();
 /** Quiet time after a keystroke in the text filter before the table is filtered again. */
 const FILTER_DELAY_MS = 150;
 /** Characters of a cell shown; the tooltip has it all. */
@@ -158,7 +148,7 @@ function setUp(): void {
 }
 
 setUp();
-window.addEventListener('message', (event) => {
-  if (event.data?.type === 'comparison') show(event.data);
+onHostMessage<HostMessage>((message) => {
+  if (message?.type === 'comparison') show(message);
 });
 vscode.postMessage({ type: 'ready' });

@@ -8,26 +8,16 @@ import { formatDuration } from '../../core/executions/executionRecord';
 import type { ResultsFilter, ResultsSort } from '../../core/batch/resultsRows';
 import type { RowStatus } from '../../core/batch/batchModel';
 import type { DetailMessage, HostMessage, RenderReport, RowsMessage, WebviewMessage } from './protocol';
-import { byId, element, plural } from '../page';
+import { byId, element, onHostMessage, plural, vsCodeApi } from '../page';
 import type { DomDocument, DomElement } from '../page';
 
 // The DOM as declared for the webviews (page.ts): the project has no DOM library.
 declare const document: DomDocument;
-declare const window: {
-  addEventListener(type: 'message', listener: (event: { readonly data: HostMessage | undefined }) => void): void;
-};
 interface ViewState {
   readonly filter: ResultsFilter;
   readonly sort: ResultsSort;
 }
-interface VsCodeApi {
-  postMessage(message: WebviewMessage): void;
-  getState(): ViewState | undefined;
-  setState(state: ViewState): void;
-}
-declare function acquireVsCodeApi(): VsCodeApi;
-
-const vscode = acquireVsCodeApi();
+const vscode = vsCodeApi<WebviewMessage, ViewState>();
 /** Rows in the DOM at most; the others are reached by sorting or filtering. */
 const MAX_SHOWN_ROWS = 500;
 /** Characters of a value shown in its cell; the tooltip has the whole cell text. */
@@ -256,8 +246,8 @@ function setUp(): void {
 }
 
 setUp();
-window.addEventListener('message', (event) => {
-  if (event.data?.type === 'rows') show(event.data);
-  else if (event.data?.type === 'detail') showDetail(event.data);
+onHostMessage<HostMessage>((message) => {
+  if (message?.type === 'rows') show(message);
+  else if (message?.type === 'detail') showDetail(message);
 });
 vscode.postMessage({ type: 'ready' });

@@ -7,21 +7,13 @@ import type { Point, PlacedEdge, PlacedNode } from '../../core/graph/graphLayout
 import type { Problem } from '../../core/document/problems';
 import type { AuthBadge } from '../../core/graph/workflowGraph';
 import type { HostMessage, RenderReport, ShowGraphMessage, WebviewMessage } from './protocol';
-import { byId, element, plural } from '../page';
+import { byId, element, onHostMessage, plural, vsCodeApi } from '../page';
 import type { DomDocument, DomElement } from '../page';
 import { createGraphViewport } from './viewport';
 
 // The DOM as declared for the webviews (page.ts): the project has no DOM library.
 declare const document: DomDocument;
-declare const window: {
-  addEventListener(type: 'message', listener: (event: { readonly data: HostMessage | undefined }) => void): void;
-};
-interface VsCodeApi {
-  postMessage(message: WebviewMessage): void;
-}
-declare function acquireVsCodeApi(): VsCodeApi;
-
-const vscode = acquireVsCodeApi();
+const vscode = vsCodeApi<WebviewMessage>();
 const SVG = 'http://www.w3.org/2000/svg';
 /** Problems listed before "and N more". */
 const MAX_LISTED_PROBLEMS = 100;
@@ -275,7 +267,7 @@ function readBack(uri: string, version: number): RenderReport {
   return { uri, version, nodes, edges, badges, problems: document.querySelectorAll('#problems .problem').length };
 }
 
-window.addEventListener('message', (event) => {
-  if (event.data?.type === 'graph') draw(event.data);
+onHostMessage<HostMessage>((message) => {
+  if (message?.type === 'graph') draw(message);
 });
 vscode.postMessage({ type: 'ready' });
