@@ -22,7 +22,8 @@ async function openFromExplorer(page: Page, ...path: string[]): Promise<void> {
   for (const name of path) {
     await page.locator('.explorer-viewlet .monaco-list-row', { hasText: name }).first().click({ timeout: 15_000 });
   }
-  await page.locator('.tab.active', { hasText: path[path.length - 1]! }).waitFor({ timeout: 15_000 });
+  // The file's own tab (a graph's, "Graph: NAME", may be active in the other group).
+  await page.locator(`.tab.active[data-resource-name="${path[path.length - 1]!}"]`).waitFor({ timeout: 15_000 });
 }
 
 /** What the virtual file system's extension reports: the active editor's URI and the files read. */
@@ -124,7 +125,7 @@ describe('UI: the browser build in the web-worker extension host', function () {
 
   it('completes, explains on hover, applies a quick fix and goes to a definition', async () => {
     const { page } = workbench;
-    await page.locator('.tab', { hasText: 'broken.agent.yaml' }).click();
+    await openFromExplorer(page, 'broken.agent.yaml');
     // Completion: the inputs the agent declares, before "tiket" in {{ inputs.tiket }} (line 14).
     await goTo(page, 14, 24);
     await page.keyboard.press('Control+Space');
@@ -166,7 +167,7 @@ describe('UI: the browser build in the web-worker extension host', function () {
 
   it('draws the graph', async () => {
     const { page } = workbench;
-    await page.locator('.tab', { hasText: 'broken.agent.yaml' }).click();
+    await openFromExplorer(page, 'broken.agent.yaml');
     await runCommand(page, 'Agent Workflows: Show Graph');
     const graph = page.locator('iframe.webview.ready').first().contentFrame().locator('iframe#active-frame').contentFrame();
     await graph.locator('.gnode', { hasText: 'summarize' }).first().waitFor({ timeout: 60_000 });
@@ -216,9 +217,7 @@ describe('UI: the browser build in the web-worker extension host', function () {
 
   it('adds an API node from a curl command', async () => {
     const { page } = workbench;
-    await page.locator('.explorer-viewlet .monaco-list-row', { hasText: 'hello.agent.yaml' }).click();
-    // The file's own tab (the graph's, "Graph: hello.agent.yaml", may be active in the other group).
-    await page.locator('.tab.active[data-resource-name="hello.agent.yaml"]').waitFor({ timeout: 15_000 });
+    await openFromExplorer(page, 'hello.agent.yaml');
     // The command reads the clipboard first (a copied curl command): let the page, as a person would.
     await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(page.url()).origin });
     await runCommand(page, 'Agent Workflows: Add API Node from cURL');
@@ -234,7 +233,7 @@ describe('UI: the browser build in the web-worker extension host', function () {
 
   it('says why a command that needs Node is absent', async () => {
     const { page } = workbench;
-    await page.locator('.tab', { hasText: 'broken.agent.yaml' }).first().click();
+    await openFromExplorer(page, 'broken.agent.yaml');
     await runCommand(page, 'Agent Workflows: Start Local Agent Server');
     const toast = page.locator('.notification-toast', { hasText: 'needs the desktop VS Code' }).first();
     await toast.waitFor({ timeout: 30_000 });
