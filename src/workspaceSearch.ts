@@ -2,7 +2,8 @@
 // (vscode.workspace.findFiles) answers for files on disk and in remote folders, but it never
 // answers for a file system that has no search provider, such as a virtual one in VS Code for the
 // Web (microsoft/vscode#228990): there the folder is walked through vscode.workspace.fs instead,
-// bounded, with the one walk of the core. Which schemes the search answers for is learnt once.
+// bounded, with the one walk of the core. Which schemes the search answers for is learnt on first
+// use, and again when a search answers after it stopped being waited for.
 import * as vscode from 'vscode';
 import { SYSTEM_CLOCK } from './core/clock';
 import type { Clock } from './core/clock';
@@ -67,22 +68,31 @@ async function search(
   const answers = SEARCHED_SCHEMES.has(root.scheme) || searchAnswers.get(root.scheme);
   if (answers === true) return vscode.workspace.findFiles(pattern, EXCLUDE, max, token);
   if (answers === false) return undefined;
-  const source = new vscode.CancellationTokenSource();
-  const cancelled = token?.onCancellationRequested(() => source.cancel());
+  // The first search of a scheme is made without the caller's token, and let run when it is not
+  // waited for: should it answer later (a large repository being indexed), the next searches use
+  // it. A cancelled search would answer too, with nothing, and prove nothing.
+  const probe = Promise.resolve(vscode.workspace.findFiles(pattern, EXCLUDE, max));
+  probe.then(
+    () => searchAnswers.set(root.scheme, true),
+    () => undefined,
+  );
   let timer: unknown;
+  let cancelled: vscode.Disposable | undefined;
   try {
-    const gaveUp = new Promise<undefined>((resolve) => {
-      timer = clock.setTimeout(() => resolve(undefined), SEARCH_WAIT_MS);
-    });
-    const answered = await Promise.race([Promise.resolve(vscode.workspace.findFiles(pattern, EXCLUDE, max, source.token)), gaveUp]);
+    const answered = await Promise.race([
+      probe,
+      new Promise<undefined>((resolve) => {
+        timer = clock.setTimeout(() => resolve(undefined), SEARCH_WAIT_MS);
+      }),
+      new Promise<undefined>((resolve) => {
+        cancelled = token?.onCancellationRequested(() => resolve(undefined));
+      }),
+    ]);
     if (token?.isCancellationRequested) return [];
-    searchAnswers.set(root.scheme, answered !== undefined);
+    if (answered === undefined && !searchAnswers.has(root.scheme)) searchAnswers.set(root.scheme, false);
     return answered;
   } finally {
     clock.clearTimeout(timer);
-    // A search that did not answer is let go.
-    source.cancel();
-    source.dispose();
     cancelled?.dispose();
   }
 }
