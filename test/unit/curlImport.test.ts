@@ -373,6 +373,7 @@ describe('curl import: the node sends what curl sends', () => {
     `curl -s -X PUT -H "x-api-key: key_0123456789abcdef" -H "Content-Type: text/plain" --data-raw 'plain words' "${base}/v1/notes/7"`,
     `curl -s "${base}/v1/convert?from=EUR&to=USD&api_key=abcdef0123456789"`,
     `curl -s -G --data-urlencode "q=café & crème" "${base}/v1/search"`,
+    `curl -s --data-urlencode "q=café & crème/*" --data-urlencode "page=2" "${base}/v1/search"`,
   ];
 
   it('for each auth form: the same method, path, query, headers and body', async () => {

@@ -172,7 +172,7 @@ export function apiNodeFromCurl(request: CurlRequest, options: CurlImportOptions
     const parameter = parameterOf(value, inputs) ?? (SHELL_VARIABLE_IN.test(value) ? shellVariables(value, inputs, secrets) : undefined);
     query.push(parameter === undefined ? part : `${part.slice(0, equals)}=${parameter}`);
   }
-  if (request.dataInQuery) for (const part of formEncodedData(request)) query.push(part);
+  if (request.dataInQuery) for (const part of formEncodedData(request, 'query')) query.push(part);
 
   const path = url.pathname
     .split('/')
@@ -415,26 +415,34 @@ function decodeSegment(segment: string): string {
   }
 }
 
-/** -d and --data-urlencode parts as curl joins them: with "&", --data-urlencode's content encoded. */
-function formEncodedData(request: CurlRequest): string[] {
+/**
+ * -d and --data-urlencode parts as curl joins them: with "&", --data-urlencode's content encoded.
+ * curl writes the escapes in capitals in a body (%C3%A9) and in small letters in the query of -G
+ * (%c3%a9): the node sends the same bytes (a signed request depends on them).
+ */
+function formEncodedData(request: CurlRequest, into: 'body' | 'query'): string[] {
+  const encode = (text: string): string => {
+    const encoded = curlUrlEncode(text);
+    return into === 'query' ? encoded.replace(/%[0-9A-F]{2}/g, (escape) => escape.toLowerCase()) : encoded;
+  };
   return request.data.map((part) => {
     if (part.kind !== 'urlencode') return part.value;
     const equals = part.value.indexOf('=');
-    if (equals === -1) return curlUrlEncode(part.value);
+    if (equals === -1) return encode(part.value);
     const name = part.value.slice(0, equals);
-    const content = curlUrlEncode(part.value.slice(equals + 1));
+    const content = encode(part.value.slice(equals + 1));
     return name === '' ? content : `${name}=${content}`;
   });
 }
 
-/** Encoded as curl's --data-urlencode does: letters, digits and -._~ kept, a space as +, the rest %xx. */
+/** Encoded as curl's --data-urlencode does: letters, digits and -._~ kept, a space as +, the rest %XX. */
 function curlUrlEncode(text: string): string {
   let encoded = '';
   for (const byte of utf8Bytes(text)) {
     const char = String.fromCharCode(byte);
     if (/[A-Za-z0-9\-._~]/.test(char)) encoded += char;
     else if (char === ' ') encoded += '+';
-    else encoded += `%${byte.toString(16).padStart(2, '0')}`;
+    else encoded += `%${byte.toString(16).toUpperCase().padStart(2, '0')}`;
   }
   return encoded;
 }
@@ -451,7 +459,7 @@ function bodyOf(request: CurlRequest, settings: string[], notes: ImportNote[], s
     if (!settings.some((setting) => /^accept\s*:/i.test(setting))) settings.push('Accept: application/json');
   }
   const text = agentSecretReferences(
-    isJson ? request.data.map((part) => part.value).join('') : formEncodedData(request).join('&'),
+    isJson ? request.data.map((part) => part.value).join('') : formEncodedData(request, 'body').join('&'),
     secrets,
     'the body',
   );
