@@ -82,6 +82,11 @@ describe('UI: the browser build in the web-worker extension host', function () {
     writeMemfsExtension(memfsExtension, {
       ...filesUnder(join(fixtures, 'workspace')),
       'agent-tests/typo.agent.test.yaml': readFileSync(join(fixtures, 'web', 'typo.agent.test.yaml'), 'utf8'),
+      // An environments file and an agent overriding one of its environments, for rename across files.
+      'shop/agent-workflows.yaml':
+        'default: staging\nenvironments:\n  staging:\n    baseUrl: https://staging.example.com\n    account: shop\n',
+      'shop/orders.agent.yaml':
+        'version: 1\nname: Orders\ndeployment:\n  agent: orders\n  environments:\n    staging: { agent: orders-staging }\nnodes:\n  hello: { type: template, text: hi }\noutputs:\n  greeting: { from: "{{ nodes.hello.body }}" }\n',
     });
     workbench = await openWorkbench({
       settings: { 'remote.extensionKind': { [EXTENSION_ID]: ['web'], [MEMFS_EXTENSION_ID]: ['web'] } },
@@ -213,6 +218,24 @@ describe('UI: the browser build in the web-worker extension host', function () {
     await page.keyboard.press('Escape');
     await runCommand(page, 'File: Revert File');
     await page.locator('.tab.active.dirty').waitFor({ state: 'detached', timeout: 15_000 });
+  });
+
+  it("renames an environment in the environments file and in an agent's override, a file not open", async () => {
+    const { page } = workbench;
+    await openFromExplorer(page, 'shop', 'agent-workflows.yaml');
+    // `staging` where it is declared (line 3).
+    await goTo(page, 3, 4);
+    await page.keyboard.press('F2');
+    const input = page.locator('.rename-box input');
+    await input.waitFor({ timeout: 15_000 });
+    await input.fill('preview');
+    await page.keyboard.press('Enter');
+    await page.locator('.editor-group-container.active .view-line', { hasText: 'default: preview' }).waitFor({ timeout: 30_000 });
+    await openFromExplorer(page, 'orders.agent.yaml');
+    await page
+      .locator('.editor-group-container.active .view-line', { hasText: 'preview: { agent: orders-staging }' })
+      .waitFor({ timeout: 15_000 });
+    await runCommand(page, 'File: Save All Files');
   });
 
   it('adds an API node from a curl command', async () => {
