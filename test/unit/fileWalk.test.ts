@@ -101,4 +101,83 @@ describe('the directory walk', () => {
     assert.deepEqual((await walkFiles('', AGENT_FILE, reader)).files, ['to-file.agent.yaml']);
     assert.deepEqual(asked, ['to-file.agent.yaml', 'to-folder.agent.yaml']);
   });
+
+  describe('reading ahead, several folders at a time', () => {
+    /** A tree of `width` folders per level, `depth` levels, a file in each: answers come out of order. */
+    function slowTree(width: number, depth: number, unreadable?: string) {
+      const tree: Record<string, DirectoryEntry[]> = {};
+      const fill = (path: string, level: number): void => {
+        const entries: DirectoryEntry[] = [file(`f${level}.agent.yaml`), file('skip.txt')];
+        if (level < depth)
+          for (let i = 0; i < width; i++) {
+            const name = `d${i}`;
+            entries.push(folder(name));
+            fill(path ? `${path}/${name}` : name, level + 1);
+          }
+        tree[path] = path === unreadable ? [{ name: '!unreadable', kind: 'other' }] : entries;
+      };
+      fill('', 0);
+      const { reader, read } = mapReader(tree);
+      let inFlight = 0;
+      let mostInFlight = 0;
+      let answered = 0;
+      const list = reader.list;
+      reader.list = async (directory) => {
+        inFlight++;
+        mostInFlight = Math.max(mostInFlight, inFlight);
+        // Each answer takes its own number of turns, so that they come back out of order.
+        for (let turns = (answered++ * 7) % 5; turns >= 0; turns--) await new Promise<void>((resolve) => setImmediate(resolve));
+        inFlight--;
+        return list(directory);
+      };
+      return { reader, read, mostInFlight: () => mostInFlight };
+    }
+
+    it('finds the same files in the same order, with at most that many reads under way', async () => {
+      const sequential = slowTree(3, 4);
+      const one = await walkFiles('', AGENT_FILE, sequential.reader);
+      const several = slowTree(3, 4);
+      assert.deepEqual(await walkFiles('', AGENT_FILE, several.reader, { concurrency: 4 }), one);
+      assert.equal(one.files.length, 1 + 3 + 9 + 27 + 81);
+      assert.equal(sequential.mostInFlight(), 1);
+      assert.equal(several.mostInFlight(), 4);
+      // Each folder read once.
+      assert.equal(several.read.length, one.files.length);
+      assert.equal(new Set(several.read).size, several.read.length);
+    });
+
+    it('stops at the most files, and at the most folders, as reading one at a time does', async () => {
+      for (const limits of [{ maxFiles: 10 }, { maxFiles: 57 }, { maxDirectories: 5 }, { maxDirectories: 20 }]) {
+        const one = await walkFiles('', AGENT_FILE, slowTree(3, 4).reader, limits);
+        const several = slowTree(3, 4);
+        const walk = await walkFiles('', AGENT_FILE, several.reader, { ...limits, concurrency: 4 });
+        if ('maxFiles' in limits) assert.deepEqual(walk, one, JSON.stringify(limits));
+        // Past the folders it may read, which were read may differ: never more, and what it found is a start of the whole.
+        else {
+          assert.equal(walk.stopped, 'max-directories');
+          assert.ok(several.read.length <= limits.maxDirectories);
+          assert.deepEqual(walk.files, one.files.slice(0, walk.files.length));
+        }
+      }
+    });
+
+    it('says which folder it could not read, in the walk, with the others found', async () => {
+      const skipped: string[] = [];
+      const several = slowTree(2, 3, 'd1/d0');
+      const walk = await walkFiles('', AGENT_FILE, several.reader, { concurrency: 3, onSkipped: (directory) => skipped.push(directory) });
+      assert.deepEqual(skipped, ['d1/d0']);
+      assert.equal(walk.files.length, 1 + 2 + 4 + 8 - 3);
+    });
+
+    it('reads nothing more once cancelled', async () => {
+      const several = slowTree(3, 4);
+      let cancelled = false;
+      const walking = walkFiles('', AGENT_FILE, several.reader, { concurrency: 4, cancelled: () => cancelled });
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      cancelled = true;
+      const walk = await walking;
+      assert.equal(walk.stopped, 'cancelled');
+      assert.ok(several.read.length <= 1 + 4, `${several.read.length} folders read`);
+    });
+  });
 });
