@@ -36,6 +36,8 @@ export const SEARCH_WAIT_MS = 3000;
 /** Per scheme: whether its search answered (true) or not in time (false); learnt on first use. */
 const searchAnswers = new Map<string, boolean>();
 
+/** Folders read at the same time when a folder is walked. */
+const WALK_CONCURRENCY = 8;
 /** Directories no search enters: the walk's, as a glob. */
 const EXCLUDE = `{${[...SKIPPED_DIRECTORIES].map((name) => `**/${name}/**`).join(',')}}`;
 
@@ -101,6 +103,8 @@ async function walk(root: vscode.Uri, kind: WorkspaceFileKind, max: number, quer
   const walked = await walkFiles(root, kind.name, WORKSPACE_DIRECTORIES, {
     maxFiles: max,
     maxDirectories: MAX_WALKED_DIRECTORIES,
+    // Each read is a round trip through the workbench to the file system's extension: several at once.
+    concurrency: WALK_CONCURRENCY,
     cancelled: () => query.token?.isCancellationRequested ?? false,
   });
   if (walked.stopped === 'max-directories')
