@@ -3,8 +3,11 @@
 
 /** Bytes of `text` in UTF-8, as Buffer.byteLength counts them (a lone surrogate as U+FFFD's 3), without encoding it. */
 export function utf8Length(text: string): number {
-  let bytes = 0;
-  for (let i = 0; i < text.length; i++) {
+  // Most texts are ASCII to their end: one native scan finds where they stop being, if they do.
+  const first = text.search(NOT_ASCII);
+  if (first === -1) return text.length;
+  let bytes = first;
+  for (let i = first; i < text.length; i++) {
     const code = text.charCodeAt(i);
     if (code < 0x80) bytes += 1;
     else if (code < 0x800) bytes += 2;
@@ -15,6 +18,8 @@ export function utf8Length(text: string): number {
   }
   return bytes;
 }
+
+const NOT_ASCII = /[^\x00-\x7f]/;
 
 /** The UTF-8 bytes of `text`. */
 export function utf8Bytes(text: string): Uint8Array {
