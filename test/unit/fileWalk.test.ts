@@ -169,6 +169,35 @@ describe('the directory walk', () => {
       assert.equal(walk.files.length, 1 + 2 + 4 + 8 - 3);
     });
 
+    it('agrees with reading one at a time on 40 random trees, cut or not', async () => {
+      // A seeded generator: the same trees on every run.
+      let seed = 7;
+      const random = (below: number): number => {
+        seed = (seed * 1103515245 + 12345) % 2147483648;
+        return seed % below;
+      };
+      for (let round = 0; round < 40; round++) {
+        const tree: Record<string, DirectoryEntry[]> = {};
+        const grow = (path: string, level: number): void => {
+          const entries: DirectoryEntry[] = [];
+          for (let i = random(5); i > 0; i--) entries.push(file(`${String.fromCharCode(97 + random(26))}${i}.agent.yaml`));
+          if (level < 4) for (let i = random(4); i > 0; i--) entries.push(folder(`${random(2) ? 'node_modules' : 'd'}${i}`));
+          tree[path] = entries;
+          for (const entry of entries) if (entry.kind === 'directory') grow(path ? `${path}/${entry.name}` : entry.name, level + 1);
+        };
+        grow('', 0);
+        const limits = random(2) ? { maxFiles: 1 + random(12) } : {};
+        const one = await walkFiles('', AGENT_FILE, mapReader(tree).reader, limits);
+        const slow = mapReader(tree);
+        const list = slow.reader.list;
+        slow.reader.list = async (directory) => {
+          for (let turns = random(4); turns >= 0; turns--) await new Promise<void>((resolve) => setImmediate(resolve));
+          return list(directory);
+        };
+        assert.deepEqual(await walkFiles('', AGENT_FILE, slow.reader, { ...limits, concurrency: 1 + random(6) }), one, `round ${round}`);
+      }
+    });
+
     it('reads nothing more once cancelled', async () => {
       const several = slowTree(3, 4);
       let cancelled = false;
