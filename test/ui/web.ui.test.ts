@@ -178,6 +178,18 @@ describe('UI: the browser build in the web-worker extension host', function () {
     await graph.locator('.gnode', { hasText: 'summarize' }).first().waitFor({ timeout: 60_000 });
   });
 
+  it('encodes Basic credentials with their quick fix, and reads the encoded ones back', async () => {
+    const { page } = workbench;
+    await openFromExplorer(page, 'broken.agent.yaml');
+    // "Authorization: Basic alice:s3cret" (line 11): Base64 without Node's Buffer, in the web worker.
+    await applyQuickFix(page, 11, 31, 'Encode the credentials as Base64');
+    await page.locator('.monaco-editor .view-line', { hasText: 'Basic YWxpY2U6czNjcmV0' }).first().waitFor({ timeout: 15_000 });
+    // Decoded to alice:s3cret: only that they are written in the file is said.
+    await showProblems(page);
+    await page.locator('.markers-panel .monaco-list-row', { hasText: 'literal-credential' }).first().waitFor({ timeout: 30_000 });
+    assert.doesNotMatch(await textOf(page, '.markers-panel'), /basic-not-encoded|basic-invalid-base64/);
+  });
+
   it('checks a test file against its agent, and fixes the name with a quick fix', async () => {
     const { page } = workbench;
     await openFromExplorer(page, 'agent-tests', 'typo.agent.test.yaml');
