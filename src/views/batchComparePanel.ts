@@ -66,8 +66,6 @@ export class BatchComparePanel implements vscode.Disposable {
       viewType: VIEW_TYPE,
       title: `Compare: ${source.title}`,
       extensionUri: deps.extensionUri,
-      showOptions: { viewColumn: vscode.ViewColumn.Active, preserveFocus: false },
-      retainContextWhenHidden: false,
       onMessage: (message) => this.onMessage(message),
       onDispose: onDisposed,
     });

@@ -72,8 +72,6 @@ export class BatchResultsPanel implements vscode.Disposable {
       viewType: VIEW_TYPE,
       title: `Results: ${batch.title}`,
       extensionUri: deps.extensionUri,
-      showOptions: { viewColumn: vscode.ViewColumn.Active, preserveFocus: false },
-      retainContextWhenHidden: false,
       onMessage: (message) => this.onMessage(message),
       onDispose: onDisposed,
     });

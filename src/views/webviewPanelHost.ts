@@ -9,9 +9,8 @@ export interface WebviewPanelHostOptions<Incoming> {
   readonly viewType: string;
   readonly title: string;
   readonly extensionUri: vscode.Uri;
-  readonly showOptions: { readonly viewColumn: vscode.ViewColumn; readonly preserveFocus: boolean };
-  /** Keep the page alive while hidden (false: it loads again, and says it is ready, when shown). */
-  readonly retainContextWhenHidden?: boolean;
+  /** Where it opens: by default in the active group, taking the focus. */
+  readonly showOptions?: { readonly viewColumn: vscode.ViewColumn; readonly preserveFocus: boolean };
   /** Each message of the page, "rendered" ones included (after they are kept). */
   readonly onMessage: (message: Incoming) => void;
   /** Once, when the panel is closed by the user or disposed of by its owner. */
@@ -31,11 +30,13 @@ export class WebviewPanelHost<Incoming extends { readonly type: string }, Report
   private closed = false;
 
   constructor(private readonly options: WebviewPanelHostOptions<Incoming>) {
-    this.panel = vscode.window.createWebviewPanel(options.viewType, options.title, options.showOptions, {
-      enableScripts: true,
-      localResourceRoots: webviewRoots(options.extensionUri),
-      ...(options.retainContextWhenHidden !== undefined ? { retainContextWhenHidden: options.retainContextWhenHidden } : {}),
-    });
+    // The page is not kept while hidden: it loads again, and says it is ready, when shown.
+    this.panel = vscode.window.createWebviewPanel(
+      options.viewType,
+      options.title,
+      options.showOptions ?? { viewColumn: vscode.ViewColumn.Active, preserveFocus: false },
+      { enableScripts: true, localResourceRoots: webviewRoots(options.extensionUri) },
+    );
     this.disposables.push(
       this.panel.onDidDispose(() => this.dispose()),
       this.panel.webview.onDidReceiveMessage((message: Incoming) => {
