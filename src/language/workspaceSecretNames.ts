@@ -1,7 +1,7 @@
 // Secret names used across the workspace's agent files, for completion after "secrets.": at most
 // MAX_FILES files, each within the agent file size limit, and MAX_NAMES names.
 import * as vscode from 'vscode';
-import { MAX_FILE_BYTES } from '../core/limits';
+import { savedText } from '../workspaceFiles';
 import { findWorkspaceFiles } from '../workspaceSearch';
 import { AGENT_FILE_GLOB, AGENT_FILES } from './languageIds';
 
@@ -48,10 +48,10 @@ export class WorkspaceSecretNames implements vscode.Disposable {
     });
     for (const file of files) {
       if (names.size >= MAX_NAMES) break;
-      // A file over the limit is not an agent the extension reads: it is not read here either.
-      if ((await vscode.workspace.fs.stat(file)).size > MAX_FILE_BYTES) continue;
-      // TextDecoder, not Buffer: this runs in the browser build too.
-      const text = new TextDecoder('utf-8').decode(await vscode.workspace.fs.readFile(file));
+      // A file savedText refuses (over the size limit, not a regular file) is not an agent the
+      // extension reads: its names are left out, and so are a file's that is gone.
+      const text = await savedText(file).catch(() => undefined);
+      if (text === undefined) continue;
       for (const match of text.matchAll(SECRET_REFERENCE)) {
         names.add(match[1]!);
         if (names.size >= MAX_NAMES) break;
