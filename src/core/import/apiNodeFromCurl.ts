@@ -421,10 +421,7 @@ function decodeSegment(segment: string): string {
  * (%c3%a9): the node sends the same bytes (a signed request depends on them).
  */
 function formEncodedData(request: CurlRequest, into: 'body' | 'query'): string[] {
-  const encode = (text: string): string => {
-    const encoded = curlUrlEncode(text);
-    return into === 'query' ? encoded.replace(/%[0-9A-F]{2}/g, (escape) => escape.toLowerCase()) : encoded;
-  };
+  const encode = (text: string): string => curlUrlEncode(text, into === 'body');
   return request.data.map((part) => {
     if (part.kind !== 'urlencode') return part.value;
     const equals = part.value.indexOf('=');
@@ -435,14 +432,17 @@ function formEncodedData(request: CurlRequest, into: 'body' | 'query'): string[]
   });
 }
 
-/** Encoded as curl's --data-urlencode does: letters, digits and -._~ kept, a space as +, the rest %XX. */
-function curlUrlEncode(text: string): string {
+/** Encoded as curl's --data-urlencode does: letters, digits and -._~ kept, a space as +, the rest %XX (or %xx). */
+function curlUrlEncode(text: string, capitals: boolean): string {
   let encoded = '';
   for (const byte of utf8Bytes(text)) {
     const char = String.fromCharCode(byte);
     if (/[A-Za-z0-9\-._~]/.test(char)) encoded += char;
     else if (char === ' ') encoded += '+';
-    else encoded += `%${byte.toString(16).toUpperCase().padStart(2, '0')}`;
+    else {
+      const hex = byte.toString(16).padStart(2, '0');
+      encoded += `%${capitals ? hex.toUpperCase() : hex}`;
+    }
   }
   return encoded;
 }
