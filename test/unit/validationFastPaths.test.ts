@@ -19,6 +19,15 @@ describe('validation fast paths', () => {
     assert.deepEqual(codes(text), ['possible-secret']);
   });
 
+  it('finds a long key of no known format after any character that ends a run of token characters', () => {
+    const hex = '0123456789abcdef0123456789abcdef01234567';
+    for (const before of [' ', '=', ':', '.', '%', '\t']) {
+      const text = agent(['  a:', '    type: template', `    text: "auth${before}${hex}"`]);
+      assert.deepEqual(codes(text), ['possible-secret'], JSON.stringify(before));
+    }
+    assert.deepEqual(codes(agent(['  a:', '    type: template', `    text: ${hex}`])), ['possible-secret']);
+  });
+
   it('finds nothing, and walks nothing, in a file with no token-like text', () => {
     const text = agent(['  a:', '    type: template', '    text: "hello {{ secrets.TOKEN_WITH_A_LONG_NAME_OF_MANY_LETTERS }}"']);
     assert.deepEqual(codes(text), []);
