@@ -2,6 +2,8 @@
 import assert from 'node:assert/strict';
 import Ajv from 'ajv';
 import { agentSchema } from '../../src/core/validation/schemaCheck';
+import { validateAgentText } from '../../src/core/validation/validate';
+import { validateTestText } from '../../src/core/testing/testFile';
 
 type SchemaObject = Record<string, unknown>;
 const definitions = (agentSchema as SchemaObject).definitions as Record<string, SchemaObject>;
@@ -77,5 +79,45 @@ describe('agent JSON Schema', () => {
     check(root, '#');
     for (const [name, definition] of Object.entries(definitions)) check(definition, `#/definitions/${name}`);
     assert.deepEqual(failures, []);
+  });
+
+  // The bundle compiles this schema with ajv's `unicode: false` (esbuild.mjs): lengths in UTF-16
+  // units, which equal characters only where the pattern lets in nothing past ASCII.
+  it('lets only ASCII into every string it limits in length', () => {
+    const loose: string[] = [];
+    const check = (schema: SchemaObject, path: string): void => {
+      if ('maxLength' in schema || (typeof schema.minLength === 'number' && schema.minLength > 1)) {
+        const pattern = typeof schema.pattern === 'string' ? new RegExp(schema.pattern) : undefined;
+        if (!pattern || ['\u00e9', 'a\u00e9', '\u{1F600}', 'a\u{1F600}'].some((text) => pattern.test(text))) loose.push(path);
+      }
+      for (const [key, value] of Object.entries(schema)) {
+        if (value && typeof value === 'object' && !Array.isArray(value)) check(value as SchemaObject, `${path}/${key}`);
+      }
+    };
+    check(agentSchema as SchemaObject, '#');
+    assert.deepEqual(loose, []);
+  });
+
+  it('counts characters, not UTF-16 units, in a test case name', () => {
+    const caseFile = (name: string) => `agent: a.agent.yaml\ncases:\n  "${name}":\n    inputs: {}\n`;
+    const lengthProblems = (name: string) =>
+      validateTestText(caseFile(name), 'a.agent.test.yaml').problems.filter((problem) => problem.message.includes('longer than'));
+    assert.deepEqual(lengthProblems('\u{1F600}'.repeat(200)), []);
+    assert.equal(lengthProblems('\u{1F600}'.repeat(201)).length, 1);
+  });
+
+  it('reports a node id or input name over 64 characters, and takes one of 64', () => {
+    const agent = (id: string) =>
+      `version: 1\nname: n\ninputs:\n  ${id}: { type: string }\nnodes:\n  ${id}:\n    type: template\n    text: "{{ inputs.${id} }}"\noutputs:\n  o: { from: "{{ nodes.${id}.body }}" }\n`;
+    assert.deepEqual(validateAgentText(agent('a'.repeat(64))).problems, []);
+    const messages = validateAgentText(agent('a'.repeat(65))).problems.map((problem) => problem.message);
+    assert.ok(
+      messages.some((message) => message.startsWith(`Node id "${'a'.repeat(65)}" is longer than 64 characters`)),
+      messages.join('\n'),
+    );
+    assert.ok(
+      messages.some((message) => message.startsWith(`Input name "${'a'.repeat(65)}" is longer than 64 characters`)),
+      messages.join('\n'),
+    );
   });
 });
