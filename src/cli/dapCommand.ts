@@ -18,6 +18,9 @@ export function dapCommand(io: CliIo, streams: DapStreams = { input: process.std
       cwd: io.cwd,
       secrets: envSecretResolver(io.env),
       secretHint: envSecretHint,
+      // Files of a launch configuration come from the folder the debugger was started in.
+      allowHint: (refusal) =>
+        refusal.allowFolder !== undefined ? `start "agent-workflows dap" in a folder that holds ${refusal.allowFolder}` : undefined,
       onShutdown: () => {
         // Nothing more is read: the process ends once the last answer is written.
         streams.input.destroy?.();

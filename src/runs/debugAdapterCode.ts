@@ -11,15 +11,36 @@ import { readText } from '../core/testing/loadSuite';
 import { AGENT_LANGUAGE_ID } from '../language/languageIds';
 import { unsavedText } from '../workspaceFiles';
 import { loadAgentFile } from './agentFile';
+import { allowFilesHint } from './allowFiles';
+import { allowedFileFolders } from '../config';
 import type { AgentDebuggerDeps } from './agentDebugConfig';
 import { debugThisFile } from './agentDebugConfig';
 import { ensureSecrets } from './agentRuns';
 import { askForInputs } from './inputPrompts';
 
+/** Files the user picked for a debug session's inputs in this window: read wherever they are. */
+const chosenFiles = new Set<string>();
+/** Picks remembered at most (the oldest go first). */
+const MAX_CHOSEN_FILES = 100;
+
+function rememberChosen(path: string): void {
+  chosenFiles.delete(path);
+  chosenFiles.add(path);
+  for (const oldest of chosenFiles) {
+    if (chosenFiles.size <= MAX_CHOSEN_FILES) break;
+    chosenFiles.delete(oldest);
+  }
+}
+
 export function inlineAdapter(session: vscode.DebugSession, deps: AgentDebuggerDeps): vscode.DebugAdapterDescriptor {
   const folder = session.workspaceFolder ?? vscode.workspace.workspaceFolders?.[0];
   const adapter = new AgentDebugSession({
     cwd: folder?.uri.fsPath ?? process.cwd(),
+    // launch.json may be someone else's: its files come from its folder, the allowed folders, or
+    // the user's own picks below.
+    allowedFolders: allowedFileFolders(folder?.uri),
+    chosenFiles: () => [...chosenFiles],
+    allowHint: allowFilesHint,
     secrets: async (name) => deps.workflowSecrets.get(name),
     secretHint: (name) => `run "Agent Workflows: Set Secret…" for ${name}`,
     // What is debugged is what the editor shows, unsaved edits included, as runs do.
@@ -68,6 +89,7 @@ export async function askForWhatIsMissing(
     const inputs = await askForInputs(file.model, file.displayName, deps.inputMemory.get(uri));
     if (!inputs) return undefined;
     await deps.inputMemory.set(uri, inputs);
+    for (const file of Object.values(inputs.files ?? {})) rememberChosen(file);
     return { ...configuration, program: path, inputs: { ...inputs.values }, files: { ...inputs.files } };
   } catch (error) {
     return reportCommandError(error, 'Debug Agent', deps.logger);

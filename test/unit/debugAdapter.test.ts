@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
+import { symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { DebugClient } from '@vscode/debugadapter-testsupport';
 import type { DebugProtocol } from '@vscode/debugprotocol';
@@ -476,6 +477,45 @@ outputs:
     await assert.rejects(refusal({ program: 'greeter.agent.yaml', stopOnEntry: 'yes' }), /"stopOnEntry" must be true or false/);
     // The adapter is still there and answers.
     assert.ok((await client.threadsRequest()).success);
+  });
+
+  it('reads the files of a launch configuration only from the folder it was started in', async () => {
+    const program = agent(
+      'file.agent.yaml',
+      'version: 1\nname: F\ninputs:\n  doc: { type: file }\nnodes:\n  a:\n    type: template\n    text: "got {{ inputs.doc }}"\noutputs:\n  o: { from: "{{ nodes.a.body }}" }\n',
+    );
+    dir.write('data/doc.txt', 'inside');
+    const elsewhere = makeTempDir();
+    try {
+      const secret = elsewhere.write('id_rsa', 'private');
+      symlinkSync(secret, join(dir.path, 'data', 'link.txt'));
+      await client.initializeRequest();
+      const refusal = (files: Record<string, string>, extra: Record<string, unknown> = {}): Promise<unknown> =>
+        client.launchRequest({ program, files, ...extra } as DebugProtocol.LaunchRequestArguments);
+      const hint = /start "agent-workflows dap" in a folder that holds /;
+      await assert.rejects(refusal({ doc: secret }), (error: Error) => {
+        assert.match(
+          error.message,
+          /The file for input "doc" is not read: the file ".*id_rsa" is outside the launch configuration's folder/,
+        );
+        assert.match(error.message, hint);
+        return true;
+      });
+      // Its own "cwd" does not widen where files come from.
+      await assert.rejects(refusal({ doc: 'id_rsa' }, { cwd: elsewhere.path }), /outside the launch configuration's folder/);
+      await assert.rejects(refusal({ doc: 'data/link.txt' }), /is a link to .*id_rsa, outside the launch configuration's folder/);
+      // Inside the folder, by a relative path or an absolute one (as ${workspaceFolder} gives), it is read.
+      const launched = client.launchRequest({
+        program,
+        files: { doc: join(dir.path, 'data', 'doc.txt') },
+      } as DebugProtocol.LaunchRequestArguments);
+      await client.configurationDoneRequest();
+      await launched;
+      await client.outputMatching(/doc\.txt\\?",\\?"size\\?":6/);
+      await client.next('terminated');
+    } finally {
+      elsewhere.remove();
+    }
   });
 
   it('Pause stops an API node with its answer; Set Value on an input changes what later nodes use', async () => {

@@ -3,6 +3,7 @@
 // hold points (engine/nodePauses.ts). Each running node is a thread; a held node's thread is
 // stopped while the others go on. VS Code runs it inline; `agent-workflows dap` serves it over
 // stdio for other editors. Every value shown is redacted, secrets written as {{ secrets.NAME }}.
+import type { FileRefusal } from '../inputs/fileAccess';
 import { basename, resolve } from 'node:path';
 import {
   Breakpoint,
@@ -65,6 +66,10 @@ export interface AgentDebugSessionOptions {
   readonly readText?: TextReader;
   /** Called once when the client disconnects or the connection closes (instead of exiting the process). */
   readonly onShutdown?: () => void;
+  /** Where files of "files" may come from besides `cwd`, and how to allow more (see LaunchSources). */
+  readonly allowedFolders?: readonly string[];
+  readonly chosenFiles?: () => readonly string[];
+  readonly allowHint?: (refusal: FileRefusal) => string | undefined;
 }
 
 /** Logpoint and condition messages one execution prints at most; then one line says the rest is left out. */
@@ -496,6 +501,9 @@ export class AgentDebugSession extends DebugSession {
       secrets: this.options.secrets,
       secretHint: this.options.secretHint,
       readText: this.readText,
+      ...(this.options.allowedFolders ? { allowedFolders: this.options.allowedFolders } : {}),
+      ...(this.options.chosenFiles ? { chosenFiles: this.options.chosenFiles() } : {}),
+      ...(this.options.allowHint ? { allowHint: this.options.allowHint } : {}),
     });
     // The breakpoints set before the launch (or before a Restart's edit) bind to the file as it is now.
     const lines = new NodeLines(target.text, target.agent.model);

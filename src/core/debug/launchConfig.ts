@@ -2,7 +2,7 @@
 // its problems when it has errors), its inputs (the one input check), its secrets (every one the
 // agent uses, up front: a missing one is named before anything runs), or an agent test case with
 // its mocks. Every refusal is a LaunchError whose message says what to change.
-import { isAbsolute, resolve } from 'node:path';
+import { isAbsolute, relative, resolve } from 'node:path';
 import { AgentFileError, loadAgent } from '../engine/agentPlan';
 import type { LoadedAgent } from '../engine/agentPlan';
 import { filesFromPaths, resolveInputs } from '../engine/inputs';
@@ -10,6 +10,8 @@ import type { ResolvedInputs } from '../engine/inputs';
 import type { SecretResolver } from '../engine/secrets';
 import { errorMessage } from '../errors';
 import type { ParsedFileKind } from '../document/parse';
+import { checkNamedFiles, describeFileRefusal } from '../inputs/fileAccess';
+import type { FileRefusal } from '../inputs/fileAccess';
 import { InputError } from '../inputs/inputValues';
 import type { InputHints } from '../inputs/inputValues';
 import { loadSuiteFromText, readText } from '../testing/loadSuite';
@@ -71,6 +73,14 @@ export interface LaunchSources {
   readonly secrets: SecretResolver;
   /** How to provide a missing secret, for the error (e.g. "set AGENT_SECRET_NAME"). */
   readonly secretHint: (name: string) => string;
+  /**
+   * Files of "files" are read only inside `cwd` (a launch configuration may be someone else's),
+   * or inside these folders the user allowed, or when the user chose them in a file picker.
+   */
+  readonly allowedFolders?: readonly string[];
+  readonly chosenFiles?: readonly string[];
+  /** How to allow a refused file's folder, for the error. */
+  readonly allowHint?: (refusal: FileRefusal) => string | undefined;
 }
 
 const LAUNCH_HINTS: InputHints = {
@@ -97,9 +107,29 @@ export async function resolveLaunch(args: AgentLaunchArguments, sources: LaunchS
   const files = objectOf(args.files, 'files');
   for (const [name, path] of Object.entries(files))
     if (typeof path !== 'string') throw new LaunchError(`"files"."${name}" must be a path (text).`);
+  // Relative to the configuration's "cwd", but never outside the folder it belongs to: its own
+  // "cwd" cannot widen where files come from.
+  const checked = await checkNamedFiles(
+    Object.fromEntries(Object.entries(files).map(([name, path]) => [name, relative(sources.cwd, absolute(cwd, path as string)) || '.'])),
+    {
+      folder: sources.cwd,
+      ...(sources.allowedFolders ? { allowedFolders: sources.allowedFolders } : {}),
+      ...(sources.chosenFiles ? { chosenFiles: sources.chosenFiles } : {}),
+    },
+  );
+  if (!checked.ok)
+    throw new LaunchError(
+      checked.refused
+        .map(({ input, refusal }) => {
+          const hint = refusal.allowFolder !== undefined ? sources.allowHint?.(refusal) : undefined;
+          const given = { ...refusal, given: String(files[input]) };
+          return `The file for input "${input}" is not read: ${describeFileRefusal(given, 'launch configuration')}${hint ? `; ${hint}` : ''}.`;
+        })
+        .join(' '),
+    );
   let inputs: ResolvedInputs;
   try {
-    const paths = Object.fromEntries(Object.entries(files).map(([name, path]) => [name, absolute(cwd, path as string)]));
+    const paths = Object.fromEntries(Object.entries(checked.files).map(([name, file]) => [name, file.path]));
     inputs = resolveInputs(agent.model, { values, files: await filesFromPaths(paths) }, LAUNCH_HINTS);
   } catch (error) {
     if (error instanceof InputError) throw new LaunchError(`The inputs cannot be used: ${error.problems.join(' ')}`);

@@ -44,6 +44,8 @@ export interface FileAccessRules {
   readonly folder: string;
   /** Folders whose files may be read whatever names them (their real paths are compared). */
   readonly allowedFolders?: readonly string[];
+  /** Files the user chose themselves (in a file picker), read wherever they are (real paths compared). */
+  readonly chosenFiles?: readonly string[];
 }
 
 export type FileAccess = { readonly ok: true; readonly file: AllowedFile } | { readonly ok: false; readonly refusal: FileRefusal };
@@ -60,8 +62,9 @@ export async function checkFileAccess(given: string, rules: FileAccessRules): Pr
   });
 
   const allowed = await realFolders(rules.allowedFolders ?? []);
+  const chosen = await realFolders(rules.chosenFiles ?? []);
   // Lexically first: a path that leaves the folder is refused whether or not it exists, unless allowed.
-  const inAllowed = (path: string): boolean => allowed.some((dir) => isInside(path, dir));
+  const inAllowed = (path: string): boolean => chosen.includes(path) || allowed.some((dir) => isInside(path, dir));
   const absolute = isAbsolute(given);
   const lexicallyOut = !isInside(resolved, folder);
   if ((absolute || lexicallyOut) && !inAllowed(real ?? resolved)) return refuse(absolute ? 'absolute-path' : 'outside-folder');
@@ -77,8 +80,8 @@ export async function checkFileAccess(given: string, rules: FileAccessRules): Pr
   return { ok: true, file: { path: real, ...contentTypeOf(given, head) } };
 }
 
-/** The naming file, in a message: a data file, a test file. */
-export type NamingFile = 'data file' | 'test file';
+/** The naming file, in a message: a data file, a test file, a debug launch configuration. */
+export type NamingFile = 'data file' | 'test file' | 'launch configuration';
 
 /** A refusal in words, without the way to allow it (each adapter adds its own). */
 export function describeFileRefusal(refusal: FileRefusal, naming: NamingFile): string {
@@ -103,9 +106,10 @@ export function isInside(path: string, folder: string): boolean {
   return rel === '' || (!rel.startsWith(`..${sep}`) && rel !== '..' && !isAbsolute(rel));
 }
 
-async function realFolders(folders: readonly string[]): Promise<string[]> {
+/** The real paths of those that exist (links followed). */
+async function realFolders(paths: readonly string[]): Promise<string[]> {
   const real: string[] = [];
-  for (const folder of folders) {
+  for (const folder of paths) {
     const path = await realpath(resolve(folder)).catch(() => undefined);
     if (path !== undefined) real.push(path);
   }
