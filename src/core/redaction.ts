@@ -40,10 +40,10 @@ export interface RedactorOptions {
 
 /**
  * Replaces secret values in text and in values. Each secret is also looked for in the forms it takes
- * once placed in a URL (percent-encoded; lower-cased, as `new URL` does to a host name) or a JSON
- * string, each also in upper case (a hex key printed the other way), and in Base64 (see
- * `base64Forms`), since that is how it may come back in an error or a body. A bounded number of
- * forms per secret, each looked for in one pass: linear in the text's length.
+ * once placed in a URL (percent-encoded, then re-encoded as the URL serialises its part; lower-cased,
+ * as `new URL` does to a host name) or a JSON string, each also in upper case (a hex key printed the
+ * other way), and in Base64 (see `base64Forms`), since that is how it may come back in an error or a
+ * body. A bounded number of forms per secret, each looked for in one pass: linear in the text's length.
  */
 export class Redactor {
   private needles: string[] = [];
@@ -195,7 +195,14 @@ const knownForms = new BoundedCache<readonly string[]>(256, 64 * 1024);
 function formsOf(secret: string): readonly string[] {
   const known = knownForms.get(secret);
   if (known) return known;
-  const encoded = [secret, encodeURIComponent(secret), safeEncodeUri(secret), JSON.stringify(secret).slice(1, -1)];
+  const percentEncoded = encodeURIComponent(secret);
+  const encoded = [
+    secret,
+    percentEncoded,
+    safeEncodeUri(secret),
+    JSON.stringify(secret).slice(1, -1),
+    ...urlSerialisedForms([secret, percentEncoded]),
+  ];
   const forms = [
     ...new Set([
       ...encoded,
@@ -205,6 +212,34 @@ function formsOf(secret: string): readonly string[] {
     ]),
   ];
   knownForms.set(secret, forms);
+  return forms;
+}
+
+/**
+ * The forms values take once a WHATWG URL serialises them in a query, a path and a fragment: the
+ * engine writes a value encodeURIComponent-ed, and `new URL` then re-encodes what that leaves but
+ * the part may not hold ("'" is %27 in the query of an http(s) URL); a value placed as it is gets
+ * the part's own encoding. Taken from the URL serialiser itself, so every character it re-encodes
+ * is covered. Through the setters: they never throw, and a "#" or "?" in a value stays in its part.
+ */
+function urlSerialisedForms(values: readonly string[]): string[] {
+  const url = new URL('http://x/');
+  const forms: string[] = [];
+  const keep = (serialised: string, prefix: string): void => {
+    // The parser drops tabs and newlines and resolves "." and ".." path segments: what is left of a
+    // value may be too short to look for in text (see MIN_SECRET_IN_TEXT), or not under the prefix.
+    if (serialised.startsWith(prefix) && serialised.length - prefix.length >= MIN_SECRET_IN_TEXT)
+      forms.push(serialised.slice(prefix.length));
+  };
+  for (const value of values) {
+    // After a prefix, so a value's own leading "?", "#" or "/" is not taken for the part's delimiter.
+    url.search = `q=${value}`;
+    keep(url.search, '?q=');
+    url.pathname = `/p/${value}`;
+    keep(url.pathname, '/p/');
+    url.hash = `f=${value}`;
+    keep(url.hash, '#f=');
+  }
   return forms;
 }
 

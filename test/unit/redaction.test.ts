@@ -1,5 +1,7 @@
 // Redaction and safe cutting (src/core/redaction.ts), shared by the engine and the client.
 import assert from 'node:assert/strict';
+import { loadAgent } from '../../src/core/engine/agentPlan';
+import { buildApiRequest } from '../../src/core/engine/apiRequest';
 import { keyRedactor, MASK, REDACTED, Redactor, secretMask } from '../../src/core/redaction';
 import { HOSTILE_REDACTION_FORMS, HOSTILE_REDACTION_KEY } from '../support/hostileRedaction';
 
@@ -28,6 +30,33 @@ describe('redaction', () => {
     ]) {
       assert.equal(redactor.text(`<${form}>`), `<${REDACTED}>`, form);
     }
+  });
+
+  it('finds a secret in the URL the engine builds, as the URL\'s serialisation re-encodes it ("\'" as %27 in a query)', () => {
+    const agent = loadAgent(`version: 1
+name: Url
+nodes:
+  call:
+    type: api
+    method: GET
+    url: "https://api.example.com/v1/{{ secrets.KEY }}/{{ secrets.OTHER }}?api_key={{ secrets.KEY }}&other={{ secrets.OTHER }}#{{ secrets.OTHER }}"
+`);
+    const node = agent.plan.nodes.find((plan) => plan.id === 'call');
+    assert.ok(node?.kind === 'api');
+    // encodeURIComponent leaves "'" as it is; the URL's query writes it %27. The other one also
+    // mixes in characters encodeURIComponent encodes and those it leaves.
+    const secrets = new Map([
+      ['KEY', "ab'cd1234efgh"],
+      ['OTHER', `O'Brien "sk" (live) <1>~*!`],
+    ]);
+    const redactor = new Redactor();
+    for (const secret of secrets.values()) redactor.add(secret);
+    const { url } = buildApiRequest(node, { inputs: {}, nodes: new Map(), secrets }, redactor);
+    assert.ok(url.includes('%27'), `the URL built re-encodes "'": ${url}`);
+    assert.equal(
+      redactor.text(url),
+      `https://api.example.com/v1/${REDACTED}/${REDACTED}?api_key=${REDACTED}&other=${REDACTED}#${REDACTED}`,
+    );
   });
 
   it('redacts before cutting, so a secret across the cut is masked whole', () => {
