@@ -195,11 +195,11 @@ const knownForms = new BoundedCache<readonly string[]>(256, 64 * 1024);
 function formsOf(secret: string): readonly string[] {
   const known = knownForms.get(secret);
   if (known) return known;
-  const percentEncoded = encodeURIComponent(secret);
+  const percentEncoded = safeEncode(encodeURIComponent, secret);
   const encoded = [
     secret,
     percentEncoded,
-    safeEncodeUri(secret),
+    safeEncode(encodeURI, secret),
     JSON.stringify(secret).slice(1, -1),
     ...urlSerialisedForms([secret, percentEncoded]),
   ];
@@ -243,10 +243,10 @@ function urlSerialisedForms(values: readonly string[]): string[] {
   return forms;
 }
 
-/** encodeURI throws on a lone surrogate; such a secret cannot take that form anyway. */
-function safeEncodeUri(secret: string): string {
+/** encodeURI and encodeURIComponent throw on a lone surrogate; such a secret cannot take that form anyway. */
+function safeEncode(encode: (text: string) => string, secret: string): string {
   try {
-    return encodeURI(secret);
+    return encode(secret);
   } catch {
     return secret;
   }

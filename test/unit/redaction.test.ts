@@ -59,6 +59,13 @@ nodes:
     );
   });
 
+  it('takes a secret with a lone surrogate, which no URL encoding accepts, and masks it as written', () => {
+    const redactor = new Redactor();
+    const secret = 'key-\ud800-abcdefgh';
+    assert.doesNotThrow(() => redactor.add(secret));
+    assert.equal(redactor.text(`a ${secret} b`), `a ${REDACTED} b`);
+  });
+
   it('redacts before cutting, so a secret across the cut is masked whole', () => {
     const redactor = new Redactor();
     redactor.add('tok-SUPERSECRET-7');
