@@ -305,6 +305,48 @@ outputs:
       assert.doesNotMatch(JSON.stringify(landed.headers), /tok-custom|lang-secret/);
     });
 
+    it('sends a body holding a secret to no other origin on a 307 or 308; one without, or on the same origin, follows', async () => {
+      const target = await serve((_request, response) => json(response, 200, { landed: true }));
+      const origin = await serve((request, response) => {
+        const url = new URL(request.url ?? '/', 'http://x');
+        if (url.pathname === '/landed') return json(response, 200, { landed: true });
+        const status = Number(url.searchParams.get('status'));
+        response.writeHead(status, { location: url.searchParams.get('same') ? '/landed' : `${target.url}/landed` });
+        response.end();
+      });
+      const agent = (body: string, query: string) => `version: 1
+name: Redirect
+nodes:
+  call:
+    type: api
+    method: POST
+    url: ${origin.url}/token?${query}
+    settings: ["Content-Type: application/json"]
+    body: ${body}
+outputs:
+  status: { from: "{{ nodes.call.status }}" }
+`;
+      const secrets = { secrets: envSecretResolver({ AGENT_SECRET_CLIENT: 'client-secret-4711' }) };
+      for (const status of [307, 308]) {
+        const refused = await run(agent('{ client_secret: "{{ secrets.CLIENT }}" }', `status=${status}`), {}, secrets);
+        assert.equal(refused.status, 'failed');
+        assert.match(
+          refused.error?.message ?? '',
+          new RegExp(
+            `redirected \\(${status}\\) to another origin, ${target.url.replace(/[.]/g, '\\.')}, which would be sent the request's body again, and the body holds a secret`,
+          ),
+        );
+      }
+      assert.equal(target.requests.length, 0, 'the secret reached the other origin');
+      // A body without a secret follows, as fetch and curl do; so does one to the same origin.
+      assert.deepEqual(finished(await run(agent('{ q: plain }', 'status=307'), {}, secrets)), { status: 200 });
+      assert.equal(target.requests.length, 1);
+      assert.equal(target.requests[0]!.body.toString(), '{"q":"plain"}');
+      assert.deepEqual(finished(await run(agent('{ client_secret: "{{ secrets.CLIENT }}" }', 'status=308&same=1'), {}, secrets)), {
+        status: 200,
+      });
+    });
+
     it('can leave redirects unfollowed, so a node reads the 3xx answer', async () => {
       const server = await serve((_request, response) => {
         response.writeHead(303, { location: '/elsewhere' });

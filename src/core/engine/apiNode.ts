@@ -116,7 +116,7 @@ export async function runApiNode(
       throw new NodeError(node.id, 'The execution was stopped while the request was held, before it was sent.', 'cancelled');
     }
   }
-  const { url, headers, body, secretHeaders, shownUrl } = request;
+  const { url, headers, body, secretHeaders, secretBody, shownUrl } = request;
   onRequest?.({ method: node.method, url: shownUrl });
   let response: HttpResponse;
   try {
@@ -135,6 +135,7 @@ export async function runApiNode(
       ...(settings.responseBudget ? { responseBudget: settings.responseBudget } : {}),
       ...(recording ? { capture: recording.capture } : {}),
       secretHeaders,
+      ...(secretBody ? { secretBody } : {}),
     });
   } catch (error) {
     const failure =

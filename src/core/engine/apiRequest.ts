@@ -29,6 +29,8 @@ export interface ApiRequest {
   readonly body?: BuiltBody;
   /** Headers whose value holds a secret: never sent to another origin on a redirect, whatever their name. */
   readonly secretHeaders: readonly string[];
+  /** The body holds a secret: a redirect to another origin that would send it again is not followed. */
+  readonly secretBody?: true;
 }
 
 /**
@@ -46,7 +48,20 @@ export function buildApiRequest(node: ApiNodePlan, scope: Scope, redactor: Redac
   const secretHeaders = Object.entries(headers)
     .filter(([, value]) => redactor.text(value) !== value)
     .map(([name]) => name);
-  return { method: node.method, url, shownUrl: safeUrl(url), headers, ...(body ? { body } : {}), secretHeaders };
+  return {
+    method: node.method,
+    url,
+    shownUrl: safeUrl(url),
+    headers,
+    ...(body ? { body } : {}),
+    secretHeaders,
+    ...secretBodyOf(body, redactor),
+  };
+}
+
+/** Whether a body of text holds a secret (a file's bytes are the user's file, sent as it is). */
+function secretBodyOf(body: BuiltBody | undefined, redactor: Redactor): { secretBody?: true } {
+  return typeof body?.content === 'string' && redactor.text(body.content) !== body.content ? { secretBody: true } : {};
 }
 
 /**
@@ -269,5 +284,13 @@ export function changeRequest(request: ApiRequest, changes: RequestChanges, reda
   const secretHeaders = Object.entries(headers)
     .filter(([, value]) => redactor.text(value) !== value)
     .map(([name]) => name);
-  return { method: request.method, url, shownUrl: safeUrl(url), headers, ...(body ? { body } : {}), secretHeaders };
+  return {
+    method: request.method,
+    url,
+    shownUrl: safeUrl(url),
+    headers,
+    ...(body ? { body } : {}),
+    secretHeaders,
+    ...secretBodyOf(body, redactor),
+  };
 }

@@ -50,6 +50,8 @@ export interface HttpRequest {
   readonly dispatcher?: Dispatcher;
   /** Names of headers whose value holds a secret: never sent to another origin, even if safelisted. */
   readonly secretHeaders?: readonly string[];
+  /** The body holds a secret: a redirect to another origin that would send it again is refused. */
+  readonly secretBody?: boolean;
   /** Bytes shared with other requests: the answer fails with a 'too-large' NetworkError when it runs out. */
   readonly responseBudget?: ResponseBudget;
 }
@@ -213,7 +215,18 @@ export async function httpRequest(options: HttpRequest): Promise<HttpResponse> {
         }
         headers = withoutCredentials(headers, options.secretHeaders);
       }
-      if (response.statusCode === 303 || ((response.statusCode === 301 || response.statusCode === 302) && method === 'POST')) {
+      const bodyDropped =
+        response.statusCode === 303 || ((response.statusCode === 301 || response.statusCode === 302) && method === 'POST');
+      // As fetch and curl do, a 307 or 308 sends the body again; the credentials in headers are
+      // dropped above, and a body holding a secret is not sent to an origin the user never named.
+      if (!bodyDropped && body !== undefined && options.secretBody && next.origin !== new URL(url).origin) {
+        throw new NetworkError(
+          'redirect',
+          `${safeUrl(url)} redirected (${response.statusCode}) to another origin, ${next.origin}, which would be sent the request's body again, and the body holds a secret: it is not sent there. If you trust ${next.origin}, call it directly.`,
+          safeUrl(url),
+        );
+      }
+      if (bodyDropped) {
         method = method === 'HEAD' ? 'HEAD' : 'GET';
         body = undefined;
         headers = withoutBodyHeaders(headers);
