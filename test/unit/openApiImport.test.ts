@@ -31,6 +31,26 @@ function agentAround(imported: ImportedApiNode): string {
   return `version: 1\nname: Imported\n${importedNodeYaml(imported)}outputs:\n  result: { from: "{{ nodes.${imported.id}.body }}" }\n`;
 }
 
+/** A document whose one operation, POST /a, takes a body of the schema named `bodySchema`. */
+function bodyDocument(bodySchema: string, schemas: Record<string, unknown>): OpenApiDocument {
+  return readOpenApi(
+    JSON.stringify({
+      openapi: '3.0.3',
+      info: { title: 'Bodies', version: '1' },
+      servers: [{ url: 'https://bodies.example.com' }],
+      paths: {
+        '/a': {
+          post: {
+            requestBody: { content: { 'application/json': { schema: { $ref: `#/components/schemas/${bodySchema}` } } } },
+            responses: { '200': { description: 'ok' } },
+          },
+        },
+      },
+      components: { schemas },
+    }),
+  );
+}
+
 function openApiError(work: () => unknown): OpenApiError {
   try {
     work();
@@ -173,6 +193,66 @@ describe('OpenAPI import', () => {
     assert.ok(document.operations.length > 20_000);
     const imported = await node(document, 'updateThing100');
     assert.deepEqual(imported.node.body, { id: 0, name: '' });
+  });
+
+  it('writes a schema that requires itself, 30 times over, as a small body that validates', async () => {
+    const names = Array.from({ length: 30 }, (_, index) => `p${index}`);
+    const self = { $ref: '#/components/schemas/A' };
+    const document = bodyDocument('A', {
+      A: { type: 'object', required: names, properties: Object.fromEntries(names.map((name) => [name, self])) },
+    });
+    const imported = await node(document, 'POST /a');
+    // Every property is the schema again: each is written empty rather than 30^7 times expanded.
+    assert.deepEqual(imported.node.body, Object.fromEntries(names.map((name) => [name, {}])));
+    assert.ok(JSON.stringify(imported.node.body).length < 300);
+    assert.deepEqual(validateAgentText(agentAround(imported)).problems, []);
+  });
+
+  it('cuts a cycle through another schema where it comes back, A -> B -> A', async () => {
+    const document = bodyDocument('A', {
+      A: { type: 'object', required: ['b'], properties: { b: { $ref: '#/components/schemas/B' } } },
+      B: {
+        type: 'object',
+        required: ['a', 'name'],
+        properties: { a: { $ref: '#/components/schemas/A' }, name: { type: 'string' } },
+      },
+    });
+    const imported = await node(document, 'POST /a');
+    assert.deepEqual(imported.node.body, { b: { a: {}, name: '' } });
+    assert.deepEqual(imported.notes, []);
+  });
+
+  it('cuts a body of too many values short, and says so naming the schema', async () => {
+    const names = Array.from({ length: 2000 }, (_, index) => `p${index}`);
+    const wide = await node(
+      bodyDocument('Wide', {
+        Wide: {
+          type: 'object',
+          required: names,
+          properties: Object.fromEntries(names.map((name) => [name, { type: 'string' }])),
+        },
+      }),
+      'POST /a',
+    );
+    const kept = Object.keys(wide.node.body as object);
+    assert.ok(kept.length > 100 && kept.length < 1000, `${kept.length} properties`);
+    assert.deepEqual(kept, names.slice(0, kept.length));
+    assert.match(JSON.stringify(wide.notes), /example body is cut short.*schema Wide/);
+    assert.deepEqual(validateAgentText(agentAround(wide)).problems, []);
+    // No cycle, but ten of the next level at each of seven levels: 10^7 values uncut.
+    const level = (index: number): Record<string, unknown> => ({
+      type: 'object',
+      required: names.slice(0, 10),
+      properties: Object.fromEntries(
+        names.slice(0, 10).map((name) => [name, index < 7 ? { $ref: `#/components/schemas/L${index + 1}` } : { type: 'integer' }]),
+      ),
+    });
+    const layered = await node(
+      bodyDocument('L0', Object.fromEntries(Array.from({ length: 8 }, (_, index) => [`L${index}`, level(index)]))),
+      'POST /a',
+    );
+    assert.ok(JSON.stringify(layered.node.body).length < 20_000);
+    assert.match(JSON.stringify(layered.notes), /example body is cut short.*schema L\d/);
   });
 });
 

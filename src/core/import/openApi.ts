@@ -216,7 +216,7 @@ export async function apiNodeFromOperation(
 
   const accept = responseTypeOf(document.version, resolved, op, deref);
   if (accept) settings.push(`Accept: ${accept}`);
-  const request = requestBodyOf(document.version, resolved, op, parameters, deref);
+  const request = requestBodyOf(document.version, resolved, op, parameters, deref, notes);
   if (request) settings.push(`Content-Type: ${request.type}`);
 
   const base = serverOf(document, resolved);
@@ -306,13 +306,13 @@ function requestBodyOf(
   op: Json,
   parameters: readonly Json[],
   deref: Deref,
+  notes: string[],
 ): { type: string; body?: unknown } | undefined {
   if (version === 'swagger-2.0') {
     const bodyParameter = parameters.find((parameter) => parameter['in'] === 'body');
     if (!bodyParameter) return undefined;
     const consumes = asArray(op['consumes'] ?? resolved['consumes']).filter((type): type is string => typeof type === 'string');
-    const schema = deref(bodyParameter['schema']);
-    return { type: preferJson(consumes) ?? 'application/json', body: skeleton(isObject(schema) ? schema : {}, 0, deref) };
+    return { type: preferJson(consumes) ?? 'application/json', body: exampleBody(bodyParameter['schema'], deref, notes) };
   }
   const requestBody = deref(op['requestBody']);
   if (!isObject(requestBody) || !isObject(requestBody['content'])) return undefined;
@@ -325,39 +325,110 @@ function requestBodyOf(
   if (example !== undefined && /json/i.test(type)) return { type, body: example };
   const schema = isObject(media['schema']) ? (deref(media['schema']) as Json) : undefined;
   if (!/json/i.test(type)) return { type, body: typeof example === 'string' ? example : '' };
-  return { type, ...(schema ? { body: skeleton(schema, 0, deref) } : {}) };
+  return { type, ...(schema ? { body: exampleBody(media['schema'], deref, notes) } : {}) };
 }
 
-/** A value of a schema's shape: its example, else its required properties filled by type. */
-function skeleton(schema: Json, depth: number, deref: Deref): unknown {
+/**
+ * The most values an example body holds, itself included. Nothing else bounds its width: a schema of
+ * many required properties, each another wide one, is N^7 values at the depth limit (a 1.7 KB
+ * document froze the editor). A few hundred values is past what anyone edits by hand in an agent
+ * file, and keeps the body to some KB.
+ */
+const EXAMPLE_BODY_VALUES = 500;
+
+interface SkeletonBudget {
+  valuesLeft: number;
+  /** The schemas being expanded on the current path: one met again is a cycle. */
+  readonly expanding: Set<Json>;
+  /** Whether values ran out with properties still to write, and the nearest named schema there. */
+  cut: boolean;
+  cutIn: string | undefined;
+}
+
+/** The name a `$ref` gives its schema (`#/components/schemas/Pet` is Pet); none for an inline one. */
+function refName(value: unknown): string | undefined {
+  if (!isObject(value) || typeof value['$ref'] !== 'string') return undefined;
+  const last = value['$ref'].split('/').pop() ?? '';
+  return last.replace(/~1/g, '/').replace(/~0/g, '~') || undefined;
+}
+
+/** The body of a request's schema, with a note when it was cut short. */
+function exampleBody(schemaValue: unknown, deref: Deref, notes: string[]): unknown {
+  const schema = deref(schemaValue);
+  const budget: SkeletonBudget = { valuesLeft: EXAMPLE_BODY_VALUES, expanding: new Set(), cut: false, cutIn: undefined };
+  const body = skeleton(isObject(schema) ? schema : {}, 0, deref, budget, refName(schemaValue));
+  if (budget.cut)
+    notes.push(
+      `The example body is cut short at ${EXAMPLE_BODY_VALUES} values, in ${budget.cutIn !== undefined ? `schema ${budget.cutIn}` : "the request's schema"}: the required properties from there on are left out; add them from the document.`,
+    );
+  return body;
+}
+
+/**
+ * A value of a schema's shape: its example, else its required properties filled by type. A schema
+ * met again inside itself is written `{}` (only an object's properties or allOf/oneOf/anyOf lead
+ * back to it), and the values stop at the budget's.
+ */
+function skeleton(schema: Json, depth: number, deref: Deref, budget: SkeletonBudget, name: string | undefined): unknown {
+  budget.valuesLeft--;
   if (schema['example'] !== undefined) return schema['example'];
   if (depth > 6) return null;
-  const allOf = asArray(schema['allOf']).map(deref).filter(isObject);
-  if (allOf.length > 0) return Object.assign({}, ...allOf.map((part) => skeleton(part, depth + 1, deref)).filter(isObject));
-  const first = [...asArray(schema['oneOf']), ...asArray(schema['anyOf'])].map(deref).find(isObject);
-  if (first) return skeleton(first, depth + 1, deref);
-  const type = Array.isArray(schema['type']) ? schema['type'].find((entry) => entry !== 'null') : schema['type'];
-  if (Array.isArray(schema['enum']) && schema['enum'].length > 0) return schema['enum'][0];
-  switch (type) {
-    case 'array':
-      return [];
-    case 'integer':
-    case 'number':
-      return 0;
-    case 'boolean':
-      return false;
-    case 'string':
-      return '';
-    default: {
-      const properties = isObject(schema['properties']) ? schema['properties'] : {};
-      const required = asArray(schema['required']).filter((name): name is string => typeof name === 'string');
-      return Object.fromEntries(
-        required.map((name) => {
-          const property = deref(properties[name]);
-          return [name, isObject(property) ? skeleton(property, depth + 1, deref) : ''];
-        }),
-      );
+  if (budget.expanding.has(schema)) return {};
+  budget.expanding.add(schema);
+  try {
+    // The parts as written, not dereferenced: a part's `$ref` is its name.
+    const allOf = asArray(schema['allOf']).filter((part) => isObject(deref(part)));
+    if (allOf.length > 0) {
+      const parts: unknown[] = [];
+      for (const part of allOf) {
+        if (budget.valuesLeft <= 0) {
+          budget.cut = true;
+          budget.cutIn ??= name;
+          break;
+        }
+        parts.push(skeleton(deref(part) as Json, depth + 1, deref, budget, refName(part) ?? name));
+      }
+      return Object.assign({}, ...parts.filter(isObject));
     }
+    const options = [...asArray(schema['oneOf']), ...asArray(schema['anyOf'])];
+    const targets = options.map(deref);
+    const first = targets.findIndex(isObject);
+    if (first >= 0) return skeleton(targets[first] as Json, depth + 1, deref, budget, refName(options[first]) ?? name);
+    const type = Array.isArray(schema['type']) ? schema['type'].find((entry) => entry !== 'null') : schema['type'];
+    if (Array.isArray(schema['enum']) && schema['enum'].length > 0) return schema['enum'][0];
+    switch (type) {
+      case 'array':
+        return [];
+      case 'integer':
+      case 'number':
+        return 0;
+      case 'boolean':
+        return false;
+      case 'string':
+        return '';
+      default: {
+        const properties = isObject(schema['properties']) ? schema['properties'] : {};
+        const required = asArray(schema['required']).filter((entry): entry is string => typeof entry === 'string');
+        const entries: [string, unknown][] = [];
+        for (const property of required) {
+          if (budget.valuesLeft <= 0) {
+            budget.cut = true;
+            budget.cutIn ??= name;
+            break;
+          }
+          const propertySchema = deref(properties[property]);
+          // A property with no schema is written '' and counted like any value.
+          if (!isObject(propertySchema)) budget.valuesLeft--;
+          entries.push([
+            property,
+            isObject(propertySchema) ? skeleton(propertySchema, depth + 1, deref, budget, refName(properties[property]) ?? name) : '',
+          ]);
+        }
+        return Object.fromEntries(entries);
+      }
+    }
+  } finally {
+    budget.expanding.delete(schema);
   }
 }
 
