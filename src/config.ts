@@ -120,23 +120,17 @@ function clamp(value: number, min: number, max: number): number {
   return Number.isFinite(value) ? Math.min(max, Math.max(min, value)) : min;
 }
 
-/** Folders a data file or test file may name files in besides its own (agentWorkflows.files.allowFrom), absolute. */
+/**
+ * Folders a data file or test file may name files in besides its own (agentWorkflows.files.allowFrom),
+ * absolute. Only the user's own value counts (user or remote settings; the setting's scope is
+ * "machine"): a workspace's settings file is as much someone else's as the files it would allow.
+ */
 export function allowedFileFolders(scope?: vscode.Uri): string[] {
   const config = vscode.workspace.getConfiguration(SECTION, scope);
-  const entries = config.get<unknown>('files.allowFrom', []);
+  const entries = config.inspect<unknown>('files.allowFrom')?.globalValue ?? [];
   const root = (scope && vscode.workspace.getWorkspaceFolder(scope)) ?? vscode.workspace.workspaceFolders?.[0];
   return (Array.isArray(entries) ? entries : [])
     .filter((entry): entry is string => typeof entry === 'string' && entry.trim() !== '')
     .map((entry) => (isAbsolute(entry) ? entry : root ? join(root.uri.fsPath, entry) : entry))
     .filter((entry) => isAbsolute(entry));
-}
-
-/** Adds folders to agentWorkflows.files.allowFrom of the workspace; false with no workspace to keep them in. */
-export async function allowFileFolders(folders: readonly string[], scope?: vscode.Uri): Promise<boolean> {
-  if (!vscode.workspace.workspaceFolders?.length) return false;
-  const config = vscode.workspace.getConfiguration(SECTION, scope);
-  const current = config.inspect<string[]>('files.allowFrom')?.workspaceValue ?? [];
-  const added = folders.filter((folder) => !current.includes(folder));
-  if (added.length) await config.update('files.allowFrom', [...current, ...added], vscode.ConfigurationTarget.Workspace);
-  return true;
 }

@@ -26,6 +26,7 @@ import { BatchHistory } from './runs/batchHistory';
 import { ExecutionExchangeFiles } from './runs/executionExchanges';
 import { ExecutionHistory } from './runs/executionHistory';
 import { InputMemory } from './runs/inputPrompts';
+import { FileAllowances } from './runs/fileAllowances';
 import { LocalServerHost } from './runs/localServerHost';
 import { PinStore } from './runs/pinStore';
 import { ResultDocuments, ResultsChannel } from './runs/resultsChannel';
@@ -58,6 +59,7 @@ export function activate(context: vscode.ExtensionContext): AgentWorkflowsApi {
   const results = new ResultsChannel(() => resultsSettings().maxOutputLength);
   const localServer = new LocalServerHost({ keys, workflowSecrets, logger, state: context.workspaceState });
   const inputMemory = new InputMemory(context.workspaceState);
+  const fileAllowances = new FileAllowances(context.workspaceState);
   const environments = new WorkspaceEnvironments(context.workspaceState);
   const batches = new BatchHistory(context.workspaceState, context.storageUri ?? context.globalStorageUri);
   const pins = new PinStore(context.workspaceState);
@@ -106,6 +108,7 @@ export function activate(context: vscode.ExtensionContext): AgentWorkflowsApi {
     store,
     results,
     inputMemory,
+    fileAllowances,
     localServer,
     diagnostics,
     environments,
@@ -125,9 +128,10 @@ export function activate(context: vscode.ExtensionContext): AgentWorkflowsApi {
     (feature): CommandsFeature => feature.registerCommands(context, services),
     logger,
   );
-  registerAgentDebugger(context, { logger, workflowSecrets, inputMemory });
+  registerAgentDebugger(context, { logger, workflowSecrets, inputMemory, fileAllowances });
   const agentTests = registerAgentTests(context, {
     logger,
+    fileAllowances,
     fixableProblems,
     deployedTarget: async (agentFile) => (await commands.feature()).deployedTestTarget(agentFile),
   });

@@ -17,6 +17,7 @@ import { ExecutionRunner } from '../runs/executionRunner';
 import type { ExecutionExchangeFiles } from '../runs/executionExchanges';
 import type { ExecutionHistory } from '../runs/executionHistory';
 import type { InputMemory } from '../runs/inputPrompts';
+import type { FileAllowances } from '../runs/fileAllowances';
 import type { LocalServerHost } from '../runs/localServerHost';
 import type { PinStore } from '../runs/pinStore';
 import type { ResultsChannel } from '../runs/resultsChannel';
@@ -30,6 +31,7 @@ import { CompareDocuments } from '../views/compareDocuments';
 import { ExchangeViews } from '../views/exchangeView';
 import { registerClearApiKeyCommand } from './clearApiKey';
 import { registerClearSecretCommand } from './clearSecret';
+import { registerForgetAllowedFoldersCommand } from './forgetAllowedFolders';
 import { registerCopyAsCurlCommand } from './copyAsCurl';
 import { registerExchangeActions } from './exchangeActions';
 import { registerCopyNodeAsCurlCommand } from './copyNodeAsCurl';
@@ -62,6 +64,8 @@ export interface CommandsDeps {
   readonly store: ExecutionHistory;
   readonly results: ResultsChannel;
   readonly inputMemory: InputMemory;
+  /** Folders the user allowed named files to come from, for this workspace. */
+  readonly fileAllowances: FileAllowances;
   readonly localServer: LocalServerHost;
   readonly diagnostics: AgentDiagnostics;
   readonly environments: WorkspaceEnvironments;
@@ -96,6 +100,7 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
   registerClearApiKeyCommand(context, { keys, localServer, environments, logger });
   registerSetSecretCommand(context, { workflowSecrets, workspaceSecretNames, logger });
   registerClearSecretCommand(context, { workflowSecrets, logger });
+  registerForgetAllowedFoldersCommand(context, { fileAllowances: deps.fileAllowances, logger });
   const curlImport = {
     workflowSecrets,
     keys,

@@ -2,6 +2,7 @@
 // code (debugAdapterCode.ts) share: the debug type, F5's configuration, the services they use.
 import type * as vscode from 'vscode';
 import type { WorkflowSecrets } from '../secrets/workflowSecrets';
+import type { FileAllowances } from './fileAllowances';
 import type { InputMemory } from './inputPrompts';
 
 export const AGENT_DEBUG_TYPE = 'agent-workflow';
@@ -10,6 +11,7 @@ export interface AgentDebuggerDeps {
   readonly logger: vscode.LogOutputChannel;
   readonly workflowSecrets: WorkflowSecrets;
   readonly inputMemory: InputMemory;
+  readonly fileAllowances: FileAllowances;
 }
 
 /** The configuration of F5 on an agent file. */

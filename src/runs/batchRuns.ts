@@ -23,10 +23,9 @@ import type { AgentFile } from './agentFile';
 import type { RunDeps } from './runDeps';
 import { startTargetWithKey, targetWithKey } from './serviceTarget';
 import { RunBlocked } from '../commandErrors';
-import { allowFoldersOnce } from './allowFiles';
 import { ProgressSaves } from './progressSaves';
 import { batchSetupWords } from './batchSetupWords';
-import { allowedFileFolders } from '../config';
+import { allowedFolders, allowFoldersOnce } from './allowFiles';
 
 export interface BatchRunDeps extends RunDeps {
   readonly batches: BatchHistory;
@@ -86,11 +85,11 @@ export async function startBatch(
   const core = await loadBatchCore();
   const refused = await vscode.window.withProgress(
     { location: vscode.ProgressLocation.Window, title: `Checking the files named by ${vscode.workspace.asRelativePath(dataPath)}` },
-    () => core.refusedDataFolders(file.model, dataPath, { allowedFolders: allowedFileFolders(file.uri) }),
+    () => core.refusedDataFolders(file.model, dataPath, { allowedFolders: allowedFolders(deps.fileAllowances, file.uri) }),
   );
-  const allowedFolders = await allowFoldersOnce(refused, dataPath, 'data file', file.uri);
+  const allowed = await allowFoldersOnce(refused, dataPath, 'data file', file.uri, deps.fileAllowances);
   await deps.batches.put(record);
-  return execute(record, file, 'target' in where ? where.target : undefined, false, deps, allowedFolders, columns);
+  return execute(record, file, 'target' in where ? where.target : undefined, false, deps, allowed, columns);
 }
 
 /**
@@ -130,7 +129,14 @@ export async function resumeBatch(
   }
   const { error: _stoppedBecause, endedAt: _endedAt, ...rest } = record;
   const resumed = await deps.batches.put({ ...rest, state: 'running' });
-  return execute(resumed, file, target, { restartUnknown: options.restartUnknown === true }, deps, allowedFileFolders(file.uri));
+  return execute(
+    resumed,
+    file,
+    target,
+    { restartUnknown: options.restartUnknown === true },
+    deps,
+    allowedFolders(deps.fileAllowances, file.uri),
+  );
 }
 
 async function execute(

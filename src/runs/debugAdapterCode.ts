@@ -11,8 +11,7 @@ import { readText } from '../core/testing/loadSuite';
 import { AGENT_LANGUAGE_ID } from '../language/languageIds';
 import { unsavedText } from '../workspaceFiles';
 import { loadAgentFile } from './agentFile';
-import { allowFilesHint } from './allowFiles';
-import { allowedFileFolders } from '../config';
+import { allowedFolders, allowFilesHint } from './allowFiles';
 import type { AgentDebuggerDeps } from './agentDebugConfig';
 import { debugThisFile } from './agentDebugConfig';
 import { ensureSecrets } from './agentRuns';
@@ -38,7 +37,7 @@ export function inlineAdapter(session: vscode.DebugSession, deps: AgentDebuggerD
     cwd: folder?.uri.fsPath ?? process.cwd(),
     // launch.json may be someone else's: its files come from its folder, the allowed folders, or
     // the user's own picks below.
-    allowedFolders: allowedFileFolders(folder?.uri),
+    allowedFolders: allowedFolders(deps.fileAllowances, folder?.uri),
     chosenFiles: () => [...chosenFiles],
     allowHint: allowFilesHint,
     secrets: async (name) => deps.workflowSecrets.get(name),

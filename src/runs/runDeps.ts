@@ -6,6 +6,7 @@ import type { WorkflowSecrets } from '../secrets/workflowSecrets';
 import type { NodeResultMemory } from '../core/nodeValues/nodeResultMemory';
 import type { ExecutionRunner } from './executionRunner';
 import type { ExecutionHistory } from './executionHistory';
+import type { FileAllowances } from './fileAllowances';
 import type { InputMemory } from './inputPrompts';
 import type { LocalServerHost } from './localServerHost';
 import type { PinStore } from './pinStore';
@@ -19,6 +20,8 @@ export interface RunDeps {
   readonly results: ResultsChannel;
   readonly runner: ExecutionRunner;
   readonly inputMemory: InputMemory;
+  /** Folders the user allowed named files to come from, for this workspace. */
+  readonly fileAllowances: FileAllowances;
   readonly localServer: LocalServerHost;
   readonly environments: WorkspaceEnvironments;
   /** Pinned node results: Run Locally and Send Request use them instead of calling those nodes. */

@@ -8,6 +8,7 @@
 //   Run Locally's continuous runs; how a case ended is core/testing/caseOutcome's, shown by
 //   testOutcomes.ts.
 import * as vscode from 'vscode';
+import type { FileAllowances } from '../runs/fileAllowances';
 import type { FixableProblems } from '../language/fixableProblems';
 import { TestFileDiscovery } from './testFileDiscovery';
 import type { ItemOutcome } from './testOutcomes';
@@ -44,6 +45,8 @@ export class AgentTestController implements vscode.Disposable {
     /** Where the problem codes of test files are documented. */
     readonly docsUri: vscode.Uri;
     readonly deployedTarget: DeployedTarget;
+    /** Folders the user allowed named files to come from, for this workspace. */
+    readonly fileAllowances: FileAllowances;
     /** Where test files' problems that suggest a name are kept, for their quick fixes. */
     readonly fixableProblems: FixableProblems;
     /** The language worker script, dist/validationWorker.js. */

@@ -2,6 +2,7 @@
 // the Test Explorer's controller. The composition root hands it to the "Run tests" code lens
 // (src/language/codeLensProvider.ts) and the Run Tests command (src/commands/runAgentTests.ts).
 import * as vscode from 'vscode';
+import type { FileAllowances } from '../runs/fileAllowances';
 import type { FixableProblems } from '../language/fixableProblems';
 import { AgentTestController } from './agentTestController';
 import type { DeployedTarget, ItemOutcome } from './agentTestController';
@@ -33,6 +34,7 @@ export function registerAgentTests(
   deps: {
     readonly logger: vscode.LogOutputChannel;
     readonly deployedTarget: DeployedTarget;
+    readonly fileAllowances: FileAllowances;
     /** Where test files' problems that suggest a name are kept, for their quick fixes. */
     readonly fixableProblems: FixableProblems;
   },
@@ -41,6 +43,7 @@ export function registerAgentTests(
     logger: deps.logger,
     docsUri: vscode.Uri.joinPath(context.extensionUri, 'docs', 'testing-agents.md'),
     deployedTarget: deps.deployedTarget,
+    fileAllowances: deps.fileAllowances,
     fixableProblems: deps.fixableProblems,
     workerPath: vscode.Uri.joinPath(context.extensionUri, 'dist', 'validationWorker.js').fsPath,
   });

@@ -5,7 +5,6 @@
 // suite it runs in the language worker (discovery's readForRun), never on the extension host; how
 // each case ended is decided by the core (core/testing/caseOutcome) and shown by testOutcomes.ts.
 import * as vscode from 'vscode';
-import { allowedFileFolders } from '../config';
 import { errorDetail, errorMessage } from '../core/errors';
 import { summarizeExchange } from '../core/exchange/executionExchanges';
 import type { AgentTarget } from '../core/service/target';
@@ -20,7 +19,8 @@ import {
 } from '../core/testing/caseOutcome';
 import type { CaseResult } from '../core/testing/caseResult';
 import type { LoadedSuite } from '../core/testing/loadSuite';
-import { allowFilesHint, allowFoldersOnce } from '../runs/allowFiles';
+import { allowedFolders, allowFilesHint, allowFoldersOnce } from '../runs/allowFiles';
+import type { FileAllowances } from '../runs/fileAllowances';
 import { runContinuously } from './continuousRuns';
 import { loadTestCore } from './testCore';
 import type { TestCore } from './testCore';
@@ -69,7 +69,11 @@ export class TestRuns implements vscode.Disposable {
     private readonly controller: vscode.TestController,
     private readonly tree: TestTree,
     private readonly discovery: TestFileDiscovery,
-    private readonly deps: { readonly logger: vscode.LogOutputChannel; readonly deployedTarget: DeployedTarget },
+    private readonly deps: {
+      readonly logger: vscode.LogOutputChannel;
+      readonly deployedTarget: DeployedTarget;
+      readonly fileAllowances: FileAllowances;
+    },
   ) {
     // Local runs may also run continuously (the Test Explorer's auto run): each change of a test
     // file or its agent runs that file's chosen cases again, but for those marked deployed or live.
@@ -218,9 +222,9 @@ export class TestRuns implements vscode.Disposable {
         deploymentError = `This case runs on the deployment, which is not reachable from here: ${target ?? 'it was not confirmed, or no API key was given for it.'}`;
     }
     // Files outside the test file's folder: asked about once, before the run (never in a continuous one).
-    const selection = { only: new Set(items.keys()), allowedFolders: allowedFileFolders(uri) };
+    const selection = { only: new Set(items.keys()), allowedFolders: allowedFolders(this.deps.fileAllowances, uri) };
     const refused = items.size > 0 && !continuous ? await core.refusedFileFolders(loaded, selection) : [];
-    const allowedFolders = await allowFoldersOnce(refused, uri.fsPath, 'test file', uri);
+    const allowed = await allowFoldersOnce(refused, uri.fsPath, 'test file', uri, this.deps.fileAllowances);
     for (const item of items.values()) run.started(item);
     // Update Snapshot: the cases whose snapshot would be written are told once it is (or is not).
     const snapshotCases = new Map(
@@ -257,7 +261,7 @@ export class TestRuns implements vscode.Disposable {
         allDeployed,
         ...(deployment ? { deployment } : {}),
         ...(deploymentError !== undefined ? { deploymentError } : {}),
-        ...(allowedFolders.length ? { allowedFolders } : {}),
+        ...(allowed.length ? { allowedFolders: allowed } : {}),
         allowHint: allowFilesHint,
       });
     if (held.length > 0) {

@@ -5,6 +5,7 @@
 // command, continuous runs, completion and hovers in a test file, "New Test Case from This
 // Execution" on a local run of the executions view, and deployed cases sent to a real local agent
 // server with the key of its origin.
+import { FileAllowances } from '../../src/runs/fileAllowances';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -688,6 +689,7 @@ describe('agent tests in VS Code', () => {
       logger,
       docsUri: vscode.Uri.joinPath(extension.extensionUri, 'docs', 'testing-agents.md'),
       deployedTarget: () => Promise.resolve(undefined),
+      fileAllowances: new FileAllowances(memoryState()),
       fixableProblems: new FixableProblems(),
       workerPath: vscode.Uri.joinPath(extension.extensionUri, 'dist', 'validationWorker.js').fsPath,
       readTimeLimitMs: 1,
@@ -866,3 +868,15 @@ describe('agent tests in VS Code', () => {
     }
   });
 });
+
+/** Workspace state kept in memory, for a controller made by a test. */
+function memoryState(): vscode.Memento {
+  const values = new Map<string, unknown>();
+  return {
+    keys: () => [...values.keys()],
+    get: (key: string, fallback?: unknown) => (values.has(key) ? values.get(key) : fallback),
+    update: async (key: string, value: unknown) => {
+      values.set(key, value);
+    },
+  } as vscode.Memento;
+}

@@ -1,7 +1,8 @@
 // Files named by a data file or a test file, in the real extension host: read only from that file's
 // folder; a run that names another folder asks once "Allow files from <folder>?" before anything
-// is read, keeps an Allow in the workspace setting agentWorkflows.files.allowFrom (not asked again),
-// and a Cancel reads nothing outside (the rows skipped, the cases errored saying why).
+// is read, keeps an Allow for this workspace (not asked again; never in the workspace's settings,
+// whose own agentWorkflows.files.allowFrom is not followed), and a Cancel reads nothing outside (the
+// rows skipped, the cases errored saying why). Forget Folders Allowed takes an Allow back.
 import assert from 'node:assert/strict';
 import { realpathSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -60,7 +61,7 @@ describe('files named by a data or test file', function () {
   });
 
   beforeEach(async () => {
-    await vscode.workspace.getConfiguration('agentWorkflows').update('files.allowFrom', undefined, vscode.ConfigurationTarget.Workspace);
+    await vscode.commands.executeCommand('agentWorkflows.forgetAllowedFolders', [shared]);
     ui = new ScriptedUi();
   });
 
@@ -70,13 +71,13 @@ describe('files named by a data or test file', function () {
   });
 
   after(async () => {
-    await vscode.workspace.getConfiguration('agentWorkflows').update('files.allowFrom', undefined, vscode.ConfigurationTarget.Workspace);
+    await vscode.commands.executeCommand('agentWorkflows.forgetAllowedFolders', [shared]);
     for (const item of (await api.executionsTree.getChildren()) ?? [])
       if (String(item.contextValue).startsWith('batch-')) await vscode.commands.executeCommand('agentWorkflows.batches.remove', item);
     await vscode.workspace.fs.delete(FOLDER, { recursive: true }).then(undefined, () => undefined);
   });
 
-  it('a test run asks once; Cancel reads nothing outside, Allow is kept in the workspace setting', async () => {
+  it('a test run asks once; Cancel reads nothing outside, Allow is kept for the workspace, not in its settings', async () => {
     await api.agentTests.refresh(TEST_FILE);
     const file = await waitFor(() => api.agentTests.controller.items.get(TEST_FILE.toString()), 'the test file item');
     const id = `${TEST_FILE.toString()}::shared photo`;
@@ -91,11 +92,56 @@ describe('files named by a data or test file', function () {
     ui.onMessage = (message) => (message.modal ? 'Allow' : undefined);
     const allowed = await api.agentTests.runTests(new vscode.TestRunRequest([file]));
     assert.equal(allowed.get(id)?.state, 'passed', JSON.stringify(allowed.get(id)));
-    assert.deepEqual(allowFrom(), [shared]);
+    assert.equal(allowFrom(), undefined, 'nothing is written into the workspace settings');
 
     const again = await api.agentTests.runTests(new vscode.TestRunRequest([file]));
     assert.equal(again.get(id)?.state, 'passed');
     assert.equal(questions().length, 2, 'not asked again once allowed');
+
+    // Forgotten, the next run asks again.
+    ui.onMessage = () => undefined;
+    assert.deepEqual(await vscode.commands.executeCommand('agentWorkflows.forgetAllowedFolders', [shared]), [shared]);
+    const forgotten = await api.agentTests.runTests(new vscode.TestRunRequest([file]));
+    assert.equal(forgotten.get(id)?.state, 'errored');
+    assert.equal(questions().length, 3);
+  });
+
+  it("does not follow a workspace's own agentWorkflows.files.allowFrom: the run still asks", async () => {
+    // As a cloned repository would ship it, in .vscode/settings.json.
+    const settingsFile = workspaceUri('.vscode', 'settings.json');
+    const before = await vscode.workspace.fs.readFile(settingsFile).then(
+      (bytes) => Buffer.from(bytes).toString('utf8'),
+      () => undefined,
+    );
+    const settings = before === undefined ? {} : (JSON.parse(before) as Record<string, unknown>);
+    // With a setting VS Code does follow there, whose value shows when the file has been read.
+    const marker = 123_457;
+    await vscode.workspace.fs.writeFile(
+      settingsFile,
+      Buffer.from(
+        JSON.stringify(
+          { ...settings, 'agentWorkflows.files.allowFrom': [shared], 'agentWorkflows.results.maxOutputLength': marker },
+          null,
+          2,
+        ),
+      ),
+    );
+    try {
+      const config = () => vscode.workspace.getConfiguration('agentWorkflows');
+      await waitFor(
+        () => (config().get('results.maxOutputLength') === marker ? true : undefined),
+        'the workspace settings read by VS Code',
+      );
+      await api.agentTests.refresh(TEST_FILE);
+      const file = await waitFor(() => api.agentTests.controller.items.get(TEST_FILE.toString()), 'the test file item');
+      ui.onMessage = () => undefined; // Cancel
+      const cancelled = await api.agentTests.runTests(new vscode.TestRunRequest([file]));
+      assert.deepEqual(questions(), [`Allow files from ${shared}?`]);
+      assert.equal(cancelled.get(`${TEST_FILE.toString()}::shared photo`)?.state, 'errored');
+    } finally {
+      if (before === undefined) await vscode.workspace.fs.delete(settingsFile);
+      else await vscode.workspace.fs.writeFile(settingsFile, Buffer.from(before));
+    }
   });
 
   it('a batch asks once before any row is read; Cancel skips the row, Allow runs it', async () => {
@@ -113,7 +159,7 @@ describe('files named by a data or test file', function () {
     const allowed = await runDataset('Allow');
     assert.equal(allowed?.state, 'finished', allowed?.error);
     assert.deepEqual([allowed?.counts?.finished, allowed?.counts?.skipped], [1, 0]);
-    assert.deepEqual(allowFrom(), [shared]);
+    assert.equal(allowFrom(), undefined);
     assert.equal(questions().length, 2);
   });
 });

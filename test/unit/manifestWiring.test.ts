@@ -228,8 +228,14 @@ describe('manifest and source', () => {
   describe('settings', () => {
     const config = sources.find((file) => file.path === join('src', 'config.ts'));
     const prefix = 'agentWorkflows.';
-    /** `config.get<T>('name', fallback)` in src/config.ts (the `http` section is read as `http.get`). */
-    const reads = [...(config?.text ?? '').matchAll(/\bconfig\.get<[^>]+>\('([\w.]+)',\s*([^)]+)\)/g)].map(([, name, fallback]) => ({
+    /**
+     * `config.get<T>('name', fallback)` in src/config.ts (the `http` section is read as `http.get`),
+     * and `config.inspect<T>('name')?.globalValue ?? fallback` for a setting read from user settings only.
+     */
+    const reads = [
+      ...(config?.text ?? '').matchAll(/\bconfig\.get<[^>]+>\('([\w.]+)',\s*([^)]+)\)/g),
+      ...(config?.text ?? '').matchAll(/\bconfig\.inspect<[^>]+>\('([\w.]+)'\)\?\.globalValue \?\? ([^;]+);/g),
+    ].map(([, name, fallback]) => ({
       name: prefix + name!,
       fallback: fallback!.trim(),
     }));
