@@ -3,7 +3,10 @@
 // case passed, 1 when one failed, 2 on usage errors or a test file that cannot run.
 import { writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
+import { writeFileAtomically } from '../core/atomicFile';
 import { LineIndex } from '../core/document/lineIndex';
+import { readTextFileSync } from '../core/document/readTextFile';
+import { errorMessage } from '../core/errors';
 import { printable } from '../core/printable';
 import type { Span } from '../core/document/problems';
 import type { AgentModel } from '../core/document/model';
@@ -14,7 +17,7 @@ import type { SuiteReport } from '../core/testing/report';
 import { afterSnapshot, snapshotOutputs, spansAfterWriting, updatedTestFile } from '../core/testing/snapshot';
 import type { SnapshotRefusal } from '../core/testing/snapshot';
 import { loadSuite, needsDeployment, runSuite } from '../core/testing/suite';
-import type { RunSuiteOptions } from '../core/testing/suite';
+import type { LoadedSuite, RunSuiteOptions } from '../core/testing/suite';
 import { TEST_FILE } from '../core/testing/testFileName';
 import { describeFsError, expandPaths } from './agentFiles';
 import type { FileKind } from './agentFiles';
@@ -83,7 +86,7 @@ export async function testCommand(paths: readonly string[], flags: TestFlags, io
   const deploymentMessages = new Set<string>();
 
   const reports: SuiteReport[] = [];
-  // Test files whose snapshots --update refused to write (each said on stderr): the command exits 2.
+  // Test files whose snapshots --update refused or failed to write (each said on stderr): the command exits 2.
   let updatesRefused = 0;
   for (const shown of files) {
     if (io.interrupt?.aborted) break;
@@ -134,18 +137,15 @@ export async function testCommand(paths: readonly string[], flags: TestFlags, io
     let lineOf: (span: Span) => number;
     let snapshots = flags.update ? snapshotOutputs(loaded.suite.cases, results) : new Map<string, never>();
     const update = snapshots.size > 0 ? updatedTestFile(loaded, snapshots) : undefined;
-    if (update && 'refused' in update) {
-      // Nothing of the file is written: it stays as it was, and its failures are at its lines.
-      io.stderr(`agent-workflows: ${shown}: snapshots not written: ${refusalMessage(update.refused)}\n`);
+    // Not written when refused, or when the file changed since the cases' text was read from it (an
+    // edit saved meanwhile is kept): it stays as it is, and its failures are at its lines.
+    const unwritten = !update ? undefined : 'refused' in update ? refusalMessage(update.refused) : await writeUpdate(loaded, update.bytes);
+    if (unwritten !== undefined) {
+      io.stderr(`agent-workflows: ${shown}: snapshots not written: ${unwritten}\n`);
       updatesRefused++;
       snapshots = new Map();
     }
-    if (update && !('refused' in update)) {
-      try {
-        await writeFile(loaded.testFile, update.bytes);
-      } catch (error) {
-        throw new CliError(`The snapshots could not be written: ${describeFsError(error, shown)}`, ExitCode.usage);
-      }
+    if (update && !('refused' in update) && unwritten === undefined) {
       const lines = new LineIndex(update.text);
       const after = spansAfterWriting(loaded.text, update.text);
       lineOf = (span) => lines.range(after(span)).line;
@@ -197,6 +197,22 @@ export async function testCommand(paths: readonly string[], flags: TestFlags, io
   const sum = totals(reports);
   if (sum.broken > 0 || errors.length > 0 || updatesRefused > 0) return ExitCode.usage;
   return sum.failed > 0 ? ExitCode.problems : ExitCode.ok;
+}
+
+/**
+ * Replaces the test file with its snapshots written, unless it changed since the cases' text was
+ * read from it (saved from an editor while they ran); why not, in words, when it is not written.
+ */
+async function writeUpdate(loaded: LoadedSuite, bytes: Uint8Array): Promise<string | undefined> {
+  const now = readTextFileSync(loaded.testFile, { kind: 'test' });
+  if (!('text' in now)) return `it could not be read again before writing (${now.error.replace(/\.$/, '')}); nothing is written.`;
+  if (now.text !== loaded.text || now.byteOrderMark !== loaded.byteOrderMark) return 'it changed while its cases ran: run --update again.';
+  try {
+    await writeFileAtomically(loaded.testFile, bytes);
+  } catch (error) {
+    return `it could not be written (${errorMessage(error)}); it is left as it was.`;
+  }
+  return undefined;
 }
 
 /** Why --update did not write a test file, in words: which case and what to do. */

@@ -2,10 +2,11 @@
 // case, diffs of failed expectations at their lines, snapshots, JSON and JUnit reports, exit codes.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, readFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { create } from 'xmlbuilder2';
 import { runCliCaptured } from '../support/cli';
+import { json, startServer } from '../support/httpServer';
 import { repoRoot } from '../support/paths';
 import { makeTempDir } from '../support/tempDir';
 import type { TempDir } from '../support/tempDir';
@@ -101,6 +102,46 @@ describe('agent-workflows test', () => {
     const after = await run(['test'], dir.path);
     assert.equal(after.code, 0, after.stdout);
     assert.match(after.stdout, /✓ snap/);
+  });
+
+  it('--update replaces the file whole: its mode kept, no other file left beside it', async () => {
+    const file = dir.write(
+      'weather-report.agent.test.yaml',
+      `cases:\n  snap:\n    snapshot: true\n    inputs: { city: Oslo }\n    secrets: { WEATHER_API_KEY: k }\n    mocks: { current: { body: { summary: Snow, temperature: -3 } } }\n`,
+    );
+    chmodSync(file, 0o640);
+    const update = await run(['test', '--update'], dir.path);
+    assert.equal(update.code, 0, update.stdout + update.stderr);
+    assert.match(readFileSync(file, 'utf8'), /report: "Oslo: Snow, -3 degrees \(metric\)\."/);
+    assert.deepEqual(readdirSync(dir.path).sort(), ['weather-report.agent.test.yaml', 'weather-report.agent.yaml']);
+    if (process.platform !== 'win32') assert.equal(statSync(file).mode & 0o777, 0o640);
+  });
+
+  it('--update writes nothing into a test file saved again while its cases ran, and exits 2', async () => {
+    // A live case calls a real server on 127.0.0.1, which saves the test file as an editor would
+    // before it answers: the file then differs from the text the snapshot was made from.
+    let testFile = '';
+    const edited = 'cases:\n  real:\n    live: true\n    snapshot: true\n    inputs: { id: a1 }\n  # saved while the cases ran\n';
+    const api = await startServer((_request, response) => {
+      writeFileSync(testFile, edited);
+      json(response, 200, { name: 'Ada' });
+    });
+    try {
+      dir.write(
+        'lookup.agent.yaml',
+        `version: 1\nname: Lookup\ninputs:\n  id: { type: string, required: true }\nnodes:\n  fetch:\n    type: api\n    method: GET\n    url: ${api.url}/{{ inputs.id }}\noutputs:\n  name: { from: "{{ nodes.fetch.body.name }}" }\n`,
+      );
+      testFile = dir.write('lookup.agent.test.yaml', 'cases:\n  real:\n    live: true\n    snapshot: true\n    inputs: { id: a1 }\n');
+      const result = await run(['test', '--update', 'lookup.agent.test.yaml'], dir.path);
+      assert.equal(api.requests.length, 1, 'the case reached the server');
+      assert.equal(result.code, 2, result.stdout + result.stderr);
+      assert.match(result.stderr, /lookup\.agent\.test\.yaml: snapshots not written: it changed while its cases ran/);
+      assert.doesNotMatch(result.stdout, /snapshot written/);
+      assert.equal(readFileSync(testFile, 'utf8'), edited, 'the edit is kept');
+      assert.deepEqual(readdirSync(dir.path).sort(), ['lookup.agent.test.yaml', 'lookup.agent.yaml', 'weather-report.agent.yaml']);
+    } finally {
+      await api.close();
+    }
   });
 
   for (const style of ['block', 'flow']) {

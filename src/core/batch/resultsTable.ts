@@ -4,8 +4,8 @@
 // maxBytes of them (the rest counted), and an export reads the file through twice (which line is
 // each row's last, then the rows) without holding it.
 import { parseJson } from '../json';
-import { open, rename, rm } from 'node:fs/promises';
 import { resolve } from 'node:path';
+import { replaceFile } from '../atomicFile';
 import { errorMessage } from '../errors';
 import { readLines } from './dataRows';
 import { cellText, emptyCounts, matchesFilter, outputValues, parseResultHead, ROW_STATUSES, tableRowOf } from './resultsRows';
@@ -219,9 +219,8 @@ const EXPORT_CHUNK_BYTES = 64 * 1024;
 
 /**
  * Writes the result (last line) of every row of a results file that passes the filter, in the
- * order the rows ended, to targetPath (replaced once the export is whole: written to a file beside
- * it, then renamed). Streamed both ways: holds the row numbers and each row's last line number,
- * not the rows. Refuses to write over the results file or its state file.
+ * order the rows ended, to targetPath (replaced once the export is whole: replaceFile). Streamed
+ * both ways: holds the row numbers and each row's last line number, not the rows. Refuses to write over the results file or its state file.
  */
 export async function exportBatchResults(
   resultsPath: string,
@@ -254,43 +253,35 @@ export async function exportBatchResults(
   const inputNames = [...names.inputs];
   const outputNames = [...names.outputs];
   // Pass 2: the rows, written in chunks.
-  const partial = `${target}.${process.pid}.partial`;
-  let file;
-  try {
-    file = await open(partial, 'w');
-  } catch (error) {
-    throw new Error(`Cannot write the export to ${targetPath}: ${errorMessage(error)}`);
-  }
   let written = 0;
-  let done = false;
+  // What went wrong reading the results (or a stop) is said as it is; the rest is about the export file.
+  let failedInPass: unknown;
   try {
-    let chunk = format === 'csv' ? csvHeader(inputNames, outputNames, columnNames) : '';
-    for await (const { text, line, overflow } of readLines(resultsPath, maxLineBytes, options.signal)) {
-      if (isBlank(text, overflow)) continue;
-      const result = parseResultLine(text, overflow, maxLineBytes);
-      if (!result || lastLine.get(result.row) !== line) continue;
-      if (!matchesFilter(tableRowOf(result), filter)) continue;
-      chunk += format === 'csv' ? csvRecord(result, inputNames, outputNames, columnNames) : `${JSON.stringify(result)}\n`;
-      written++;
-      if (chunk.length >= EXPORT_CHUNK_BYTES) {
-        await file.write(chunk);
-        chunk = '';
+    await replaceFile(target, async (file) => {
+      try {
+        let chunk = format === 'csv' ? csvHeader(inputNames, outputNames, columnNames) : '';
+        for await (const { text, line, overflow } of readLines(resultsPath, maxLineBytes, options.signal)) {
+          if (isBlank(text, overflow)) continue;
+          const result = parseResultLine(text, overflow, maxLineBytes);
+          if (!result || lastLine.get(result.row) !== line) continue;
+          if (!matchesFilter(tableRowOf(result), filter)) continue;
+          chunk += format === 'csv' ? csvRecord(result, inputNames, outputNames, columnNames) : `${JSON.stringify(result)}\n`;
+          written++;
+          if (chunk.length >= EXPORT_CHUNK_BYTES) {
+            await file.write(chunk);
+            chunk = '';
+          }
+        }
+        options.signal?.throwIfAborted();
+        if (chunk) await file.write(chunk);
+      } catch (error) {
+        failedInPass = error;
+        throw error;
       }
-    }
-    options.signal?.throwIfAborted();
-    if (chunk) await file.write(chunk);
-    await file.close();
-    try {
-      await rename(partial, target);
-    } catch (error) {
-      throw new Error(`Cannot write the export to ${targetPath}: ${errorMessage(error)}`);
-    }
-    done = true;
-  } finally {
-    if (!done) {
-      await file.close().catch(() => undefined);
-      await rm(partial, { force: true });
-    }
+    });
+  } catch (error) {
+    if (error === failedInPass) throw error;
+    throw new Error(`Cannot write the export to ${targetPath}: ${errorMessage(error)}`);
   }
   return { rows: written, badLines, columnsLeftOut };
 }
