@@ -40,7 +40,10 @@ export interface ServerLimits {
   /** Executions running at once; more wait in a queue. */
   readonly maxRunning: number;
   readonly maxQueued: number;
-  /** Bytes of inputs held in memory by the executions running or waiting; beyond, starts are refused (429). */
+  /**
+   * Bytes of inputs held by the executions running or waiting and by the uploads being received
+   * (their files counted as they arrive); beyond, starts are refused and uploads stopped (429).
+   */
   readonly maxInFlightInputBytes: number;
   /**
    * Bytes of API node answers held by the executions running (each holds its nodes' answers until

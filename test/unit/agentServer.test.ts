@@ -1,8 +1,10 @@
 // The local agent server over real HTTP on 127.0.0.1: every route and error, multipart uploads,
 // authentication, file watching, retention, queueing and shutdown. The agents call a real echo API.
 import assert from 'node:assert/strict';
-import { readdirSync } from 'node:fs';
+import { readdirSync, statSync } from 'node:fs';
 import { connect } from 'node:net';
+import type { Socket } from 'node:net';
+import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { FormData, request } from 'undici';
 import { envSecretResolver } from '../../src/core/engine/secrets';
@@ -102,6 +104,8 @@ describe('local agent server', () => {
   let server: AgentServer | undefined;
   const timers = new Set<NodeJS.Timeout>();
   const events: ServerEvent[] = [];
+  /** Raw client sockets a test opened. */
+  const sockets = new Set<Socket>();
 
   beforeEach(async () => {
     dir = makeTempDir();
@@ -138,6 +142,8 @@ describe('local agent server', () => {
   });
 
   afterEach(async () => {
+    for (const socket of sockets) socket.destroy();
+    sockets.clear();
     await server?.close();
     server = undefined;
     for (const timer of timers) clearTimeout(timer);
@@ -183,6 +189,62 @@ describe('local agent server', () => {
     const answer = await call('POST', `/api/${account}/agent/${agent}/execute`, { body: JSON.stringify({ inputs, stream: false }) });
     assert.equal(answer.status, 200, JSON.stringify(answer.body));
     return answer.body.executionId as string;
+  }
+
+  /** Bytes of the files in the upload folders. */
+  function uploadedBytesOnDisk(): number {
+    return readdirSync(uploads.path, { recursive: true, withFileTypes: true })
+      .filter((entry) => entry.isFile())
+      .reduce((total, entry) => total + (statSync(join(entry.parentPath, entry.name), { throwIfNoEntry: false })?.size ?? 0), 0);
+  }
+
+  /**
+   * A multipart upload to the files agent over a raw socket, its photo sent a piece at a time: the
+   * test decides when (and whether) the body ends, and reads an answer that comes before.
+   */
+  async function openUpload(photoBytes: number): Promise<{
+    sendPhoto(bytes: number): void;
+    finish(): void;
+    answer(): Answer | undefined;
+  }> {
+    const boundary = 'test-boundary';
+    const part = (name: string, file?: { name: string; type: string }): string =>
+      `--${boundary}\r\nContent-Disposition: form-data; name="${name}"${file ? `; filename="${file.name}"\r\nContent-Type: ${file.type}` : ''}\r\n\r\n`;
+    const head = `${part('payload')}${JSON.stringify({ inputs: {} })}\r\n${part('doc', { name: 'a.txt', type: 'text/plain' })}hello\r\n${part('photo', { name: 'p.png', type: 'image/png' })}`;
+    const tail = `\r\n--${boundary}--\r\n`;
+    const socket = connect(server!.port, '127.0.0.1');
+    sockets.add(socket);
+    // The server closes a connection whose body it refused.
+    socket.on('error', () => undefined);
+    await new Promise<void>((resolve) => socket.once('connect', resolve));
+    const received: Buffer[] = [];
+    socket.on('data', (data: Buffer) => received.push(data));
+    socket.write(
+      `POST /api/local/agent/files/execute/multipart HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer test-key\r\nContent-Type: multipart/form-data; boundary=${boundary}\r\nContent-Length: ${Buffer.byteLength(head) + photoBytes + Buffer.byteLength(tail)}\r\n\r\n${head}`,
+    );
+    let sent = 0;
+    return {
+      sendPhoto: (bytes) => {
+        socket.write(Buffer.alloc(bytes, 1));
+        sent += bytes;
+      },
+      finish: () => {
+        socket.write(Buffer.alloc(photoBytes - sent, 1));
+        socket.write(tail);
+      },
+      answer: () => {
+        const text = Buffer.concat(received).toString('utf8');
+        const headEnd = text.indexOf('\r\n\r\n');
+        if (headEnd < 0) return undefined;
+        const [statusLine = '', ...lines] = text.slice(0, headEnd).split('\r\n');
+        const headers = Object.fromEntries(
+          lines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]),
+        );
+        const body = text.slice(headEnd + 4);
+        if (Buffer.byteLength(body) < Number(headers['content-length'])) return undefined;
+        return { status: Number(statusLine.split(' ')[1]), headers, body: JSON.parse(body) as Record<string, unknown> };
+      },
+    };
   }
 
   async function ended(executionId: string, account = 'local'): Promise<Record<string, unknown>> {
@@ -1073,6 +1135,49 @@ outputs:
       assert.equal(readdirSync(uploads.path).length, 1, 'the refused upload left nothing on disk');
       await ended(first.body.executionId as string);
       assert.equal((await send()).status, 200, 'accepted again once the first has ended');
+    });
+
+    it('counts an upload against the bytes held in flight as it arrives: one that would pass them is refused mid-body', async () => {
+      const budget = 64 * 1024;
+      // The most one read of the socket hands the parser: the refused piece is never written.
+      const chunk = 64 * 1024;
+      await start({ limits: { maxInFlightInputBytes: budget } });
+      const first = await openUpload(40 * 1024);
+      first.sendPhoto(30 * 1024);
+      await waitFor(() => uploadedBytesOnDisk() >= 29 * 1024, 'the first upload to be written');
+      // Declared as 1 MiB but only 128 KiB sent: an answer can only come before the whole body.
+      const second = await openUpload(1024 * 1024);
+      second.sendPhoto(128 * 1024);
+      let peak = 0;
+      const refused = await waitFor(() => {
+        peak = Math.max(peak, uploadedBytesOnDisk());
+        return second.answer() ?? (peak > budget + chunk ? 'past the budget' : undefined);
+      }, 'the second upload to be refused');
+      assert.ok(peak <= budget + chunk, `the uploads held ${peak} bytes on disk at once, for a budget of ${budget}`);
+      assert.ok(typeof refused !== 'string');
+      assert.equal(refused.status, 429, JSON.stringify(refused.body));
+      assert.equal(refused.headers['retry-after'], '1');
+      assert.equal(refused.body.code, 'too-many-executions');
+      const [, held, own] =
+        /^The 1 uploads being received already hold (\d+) bytes of inputs \(uploaded files included\), and this upload's (\d+) bytes would pass the 64 KiB this server holds at once; try again shortly\.$/.exec(
+          refused.body.error as string,
+        ) ?? [];
+      assert.ok(held !== undefined && own !== undefined, String(refused.body.error));
+      assert.ok(Number(held) >= 29 * 1024 && Number(held) + Number(own) > budget, String(refused.body.error));
+      assert.equal(readdirSync(uploads.path).length, 1, "the refused upload's folder is removed");
+
+      first.finish();
+      const accepted = await waitFor(() => first.answer(), 'the first upload to be answered');
+      assert.equal(accepted.status, 200, JSON.stringify(accepted.body));
+      assert.equal((await ended(accepted.body.executionId as string)).status, 'finished');
+      // Alone, any upload is let in; with bytes left counted by either, this one would not fit beside them.
+      const data = new FormData();
+      data.append('payload', JSON.stringify({ inputs: {} }));
+      data.append('doc', new Blob([Buffer.from('hello')], { type: 'text/plain' }), 'a.txt');
+      data.append('photo', new Blob([Buffer.alloc(60 * 1024, 1)], { type: 'image/png' }), 'p.png');
+      const third = await call('POST', '/api/local/agent/files/execute/multipart', { body: data });
+      assert.equal(third.status, 200, `the budget was given back: ${JSON.stringify(third.body)}`);
+      assert.equal((await ended(third.body.executionId as string)).status, 'finished');
     });
 
     it('accepts a file of exactly the size limit and a payload of exactly the JSON limit, and refuses one byte more', async () => {

@@ -25,7 +25,7 @@ import { bearerToken, generateApiKey, hasBearerKey } from './apiKey';
 import { SERVER_LIMITS } from '../limits';
 import type { ServerLimits } from '../limits';
 import { ServerExecutions } from './serverExecutions';
-import type { ExecutionView } from './serverExecutions';
+import type { ExecutionView, StartRequest } from './serverExecutions';
 import { HttpError, sendError, sendJson, sendJsonText } from './httpErrors';
 import { KeyFailures } from './keyFailures';
 import { receiveUpload } from './multipartUpload';
@@ -316,18 +316,26 @@ async function handleExecuteMultipart(
       'Send multipart/form-data with a "payload" part (the JSON) and one part per file input, named as the input.',
     );
   }
+  // The upload's bytes count against the inputs held in flight as they arrive; the execution it
+  // starts takes them over, else they are given back once its files are removed.
+  const reservation = context.executions.reserveUpload();
   const upload = await receiveUpload(
     request,
     { maxFileBytes: limits.maxFileBytes, maxFiles: limits.maxFiles, maxPayloadBytes: limits.maxJsonBytes },
     context.uploadRoot,
-  );
+    reservation,
+  ).catch((error: unknown) => {
+    // Its folder is removed already.
+    reservation.release();
+    throw error;
+  });
   const cleanup = (): Promise<void> => rm(upload.directory, { recursive: true, force: true });
   try {
     const payload = parsePayload(upload.payload ?? '', 'the "payload" part');
-    const executionId = startExecution(context, served, { values: payload.inputs, files: upload.files }, cleanup);
+    const executionId = startExecution(context, served, { values: payload.inputs, files: upload.files }, { cleanup, upload: reservation });
     sendJson(response, 200, { status: 'ok', executionId });
   } catch (error) {
-    await cleanup();
+    await cleanup().finally(() => reservation.release());
     throw error;
   }
 }
@@ -392,7 +400,7 @@ function startExecution(
   { limits, executions }: ServerContext,
   served: RunnableAgent,
   given: GivenInputs<unknown, GivenFile>,
-  cleanup?: () => Promise<void>,
+  uploaded?: Pick<StartRequest, 'cleanup' | 'upload'>,
 ): string {
   const { maxProblemsListed } = limits;
   // Only the first unknown names are looked at: a body naming thousands of them would otherwise
@@ -424,7 +432,7 @@ function startExecution(
       { problems: listed, ...(more > 0 ? { moreProblems: more } : {}) },
     );
   }
-  return executions.start({ account: served.account, agent: served.agent, loaded: served.loaded, inputs, ...(cleanup ? { cleanup } : {}) });
+  return executions.start({ account: served.account, agent: served.agent, loaded: served.loaded, inputs, ...uploaded });
 }
 
 /** Answers a request that failed: its HttpError, or 500 for anything else; nothing to a client that left. */

@@ -1,6 +1,7 @@
 // Receives an …/execute/multipart request with busboy: the "payload" part (the JSON) and one file
 // part per file input, each streamed to a fresh temporary folder so no file is held in memory.
-// Limits on file size and on the number of parts; on any failure the folder is removed.
+// Limits on file size and on the number of parts, and the bytes counted against the server's
+// budget as they arrive (refused as soon as they would pass it); on any failure the folder is removed.
 import { createWriteStream } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import type { IncomingMessage } from 'node:http';
@@ -27,10 +28,21 @@ export interface ReceivedUpload {
   readonly directory: string;
 }
 
+/** Where the bytes of an upload are counted as they arrive. */
+export interface UploadBudget {
+  /** Counts `bytes` more; answers why not (counting nothing) when the server cannot hold them. */
+  take(bytes: number): HttpError | undefined;
+}
+
 /** Field parts besides "payload" are refused, so this bounds only mistakes. */
 const MAX_FIELDS = 4;
 
-export async function receiveUpload(request: IncomingMessage, limits: MultipartLimits, tempRoot: string): Promise<ReceivedUpload> {
+export async function receiveUpload(
+  request: IncomingMessage,
+  limits: MultipartLimits,
+  tempRoot: string,
+  budget: UploadBudget,
+): Promise<ReceivedUpload> {
   let parser: busboy.Busboy;
   try {
     parser = busboy({
@@ -69,6 +81,7 @@ export async function receiveUpload(request: IncomingMessage, limits: MultipartL
       resolve();
     };
     parser.on('field', (name, value, info) => {
+      if (failure) return;
       if (name !== 'payload')
         fail(
           new HttpError(
@@ -80,7 +93,11 @@ export async function receiveUpload(request: IncomingMessage, limits: MultipartL
       else if (info.valueTruncated)
         fail(new HttpError(413, 'too-large', `The payload part is larger than ${formatBytes(limits.maxPayloadBytes)}.`));
       else if (payload !== undefined) fail(new HttpError(400, 'bad-multipart', 'The request has two "payload" parts; send one.'));
-      else payload = value;
+      else {
+        const refusal = budget.take(Buffer.byteLength(value));
+        if (refusal) fail(refusal);
+        else payload = value;
+      }
     });
     parser.on('file', (name, stream, info) => {
       if (failure) {
@@ -103,7 +120,14 @@ export async function receiveUpload(request: IncomingMessage, limits: MultipartL
       // The name on disk is a counter: the sender's file name never becomes a path.
       const path = join(directory, String(++fileCount));
       let size = 0;
-      stream.on('data', (chunk: Buffer) => (size += chunk.length));
+      // Counted before the file's writer sees the chunk (it listens after this): a refused chunk
+      // stops the writer first and is never written.
+      stream.on('data', (chunk: Buffer) => {
+        if (failure) return;
+        const refusal = budget.take(chunk.length);
+        if (refusal) fail(refusal);
+        else size += chunk.length;
+      });
       stream.on('limit', () =>
         fail(
           new HttpError(

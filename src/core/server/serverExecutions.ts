@@ -1,9 +1,9 @@
 // The executions of a local server: started in the background (at most `maxRunning` at a time, the
 // rest queued), readable by id while they run and for `retentionMs` after they end, with their
 // uploaded files removed as soon as they end. Memory is bounded both ways: the work in flight by
-// count and by the bytes of inputs it holds (beyond, starts are refused with 429), the ended
-// executions by count and by the bytes of their status answers (the oldest removed first, and a
-// read of a removed one says why).
+// count and by the bytes of inputs it holds, uploads being received included (beyond, starts and
+// uploads are refused with 429), the ended executions by count and by the bytes of their status
+// answers (the oldest removed first, and a read of a removed one says why).
 import { randomUUID } from 'node:crypto';
 import { executeAgent } from '../engine/engine';
 import type { EngineOptions, ExecutionResult } from '../engine/engine';
@@ -101,6 +101,19 @@ export interface StartRequest {
   readonly inputs: ResolvedInputs;
   /** Removes what the execution was given (uploaded files); called once it has ended. */
   readonly cleanup?: () => Promise<void>;
+  /** The upload the inputs came from: the execution takes over the bytes it holds once started. */
+  readonly upload?: UploadReservation;
+}
+
+/**
+ * The bytes of an upload being received, counted against maxInFlightInputBytes as they arrive, so
+ * that uploads received at once cannot fill the disk before any of them starts an execution.
+ */
+export interface UploadReservation {
+  /** Counts `bytes` more; answers the 429 to give instead (counting nothing) when they would pass the limit. */
+  take(bytes: number): HttpError | undefined;
+  /** Gives back what the upload holds, once its files are removed; nothing once an execution took them over. */
+  release(): void;
 }
 
 interface Removal {
@@ -117,7 +130,10 @@ export class ServerExecutions {
   private readonly inFlight = new Map<string, Execution>();
   private readonly queue: Execution[] = [];
   private readonly running = new Set<Execution>();
+  /** Bytes of inputs held by the executions in flight and the uploads being received. */
   private inFlightInputBytes = 0;
+  /** Uploads being received, with the bytes each holds. */
+  private readonly receiving = new Map<UploadReservation, number>();
   /** Ended executions, oldest first (a Map keeps insertion order). */
   private readonly ended = new Map<string, EndedExecution>();
   private endedBytes = 0;
@@ -151,16 +167,10 @@ export class ServerExecutions {
     }
     // Uploaded files count with their size: they stay on disk until the execution ends.
     const inputBytes = jsonBytes(request.inputs.values) + uploadedBytes(request.inputs.values);
-    // One execution is always let in, whatever its size: the body limit bounds it already.
-    if (this.inFlight.size > 0 && this.inFlightInputBytes + inputBytes > this.options.maxInFlightInputBytes) {
-      throw new HttpError(
-        429,
-        'too-many-executions',
-        `The ${this.inFlight.size} executions running or waiting already hold ${formatBytes(this.inFlightInputBytes)} of inputs (uploaded files included), and this one's ${formatBytes(inputBytes)} would pass the ${formatBytes(this.options.maxInFlightInputBytes)} this server holds at once; try again shortly.`,
-        {},
-        { 'retry-after': '1' },
-      );
-    }
+    // Its upload's bytes are counted already: the execution's replace them, not add to them.
+    const uploadBytes = request.upload ? (this.receiving.get(request.upload) ?? 0) : 0;
+    const refusal = this.inputsRefusal(uploadBytes, inputBytes, 'this one');
+    if (refusal) throw refusal;
     const execution: Execution = {
       id: randomUUID(),
       account: request.account,
@@ -176,10 +186,35 @@ export class ServerExecutions {
       ...(this.options.maxRetainedExchangeBytes > 0 ? { exchanges: new ExchangeLog() } : {}),
     };
     this.inFlight.set(execution.id, execution);
-    this.inFlightInputBytes += inputBytes;
+    if (request.upload) this.receiving.delete(request.upload);
+    this.inFlightInputBytes += inputBytes - uploadBytes;
     if (this.running.size < this.options.maxRunning) this.run(execution);
     else this.queue.push(execution);
     return execution.id;
+  }
+
+  /** Counts the bytes of an upload as they arrive; start() takes them over, or release() gives them back. */
+  reserveUpload(): UploadReservation {
+    const reservation: UploadReservation = {
+      take: (bytes) => {
+        const held = this.receiving.get(reservation);
+        // Nothing is counted once taken over or given back, so nothing more may be written.
+        if (held === undefined) return new HttpError(500, 'internal', 'The upload went on after it had ended.');
+        const refusal = this.inputsRefusal(held, held + bytes, 'this upload');
+        if (refusal) return refusal;
+        this.receiving.set(reservation, held + bytes);
+        this.inFlightInputBytes += bytes;
+        return undefined;
+      },
+      release: () => {
+        const held = this.receiving.get(reservation);
+        if (held === undefined) return;
+        this.receiving.delete(reservation);
+        this.inFlightInputBytes -= held;
+      },
+    };
+    this.receiving.set(reservation, 0);
+    return reservation;
   }
 
   /** The status answer of an execution, or why it is no longer kept; undefined for an id never seen (or long forgotten). */
@@ -282,6 +317,28 @@ export class ServerExecutions {
         const next = this.closing ? undefined : this.queue.shift();
         if (next) this.run(next);
       });
+  }
+
+  /**
+   * The 429 for inputs that would hold `bytes` where `held` of them are counted already, when the
+   * work in flight holds too many. Alone, whatever holds inputs is let in at any size: its own
+   * limits (of a body, of the files of an upload) bound it already.
+   */
+  private inputsRefusal(held: number, bytes: number, what: 'this one' | 'this upload'): HttpError | undefined {
+    const others = this.inFlightInputBytes - held;
+    if (others === 0 || others + bytes <= this.options.maxInFlightInputBytes) return undefined;
+    const uploads = [...this.receiving.values()].filter((uploadBytes) => uploadBytes > 0).length - (held > 0 ? 1 : 0);
+    const holders = [
+      ...(this.inFlight.size > 0 ? [`${this.inFlight.size} executions running or waiting`] : []),
+      ...(uploads > 0 ? [`${uploads} uploads being received`] : []),
+    ];
+    return new HttpError(
+      429,
+      'too-many-executions',
+      `The ${holders.join(' and ')} already hold ${formatBytes(others)} of inputs (uploaded files included), and ${what}'s ${formatBytes(bytes)} would pass the ${formatBytes(this.options.maxInFlightInputBytes)} this server holds at once; try again shortly.`,
+      {},
+      { 'retry-after': '1' },
+    );
   }
 
   private sweep(): void {
