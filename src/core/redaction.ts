@@ -128,6 +128,40 @@ export class Redactor {
     return this.cutRedacted(redacted, redacted.length);
   }
 
+  /**
+   * Bytes that are not text (a body that does not decode) with every secret masked where they hold
+   * it as UTF-8 or as Latin-1: an answer of any type may echo a token. `cutShort`: the bytes are
+   * only the start of the body, so a secret's start at their end is masked too. Linear in their
+   * length, as text() is.
+   */
+  bytes(bytes: Uint8Array, cutShort = false): Uint8Array {
+    if (this.needles.length === 0) return bytes;
+    // One character per byte: a secret's bytes are then found as a string is.
+    let held = '';
+    for (let i = 0; i < bytes.length; i += BYTES_PER_CALL) held += String.fromCharCode(...bytes.subarray(i, i + BYTES_PER_CALL));
+    const forms = this.byteForms();
+    let result = held;
+    for (const [form, mask] of forms) if (result.includes(form)) result = result.split(form).join(mask);
+    if (cutShort) result = maskStart(result, forms);
+    if (result === held) return bytes;
+    const redacted = new Uint8Array(result.length);
+    for (let i = 0; i < result.length; i++) redacted[i] = result.charCodeAt(i);
+    return redacted;
+  }
+
+  /** Each needle's bytes in UTF-8 and in Latin-1 (where it has one), one character per byte, with its mask's. */
+  private byteForms(): ReadonlyMap<string, string> {
+    const forms = new Map<string, string>();
+    const asBytes = (text: string): string => String.fromCharCode(...utf8Bytes(text));
+    for (const needle of this.needles) {
+      const mask = asBytes(this.ownMasks.get(needle) ?? this.mask);
+      forms.set(asBytes(needle), mask);
+      if (/^[\u0000-\u00ff]*$/.test(needle)) forms.set(needle, mask);
+    }
+    // Longest first, as the needles are.
+    return new Map([...forms].sort((a, b) => b[0].length - a[0].length));
+  }
+
   /** The first `limit` characters of a redacted text, never half a mask, a secret's start masked. */
   private cutRedacted(whole: string, limit: number): string {
     let end = Math.min(limit, whole.length);
@@ -141,14 +175,22 @@ export class Redactor {
 
   /** Masks the end of a cut text when it is the start of a secret (the rest was cut off). */
   private maskSecretStart(cut: string): string {
-    for (const needle of this.needles) {
-      const shortest = Math.max(1, Math.min(MIN_PREFIX_AT_CUT, needle.length - 1));
-      for (let length = Math.min(needle.length - 1, cut.length); length >= shortest; length--) {
-        if (cut.endsWith(needle.slice(0, length))) return `${cut.slice(0, cut.length - length)}${this.ownMasks.get(needle) ?? this.mask}`;
-      }
-    }
-    return cut;
+    return maskStart(cut, new Map(this.needles.map((needle) => [needle, this.ownMasks.get(needle) ?? this.mask])));
   }
+}
+
+/** Characters made at once by String.fromCharCode (its arguments go on the stack). */
+const BYTES_PER_CALL = 0x2000;
+
+/** The text with its end masked when it is the start of one of the needles (by needle, its mask). */
+function maskStart(cut: string, needles: ReadonlyMap<string, string>): string {
+  for (const [needle, mask] of needles) {
+    const shortest = Math.max(1, Math.min(MIN_PREFIX_AT_CUT, needle.length - 1));
+    for (let length = Math.min(needle.length - 1, cut.length); length >= shortest; length--) {
+      if (cut.endsWith(needle.slice(0, length))) return `${cut.slice(0, cut.length - length)}${mask}`;
+    }
+  }
+  return cut;
 }
 
 /** The client's redaction: Bearer tokens and every form of the API key, masked as •••. */

@@ -19,7 +19,7 @@ import { unparsedBodyBytes } from '../../src/core/engine/deferredJson';
 import { executeAgent } from '../../src/core/engine/engine';
 import { resolveInputs } from '../../src/core/engine/inputs';
 import type { NodeResult } from '../../src/core/engine/evaluate';
-import type { Exchange } from '../../src/core/exchange/exchange';
+import type { Exchange, RecordedBody } from '../../src/core/exchange/exchange';
 import { bodyMismatch, recordBody } from '../../src/core/exchange/recordExchange';
 import {
   MissingValuesError,
@@ -435,6 +435,30 @@ outputs:
         'you sent {{ secrets.TOKEN }} and {{ secrets.TOKEN }}',
       );
       assertNoSecretValues(cut.exchange);
+    });
+
+    it('writes a secret by name in an answer that is not text too: Latin-1, UTF-8 beside a NUL, cut short', async () => {
+      const server = await serve((request, response) => {
+        response.writeHead(401, { 'content-type': request.url === '/png' ? 'image/png' : 'text/plain' });
+        // Not UTF-8 (é in Latin-1), so kept as bytes; the second one holds a NUL.
+        if (request.url === '/latin1') response.end(Buffer.from(`Jeton refusé: Bearer ${TOKEN}`, 'latin1'));
+        else response.end(Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x00]), Buffer.from(`token=${TOKEN};`)]));
+      });
+      const yaml = (path: string): string =>
+        `version: 1\nname: A\nnodes:\n  call:\n    type: api\n    method: GET\n    url: ${server.url}${path}\n    settings: ["Authorization: Bearer {{ secrets.TOKEN }}"]\n`;
+      const bytesOf = (exchange: { response?: { body: RecordedBody } }): Buffer => {
+        const body = exchange.response?.body;
+        assert.ok(body?.kind === 'binary', JSON.stringify(body));
+        return Buffer.from(body.base64, 'base64');
+      };
+      const latin1 = bytesOf((await send(yaml('/latin1'), 'call')).exchange);
+      assert.equal(latin1.toString('latin1'), 'Jeton refusé: Bearer {{ secrets.TOKEN }}');
+      const png = bytesOf((await send(yaml('/png'), 'call')).exchange);
+      assert.equal(png.subarray(5).toString('utf8'), 'token={{ secrets.TOKEN }};');
+      // Cut in the middle of the token: its start is masked as well.
+      const cut = await send(yaml('/png'), 'call', { bodyLimit: 5 + 6 + 12 });
+      assert.equal(bytesOf(cut.exchange).subarray(5).toString('utf8'), 'token={{ secrets.TOKEN }}');
+      for (const sent of [latin1, png, bytesOf(cut.exchange)]) assert.ok(!sent.toString('latin1').includes(TOKEN.slice(0, 12)));
     });
   });
 

@@ -203,7 +203,8 @@ function recordHeaders(headers: Readonly<Record<string, string>>, redactor: Reda
 /**
  * A body as kept: at most `limit` bytes, text when they decode (the Content-Type's charset, else
  * UTF-8; a decoder that fails on bad bytes, so nothing is shown as mojibake), secrets by name;
- * otherwise Base64 of the bytes. `truncated`: the bytes given are already only the start.
+ * otherwise Base64 of the bytes, the secrets in them by name too. `truncated`: the bytes given are
+ * already only the start.
  * `utf8Text`: the bytes already decoded as UTF-8 with bad bytes replaced, used when it is their
  * exact text (no replacement character in it), so a large body is not decoded and held twice.
  */
@@ -227,7 +228,7 @@ export function recordBody(
       : decodeText(kept, charset, truncated);
   const recorded: Mutable<Extract<RecordedBody, { kind: 'text' | 'binary' }>> =
     text === undefined
-      ? { kind: 'binary', base64: kept.toString('base64'), size, truncated }
+      ? { kind: 'binary', base64: Buffer.from(redactor.bytes(kept, truncated)).toString('base64'), size, truncated }
       : { kind: 'text', text: truncated ? redactor.redactCut(text) : redactor.text(text), size, truncated };
   if (cutShort && cut.declaredSize === undefined) recorded.sizeUnknown = true;
   return recorded;
