@@ -1,12 +1,23 @@
 // A batch whose state cannot be written (a full disk, a folder made read-only): the scheduler
 // against a real server on 127.0.0.1, with hooks that fail as the state log's writes would. No row
 // is sent without its state line, the batch stops at once with the reason, and nothing is left
-// unhandled (a rejected promise would end the test process).
+// unhandled (a rejected promise would end the test process). The results and state files on a file
+// system that takes part of a line and then nothing (a size limit, as `ulimit -f` sets): no row is
+// recorded as ended without its whole result line, so --resume loses none.
 import assert from 'node:assert/strict';
+import { fstatSync, readFileSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import { JsonLinesFile } from '../../src/core/batch/batchState';
+import type { WriteToFile } from '../../src/core/batch/batchState';
+import { runBatch } from '../../src/core/batch/runBatch';
+import type { BatchOptions } from '../../src/core/batch/runBatch';
 import { BatchScheduler } from '../../src/core/batch/scheduler';
 import type { ScheduledRow, SchedulerHooks, SchedulerStop } from '../../src/core/batch/scheduler';
-import { startBatchService } from '../support/batchService';
+import { loadAgent } from '../../src/core/engine/agentPlan';
+import { rowsAgent, startBatchService } from '../support/batchService';
 import type { BatchService } from '../support/batchService';
+import { makeTempDir } from '../support/tempDir';
+import type { TempDir } from '../support/tempDir';
 
 const KEY = 'batch-record-key-2';
 
@@ -66,5 +77,87 @@ describe('batch scheduler: a record that cannot be written', () => {
       await service?.close();
       service = undefined;
     }
+  });
+});
+
+/**
+ * Writes as a file system with a size limit per file does (`ulimit -f`): the write that reaches the
+ * limit takes only the bytes below it (a short write), the next fails.
+ */
+function fileSizeLimit(limit: number): WriteToFile {
+  return (fd, bytes, offset, length) => {
+    const room = limit - fstatSync(fd).size;
+    if (room <= 0) throw Object.assign(new Error('EFBIG: file too large, write'), { code: 'EFBIG' });
+    return writeSync(fd, bytes, offset, Math.min(length, room));
+  };
+}
+
+/** The rows of a results file's whole lines, in order, and how many lines are torn (not JSON). */
+function resultLines(path: string): { readonly rows: number[]; readonly torn: number } {
+  const rows: number[] = [];
+  let torn = 0;
+  for (const line of readFileSync(path, 'utf8')
+    .split('\n')
+    .filter((text) => text !== '')) {
+    try {
+      rows.push((JSON.parse(line) as { row: number }).row);
+    } catch {
+      torn++;
+    }
+  }
+  return { rows, torn };
+}
+
+describe('the results and state files: a write the file takes only part of', () => {
+  let dir: TempDir;
+  beforeEach(() => {
+    dir = makeTempDir();
+  });
+  afterEach(() => dir.remove());
+
+  it('writes on until the whole line is on disk', () => {
+    const path = join(dir.path, 'out.jsonl');
+    const fiveBytesAtATime: WriteToFile = (fd, bytes, offset, length) => writeSync(fd, bytes, offset, Math.min(length, 5));
+    const file = JsonLinesFile.open(path, true, fiveBytesAtATime);
+    file.write({ row: 1, status: 'finished', outputs: { text: 'é'.repeat(20) } });
+    file.write({ row: 2, status: 'finished' });
+    file.close();
+    assert.equal(
+      readFileSync(path, 'utf8'),
+      `${JSON.stringify({ row: 1, status: 'finished', outputs: { text: 'é'.repeat(20) } })}\n{"row":2,"status":"finished"}\n`,
+    );
+  });
+
+  it('throws when the file takes no more, and leaves no part of the line', () => {
+    const path = join(dir.path, 'out.jsonl');
+    const file = JsonLinesFile.open(path, true, fileSizeLimit(45));
+    file.write({ row: 1, status: 'finished' });
+    assert.throws(() => file.write({ row: 2, status: 'finished' }), /EFBIG/);
+    file.close();
+    // A torn line that kept its row and status would read back as that row's result.
+    assert.equal(readFileSync(path, 'utf8'), '{"row":1,"status":"finished"}\n');
+  });
+
+  it('a local batch stopped by a results file that takes no more loses no row on --resume', async () => {
+    const agentPath = join(dir.path, 'rows.agent.yaml');
+    const loaded = loadAgent(rowsAgent('http://127.0.0.1:9'), agentPath);
+    const rows = Array.from({ length: 30 }, (_, i) => i + 1);
+    dir.write('rows.jsonl', rows.map((id) => `{"id":${id}}\n`).join(''));
+    const outPath = join(dir.path, 'out.jsonl');
+    const options: BatchOptions = {
+      model: loaded.model,
+      agentPath,
+      agentText: rowsAgent('http://127.0.0.1:9'),
+      dataPath: join(dir.path, 'rows.jsonl'),
+      outPath,
+      mode: { kind: 'local', agent: loaded, concurrency: 1, executionTimeoutMs: 5000 },
+    };
+    // About 13 result lines fit: the 14th is cut by the limit, and the batch stops there.
+    await runBatch({ ...options, writeToFile: fileSizeLimit(2048) }, () => undefined, new AbortController().signal).catch(() => undefined);
+    const before = resultLines(outPath).rows.length;
+    assert.ok(before > 0 && before < rows.length, `${before} rows written before the limit`);
+    const resumed = await runBatch({ ...options, resume: true }, () => undefined, new AbortController().signal);
+    assert.equal(resumed.finished, rows.length);
+    assert.deepEqual(resultLines(outPath), { rows, torn: 0 }, 'every row has its whole result line, once');
   });
 });

@@ -5,7 +5,7 @@
 // polled again (never started twice), a row "starting" with no id may or may not have started.
 // Both files are written synchronously: an event is on disk before the batch acts on it.
 import { createHash } from 'node:crypto';
-import { closeSync, createReadStream, existsSync, fstatSync, fsyncSync, openSync, readSync, writeSync } from 'node:fs';
+import { closeSync, createReadStream, existsSync, fstatSync, fsyncSync, ftruncateSync, openSync, readSync, writeSync } from 'node:fs';
 import { readLines } from './dataRows';
 import { parseResultHead, ROW_STATUSES } from './resultsRows';
 import type { RowStatus } from './batchModel';
@@ -64,29 +64,39 @@ export type StateEvent =
   | { readonly e: 'refused'; readonly row: number }
   | { readonly e: 'ended'; readonly row: number; readonly status: string; readonly passed?: boolean };
 
-/** An append-only file of JSON lines, written synchronously. */
+/**
+ * Writes bytes to an open file as fs.writeSync does: it may take fewer than it is given (a disk
+ * nearly full, a file size limit) and says how many it took.
+ */
+export type WriteToFile = (fd: number, bytes: Uint8Array, offset: number, length: number) => number;
+
+/** An append-only file of JSON lines, written synchronously: each line whole, or the write throws. */
 export class JsonLinesFile {
   private fd: number | undefined;
 
-  private constructor(fd: number) {
+  private constructor(
+    fd: number,
+    private readonly writeToFile: WriteToFile,
+  ) {
     this.fd = fd;
   }
 
   /** Opens for appending; `fresh` refuses a file that exists. A torn last line is ended first. */
-  static open(path: string, fresh: boolean): JsonLinesFile {
+  static open(path: string, fresh: boolean, writeToFile: WriteToFile = writeSync): JsonLinesFile {
     const fd = openSync(path, fresh ? 'wx' : 'a+');
+    const file = new JsonLinesFile(fd, writeToFile);
     const size = fstatSync(fd).size;
     if (size > 0) {
       const last = Buffer.alloc(1);
       readSync(fd, last, 0, 1, size - 1);
-      if (last[0] !== 10) writeSync(fd, '\n');
+      if (last[0] !== 10) file.writeBytes(fd, Buffer.from('\n'));
     }
-    return new JsonLinesFile(fd);
+    return file;
   }
 
   write(value: unknown, durable = false): void {
     if (this.fd === undefined) return;
-    writeSync(this.fd, `${JSON.stringify(value)}\n`);
+    this.writeBytes(this.fd, Buffer.from(`${JSON.stringify(value)}\n`));
     if (durable) fsyncSync(this.fd);
   }
 
@@ -99,19 +109,45 @@ export class JsonLinesFile {
       this.fd = undefined;
     }
   }
+
+  /**
+   * Writes all of `bytes` or throws: a short write (a disk nearly full, a file size limit) is not
+   * retried by Node, so the rest is written on until the file takes none. What a failed write put
+   * down is cut off again: a result line torn after its row and status would read back on resume as
+   * that row's result.
+   */
+  private writeBytes(fd: number, bytes: Buffer): void {
+    let written = 0;
+    try {
+      while (written < bytes.length) {
+        const took = this.writeToFile(fd, bytes, written, bytes.length - written);
+        if (took <= 0) throw new Error('the file took none of the bytes written to it');
+        written += took;
+      }
+    } catch (error) {
+      if (written > 0) {
+        try {
+          ftruncateSync(fd, fstatSync(fd).size - written);
+        } catch {
+          // The write's error is the one that says why the line is not on disk.
+        }
+      }
+      throw error;
+    }
+  }
 }
 
 export class BatchStateLog {
   private constructor(private readonly file: JsonLinesFile) {}
 
-  static create(path: string, header: StateHeader): BatchStateLog {
-    const log = new BatchStateLog(JsonLinesFile.open(path, true));
+  static create(path: string, header: StateHeader, writeToFile?: WriteToFile): BatchStateLog {
+    const log = new BatchStateLog(JsonLinesFile.open(path, true, writeToFile));
     log.file.write(header, true);
     return log;
   }
 
-  static append(path: string): BatchStateLog {
-    return new BatchStateLog(JsonLinesFile.open(path, false));
+  static append(path: string, writeToFile?: WriteToFile): BatchStateLog {
+    return new BatchStateLog(JsonLinesFile.open(path, false, writeToFile));
   }
 
   /** On disk before the start request is sent. */

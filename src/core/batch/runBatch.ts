@@ -25,7 +25,7 @@ import {
   STATE_VERSION,
   textFingerprint,
 } from './batchState';
-import type { BatchFingerprint, ResumeState } from './batchState';
+import type { BatchFingerprint, ResumeState, WriteToFile } from './batchState';
 import { DataFileError, readDataRows, surveyDataFile } from './dataRows';
 import type { DataSurvey, RowProblem } from './dataRows';
 import { checkColumnMap, checkExpectations, describeColumnMapProblem, otherColumns, rowInputs } from './rowInputs';
@@ -91,6 +91,8 @@ export interface BatchOptions {
   /** Output expectations that apply to every row (an --expect test file's), by output name. */
   readonly outputExpectations?: ReadonlyMap<string, Matcher>;
   readonly mode: BatchMode;
+  /** How bytes reach the results and state files (default: fs.writeSync). */
+  readonly writeToFile?: WriteToFile;
 }
 
 export interface BatchCounts {
@@ -325,7 +327,7 @@ export async function runBatch(options: BatchOptions, listener: BatchListener, s
 
   let results: JsonLinesFile | undefined;
   try {
-    results = options.outPath ? JsonLinesFile.open(options.outPath, !options.resume) : undefined;
+    results = options.outPath ? JsonLinesFile.open(options.outPath, !options.resume, options.writeToFile) : undefined;
   } catch (error) {
     throw new BatchSetupError({ kind: 'unwritable', file: 'results', path: options.outPath!, reason: errorMessage(error) });
   }
@@ -333,15 +335,19 @@ export async function runBatch(options: BatchOptions, listener: BatchListener, s
   try {
     state = statePath
       ? options.resume
-        ? BatchStateLog.append(statePath)
-        : BatchStateLog.create(statePath, {
-            batch: STATE_VERSION,
-            agent: options.agentPath,
-            data: options.dataPath,
-            mode: options.mode.kind,
-            createdAt: new Date().toISOString(),
-            ...(fingerprint ? { fingerprint } : {}),
-          })
+        ? BatchStateLog.append(statePath, options.writeToFile)
+        : BatchStateLog.create(
+            statePath,
+            {
+              batch: STATE_VERSION,
+              agent: options.agentPath,
+              data: options.dataPath,
+              mode: options.mode.kind,
+              createdAt: new Date().toISOString(),
+              ...(fingerprint ? { fingerprint } : {}),
+            },
+            options.writeToFile,
+          )
       : undefined;
   } catch (error) {
     results?.close();
