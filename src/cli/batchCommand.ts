@@ -200,11 +200,17 @@ export async function batchCommand(path: string, flags: BatchFlags, io: CliIo): 
     io.stderr(`agent-workflows: ${stopWords(stopped, flags)}\n`);
     if (outPath !== undefined) io.stderr(`resume with: ${resumeCommand(path, flags)}\n`);
     else io.stderr('(without --out the batch cannot be resumed)\n');
-    return summary.stopped.kind === 'interrupted'
-      ? ExitCode.interrupted
-      : summary.stopped.kind === 'auth'
-        ? ExitCode.auth
-        : ExitCode.network;
+    switch (stopped.kind) {
+      case 'interrupted':
+        return ExitCode.interrupted;
+      case 'auth':
+        return ExitCode.auth;
+      // As when the files cannot be written at the start: nothing to retry until there is room.
+      case 'record-failed':
+        return ExitCode.usage;
+      default:
+        return ExitCode.network;
+    }
   }
   if (summary.timeout > 0) return ExitCode.timeout;
   if (summary.ended < summary.total || summary.ended - summary.finished > 0 || summary.passed < summary.checked) return ExitCode.problems;

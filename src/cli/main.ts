@@ -173,7 +173,7 @@ export async function runCli(argv: readonly string[], rawIo: CliIo): Promise<num
     program
       .command('batch')
       .description(
-        'Run an agent once per row of a data file (.jsonl, .csv or .json): rows are checked first, executions started with bounded concurrency and polled by one scheduler within a request-rate budget, results written to --out as rows end; resumable with --resume. The API key comes from AGENT_WORKFLOWS_API_KEY. Exits 0 when every row finished (and met its expectations), 1 when some failed or were skipped, 2 on usage errors, 3 auth, 4 network or gave up on a service that only throttles (--give-up-after), 5 gave up waiting. See docs/batch.md.',
+        'Run an agent once per row of a data file (.jsonl, .csv or .json): rows are checked first, executions started with bounded concurrency and polled by one scheduler within a request-rate budget, results written to --out as rows end; resumable with --resume. The API key comes from AGENT_WORKFLOWS_API_KEY. Exits 0 when every row finished (and met its expectations), 1 when some failed or were skipped, 2 on usage errors or when --out or its state file cannot be written (resume once there is room), 3 auth, 4 network or gave up on a service that only throttles (--give-up-after), 5 gave up waiting. See docs/batch.md.',
       )
       .argument('<file>', 'the .agent.yaml file of the agent')
       .requiredOption(

@@ -5,6 +5,7 @@
 // system that takes part of a line and then nothing (a size limit, as `ulimit -f` sets): no row is
 // recorded as ended without its whole result line, so --resume loses none.
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { fstatSync, readFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { JsonLinesFile } from '../../src/core/batch/batchState';
@@ -16,6 +17,10 @@ import type { ScheduledRow, SchedulerHooks, SchedulerStop } from '../../src/core
 import { loadAgent } from '../../src/core/engine/agentPlan';
 import { rowsAgent, startBatchService } from '../support/batchService';
 import type { BatchService } from '../support/batchService';
+import { runCliCaptured } from '../support/cli';
+import { json, startServer } from '../support/httpServer';
+import type { TestServer } from '../support/httpServer';
+import { repoRoot } from '../support/paths';
 import { makeTempDir } from '../support/tempDir';
 import type { TempDir } from '../support/tempDir';
 
@@ -92,7 +97,7 @@ function fileSizeLimit(limit: number): WriteToFile {
   };
 }
 
-/** The rows of a results file's whole lines, in order, and how many lines are torn (not JSON). */
+/** The rows of a results file's whole lines, sorted, and how many lines are torn (not JSON). */
 function resultLines(path: string): { readonly rows: number[]; readonly torn: number } {
   const rows: number[] = [];
   let torn = 0;
@@ -105,7 +110,7 @@ function resultLines(path: string): { readonly rows: number[]; readonly torn: nu
       torn++;
     }
   }
-  return { rows, torn };
+  return { rows: rows.sort((a, b) => a - b), torn };
 }
 
 describe('the results and state files: a write the file takes only part of', () => {
@@ -153,11 +158,123 @@ describe('the results and state files: a write the file takes only part of', () 
       mode: { kind: 'local', agent: loaded, concurrency: 1, executionTimeoutMs: 5000 },
     };
     // About 13 result lines fit: the 14th is cut by the limit, and the batch stops there.
-    await runBatch({ ...options, writeToFile: fileSizeLimit(2048) }, () => undefined, new AbortController().signal).catch(() => undefined);
+    const stopped = await runBatch({ ...options, writeToFile: fileSizeLimit(2048) }, () => undefined, new AbortController().signal);
+    assert.equal(stopped.stopped?.kind, 'record-failed');
     const before = resultLines(outPath).rows.length;
     assert.ok(before > 0 && before < rows.length, `${before} rows written before the limit`);
     const resumed = await runBatch({ ...options, resume: true }, () => undefined, new AbortController().signal);
     assert.equal(resumed.finished, rows.length);
     assert.deepEqual(resultLines(outPath), { rows, torn: 0 }, 'every row has its whole result line, once');
+  });
+});
+
+describe('a local batch whose results cannot be written', () => {
+  let dir: TempDir;
+  let api: TestServer | undefined;
+  beforeEach(() => {
+    dir = makeTempDir();
+  });
+  afterEach(async () => {
+    await api?.close();
+    api = undefined;
+    dir.remove();
+  });
+
+  it('starts no row after the write fails, stops those running, and ends as record-failed', async () => {
+    // Each row calls the API once: the server's log is what the batch started.
+    const server = (api = await startServer(async (request, response) => {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      json(response, 200, { path: request.url });
+    }));
+    const agentText = `version: 1
+name: Rows
+inputs:
+  id: { type: number, required: true }
+nodes:
+  call:
+    type: api
+    method: GET
+    url: ${server.url}/rows/{{ inputs.id }}
+outputs:
+  answer: { from: "{{ nodes.call.body }}" }
+`;
+    const agentPath = join(dir.path, 'rows.agent.yaml');
+    const loaded = loadAgent(agentText, agentPath);
+    const rows = Array.from({ length: 60 }, (_, i) => i + 1);
+    dir.write('rows.jsonl', rows.map((id) => `{"id":${id}}\n`).join(''));
+    const outPath = join(dir.path, 'out.jsonl');
+    const concurrency = 4;
+    const options: BatchOptions = {
+      model: loaded.model,
+      agentPath,
+      agentText,
+      dataPath: join(dir.path, 'rows.jsonl'),
+      outPath,
+      mode: { kind: 'local', agent: loaded, concurrency, executionTimeoutMs: 5000 },
+    };
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown): void => void unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      const summary = await runBatch({ ...options, writeToFile: fileSizeLimit(2048) }, () => undefined, new AbortController().signal);
+      assert.deepEqual(summary.stopped, { kind: 'record-failed', message: 'EFBIG: file too large, write' });
+      // A row still running after the batch returned would call the API in this time.
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const recorded = resultLines(outPath).rows;
+      assert.ok(recorded.length > 0 && recorded.length < rows.length, `${recorded.length} rows recorded`);
+      assert.equal(summary.finished, recorded.length);
+      // The rows recorded, and at most the concurrency's worth running when the write failed.
+      assert.ok(
+        server.requests.length <= recorded.length + concurrency,
+        `${server.requests.length} rows started, ${recorded.length} recorded, concurrency ${concurrency}`,
+      );
+      assert.deepEqual(unhandled, []);
+
+      const resumed = await runBatch({ ...options, resume: true }, () => undefined, new AbortController().signal);
+      assert.equal(resumed.stopped, undefined);
+      assert.deepEqual(resultLines(outPath), { rows, torn: 0 }, 'every row has its whole result line, once');
+      // Only the rows that were running when the write failed were called twice.
+      assert.ok(server.requests.length <= rows.length + concurrency, `${server.requests.length} calls for ${rows.length} rows`);
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+    }
+  });
+});
+
+describe('agent-workflows batch: a results file that takes no more', () => {
+  let dir: TempDir;
+  beforeEach(() => {
+    dir = makeTempDir();
+  });
+  afterEach(() => dir.remove());
+
+  it('stops with the reason and exit 2, and the resume finishes the batch', async function () {
+    // A real file size limit (`ulimit -f`, in blocks of 512 or 1,024 bytes): a POSIX shell's.
+    if (process.platform === 'win32') this.skip();
+    this.timeout(10_000);
+    dir.write('rows.agent.yaml', rowsAgent('http://127.0.0.1:9'));
+    const rows = Array.from({ length: 40 }, (_, i) => i + 1);
+    dir.write('rows.jsonl', rows.map((id) => `{"id":${id}}\n`).join(''));
+    const args = ['batch', 'rows.agent.yaml', '--data', 'rows.jsonl', '--local', '--out', 'out.jsonl'];
+    const child = spawn('sh', ['-c', 'ulimit -f 4 && exec "$@"', 'sh', process.execPath, join(repoRoot, 'dist', 'cli.js'), ...args], {
+      cwd: dir.path,
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    assert.equal(code, 2, stderr);
+    assert.doesNotMatch(stderr, /internal error/);
+    assert.match(
+      stderr,
+      /the batch's state or results could not be written \(EFBIG[^)]*\); nothing more was started\. Make room or fix the permissions of the --out folder, then resume/,
+    );
+    assert.match(stderr, /resume with: agent-workflows batch rows\.agent\.yaml --data rows\.jsonl --out out\.jsonl --local --resume/);
+    const before = resultLines(join(dir.path, 'out.jsonl')).rows.length;
+    assert.ok(before > 0 && before < rows.length, `${before} rows written before the limit`);
+
+    const resumed = await runCliCaptured([...args, '--resume'], { cwd: dir.path, env: {} });
+    assert.equal(resumed.code, 0, resumed.stderr);
+    assert.deepEqual(resultLines(join(dir.path, 'out.jsonl')), { rows, torn: 0 });
   });
 });

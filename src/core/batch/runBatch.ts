@@ -404,6 +404,10 @@ class BatchRun {
   private readonly problems: RowProblem[] = [];
   private readonly contexts = new Map<number, RowContext>();
   private scheduler: BatchScheduler | undefined;
+  /** Why the batch stopped recording, once a row's result or state could not be written. */
+  private recordFailure: Extract<SchedulerStop, { kind: 'record-failed' }> | undefined;
+  /** Aborted with it: no row is read or started after, and rows running on this machine stop. */
+  private readonly recordStop = new AbortController();
 
   constructor(
     private readonly options: BatchOptions,
@@ -418,7 +422,9 @@ class BatchRun {
     private readonly others: OtherColumns | undefined,
   ) {}
 
-  async run(signal: AbortSignal): Promise<BatchSummary> {
+  /** `interrupt` is the caller's stop (Ctrl-C, Stop Batch); a write that fails stops the batch the same way. */
+  async run(interrupt: AbortSignal): Promise<BatchSummary> {
+    const signal = AbortSignal.any([interrupt, this.recordStop.signal]);
     const restart = this.options.restartUnknown ?? false;
     // Rows that ended before; with --restart-unknown, rows whose start was unknown run again.
     const skip = new Set<number>();
@@ -452,12 +458,15 @@ class BatchRun {
     for (const [row] of this.previous?.unknown ?? []) {
       if (row > this.total || skip.has(row) || (restart && service) || !service) continue;
       skip.add(row);
-      this.finish({
-        row,
-        status: 'unknown',
-        error:
-          "the start request of this row was sent but its answer was not recorded (the batch stopped): the execution may be running. It is not started again; check the service's executions, then restart the rows whose start is unknown to start it again (it may then run twice).",
-      });
+      const recorded = this.record(() =>
+        this.finish({
+          row,
+          status: 'unknown',
+          error:
+            "the start request of this row was sent but its answer was not recorded (the batch stopped): the execution may be running. It is not started again; check the service's executions, then restart the rows whose start is unknown to start it again (it may then run twice).",
+        }),
+      );
+      if (!recorded) break;
     }
 
     const rows = this.readyRows(skip, signal);
@@ -467,6 +476,8 @@ class BatchRun {
     } else {
       stopped = await this.runLocal(this.options.mode, rows, signal);
     }
+    // A failed write stops the batch through the signal: it, not an interruption, is why.
+    if (this.recordFailure) stopped = this.recordFailure;
     await rows.return(undefined);
     const sorted = [...this.durations].sort((a, b) => a - b);
     const percentile = (p: number): number | undefined =>
@@ -526,13 +537,16 @@ class BatchRun {
           for (const problem of checked.problems) if (this.problems.length < MAX_LISTED_PROBLEMS) this.problems.push(problem);
           const notListed = checked.problemsNotListed ? { problemsNotListed: checked.problemsNotListed } : {};
           this.listener({ kind: 'row-skipped', row: data.row, problems: checked.problems, ...notListed });
-          this.finish({
-            row: data.row,
-            status: 'skipped',
-            ...(checked.columns ? { columns: checked.columns } : {}),
-            problems: checked.problems,
-            ...notListed,
-          });
+          const recorded = this.record(() =>
+            this.finish({
+              row: data.row,
+              status: 'skipped',
+              ...(checked.columns ? { columns: checked.columns } : {}),
+              problems: checked.problems,
+              ...notListed,
+            }),
+          );
+          if (!recorded) return;
           continue;
         }
         this.contexts.set(data.row, contextOf(checked));
@@ -582,7 +596,8 @@ class BatchRun {
       for (;;) {
         if (signal.aborted) return;
         const next = await rows.next();
-        if (next.done) return;
+        // A row read as the batch stopped is not started: it runs on resume.
+        if (next.done || signal.aborted) return;
         const { row, prepared, files } = next.value;
         const startedAtMs = Date.now();
         this.running++;
@@ -622,7 +637,7 @@ class BatchRun {
         const made = failedAt === undefined ? undefined : exchanges.get(failedAt)?.();
         const exchange = made && exchangeSummary(made);
         const result = this.resultOf(row, undefined, end, { startedAtMs, endedAtMs: Date.now(), requests: 0 });
-        this.finish(exchange ? { ...result, exchange } : result);
+        this.record(() => this.finish(exchange ? { ...result, exchange } : result));
       }
     };
     // Rows are pulled one at a time by each worker: an async generator serves one next() at a time.
@@ -659,6 +674,22 @@ class BatchRun {
     const error = boundedError(end.kind === 'failed' ? end.answer : end.message);
     const checked = context?.expectations.length || this.options.outputExpectations?.size ? { passed: false } : {};
     return { row, status: end.kind, ...checked, ...base, error, ...times };
+  }
+
+  /**
+   * Runs a write of a row's result or state, as the scheduler runs its hooks: when it throws (a full
+   * disk, a file made read-only), nothing more is started and the rows running on this machine are
+   * stopped, instead of going on without a record. False then.
+   */
+  private record(write: () => void): boolean {
+    try {
+      write();
+      return true;
+    } catch (error) {
+      this.recordFailure ??= { kind: 'record-failed', message: errorMessage(error) };
+      this.recordStop.abort();
+      return false;
+    }
   }
 
   private finish(result: RowResult): void {
