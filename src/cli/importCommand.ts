@@ -9,7 +9,7 @@ import type { ImportedDeployment } from '../core/import/deploymentFromCommand';
 import { describeImportNote } from '../core/import/importNotes';
 import { importedDeploymentYaml, importedNodeYaml } from '../core/import/nodeYaml';
 import { errorMessage } from '../core/errors';
-import type { OpenApiOperation } from '../core/import/openApi';
+import type { OperationGroup } from '../core/import/openApi';
 import { CliError, ExitCode } from './io';
 import type { CliIo } from './io';
 
@@ -71,7 +71,7 @@ export interface ImportOpenApiFlags {
 
 /** `agent-workflows import openapi <file|url>`: lists the operations, or prints one as an API node. */
 export async function importOpenApiCommand(source: string, flags: ImportOpenApiFlags, io: CliIo): Promise<number> {
-  const { apiNodeFromOperation, findOperation, OpenApiError, readOpenApi } = await import('../core/import/openApi');
+  const { apiNodeFromOperation, findOperation, OpenApiError, operationsByTag, readOpenApi } = await import('../core/import/openApi');
   const { readOpenApiSource } = await import('../core/import/openApiSource');
   let document;
   try {
@@ -85,11 +85,11 @@ export async function importOpenApiCommand(source: string, flags: ImportOpenApiF
     throw error;
   }
   if (flags.list) {
-    io.stdout(listOperations(document.operations));
+    io.stdout(listOperations(operationsByTag(document.operations)));
     return ExitCode.ok;
   }
   if (flags.operation === undefined && document.operations.length !== 1) {
-    io.stdout(listOperations(document.operations));
+    io.stdout(listOperations(operationsByTag(document.operations)));
     throw new CliError(
       `${document.title} has ${document.operations.length} operations: choose one with --operation (its id, or "METHOD /path").`,
       ExitCode.usage,
@@ -112,19 +112,23 @@ export async function importOpenApiCommand(source: string, flags: ImportOpenApiF
   return ExitCode.ok;
 }
 
-/** Operations by tag (untagged last), one line each: method, path, id and summary. */
-function listOperations(operations: readonly OpenApiOperation[]): string {
-  const byTag = new Map<string, OpenApiOperation[]>();
-  for (const operation of operations) {
-    const tag = operation.tags[0] ?? '(no tag)';
-    byTag.set(tag, [...(byTag.get(tag) ?? []), operation]);
-  }
-  const width = Math.min(60, Math.max(0, ...operations.map((operation) => operation.key.length)));
-  const idWidth = Math.min(40, Math.max(0, ...operations.map((operation) => operation.operationId?.length ?? 0)));
+/** The groups by tag name (untagged last), an operation a line: method, path, id and summary. */
+function listOperations(groups: readonly OperationGroup[]): string {
+  // A loop, not Math.max(...widths): spread arguments overflow the stack past about 120,000.
+  let width = 0;
+  let idWidth = 0;
+  for (const group of groups)
+    for (const operation of group.operations) {
+      width = Math.max(width, operation.key.length);
+      idWidth = Math.max(idWidth, operation.operationId?.length ?? 0);
+    }
+  width = Math.min(60, width);
+  idWidth = Math.min(40, idWidth);
+  const byName = [...groups].sort((a, b) => (a.tag === undefined ? 1 : b.tag === undefined ? -1 : a.tag.localeCompare(b.tag)));
   const lines: string[] = [];
-  for (const [tag, list] of [...byTag].sort(([a], [b]) => (a === '(no tag)' ? 1 : b === '(no tag)' ? -1 : a.localeCompare(b)))) {
-    lines.push(tag);
-    for (const operation of list)
+  for (const group of byName) {
+    lines.push(group.tag ?? '(no tag)');
+    for (const operation of group.operations)
       lines.push(
         `  ${operation.key.padEnd(width)}  ${(operation.operationId ?? '').padEnd(idWidth)}${operation.summary ? `  ${operation.summary}` : ''}${operation.deprecated ? '  (deprecated)' : ''}`.trimEnd(),
       );

@@ -4,7 +4,7 @@
 import * as vscode from 'vscode';
 import { COMMANDS } from '../commandIds';
 import { guardedCommand } from '../commandErrors';
-import { apiNodeFromOperation, OpenApiError, readOpenApi } from '../core/import/openApi';
+import { apiNodeFromOperation, OpenApiError, operationsByTag, readOpenApi } from '../core/import/openApi';
 import type { OpenApiDocument, OpenApiOperation } from '../core/import/openApi';
 import { readOpenApiSource } from '../core/import/openApiSource';
 import { describeImportNote } from '../core/import/importNotes';
@@ -114,20 +114,17 @@ async function readWorkspaceFile(uri: vscode.Uri): Promise<Uint8Array> {
   return vscode.workspace.fs.readFile(uri);
 }
 
-/** Operations by tag, each with its method, path and summary; the quick pick filters on all of them. */
+/** Operations by tag (in the document's order, untagged last), each with its method, path and summary; the quick pick filters on all of them. */
 async function pickOperation(document: OpenApiDocument): Promise<OpenApiOperation | undefined> {
   if (document.operations.length === 0) {
     void vscode.window.showErrorMessage(`${document.title} describes no operation.`);
     return undefined;
   }
   type Item = vscode.QuickPickItem & { operation?: OpenApiOperation };
-  const byTag = new Map<string, OpenApiOperation[]>();
-  for (const operation of document.operations)
-    byTag.set(operation.tags[0] ?? 'Other', [...(byTag.get(operation.tags[0] ?? 'Other') ?? []), operation]);
   const items: Item[] = [];
-  for (const [tag, operations] of byTag) {
-    items.push({ label: tag, kind: vscode.QuickPickItemKind.Separator });
-    for (const operation of operations)
+  for (const group of operationsByTag(document.operations)) {
+    items.push({ label: group.tag ?? 'Other', kind: vscode.QuickPickItemKind.Separator });
+    for (const operation of group.operations)
       items.push({
         label: operation.key,
         description: operation.operationId ?? '',

@@ -128,6 +128,35 @@ export function findOperation(document: OpenApiDocument, wanted: string): OpenAp
   return document.operations.find((operation) => operation.key.toLowerCase() === lower || operation.operationId?.toLowerCase() === lower);
 }
 
+/** The operations under one tag (their first); `tag` is undefined for the operations with none. */
+export interface OperationGroup {
+  readonly tag?: string;
+  readonly operations: readonly OpenApiOperation[];
+}
+
+/**
+ * The operations by their first tag, tags in the order they first appear and the untagged last.
+ * Each is pushed onto its group: a copy of the group per operation took minutes for the tens of
+ * thousands of operations a document can list.
+ */
+export function operationsByTag(operations: readonly OpenApiOperation[]): OperationGroup[] {
+  const tagged = new Map<string, OpenApiOperation[]>();
+  const untagged: OpenApiOperation[] = [];
+  for (const operation of operations) {
+    const tag = operation.tags[0];
+    if (tag === undefined) {
+      untagged.push(operation);
+      continue;
+    }
+    const group = tagged.get(tag);
+    if (group) group.push(operation);
+    else tagged.set(tag, [operation]);
+  }
+  const groups: OperationGroup[] = [...tagged].map(([tag, list]) => ({ tag, operations: list }));
+  if (untagged.length > 0) groups.push({ operations: untagged });
+  return groups;
+}
+
 type Json = Record<string, unknown>;
 
 /**
