@@ -51,6 +51,15 @@ describe('curl import: reading the command', () => {
       assert.equal(parseCurlCommand(`${prompt}curl https://x.example.com/a`).url, 'https://x.example.com/a', prompt);
   });
 
+  it('reads a prompt in time linear in its length: "➜" and 200,000 spaces', () => {
+    const spaces = ' '.repeat(200_000);
+    assert.equal(parseCurlCommand(`➜${spaces}curl https://x.example.com/a`).url, 'https://x.example.com/a');
+    assert.equal(parseCurlCommand(`➜${spaces}project${spaces}curl https://x.example.com/a`).url, 'https://x.example.com/a');
+    // Not followed by curl: the prompt was tried again for each way of sharing the spaces (50 s).
+    assert.equal(curlError(`➜${spaces}wget https://x.example.com/a`).code, 'not-curl');
+    assert.equal(curlError(`➜${spaces}project${spaces}wget https://x.example.com/a`).code, 'not-curl');
+  });
+
   it('leaves out what the shell runs after curl (a pipe into jq, a redirection), and says so', () => {
     const piped = parseCurlCommand(`curl -s https://api.example.com/v1/items \\\n  | jq -r '.items[] | {id}'`);
     assert.equal(piped.url, 'https://api.example.com/v1/items');

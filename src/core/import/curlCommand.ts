@@ -183,8 +183,12 @@ export function shellOf(command: string): CurlShell {
   return 'posix';
 }
 
-/** A shell prompt docs print in front of the command: `$`, `%`, `#`, `>`, `PS C:\>`, oh-my-zsh's `➜ dir`. */
-const PROMPT = /^(?:[$%#>]|PS [^>\n]*>|➜\s*\S*?)\s*(?=curl(?:\.exe)?\s)/i;
+/**
+ * A shell prompt docs print in front of the command: `$`, `%`, `#`, `>`, `PS C:\>`, oh-my-zsh's
+ * `➜ dir`. The directory needs one character at least: `➜\s*\S*?\s*` shared a run of spaces
+ * between two `\s*` every way there is, 50 s for 200,000 spaces not followed by curl.
+ */
+const PROMPT = /^(?:[$%#>]|PS [^>\n]*>|➜(?:\s*\S+?)?)\s*(?=curl(?:\.exe)?\s)/i;
 
 /**
  * The command in POSIX words for shlex: cmd's carets and PowerShell's backticks and doubled single
