@@ -330,6 +330,109 @@ describe('curl import: the node', () => {
     assert.deepEqual(validateAgentText(agentAround(imported)).problems, []);
   });
 
+  /** The node's file as the user keeps it: no literal of `literals`, and nothing validation calls a credential. */
+  function assertNoCredential(imported: ReturnType<typeof importCurl>, literals: readonly string[]): void {
+    const text = agentAround(imported);
+    for (const literal of literals) assert.ok(!text.includes(literal), `${literal} is in\n${text}`);
+    const problems = validateAgentText(text).problems.filter(
+      (problem) => problem.code === 'literal-credential' || problem.code === 'possible-secret',
+    );
+    assert.deepEqual(
+      problems.map((problem) => problem.message),
+      [],
+      text,
+    );
+  }
+
+  it('puts a credential of -G data in a secret, as the same parameter in the URL', () => {
+    const key = 'sk_live_0123456789abcdefghij';
+    const data = importCurl(`curl -G https://api.example.com/v1/search -d api_key=${key} -d q=hello`);
+    assert.equal(data.node.url, 'https://api.example.com/v1/search?api_key={{ secrets.EXAMPLE_API_KEY }}&q=hello');
+    assert.deepEqual(data.secrets, [{ name: 'EXAMPLE_API_KEY', value: key, from: 'api_key' }]);
+    assert.deepEqual(data.node, importCurl(`curl "https://api.example.com/v1/search?api_key=${key}&q=hello"`).node);
+    assertNoCredential(data, [key]);
+    // --data-urlencode: the secret is the value curl encodes; a POST sends an api_key as x-api-key.
+    const encoded = importCurl(
+      'curl -G https://api.example.com/v1/search --data-urlencode "access_token=abc/def+ghi" --data-urlencode "q=a b"',
+    );
+    assert.equal(encoded.node.url, 'https://api.example.com/v1/search?access_token={{ secrets.EXAMPLE_TOKEN }}&q=a+b');
+    assert.deepEqual(encoded.secrets, [{ name: 'EXAMPLE_TOKEN', value: 'abc/def+ghi', from: 'access_token' }]);
+    assertNoCredential(encoded, ['abc/def+ghi', 'abc%2fdef%2bghi']);
+    const post = importCurl(`curl -X POST -G https://api.example.com/v1/search -d "api_key=${key}&q=hello"`);
+    assert.equal(post.node.url, 'https://api.example.com/v1/search?q=hello');
+    assert.deepEqual(post.node.settings, ['x-api-key: {{ secrets.EXAMPLE_API_KEY }}']);
+    assertNoCredential(post, [key]);
+  });
+
+  it('puts a cookie in a secret named after the host, from -b or a Cookie header', () => {
+    const session = importCurl("curl -b 'session=3f9a0c1e7b2d4e6f' https://app.example.com/api/me");
+    assert.deepEqual(session.node.settings, ['Cookie: session={{ secrets.APP_COOKIE }}']);
+    assert.deepEqual(session.secrets, [{ name: 'APP_COOKIE', value: '3f9a0c1e7b2d4e6f', from: 'Cookie' }]);
+    assertNoCredential(session, ['3f9a0c1e7b2d4e6f']);
+    // A browser's "Copy as cURL" sends every cookie of the site: one secret holds them all.
+    const cookies = '_ga=GA1.1.123456789.1700000000; sessionid=k2j3h4g5f6d7s8a9; csrftoken=Zx9Yw8Vu7';
+    const browser = importCurl(`curl 'https://app.example.com/api/me' -H 'Accept: */*' -H 'Cookie: ${cookies}'`);
+    assert.deepEqual(browser.node.settings, ['Accept: */*', 'Cookie: {{ secrets.APP_COOKIE }}']);
+    assert.deepEqual(browser.secrets, [{ name: 'APP_COOKIE', value: cookies, from: 'Cookie' }]);
+    assertNoCredential(browser, ['k2j3h4g5f6d7s8a9', 'Zx9Yw8Vu7']);
+    // A shell variable names the secret and stores no value.
+    const variable = importCurl('curl -b "session=$SESSION_ID" https://app.example.com/api/me');
+    assert.deepEqual(variable.node.settings, ['Cookie: session={{ secrets.SESSION_ID }}']);
+    assert.deepEqual(variable.secrets, [{ name: 'SESSION_ID', from: 'Cookie' }]);
+  });
+
+  it('puts a token the secret scan knows in a secret, in any header, form field or JSON body', () => {
+    const github = 'ghp_abcdefghijklmnopqrstuvwxyz0123456789';
+    const stripe = 'sk_live_0123456789abcdefghij';
+    const header = importCurl(`curl -H 'X-Session-Token: ${github}' https://api.example.com/v1/me`);
+    assert.deepEqual(header.node.settings, ['X-Session-Token: {{ secrets.GITHUB_TOKEN }}']);
+    assert.deepEqual(header.secrets, [{ name: 'GITHUB_TOKEN', value: github, from: 'X-Session-Token' }]);
+    assertNoCredential(header, [github]);
+    const form = importCurl(`curl https://api.example.com/oauth/token -d grant_type=client_credentials -d client_secret=${stripe}`);
+    assert.equal(form.node.body, 'grant_type=client_credentials&client_secret={{ secrets.STRIPE_SECRET_KEY }}');
+    assert.deepEqual(form.secrets, [{ name: 'STRIPE_SECRET_KEY', value: stripe, from: 'the body' }]);
+    assertNoCredential(form, [stripe]);
+    const json = importCurl(
+      `curl https://api.example.com/v1/login --json '{"user":"ada","auth":{"token":"${github}"},"tags":["${stripe}"]}'`,
+    );
+    assert.deepEqual(json.node.body, {
+      user: 'ada',
+      auth: { token: '{{ secrets.GITHUB_TOKEN }}' },
+      tags: ['{{ secrets.STRIPE_SECRET_KEY }}'],
+    });
+    assert.deepEqual(
+      json.secrets.map((secret) => secret.name),
+      ['GITHUB_TOKEN', 'STRIPE_SECRET_KEY'],
+    );
+    assertNoCredential(json, [github, stripe]);
+    // In the URL too, and never in the node's id.
+    const path = importCurl(`curl https://api.example.com/v1/keys/${stripe}`);
+    assert.equal(path.node.url, 'https://api.example.com/v1/keys/{{ secrets.STRIPE_SECRET_KEY }}');
+    assert.equal(path.id, 'get_keys');
+    assertNoCredential(path, [stripe]);
+    // A long random key beside a credential word has no format of its own: it is named after the host.
+    const random = importCurl(`curl -H 'X-Session-Token: 9fA8bC7dE6fG5hI4jK3lM2nO1pQ0rS9tU8vW7xY6' https://api.example.com/v1/me`);
+    assert.deepEqual(random.node.settings, ['X-Session-Token: {{ secrets.EXAMPLE_API_KEY }}']);
+    assertNoCredential(random, ['9fA8bC7dE6fG5hI4jK3lM2nO1pQ0rS9tU8vW7xY6']);
+  });
+
+  it('tells the command line user to set each secret it made of a cookie, a -G key or a scanned token', async () => {
+    const key = 'sk_live_0123456789abcdefghij';
+    const github = 'ghp_abcdefghijklmnopqrstuvwxyz0123456789';
+    const result = await runCliCaptured(
+      [
+        'import',
+        'curl',
+        `curl -G https://api.example.com/v1/search -d api_key=${key} -b 'session=3f9a0c1e7b2d4e6f' -H 'X-Session-Token: ${github}'`,
+      ],
+      { cwd: process.cwd(), env: {} },
+      [key, github, '3f9a0c1e7b2d4e6f'],
+    );
+    assert.equal(result.code, 0, result.stderr);
+    for (const name of ['EXAMPLE_API_KEY', 'EXAMPLE_COOKIE', 'GITHUB_TOKEN'])
+      assert.match(result.stderr, new RegExp(`secret ${name}: the command holds its value .*AGENT_SECRET_${name}`));
+  });
+
   it('gives a node id that is not taken yet', () => {
     const imported = apiNodeFromCurl(parseCurlCommand('curl https://a.example.com/items'), { existingIds: new Set(['get_items']) });
     assert.equal(imported.id, 'get_items_2');
@@ -383,6 +486,8 @@ describe('curl import: the node sends what curl sends', () => {
     `curl -s "${base}/v1/convert?from=EUR&to=USD&api_key=abcdef0123456789"`,
     `curl -s -G --data-urlencode "q=café & crème" "${base}/v1/search"`,
     `curl -s --data-urlencode "q=café & crème/*" --data-urlencode "page=2" "${base}/v1/search"`,
+    `curl -s -G --data-urlencode "access_token=tok_0123456789" -d "api_key=k3y0123456789&q=x" "${base}/v1/search"`,
+    `curl -s -b "session=3f9a0c1e; theme=dark" -H "X-Session-Token: ghp_abcdefghijklmnopqrstuvwxyz0123456789" -d "client_secret=sk_live_0123456789abcdefghij&x=1" "${base}/v1/login"`,
   ];
 
   it('for each auth form: the same method, path, query, headers and body', async () => {

@@ -1,7 +1,8 @@
 // A read curl command turned into an API node of an agent file. Every credential in it (the -u
-// pair, a Bearer token, a key header, a key or token in the query) becomes a `{{ secrets.NAME }}`
-// reference in the form the service's four auth methods take, named after the API's host; the
-// values are handed back to be stored as secrets, never written into the node.
+// pair, a Bearer token, a key header, a cookie, a key or token in the query or in -G data, and
+// any token the secret scan knows wherever it is) becomes a `{{ secrets.NAME }}` reference in the
+// form the service's four auth methods take, named after the API's host; the values are handed
+// back to be stored as secrets, never written into the node.
 import { CREDENTIAL_HEADERS, parseHeaderString } from '../document/headers';
 import { SECRET_ENV_PREFIX } from '../engine/secrets';
 import { API_KEY_PARAMETERS, CREDENTIAL_PARAMETERS } from '../document/urlCredentials';
@@ -119,8 +120,9 @@ export function apiNodeFromCurl(request: CurlRequest, options: CurlImportOptions
     }
     const lower = header.name.toLowerCase();
     if (lower === 'authorization') hasAuthorization = true;
-    const value = agentSecretReferences(header.value, secrets, header.name);
-    settings.push(`${header.name}: ${credentialHeaderValue(header.name, value, apiName, secrets)}`);
+    const value = credentialHeaderValue(header.name, agentSecretReferences(header.value, secrets, header.name), apiName, secrets);
+    // Any header may hold a token (X-Session-Token: ghp_…): read as validation reads a setting.
+    settings.push(scannedSecretReferences(`${header.name}: ${value}`, '', { host: apiName, from: header.name, secrets }));
   }
   // curl sends "https://user:password@host/" as Basic credentials, like -u.
   const userinfo = url.username !== '' || url.password !== '' ? `${decodeSegment(url.username)}:${decodeSegment(url.password)}` : undefined;
@@ -149,10 +151,13 @@ export function apiNodeFromCurl(request: CurlRequest, options: CurlImportOptions
     }
   }
 
-  // The query: credentials become secrets (an API key of a non-GET request moves to a header).
-  // Each parameter is kept as written (its encoding too), but credentials and placeholders.
+  // The query, -G data after the URL's own parameters: credentials become secrets (an API key of a
+  // non-GET request moves to a header). Each parameter is kept as written (its encoding too), but
+  // credentials and placeholders.
+  const queryParts = url.search.slice(1).split('&');
+  if (request.dataInQuery) queryParts.push(...formEncodedData(request, 'query').flatMap((data) => data.split('&')));
   const query: string[] = [];
-  for (const part of url.search.slice(1).split('&')) {
+  for (const part of queryParts) {
     if (part === '') continue;
     const equals = part.indexOf('=');
     const name = decodeQueryPart(equals === -1 ? part : part.slice(0, equals));
@@ -172,7 +177,6 @@ export function apiNodeFromCurl(request: CurlRequest, options: CurlImportOptions
     const parameter = parameterOf(value, inputs) ?? (SHELL_VARIABLE_IN.test(value) ? shellVariables(value, inputs, secrets) : undefined);
     query.push(parameter === undefined ? part : `${part.slice(0, equals)}=${parameter}`);
   }
-  if (request.dataInQuery) for (const part of formEncodedData(request, 'query')) query.push(part);
 
   const path = url.pathname
     .split('/')
@@ -185,11 +189,17 @@ export function apiNodeFromCurl(request: CurlRequest, options: CurlImportOptions
     )
     .join('/');
   const wholeUrlSecret = urlSecret(request.url, secrets);
-  const nodeUrl =
+  const nodeUrl = scannedSecretReferences(
     wholeUrlSecret?.reference ??
-    withHostInputs.restore(`${url.protocol}//${url.host}${path}${query.length > 0 ? `?${query.join('&')}` : ''}`);
+      withHostInputs.restore(`${url.protocol}//${url.host}${path}${query.length > 0 ? `?${query.join('&')}` : ''}`),
+    'url',
+    { host: apiName, from: 'the URL', secrets },
+  );
 
-  const body = hasData && !request.dataInQuery ? bodyOf(request, settings, notes, secrets) : undefined;
+  const body =
+    hasData && !request.dataInQuery
+      ? bodySecretReferences(bodyOf(request, settings, notes, secrets), 'body', { host: apiName, from: 'the body', secrets })
+      : undefined;
   // A URL that is a secret names the node after what it is, never after a part of it.
   const id =
     options.id ??
@@ -289,6 +299,7 @@ function isDocsPlaceholder(value: string): boolean {
 function credentialHeaderValue(name: string, value: string, host: string, secrets: SecretNames): string {
   if (AGENT_EXPRESSION.test(value)) return value;
   const lower = name.toLowerCase();
+  if (lower === 'cookie') return cookieHeaderValue(value, host, name, secrets);
   if (!CREDENTIAL_HEADERS.has(lower)) return value;
   if (lower === 'authorization' || lower === 'proxy-authorization') {
     // A scheme alone ("Bearer", its token lost with the page's "<YOUR-TOKEN>") still names the form.
@@ -304,6 +315,60 @@ function credentialHeaderValue(name: string, value: string, host: string, secret
     return `${scheme} {{ secrets.${secretFor(match[2]!, secretStem(host, suffix), name, secrets)} }}`;
   }
   return `{{ secrets.${secretFor(value, secretStem(host, 'API_KEY'), name, secrets)} }}`;
+}
+
+/**
+ * A Cookie header (-b, or the one a browser's "Copy as cURL" always writes): a session cookie is
+ * as good as a password. One cookie keeps its name, as the OpenAPI import writes one
+ * (`session={{ secrets.HOST_COOKIE }}`); several are one secret, the header's whole value.
+ */
+function cookieHeaderValue(value: string, host: string, from: string, secrets: SecretNames): string {
+  const cookies = value
+    .split(';')
+    .map((cookie) => cookie.trim())
+    .filter((cookie) => cookie !== '');
+  const single = cookies.length === 1 ? /^([^=\s]+)=(.*)$/.exec(cookies[0]!) : null;
+  if (single) return `${single[1]}={{ secrets.${secretFor(single[2]!, secretStem(host, 'COOKIE'), from, secrets)} }}`;
+  // A cookie left to fill in (a shell variable, a placeholder) leaves the whole secret to be set.
+  const filledIn = !SHELL_VARIABLE_IN.test(value) && cookies.every((cookie) => !isDocsPlaceholder(cookie.slice(cookie.indexOf('=') + 1)));
+  return `{{ secrets.${secrets.name(secretStem(host, 'COOKIE'), filledIn ? value.trim() : undefined, from)} }}`;
+}
+
+/** Where scanned literals are: the API's name for the secrets that name none, and what to say they came from. */
+interface ScanPlace {
+  readonly host: string;
+  readonly from: string;
+  readonly secrets: SecretNames;
+}
+
+/**
+ * The text with each literal the secret scan finds (a token format such as ghp_ or sk_live_, a long
+ * random key beside a credential word) as a `{{ secrets.NAME }}` reference: what validation would
+ * flag in the node is never written into it. `keyName` is the key validation reads the text under.
+ */
+function scannedSecretReferences(text: string, keyName: string, place: ScanPlace): string {
+  const findings = findSecrets(text, keyName);
+  if (findings.length === 0) return text;
+  let replaced = '';
+  let at = 0;
+  for (const finding of findings) {
+    const literal = text.slice(finding.start, finding.end);
+    // A format names its secret (GITHUB_TOKEN); a long random key names no API: the host does.
+    const wanted = finding.secretName === 'API_KEY' ? secretStem(place.host, 'API_KEY') : finding.secretName;
+    const name = place.secrets.name(wanted, isDocsPlaceholder(literal) ? undefined : literal, place.from);
+    replaced += `${text.slice(at, finding.start)}{{ secrets.${name} }}`;
+    at = finding.end;
+  }
+  return replaced + text.slice(at);
+}
+
+/** A body's strings through `scannedSecretReferences`, each under its key as validation reads the node's YAML. */
+function bodySecretReferences(body: unknown, keyName: string, place: ScanPlace): unknown {
+  if (typeof body === 'string') return scannedSecretReferences(body, keyName, place);
+  if (Array.isArray(body)) return body.map((item) => bodySecretReferences(item, '', place));
+  if (body !== null && typeof body === 'object')
+    return Object.fromEntries(Object.entries(body).map(([key, value]) => [key, bodySecretReferences(value, key, place)]));
+  return body;
 }
 
 /** A path segment the docs write for the reader to fill in: BASE_ID, TABLE_NAME, YOUR_ACCOUNT_SID. */
@@ -494,7 +559,15 @@ function defaultId(method: string, pathname: string, apiName: string): string {
   const segments = pathname
     .split('/')
     .map(decodeSegment)
-    .filter((segment) => segment !== '' && !PARAMETER.test(segment) && !CAPITALISED_PLACEHOLDER.test(segment) && !/^v\d+$/.test(segment));
+    .filter(
+      (segment) =>
+        segment !== '' &&
+        !PARAMETER.test(segment) &&
+        !CAPITALISED_PLACEHOLDER.test(segment) &&
+        !/^v\d+$/.test(segment) &&
+        // A token in the path is a secret in the URL: never in the id.
+        findSecrets(segment).length === 0,
+    );
   const last = segments[segments.length - 1] ?? apiName.toLowerCase();
   const word = last
     .toLowerCase()
