@@ -42,21 +42,25 @@ export interface ApiRequest {
 export function buildApiRequest(node: ApiNodePlan, scope: Scope, redactor: Redactor): ApiRequest {
   const headers = buildHeaders(node, scope);
   const url = sendUserinfoAsBasic(node, buildUrl(node, scope), headers, redactor);
-  const body = buildBody(node, scope, headers);
-  // Headers built from a secret (directly or through a node's answer) never follow a redirect to
-  // another origin, whatever their name.
+  return readyRequest(node.method, url, headers, buildBody(node, scope, headers), redactor);
+}
+
+/**
+ * The request with what its redirects need to know: headers built from a secret (directly or
+ * through a node's answer) never follow one to another origin, whatever their name, and neither
+ * does a body that holds one.
+ */
+function readyRequest(
+  method: HttpMethod,
+  url: string,
+  headers: Record<string, string>,
+  body: BuiltBody | undefined,
+  redactor: Redactor,
+): ApiRequest {
   const secretHeaders = Object.entries(headers)
     .filter(([, value]) => redactor.text(value) !== value)
     .map(([name]) => name);
-  return {
-    method: node.method,
-    url,
-    shownUrl: safeUrl(url),
-    headers,
-    ...(body ? { body } : {}),
-    secretHeaders,
-    ...secretBodyOf(body, redactor),
-  };
+  return { method, url, shownUrl: safeUrl(url), headers, ...(body ? { body } : {}), secretHeaders, ...secretBodyOf(body, redactor) };
 }
 
 /** Whether a body of text holds a secret (a file's bytes are the user's file, sent as it is). */
@@ -281,16 +285,5 @@ export function changeRequest(request: ApiRequest, changes: RequestChanges, reda
     for (const name of Object.keys(headers)) if (name.toLowerCase() === 'content-length') delete headers[name];
     body = { content: changes.body };
   }
-  const secretHeaders = Object.entries(headers)
-    .filter(([, value]) => redactor.text(value) !== value)
-    .map(([name]) => name);
-  return {
-    method: request.method,
-    url,
-    shownUrl: safeUrl(url),
-    headers,
-    ...(body ? { body } : {}),
-    secretHeaders,
-    ...secretBodyOf(body, redactor),
-  };
+  return readyRequest(request.method, url, headers, body, redactor);
 }
