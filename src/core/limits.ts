@@ -41,7 +41,7 @@ export interface ServerLimits {
   readonly maxRunning: number;
   readonly maxQueued: number;
   /**
-   * Bytes of inputs held by the executions running or waiting and by the uploads being received
+   * Bytes of inputs held by the executions running or waiting and by the request bodies being received
    * (their files counted as they arrive); beyond, starts are refused and uploads stopped (429).
    */
   readonly maxInFlightInputBytes: number;

@@ -975,7 +975,7 @@ outputs:
       );
     });
 
-    it('refuses a start with 429 and Retry-After while the executions in flight hold too many bytes of inputs', async () => {
+    it('refuses a start with 429 and Retry-After, as its body arrives, while the executions in flight hold too many bytes of inputs', async () => {
       await start({ limits: { maxInFlightInputBytes: 250_000 } });
       const text = 'z'.repeat(100_000);
       const first = await execute('echo', { text, delay: 400 });
@@ -986,7 +986,7 @@ outputs:
       assert.equal(refused.body.code, 'too-many-executions');
       assert.match(
         refused.body.error as string,
-        /^The 2 executions running or waiting already hold 200\d{3} bytes of inputs \(uploaded files included\), and this one's 100\d{3} bytes would pass the 250000 bytes this server holds at once; try again shortly\.$/,
+        /^The 2 executions running or waiting already hold 200\d{3} bytes of inputs \(uploaded files included\), and this request body's \d+ bytes would pass the 250000 bytes this server holds at once; try again shortly\.$/,
       );
       assert.equal(
         (await call('POST', '/api/local/agent/echo/execute', { body: JSON.stringify({ inputs: { text: 'small' } }) })).status,
@@ -1159,7 +1159,7 @@ outputs:
       assert.equal(refused.headers['retry-after'], '1');
       assert.equal(refused.body.code, 'too-many-executions');
       const [, held, own] =
-        /^The 1 uploads being received already hold (\d+) bytes of inputs \(uploaded files included\), and this upload's (\d+) bytes would pass the 64 KiB this server holds at once; try again shortly\.$/.exec(
+        /^The 1 requests being received already hold (\d+) bytes of inputs \(uploaded files included\), and this upload's (\d+) bytes would pass the 64 KiB this server holds at once; try again shortly\.$/.exec(
           refused.body.error as string,
         ) ?? [];
       assert.ok(held !== undefined && own !== undefined, String(refused.body.error));
@@ -1178,6 +1178,48 @@ outputs:
       const third = await call('POST', '/api/local/agent/files/execute/multipart', { body: data });
       assert.equal(third.status, 200, `the budget was given back: ${JSON.stringify(third.body)}`);
       assert.equal((await ended(third.body.executionId as string)).status, 'finished');
+    });
+
+    it('counts JSON bodies being read against the inputs held in flight: one that would pass them is refused mid-body', async () => {
+      await start({ limits: { maxInFlightInputBytes: 64 * 1024 } });
+      /** A JSON execute over a raw socket whose body is sent when the test says. */
+      const openJson = async (text: string) => {
+        const body = Buffer.from(JSON.stringify({ inputs: { text } }));
+        const socket = connect(server!.port, '127.0.0.1');
+        sockets.add(socket);
+        socket.on('error', () => undefined);
+        await new Promise<void>((resolve) => socket.once('connect', resolve));
+        const received: Buffer[] = [];
+        socket.on('data', (data: Buffer) => received.push(data));
+        socket.write(
+          `POST /api/local/agent/echo/execute HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer test-key\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`,
+        );
+        return {
+          send: (from: number, to: number) => socket.write(body.subarray(from, to)),
+          status: () => /^HTTP\/1\.1 (\d{3})/.exec(Buffer.concat(received).toString('latin1'))?.[1],
+          text: () => Buffer.concat(received).toString('utf8'),
+        };
+      };
+      const first = await openJson('a'.repeat(60 * 1024));
+      const second = await openJson('b'.repeat(60 * 1024));
+      first.send(0, 50 * 1024);
+      // The first body is being read: a request nothing else holds bytes beside is let in at any size.
+      await waitFor(() => server!.heldInputBytes() >= 40 * 1024 || undefined, 'the first body to be counted');
+      second.send(0, 30 * 1024);
+      const refused = await waitFor(() => second.status(), 'the second request to be refused');
+      assert.equal(refused, '429', second.text());
+      assert.match(second.text(), /retry-after: 1/i);
+      assert.match(
+        second.text(),
+        /^\{"error":"The 1 requests being received already hold 50 KiB of inputs \(uploaded files included\), and this request body's 30 KiB would pass the 64 KiB this server holds at once/m,
+      );
+      first.send(50 * 1024, Infinity);
+      assert.equal(await waitFor(() => first.status(), 'the first request to be answered'), '200', first.text());
+      // What the refused body held is given back: the next one is let in.
+      const third = await call('POST', '/api/local/agent/echo/execute', {
+        body: JSON.stringify({ inputs: { text: 'c'.repeat(30 * 1024) } }),
+      });
+      assert.equal(third.status, 200, JSON.stringify(third.body));
     });
 
     it('accepts a file of exactly the size limit and a payload of exactly the JSON limit, and refuses one byte more', async () => {

@@ -90,6 +90,8 @@ export interface AgentServer {
   agents(): ServedAgent[];
   /** Looks for changed agent files now. */
   rescan(): Promise<void>;
+  /** Bytes of inputs held now (limits.maxInFlightInputBytes bounds them): by executions and by bodies being received. */
+  heldInputBytes(): number;
   /** Stops accepting requests, cancels running executions, removes uploads, stops watching. */
   close(): Promise<void>;
 }
@@ -187,6 +189,7 @@ export async function startAgentServer(options: AgentServerOptions): Promise<Age
     limits,
     agents: () => agents.list(),
     rescan: () => agents.rescan(),
+    heldInputBytes: () => executions.heldInputBytes(),
     close: () =>
       (closing ??= (async () => {
         const closed = new Promise<void>((done) => server.close(() => done()));
@@ -295,9 +298,18 @@ async function handleExecute(context: ServerContext, request: IncomingMessage, r
       `Multipart requests go to /api/${route.account}/agent/${route.agent}/execute/multipart.`,
     );
   }
-  const payload = parsePayload((await readBody(request, context.limits.maxJsonBytes)).toString('utf8'), 'the request body');
-  const executionId = startExecution(context, served, { values: payload.inputs });
-  sendJson(response, 200, { status: 'ok', executionId });
+  // As an upload's, the body's bytes count against the inputs held in flight as they arrive: each
+  // request holds at most 1 MiB, and all of them together no more than the inputs may.
+  const reservation = context.executions.reserveUpload('this request body');
+  try {
+    const body = await readBody(request, context.limits.maxJsonBytes, (bytes) => reservation.take(bytes));
+    const payload = parsePayload(body.toString('utf8'), 'the request body');
+    const executionId = startExecution(context, served, { values: payload.inputs }, { upload: reservation });
+    sendJson(response, 200, { status: 'ok', executionId });
+  } finally {
+    // Nothing once the execution took the bytes over.
+    reservation.release();
+  }
 }
 
 /** POST …/execute/multipart: the JSON in a "payload" part, then one part per file input; the files are removed once the execution ends. */

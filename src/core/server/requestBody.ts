@@ -3,7 +3,15 @@ import { JsonTooDeepError, parseJson } from '../json';
 import type { IncomingMessage } from 'node:http';
 import { HttpError } from './httpErrors';
 
-export async function readBody(request: IncomingMessage, limit: number): Promise<Buffer> {
+/**
+ * The body, at most `limit` bytes. `count` is told each piece as it arrives, before it is kept
+ * (bytes held across requests), and answers the error to stop with instead.
+ */
+export async function readBody(
+  request: IncomingMessage,
+  limit: number,
+  count: (bytes: number) => HttpError | undefined = () => undefined,
+): Promise<Buffer> {
   const declared = Number(request.headers['content-length']);
   if (Number.isFinite(declared) && declared > limit) throw tooLarge(limit);
   const chunks: Buffer[] = [];
@@ -11,6 +19,8 @@ export async function readBody(request: IncomingMessage, limit: number): Promise
   for await (const chunk of request as AsyncIterable<Buffer>) {
     size += chunk.length;
     if (size > limit) throw tooLarge(limit);
+    const refused = count(chunk.length);
+    if (refused) throw refused;
     chunks.push(chunk);
   }
   return Buffer.concat(chunks);

@@ -1,7 +1,7 @@
 // The executions of a local server: started in the background (at most `maxRunning` at a time, the
 // rest queued), readable by id while they run and for `retentionMs` after they end, with their
 // uploaded files removed as soon as they end. Memory is bounded both ways: the work in flight by
-// count and by the bytes of inputs it holds, uploads being received included (beyond, starts and
+// count and by the bytes of inputs it holds, the bodies being received included (beyond, starts and
 // uploads are refused with 429), the ended executions by count and by the bytes of their status
 // answers (the oldest removed first, and a read of a removed one says why).
 import { randomUUID } from 'node:crypto';
@@ -109,6 +109,9 @@ export interface StartRequest {
  * The bytes of an upload being received, counted against maxInFlightInputBytes as they arrive, so
  * that uploads received at once cannot fill the disk before any of them starts an execution.
  */
+/** What a reservation counts, as a refusal names it. */
+export type ReservedBody = 'this upload' | 'this request body';
+
 export interface UploadReservation {
   /** Counts `bytes` more; answers the 429 to give instead (counting nothing) when they would pass the limit. */
   take(bytes: number): HttpError | undefined;
@@ -130,7 +133,7 @@ export class ServerExecutions {
   private readonly inFlight = new Map<string, Execution>();
   private readonly queue: Execution[] = [];
   private readonly running = new Set<Execution>();
-  /** Bytes of inputs held by the executions in flight and the uploads being received. */
+  /** Bytes of inputs held by the executions in flight and the bodies being received (uploads, JSON). */
   private inFlightInputBytes = 0;
   /** Uploads being received, with the bytes each holds. */
   private readonly receiving = new Map<UploadReservation, number>();
@@ -193,14 +196,22 @@ export class ServerExecutions {
     return execution.id;
   }
 
-  /** Counts the bytes of an upload as they arrive; start() takes them over, or release() gives them back. */
-  reserveUpload(): UploadReservation {
+  /** Bytes of inputs held now: by the executions running or waiting, and by the bodies being received. */
+  heldInputBytes(): number {
+    return this.inFlightInputBytes;
+  }
+
+  /**
+   * Counts the bytes of an upload (or of a JSON body: `what` names it in a refusal) as they arrive;
+   * start() takes them over, or release() gives them back.
+   */
+  reserveUpload(what: ReservedBody = 'this upload'): UploadReservation {
     const reservation: UploadReservation = {
       take: (bytes) => {
         const held = this.receiving.get(reservation);
         // Nothing is counted once taken over or given back, so nothing more may be written.
         if (held === undefined) return new HttpError(500, 'internal', 'The upload went on after it had ended.');
-        const refusal = this.inputsRefusal(held, held + bytes, 'this upload');
+        const refusal = this.inputsRefusal(held, held + bytes, what);
         if (refusal) return refusal;
         this.receiving.set(reservation, held + bytes);
         this.inFlightInputBytes += bytes;
@@ -324,13 +335,13 @@ export class ServerExecutions {
    * work in flight holds too many. Alone, whatever holds inputs is let in at any size: its own
    * limits (of a body, of the files of an upload) bound it already.
    */
-  private inputsRefusal(held: number, bytes: number, what: 'this one' | 'this upload'): HttpError | undefined {
+  private inputsRefusal(held: number, bytes: number, what: 'this one' | ReservedBody): HttpError | undefined {
     const others = this.inFlightInputBytes - held;
     if (others === 0 || others + bytes <= this.options.maxInFlightInputBytes) return undefined;
     const uploads = [...this.receiving.values()].filter((uploadBytes) => uploadBytes > 0).length - (held > 0 ? 1 : 0);
     const holders = [
       ...(this.inFlight.size > 0 ? [`${this.inFlight.size} executions running or waiting`] : []),
-      ...(uploads > 0 ? [`${uploads} uploads being received`] : []),
+      ...(uploads > 0 ? [`${uploads} requests being received`] : []),
     ];
     return new HttpError(
       429,
