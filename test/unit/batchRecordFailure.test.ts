@@ -181,10 +181,20 @@ describe('a local batch whose results cannot be written', () => {
   });
 
   it('starts no row after the write fails, stops those running, and ends as record-failed', async () => {
-    // Each row calls the API once: the server's log is what the batch started.
-    const server = (api = await startServer(async (request, response) => {
-      await new Promise((resolve) => setTimeout(resolve, 20));
-      json(response, 200, { path: request.url });
+    // Each row calls the API once. The server holds every answer until the test lets one go, so that
+    // when a result line fails to be written the other rows are still waiting on their calls.
+    const held: { readonly answer: () => void; readonly closed: Promise<void> }[] = [];
+    let holding = true;
+    /** Wakes the test when a call arrives or a write fails. */
+    let notify = (): void => undefined;
+    const until = async (ready: () => boolean): Promise<void> => {
+      while (!ready()) await new Promise<void>((resolve) => (notify = resolve));
+    };
+    const server = (api = await startServer((request, response) => {
+      if (!holding) return json(response, 200, { path: request.url });
+      const closed = new Promise<void>((resolve) => response.once('close', () => resolve()));
+      held.push({ answer: () => json(response, 200, { path: request.url }), closed });
+      notify();
     }));
     const agentText = `version: 1
 name: Rows
@@ -210,29 +220,48 @@ outputs:
       agentText,
       dataPath: join(dir.path, 'rows.jsonl'),
       outPath,
-      mode: { kind: 'local', agent: loaded, concurrency, executionTimeoutMs: 5000 },
+      // Longer than the test may take: a row still waiting ends only when the batch stops it.
+      mode: { kind: 'local', agent: loaded, concurrency, executionTimeoutMs: 600_000 },
     };
     const unhandled: unknown[] = [];
     const onUnhandled = (reason: unknown): void => void unhandled.push(reason);
     process.on('unhandledRejection', onUnhandled);
     try {
-      const summary = await runBatch({ ...options, writeToFile: fileSizeLimit(2048) }, () => undefined, new AbortController().signal);
+      const limited = fileSizeLimit(2048);
+      let failed = false;
+      const writeToFile: WriteToFile = (...args) => {
+        try {
+          return limited(...args);
+        } catch (error) {
+          failed = true;
+          notify();
+          throw error;
+        }
+      };
+      const batch = runBatch({ ...options, writeToFile }, () => undefined, new AbortController().signal);
+      // One answer at a time, once every row waits on its call: the row answered ends (and the next
+      // one starts) or its result line fails to be written.
+      let answered = 0;
+      for (;;) {
+        await until(() => failed || held.length - answered === concurrency);
+        if (failed) break;
+        held[answered++]!.answer();
+      }
+      const summary = await batch;
       assert.deepEqual(summary.stopped, { kind: 'record-failed', message: 'EFBIG: file too large, write' });
+      // The rows waiting when the write failed were stopped (their calls closed), and none started since.
+      assert.equal(held.length, answered + concurrency - 1, 'no row started after the write failed');
+      await Promise.all(held.slice(answered).map((call) => call.closed));
       const recorded = resultLines(outPath).rows;
       assert.ok(recorded.length > 0 && recorded.length < rows.length, `${recorded.length} rows recorded`);
       assert.equal(summary.finished, recorded.length);
-      // The rows recorded, and at most the concurrency's worth running when the write failed.
-      assert.ok(
-        server.requests.length <= recorded.length + concurrency,
-        `${server.requests.length} rows started, ${recorded.length} recorded, concurrency ${concurrency}`,
-      );
       assert.deepEqual(unhandled, []);
 
+      holding = false;
       const resumed = await runBatch({ ...options, resume: true }, () => undefined, new AbortController().signal);
       assert.equal(resumed.stopped, undefined);
       assert.deepEqual(resultLines(outPath), { rows, torn: 0 }, 'every row has its whole result line, once');
-      // Only the rows that were running when the write failed were called twice: a row of the first
-      // batch still going after it returned would have called the API for more rows meanwhile.
+      // Only the rows that were running when the write failed were called twice.
       assert.ok(server.requests.length <= rows.length + concurrency, `${server.requests.length} calls for ${rows.length} rows`);
     } finally {
       process.off('unhandledRejection', onUnhandled);
