@@ -199,19 +199,14 @@ describe('local agent server', () => {
   }
 
   /**
-   * A multipart upload to the files agent over a raw socket, its photo sent a piece at a time: the
-   * test decides when (and whether) the body ends, and reads an answer that comes before.
+   * A POST over a raw socket whose body the test sends a piece at a time: it decides when (and
+   * whether) the body ends, and reads an answer that comes before.
    */
-  async function openUpload(photoBytes: number): Promise<{
-    sendPhoto(bytes: number): void;
-    finish(): void;
-    answer(): Answer | undefined;
-  }> {
-    const boundary = 'test-boundary';
-    const part = (name: string, file?: { name: string; type: string }): string =>
-      `--${boundary}\r\nContent-Disposition: form-data; name="${name}"${file ? `; filename="${file.name}"\r\nContent-Type: ${file.type}` : ''}\r\n\r\n`;
-    const head = `${part('payload')}${JSON.stringify({ inputs: {} })}\r\n${part('doc', { name: 'a.txt', type: 'text/plain' })}hello\r\n${part('photo', { name: 'p.png', type: 'image/png' })}`;
-    const tail = `\r\n--${boundary}--\r\n`;
+  async function openPost(
+    path: string,
+    contentType: string,
+    contentLength: number,
+  ): Promise<{ write(bytes: Uint8Array | string): void; answer(): Answer | undefined }> {
     const socket = connect(server!.port, '127.0.0.1');
     sockets.add(socket);
     // The server closes a connection whose body it refused.
@@ -220,18 +215,10 @@ describe('local agent server', () => {
     const received: Buffer[] = [];
     socket.on('data', (data: Buffer) => received.push(data));
     socket.write(
-      `POST /api/local/agent/files/execute/multipart HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer test-key\r\nContent-Type: multipart/form-data; boundary=${boundary}\r\nContent-Length: ${Buffer.byteLength(head) + photoBytes + Buffer.byteLength(tail)}\r\n\r\n${head}`,
+      `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer test-key\r\nContent-Type: ${contentType}\r\nContent-Length: ${contentLength}\r\n\r\n`,
     );
-    let sent = 0;
     return {
-      sendPhoto: (bytes) => {
-        socket.write(Buffer.alloc(bytes, 1));
-        sent += bytes;
-      },
-      finish: () => {
-        socket.write(Buffer.alloc(photoBytes - sent, 1));
-        socket.write(tail);
-      },
+      write: (bytes) => socket.write(bytes),
       answer: () => {
         const text = Buffer.concat(received).toString('utf8');
         const headEnd = text.indexOf('\r\n\r\n');
@@ -244,6 +231,37 @@ describe('local agent server', () => {
         if (Buffer.byteLength(body) < Number(headers['content-length'])) return undefined;
         return { status: Number(statusLine.split(' ')[1]), headers, body: JSON.parse(body) as Record<string, unknown> };
       },
+    };
+  }
+
+  /** A multipart upload to the files agent over a raw socket (openPost), its photo sent a piece at a time. */
+  async function openUpload(photoBytes: number): Promise<{
+    sendPhoto(bytes: number): void;
+    finish(): void;
+    answer(): Answer | undefined;
+  }> {
+    const boundary = 'test-boundary';
+    const part = (name: string, file?: { name: string; type: string }): string =>
+      `--${boundary}\r\nContent-Disposition: form-data; name="${name}"${file ? `; filename="${file.name}"\r\nContent-Type: ${file.type}` : ''}\r\n\r\n`;
+    const head = `${part('payload')}${JSON.stringify({ inputs: {} })}\r\n${part('doc', { name: 'a.txt', type: 'text/plain' })}hello\r\n${part('photo', { name: 'p.png', type: 'image/png' })}`;
+    const tail = `\r\n--${boundary}--\r\n`;
+    const post = await openPost(
+      '/api/local/agent/files/execute/multipart',
+      `multipart/form-data; boundary=${boundary}`,
+      Buffer.byteLength(head) + photoBytes + Buffer.byteLength(tail),
+    );
+    post.write(head);
+    let sent = 0;
+    return {
+      sendPhoto: (bytes) => {
+        post.write(Buffer.alloc(bytes, 1));
+        sent += bytes;
+      },
+      finish: () => {
+        post.write(Buffer.alloc(photoBytes - sent, 1));
+        post.write(tail);
+      },
+      answer: post.answer,
     };
   }
 
@@ -1182,23 +1200,11 @@ outputs:
 
     it('counts JSON bodies being read against the inputs held in flight: one that would pass them is refused mid-body', async () => {
       await start({ limits: { maxInFlightInputBytes: 64 * 1024 } });
-      /** A JSON execute over a raw socket whose body is sent when the test says. */
+      /** A JSON execute over a raw socket (openPost) whose body is sent when the test says. */
       const openJson = async (text: string) => {
         const body = Buffer.from(JSON.stringify({ inputs: { text } }));
-        const socket = connect(server!.port, '127.0.0.1');
-        sockets.add(socket);
-        socket.on('error', () => undefined);
-        await new Promise<void>((resolve) => socket.once('connect', resolve));
-        const received: Buffer[] = [];
-        socket.on('data', (data: Buffer) => received.push(data));
-        socket.write(
-          `POST /api/local/agent/echo/execute HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer test-key\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`,
-        );
-        return {
-          send: (from: number, to: number) => socket.write(body.subarray(from, to)),
-          status: () => /^HTTP\/1\.1 (\d{3})/.exec(Buffer.concat(received).toString('latin1'))?.[1],
-          text: () => Buffer.concat(received).toString('utf8'),
-        };
+        const post = await openPost('/api/local/agent/echo/execute', 'application/json', body.length);
+        return { send: (from: number, to: number) => post.write(body.subarray(from, to)), answer: post.answer };
       };
       const first = await openJson('a'.repeat(60 * 1024));
       const second = await openJson('b'.repeat(60 * 1024));
@@ -1206,15 +1212,16 @@ outputs:
       // The first body is being read: a request nothing else holds bytes beside is let in at any size.
       await waitFor(() => server!.heldInputBytes() >= 40 * 1024 || undefined, 'the first body to be counted');
       second.send(0, 30 * 1024);
-      const refused = await waitFor(() => second.status(), 'the second request to be refused');
-      assert.equal(refused, '429', second.text());
-      assert.match(second.text(), /retry-after: 1/i);
+      const refused = await waitFor(() => second.answer(), 'the second request to be refused');
+      assert.equal(refused.status, 429, JSON.stringify(refused.body));
+      assert.equal(refused.headers['retry-after'], '1');
       assert.match(
-        second.text(),
-        /^\{"error":"The 1 requests being received already hold 50 KiB of inputs \(uploaded files included\), and this request body's 30 KiB would pass the 64 KiB this server holds at once/m,
+        refused.body.error as string,
+        /^The 1 requests being received already hold 50 KiB of inputs \(uploaded files included\), and this request body's 30 KiB would pass the 64 KiB this server holds at once/,
       );
       first.send(50 * 1024, Infinity);
-      assert.equal(await waitFor(() => first.status(), 'the first request to be answered'), '200', first.text());
+      const accepted = await waitFor(() => first.answer(), 'the first request to be answered');
+      assert.equal(accepted.status, 200, JSON.stringify(accepted.body));
       // What the refused body held is given back: the next one is let in.
       const third = await call('POST', '/api/local/agent/echo/execute', {
         body: JSON.stringify({ inputs: { text: 'c'.repeat(30 * 1024) } }),
