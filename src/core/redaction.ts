@@ -142,7 +142,7 @@ export class Redactor {
     const forms = this.byteForms();
     let result = held;
     for (const [form, mask] of forms) if (result.includes(form)) result = result.split(form).join(mask);
-    if (cutShort) result = maskStart(result, forms);
+    if (cutShort) result = maskStart(result, forms.keys(), (form) => forms.get(form)!);
     if (result === held) return bytes;
     const redacted = new Uint8Array(result.length);
     for (let i = 0; i < result.length; i++) redacted[i] = result.charCodeAt(i);
@@ -175,19 +175,19 @@ export class Redactor {
 
   /** Masks the end of a cut text when it is the start of a secret (the rest was cut off). */
   private maskSecretStart(cut: string): string {
-    return maskStart(cut, new Map(this.needles.map((needle) => [needle, this.ownMasks.get(needle) ?? this.mask])));
+    return maskStart(cut, this.needles, (needle) => this.ownMasks.get(needle) ?? this.mask);
   }
 }
 
 /** Characters made at once by String.fromCharCode (its arguments go on the stack). */
 const BYTES_PER_CALL = 0x2000;
 
-/** The text with its end masked when it is the start of one of the needles (by needle, its mask). */
-function maskStart(cut: string, needles: ReadonlyMap<string, string>): string {
-  for (const [needle, mask] of needles) {
+/** The text with its end masked (`maskOf` the needle) when it is the start of one of the needles. */
+function maskStart(cut: string, needles: Iterable<string>, maskOf: (needle: string) => string): string {
+  for (const needle of needles) {
     const shortest = Math.max(1, Math.min(MIN_PREFIX_AT_CUT, needle.length - 1));
     for (let length = Math.min(needle.length - 1, cut.length); length >= shortest; length--) {
-      if (cut.endsWith(needle.slice(0, length))) return `${cut.slice(0, cut.length - length)}${mask}`;
+      if (cut.endsWith(needle.slice(0, length))) return `${cut.slice(0, cut.length - length)}${maskOf(needle)}`;
     }
   }
   return cut;
