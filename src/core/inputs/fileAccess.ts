@@ -61,8 +61,8 @@ export async function checkFileAccess(given: string, rules: FileAccessRules): Pr
     refusal: { code, ...facts, ...(code !== 'not-found' && code !== 'not-a-file' ? { allowFolder: dirname(real ?? resolved) } : {}) },
   });
 
-  const allowed = await realFolders(rules.allowedFolders ?? []);
-  const chosen = await realFolders(rules.chosenFiles ?? []);
+  const allowed = await realPaths(rules.allowedFolders ?? []);
+  const chosen = await realPaths(rules.chosenFiles ?? []);
   // Lexically first: a path that leaves the folder is refused whether or not it exists, unless allowed.
   const inAllowed = (path: string): boolean => chosen.includes(path) || allowed.some((dir) => isInside(path, dir));
   const absolute = isAbsolute(given);
@@ -107,10 +107,10 @@ export function isInside(path: string, folder: string): boolean {
 }
 
 /** The real paths of those that exist (links followed). */
-async function realFolders(paths: readonly string[]): Promise<string[]> {
+async function realPaths(paths: readonly string[]): Promise<string[]> {
   const real: string[] = [];
-  for (const folder of paths) {
-    const path = await realpath(resolve(folder)).catch(() => undefined);
+  for (const given of paths) {
+    const path = await realpath(resolve(given)).catch(() => undefined);
     if (path !== undefined) real.push(path);
   }
   return real;
