@@ -300,11 +300,11 @@ async function handleExecute(context: ServerContext, request: IncomingMessage, r
   }
   // As an upload's, the body's bytes count against the inputs held in flight as they arrive: each
   // request holds at most 1 MiB, and all of them together no more than the inputs may.
-  const reservation = context.executions.reserveUpload('this request body');
+  const reservation = context.executions.reserveBody('this request body');
   try {
     const body = await readBody(request, context.limits.maxJsonBytes, (bytes) => reservation.take(bytes));
     const payload = parsePayload(body.toString('utf8'), 'the request body');
-    const executionId = startExecution(context, served, { values: payload.inputs }, { upload: reservation });
+    const executionId = startExecution(context, served, { values: payload.inputs }, { body: reservation });
     sendJson(response, 200, { status: 'ok', executionId });
   } finally {
     // Nothing once the execution took the bytes over.
@@ -330,7 +330,7 @@ async function handleExecuteMultipart(
   }
   // The upload's bytes count against the inputs held in flight as they arrive; the execution it
   // starts takes them over, else they are given back once its files are removed.
-  const reservation = context.executions.reserveUpload();
+  const reservation = context.executions.reserveBody();
   const upload = await receiveUpload(
     request,
     { maxFileBytes: limits.maxFileBytes, maxFiles: limits.maxFiles, maxPayloadBytes: limits.maxJsonBytes },
@@ -344,7 +344,7 @@ async function handleExecuteMultipart(
   const cleanup = (): Promise<void> => rm(upload.directory, { recursive: true, force: true });
   try {
     const payload = parsePayload(upload.payload ?? '', 'the "payload" part');
-    const executionId = startExecution(context, served, { values: payload.inputs, files: upload.files }, { cleanup, upload: reservation });
+    const executionId = startExecution(context, served, { values: payload.inputs, files: upload.files }, { cleanup, body: reservation });
     sendJson(response, 200, { status: 'ok', executionId });
   } catch (error) {
     await cleanup().finally(() => reservation.release());
@@ -412,7 +412,7 @@ function startExecution(
   { limits, executions }: ServerContext,
   served: RunnableAgent,
   given: GivenInputs<unknown, GivenFile>,
-  uploaded?: Pick<StartRequest, 'cleanup' | 'upload'>,
+  received?: Pick<StartRequest, 'cleanup' | 'body'>,
 ): string {
   const { maxProblemsListed } = limits;
   // Only the first unknown names are looked at: a body naming thousands of them would otherwise
@@ -444,7 +444,7 @@ function startExecution(
       { problems: listed, ...(more > 0 ? { moreProblems: more } : {}) },
     );
   }
-  return executions.start({ account: served.account, agent: served.agent, loaded: served.loaded, inputs, ...uploaded });
+  return executions.start({ account: served.account, agent: served.agent, loaded: served.loaded, inputs, ...received });
 }
 
 /** Answers a request that failed: its HttpError, or 500 for anything else; nothing to a client that left. */

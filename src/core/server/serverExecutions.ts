@@ -101,21 +101,22 @@ export interface StartRequest {
   readonly inputs: ResolvedInputs;
   /** Removes what the execution was given (uploaded files); called once it has ended. */
   readonly cleanup?: () => Promise<void>;
-  /** The upload the inputs came from: the execution takes over the bytes it holds once started. */
-  readonly upload?: UploadReservation;
+  /** The body the inputs came from: the execution takes over the bytes it holds once started. */
+  readonly body?: BodyReservation;
 }
 
-/**
- * The bytes of an upload being received, counted against maxInFlightInputBytes as they arrive, so
- * that uploads received at once cannot fill the disk before any of them starts an execution.
- */
 /** What a reservation counts, as a refusal names it. */
 export type ReservedBody = 'this upload' | 'this request body';
 
-export interface UploadReservation {
+/**
+ * The bytes of a request body being received (an upload's files, a start's JSON), counted against
+ * maxInFlightInputBytes as they arrive, so that requests received at once cannot fill the disk or
+ * the memory before any of them starts an execution.
+ */
+export interface BodyReservation {
   /** Counts `bytes` more; answers the 429 to give instead (counting nothing) when they would pass the limit. */
   take(bytes: number): HttpError | undefined;
-  /** Gives back what the upload holds, once its files are removed; nothing once an execution took them over. */
+  /** Gives back what the body holds (an upload: once its files are removed); nothing once an execution took it over. */
   release(): void;
 }
 
@@ -135,8 +136,8 @@ export class ServerExecutions {
   private readonly running = new Set<Execution>();
   /** Bytes of inputs held by the executions in flight and the bodies being received (uploads, JSON). */
   private inFlightInputBytes = 0;
-  /** Uploads being received, with the bytes each holds. */
-  private readonly receiving = new Map<UploadReservation, number>();
+  /** Bodies being received, with the bytes each holds. */
+  private readonly receiving = new Map<BodyReservation, number>();
   /** Ended executions, oldest first (a Map keeps insertion order). */
   private readonly ended = new Map<string, EndedExecution>();
   private endedBytes = 0;
@@ -170,9 +171,9 @@ export class ServerExecutions {
     }
     // Uploaded files count with their size: they stay on disk until the execution ends.
     const inputBytes = jsonBytes(request.inputs.values) + uploadedBytes(request.inputs.values);
-    // Its upload's bytes are counted already: the execution's replace them, not add to them.
-    const uploadBytes = request.upload ? (this.receiving.get(request.upload) ?? 0) : 0;
-    const refusal = this.inputsRefusal(uploadBytes, inputBytes, 'this one');
+    // Its body's bytes are counted already: the execution's replace them, not add to them.
+    const bodyBytes = request.body ? (this.receiving.get(request.body) ?? 0) : 0;
+    const refusal = this.inputsRefusal(bodyBytes, inputBytes, 'this one');
     if (refusal) throw refusal;
     const execution: Execution = {
       id: randomUUID(),
@@ -189,8 +190,8 @@ export class ServerExecutions {
       ...(this.options.maxRetainedExchangeBytes > 0 ? { exchanges: new ExchangeLog() } : {}),
     };
     this.inFlight.set(execution.id, execution);
-    if (request.upload) this.receiving.delete(request.upload);
-    this.inFlightInputBytes += inputBytes - uploadBytes;
+    if (request.body) this.receiving.delete(request.body);
+    this.inFlightInputBytes += inputBytes - bodyBytes;
     if (this.running.size < this.options.maxRunning) this.run(execution);
     else this.queue.push(execution);
     return execution.id;
@@ -202,15 +203,15 @@ export class ServerExecutions {
   }
 
   /**
-   * Counts the bytes of an upload (or of a JSON body: `what` names it in a refusal) as they arrive;
+   * Counts the bytes of a request body (`what` names it in a refusal) as they arrive;
    * start() takes them over, or release() gives them back.
    */
-  reserveUpload(what: ReservedBody = 'this upload'): UploadReservation {
-    const reservation: UploadReservation = {
+  reserveBody(what: ReservedBody = 'this upload'): BodyReservation {
+    const reservation: BodyReservation = {
       take: (bytes) => {
         const held = this.receiving.get(reservation);
         // Nothing is counted once taken over or given back, so nothing more may be written.
-        if (held === undefined) return new HttpError(500, 'internal', 'The upload went on after it had ended.');
+        if (held === undefined) return new HttpError(500, 'internal', 'The request body went on after it had ended.');
         const refusal = this.inputsRefusal(held, held + bytes, what);
         if (refusal) return refusal;
         this.receiving.set(reservation, held + bytes);
@@ -338,10 +339,10 @@ export class ServerExecutions {
   private inputsRefusal(held: number, bytes: number, what: 'this one' | ReservedBody): HttpError | undefined {
     const others = this.inFlightInputBytes - held;
     if (others === 0 || others + bytes <= this.options.maxInFlightInputBytes) return undefined;
-    const uploads = [...this.receiving.values()].filter((uploadBytes) => uploadBytes > 0).length - (held > 0 ? 1 : 0);
+    const receiving = [...this.receiving.values()].filter((bytes) => bytes > 0).length - (held > 0 ? 1 : 0);
     const holders = [
       ...(this.inFlight.size > 0 ? [`${this.inFlight.size} executions running or waiting`] : []),
-      ...(uploads > 0 ? [`${uploads} requests being received`] : []),
+      ...(receiving > 0 ? [`${receiving} requests being received`] : []),
     ];
     return new HttpError(
       429,
