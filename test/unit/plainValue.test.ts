@@ -77,4 +77,16 @@ describe('plainValue', () => {
       assert.equal(plainValue(document.contents), undefined, text);
     }
   });
+
+  it('notes when two keys of one mapping give the same name, at any depth, and only then', () => {
+    const notes = (text: string): boolean => {
+      const seen = { repeatedName: false };
+      assert.notEqual(plainValue(parseDocument(text, { uniqueKeys: false }).contents, seen), undefined);
+      return seen.repeatedName;
+    };
+    assert.equal(notes('a: 1\nb: { c: [ { d: 1, e: 2 } ] }\ntoString: 3\n'), false);
+    assert.equal(notes('a: 1\nb: { c: [ { d: 1, d: 2 } ] }\n'), true);
+    // Not the same key, but the same name: the caller's own walk tells them apart.
+    assert.equal(notes('a: { 1: x, "1": y }\n'), true);
+  });
 });

@@ -6,6 +6,7 @@ import { isAlias, isMap, isPair, isScalar, isSeq, parseAllDocuments, visit } fro
 import type { Alias, Document, Node as YamlNode, YAMLMap } from 'yaml';
 import { excessiveNestingOffset, MAX_NESTING_DEPTH } from './nestingDepth';
 import { plainValue } from './plainValue';
+import type { ConversionNotes } from './plainValue';
 import { ProblemSink } from './problemSink';
 import type { Problem } from './problems';
 import { MAX_FILE_BYTES } from '../limits';
@@ -152,13 +153,26 @@ export function parseAgentFile(text: string, kind: ParsedFileKind = 'agent'): Pa
     syntaxBroken = true;
     sink.add('yaml-syntax', span, `${firstSentence(error.message)} Fix the YAML here; the rest of the file is checked once it parses.`);
   }
-  for (const each of list) reportDuplicateKeys(each, text, sink);
+  const contents = document.contents;
+  // A clean file is converted first: its keys can repeat only where two of them give one property
+  // name, so the walk for duplicate keys (a tenth of the checks on a large file) is mostly skipped.
+  const notes: ConversionNotes = { repeatedName: false };
+  let converted: unknown;
+  if (!syntaxBroken && list.length === 1 && isMap(contents)) {
+    try {
+      converted = plainValue(contents, notes);
+    } catch (error) {
+      if (!(error instanceof RangeError)) throw error;
+      sink.add('yaml-syntax', firstLine, nestingMessage(kind));
+      return { text, sink, document, root: contents, syntaxBroken: true };
+    }
+  }
+  if (converted === undefined || notes.repeatedName) for (const each of list) reportDuplicateKeys(each, text, sink);
   for (const warning of document.warnings) {
     sink.add('yaml-warning', { start: warning.pos[0], end: warning.pos[1] }, firstSentence(warning.message));
   }
   if (syntaxBroken) return { text, sink, document, syntaxBroken };
 
-  const contents = document.contents;
   if (!isMap(contents)) {
     const found = isScalar(contents) ? 'a single value' : 'a list';
     sink.add(
@@ -171,7 +185,7 @@ export function parseAgentFile(text: string, kind: ParsedFileKind = 'agent'): Pa
 
   let value: unknown;
   try {
-    value = plainValue(contents) ?? document.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
+    value = converted ?? document.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
   } catch (error) {
     if (error instanceof RangeError) {
       sink.add('yaml-syntax', firstLine, nestingMessage(kind));
