@@ -5,6 +5,8 @@
 import assert from 'node:assert/strict';
 import { execFile, execFileSync } from 'node:child_process';
 import { promisify } from 'node:util';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { readFileSync } from 'node:fs';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -764,6 +766,46 @@ nodes:
       assert.match(bad.failure?.message ?? '', /answered 500/);
       assert.ok(bad.timing.totalMs >= (bad.timing.firstByteMs ?? 0));
       for (const exchange of exchanges) assertNoSecretValues(exchange);
+    });
+
+    it("keeps with a record waiting to be made the call's facts, not the execution's values", async () => {
+      // Made once, before the heap is first measured: what the server holds is the same then and after.
+      const bigAnswer = Buffer.from(JSON.stringify({ big: 'x'.repeat(8_000_000) }));
+      const server = await serve((request, response) => {
+        if (request.url !== '/big') return json(response, 200, { ok: 1 });
+        response.writeHead(200, { 'content-type': 'application/json' });
+        response.end(bigAnswer);
+      });
+      const agent = agentOf(`version: 1
+name: Kept
+nodes:
+  big:
+    type: api
+    method: GET
+    url: ${server.url}/big
+  small:
+    type: api
+    method: GET
+    url: ${server.url}/small?after={{ nodes.big.status }}
+`);
+      setFlagsFromString('--expose-gc');
+      const gc = runInNewContext('gc') as () => void;
+      gc();
+      const before = process.memoryUsage().heapUsed;
+      // As a log does: the small call's record is kept to be made later; the big one's is let go.
+      const waiting: Array<() => Exchange> = [];
+      await executeAgent(agent, resolveInputs(agent.model, {}), {
+        secrets: secretResolver,
+        onExchange: (record, node) => {
+          if (node === 'small') waiting.push(record);
+        },
+      });
+      gc();
+      const grown = process.memoryUsage().heapUsed - before;
+      // Holding the execution's values would keep the big answer, 8 MB.
+      assert.ok(grown < 4_000_000, `the heap grew by ${Math.round(grown / 1e6)} MB`);
+      assert.equal(waiting.length, 1);
+      assert.equal(waiting[0]!().response?.status, 200);
     });
 
     it('says when a JSON answer is not JSON, and not otherwise', () => {

@@ -92,11 +92,7 @@ export async function runApiNode(
     if (response) facts.response = response;
     if (failure !== undefined) facts.failure = exchangeFailure(failure);
     if (responseText !== undefined) facts.responseText = responseText;
-    settings.onExchange(
-      () => recordExchange(facts),
-      node.id,
-      () => pendingExchangeSize(facts),
-    );
+    offerExchange(settings.onExchange, facts);
   };
   let request: ApiRequest;
   try {
@@ -164,6 +160,19 @@ export async function runApiNode(
   // The record takes the text already decoded: a large answer is then held once, not twice.
   record(request, undefined, response, answer.text);
   return answer.outcome;
+}
+
+/**
+ * Hands the facts over. The callbacks are made here, not in runApiNode, so that what a log keeps
+ * until it makes the record holds the facts alone: a closure made there would also hold the call's
+ * scope and settings (its signals, the execution's values), for as long as the record waits.
+ */
+function offerExchange(onExchange: NonNullable<ApiCallSettings['onExchange']>, facts: ExchangeFacts): void {
+  onExchange(
+    () => recordExchange(facts),
+    facts.node,
+    () => pendingExchangeSize(facts),
+  );
 }
 
 /**

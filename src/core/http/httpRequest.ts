@@ -73,6 +73,9 @@ export interface HttpRedirect {
   readonly droppedHeaders: readonly string[];
 }
 
+// One function for every capture: a capture is kept as long as its exchange record waits.
+const performanceNow = (): number => performance.now();
+
 /** What happened during one httpRequest, for an exchange record. */
 export class HttpCapture {
   readonly redirects: HttpRedirect[] = [];
@@ -85,7 +88,7 @@ export class HttpCapture {
   private readonly started: number;
 
   /** `now` in milliseconds (a fake clock in tests). */
-  constructor(readonly now: () => number = () => performance.now()) {
+  constructor(readonly now: () => number = performanceNow) {
     this.started = now();
   }
 
