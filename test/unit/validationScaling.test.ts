@@ -3,7 +3,7 @@
 // size, within a multiple of the raw YAML parse) is the bench's, measured against that parse in the
 // same run (npm run bench -- validation): a time limit here would fail on a loaded machine.
 import assert from 'node:assert/strict';
-import { excessiveNestingOffset, MAX_NESTING_DEPTH } from '../../src/core/document/nestingDepth';
+import { MAX_NESTING_DEPTH } from '../../src/core/document/nestingDepth';
 import { MAX_FILE_BYTES } from '../../src/core/limits';
 import { MAX_PROBLEMS } from '../../src/core/document/problemSink';
 import { validateTestText } from '../../src/core/testing/testFile';
@@ -160,15 +160,22 @@ describe('nesting depth', () => {
       validateAgentText(text).problems.map((p) => p.code),
       [],
     );
-    assert.equal(excessiveNestingOffset(text), undefined);
   });
 
-  it('allows real nesting up to the limit', () => {
-    const body = `${'['.repeat(MAX_NESTING_DEPTH - 10)}1${']'.repeat(MAX_NESTING_DEPTH - 10)}`;
-    assert.equal(excessiveNestingOffset(`a:\n  b:\n    c: ${body}\n`), undefined);
-    assert.notEqual(
-      excessiveNestingOffset(`a:\n  b:\n    c: ${'['.repeat(MAX_NESTING_DEPTH)}1${']'.repeat(MAX_NESTING_DEPTH)}\n`),
-      undefined,
-    );
+  it('allows real nesting up to the limit, in brackets, indentation and "- " entries', () => {
+    const brackets = (depth: number) => `a:\n  b:\n    c: ${'['.repeat(depth - 3)}1${']'.repeat(depth - 3)}\n`;
+    const indented = (depth: number) => `${Array.from({ length: depth }, (_, i) => `${' '.repeat(i)}k${i}:`).join('\n')} x\n`;
+    const entries = (depth: number) => `a:\n  - ${'- '.repeat(depth - 2)}x\n`;
+    for (const shape of [brackets, indented, entries]) {
+      assert.equal(tooDeep(shape(MAX_NESTING_DEPTH)).length, 0, shape(MAX_NESTING_DEPTH).slice(0, 300));
+      assert.equal(tooDeep(shape(MAX_NESTING_DEPTH + 2)).length, 1, shape(MAX_NESTING_DEPTH + 2).slice(0, 300));
+    }
+  });
+
+  it('says where the limit is first passed, in a later document too', () => {
+    const text = `a: 1\n---\nb:\n  c: ${'['.repeat(MAX_NESTING_DEPTH + 5)}\n`;
+    const problems = tooDeep(text);
+    assert.equal(problems.length, 1);
+    assert.equal(problems[0]!.range.line, 4);
   });
 });

@@ -2,9 +2,10 @@
 // reporting file-level and YAML problems in the words of its kind. Bounded in time and memory for any
 // input: size cap, binary detection, nesting depth limit, one document, alias expansion limit,
 // duplicate keys found in one pass.
-import { isAlias, isMap, isPair, isScalar, isSeq, parseAllDocuments, visit } from 'yaml';
+import { isAlias, isMap, isPair, isScalar, isSeq, visit } from 'yaml';
 import type { Alias, Document, Node as YamlNode, YAMLMap } from 'yaml';
-import { excessiveNestingOffset, MAX_NESTING_DEPTH } from './nestingDepth';
+import { MAX_NESTING_DEPTH, parseWithinDepth } from './nestingDepth';
+import type { DepthLimitedParse } from './nestingDepth';
 import { plainValue } from './plainValue';
 import type { ConversionNotes } from './plainValue';
 import { ProblemSink } from './problemSink';
@@ -117,20 +118,18 @@ export function parseAgentFile(text: string, kind: ParsedFileKind = 'agent'): Pa
     return { text, sink, syntaxBroken: true };
   }
 
-  const tooDeep = excessiveNestingOffset(text);
-  if (tooDeep !== undefined) {
-    sink.add('yaml-syntax', { start: tooDeep, end: tooDeep + 1 }, nestingMessage(kind));
-    return { text, sink, syntaxBroken: true };
-  }
-
   // Duplicate keys are found below in one pass: the parser's own check compares every key of a
   // mapping with every other (20,000 inputs took 9 s).
-  const documents = parseDocuments(text);
-  if (!documents) {
+  const parsed = parseDocuments(text);
+  if (!parsed) {
     sink.add('yaml-syntax', firstLine, nestingMessage(kind));
     return { text, sink, syntaxBroken: true };
   }
-  const list = Array.isArray(documents) ? documents : [];
+  if (parsed.tooDeepAt !== undefined) {
+    sink.add('yaml-syntax', { start: parsed.tooDeepAt, end: parsed.tooDeepAt + 1 }, nestingMessage(kind));
+    return { text, sink, syntaxBroken: true };
+  }
+  const list = parsed.documents;
   const document = list[0];
   if (!document || (document.contents === null && list.length === 1)) {
     sink.add('empty-file', firstLine, `${text.trim() === '' ? 'The file is empty.' : 'The file has only comments.'} ${words.needs}`);
@@ -268,16 +267,16 @@ function repeatsEarlierKey(items: readonly unknown[], index: number, value: unkn
   return false;
 }
 
-function parseDocuments(text: string) {
+function parseDocuments(text: string): DepthLimitedParse | undefined {
   // The parser makes an Error object for each YAML error, and capturing their stacks was most of its
   // time on broken files (16,000 errors in a 45 KB file: 460 ms). Their stacks are never used.
   const stackTraceLimit = Error.stackTraceLimit;
   Error.stackTraceLimit = 0;
   try {
     // logLevel error: the parser's own warnings (such as a mapping used as a key) would go to stderr.
-    return parseAllDocuments(text, { uniqueKeys: false, prettyErrors: false, strict: true, logLevel: 'error' });
+    return parseWithinDepth(text, { uniqueKeys: false, prettyErrors: false, strict: true, logLevel: 'error' });
   } catch (error) {
-    // A nesting the scan did not count can still overflow the parser's stack.
+    // A stack already deep when the parse starts can still overflow within the limit.
     if (error instanceof RangeError) return undefined;
     throw error;
   } finally {
