@@ -62,6 +62,17 @@ describe('checkHeaderString', () => {
     assert.deepEqual(codes('Authorization: Token abc'), ['literal-credential']);
   });
 
+  it('flags a cookie written literally, as the cURL import makes a secret of it, and not one from a secret', () => {
+    assert.deepEqual(codes('Cookie: session=9f8e7d6c5b4a'), ['literal-credential']);
+    const { findings } = checkHeaderString('cookie: session=9f8e7d6c5b4a; theme=dark', { nodeId: 'get-cart' });
+    assert.equal(findings[0]?.data?.secretName, 'GET_CART_COOKIE');
+    assert.match(findings[0]!.message, /^This cookie value is written in the file/);
+    assert.match(findings[0]!.message, /"cookie: \{\{ secrets\.GET_CART_COOKIE \}\}"/);
+    assert.doesNotMatch(findings[0]!.message, /9f8e7d6c5b4a/);
+    assert.deepEqual(codes('Cookie: session={{ secrets.SESSION }}'), []);
+    assert.deepEqual(codes('Cookie: {{ secrets.COOKIES }}'), []);
+  });
+
   it('knows the key headers of Datadog, Postmark, Shopify, Cloudflare and Algolia', () => {
     for (const name of [
       'DD-API-KEY',

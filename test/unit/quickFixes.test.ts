@@ -61,6 +61,13 @@ describe('quick fixes', () => {
     assert.deepEqual(codes(fixed), []);
   });
 
+  it('moves a literal cookie into a secret, the whole value', () => {
+    const { fixes, fixed } = fixFor(node('    settings: ["Cookie: session=9f8e7d6c; theme=dark"]\n'), 'literal-credential');
+    assert.deepEqual(fixes[0]!.storeSecret, { name: 'CALL_COOKIE', value: 'session=9f8e7d6c; theme=dark' });
+    assert.match(fixed, /"Cookie: \{\{ secrets\.CALL_COOKIE \}\}"/);
+    assert.deepEqual(codes(fixed), []);
+  });
+
   it('picks a free secret name when the suggested one is taken', () => {
     const text = node('    settings: ["Authorization: Bearer abc123", "X-Other: {{ secrets.CALL_TOKEN }}"]\n');
     assert.equal(fixFor(text, 'literal-credential').fixes[0]!.storeSecret?.name, 'CALL_TOKEN_2');

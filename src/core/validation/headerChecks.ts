@@ -98,6 +98,18 @@ function checkCredentialValue(header: HeaderString, masked: string, context: Hea
   const { value, valueStart, valueEnd } = header;
   const valueSpan = { start: valueStart, end: Math.max(valueEnd, valueStart) };
   if (lower === 'authorization' || lower === 'proxy-authorization') return checkAuthorization(header, masked, context);
+  // A session cookie is as good as a password: the cURL import makes a secret of every cookie too.
+  if (lower === 'cookie' && value !== '' && header.expressions.length === 0) {
+    return [
+      literalCredential(
+        valueSpan,
+        `This ${header.name.trim()} value`,
+        value,
+        `${header.name.trim()}: {{ secrets.%s }}`,
+        secretName(context.nodeId, 'COOKIE'),
+      ),
+    ];
+  }
   if (CREDENTIAL_HEADERS.has(lower)) {
     if (value === '') {
       return [
