@@ -69,6 +69,11 @@ export interface ServerLimits {
   readonly maxProblemsListed: number;
   /** Wrong API keys from one client address before it must wait (429), twice as long after each further one. */
   readonly maxKeyFailures: number;
+  /**
+   * Connections open at once, idle ones included: each holds a socket (a file descriptor) and its
+   * parser's buffers. More are closed as they come.
+   */
+  readonly maxConnections: number;
 }
 
 export const SERVER_LIMITS: ServerLimits = {
@@ -87,6 +92,7 @@ export const SERVER_LIMITS: ServerLimits = {
   executionTimeoutMs: 10 * 60_000,
   maxProblemsListed: 20,
   maxKeyFailures: 10,
+  maxConnections: 1024,
 };
 
 /** An API key shorter than this is warned about when the server listens beyond this machine. */

@@ -1320,6 +1320,42 @@ outputs:
       assert.deepEqual(answers, new Array<number>(20).fill(200), 'the right key passes every time');
     });
 
+    it('keeps at most its limit of connections open, closes more as they come, and says so for the 1st, 10th…', async () => {
+      await start({ limits: { maxConnections: 2 } });
+      const warnings = (): string[] => events.flatMap((event) => (event.kind === 'warning' ? [event.message] : []));
+      /** A kept-alive connection the server has answered on: it holds one of the places. */
+      const held = async (): Promise<Socket> => {
+        const socket = connect(server!.port, '127.0.0.1');
+        sockets.add(socket);
+        const answered = new Promise<string>((resolve) => socket.once('data', (chunk: Buffer) => resolve(chunk.toString('utf8'))));
+        socket.write('GET /api/local/agent/x/status HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
+        assert.match(await answered, /^HTTP\/1\.1 401 /);
+        return socket;
+      };
+      /** A connection past the limit: closed before any answer. */
+      const refused = async (): Promise<string> => {
+        const socket = connect(server!.port, '127.0.0.1');
+        sockets.add(socket);
+        socket.on('error', () => undefined);
+        let received = '';
+        socket.on('data', (chunk: Buffer) => (received += chunk.toString('utf8')));
+        await new Promise<void>((resolve) => socket.once('close', () => resolve()));
+        return received;
+      };
+      const kept = [await held(), await held()];
+      assert.equal(await refused(), '');
+      assert.deepEqual(warnings(), [
+        'A connection was closed as soon as it came: the server keeps at most 2 open at once. A client that opens many should reuse them (keep-alive) or open fewer; if it is not one of your clients, something on this machine or network is flooding the server.',
+      ]);
+      for (let n = 2; n <= 10; n++) assert.equal(await refused(), '');
+      assert.equal(warnings().length, 2);
+      assert.match(warnings()[1]!, /^10 connections were closed as soon as they came: the server keeps at most 2 open at once\./);
+      // The connections it kept still serve.
+      const answered = new Promise<string>((resolve) => kept[0]!.once('data', (chunk: Buffer) => resolve(chunk.toString('utf8'))));
+      kept[0]!.write('GET /api/local/agent/x/status HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer test-key\r\n\r\n');
+      assert.match(await answered, /^HTTP\/1\.1 404 /);
+    });
+
     it('answers only requests for its own address (Host): a page reaching it through another name gets 421', async () => {
       await start();
       const port = server!.port;

@@ -169,6 +169,17 @@ export async function startAgentServer(options: AgentServerOptions): Promise<Age
     handling.add(handled);
     void handled.finally(() => handling.delete(handled));
   });
+  server.maxConnections = limits.maxConnections;
+  let refusedConnections = 0;
+  server.on('drop', () => {
+    refusedConnections++;
+    // Said for the 1st, 10th, 100th… refused: a flood of connections does not flood the log.
+    if (!/^10*$/.test(String(refusedConnections))) return;
+    emit({
+      kind: 'warning',
+      message: `${refusedConnections === 1 ? 'A connection was' : `${refusedConnections} connections were`} closed as soon as ${refusedConnections === 1 ? 'it' : 'they'} came: the server keeps at most ${limits.maxConnections} open at once. A client that opens many should reuse them (keep-alive) or open fewer; if it is not one of your clients, something on this machine or network is flooding the server.`,
+    });
+  });
 
   try {
     await listen(server, options.port ?? DEFAULT_PORT, options.host ?? DEFAULT_HOST);
