@@ -1,7 +1,7 @@
 // Writing a file whole or not at all (src/core/atomicFile.ts): a write that fails midway, or a
 // rename that fails, leaves the file as it was and nothing beside it.
 import assert from 'node:assert/strict';
-import { chmodSync, lstatSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync } from 'node:fs';
+import { chmodSync, chownSync, linkSync, lstatSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { replaceFile, writeFileAtomically } from '../../src/core/atomicFile';
 import { makeTempDir } from '../support/tempDir';
@@ -61,6 +61,30 @@ describe('atomicFile', () => {
     assert.ok(lstatSync(link).isSymbolicLink());
     assert.equal(readFileSync(real, 'utf8'), 'new\n');
     assert.deepEqual(readdirSync(join(dir.path, 'real')), ['cases.agent.test.yaml']);
+  });
+
+  it('keeps the hard links of the file it replaces: every name reads the new text', async function () {
+    if (process.platform === 'win32') this.skip();
+    const path = dir.write('cases.agent.test.yaml', 'old\n');
+    const other = join(dir.path, 'other-name.yaml');
+    linkSync(path, other);
+    await writeFileAtomically(path, 'new, longer\n');
+    assert.equal(readFileSync(other, 'utf8'), 'new, longer\n');
+    assert.equal(statSync(path).nlink, 2);
+    assert.equal(statSync(path).ino, statSync(other).ino);
+    assert.deepEqual(readdirSync(dir.path).sort(), ['cases.agent.test.yaml', 'other-name.yaml']);
+  });
+
+  it("keeps the owner of a file that is someone else's", async function () {
+    // Only root may give a file to someone else: what CI runs as.
+    if (process.platform === 'win32' || process.getuid?.() !== 0) this.skip();
+    const path = dir.write('cases.agent.test.yaml', 'old\n');
+    chownSync(path, 4321, 4321);
+    await writeFileAtomically(path, 'new\n');
+    assert.equal(statSync(path).uid, 4321);
+    assert.equal(statSync(path).gid, 4321);
+    assert.equal(readFileSync(path, 'utf8'), 'new\n');
+    assert.deepEqual(readdirSync(dir.path), ['cases.agent.test.yaml']);
   });
 
   it('refuses a file that cannot be written, as writing in place would', async function () {
