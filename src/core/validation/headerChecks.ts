@@ -98,18 +98,16 @@ function checkCredentialValue(header: HeaderString, masked: string, context: Hea
   const { value, valueStart, valueEnd } = header;
   const valueSpan = { start: valueStart, end: Math.max(valueEnd, valueStart) };
   if (lower === 'authorization' || lower === 'proxy-authorization') return checkAuthorization(header, masked, context);
+  const literalValue = (suffix: string): Finding =>
+    literalCredential(
+      valueSpan,
+      `This ${header.name.trim()} value`,
+      value,
+      `${header.name.trim()}: {{ secrets.%s }}`,
+      secretName(context.nodeId, suffix),
+    );
   // A session cookie is as good as a password: the cURL import makes a secret of every cookie too.
-  if (lower === 'cookie' && value !== '' && header.expressions.length === 0) {
-    return [
-      literalCredential(
-        valueSpan,
-        `This ${header.name.trim()} value`,
-        value,
-        `${header.name.trim()}: {{ secrets.%s }}`,
-        secretName(context.nodeId, 'COOKIE'),
-      ),
-    ];
-  }
+  if (lower === 'cookie' && value !== '' && header.expressions.length === 0) return [literalValue('COOKIE')];
   if (CREDENTIAL_HEADERS.has(lower)) {
     if (value === '') {
       return [
@@ -120,16 +118,7 @@ function checkCredentialValue(header: HeaderString, masked: string, context: Hea
         },
       ];
     }
-    if (header.expressions.length === 0)
-      return [
-        literalCredential(
-          valueSpan,
-          `This ${header.name.trim()} value`,
-          value,
-          `${header.name.trim()}: {{ secrets.%s }}`,
-          secretName(context.nodeId, 'API_KEY'),
-        ),
-      ];
+    if (header.expressions.length === 0) return [literalValue('API_KEY')];
     return [];
   }
   if (value === '') {
