@@ -26,6 +26,15 @@ export const MAX_OPENAPI_BYTES = 64 * MiB;
 export const MAX_HISTORY_OUTPUT_BYTES = 16 * MiB;
 
 /**
+ * The error and the trace of one execution as the history keeps them, cut where the record is made:
+ * a server may end a run with a failure body of megabytes, or send a trace of any length, and the
+ * history is written whole on every change. Characters of the error; entries of the trace, characters
+ * of each of an entry's texts, and characters (as JSON) of the trace in all.
+ */
+export const MAX_HISTORY_ERROR_CHARS = 8000;
+export const MAX_HISTORY_TRACE = { entries: 2000, textChars: 1000, chars: 256 * 1024 } as const;
+
+/**
  * The longest delay a timer takes (2^31 - 1 ms, about 24.8 days): Node fires a longer one at once,
  * with a TimeoutOverflowWarning. Time limits given by users are capped to it where a timer is set.
  */

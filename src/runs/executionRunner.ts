@@ -5,7 +5,8 @@
 import { basename } from 'node:path';
 import type { Dispatcher } from 'undici';
 import * as vscode from 'vscode';
-import { formatDuration, hasNodeAndStatus } from '../core/executions/executionRecord';
+import { formatDuration, hasNodeAndStatus, keptChange, keptError } from '../core/executions/executionRecord';
+import { statusWriter } from '../core/executions/statusWrites';
 import type { ExecutionRecord, ExecutionTargetInfo, RecordedInput, TraceEntry } from '../core/executions/executionRecord';
 import { executeAgent } from '../core/engine/engine';
 import type { ExecutionResult } from '../core/engine/engine';
@@ -220,9 +221,11 @@ export class ExecutionRunner implements vscode.Disposable {
     if (!executionId) return this.fail(record, new Error('The execution has no id to watch.'));
     const settings = serviceSettings();
     report('running');
-    // What was last written: a poll that changes neither the status nor the trace writes nothing
-    // (each write refreshes the view).
-    let written = JSON.stringify({ serviceStatus: record.serviceStatus, trace: record.trace });
+    const writeStatus = statusWriter(
+      record,
+      (change) => this.deps.store.update(record.key, change),
+      (error) => this.deps.logger.warn(`Status of ${executionId} not saved in the execution history: ${errorMessage(error)}`),
+    );
     try {
       const outcome = await pollExecution(target, executionId, {
         signal,
@@ -232,11 +235,7 @@ export class ExecutionRunner implements vscode.Disposable {
         onUpdate: (answer, progress) => {
           report(answer.status);
           this.deps.logger.trace(`Status of ${executionId}: ${answer.status} (check ${progress.requests}).`);
-          const update = { serviceStatus: answer.status, ...traceOf(answer) };
-          const key = JSON.stringify({ serviceStatus: update.serviceStatus, trace: update.trace });
-          if (key === written) return;
-          written = key;
-          void this.deps.store.update(record.key, update);
+          writeStatus({ serviceStatus: answer.status, ...traceOf(answer) });
         },
         onRetry: (error, attempt, delayMs) =>
           this.deps.logger.warn(
@@ -312,7 +311,8 @@ export class ExecutionRunner implements vscode.Disposable {
   private async end(record: ExecutionRecord, change: Partial<ExecutionRecord>): Promise<ExecutionRecord> {
     // The window is closing: its channels are gone; the next window sees the record as it was.
     if (this.disposed) return record;
-    const ended = (await this.deps.store.update(record.key, change)) ?? { ...record, ...change };
+    const kept = keptChange(change);
+    const ended = (await this.deps.store.update(record.key, kept)) ?? { ...record, ...kept };
     const truncated = this.deps.results.ended(ended);
     this.deps.logger.info(
       `${ended.agentName}${ended.executionId ? ` ${ended.executionId}` : ''}: ${ended.state}${ended.serviceStatus ? ` (${ended.serviceStatus})` : ''}.`,
@@ -329,7 +329,7 @@ export class ExecutionRunner implements vscode.Disposable {
     if (!(error instanceof ServiceError))
       this.deps.logger.error(`Run of ${record.agentName} failed: ${error instanceof Error ? (error.stack ?? message) : message}`);
     else this.deps.logger.warn(`Run of ${record.agentName}: ${error.kind}: ${message}`);
-    const ended = (await this.deps.store.update(record.key, { state: 'error', error: message, endedAt: Date.now() })) ?? record;
+    const ended = (await this.deps.store.update(record.key, { state: 'error', error: keptError(message), endedAt: Date.now() })) ?? record;
     this.deps.results.ended(ended);
     const actions = error instanceof ServiceError && error.kind === 'auth' ? ['Set API Key', 'Show Output'] : ['Show Output'];
     void vscode.window.showErrorMessage(`${record.agentName}: ${message}`, ...actions).then((choice) => {

@@ -298,7 +298,10 @@ export class ExecutionsTreeProvider implements vscode.TreeDataProvider<TreeNode>
    */
   private async nodesOf(record: ExecutionRecord): Promise<TreeNode[]> {
     const trace = record.trace ?? [];
-    if (isActive(record)) return trace.map((entry) => new TraceItem(record, entry));
+    const notKept = record.traceNotKept
+      ? [new MessageItem(record, `${record.traceNotKept} more trace entries not kept: the trace was too long to keep.`, 'trace-not-kept')]
+      : [];
+    if (isActive(record)) return [...trace.map((entry) => new TraceItem(record, entry)), ...notKept];
     const log: ExecutionExchanges | undefined = await this.exchanges?.get(record.key);
     const items: TreeNode[] = trace.map((entry) => {
       const exchange = exchangeOfNode(log, entry.node);
@@ -310,7 +313,7 @@ export class ExecutionsTreeProvider implements vscode.TreeDataProvider<TreeNode>
         items.push(new MessageItem(record, 'Exchanges not kept for this execution: run it again to see them.', 'exchanges'));
     } else if (log.notKept > 0)
       items.push(new MessageItem(record, `${log.notKept} more exchanges not kept: the execution made too many calls.`, 'exchanges'));
-    return items;
+    return [...items, ...notKept];
   }
 
   dispose(): void {

@@ -7,8 +7,11 @@ import {
   formatAge,
   formatBytes,
   formatDuration,
+  keptChange,
   parseStoredHistory,
 } from '../../src/core/executions/executionRecord';
+import { statusWriter } from '../../src/core/executions/statusWrites';
+import { MAX_HISTORY_ERROR_CHARS, MAX_HISTORY_TRACE } from '../../src/core/limits';
 import type { ExecutionRecord, ExecutionState } from '../../src/core/executions/executionRecord';
 import { DEFAULT_MAX_OUTPUT_CHARS, formatRunHeader, formatRunResult } from '../../src/core/executions/runReport';
 
@@ -460,5 +463,94 @@ describe('run report', () => {
       formatRunResult({ ...base, state: 'error', error: 'The key was refused.' }).text,
       /status: +could not complete[\s\S]*error: +The key was refused\./,
     );
+  });
+});
+
+describe('what the history keeps of an execution', () => {
+  it('cuts a failure body of megabytes to its start, saying how long it was', () => {
+    const body = JSON.stringify({ message: 'x'.repeat(9 * 1024 * 1024) });
+    const kept = keptChange({ state: 'problem', error: body });
+    assert.equal(kept.state, 'problem');
+    assert.ok(kept.error!.length < MAX_HISTORY_ERROR_CHARS + 40, `kept ${kept.error!.length} characters`);
+    assert.ok(kept.error!.startsWith('{"message":"xxx'));
+    assert.match(kept.error!, new RegExp(`… \\(${body.length} characters\\)$`));
+    // Short text stays as it is.
+    assert.equal(keptChange({ error: 'HTTP 500' }).error, 'HTTP 500');
+  });
+
+  it('keeps a mask whole at the cut: text arrives redacted, and the cut never splits [redacted]', () => {
+    const text = `${'a'.repeat(MAX_HISTORY_ERROR_CHARS - 4)}[redacted] and more`;
+    const kept = keptChange({ error: text }).error!;
+    assert.doesNotMatch(kept, /\[red(?!acted\])/);
+  });
+
+  it('bounds a trace by entries, by the characters of each entry and of all of them, counting what it leaves out', () => {
+    const many = Array.from({ length: 100_000 }, (_, i) => ({ node: `n${i}`, status: 'succeeded' }));
+    const byCount = keptChange({ trace: many });
+    assert.equal(byCount.trace!.length, MAX_HISTORY_TRACE.entries);
+    assert.equal(byCount.traceNotKept, 100_000 - MAX_HISTORY_TRACE.entries);
+
+    const long = Array.from({ length: 1000 }, (_, i) => ({ node: `n${i}`.repeat(500), status: 's'.repeat(5000), detail: 'd'.repeat(1e6) }));
+    const bySize = keptChange({ trace: long });
+    assert.ok(JSON.stringify(bySize.trace).length <= MAX_HISTORY_TRACE.chars + 2);
+    assert.ok(bySize.trace!.length > 0 && bySize.trace!.length < 1000);
+    assert.equal(bySize.traceNotKept, 1000 - bySize.trace!.length);
+    for (const entry of bySize.trace!) {
+      assert.ok(entry.detail!.length < MAX_HISTORY_TRACE.textChars + 40);
+      assert.match(entry.detail!, /… \(1000000 characters\)$/);
+      assert.match(entry.status, /… \(5000 characters\)$/);
+    }
+
+    const few = [{ node: 'fetch', status: 'succeeded', durationMs: 12, bytes: 40, detail: 'HTTP 200' }];
+    assert.deepEqual(keptChange({ trace: few }), { trace: few });
+  });
+
+  it('cuts a status word of any length', () => {
+    const kept = keptChange({ serviceStatus: 'running'.repeat(1e6) });
+    assert.ok(kept.serviceStatus!.length < MAX_HISTORY_TRACE.textChars + 40);
+    assert.equal(keptChange({ serviceStatus: 'running' }).serviceStatus, 'running');
+  });
+
+  it('says in the run report how many trace entries were not kept', () => {
+    const text = formatRunResult(record('t', 1, 'problem', { trace: [{ node: 'a', status: 'failed' }], traceNotKept: 7 })).text;
+    assert.match(text, /7 more trace entries not kept/);
+  });
+});
+
+describe('status writes of a watched execution', () => {
+  it('reports a write that fails (no unhandled rejection) and writes the same status again next time', async () => {
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown): void => void unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      const writes: Partial<ExecutionRecord>[] = [];
+      let failNext = true;
+      let reported!: (error: unknown) => void;
+      const failure = new Promise<unknown>((resolve) => (reported = resolve));
+      const write = statusWriter(
+        { serviceStatus: 'queued' },
+        (change) => {
+          writes.push(change);
+          if (failNext) {
+            failNext = false;
+            return Promise.reject(new Error('workspace state is gone'));
+          }
+          return Promise.resolve();
+        },
+        (error) => reported(error),
+      );
+      write({ serviceStatus: 'queued' });
+      assert.equal(writes.length, 0, 'an unchanged status is not written');
+      write({ serviceStatus: 'running', trace: [{ node: 'a', status: 's'.repeat(1e6) }] });
+      assert.match(String(await failure), /workspace state is gone/);
+      assert.ok(writes[0]!.trace![0]!.status.length < MAX_HISTORY_TRACE.textChars + 40, 'the write is bounded');
+      write({ serviceStatus: 'running', trace: [{ node: 'a', status: 's'.repeat(1e6) }] });
+      assert.equal(writes.length, 2, 'the failed status is written again');
+      // An unhandled rejection is reported after the microtasks of this turn: one more turn to see it.
+      await new Promise((resolve) => setImmediate(resolve));
+      assert.deepEqual(unhandled, []);
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+    }
   });
 });

@@ -1,6 +1,7 @@
 // One run of an agent as the extension remembers it: what was sent, where, what came back. Plain
 // data, persisted in workspace state, so it must never hold a secret.
-import { MAX_HISTORY_OUTPUT_BYTES } from '../limits';
+import { MAX_HISTORY_ERROR_CHARS, MAX_HISTORY_OUTPUT_BYTES, MAX_HISTORY_TRACE } from '../limits';
+import { boundedText } from '../testing/shownValue';
 
 export type ExecutionState =
   /** Being started (the POST is in flight). */
@@ -56,6 +57,8 @@ export interface ExecutionRecord {
   readonly error?: string;
   /** Per-node trace of a local run. */
   readonly trace?: readonly TraceEntry[];
+  /** Entries of the trace the history does not keep, over its bounds (keptTrace). */
+  readonly traceNotKept?: number;
 }
 
 export interface TraceEntry {
@@ -68,6 +71,51 @@ export interface TraceEntry {
 
 export function isActive(record: ExecutionRecord): boolean {
   return record.state === 'starting' || record.state === 'running';
+}
+
+/**
+ * The texts of a change to a record as the history keeps them (the rest as it is): the error cut to
+ * MAX_HISTORY_ERROR_CHARS, the status word to MAX_HISTORY_TRACE.textChars, the trace to keptTrace. Their text reaches here redacted
+ * (the engine masks a local run's secrets, the client the API key in an answer), so a cut cannot
+ * leave part of a secret unmasked.
+ */
+export function keptChange(change: Partial<ExecutionRecord>): Partial<ExecutionRecord> {
+  return {
+    ...change,
+    // A status word as a server sent it: of any length.
+    ...(change.serviceStatus !== undefined ? { serviceStatus: boundedText(change.serviceStatus, MAX_HISTORY_TRACE.textChars) } : {}),
+    ...(change.error !== undefined ? { error: keptError(change.error) } : {}),
+    ...(change.trace !== undefined ? keptTrace(change.trace) : {}),
+  };
+}
+
+/** An execution's error text as the history keeps it: cut, saying how long it was. */
+export function keptError(error: string): string {
+  return boundedText(error, MAX_HISTORY_ERROR_CHARS);
+}
+
+/**
+ * A trace as the history keeps it: each entry's texts cut (saying how long they were), and entries
+ * in their order while they fit MAX_HISTORY_TRACE; how many more there were is `traceNotKept`.
+ */
+export function keptTrace(entries: readonly TraceEntry[], limits = MAX_HISTORY_TRACE): { trace: TraceEntry[]; traceNotKept?: number } {
+  const trace: TraceEntry[] = [];
+  let chars = 0;
+  for (const entry of entries) {
+    if (trace.length >= limits.entries) break;
+    const cut = (text: string): string => boundedText(text, limits.textChars);
+    const kept: TraceEntry = {
+      ...entry,
+      node: cut(entry.node),
+      status: cut(entry.status),
+      ...(entry.detail !== undefined ? { detail: cut(entry.detail) } : {}),
+    };
+    const size = JSON.stringify(kept).length;
+    if (chars + size > limits.chars) break;
+    chars += size;
+    trace.push(kept);
+  }
+  return trace.length < entries.length ? { trace, traceNotKept: entries.length - trace.length } : { trace };
 }
 
 /**

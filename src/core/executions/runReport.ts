@@ -34,6 +34,7 @@ export function formatRunResult(record: ExecutionRecord, maxOutputChars = DEFAUL
       `    · ${entry.node}: ${entry.status}${entry.durationMs !== undefined ? ` in ${formatDuration(entry.durationMs)}` : ''}${entry.bytes !== undefined ? `, ${entry.bytes} bytes` : ''}${entry.detail ? ` (${entry.detail})` : ''}`,
     );
   }
+  if (record.traceNotKept) lines.push(`    · … ${record.traceNotKept} more trace entries not kept: the trace was too long to keep`);
   let truncated = false;
   if (record.error) lines.push(`  error:     ${indentRest(record.error)}`);
   if (record.outputs !== undefined) {
