@@ -7,6 +7,7 @@ import { basename } from 'node:path';
 import * as vscode from 'vscode';
 import { COMMANDS } from '../commandIds';
 import { BoundedCache } from '../core/boundedCache';
+import { boundedPrettyJson } from '../core/boundedJson';
 import { describeInput, formatAge, formatBytes, formatDuration, isActive } from '../core/executions/executionRecord';
 import { MAX_HISTORY_OUTPUT_BYTES } from '../core/limits';
 import type { ExecutionRecord, ExecutionState, TraceEntry } from '../core/executions/executionRecord';
@@ -30,6 +31,11 @@ type TreeNode = ExecutionItem | GroupItem | ValueItem | TraceItem | MessageItem 
 
 /** Rows of a batch listed in the view; the results table shows them all. */
 const MAX_BATCH_ROWS_SHOWN = 200;
+/**
+ * Characters of a value's tooltip: every value of an execution has one, made when the tree shows it,
+ * and an output 256 levels deep would be hundreds of MB pretty.
+ */
+const MAX_TOOLTIP_CHARS = 10_000;
 
 const BATCH_ICONS: Record<BatchRecordState, vscode.ThemeIcon> = {
   running: new vscode.ThemeIcon('sync~spin'),
@@ -184,7 +190,9 @@ export class ValueItem extends vscode.TreeItem {
     this.id = `execution:${record.key}:${kind}:${path}`;
     this.description = expandable ? (Array.isArray(value) ? `[${value.length}]` : `{${Object.keys(value).length}}`) : preview(value, kind);
     this.tooltip = new vscode.MarkdownString().appendCodeblock(
-      kind === 'input' && isFileInput(value, kind) ? describeInput(value) : (JSON.stringify(value, null, 2) ?? String(value)),
+      kind === 'input' && isFileInput(value, kind)
+        ? describeInput(value)
+        : boundedPrettyJson(value, { maxChars: MAX_TOOLTIP_CHARS, cutNote: 'cut: Copy Value copies all of it' }).text,
       'json',
     );
     this.contextValue = `value-${kind}`;
