@@ -1,7 +1,7 @@
 // One run of an agent as the extension remembers it: what was sent, where, what came back. Plain
 // data, persisted in workspace state, so it must never hold a secret.
 import { MAX_HISTORY_ERROR_CHARS, MAX_HISTORY_OUTPUT_BYTES, MAX_HISTORY_TRACE } from '../limits';
-import { boundedText } from '../testing/shownValue';
+import { boundedText } from '../boundedText';
 
 export type ExecutionState =
   /** Being started (the POST is in flight). */

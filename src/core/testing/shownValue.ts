@@ -3,18 +3,18 @@
 // few KB, not of its own size. Values reach here redacted already (the run masks the case's
 // secrets), so these only cut, with Redactor.excerpt, which keeps a mask whole at a cut. Light: the
 // extension loads it at activation.
-import { REDACTED, Redactor } from '../redaction';
+import { boundedText as cutText, CUTTER, detached } from '../boundedText';
+import { REDACTED } from '../redaction';
 import type { CaseFailure } from './caseResult';
+
+export { detached };
 
 /** The most characters of one value or message shown. */
 export const MAX_SHOWN = 2000;
 
-/** No secrets of its own: it only cuts text that is redacted already. */
-const CUTTER = new Redactor();
-
 /** Text cut to `limit` characters, saying how long it was. */
 export function boundedText(text: string, limit = MAX_SHOWN): string {
-  return detached(text.length <= limit ? text : `${CUTTER.excerpt(text, limit)} (${text.length} characters)`);
+  return cutText(text, limit);
 }
 
 /**
@@ -31,15 +31,6 @@ export function boundedMessage(text: string, limit = MAX_SHOWN): string {
   if (/[\udc00-\udfff]/.test(text.charAt(tailStart))) tailStart++;
   const head = CUTTER.excerpt(text, limit - tailLength);
   return detached(`${head} (${tailStart - (head.length - 1)} characters cut) …${text.slice(tailStart)}`);
-}
-
-/**
- * A copy of short text that shares no memory with the text it was cut from: V8 keeps a whole
- * string alive for as long as a slice of it is, and a 200-character slice of a 9 MB answer would
- * keep the 9 MB. UTF-16 both ways: every code unit (even a lone surrogate) stays as it is.
- */
-export function detached(text: string): string {
-  return Buffer.from(text, 'utf16le').toString('utf16le');
 }
 
 /** A value as text: text as it is, anything else as indented JSON. */
