@@ -3,14 +3,20 @@
 // bounded, until the editor reads it; reopened later, a side no longer kept says so. One provider
 // for the scheme, shared by Compare of two executions and the rows of a batch comparison.
 import * as vscode from 'vscode';
+import { KeptTexts } from '../core/compare/keptTexts';
 
 export const COMPARE_SCHEME = 'agent-compare';
 
 /** Documents kept (two a comparison); the oldest go first. */
 const DOCUMENTS_KEPT = 40;
+/**
+ * Characters of the documents kept in all (UTF-16: twice as many bytes); the oldest go first, but
+ * never the newest two. A document's values are cut at 1,000,000 characters each.
+ */
+const CHARS_KEPT = 16 * 1024 * 1024;
 
 export class CompareDocuments implements vscode.TextDocumentContentProvider, vscode.Disposable {
-  private readonly texts = new Map<string, string>();
+  private readonly texts = new KeptTexts(DOCUMENTS_KEPT, CHARS_KEPT);
   private readonly registration: vscode.Disposable;
   private count = 0;
 
@@ -30,7 +36,6 @@ export class CompareDocuments implements vscode.TextDocumentContentProvider, vsc
   add(title: string, text: string): vscode.Uri {
     const uri = vscode.Uri.from({ scheme: COMPARE_SCHEME, path: `/${++this.count}/${title.replace(/[/\\]/g, '-')}` });
     this.texts.set(uri.toString(), text);
-    while (this.texts.size > DOCUMENTS_KEPT) this.texts.delete(this.texts.keys().next().value!);
     return uri;
   }
 }

@@ -338,3 +338,51 @@ describe("an execution's text for the editor's diff", () => {
     );
   });
 });
+
+describe('the documents Compare opens', () => {
+  it("cuts an execution's values past MAX_DIFF_VALUE_CHARS, saying so, without building them whole", async () => {
+    const { executionCompareText } = await import('../../src/core/compare/executionText');
+    const { MAX_DIFF_VALUE_CHARS } = await import('../../src/core/compare/normalizedJson');
+    // 16 MB of outputs as JSON, nested so that pretty they would be far more.
+    let outputs: unknown = 'bottom';
+    for (let i = 0; i < 200; i++) outputs = { next: outputs, values: Array.from({ length: 10_000 }, (_, j) => j) };
+    const text = executionCompareText({
+      agentName: 'Big',
+      state: 'problem',
+      outputs,
+      inputs: { who: 'Ada' },
+      error: 'e'.repeat(5_000_000),
+      trace: [{ node: 'a', status: 'failed' }],
+      traceNotKept: 3,
+    });
+    assert.ok(text.length < 4 * MAX_DIFF_VALUE_CHARS, `${text.length} characters`);
+    assert.match(text, /\/\/ cut: the first 1,000,000 characters are shown; open the result to see all of it\n {2}"outputs": \{/);
+    assert.match(text, /"error": "e+…"/);
+    assert.match(text, /\/\/ 3 more entries not kept\n {2}"trace"/);
+    assert.match(text, /"inputs": \{\n {4}"who": "Ada"\n {2}\}/);
+  });
+
+  it('keeps texts by count and by characters, the oldest let go first, never the newest two', async () => {
+    const { KeptTexts } = await import('../../src/core/compare/keptTexts');
+    const kept = new KeptTexts(4, 100);
+    for (const key of ['a', 'b', 'c', 'd', 'e']) kept.set(key, key.repeat(10));
+    assert.equal(kept.size, 4);
+    assert.equal(kept.get('a'), undefined);
+    assert.equal(kept.keptChars, 40);
+    kept.set('big', 'x'.repeat(70));
+    assert.deepEqual(
+      ['b', 'c', 'd', 'e', 'big'].map((key) => kept.get(key) !== undefined),
+      [false, true, true, true, true],
+    );
+    assert.equal(kept.keptChars, 100);
+    // A pair larger than the budget stays whole: the editor reads both sides.
+    kept.set('left', 'l'.repeat(500));
+    kept.set('right', 'r'.repeat(500));
+    assert.equal(kept.size, 2);
+    assert.equal(kept.get('left')?.length, 500);
+    assert.equal(kept.keptChars, 1000);
+    // Set again under the same key: counted once.
+    kept.set('right', 'r');
+    assert.equal(kept.keptChars, 501);
+  });
+});

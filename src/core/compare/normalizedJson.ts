@@ -2,6 +2,9 @@
 // in any order), pretty-printed, so a line diff shows what changed and not how it was written.
 // Values come from parsed JSON (their depth already bounded by the parser), so the recursion is too.
 
+/** Characters of one value in a diff document; beyond, cut with a note. */
+export const MAX_DIFF_VALUE_CHARS = 1_000_000;
+
 /** The value with every object's keys sorted, as a new value (arrays keep their order). */
 export function sortedKeys(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(sortedKeys);

@@ -8,7 +8,7 @@ import { readLines } from '../batch/dataRows';
 import { ROW_STATUSES } from '../batch/resultsRows';
 import { MAX_RESULT_LINE_BYTES } from '../batch/resultsTable';
 import { parseJson } from '../json';
-import { diffDocument, normalizedJson } from './normalizedJson';
+import { diffDocument, MAX_DIFF_VALUE_CHARS, normalizedJson } from './normalizedJson';
 import type { DiffEntry } from './normalizedJson';
 
 /** The last line of row `row` of a results file, or undefined when the file has none (or only one too long to read). */
@@ -29,9 +29,6 @@ export async function readResultRow(path: string, row: number, signal?: AbortSig
   }
   return found;
 }
-
-/** Characters of one value in the diff; beyond, cut with its length said. */
-export const MAX_DIFF_VALUE_CHARS = 1_000_000;
 
 function shown(key: string, value: unknown): DiffEntry {
   const json = normalizedJson(value);
