@@ -272,6 +272,20 @@ outputs:
     assert.ok(!output.includes(TOKEN));
   });
 
+  it('prints long outputs cut as the results channel cuts them, saying how much more there was', async () => {
+    const program = agent(
+      'big.agent.yaml',
+      `version: 1\nname: Big\nnodes:\n  lookup:\n    type: api\n    method: GET\n    url: ${server.url}/big\noutputs:\n  all: { from: "{{ nodes.lookup.body }}" }\n`,
+    );
+    await launch({ program });
+    await client.next('terminated');
+    const output = await client.outputMatching(/^Outputs: /);
+    // The answer is about 12,000 characters pretty: 250 items and a string of 5,000.
+    assert.ok(output.length < 4000 + 200, `${output.length} characters`);
+    assert.match(output, /^Outputs: \{\n {2}"all": \{/);
+    assert.match(output, /\n… \(\d+ more characters\)\n?$/);
+  });
+
   it('steps: Step Into an API node stops with its answer, Step Over stops before the next node; values are paged and cut', async () => {
     const program = agent('lookup.agent.yaml', LOOKUP(server.url));
     await launch({ program, inputs: { customer: 'C1' }, stopOnEntry: true });

@@ -22,6 +22,7 @@ import {
 } from '@vscode/debugadapter';
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import { parseAgentFile } from '../document/parse';
+import { shownOutputs } from '../executions/runReport';
 import { readModel } from '../document/model';
 import type { NodePlan } from '../engine/agentPlan';
 import { changeRequest } from '../engine/apiRequest';
@@ -553,7 +554,8 @@ export class AgentDebugSession extends DebugSession {
         pauses,
         onTrace,
       });
-      if (result.status === 'finished') this.output(`Outputs: ${JSON.stringify(result.outputs, null, 2)}`, 'stdout');
+      // Cut as the results channel cuts them: one Debug Console message of megabytes stalls it.
+      if (result.status === 'finished') this.output(`Outputs: ${shownOutputs(result.outputs).text}`, 'stdout');
       else {
         this.output(result.error.message, 'stderr');
         exitCode = 1;

@@ -38,15 +38,26 @@ export function formatRunResult(record: ExecutionRecord, maxOutputChars = DEFAUL
   let truncated = false;
   if (record.error) lines.push(`  error:     ${indentRest(record.error)}`);
   if (record.outputs !== undefined) {
-    let pretty = JSON.stringify(record.outputs, null, 2) ?? String(record.outputs);
-    if (pretty.length > maxOutputChars) {
-      const rest = pretty.length - maxOutputChars;
-      pretty = `${pretty.slice(0, maxOutputChars)}\n… (${rest} more ${rest === 1 ? 'character' : 'characters'}: open the full result from the Agent Executions view or the notification)`;
-      truncated = true;
-    }
-    lines.push('  outputs:', ...pretty.split('\n').map((line) => `    ${line}`));
+    const shown = shownOutputs(record.outputs, maxOutputChars, 'open the full result from the Agent Executions view or the notification');
+    truncated = shown.truncated;
+    lines.push('  outputs:', ...shown.text.split('\n').map((line) => `    ${line}`));
   }
   return { text: lines.join('\n'), truncated };
+}
+
+/**
+ * A run's outputs as pretty JSON, cut past `maxChars` with a line saying how many characters more
+ * (and `whereAll`, when given: where to see all of them). Used wherever a run's outputs are printed
+ * as text: the results channel, the Debug Console.
+ */
+export function shownOutputs(outputs: unknown, maxChars = DEFAULT_MAX_OUTPUT_CHARS, whereAll?: string): RunReport {
+  const pretty = JSON.stringify(outputs, null, 2) ?? String(outputs);
+  if (pretty.length <= maxChars) return { text: pretty, truncated: false };
+  const rest = pretty.length - maxChars;
+  return {
+    text: `${pretty.slice(0, maxChars)}\n… (${rest} more ${rest === 1 ? 'character' : 'characters'}${whereAll ? `: ${whereAll}` : ''})`,
+    truncated: true,
+  };
 }
 
 function statusLine(record: ExecutionRecord): string {
