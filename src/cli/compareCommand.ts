@@ -2,7 +2,8 @@
 // reports (`test --reporter json`) side by side: what regressed, what was fixed, which outputs
 // changed (with a short diff), durations beyond noise, and a summary. As text, JSON, or Markdown for
 // a pull request comment. Exits 0, 1 when --fail-on finds what it names, 2 on usage errors or files
-// that cannot be compared. See docs/cli.md.
+// that cannot be compared, 130 on Ctrl-C (no report: part of the files is not a comparison). See
+// docs/cli.md.
 import { writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { CompareError } from '../core/compare/compareFiles';
@@ -42,9 +43,11 @@ export async function compareCommand(pathA: string, pathB: string, flags: Compar
       ...(io.interrupt ? { signal: io.interrupt } : {}),
     });
   } catch (error) {
+    if (error instanceof CompareError && error.problem.kind === 'interrupted') return interrupted(flags, io);
     if (error instanceof CompareError) throw new CliError(problemText(error.problem, pathA, pathB), ExitCode.usage);
     throw error;
   }
+  if (io.interrupt?.aborted) return interrupted(flags, io);
   // Paths as the user gave them.
   const shown: Comparison = { ...comparison, a: { ...comparison.a, path: pathA }, b: { ...comparison.b, path: pathB } };
   for (const bad of shown.badLines.items)
@@ -78,6 +81,12 @@ export async function compareCommand(pathA: string, pathB: string, flags: Compar
   return ExitCode.ok;
 }
 
+/** Ctrl-C came before the comparison was made: nothing printed or written, as the exit code says. */
+function interrupted(flags: CompareFlags, io: CliIo): number {
+  io.stderr(`agent-workflows: compare stopped: no comparison ${flags.output !== undefined ? `written to ${flags.output}` : 'printed'}\n`);
+  return ExitCode.interrupted;
+}
+
 /** What --fail-on change counts: every row that changed, and every row on one side only. */
 function changeCount(comparison: Comparison): number {
   return (
@@ -106,6 +115,8 @@ function problemText(problem: CompareProblem, pathA: string, pathB: string): str
       return '--key is for batch results files: agent-test reports are matched by test file and case name.';
     case 'too-many-rows':
       return `${path(problem.side)} has more than ${problem.max.toLocaleString('en-US')} rows, the most compare reads.`;
+    case 'interrupted':
+      return 'compare stopped before both files were read.';
   }
 }
 

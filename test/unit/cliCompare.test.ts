@@ -5,7 +5,7 @@
 // and after a change; and once as the built binary.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startAgentServer } from '../../src/core/server/agentServer';
 import type { AgentServer } from '../../src/core/server/agentServer';
@@ -141,6 +141,29 @@ describe('agent-workflows compare', function () {
     assert.match(neither.stderr, /notes\.txt, line 1: neither a batch's result .* nor an agent-test JSON report/);
     const badFlag = await cli(['compare', 'a.jsonl', 'b.jsonl', '--fail-on', 'everything']);
     assert.equal(badFlag.code, 2);
+  });
+
+  it('Ctrl-C while the files are read: no report printed or written, exit 130', async () => {
+    // Ctrl-C as the third read starts (both files' kinds known, their rows being compared).
+    const interrupt = new AbortController();
+    let reads = 0;
+    const add = interrupt.signal.addEventListener.bind(interrupt.signal);
+    interrupt.signal.addEventListener = ((...args: Parameters<AbortSignal['addEventListener']>) => {
+      if (args[0] === 'abort' && ++reads === 3) queueMicrotask(() => interrupt.abort());
+      add(...args);
+    }) as AbortSignal['addEventListener'];
+    const args = ['compare', 'a.jsonl', 'b.jsonl', '--fail-on', 'regression', '--output', 'stopped.md', '--format', 'markdown'];
+    const result = await runCliCaptured(args, { cwd: dir.path, env: {}, interrupt: interrupt.signal });
+    assert.ok(interrupt.signal.aborted, 'the signal fired during the comparison');
+    assert.equal(result.code, 130, result.stderr);
+    assert.equal(result.stdout, '');
+    assert.equal(result.stderr, 'agent-workflows: compare stopped: no comparison written to stopped.md\n');
+    assert.equal(existsSync(join(dir.path, 'stopped.md')), false);
+    // Ctrl-C before it starts: the same, not "no rows to compare".
+    const before = await runCliCaptured(['compare', 'a.jsonl', 'b.jsonl'], { cwd: dir.path, env: {}, interrupt: AbortSignal.abort() });
+    assert.equal(before.code, 130, before.stderr);
+    assert.equal(before.stdout, '');
+    assert.match(before.stderr, /compare stopped: no comparison printed/);
   });
 
   it('refuses runs of different agents unless --force', async () => {

@@ -174,6 +174,31 @@ describe('compare two runs (core)', () => {
     assert.deepEqual(result.onlyInA.items, [{ key: '2', row: 2 }]);
   });
 
+  it("an interrupt at any point is 'interrupted', never the rows read before it", async () => {
+    const { a, b } = twoRuns();
+    for (const options of [{}, { maxPendingRows: 1 }]) {
+      // The signal fires as the nth file read starts: each read of each phase in turn, until a run ends first.
+      for (let nth = 1; ; nth++) {
+        const controller = new AbortController();
+        let reads = 0;
+        const add = controller.signal.addEventListener.bind(controller.signal);
+        controller.signal.addEventListener = ((...args: Parameters<AbortSignal['addEventListener']>) => {
+          if (args[0] === 'abort' && ++reads === nth) queueMicrotask(() => controller.abort());
+          add(...args);
+        }) as AbortSignal['addEventListener'];
+        const outcome = await compareRuns(a, b, { ...options, signal: controller.signal }).catch((error: unknown) => error);
+        if (!controller.signal.aborted) {
+          // Fewer reads than nth: the run ended whole, after the signal reached the reads of both files.
+          assert.equal((outcome as Comparison).kind, 'results', String(outcome));
+          assert.ok(nth > 4, `${nth - 1} reads`);
+          break;
+        }
+        assert.ok(outcome instanceof CompareError, `read ${nth}: ${String(outcome)}`);
+        assert.equal(outcome.problem.kind, 'interrupted', `read ${nth}: ${outcome.message}`);
+      }
+    }
+  });
+
   it('refuses runs of different agents (their state files, or outputs with no name in common) unless forced', async () => {
     const a = dir.write('a.jsonl', lines([finished(1, { summary: 's' })]));
     const b = dir.write('b.jsonl', lines([finished(1, { label: 'l' })]));

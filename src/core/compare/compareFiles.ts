@@ -31,7 +31,9 @@ export type CompareProblem =
   /** Runs of two agents: by their state files' agent, or outputs with no name in common. */
   | { readonly kind: 'different-agents'; readonly a: string; readonly b: string; readonly by: 'agent-file' | 'outputs' | 'test-files' }
   | { readonly kind: 'key-with-reports' }
-  | { readonly kind: 'too-many-rows'; readonly side: CompareSide; readonly path: string; readonly max: number };
+  | { readonly kind: 'too-many-rows'; readonly side: CompareSide; readonly path: string; readonly max: number }
+  /** Stopped by its signal (Ctrl-C) before the files were read through: there is no comparison. */
+  | { readonly kind: 'interrupted' };
 
 /** A comparison that cannot be made; `problem` says why (told apart by its name across bundles). */
 export class CompareError extends Error {
@@ -58,7 +60,17 @@ export function describeCompareProblem(problem: CompareProblem): string {
       return 'Agent-test reports are matched by test file and case name, not by a key column.';
     case 'too-many-rows':
       return `${problem.path} has more than ${problem.max} rows, the most compare reads.`;
+    case 'interrupted':
+      return 'The comparison was interrupted before both files were read: there is no result.';
   }
+}
+
+/**
+ * Throws CompareError 'interrupted' once the signal has fired. readLines ends quietly when its
+ * signal fires, so a reader checks this after its loop: the rows read so far are not the files.
+ */
+export function throwIfInterrupted(signal: AbortSignal | undefined): void {
+  if (signal?.aborted) throw new CompareError({ kind: 'interrupted' });
 }
 
 /** One line of a results file, read: a row (with its key when one was asked for) or why it is not one. */
@@ -135,6 +147,7 @@ export async function fileKindOf(path: string, side: CompareSide, signal?: Abort
   } catch (error) {
     throw new CompareError({ kind: 'unreadable', side, path, reason: errorMessage(error) });
   }
+  throwIfInterrupted(signal);
   if (!first) throw new CompareError({ kind: 'empty', side, path });
   if (first.text.trimStart().startsWith('{')) return 'report';
   throw new CompareError({

@@ -14,7 +14,7 @@ import { MAX_RESULT_LINE_BYTES } from '../batch/resultsTable';
 import { errorMessage } from '../errors';
 import { compareRow } from './compareRows';
 import type { RowChange, SideRow } from './compareRows';
-import { agentOfResults, CompareError, fileKindOf, readReport, readResultLine } from './compareFiles';
+import { agentOfResults, CompareError, fileKindOf, readReport, readResultLine, throwIfInterrupted } from './compareFiles';
 import type { CompareFileKind, CompareSide, ReadLine, ReportCase } from './compareFiles';
 
 export interface CompareOptions {
@@ -102,7 +102,10 @@ export const MAX_COMPARED_ROWS = 5_000_000;
 /** Output names remembered per side, to tell runs of different agents apart. */
 const MAX_OUTPUT_NAMES = 1000;
 
-/** Compares two runs; throws CompareError when they cannot be (unreadable, of two kinds, of two agents). */
+/**
+ * Compares two runs; throws CompareError when they cannot be (unreadable, of two kinds, of two
+ * agents), and 'interrupted' when the signal fires first: never the rows read before it.
+ */
 export async function compareRuns(pathA: string, pathB: string, options: CompareOptions = {}): Promise<Comparison> {
   const kindA = await fileKindOf(pathA, 'a', options.signal);
   const kindB = await fileKindOf(pathB, 'b', options.signal);
@@ -124,6 +127,7 @@ export async function compareRuns(pathA: string, pathB: string, options: Compare
     await indexed(pathA, pathB, options, indexedTally);
     result = indexedTally;
   }
+  throwIfInterrupted(options.signal);
   const outputs = result.outputNamesApart();
   if (!differentAgents && outputs) {
     differentAgents = { ...outputs, by: 'outputs' };
@@ -168,6 +172,7 @@ async function compareReports(pathA: string, pathB: string, options: CompareOpti
     } else tally.only('a', key, item.row);
   }
   for (const [key, item] of byKey) tally.only('b', key, item.row);
+  throwIfInterrupted(options.signal);
   return tally.comparison('report', differentAgents ? { differentAgents } : {});
 }
 
@@ -252,6 +257,7 @@ async function* lines(path: string, side: CompareSide, options: CompareOptions):
   try {
     for await (const { text, line, overflow } of readLines(path, MAX_RESULT_LINE_BYTES, options.signal))
       yield readResultLine(text, line, overflow, options.key);
+    throwIfInterrupted(options.signal);
   } catch (error) {
     if (error instanceof CompareError) throw error;
     throw new CompareError({ kind: 'unreadable', side, path, reason: errorMessage(error) });
@@ -339,6 +345,7 @@ async function lastLines(path: string, side: CompareSide, options: CompareOption
         throw new CompareError({ kind: 'too-many-rows', side, path, max: MAX_COMPARED_ROWS });
       last.set(row, line);
     }
+    throwIfInterrupted(options.signal);
   } catch (error) {
     if (error instanceof CompareError) throw error;
     throw new CompareError({ kind: 'unreadable', side, path, reason: errorMessage(error) });
@@ -371,6 +378,7 @@ async function indexFile(path: string, side: CompareSide, options: CompareOption
         ...(keep ? { kept: read.row } : {}),
       });
     }
+    throwIfInterrupted(options.signal);
   } catch (error) {
     if (error instanceof CompareError) throw error;
     throw new CompareError({ kind: 'unreadable', side, path, reason: errorMessage(error) });
