@@ -107,6 +107,19 @@ describe('compare two runs (core)', () => {
     assert.deepEqual(essence(reread), essence(streamed));
   });
 
+  it('bounds the streaming window by the bytes of its lines too: past them, indexed, the same answer', async () => {
+    // Four rows of about 1 KB, B in reverse order: B's rows all wait for their partner in A.
+    const rows = [1, 2, 3, 4].map((row) => finished(row, { text: `${row}`.repeat(1000) }));
+    const a = dir.write('a.jsonl', lines(rows));
+    const b = dir.write('b.jsonl', lines([...rows].reverse()));
+    const streamed = await compareRuns(a, b, { maxPendingBytes: 10_000 });
+    assert.equal(streamed.mode, 'streamed');
+    const indexed = await compareRuns(a, b, { maxPendingBytes: 2500 });
+    assert.equal(indexed.mode, 'indexed', 'three lines of 1 KB waiting pass 2,500 bytes');
+    assert.deepEqual(essence(indexed), essence(streamed));
+    assert.equal(indexed.unchanged, 4);
+  });
+
   it('a row restarted (two lines) is compared by its last line, streamed or indexed', async () => {
     const a = dir.write('a.jsonl', lines([finished(1, { x: 1 }), finished(2, { x: 2 })]));
     const b = dir.write('b.jsonl', lines([{ row: 1, status: 'unknown', error: 'lost' }, finished(2, { x: 2 }), finished(1, { x: 1 })]));

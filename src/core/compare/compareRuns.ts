@@ -25,6 +25,8 @@ export interface CompareOptions {
   readonly signal?: AbortSignal;
   /** Rows waiting for their partner while streaming; beyond, both files are indexed (tests make it small). */
   readonly maxPendingRows?: number;
+  /** Bytes of the lines of the rows waiting (MAX_KEPT_LINE_BYTES); beyond, both files are indexed. */
+  readonly maxPendingBytes?: number;
   /** Bytes of B's lines an index keeps read (MAX_KEPT_LINE_BYTES; tests make it 0 to read every row again). */
   readonly maxKeptLineBytes?: number;
 }
@@ -185,16 +187,19 @@ interface Seen {
 
 /**
  * Both results files read in step, each row compared as soon as its partner has been read. Rows
- * wait for their partner in a window; 'unordered' when the window overflows or a row has a line
- * after it was compared (a row restarted): the caller indexes the files instead.
+ * wait for their partner in a window, bounded by rows and by the bytes of their lines (a row holds
+ * its parsed outputs, and a line may be 16 MB); 'unordered' when the window overflows or a row has
+ * a line after it was compared (a row restarted): the caller indexes the files instead.
  */
 async function streamed(pathA: string, pathB: string, options: CompareOptions, tally: Tally): Promise<Tally | 'unordered'> {
   const maxPending = options.maxPendingRows ?? MAX_PENDING_ROWS;
+  const maxPendingBytes = options.maxPendingBytes ?? MAX_KEPT_LINE_BYTES;
   const readers = { a: lines(pathA, 'a', options), b: lines(pathB, 'b', options) };
-  const pending = { a: new Map<string, SideRow>(), b: new Map<string, SideRow>() };
+  const pending = { a: new Map<string, { row: SideRow; bytes: number }>(), b: new Map<string, { row: SideRow; bytes: number }>() };
+  let pendingBytes = 0;
   const seen = { a: new Map<string, Seen>(), b: new Map<string, Seen>() };
   const other = (side: CompareSide): CompareSide => (side === 'a' ? 'b' : 'a');
-  const take = (side: CompareSide, read: ReadLine): boolean => {
+  const take = (side: CompareSide, { read, bytes }: { read: ReadLine; bytes: number }): boolean => {
     if (read.kind === 'blank') return true;
     if (read.kind === 'bad') {
       tally.bad(side, read.line, read.problem);
@@ -218,15 +223,17 @@ async function streamed(pathA: string, pathB: string, options: CompareOptions, t
     const partner = pending[other(side)].get(read.key);
     if (partner) {
       pending[other(side)].delete(read.key);
+      pendingBytes -= partner.bytes;
       seen.a.get(read.key)!.done = true;
       seen.b.get(read.key)!.done = true;
-      const [a, b] = side === 'a' ? [read.row, partner] : [partner, read.row];
+      const [a, b] = side === 'a' ? [read.row, partner.row] : [partner.row, read.row];
       tally.pair(read.key, a, b);
       return true;
     }
     // A later line of a row still waiting replaces its earlier one: the last line is its result.
-    pending[side].set(read.key, read.row);
-    return pending.a.size + pending.b.size <= maxPending;
+    pendingBytes += bytes - (pending[side].get(read.key)?.bytes ?? 0);
+    pending[side].set(read.key, { row: read.row, bytes });
+    return pending.a.size + pending.b.size <= maxPending && pendingBytes <= maxPendingBytes;
   };
   try {
     let doneA = false;
@@ -247,16 +254,16 @@ async function streamed(pathA: string, pathB: string, options: CompareOptions, t
     await readers.a.return(undefined);
     await readers.b.return(undefined);
   }
-  for (const side of ['a', 'b'] as const) for (const [key, row] of pending[side]) tally.only(side, key, row);
+  for (const side of ['a', 'b'] as const) for (const [key, { row }] of pending[side]) tally.only(side, key, row);
   tally.mode = 'streamed';
   return tally;
 }
 
-/** The rows of a results file, read line by line. */
-async function* lines(path: string, side: CompareSide, options: CompareOptions): AsyncGenerator<ReadLine> {
+/** The rows of a results file, read line by line, each with the bytes of its line. */
+async function* lines(path: string, side: CompareSide, options: CompareOptions): AsyncGenerator<{ read: ReadLine; bytes: number }> {
   try {
-    for await (const { text, line, overflow } of readLines(path, MAX_RESULT_LINE_BYTES, options.signal))
-      yield readResultLine(text, line, overflow, options.key);
+    for await (const { text, line, overflow, bytes } of readLines(path, MAX_RESULT_LINE_BYTES, options.signal))
+      yield { read: readResultLine(text, line, overflow, options.key), bytes };
     throwIfInterrupted(options.signal);
   } catch (error) {
     if (error instanceof CompareError) throw error;
@@ -301,7 +308,7 @@ async function indexed(pathA: string, pathB: string, options: CompareOptions, ta
   const fileB = openSync(pathB, 'r');
   const seenA = new Map<string, number>();
   try {
-    for await (const read of lines(pathA, 'a', options)) {
+    for await (const { read } of lines(pathA, 'a', options)) {
       if (read.kind === 'bad') tally.bad('a', read.line, read.problem);
       if (read.kind !== 'row' || lastLineA.get(read.row.row) !== read.line) continue;
       if (read.key === undefined) {
