@@ -212,6 +212,17 @@ describe('compare two runs (core)', () => {
     }
   });
 
+  it('cuts the value a bad line names: a 1 MB "row" or "status" makes a short problem', async () => {
+    const a = dir.write('a.jsonl', lines([finished(1, { x: 1 })]));
+    const huge = 'r'.repeat(1_000_000);
+    const b = dir.write('b.jsonl', lines([finished(1, { x: 1 }), JSON.stringify({ row: huge }), JSON.stringify({ row: 2, status: huge })]));
+    const result = await compareRuns(a, b);
+    const [row, status] = result.badLines.items.map((bad) => bad.problem);
+    assert.ok(row!.length < 600 && status!.length < 600, `${row!.length} and ${status!.length} characters`);
+    assert.match(row!, /^"row" is not a row number \("r{511}… \(1000002 characters\)\)$/);
+    assert.match(status!, /^"status" is not one a batch writes \("r{511}… \(1000002 characters\)\)$/);
+  });
+
   it('refuses runs of different agents (their state files, or outputs with no name in common) unless forced', async () => {
     const a = dir.write('a.jsonl', lines([finished(1, { summary: 's' })]));
     const b = dir.write('b.jsonl', lines([finished(1, { label: 'l' })]));

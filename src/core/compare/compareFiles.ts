@@ -11,6 +11,7 @@ import { MAX_RESULT_LINE_BYTES } from '../batch/resultsTable';
 import { fileErrorReason, notARegularFile } from '../document/readTextFile';
 import { errorMessage } from '../errors';
 import { parseJson } from '../json';
+import { boundedText } from '../testing/shownValue';
 import type { SideRow } from './compareRows';
 
 export type CompareSide = 'a' | 'b';
@@ -79,8 +80,14 @@ export type ReadLine =
   | { readonly kind: 'bad'; readonly line: number; readonly problem: string }
   | { readonly kind: 'blank' };
 
-/** The most characters of a key (a column value may be long): longer ones are kept by their start and length. */
+/**
+ * The most characters of a key or of a value named in a bad line's problem (a column value may be
+ * long, a hand-edited "row" 15 MB): longer ones are kept by their start and length, copied apart
+ * from the text they were cut from (kept for every row, or listed).
+ */
 const MAX_KEY_CHARS = 512;
+// Most are short: copied only when cut (a key per row).
+const shortened = (text: string): string => (text.length > MAX_KEY_CHARS ? boundedText(text, MAX_KEY_CHARS) : text);
 
 /** The key of a row: the key column's value (in its other columns, else its inputs), as text. */
 export function keyOf(result: Pick<RowResult, 'columns' | 'inputs'>, column: string): string | undefined {
@@ -90,7 +97,7 @@ export function keyOf(result: Pick<RowResult, 'columns' | 'inputs'>, column: str
     columns && Object.hasOwn(columns, column) ? columns[column] : inputs && Object.hasOwn(inputs, column) ? inputs[column] : undefined;
   if (value === undefined || value === null || value === '') return undefined;
   const text = typeof value === 'string' ? value : JSON.stringify(value);
-  return text.length > MAX_KEY_CHARS ? `${text.slice(0, MAX_KEY_CHARS)}… (${text.length})` : text;
+  return shortened(text);
 }
 
 /** A results line as a row to compare, or the problem with it (`keyColumn`: the key asked for). */
@@ -117,9 +124,9 @@ export function readResultLine(text: string, line: number, overflow: boolean, ke
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return { kind: 'bad', line, problem: 'not a JSON object' };
   const result = value as Partial<RowResult> & Record<string, unknown>;
   if (typeof result.row !== 'number' || !Number.isSafeInteger(result.row) || result.row < 1)
-    return { kind: 'bad', line, problem: `"row" is not a row number (${JSON.stringify(result.row) ?? 'missing'})` };
+    return { kind: 'bad', line, problem: `"row" is not a row number (${shortened(JSON.stringify(result.row) ?? 'missing')})` };
   if (!ROW_STATUSES.includes(result.status as RowStatus))
-    return { kind: 'bad', line, problem: `"status" is not one a batch writes (${JSON.stringify(result.status) ?? 'missing'})` };
+    return { kind: 'bad', line, problem: `"status" is not one a batch writes (${shortened(JSON.stringify(result.status) ?? 'missing')})` };
   const row: SideRow = {
     row: result.row,
     status: result.status as RowStatus,
