@@ -2,6 +2,8 @@
 // step or indexed when out of order (the same answer either way), every kind of change per row, the
 // summary, bounded diffs, bad lines named and the rest compared, runs of different agents refused.
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RowResult } from '../../src/core/batch/batchModel';
 import { CompareError } from '../../src/core/compare/compareFiles';
@@ -249,6 +251,20 @@ describe('compare two runs (core)', () => {
     await assert.rejects(compareRuns(c, d), /different agents \(tickets\.agent\.yaml and other\.agent\.yaml\)/);
     dir.write('d.jsonl.state', header('/elsewhere/tickets.agent.yaml'));
     assert.equal((await compareRuns(c, d)).unchanged, 1, 'the same agent file in another folder is the same agent');
+  });
+
+  it('reads a state file only when it is a regular file, and only its first line: a FIFO or /dev/zero never hangs it', async function () {
+    if (process.platform === 'win32') this.skip();
+    const a = dir.write('a.jsonl', lines([finished(1, { x: 1 })]));
+    const b = dir.write('b.jsonl', lines([finished(1, { x: 2 })]));
+    symlinkSync('/dev/zero', `${a}.state`);
+    execFileSync('mkfifo', [`${b}.state`]);
+    const result = await compareRuns(a, b);
+    assert.deepEqual([result.a.agent, result.b.agent, result.changes.count], [undefined, undefined, 1]);
+    // A state file of many events: its header is read, not the rest.
+    const c = dir.write('c.jsonl', lines([finished(1, { x: 1 })]));
+    dir.write('c.jsonl.state', `${JSON.stringify({ agent: '/w/lookup.agent.yaml' })}\n${'{"e":"starting","row":1}\n'.repeat(10_000)}`);
+    assert.equal((await compareRuns(c, b)).a.agent, 'lookup.agent.yaml');
   });
 
   it('says what it cannot compare: a file of neither kind (its line), an empty one, two kinds, a missing one', async () => {

@@ -2,13 +2,13 @@
 // rows ended; the last line of a row is its result) or an agent-test JSON report (`test --reporter
 // json`: one document, its cases). Each line or case becomes a SideRow; a line that is not a row's
 // result is a bad line, named by its number, and the rest are compared.
-import { readFile, stat } from 'node:fs/promises';
+import { open, readFile, stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import type { RowResult, RowStatus } from '../batch/batchModel';
 import { readLines } from '../batch/dataRows';
 import { outputValues, parseResultHead, ROW_STATUSES } from '../batch/resultsRows';
 import { MAX_RESULT_LINE_BYTES } from '../batch/resultsTable';
-import { fileErrorReason, notARegularFile } from '../document/readTextFile';
+import { fileErrorReason, notARegularFile, OPEN_FLAGS } from '../document/readTextFile';
 import { errorMessage } from '../errors';
 import { parseJson } from '../json';
 import { boundedText } from '../testing/shownValue';
@@ -246,18 +246,36 @@ function lineAt(text: string, position: number): number {
   return line;
 }
 
+/** Bytes of a state file read for its header, its first line (a batch writes one of a few hundred). */
+const STATE_HEADER_BYTES = 64 * 1024;
+
 /**
  * The agent a results file's batch ran, from its state file beside it (`<file>.state`, its first
- * line): the agent file's name, or undefined when there is no state to tell.
+ * line): the agent file's name, or undefined when there is no state to tell. Read as the compared
+ * files are, bounded: opened without waiting and read only when a regular file (a FIFO would block
+ * the open, /dev/zero never ends), and only its first STATE_HEADER_BYTES.
  */
-export async function agentOfResults(path: string): Promise<string | undefined> {
+export async function agentOfResults(path: string, signal?: AbortSignal): Promise<string | undefined> {
+  let handle;
   try {
-    for await (const { text } of readLines(`${path}.state`, 64 * 1024)) {
-      const header = parseJson(text) as { agent?: unknown } | null;
-      return typeof header?.agent === 'string' ? basename(header.agent) : undefined;
-    }
+    handle = await open(`${path}.state`, OPEN_FLAGS);
   } catch {
     return undefined;
   }
-  return undefined;
+  try {
+    if (signal?.aborted || notARegularFile(await handle.stat())) return undefined;
+    const head = Buffer.alloc(STATE_HEADER_BYTES);
+    const { bytesRead } = await handle.read(head, 0, head.length, 0);
+    const end = head.subarray(0, bytesRead).indexOf(10);
+    const text = head
+      .toString('utf8', 0, end === -1 ? bytesRead : end)
+      .replace(/\r$/, '')
+      .replace(/^\uFEFF/, '');
+    const header = parseJson(text) as { agent?: unknown } | null;
+    return typeof header?.agent === 'string' ? basename(header.agent) : undefined;
+  } catch {
+    return undefined;
+  } finally {
+    await handle.close();
+  }
 }

@@ -116,7 +116,7 @@ export async function compareRuns(pathA: string, pathB: string, options: Compare
     if (options.key !== undefined) throw new CompareError({ kind: 'key-with-reports' });
     return compareReports(pathA, pathB, options);
   }
-  const [agentA, agentB] = await Promise.all([agentOfResults(pathA), agentOfResults(pathB)]);
+  const [agentA, agentB] = await Promise.all([agentOfResults(pathA, options.signal), agentOfResults(pathB, options.signal)]);
   let differentAgents: Comparison['differentAgents'];
   if (agentA !== undefined && agentB !== undefined && agentA !== agentB) {
     differentAgents = { a: agentA, b: agentB, by: 'agent-file' };

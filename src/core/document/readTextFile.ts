@@ -30,9 +30,12 @@ export interface ReadTextOptions {
   readonly kind?: ParsedFileKind;
 }
 
-// Without O_NONBLOCK, opening a FIFO waits for a writer; regular files read the same with it.
-// Windows has no such flag (and no FIFOs that open blocks on).
-const OPEN_FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0);
+/**
+ * Flags to open a file to read without waiting: without O_NONBLOCK, opening a FIFO waits for a
+ * writer; regular files read the same with it. Windows has no such flag (and no FIFOs that open
+ * blocks on). Check the descriptor's stat (notARegularFile) before reading.
+ */
+export const OPEN_FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0);
 const CHUNK_BYTES = 64 * 1024;
 
 /** A file's text, read synchronously (test discovery, the test runner): see the file header. */
