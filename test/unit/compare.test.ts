@@ -172,6 +172,49 @@ describe('compare two runs (core)', () => {
     }
   });
 
+  it('counts a row without a key, or with a key twice, once whatever its lines, streamed or indexed', async () => {
+    // Resumed batches: row 2 (no id) and row 4 (id x again) ended in error, then finished.
+    const run = (name: string, first: RowResult[]): string =>
+      dir.write(
+        name,
+        lines([
+          ...first,
+          { row: 2, status: 'error', error: 'lost', durationMs: 10 },
+          finished(3, { v: 'c' }, { columns: { id: 'z' } }),
+          { row: 4, status: 'error', error: 'lost', columns: { id: 'x' }, durationMs: 10 },
+          finished(2, { v: 'b' }, { passed: true }),
+          finished(4, { v: 'd' }, { columns: { id: 'x' } }),
+        ]),
+      );
+    const a = run('a.jsonl', [finished(1, { v: 'a' }, { columns: { id: 'x' } })]);
+    const b = run('b.jsonl', [finished(1, { v: 'a2' }, { columns: { id: 'x' } })]);
+    const results = [];
+    for (const options of [{}, { maxPendingRows: 1 }, { maxPendingRows: 1, maxKeptLineBytes: 0 }])
+      results.push(await compareRuns(a, b, { key: 'id', ...options }));
+    for (const result of results) {
+      assert.equal(result.mode, 'indexed', 'a second line of a row counted alone: only the index knows its last');
+      assert.deepEqual([result.a.rows, result.a.finished, result.a.passed], [4, 4, 1]);
+      assert.deepEqual([result.b.rows, result.b.finished, result.b.passed], [4, 4, 1]);
+      assert.deepEqual(result.keyMissing, { a: { count: 1, items: [2] }, b: { count: 1, items: [2] } });
+      assert.deepEqual(result.duplicateKeys.b, { count: 1, items: [{ key: 'x', row: 4 }] });
+      assert.equal(result.matched, 2);
+      assert.deepEqual(essence(result), essence(results[0]!));
+    }
+    // Each row's lines in one place: streamed, and the same counts.
+    const once = (name: string, v: string): string =>
+      dir.write(
+        name,
+        lines([finished(1, { v }, { columns: { id: 'x' } }), finished(2, { v: 'b' }), finished(3, { v: 'c' }, { columns: { id: 'x' } })]),
+      );
+    const [c, d] = [once('c.jsonl', 'a'), once('d.jsonl', 'a2')];
+    const streamed = await compareRuns(c, d, { key: 'id' });
+    assert.equal(streamed.mode, 'streamed');
+    assert.deepEqual([streamed.b.rows, streamed.b.finished], [3, 3]);
+    const indexed = await compareRuns(c, d, { key: 'id', maxPendingRows: 0, maxKeptLineBytes: 0 });
+    assert.equal(indexed.mode, 'indexed');
+    assert.deepEqual(essence(indexed), essence(streamed));
+  });
+
   it('names the bad lines of a truncated or hand-edited file and compares the rest', async () => {
     const a = dir.write('a.jsonl', lines([finished(1, { x: 1 }), finished(2, { x: 2 }), finished(3, { x: 3 })]));
     const b = dir.write(

@@ -198,6 +198,18 @@ async function streamed(pathA: string, pathB: string, options: CompareOptions, t
   const pending = { a: new Map<string, { row: SideRow; bytes: number }>(), b: new Map<string, { row: SideRow; bytes: number }>() };
   let pendingBytes = 0;
   const seen = { a: new Map<string, Seen>(), b: new Map<string, Seen>() };
+  // Rows counted alone (without a key, or with one an earlier row has), by number: counted once, as
+  // the index counts them; a later line of one is 'unordered' (only the index finds its last line).
+  const alone = { a: new Set<number>(), b: new Set<number>() };
+  const rowsOf = (side: CompareSide): number => seen[side].size + alone[side].size;
+  const tooMany = (side: CompareSide): CompareError =>
+    new CompareError({ kind: 'too-many-rows', side, path: side === 'a' ? pathA : pathB, max: MAX_COMPARED_ROWS });
+  const countAlone = (side: CompareSide, row: number): boolean => {
+    if (alone[side].has(row)) return false;
+    if (rowsOf(side) >= MAX_COMPARED_ROWS) throw tooMany(side);
+    alone[side].add(row);
+    return true;
+  };
   const other = (side: CompareSide): CompareSide => (side === 'a' ? 'b' : 'a');
   const take = (side: CompareSide, { read, bytes }: { read: ReadLine; bytes: number }): boolean => {
     if (read.kind === 'blank') return true;
@@ -206,18 +218,19 @@ async function streamed(pathA: string, pathB: string, options: CompareOptions, t
       return true;
     }
     if (read.key === undefined) {
+      if (!countAlone(side, read.row.row)) return false;
       tally.keyMissing(side, read.row);
       return true;
     }
     const known = seen[side].get(read.key);
     if (known && known.row !== read.row.row) {
+      if (!countAlone(side, read.row.row)) return false;
       tally.duplicate(side, read.key, read.row);
       return true;
     }
     if (known?.done) return false;
     if (!known) {
-      if (seen[side].size >= MAX_COMPARED_ROWS)
-        throw new CompareError({ kind: 'too-many-rows', side, path: side === 'a' ? pathA : pathB, max: MAX_COMPARED_ROWS });
+      if (rowsOf(side) >= MAX_COMPARED_ROWS) throw tooMany(side);
       seen[side].set(read.key, { row: read.row.row, done: false });
     }
     const partner = pending[other(side)].get(read.key);
@@ -297,17 +310,18 @@ export const MAX_KEPT_LINE_BYTES = 48 * 1024 * 1024;
 async function indexed(pathA: string, pathB: string, options: CompareOptions, tally: Tally): Promise<void> {
   const lastLineA = await lastLines(pathA, 'a', options);
   const entriesB = await indexFile(pathB, 'b', options, tally);
-  // By key: the first row with each key; later rows with it are duplicates.
-  const byKeyB = new Map<string, IndexEntry>();
-  for (const entry of entriesB.values()) {
-    if (entry.key === undefined) tally.keyMissingRow('b', entry.row);
-    else if (byKeyB.has(entry.key)) tally.duplicateRow('b', entry.key, entry.row);
-    else byKeyB.set(entry.key, entry);
-  }
-  entriesB.clear();
   const fileB = openSync(pathB, 'r');
   const seenA = new Map<string, number>();
   try {
+    // By key: the first row with each key; later rows with it are duplicates. Those and the rows
+    // without a key are counted by their last line, as A's are (and as streaming counts them).
+    const byKeyB = new Map<string, IndexEntry>();
+    for (const entry of entriesB.values()) {
+      if (entry.key === undefined) tally.keyMissing('b', readAt(fileB, entry, options.key));
+      else if (byKeyB.has(entry.key)) tally.duplicate('b', entry.key, readAt(fileB, entry, options.key));
+      else byKeyB.set(entry.key, entry);
+    }
+    entriesB.clear();
     for await (const { read } of lines(pathA, 'a', options)) {
       if (read.kind === 'bad') tally.bad('a', read.line, read.problem);
       if (read.kind !== 'row' || lastLineA.get(read.row.row) !== read.line) continue;
@@ -465,20 +479,9 @@ class Tally {
     this.missing[side].add(row.row);
   }
 
-  /** A row without a key found by the index, counted in its side by its number only. */
-  keyMissingRow(side: CompareSide, row: number): void {
-    this.sides[side].rows++;
-    this.missing[side].add(row);
-  }
-
   duplicate(side: CompareSide, key: string, row: SideRow): void {
     this.sides[side].add(row);
     this.duplicates[side].add({ key, row: row.row });
-  }
-
-  duplicateRow(side: CompareSide, key: string, row: number): void {
-    this.sides[side].rows++;
-    this.duplicates[side].add({ key, row });
   }
 
   bad(side: CompareSide, line: number, problem: string): void {
