@@ -7,6 +7,7 @@ import { symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RowResult } from '../../src/core/batch/batchModel';
 import { CompareError } from '../../src/core/compare/compareFiles';
+import { markdownReport } from '../../src/core/compare/compareMarkdown';
 import { boundedDiff, durationChanged, MAX_DIFF_LINES, MAX_LINE_CHARS } from '../../src/core/compare/compareRows';
 import { compareRuns } from '../../src/core/compare/compareRuns';
 import type { Comparison } from '../../src/core/compare/compareRuns';
@@ -415,6 +416,19 @@ describe('compare two runs (core)', () => {
     // Unchanged lines far from a change are one "…".
     const context = boundedDiff('1\n2\n3\n4\n5\n6', '1\n2\n3\n4\n5\nsix');
     assert.deepEqual(context.lines, ['  …', '  5', '- 6', '+ six']);
+  });
+
+  it('writes output names and values into the Markdown report as inert text, a lone \\r not ending a row', async () => {
+    const a = dir.write('a.jsonl', lines([finished(1, { '<img src=x onerror=alert(1)>': 'one', 'cr\rname|x': 'a\rb|c' })]));
+    const b = dir.write('b.jsonl', lines([finished(1, { '<img src=x onerror=alert(1)>': 'two', 'cr\rname|x': 'a\rB|c' })]));
+    const report = markdownReport(await compareRuns(a, b));
+    assert.doesNotMatch(report, /<img/);
+    assert.match(report, /\*\*&lt;img src=x onerror=alert\(1\)>\*\*/);
+    // Lines as a Markdown reader splits them (\r, \n or both): the changed row is one line of four cells.
+    const rows = report.split(/\r\n|\r|\n/).filter((line) => line.startsWith('| 🟡'));
+    assert.equal(rows.length, 1, report);
+    assert.equal(rows[0]!.split(/(?<!\\)\|/).length, 6, rows[0]);
+    assert.match(rows[0]!, /\*\*cr<br>name\\\|x\*\*/);
   });
 
   it('defines duration noise and normalizes JSON', () => {

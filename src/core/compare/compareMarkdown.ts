@@ -55,9 +55,21 @@ export function outputNote(output: OutputChange): string {
   return notes.length ? ` (${notes.join('; ')})` : '';
 }
 
-/** Text for a Markdown table cell: pipes escaped, line breaks as <br>, HTML made inert. */
+/** Text for a Markdown table cell: pipes escaped, line breaks (a lone \r too: it ends a row) as <br>, HTML made inert. */
 function cell(text: string): string {
-  return text.replace(/\\/g, '\\\\').replace(/\|/g, '\\|').replace(/</g, '&lt;').replace(/\r?\n/g, '<br>');
+  return text
+    .replace(/\\/g, '\\\\')
+    .replace(/\|/g, '\\|')
+    .replace(/</g, '&lt;')
+    .replace(/\r\n?|\n/g, '<br>');
+}
+
+/** A diff line as a code span in a table cell: no backtick to end it, pipes escaped, on one line. */
+function codeCell(line: string): string {
+  return `\`${line
+    .replace(/`/g, "'")
+    .replace(/\|/g, '\\|')
+    .replace(/\r\n?|\n/g, ' ')}\``;
 }
 
 export function markdownReport(comparison: Comparison): string {
@@ -86,18 +98,10 @@ export function markdownReport(comparison: Comparison): string {
     for (const [verdict, change] of rows.slice(0, MARKDOWN_ROWS)) {
       const diff = (change.outputs ?? [])
         .slice(0, 2)
-        .map(
-          (output) =>
-            `**${output.name}**${outputNote(output)}<br>${output.diff
-              .slice(0, 4)
-              .map((line) => `\`${line.replace(/`/g, "'")}\``)
-              .join('<br>')}`,
-        )
+        .map((output) => `**${cell(output.name)}**${outputNote(output)}<br>${output.diff.slice(0, 4).map(codeCell).join('<br>')}`)
         .join('<br>');
       const mark = verdict === 'regression' ? '🔴' : verdict === 'fix' ? '🟢' : '🟡';
-      out.push(
-        `| ${mark} ${verdict} | ${cell(rowLabel(comparison, change))} | ${cell(changeWords(change))} | ${diff.replace(/\|/g, '\\|').replace(/\r?\n/g, ' ')} |`,
-      );
+      out.push(`| ${mark} ${verdict} | ${cell(rowLabel(comparison, change))} | ${cell(changeWords(change))} | ${diff} |`);
     }
     const left = total - Math.min(rows.length, MARKDOWN_ROWS);
     if (left > 0)
