@@ -1,6 +1,7 @@
 // Completion in every context: keys, values, header strings and expressions.
 import assert from 'node:assert/strict';
 import { complete } from '../../src/core/language/completion';
+import { cursorContext, keyLine } from '../../src/core/language/cursorContext';
 import type { CompletionOptions } from '../../src/core/language/completion';
 import { withCursor } from '../support/cursor';
 
@@ -173,6 +174,45 @@ describe('completion', () => {
     it('works while the YAML is broken elsewhere', () => {
       const broken = `${AGENT}extra: [unclosed\n`.replace('{{ nodes.render.body }}', '{{ inputs.¦ }}');
       assert.deepEqual(completeAt(broken).labels, ['ticket', 'count']);
+    });
+  });
+
+  describe('long lines', () => {
+    const pick = ({ kind, from }: { kind: string; from: number | undefined }) => ({ kind, from });
+    // What the key of a line was read with before: a lazy key followed by \s* scanned each run of
+    // spaces again from every character before it. The answers must stay the same.
+    const KEY_LINE = /^(\s*)(?:-\s+)?("[^"]*"|'[^']*'|[^\s#:'"{}[\],-][^:#"']*?|-[^\s:#"'][^:#"']*?)\s*:(?:\s|$)/;
+
+    it('reads the key of a line as the regex did, for every short line of the characters that matter', () => {
+      const alphabet = [' ', '\t', '-', ':', '#', '"', "'", 'a', '{'];
+      let lines = [''];
+      for (let length = 1; length <= 6; length++) {
+        lines = lines.flatMap((line) => (line.length === length - 1 ? alphabet.map((c) => line + c) : []));
+        for (const line of lines) {
+          const match = KEY_LINE.exec(line);
+          const expected = match ? { key: match[2]!, start: match[0].indexOf(match[2]!), end: match[0].length } : undefined;
+          const found = keyLine(line);
+          assert.deepEqual(found && { key: found.key, start: found.start, end: found.end }, expected, JSON.stringify(line));
+        }
+      }
+    });
+
+    it('answers at once below a line of 500,000 spaces, and after long runs on the line', () => {
+      // The regexes took minutes here (mocha's timeout fails them); the scans are linear.
+      const below = (line: string) =>
+        completeAt(AGENT.replace('    text: "{{ nodes.summarize.body }}"', `    text: |\n${line}\n    ¦`)).labels;
+      assert.deepEqual(below(`      a${' '.repeat(500_000)}b`), below('      a b'));
+      // Long runs at the cursor, where what is being typed is measured back from the cursor.
+      const run = 'a'.repeat(500_000);
+      const at = (marked: string) => {
+        const { text, offset } = withCursor(marked);
+        const context = cursorContext(text, offset);
+        return { ...context, from: 'partial' in context ? offset - context.partial.start : undefined };
+      };
+      assert.deepEqual(pick(at(`url: "{{ ${run} ¦`)), { kind: 'expression', from: 0 });
+      assert.deepEqual(pick(at(`settings: ["${run} ¦`)), { kind: 'header', from: 0 });
+      assert.deepEqual(pick(at(`ticket: { ${run}!¦`)), { kind: 'key', from: 0 });
+      assert.deepEqual(pick(at(`settings: ${'['.repeat(500_000)}¦`)), { kind: 'none', from: undefined });
     });
   });
 });

@@ -20,9 +20,6 @@ export type CursorContext =
     }
   | { readonly kind: 'none' };
 
-// A key at the start of a line (after an optional "- "): quoted, or plain without quotes inside.
-const KEY_LINE = /^(\s*)(?:-\s+)?("[^"]*"|'[^']*'|[^\s#:'"{}[\],-][^:#"']*?|-[^\s:#"'][^:#"']*?)\s*:(?:\s|$)/;
-
 export function cursorContext(text: string, offset: number): CursorContext {
   const lineStart = text.lastIndexOf('\n', offset - 1) + 1;
   const prefix = text.slice(lineStart, offset);
@@ -34,23 +31,23 @@ export function cursorContext(text: string, offset: number): CursorContext {
   const itemMatch = /^(\s*)(-\s+)?/.exec(prefix)!;
   const indent = itemMatch[1]!.length;
   const isItem = itemMatch[2] !== undefined;
-  const keyOnLine = KEY_LINE.exec(prefix);
+  const keyOnLine = keyLine(prefix);
   // The mapping this line belongs to.
   const parentPath = parentKeys(lines, isItem && !keyOnLine ? indent : indent + (isItem ? itemMatch[2]!.length : 0), isItem);
 
   if (scan.openExpression !== undefined) {
     const before = prefix.slice(scan.openExpression + 2);
-    const partialLength = /[A-Za-z0-9_-]*$/.exec(before)![0].length;
-    const path = keyOnLine ? [...parentPath, unquote(keyOnLine[2]!)] : parentPath;
+    const partialLength = trailingLength(before, WORD_CHAR);
+    const path = keyOnLine ? [...parentPath, unquote(keyOnLine.key)] : parentPath;
     return { kind: 'expression', path, before, partial: { start: offset - partialLength, end: offset } };
   }
 
   // A header string: an item of a settings list (block or flow).
-  const inSettingsFlow = keyOnLine && unquote(keyOnLine[2]!) === 'settings' && /\[[^\]]*$/.test(prefix);
+  const inSettingsFlow = keyOnLine && unquote(keyOnLine.key) === 'settings' && prefix.lastIndexOf('[') > prefix.lastIndexOf(']');
   if ((parentPath[parentPath.length - 1] === 'settings' && isItem && !keyOnLine) || inSettingsFlow) {
     if (scan.openQuote !== undefined) {
       const before = prefix.slice(scan.openQuote + 1);
-      const partialLength = /[^\s:]*$/.exec(before)![0].length;
+      const partialLength = trailingLength(before, HEADER_CHAR);
       const path = inSettingsFlow ? [...parentPath, 'settings'] : parentPath;
       return {
         kind: 'header',
@@ -64,8 +61,8 @@ export function cursorContext(text: string, offset: number): CursorContext {
   }
 
   if (keyOnLine) {
-    const key = unquote(keyOnLine[2]!);
-    const rest = prefix.slice(keyOnLine[0].length);
+    const key = unquote(keyOnLine.key);
+    const rest = prefix.slice(keyOnLine.end);
     // A flow mapping on the line: `ticket: { type: str|`.
     const flow = /\{([^{}]*)$/.exec(rest);
     if (flow && !rest.includes('{{')) {
@@ -82,7 +79,7 @@ export function cursorContext(text: string, offset: number): CursorContext {
           quoted: /^["']/.test(flowKey[2]!),
         };
       }
-      const partialLength = /[A-Za-z0-9_-]*$/.exec(lastItem)![0].length;
+      const partialLength = trailingLength(lastItem, WORD_CHAR);
       return { kind: 'key', path: [...parentPath, key], partial: { start: offset - partialLength, end: offset } };
     }
     if (scan.openQuote !== undefined) {
@@ -113,13 +110,13 @@ export function parentKeys(linesAbove: readonly string[], indent: number, isItem
   for (let i = linesAbove.length - 1; i >= 0 && limit > 0; i--) {
     const line = linesAbove[i]!;
     if (/^\s*(#.*)?$/.test(line)) continue;
-    const match = KEY_LINE.exec(line);
+    const match = keyLine(line);
     const lineIndent = /^\s*/.exec(line)![0].length;
-    const keyIndent = match ? match[0].indexOf(match[2]!) : lineIndent;
+    const keyIndent = match ? match.start : lineIndent;
     const fits = keyIndent < limit || (allowSame && keyIndent === limit && match && /:\s*(#.*)?$/.test(line));
     if (!fits) continue;
     if (match) {
-      path.unshift(unquote(match[2]!));
+      path.unshift(unquote(match.key));
       limit = keyIndent;
       allowSame = false;
       // A key written after "- " belongs to a list item; the list's own key is above it.
@@ -135,6 +132,66 @@ export function parentKeys(linesAbove: readonly string[], indent: number, isItem
     }
   }
   return path;
+}
+
+/** A key at the start of a line: as written (quotes kept), where it starts, and where what follows its colon starts. */
+export interface KeyOnLine {
+  readonly key: string;
+  readonly start: number;
+  /** After the colon and the one space or tab that follows it, if any. */
+  readonly end: number;
+}
+
+const SPACE = /\s/;
+const WORD_CHAR = /[A-Za-z0-9_-]/;
+const HEADER_CHAR = /[^\s:]/;
+
+/**
+ * How many characters at the end of `text` match `char`. Counted backwards: a regex such as
+ * /[a-z]*$/ tries every start and scans the run from each, quadratic in a long run.
+ */
+function trailingLength(text: string, char: RegExp): number {
+  let start = text.length;
+  while (start > 0 && char.test(text[start - 1]!)) start--;
+  return text.length - start;
+}
+const PLAIN_KEY_STOP = /[:#"']/g;
+
+/**
+ * A key at the start of a line (after an optional "- "): quoted, or plain without quotes inside,
+ * followed by a colon and a space or the end. Read with indexOf rather than one regex: a lazy key
+ * followed by `\s*:` scans each run of spaces again from every character before it, and
+ * completion reads every line above the cursor (a block scalar may hold a line of 200,000 spaces).
+ */
+export function keyLine(line: string): KeyOnLine | undefined {
+  let at = 0;
+  while (at < line.length && SPACE.test(line[at]!)) at++;
+  if (line[at] === '-' && at + 1 < line.length && SPACE.test(line[at + 1]!)) {
+    at++;
+    while (at < line.length && SPACE.test(line[at]!)) at++;
+  }
+  const start = at;
+  const first = line[start];
+  if (first === undefined) return undefined;
+  let keyEnd: number;
+  if (first === '"' || first === "'") {
+    keyEnd = line.indexOf(first, start + 1) + 1;
+    if (keyEnd === 0) return undefined;
+  } else {
+    // A plain key: no space, comment, colon, quote or flow character first ("-" only before another character).
+    if (first === '-' ? !/^[^\s:#"']/.test(line[start + 1] ?? '') : /[\s#:'"{}[\],]/.test(first)) return undefined;
+    PLAIN_KEY_STOP.lastIndex = start + 1;
+    const stop = PLAIN_KEY_STOP.exec(line);
+    if (stop?.[0] !== ':') return undefined;
+    keyEnd = stop.index;
+  }
+  let colon = keyEnd;
+  while (colon < line.length && SPACE.test(line[colon]!)) colon++;
+  if (line[colon] !== ':') return undefined;
+  const after = colon + 1;
+  if (after < line.length && !SPACE.test(line[after]!)) return undefined;
+  const key = line.slice(start, keyEnd);
+  return { key: first === '"' || first === "'" ? key : key.trimEnd(), start, end: Math.min(after + 1, line.length) };
 }
 
 interface LineScan {
