@@ -159,4 +159,35 @@ describe('the agent a test file tests', () => {
       'read while the YAML is broken',
     );
   });
+
+  // What the value was read with before; the answers must stay the same.
+  const AGENT_LINE = /^agent[ \t]*:[ \t]*(?:"((?:[^"\\\n]|\\.)*)"|'((?:[^'\n]|'')*)'|([^\s#'"][^\n#]*?))[ \t]*(?:#[^\n]*)?$/m;
+  const before = (text: string): string => {
+    const match = AGENT_LINE.exec(text);
+    const named = match ? (match[1]?.replace(/\\(.)/g, '$1') ?? match[2]?.replace(/''/g, "'") ?? match[3]) : undefined;
+    return named || 'x.agent.yaml';
+  };
+
+  it('reads the value as the regex did, for every short value and many longer ones of the characters that matter', () => {
+    const alphabet = ['a', ' ', '\t', '#', '"', "'", '\\', '\n', '\r', ':'];
+    const same = (value: string) => {
+      for (const text of [`agent:${value}`, `agent :${value}\nagent: b`, `x\ragent: ${value}`])
+        assert.equal(agentPathOf(text, 'x.agent.test.yaml'), before(text), JSON.stringify(text));
+    };
+    let values = [''];
+    for (let length = 1; length <= 4; length++) {
+      values = values.flatMap((value) => (value.length === length - 1 ? alphabet.map((c) => value + c) : []));
+      values.forEach(same);
+    }
+    let seed = 1;
+    const random = () => (seed = (seed * 48271) % 2147483647) % alphabet.length;
+    for (let i = 0; i < 20_000; i++) same(Array.from({ length: 5 + (i % 8) }, () => alphabet[random()]).join(''));
+  });
+
+  it('answers at once for a line of 500,000 spaces', () => {
+    // The regex took minutes here (mocha's timeout fails it); the scan is linear.
+    const spaces = ' '.repeat(500_000);
+    assert.equal(agentPathOf(`agent: a${spaces}b\n`, 'x.agent.test.yaml'), `a${spaces}b`);
+    assert.equal(agentPathOf(`agent: "a"${spaces}b\nagent: c${spaces}\n`, 'x.agent.test.yaml'), 'c');
+  });
 });
