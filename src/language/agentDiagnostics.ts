@@ -16,6 +16,7 @@ import type { StartThread } from './validationWorkerClient';
 import { errorDetail, errorMessage } from '../core/errors';
 import { MAX_FILE_BYTES } from '../core/limits';
 import { KeyedDelay } from '../core/keyedDelay';
+import { NewestPerKey } from '../core/newestPerKey';
 
 export interface AgentDiagnosticsDeps {
   readonly logger: vscode.LogOutputChannel;
@@ -29,6 +30,8 @@ export interface AgentDiagnosticsDeps {
 export class AgentDiagnostics implements vscode.Disposable {
   private readonly collection = vscode.languages.createDiagnosticCollection('agent-yaml');
   private readonly pending = new KeyedDelay();
+  /** The newest check of each file, so that checks reach the worker in the order they started. */
+  private readonly newestCheck = new NewestPerKey();
   /** Files checked from disk (not open), re-checked when they change on disk. */
   private readonly checkedOnDisk = new Set<string>();
   private readonly disposables: vscode.Disposable[] = [];
@@ -159,7 +162,11 @@ export class AgentDiagnostics implements vscode.Disposable {
   /** The problems of a text, from the worker; undefined when a newer check of the same file replaced it. */
   private async validate(uri: vscode.Uri, text: string): Promise<Problem[] | undefined> {
     this.worker ??= this.startWorker();
+    const isNewest = this.newestCheck.start(uri.toString());
     const environments = await this.deps.environments?.(uri).catch(() => undefined);
+    // A newer check started while this one read the environments file: it publishes instead. Sent
+    // on, this one would replace it in the worker, and its own result is stale.
+    if (!isNewest()) return undefined;
     const outcome = await this.worker.validate(uri.toString(), text, environments);
     switch (outcome.kind) {
       case 'checked':
