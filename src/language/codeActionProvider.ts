@@ -34,9 +34,13 @@ export function registerCodeActionProvider(context: vscode.ExtensionContext, dep
         (diagnostic) => diagnostic.source === 'agent-workflows' && !NO_FIXES.has(codeOf(diagnostic)),
       );
       if (ours.length === 0) return [];
-      const { indexAgentText, quickFixes, validateAgentText } = await loadLanguageCore();
+      // Until this version's check is done, the diagnostics are of an older text: none are offered
+      // then, rather than validating here, on the extension host (a second for a large file), on
+      // every request while typing. VS Code asks again when the diagnostics change.
+      const problems = deps.diagnostics.problemsOf(document);
+      if (problems === undefined) return [];
+      const { indexAgentText, quickFixes } = await loadLanguageCore();
       const text = document.getText();
-      const problems = deps.diagnostics.problemsOf(document) ?? validateAgentText(text).problems;
       let index: AgentIndex | undefined;
       const actions: vscode.CodeAction[] = [];
       for (const diagnostic of ours) {

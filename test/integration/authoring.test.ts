@@ -87,17 +87,13 @@ describe('authoring', () => {
     assert.ok(await vscode.workspace.applyEdit(encode.edit));
     assert.match(document.getText(), /"Authorization: Basic YWxpY2U6czNjcmV0"/);
 
-    await waitFor(
-      () =>
-        vscode.languages
-          .getDiagnostics(document.uri)
-          .some((d) => (d.code as { value: string }).value === 'literal-credential' && d.range.start.line === 11),
-      'the literal token problem',
-    );
+    // The fixes of the edited text once it is checked: none are offered from the check before.
     const tokenRange = new vscode.Range(positionOf(document, 'abc123token'), positionOf(document, 'abc123token', 11));
-    const moves = await vscode.commands.executeCommand<vscode.CodeAction[]>('vscode.executeCodeActionProvider', document.uri, tokenRange);
-    const move = moves.find((action) => action.title === 'Move the value to secret FETCH_TOKEN');
-    assert.ok(move?.edit && move.command, moves.map((a) => a.title).join(', '));
+    const move = await waitFor(async () => {
+      const moves = await vscode.commands.executeCommand<vscode.CodeAction[]>('vscode.executeCodeActionProvider', document.uri, tokenRange);
+      return moves.find((action) => action.title === 'Move the value to secret FETCH_TOKEN');
+    }, 'the fix moving the token to a secret');
+    assert.ok(move.edit && move.command);
     assert.ok(await vscode.workspace.applyEdit(move.edit));
     assert.match(document.getText(), /"Authorization: Bearer \{\{ secrets\.FETCH_TOKEN \}\}"/);
     assert.doesNotMatch(document.getText(), /abc123token/);
@@ -111,6 +107,28 @@ describe('authoring', () => {
     const { document: again, editor } = await openFixture();
     await replaceText(editor, '{{ inputs.ticket }}', '{{ secrets. }}');
     assert.ok((await completionLabels(again, positionOf(again, '{{ secrets. }}', 11))).includes('FETCH_TOKEN'));
+  });
+
+  it('offers no fix until the edited text is checked, rather than validating on the extension host', async () => {
+    const settings = vscode.workspace.getConfiguration('agentWorkflows');
+    // A long validation delay, set before the file opens (a change of it checks open files again):
+    // the edit below is not checked before the question.
+    await settings.update('validation.delay', 5000, vscode.ConfigurationTarget.Workspace);
+    const { document, editor } = await openFixture();
+    const encodeAt = async (): Promise<vscode.CodeAction | undefined> => {
+      const range = new vscode.Range(positionOf(document, 'alice:s3cret'), positionOf(document, 'alice:s3cret', 12));
+      const actions = await vscode.commands.executeCommand<vscode.CodeAction[]>('vscode.executeCodeActionProvider', document.uri, range);
+      return actions.find((action) => action.title === 'Encode the credentials as Base64');
+    };
+    try {
+      await waitFor(encodeAt, 'the fix encoding the credentials');
+      await replaceText(editor, 'name: Authoring', 'name: Authored');
+      assert.equal(await encodeAt(), undefined, 'no fix from the problems of the text before the edit');
+    } finally {
+      // Changing the setting checks the open files again, now.
+      await settings.update('validation.delay', undefined, vscode.ConfigurationTarget.Workspace);
+    }
+    await waitFor(encodeAt, 'the fix, once the edited text is checked');
   });
 
   it('offers the secret names other agent files of the workspace use, but not those of a file over the limit', async () => {
