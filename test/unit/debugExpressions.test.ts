@@ -3,6 +3,7 @@
 // which node each line of an agent file belongs to (core/debug/nodeLines.ts).
 import assert from 'node:assert/strict';
 import {
+  comparison,
   conditionHolds,
   evaluateDebugExpression,
   parseHitCondition,
@@ -46,6 +47,24 @@ describe('debugger expressions', () => {
     assert.deepEqual(holds('nodes.lookup.body.items == nodes.lookup.body.items'), { holds: true });
     assert.match(String((holds('inputs.customer > 2') as { error: string }).error), /compares two numbers or two texts/);
     assert.match(String((holds('nodes.other.body') as { error: string }).error), /node "other" has no result/);
+  });
+
+  it('splits a condition at its first operator as the regex did, and answers at once for a long one', () => {
+    // What conditions were split with before: its lazy start scanned each run of spaces again from
+    // every character before it. The answers must stay the same.
+    const COMPARISON = /^(.*?)\s*(==|!=|>=|<=|>|<)\s*(.*)$/s;
+    const alphabet = ['a', ' ', '\n', '=', '!', '<', '>'];
+    let conditions = [''];
+    for (let length = 1; length <= 6; length++) {
+      conditions = conditions.flatMap((condition) => (condition.length === length - 1 ? alphabet.map((c) => condition + c) : []));
+      for (const condition of conditions) {
+        const match = COMPARISON.exec(condition);
+        assert.deepEqual(comparison(condition), match ? [match[1], match[2], match[3]] : undefined, JSON.stringify(condition));
+      }
+    }
+    // The regex took minutes here (mocha's timeout fails it); the search is linear.
+    const long = conditionHolds(`inputs.count${' '.repeat(500_000)}x`, scope);
+    assert.match((long as { error: string }).error, /longer than 10000 characters/);
   });
 
   it('reads hit counts and refuses what it does not understand', () => {

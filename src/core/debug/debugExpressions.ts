@@ -24,7 +24,17 @@ export function evaluateDebugExpression(text: string, scope: Scope, field = 'the
   }
 }
 
-const COMPARISON = /^(.*?)\s*(==|!=|>=|<=|>|<)\s*(.*)$/s;
+/**
+ * The first comparison operator in a condition, with the text before and after it trimmed. Found by
+ * a search, not by /^(.*?)\s*(==|…)\s*(.*)$/: that lazy start scans each run of spaces again from
+ * every character before it, minutes on a long condition, evaluated on every hit.
+ */
+export function comparison(condition: string): readonly [left: string, operator: string, right: string] | undefined {
+  const at = /==|!=|[<>]/.exec(condition);
+  if (!at) return undefined;
+  const operator = /^(?:==|!=|>=|<=|>|<)/.exec(condition.slice(at.index, at.index + 2))![0];
+  return [condition.slice(0, at.index).trimEnd(), operator, condition.slice(at.index + operator.length).trimStart()];
+}
 
 /**
  * Whether a breakpoint's condition holds: a reference (truthy: not null, false, 0 or ""), or a
@@ -32,9 +42,9 @@ const COMPARISON = /^(.*?)\s*(==|!=|>=|<=|>|<)\s*(.*)$/s;
  */
 export function conditionHolds(condition: string, scope: Scope): { readonly holds: boolean } | { readonly error: string } {
   try {
-    const compared = outsideBraces(condition) ? COMPARISON.exec(condition) : null;
-    if (!compared) return { holds: truthy(evaluateDebugExpression(condition, scope, 'the condition')) };
-    const [, left = '', operator, right = ''] = compared;
+    const compared = comparison(condition);
+    if (!compared || !outsideBraces(compared[0])) return { holds: truthy(evaluateDebugExpression(condition, scope, 'the condition')) };
+    const [left, operator, right] = compared;
     const a = evaluateDebugExpression(left, scope, 'the condition');
     const b = comparedValue(right, scope);
     switch (operator) {
@@ -53,11 +63,8 @@ export function conditionHolds(condition: string, scope: Scope): { readonly hold
   }
 }
 
-/** An operator outside `{{ }}` (a key in brackets may hold one). */
-function outsideBraces(condition: string): boolean {
-  const match = COMPARISON.exec(condition);
-  if (!match) return false;
-  const before = match[1] ?? '';
+/** Whether the text before an operator closes each `{{` it opens (a key in brackets may hold an operator). */
+function outsideBraces(before: string): boolean {
   return before.split('{{').length === before.split('}}').length;
 }
 
