@@ -86,6 +86,14 @@ describe('curlForNode: an API node as a curl command', () => {
     assert.equal(curlForNode({ method: 'HEAD', url: 'https://x.test/a' }), 'curl -sS --head https://x.test/a\n');
   });
 
+  it('answers at once for a header with a long run of spaces in an unclosed {{', () => {
+    // The expression regex took minutes here (mocha's timeout fails it); the new one is linear.
+    const header = `X-Note: {{ a${' '.repeat(500_000)}b {{ secrets.K }}`;
+    assert.deepEqual(secretsOfNode({ method: 'GET', url: 'https://x.test/', settings: [header] }), ['K']);
+    assert.match(curlForNode({ method: 'GET', url: 'https://x.test/', settings: [header] }), /\$\{AGENT_SECRET_K\}"\n$/);
+    assert.equal(secretsOfNode({ method: 'GET', url: 'https://x.test/{{ \t secrets.A \n }}{{secrets.B}}{{ }}' }).join(), 'A,B');
+  });
+
   it('is read back by import curl: $AGENT_SECRET_NAME names the secret NAME and stores no value', () => {
     const imported = reimport({
       method: 'POST',

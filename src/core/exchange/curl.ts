@@ -90,8 +90,12 @@ export interface NodeRequestSpec {
   readonly body?: unknown;
 }
 
-/** `{{ … }}` as written in an agent file, any spacing. */
-const EXPRESSION = /\{\{\s*([^{}]*?)\s*\}\}/g;
+/**
+ * `{{ … }}` as written in an agent file, any spacing; the expression trimmed. Words and the spaces
+ * between them are matched in turns: a lazy `([^{}]*?)\s*\}\}` scanned each run of spaces again
+ * from every character before it, minutes on a long unclosed `{{`.
+ */
+const EXPRESSION = /\{\{\s*((?:[^{}\s]+(?:\s+[^{}\s]+)*)?)\s*\}\}/g;
 const SECRET_EXPRESSION = /^secrets\.([A-Za-z_][A-Za-z0-9_]*)$/;
 const INPUT_EXPRESSION = /^inputs\.([A-Za-z_][A-Za-z0-9_]*)$/;
 
