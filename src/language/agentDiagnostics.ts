@@ -17,6 +17,7 @@ import { errorDetail, errorMessage } from '../core/errors';
 import { MAX_FILE_BYTES } from '../core/limits';
 import { KeyedDelay } from '../core/keyedDelay';
 import { NewestPerKey } from '../core/newestPerKey';
+import type { Turn } from '../core/newestPerKey';
 
 export interface AgentDiagnosticsDeps {
   readonly logger: vscode.LogOutputChannel;
@@ -162,12 +163,20 @@ export class AgentDiagnostics implements vscode.Disposable {
   /** The problems of a text, from the worker; undefined when a newer check of the same file replaced it. */
   private async validate(uri: vscode.Uri, text: string): Promise<Problem[] | undefined> {
     this.worker ??= this.startWorker();
-    const isNewest = this.newestCheck.start(uri.toString());
+    const turn = this.newestCheck.start(uri.toString());
+    try {
+      return await this.checkInWorker(this.worker, uri, text, turn);
+    } finally {
+      turn.end();
+    }
+  }
+
+  private async checkInWorker(worker: ValidationWorker, uri: vscode.Uri, text: string, turn: Turn): Promise<Problem[] | undefined> {
     const environments = await this.deps.environments?.(uri).catch(() => undefined);
     // A newer check started while this one read the environments file: it publishes instead. Sent
     // on, this one would replace it in the worker, and its own result is stale.
-    if (!isNewest()) return undefined;
-    const outcome = await this.worker.validate(uri.toString(), text, environments);
+    if (!turn.isNewest()) return undefined;
+    const outcome = await worker.validate(uri.toString(), text, environments);
     switch (outcome.kind) {
       case 'checked':
         return outcome.problems;

@@ -10,12 +10,13 @@ describe('NewestPerKey', () => {
     const sent: string[] = [];
     const waits = new Map<string, () => void>();
     const check = async (key: string, version: string): Promise<void> => {
-      const isNewest = newest.start(key);
+      const turn = newest.start(key);
       await new Promise<void>((resolve) => waits.set(version, resolve));
-      if (isNewest()) sent.push(version);
+      if (turn.isNewest()) sent.push(version);
+      turn.end();
     };
     const endWait = (version: string) => waits.get(version)!();
-    return { check, endWait, sent };
+    return { check, endWait, sent, newest };
   }
 
   it('drops an older check whose wait ends after a newer one of the same key, not one of another key', async () => {
@@ -41,5 +42,18 @@ describe('NewestPerKey', () => {
     endWait('a2');
     await second;
     assert.deepEqual(sent, ['a1', 'a2']);
+  });
+
+  it('forgets a key once its newest call ended, not before: it holds only the calls under way', async () => {
+    const { check, endWait, sent, newest } = checks();
+    const older = check('a.agent.yaml', 'a1');
+    const newer = check('a.agent.yaml', 'a2');
+    endWait('a1');
+    await older;
+    assert.equal(newest.size, 1, 'the newer call is still under way');
+    endWait('a2');
+    await newer;
+    assert.equal(newest.size, 0);
+    assert.deepEqual(sent, ['a2']);
   });
 });
