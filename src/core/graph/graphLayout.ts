@@ -58,16 +58,15 @@ export function layoutGraph(graph: Pick<WorkflowGraph, 'nodes' | 'edges'>, optio
   // Small graphs (the usual agent) are laid out in a few orders and the tidiest picture is kept:
   // fewest crossings, then closest to the order the file declares things in.
   // A larger graph gets one layout, and its crossings (quadratic in the edges' points) go uncounted.
-  if (graph.nodes.length > MAX_NODES_TO_COMPARE)
-    return runDagre({ nodes: graph.nodes, edges }, graph.nodes, edges, anchors, ranks, options);
-  const variants = VARIANTS;
+  const declared = { nodes: graph.nodes, edges };
+  if (graph.nodes.length > MAX_NODES_TO_COMPARE) return runDagre(declared, graph.nodes, edges, anchors, ranks, options);
   const random = seededRandom(1);
   let best: { layout: GraphLayout; score: number } | undefined;
-  for (let variant = 0; variant < variants; variant++) {
+  for (let variant = 0; variant < VARIANTS; variant++) {
     // The declared order, reversed orders, then shuffles from a fixed seed (the same picture every time).
     const nodeOrder = variant < 4 ? (variant & 1 ? [...graph.nodes].reverse() : graph.nodes) : shuffled(graph.nodes, random);
     const edgeOrder = variant < 4 ? (variant & 2 ? [...edges].reverse() : edges) : shuffled(edges, random);
-    const candidate = runDagre({ nodes: graph.nodes, edges }, nodeOrder, edgeOrder, anchors, ranks, options);
+    const candidate = runDagre(declared, nodeOrder, edgeOrder, anchors, ranks, options);
     const score = crossings(candidate.edges) * (graph.nodes.length ** 2 + 1) + inversions(candidate.nodes, ranks);
     if (!best || score < best.score) best = { layout: candidate, score };
     if (score === 0) break;
