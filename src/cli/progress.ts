@@ -2,6 +2,9 @@
 // shown go through `write` (made printable); only the spinner's own control sequences go through
 // `control` as they are.
 
+import { SYSTEM_CLOCK } from '../core/clock';
+import type { Clock } from '../core/clock';
+
 const FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
 
 export interface Progress {
@@ -21,6 +24,8 @@ export interface ProgressOptions {
    * changes of state are printed.
    */
   readonly minIntervalMs?: number;
+  /** The time the interval is measured in (a fake one in tests). */
+  readonly clock?: Clock;
 }
 
 export function createProgress(
@@ -31,7 +36,7 @@ export function createProgress(
 ): Progress {
   const interval = options.minIntervalMs;
   if (interval === undefined) return isTTY ? spinnerLine(write, control) : plainLines(write, true);
-  return throttle(isTTY ? spinnerLine(write, control) : plainLines(write, false), interval);
+  return throttle(isTTY ? spinnerLine(write, control) : plainLines(write, false), interval, options.clock ?? SYSTEM_CLOCK);
 }
 
 function plainLines(write: (text: string) => void, changesOnly: boolean): Progress {
@@ -79,14 +84,14 @@ function spinnerLine(write: (text: string) => void, control: (text: string) => v
 }
 
 /** Passes on an update at once when the last was intervalMs ago or more, else the latest when it is. */
-function throttle(progress: Progress, intervalMs: number): Progress {
+function throttle(progress: Progress, intervalMs: number, clock: Clock): Progress {
   let held: string | undefined;
   let shownAt = -Infinity;
-  let timer: NodeJS.Timeout | undefined;
+  let timer: unknown;
   const show = (): void => {
     timer = undefined;
     if (held === undefined) return;
-    shownAt = Date.now();
+    shownAt = clock.now();
     const text = held;
     held = undefined;
     progress.update(text);
@@ -95,16 +100,17 @@ function throttle(progress: Progress, intervalMs: number): Progress {
     update(text) {
       held = text;
       if (timer) return;
-      const wait = shownAt + intervalMs - Date.now();
+      const wait = shownAt + intervalMs - clock.now();
       if (wait <= 0) show();
       else {
-        timer = setTimeout(show, wait);
-        timer.unref();
+        timer = clock.setTimeout(show, wait);
+        // The held state is not worth keeping the process alive for.
+        (timer as { unref?: () => void }).unref?.();
       }
     },
     line: (text) => progress.line(text),
     done() {
-      clearTimeout(timer);
+      clock.clearTimeout(timer);
       timer = undefined;
       held = undefined;
       progress.done();

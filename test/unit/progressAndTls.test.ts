@@ -10,6 +10,7 @@ import { httpRequest } from '../../src/core/http/httpRequest';
 import { NetworkError } from '../../src/core/http/networkError';
 import { getStatus } from '../../src/core/service/agentClient';
 import { ServiceError } from '../../src/core/service/serviceError';
+import { FakeClock } from '../support/fakeClock';
 import { makeTempDir } from '../support/tempDir';
 
 describe('progress', () => {
@@ -33,21 +34,26 @@ describe('progress', () => {
     assert.match(out, /^\r\u001b\[2K⠋ running: e1 1 s\r\u001b\[2K⠙ running: e1 2 s\r\u001b\[2K$/);
   });
 
-  it('with minIntervalMs, shows at most one state an interval: the first at once, the latest when it is over', async () => {
+  it('with minIntervalMs, shows at most one state an interval: the first at once, the latest when it is over', () => {
     let out = '';
-    const progress = createProgress((text) => (out += text), false, undefined, { minIntervalMs: 50 });
+    const clock = new FakeClock();
+    const progress = createProgress((text) => (out += text), false, undefined, { minIntervalMs: 50, clock });
     progress.update('1/3 rows');
     progress.update('2/3 rows');
     progress.update('2/3 rows · running 1');
     progress.line('row 2: unknown');
     assert.equal(out, '1/3 rows\nrow 2: unknown\n', 'the updates within the interval are held');
-    await new Promise((resolve) => setTimeout(resolve, 150));
+    clock.advance(49);
+    assert.equal(out, '1/3 rows\nrow 2: unknown\n', 'still held 1 ms before the interval ends');
+    clock.advance(1);
     assert.equal(out, '1/3 rows\nrow 2: unknown\n2/3 rows · running 1\n', 'then the latest is shown');
+    clock.advance(100);
     // Printed again though unchanged: a sign of life in a CI log.
     progress.update('2/3 rows · running 1');
     progress.update('3/3 rows');
     progress.done();
-    await new Promise((resolve) => setTimeout(resolve, 150));
+    assert.equal(clock.pending, 0, 'done cleared the held state');
+    clock.advance(1000);
     assert.equal(out, '1/3 rows\nrow 2: unknown\n2/3 rows · running 1\n2/3 rows · running 1\n', 'nothing after done');
   });
 });
