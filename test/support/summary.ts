@@ -1,5 +1,5 @@
 // The JSON summary every test stage writes, so scripts/test.mjs can add the stages up:
-// { "passed": n, "failed": n, "pending": n, "failures": [{ "title", "error" }] }
+// { "passed": n, "failed": n, "pending": n, "failures": [{ "title", "error" }], "fileSeconds": { file: s } }
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 
@@ -16,6 +16,28 @@ export interface Summary {
   failed: number;
   pending: number;
   failures: Failure[];
+  /** Seconds each test file took (its tests and hooks), where the reporter measured them: where the time goes. */
+  fileSeconds?: Record<string, number>;
+}
+
+/**
+ * The variables that choose which integration tests run, passed on to the extension host:
+ * AGENT_WORKFLOWS_TEST_GREP (full titles), AGENT_WORKFLOWS_TEST_FILES (only these test files, by
+ * name without `.test.js`, comma-separated) and AGENT_WORKFLOWS_TEST_EXCEPT (all but these).
+ */
+export const TEST_SELECTION_ENV = ['AGENT_WORKFLOWS_TEST_GREP', 'AGENT_WORKFLOWS_TEST_FILES', 'AGENT_WORKFLOWS_TEST_EXCEPT'] as const;
+
+export function testSelectionEnv(): Record<string, string | undefined> {
+  return Object.fromEntries(TEST_SELECTION_ENV.map((name) => [name, process.env[name]]));
+}
+
+/** Whether the integration test file `fileName` (`x.test.js`) is one AGENT_WORKFLOWS_TEST_FILES/EXCEPT choose. */
+export function testFileChosen(fileName: string, env: NodeJS.ProcessEnv = process.env): boolean {
+  const name = fileName.replace(/\.test\.js$/, '');
+  const listed = (variable: string): string[] | undefined => env[variable]?.split(',').filter(Boolean);
+  const only = listed('AGENT_WORKFLOWS_TEST_FILES');
+  if (only && !only.includes(name)) return false;
+  return !listed('AGENT_WORKFLOWS_TEST_EXCEPT')?.includes(name);
 }
 
 /** What test/support/summaryReporter.ts takes as mocha's reporterOptions. */
