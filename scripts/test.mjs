@@ -1,7 +1,7 @@
 // What `npm test` runs: type check, lint (ESLint and Prettier's check), the test host's
 // installation when it is missing, build, unit tests (plain Node), integration tests (inside VS
-// Code, through code-server and headless Chromium), one after the other (the host's installation
-// beside the type check and the lint). The last line of the
+// Code, through code-server and headless Chromium) and UI tests, in two lanes side by side (below),
+// then the timing-sensitive integration tests alone. The last line of the
 // output is always `N passed, N failed` (tests of every suite, plus the type check and the lint as
 // one check each); the exit code is 0 only when nothing failed. See docs/testing.md.
 //
@@ -31,12 +31,22 @@ const node = process.execPath;
 const results = join('out', 'test-results');
 const hostTimeout = Number(process.env.AGENT_WORKFLOWS_TEST_TIMEOUT) || 300;
 const hostEnv = grep ? { AGENT_WORKFLOWS_TEST_GREP: grep } : {};
+// Integration test files that measure the extension host's responsiveness: they run in a host of
+// their own once every other stage has ended, since a unit test beside them would take the CPU
+// their bound is about.
+const ALONE_IN_HOST = ['responsiveness'];
+const withoutAlone = { ...hostEnv, AGENT_WORKFLOWS_TEST_EXCEPT: ALONE_IN_HOST.join(',') };
+// Whether the two lanes run at once (else the Node lane's output is printed live).
+const sideBySide = wants('unit') && (wants('integration') || wants('ui'));
+// How much of a background stage's output is kept to print when it ends (the unit tests print ~200 KB).
+const OUTPUT_KEPT = 8 * 1024 * 1024;
 // A suite that has reported its results but is still running this much later left something open.
 const EXIT_GRACE_SECONDS = 15;
 
 const tally = { passed: 0, failed: 0 };
 const failures = []; // { stage, title, error }
 const rows = []; // [stage, outcome, seconds]
+const slowest = []; // [stage, { file: seconds }]: where each suite's time went
 const running = new Set(); // the running child processes
 let interrupted; // the signal that stopped us
 
@@ -49,21 +59,25 @@ for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
 }
 
 try {
-  // What the web host stages need beyond `npm ci` (Debian packages, code-server): installed here
-  // when missing, so that `npm ci && npm test` is all a fresh machine needs. The install waits on
-  // the network and the disk, so it runs while the type check and the lint use the CPU; its output
-  // is printed once it ends.
+  // Two lanes run side by side, as the machine has two cores and the host stages mostly wait (on
+  // code-server, Chromium, the workbench, real servers): the Node lane (type check, lint, unit
+  // tests: CPU-bound, their output printed as each stage ends) and the host lane (the test host's
+  // installation, which waits on the network and the disk, then the integration, restricted and UI
+  // stages, printed live). Both need the build, made first. What is timing-sensitive runs after
+  // both, alone (ALONE_IN_HOST).
   const hostInstall = wants('integration') || wants('ui') ? installTestHost() : Promise.resolve(true);
-  if (wants('typecheck')) await typecheck();
-  if (wants('lint') && !interrupted) await lint();
-  const hostReady = await hostInstall;
-  // The unit tests' own need (neovim, for the language server's test in another editor), when the
-  // whole host was not installed above. Not a failure when it cannot be installed (no root, no
-  // sudo): that test then says it was skipped and why, and the summary counts it as pending.
-  if (wants('unit') && !(wants('integration') || wants('ui')) && !interrupted) await installUnitHost();
   const needsBuild = wants('unit') || wants('integration') || wants('ui') || wants('desktop');
-  if (needsBuild && !interrupted && (await build())) {
-    if (wants('unit') && !interrupted) {
+  const built = needsBuild ? build() : Promise.resolve(false);
+  const nodeLane = async () => {
+    if (wants('typecheck')) await typecheck();
+    if (wants('lint') && !interrupted) await lint();
+    // The unit tests' own need (neovim, for the language server's test in another editor), when the
+    // whole host was not installed above. Not a failure when it cannot be installed (no root, no
+    // sudo): that test then says it was skipped and why, and the summary counts it as pending.
+    if (wants('unit') && !(wants('integration') || wants('ui')) && !interrupted) await installUnitHost();
+    // neovim comes with the host's packages: the unit tests wait for them when they are installed.
+    if (wants('unit') && (wants('integration') || wants('ui'))) await hostInstall;
+    if (wants('unit') && !interrupted && (await built)) {
       const summary = join(results, 'unit-summary.json');
       await suite(
         'unit',
@@ -77,11 +91,16 @@ try {
         summary,
         { AGENT_WORKFLOWS_TEST_SUMMARY: summary, NODE_OPTIONS: withSourceMaps() },
         300,
+        { background: sideBySide },
       );
     }
-    if (wants('integration') && hostReady && !interrupted) {
+  };
+  const hostLane = async () => {
+    const hostReady = await hostInstall;
+    if (!(await built) || !hostReady || interrupted) return;
+    if (wants('integration')) {
       const summary = join(results, 'integration-summary.json');
-      await suite('integration', ['out/test/host/runWebHost.js', '--summary', summary], summary, hostEnv, hostTimeout + 60);
+      await suite('integration', ['out/test/host/runWebHost.js', '--summary', summary], summary, withoutAlone, hostTimeout + 60);
       // The same host with Workspace Trust on and the folder not trusted (Restricted Mode).
       const restricted = join(results, 'restricted-summary.json');
       if (!interrupted)
@@ -93,7 +112,7 @@ try {
           hostTimeout + 60,
         );
     }
-    if (wants('ui') && hostReady && !interrupted) {
+    if (wants('ui') && !interrupted) {
       const summary = join(results, 'ui-summary.json');
       await suite(
         'ui',
@@ -111,10 +130,21 @@ try {
         600,
       );
     }
-    if (wants('desktop') && !interrupted) {
-      const summary = join(results, 'desktop-summary.json');
-      await suite('desktop', ['out/test/host/runDesktopHost.js', '--summary', summary], summary, hostEnv, 1800);
-    }
+  };
+  await Promise.all([nodeLane(), hostLane()]);
+  if (wants('integration') && (await built) && (await hostInstall) && !interrupted) {
+    const summary = join(results, 'alone-summary.json');
+    await suite(
+      'alone',
+      ['out/test/host/runWebHost.js', '--summary', summary],
+      summary,
+      { ...hostEnv, AGENT_WORKFLOWS_TEST_FILES: ALONE_IN_HOST.join(',') },
+      hostTimeout + 60,
+    );
+  }
+  if (wants('desktop') && (await built) && !interrupted) {
+    const summary = join(results, 'desktop-summary.json');
+    await suite('desktop', ['out/test/host/runDesktopHost.js', '--summary', summary], summary, hostEnv, 1800);
   }
 } catch (error) {
   fail('test script', 'crashed', error?.stack ?? String(error));
@@ -123,7 +153,18 @@ report();
 process.exitCode = interrupted ? 128 + { SIGHUP: 1, SIGINT: 2, SIGTERM: 15 }[interrupted] : tally.failed ? 1 : 0;
 
 async function typecheck() {
-  const run = await stage('type check', 'tsc --noEmit -p .', ['node_modules/typescript/bin/tsc', '--noEmit', '-p', '.'], {}, 300);
+  const run = await stage(
+    'type check',
+    'tsc --noEmit -p .',
+    ['node_modules/typescript/bin/tsc', '--noEmit', '-p', '.'],
+    {},
+    300,
+    undefined,
+    node,
+    {
+      background: sideBySide,
+    },
+  );
   if (run.code === 0 && !run.note) {
     tally.passed++;
     rows.push(['type check', 'passed', run.seconds]);
@@ -147,7 +188,7 @@ async function lint() {
   let seconds = 0;
   for (const [shown, args, finding] of checks) {
     if (interrupted) break;
-    const run = await stage('lint', shown, args, {}, 300);
+    const run = await stage('lint', shown, args, {}, 300, undefined, node, { background: sideBySide });
     seconds += run.seconds;
     if (run.code !== 0 || run.note) problems.push(`${shown}: ${run.note ?? `${finding}, exit code ${run.code}`}`);
   }
@@ -198,9 +239,9 @@ async function build() {
 }
 
 /** Runs a test suite that writes a JSON summary, and adds it up. A crash counts as a failure. */
-async function suite(name, args, summaryFile, env, limitSeconds) {
+async function suite(name, args, summaryFile, env, limitSeconds, { background = false } = {}) {
   rmSync(summaryFile, { force: true });
-  const run = await stage(name, args.join(' '), args, env, limitSeconds, summaryFile);
+  const run = await stage(name, args.join(' '), args, env, limitSeconds, summaryFile, node, { background });
   let summary;
   try {
     summary = JSON.parse(readFileSync(summaryFile, 'utf8'));
@@ -214,6 +255,7 @@ async function suite(name, args, summaryFile, env, limitSeconds) {
     const undescribed = summary.failed - summary.failures.length;
     if (undescribed > 0) fail(name, `${undescribed} more failure(s)`, 'see the output above', undescribed);
     if (summary.passed + summary.failed === 0 && !interrupted && !grep) fail(name, 'no tests ran', 'the suite ran no test');
+    slowest.push([name, summary.fileSeconds ?? {}]);
   }
   if (run.note) fail(name, run.note, '');
   else if (!summary) fail(name, 'crashed', `exit code ${run.code ?? run.signal}, no summary written; see the output above`);
@@ -230,7 +272,7 @@ async function suite(name, args, summaryFile, env, limitSeconds) {
  */
 /**
  * Runs one stage's process to its end. A `background` stage runs beside the others: its output is
- * kept (its last MiB) and printed under its own heading when it ends.
+ * kept (its last 8 MiB) and printed under its own heading when it ends.
  */
 function stage(name, shown, args, env, limitSeconds, summaryFile, program = node, { background = false } = {}) {
   console.log(`\n==> ${name}: ${shown}${background ? ' (in the background; its output follows when it ends)' : ''}`);
@@ -241,9 +283,13 @@ function stage(name, shown, args, env, limitSeconds, summaryFile, program = node
       env: { ...process.env, ...env },
     });
     running.add(child);
-    let output = '';
+    // The output's last chunks, at most OUTPUT_KEPT bytes (older chunks go first).
+    const chunks = [];
+    let kept = 0;
     const keep = (chunk) => {
-      output = (output + chunk.toString('utf8')).slice(-1024 * 1024);
+      chunks.push(chunk);
+      kept += chunk.length;
+      while (kept - chunks[0].length >= OUTPUT_KEPT) kept -= chunks.shift().length;
     };
     child.stdout?.on('data', keep);
     child.stderr?.on('data', keep);
@@ -271,7 +317,10 @@ function stage(name, shown, args, env, limitSeconds, summaryFile, program = node
       clearTimeout(killTimer);
       clearInterval(watch);
       running.delete(child);
-      if (background) process.stdout.write(`\n==> ${name}: ended after ${Math.round((Date.now() - started) / 1000)} s\n${output}`);
+      if (background) {
+        const output = Buffer.concat(chunks).toString('utf8');
+        process.stdout.write(`\n==> ${name}: ended after ${Math.round((Date.now() - started) / 1000)} s\n${output}`);
+      }
       resolve({ code, signal, note, seconds: (Date.now() - started) / 1000 });
     };
     child.once('error', (error) => {
@@ -298,6 +347,13 @@ function report() {
     console.log(`  ${name.padEnd(12)} ${outcome.padEnd(40)} ${seconds.toFixed(1).padStart(6)} s`);
   }
   if (interrupted) console.log(`  interrupted by ${interrupted}`);
+  for (const [name, fileSeconds] of slowest) {
+    const files = Object.entries(fileSeconds)
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, 5);
+    if (files.length)
+      console.log(`  slowest ${name} files: ${files.map(([file, seconds]) => `${file} ${seconds.toFixed(1)} s`).join(', ')}`);
+  }
   if (failures.length) {
     console.log('\nfailures:');
     failures.forEach(({ stage, title, error }, i) => {

@@ -10,7 +10,7 @@ import { runTests } from '@vscode/test-electron';
 import { cpSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { argValue, exitSoon, findRepoRoot, hostResult, makeTempDir, removeDir } from './common';
-import { SUMMARY_ENV, readSummary, writeSummary } from '../support/summary';
+import { SUMMARY_ENV, readSummary, testSelectionEnv, writeSummary } from '../support/summary';
 
 async function runDesktopHost(argv: readonly string[]): Promise<number> {
   const root = findRepoRoot();
@@ -41,7 +41,7 @@ async function runIn(root: string, temp: string, summaryFile: string | undefined
       extensionTestsPath: join(root, 'out', 'test', 'integration', 'index.js'),
       extensionTestsEnv: {
         [SUMMARY_ENV]: inHostSummary,
-        AGENT_WORKFLOWS_TEST_GREP: process.env.AGENT_WORKFLOWS_TEST_GREP,
+        ...testSelectionEnv(),
         AGENT_WORKFLOWS_TEST_USER_DATA: userDataDir,
       },
       launchArgs: [workspace, '--disable-extensions', '--user-data-dir', userDataDir, '--extensions-dir', extensionsDir],

@@ -25,7 +25,7 @@ import {
   removeDir,
   secondsFromEnv,
 } from './common';
-import { SUMMARY_ENV, addFailure, emptySummary, readSummary, writeSummary } from '../support/summary';
+import { SUMMARY_ENV, testSelectionEnv, addFailure, emptySummary, readSummary, writeSummary } from '../support/summary';
 
 class TimedOut extends Error {}
 
@@ -79,7 +79,7 @@ async function runWebHost(argv: readonly string[]): Promise<number> {
     const inHostSummary = join(temp, 'summary.json');
 
     const server = await startCodeServer({
-      env: { [SUMMARY_ENV]: inHostSummary, AGENT_WORKFLOWS_TEST_GREP: process.env.AGENT_WORKFLOWS_TEST_GREP },
+      env: { [SUMMARY_ENV]: inHostSummary, ...testSelectionEnv() },
       ...(restricted
         ? {
             workspaceTrust: true,

@@ -2,12 +2,21 @@
 // the same contract under code-server (test/host/runWebHost.ts) and under desktop VS Code
 // (test/host/runDesktopHost.ts). Runs every *.test.js next to this file, recursively.
 // Environment: AGENT_WORKFLOWS_TEST_SUMMARY (write the JSON summary there),
-//              AGENT_WORKFLOWS_TEST_GREP (run only the tests whose full title matches).
+//              AGENT_WORKFLOWS_TEST_GREP (run only the tests whose full title matches),
+//              AGENT_WORKFLOWS_TEST_FILES / _EXCEPT (only, or all but, these files: see summary.ts).
 import Mocha from 'mocha';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import SummaryReporter from '../support/summaryReporter';
-import { SUMMARY_ENV, addFailure, emptySummary, writeSummary, type Summary, type SummaryReporterOptions } from '../support/summary';
+import {
+  SUMMARY_ENV,
+  testFileChosen,
+  addFailure,
+  emptySummary,
+  writeSummary,
+  type Summary,
+  type SummaryReporterOptions,
+} from '../support/summary';
 
 export async function run(): Promise<void> {
   const summaryFile = process.env[SUMMARY_ENV];
@@ -49,7 +58,7 @@ function testFiles(dir: string): string[] {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const path = join(dir, entry.name);
     if (entry.isDirectory()) found.push(...testFiles(path));
-    else if (entry.name.endsWith('.test.js')) found.push(path);
+    else if (entry.name.endsWith('.test.js') && testFileChosen(entry.name)) found.push(path);
   }
   return found.sort();
 }
