@@ -613,12 +613,12 @@ describe('environments', () => {
     });
 
     it('asks before Resume Batch on a protected environment: declined sends nothing, confirmed goes on', async () => {
-      // The first row's API call is held, so the batch is stopped with it started and the others not;
-      // held 4 s at most, so a resume that does not wait for the confirmation fails rather than hangs.
+      // The first row's API call is held until the test lets it go (after the confirmation, or in
+      // `finally`), so the batch is stopped with it started and the others not. A resume that does
+      // not wait for the confirmation then waits on it, and fails by the test's time limit.
       let release: () => void = () => undefined;
       const held = new Promise<void>((resolve) => {
         release = resolve;
-        setTimeout(resolve, 4000);
       });
       const people = await startServer(async (request, response) => {
         const who = decodeURIComponent(request.url?.split('/').pop() ?? '');
