@@ -107,8 +107,17 @@ export async function importOpenApiCommand(source: string, flags: ImportOpenApiF
   if (flags.id !== undefined) imported = { ...imported, id: flags.id };
   io.stdout(importedNodeYaml(imported));
   for (const note of imported.notes) io.stderr(`note: ${describeImportNote(note)}\n`);
-  for (const secret of imported.secrets)
-    io.stderr(`secret ${secret.name}: set it (the command line reads AGENT_SECRET_${secret.name}); it comes from ${secret.from}.\n`);
+  // What the node as written refers to, each with where the request goes: a secret is sent there.
+  const { nodeReferences } = await import('../core/import/nodeReferences');
+  const references = nodeReferences(imported.node);
+  const destination = references.host ?? 'the host its base_url input names';
+  for (const name of references.secrets) {
+    const from = imported.secrets.find((secret) => secret.name === name)?.from;
+    io.stderr(
+      `secret ${name}: set it (the command line reads AGENT_SECRET_${name}); the node sends it to ${destination}${from !== undefined ? `; it comes from ${from}` : ''}.\n`,
+    );
+  }
+  for (const name of references.inputs) io.stderr(`input ${name}: the node sends it to ${destination}.\n`);
   return ExitCode.ok;
 }
 

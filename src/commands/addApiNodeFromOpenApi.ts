@@ -8,6 +8,7 @@ import { apiNodeFromOperation, OpenApiError, operationsByTag, readOpenApi } from
 import type { OpenApiDocument, OpenApiOperation } from '../core/import/openApi';
 import { readOpenApiSource } from '../core/import/openApiSource';
 import { describeImportNote } from '../core/import/importNotes';
+import { nodeReferences } from '../core/import/nodeReferences';
 import { addImportedNodeEdits, ImportPlacementError } from '../core/language/importEdits';
 import { workspaceEditOf } from '../language/curlImportFlow';
 import { AGENT_FILES, AGENT_LANGUAGE_ID } from '../language/languageIds';
@@ -165,11 +166,15 @@ async function addOperation(
     void vscode.window.showErrorMessage('The agent file changed while the node was added: nothing was added. Try again.');
     return false;
   }
-  const unset = imported.secrets.map((secret) => secret.name).filter((name) => !deps.workflowSecrets.names().includes(name));
+  // What the node as written refers to, and where the request goes: a secret is sent there.
+  const references = nodeReferences(imported.node);
+  const destination = references.host ?? 'the host its base_url input names';
+  const unset = references.secrets.filter((name) => !deps.workflowSecrets.names().includes(name));
   void vscode.window.showInformationMessage(
     [
-      `Added API node "${edits.id}" for ${operation.key}.`,
-      imported.inputs.length > 0 ? `Inputs: ${imported.inputs.map((input) => input.name).join(', ')}.` : '',
+      `Added API node "${edits.id}" for ${operation.key}; it calls ${destination}.`,
+      references.secrets.length > 0 ? `It sends secrets ${references.secrets.join(', ')} to ${destination}.` : '',
+      references.inputs.length > 0 ? `Inputs: ${references.inputs.join(', ')}.` : '',
       unset.length > 0 ? `Set ${unset.join(', ')} with Agent Workflows: Set Secret… before running it.` : '',
       ...imported.notes.map(describeImportNote),
     ]

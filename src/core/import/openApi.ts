@@ -11,7 +11,10 @@ import type { $Refs, JSONSchema } from '@apidevtools/json-schema-ref-parser';
 // js-yaml, not the project's `yaml`: a 6 MB document loads in 0.4 s instead of 5.5 s (measured),
 // and no edit of the document needs `yaml`'s source positions.
 import { load as loadYaml, YAMLException } from 'js-yaml';
+import { scanExpressions } from '../document/expressions';
+import { JsonTooDeepError, parseJson } from '../json';
 import type { ApiNodeSpec, ImportedApiNode, ImportedInput, ImportedSecret } from './apiNodeFromCurl';
+import { holdsTemplate, TEMPLATE_IN_IMPORTED_TEXT, templateInValue } from './importedText';
 
 export type OpenApiVersion = 'swagger-2.0' | 'openapi-3.0' | 'openapi-3.1';
 
@@ -49,24 +52,33 @@ export class OpenApiError extends Error {
 
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch'] as const;
 
+/**
+ * The deepest nesting of lists and mappings read in a document: js-yaml's own limit, given to JSON
+ * too. The node's YAML is written by recursive code, which a 2,000-deep example overflowed.
+ */
+export const MAX_OPENAPI_DEPTH = 100;
+
 /** Reads a document's text (JSON or YAML) and lists its operations: linear in its size, no `$ref` followed. */
 export function readOpenApi(text: string, source?: string): OpenApiDocument {
   let raw: unknown;
   const trimmed = text.trimStart();
   if (trimmed.startsWith('{')) {
     try {
-      raw = JSON.parse(text);
+      raw = parseJson(text, MAX_OPENAPI_DEPTH);
     } catch (error) {
+      if (error instanceof JsonTooDeepError) throw new OpenApiError(tooDeepMessage('arrays and objects'));
       throw new OpenApiError(`The document is not valid JSON: ${(error as Error).message}`);
     }
   } else {
     try {
-      raw = loadYaml(text);
+      raw = loadYaml(text, { maxDepth: MAX_OPENAPI_DEPTH });
     } catch (error) {
       if (error instanceof YAMLException) {
         const mark = error.mark;
         throw new OpenApiError(
-          `The document is not valid YAML: ${error.reason}`,
+          /nesting exceeded maxDepth/.test(error.reason)
+            ? tooDeepMessage('lists and mappings')
+            : `The document is not valid YAML: ${error.reason}`,
           mark ? `line ${mark.line + 1}, column ${mark.column + 1}` : undefined,
         );
       }
@@ -107,6 +119,10 @@ export function readOpenApi(text: string, source?: string): OpenApiDocument {
     raw: document,
     ...(source !== undefined ? { source } : {}),
   };
+}
+
+function tooDeepMessage(what: string): string {
+  return `The document nests ${what} deeper than ${MAX_OPENAPI_DEPTH} levels, more than an import reads: no OpenAPI document nests that deep. Flatten it, or import from another copy.`;
 }
 
 function versionOf(document: Record<string, unknown>): OpenApiVersion {
@@ -200,10 +216,20 @@ export async function apiNodeFromOperation(
   const resolved = raw as Json;
   const item = deref((raw['paths'] as Json)[operation.path]) as Json;
   const op = deref(item[operation.method.toLowerCase()]) as Json;
-  const parameters = [...asArray(item['parameters']), ...asArray(op['parameters'])].map(deref).filter(isObject);
+  const pathPointer = ['paths', operation.path];
+  const opPointer = [...pathPointer, operation.method.toLowerCase()];
+  if (holdsTemplate(operation.path)) throw templateError('The path', pathPointer);
+  // Each parameter with where it is written, for an error that names it.
+  const located = [
+    ...asArray(item['parameters']).map((parameter, index) => ({ parameter, at: [...pathPointer, 'parameters', index] })),
+    ...asArray(op['parameters']).map((parameter, index) => ({ parameter, at: [...opPointer, 'parameters', index] })),
+  ]
+    .map(({ parameter, at }) => ({ parameter: deref(parameter), at }))
+    .filter((entry): entry is { parameter: Json; at: (string | number)[] } => isObject(entry.parameter));
+  const parameters = located.map((entry) => entry.parameter);
   // An operation's own parameter replaces the path item's of the same name and place.
-  const byKey = new Map<string, Json>();
-  for (const parameter of parameters) byKey.set(`${String(parameter['in'])}:${String(parameter['name'])}`, parameter);
+  const byKey = new Map<string, { parameter: Json; at: (string | number)[] }>();
+  for (const entry of located) byKey.set(`${String(entry.parameter['in'])}:${String(entry.parameter['name'])}`, entry);
 
   const inputs: ImportedInput[] = [];
   const addInput = (parameter: Json): string => {
@@ -228,28 +254,43 @@ export async function apiNodeFromOperation(
   const settings: string[] = [];
   let path = operation.path;
   const query: string[] = [];
-  for (const parameter of byKey.values()) {
+  for (const { parameter, at } of byKey.values()) {
     const place = parameter['in'];
     const name = String(parameter['name']);
     if (place === 'path') path = path.split(`{${name}}`).join(addInput(parameter));
     else if (place === 'query' && parameter['required'] === true) query.push(`${encodeURIComponent(name)}=${addInput(parameter)}`);
     else if (place === 'header' && parameter['required'] === true && !/^(accept|content-type|authorization)$/i.test(name))
-      settings.push(`${name}: ${addInput(parameter)}`);
+      settings.push(`${headerName(name, "The header parameter's name", [...at, 'name'])}: ${addInput(parameter)}`);
   }
 
+  const base = serverOf(document, resolved);
   const secrets: ImportedSecret[] = [];
   const notes: string[] = [];
-  const security = securityOf(resolved, op, operation.method, secrets, notes, deref);
+  const security = securityOf(resolved, op, operation.method, () => secretHost(base), secrets, notes, deref);
   settings.push(...security.headers);
   query.push(...security.query);
 
   const accept = responseTypeOf(document.version, resolved, op, deref);
-  if (accept) settings.push(`Accept: ${accept}`);
-  const request = requestBodyOf(document.version, resolved, op, parameters, deref, notes);
-  if (request) settings.push(`Content-Type: ${request.type}`);
+  if (accept) settings.push(`Accept: ${mediaType(accept, [...opPointer, document.version === 'swagger-2.0' ? 'produces' : 'responses'])}`);
+  const request = requestBodyOf(document.version, resolved, op, operation, parameters, deref, notes);
+  if (request)
+    settings.push(
+      `Content-Type: ${mediaType(request.type, [...opPointer, document.version === 'swagger-2.0' ? 'consumes' : 'requestBody'])}`,
+    );
 
-  const base = serverOf(document, resolved);
   const url = `${base.replace(/\/+$/, '')}${path}${query.length > 0 ? `?${query.join('&')}` : ''}`;
+  // Every expression of the node is one the import wrote: text of the document joined to it (a
+  // path ending in "{" before a parameter's "{{ inputs.id }}") must not make another.
+  const written = new Set([
+    ...inputs.map((input) => `{{ inputs.${input.name} }}`),
+    ...secrets.map((secret) => `{{ secrets.${secret.name} }}`),
+  ]);
+  written.add('{{ inputs.base_url }}');
+  if (!onlyWrittenExpressions(url, written)) throw templateError("The operation's URL", pathPointer);
+  for (const setting of settings)
+    if (!onlyWrittenExpressions(setting, written)) throw templateError('A header of the operation', opPointer);
+  if (base.startsWith('{{ inputs.base_url }}') && !inputs.some((input) => input.name === 'base_url'))
+    inputs.push({ name: 'base_url', description: "The API's base URL (the document's server is relative)" });
   const node: ApiNodeSpec = {
     type: 'api',
     method: operation.method,
@@ -264,6 +305,40 @@ export async function apiNodeFromOperation(
     inputs,
     notes: notes.map((text) => ({ code: 'openapi', text })),
   };
+}
+
+/** A JSON pointer into the document: `#/paths/~1pets/get`. */
+function pointer(segments: readonly (string | number)[]): string {
+  return `#/${segments.map((segment) => String(segment).replace(/~/g, '~0').replace(/\//g, '~1')).join('/')}`;
+}
+
+/** Imported text holding "{{", refused: what it is and where. */
+function templateError(what: string, at: readonly (string | number)[]): OpenApiError {
+  return new OpenApiError(`${what} holds "{{": ${TEMPLATE_IN_IMPORTED_TEXT}. Nothing is imported.`, pointer(at));
+}
+
+/** Whether every `{{ … }}` of the text is one of those the import wrote. */
+function onlyWrittenExpressions(text: string, written: ReadonlySet<string>): boolean {
+  return scanExpressions(text).every((expression) => written.has(text.slice(expression.start, expression.end)));
+}
+
+/** An HTTP header's name (a token: no spaces, colons or braces), or an error naming where it was. */
+function headerName(name: string, what: string, at: readonly (string | number)[]): string {
+  if (holdsTemplate(name)) throw templateError(what, at);
+  if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name))
+    throw new OpenApiError(
+      `${what} "${name.slice(0, 80)}" is not an HTTP header name (letters, digits and - only). Nothing is imported.`,
+      pointer(at),
+    );
+  return name;
+}
+
+/** A media type the document lists, as a header value: no "{{", no line break. */
+function mediaType(type: string, at: readonly (string | number)[]): string {
+  if (holdsTemplate(type)) throw templateError('A media type', at);
+  if (/[\r\n]/.test(type))
+    throw new OpenApiError('A media type holds a line break, which no header value can. Nothing is imported.', pointer(at));
+  return type;
 }
 
 function isObject(value: unknown): value is Json {
@@ -285,28 +360,99 @@ function inputType(type: unknown): ImportedInput['type'] {
   return type === 'string' ? 'string' : undefined;
 }
 
-/** The first server's URL with its variables' defaults (3.x), or scheme, host and basePath (2.0). */
+/** A host, or a host and port, as a server variable in the host part must be. */
+const HOST_TEXT = /^[A-Za-z0-9.-]+(?::\d{1,5})?$/;
+/** A part of a path, as a server variable in the path (and a base path) must be: no "?", "#", "@" or braces. */
+const PATH_TEXT = /^[A-Za-z0-9._~!$&'()*+,;=:%/-]*$/;
+/** A whole server URL, as a variable that is all of a server's start must be: scheme, host, path. */
+const BASE_URL_TEXT = /^https?:\/\/[A-Za-z0-9.-]+(?::\d{1,5})?(?:\/[A-Za-z0-9._~!$&'()*+,;=:%/-]*)?$/i;
+
+/**
+ * The first server's URL with its variables' defaults (3.x), or scheme, host and basePath (2.0).
+ * The document's text stays where it stands: a variable of the host is a host (a default such as
+ * "127.0.0.1:18081/c?t=" would move the request to another host), one of the path a path.
+ */
 function serverOf(document: OpenApiDocument, resolved: Json): string {
   let base: string;
   if (document.version === 'swagger-2.0') {
-    const schemes = asArray(resolved['schemes']).filter((scheme): scheme is string => typeof scheme === 'string');
+    const schemes = asArray(resolved['schemes']).filter((scheme): scheme is string => scheme === 'http' || scheme === 'https');
     const scheme = schemes.includes('https') ? 'https' : (schemes[0] ?? 'https');
     const host = typeof resolved['host'] === 'string' ? resolved['host'] : undefined;
     const basePath = typeof resolved['basePath'] === 'string' ? resolved['basePath'] : '';
+    if (host !== undefined) checkServerText(host, HOST_TEXT, 'The host', ['host'], 'a host name and port');
+    checkServerText(basePath, PATH_TEXT, 'The base path', ['basePath'], 'a path');
     base = host !== undefined ? `${scheme}://${host}${basePath}` : basePath;
   } else {
-    const server = asArray(resolved['servers']).find(isObject);
-    base = typeof server?.['url'] === 'string' ? server['url'] : '/';
+    const servers = asArray(resolved['servers']);
+    const index = servers.findIndex(isObject);
+    const server = index >= 0 ? (servers[index] as Json) : undefined;
+    const template = typeof server?.['url'] === 'string' ? server['url'] : '/';
+    if (holdsTemplate(template)) throw templateError("The server's URL", ['servers', index, 'url']);
     const variables = isObject(server?.['variables']) ? server['variables'] : {};
-    base = base.replace(/\{([^}]+)\}/g, (whole, name: string) => {
+    const schemeEnd = template.indexOf('://');
+    const hostStart = schemeEnd + 3;
+    const hostEnd = schemeEnd < 0 ? -1 : hostStart + (/[/?#]/.exec(template.slice(hostStart))?.index ?? template.length - hostStart);
+    base = template.replace(/\{([^{}]+)\}/g, (whole, name: string, at: number) => {
       const variable = variables[name];
-      return isObject(variable) && variable['default'] !== undefined ? String(variable['default']) : whole;
+      if (!isObject(variable) || variable['default'] === undefined) return whole;
+      const value = String(variable['default']);
+      const where = ['servers', index, 'variables', name, 'default'];
+      const what = `The server variable ${name}`;
+      if (schemeEnd >= 0 && at < schemeEnd) checkServerText(value, /^https?$/i, what, where, 'http or https (it is the scheme)');
+      else if (schemeEnd >= 0 && at >= hostStart && at < hostEnd) {
+        // "https://api.example.com{basePath}": a variable that ends the host may start the path.
+        const endsHost = at + whole.length === hostEnd && value.startsWith('/');
+        checkServerText(
+          value,
+          endsHost ? PATH_TEXT : HOST_TEXT,
+          what,
+          where,
+          endsHost ? 'a path' : 'a host name and port (it is in the host)',
+        );
+      } else if (schemeEnd < 0 && at === 0 && !value.startsWith('/'))
+        checkServerText(value, BASE_URL_TEXT, what, where, 'an http(s) URL of a host and a path (it starts the URL)');
+      else checkServerText(value, PATH_TEXT, what, where, 'a path (it is in the path)');
+      return value;
     });
   }
   if (/^https?:\/\//i.test(base)) return base;
   if (document.source !== undefined && /^https?:\/\//i.test(document.source)) return new URL(base || '/', document.source).toString();
   // A relative server and a document from a file: the caller says where the API is.
   return `{{ inputs.base_url }}${base.startsWith('/') || base === '' ? base : `/${base}`}`;
+}
+
+/** Text of the server (a variable's value, a host, a base path) that must match `shape`, or an error naming it. */
+function checkServerText(value: string, shape: RegExp, what: string, at: readonly (string | number)[], shapeWords: string): void {
+  if (holdsTemplate(value)) throw templateError(what, at);
+  if (!shape.test(value))
+    throw new OpenApiError(
+      `${what} is "${value.slice(0, 80)}", which is not ${shapeWords}: it would change where the request goes. Nothing is imported.`,
+      pointer(at),
+    );
+}
+
+/**
+ * The part of the secret names the node's host gives, `FOR_API_GITHUB_COM` (a port is added:
+ * `FOR_LOCALHOST_8080`). The whole host is in it, "." as "_" and "-" as "__", so no other host has
+ * the same name: a document cannot choose a name the user stored for another API (GITHUB_TOKEN)
+ * and have it sent to its own host. A relative server's node calls the base_url input: `FOR_BASE_URL`.
+ */
+function secretHost(base: string): string {
+  if (base.startsWith('{{ inputs.base_url }}')) return 'FOR_BASE_URL';
+  let url: URL | undefined;
+  try {
+    url = new URL(base);
+  } catch {
+    url = undefined;
+  }
+  const hostname = url?.hostname.toLowerCase() ?? base;
+  const labels = hostname.split('.');
+  if (!url || !labels.every((label) => /^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/.test(label)))
+    throw new OpenApiError(
+      `The server's host ${hostname.slice(0, 80)} is not a host name of letters, digits and "-" (or an IPv4 address), so it cannot name the operation's secrets. Import from a copy of the document with such a host.`,
+    );
+  const name = labels.map((label) => label.toUpperCase().replace(/-/g, '__')).join('_');
+  return `FOR_${name}${url.port !== '' ? `_${url.port}` : ''}`;
 }
 
 /** The media type to Accept: the first of a 2xx answer's, JSON preferred. */
@@ -333,28 +479,80 @@ function requestBodyOf(
   version: OpenApiVersion,
   resolved: Json,
   op: Json,
+  operation: OpenApiOperation,
   parameters: readonly Json[],
   deref: Deref,
   notes: string[],
 ): { type: string; body?: unknown } | undefined {
+  const opPointer = ['paths', operation.path, operation.method.toLowerCase()];
   if (version === 'swagger-2.0') {
+    const consumes = asArray(op['consumes'] ?? resolved['consumes']).filter((type): type is string => typeof type === 'string');
+    if (parameters.some((parameter) => parameter['in'] === 'formData') && !consumes.some((type) => /json/i.test(type)))
+      throw formError(operation, consumes.find((type) => /multipart/i.test(type)) ?? 'formData parameters', [...opPointer, 'parameters']);
     const bodyParameter = parameters.find((parameter) => parameter['in'] === 'body');
     if (!bodyParameter) return undefined;
-    const consumes = asArray(op['consumes'] ?? resolved['consumes']).filter((type): type is string => typeof type === 'string');
-    return { type: preferJson(consumes) ?? 'application/json', body: exampleBody(bodyParameter['schema'], deref, notes) };
+    return {
+      type: preferJson(consumes) ?? 'application/json',
+      body: withoutTemplates(exampleBody(bodyParameter['schema'], deref, notes), notes),
+    };
   }
   const requestBody = deref(op['requestBody']);
   if (!isObject(requestBody) || !isObject(requestBody['content'])) return undefined;
   const type = preferJson(Object.keys(requestBody['content']));
   if (type === undefined) return undefined;
+  if (/^multipart\/form-data\b/i.test(type)) throw formError(operation, type, [...opPointer, 'requestBody', 'content', type]);
   const media = deref(requestBody['content'][type]);
   if (!isObject(media)) return { type };
   const examples = isObject(media['examples']) ? Object.values(media['examples']).map(deref).find(isObject) : undefined;
   const example = media['example'] ?? examples?.['value'];
-  if (example !== undefined && /json/i.test(type)) return { type, body: example };
+  if (example !== undefined && /json/i.test(type)) return { type, body: withoutTemplates(example, notes) };
   const schema = isObject(media['schema']) ? (deref(media['schema']) as Json) : undefined;
-  if (!/json/i.test(type)) return { type, body: typeof example === 'string' ? example : '' };
-  return { type, ...(schema ? { body: exampleBody(media['schema'], deref, notes) } : {}) };
+  if (!/json/i.test(type)) return { type, body: withoutTemplates(typeof example === 'string' ? example : '', notes) };
+  return { type, ...(schema ? { body: withoutTemplates(exampleBody(media['schema'], deref, notes), notes) } : {}) };
+}
+
+/**
+ * A request body of a multipart form, refused as the cURL import refuses -F: an API node sends JSON,
+ * text or one file as its body, and a node with a form's Content-Type and no form would not work.
+ */
+function formError(operation: OpenApiOperation, type: string, at: readonly (string | number)[]): OpenApiError {
+  return new OpenApiError(
+    `The operation ${operation.key} sends a multipart form (${type.slice(0, 80)}). An API node sends JSON, text or one file input as its body, not a form: send the file as the body, or call the API from a service that takes a form.`,
+    pointer(at),
+  );
+}
+
+/**
+ * The example body, with each string holding "{{" written "" and each key holding it left out: an
+ * example is the document's sample, and APIs of templates (mail, messages) show theirs with
+ * {{first_name}} in it, so the rest of it is kept and a note says what was taken out and where.
+ */
+function withoutTemplates(body: unknown, notes: string[]): unknown {
+  const first = templateInValue(body);
+  if (first === undefined) return body;
+  let count = 0;
+  // JSON.stringify walks in native code; the document's nesting is bounded (MAX_OPENAPI_DEPTH).
+  const cleaned = JSON.parse(
+    JSON.stringify(body, function (this: unknown, key: string, value: unknown) {
+      if (key !== '' && !Array.isArray(this) && holdsTemplate(key)) {
+        count++;
+        return undefined;
+      }
+      if (typeof value === 'string' && holdsTemplate(value)) {
+        count++;
+        return '';
+      }
+      return value;
+    }) ?? '""',
+  ) as unknown;
+  const place =
+    first.length === 0
+      ? 'the body itself'
+      : `/${first.map((segment) => String(segment).replace(/~/g, '~0').replace(/\//g, '~1')).join('/')}`;
+  notes.push(
+    `The example body holds "{{" (${count === 1 ? 'at' : `${count} times, first at`} ${place}): ${TEMPLATE_IN_IMPORTED_TEXT}, so ${count === 1 ? 'that text is' : 'those texts are'} written "" (a key holding it is left out). Fill in the body.`,
+  );
+  return cleaned;
 }
 
 /**
@@ -463,12 +661,15 @@ function skeleton(schema: Json, depth: number, deref: Deref, budget: SkeletonBud
 
 /**
  * The operation's security (its own, else the document's): the first requirement, each scheme in
- * the service's form. Secret names come from the scheme's name (`petstore_auth` is PETSTORE_AUTH).
+ * the service's form. Secret names say the credential's kind and the host it is sent to
+ * (`TOKEN_FOR_API_GITHUB_COM`), never the document's words for it: a scheme named GITHUB_TOKEN would
+ * otherwise have the user's stored secret of that name sent to the document's server.
  */
 function securityOf(
   resolved: Json,
   op: Json,
   method: string,
+  host: () => string,
   secrets: ImportedSecret[],
   notes: string[],
   deref: Deref,
@@ -476,6 +677,10 @@ function securityOf(
   const headers: string[] = [];
   const query: string[] = [];
   const requirements = asArray(op['security'] ?? resolved['security']).filter(isObject);
+  const schemesAt =
+    isObject(resolved['components']) && isObject(resolved['components']['securitySchemes'])
+      ? ['components', 'securitySchemes']
+      : ['securityDefinitions'];
   const schemes = (
     isObject(resolved['components']) && isObject(resolved['components']['securitySchemes'])
       ? resolved['components']['securitySchemes']
@@ -487,14 +692,12 @@ function securityOf(
   for (const name of Object.keys(requirement ?? {})) {
     const scheme = deref(schemes[name]);
     if (!isObject(scheme)) continue;
-    const secret = (suffix: string): string => {
-      const base = name
-        .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
-        .toUpperCase()
-        .replace(/[^A-Z0-9]+/g, '_')
-        .replace(/^_+|_+$/g, '');
-      const secretName = base === '' ? suffix || 'API_KEY' : /^[0-9]/.test(base) ? `_${base}` : base;
-      if (!secrets.some((entry) => entry.name === secretName)) secrets.push({ name: secretName, from: `security scheme ${name}` });
+    const secret = (kind: string): string => {
+      const stem = `${kind}_${host()}`;
+      let secretName = stem;
+      // A second credential of the same kind (two API keys): API_KEY2_FOR_…, never a name another host has.
+      for (let n = 2; secrets.some((entry) => entry.name === secretName); n++) secretName = `${kind}${n}_${host()}`;
+      secrets.push({ name: secretName, from: `security scheme ${name}` });
       return `{{ secrets.${secretName} }}`;
     };
     const type = String(scheme['type']);
@@ -507,15 +710,18 @@ function securityOf(
       headers.push(`Authorization: Bearer ${secret('TOKEN')}`);
       notes.push(`Security scheme ${name} is ${type}: the node sends a Bearer token; get the token elsewhere and store it as a secret.`);
     } else if (type === 'apiKey') {
-      const parameter = typeof scheme['name'] === 'string' ? scheme['name'] : 'x-api-key';
-      if (scheme['in'] === 'query' && method === 'GET') query.push(`${encodeURIComponent(parameter)}=${secret('')}`);
+      const parameter =
+        typeof scheme['name'] === 'string'
+          ? headerName(scheme['name'], `The name of security scheme ${name}`, [...schemesAt, name, 'name'])
+          : 'x-api-key';
+      if (scheme['in'] === 'query' && method === 'GET') query.push(`${encodeURIComponent(parameter)}=${secret('API_KEY')}`);
       else if (scheme['in'] === 'query') {
-        headers.push(`x-api-key: ${secret('')}`);
+        headers.push(`x-api-key: ${secret('API_KEY')}`);
         notes.push(
           `Security scheme ${name} takes the key in the query (${parameter}); on a ${method} request the node sends it as an x-api-key header, as the service's API key form asks.`,
         );
-      } else if (scheme['in'] === 'cookie') headers.push(`Cookie: ${parameter}=${secret('')}`);
-      else headers.push(`${parameter}: ${secret('')}`);
+      } else if (scheme['in'] === 'cookie') headers.push(`Cookie: ${parameter}=${secret('COOKIE')}`);
+      else headers.push(`${parameter}: ${secret('API_KEY')}`);
     } else {
       notes.push(
         `Security scheme ${name} (${type}${httpScheme ? ` ${httpScheme}` : ''}) has no form among the service's auth methods (Bearer, Basic, an API key): the node is made without it.`,
