@@ -82,6 +82,7 @@ export const PROBLEM_CODES = {
   'duplicate-header': { severity: 'warning', summary: 'The same header twice in one node.' },
   'body-not-allowed': { severity: 'error', summary: 'A body on a GET or HEAD request.' },
   'json-body-without-content-type': { severity: 'warning', summary: 'A JSON body with no Content-Type header.' },
+  'multipart-without-form': { severity: 'error', summary: 'A multipart/form-data Content-Type on a node, which sends no form.' },
   'api-key-in-url-non-get': { severity: 'warning', summary: 'api_key in the URL of a request that is not GET.' },
   // Authorization: validation/headerChecks.ts (possible-secret: validation/secretScan.ts).
   'bearer-missing-token': { severity: 'error', summary: 'Authorization: Bearer with no token.' },

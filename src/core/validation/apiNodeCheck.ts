@@ -28,13 +28,17 @@ export function checkApiNode(node: NodeDeclaration, text: string, sink: ProblemS
   const seen = new Map<string, { field: StringField; name: string }>();
   let hasCredentials = false;
   let contentType: string | undefined;
+  let contentTypeField: StringField | undefined;
   for (const field of node.settings) {
     const { header, findings } = checkHeaderString(field.value, { nodeId: node.id });
     for (const finding of findings) report(field, finding);
     if (!header) continue;
     const lower = header.name.trim().toLowerCase();
     if (lower === 'authorization' || lower === 'x-api-key' || lower === 'proxy-authorization') hasCredentials = true;
-    if (lower === 'content-type') contentType = header.value;
+    if (lower === 'content-type') {
+      contentType = header.value;
+      contentTypeField = field;
+    }
     const first = seen.get(lower);
     if (first) {
       const firstLine = sink.lines.position(spanOf(first.field.scalar).start).line;
@@ -85,6 +89,20 @@ export function checkApiNode(node: NodeDeclaration, text: string, sink: ProblemS
       spanOf(bodyPair.key as YamlNode),
       `Node "${node.id}" sends JSON text as its body but sets no Content-Type, so it goes as text/plain and the API may not read it as JSON. Add "Content-Type: application/json" to its settings.`,
       { data: { header: 'Content-Type: application/json' } },
+    );
+  }
+  // A node has no form body: with a multipart Content-Type and no boundary of its own (a body written
+  // out as multipart text names one), the API cannot read what is sent.
+  if (
+    contentTypeField &&
+    contentType !== undefined &&
+    /^\s*multipart\/form-data\b/i.test(contentType) &&
+    !/;\s*boundary=/i.test(contentType)
+  ) {
+    sink.add(
+      'multipart-without-form',
+      valueSpanToSource(text, contentTypeField.scalar, 0, contentTypeField.value.length),
+      `Node "${node.id}" says its body is a multipart form (Content-Type: multipart/form-data), but an API node sends JSON, text or one file input as its body, not a form, so the API cannot read it. Send the file as the body with its own Content-Type, or call the API from a service that takes a form.`,
     );
   }
 }
