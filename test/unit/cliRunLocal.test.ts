@@ -161,6 +161,40 @@ describe('agent-workflows run --local', () => {
     assert.doesNotMatch(result.stderr, new RegExp(TOKEN));
   });
 
+  it('--verbose never prints a secret held in a header name, sent, answered or left behind by a redirect', async () => {
+    // Both letter cases: the HTTP layer lower-cases the names of an answer's headers.
+    const secret = 's3cr3t-T0ken-QWXZKJVN';
+    const landing = await startServer((_request, response) => json(response, 200, { ok: true }, { [`X-Echo-${secret}`]: '1' }));
+    const moving = await startServer((_request, response) => {
+      response.writeHead(307, { location: `${landing.url}/landed` });
+      response.end();
+    });
+    try {
+      // Validation refuses a {{ }} in a header name: a name holds a secret only where it is written out.
+      dir.write(
+        'named.agent.yaml',
+        `version: 1\nname: Named\nnodes:\n  moved:\n    type: api\n    method: GET\n    url: ${moving.url}/moved\n    settings:\n      - "Authorization: Bearer {{ secrets.TOKEN }}"\n      - "X-${secret}: v"\noutputs:\n  headers: { from: "{{ nodes.moved.headers }}" }\n`,
+      );
+      const result = await runCliCaptured(['run', '--local', 'named.agent.yaml', '--verbose'], {
+        cwd: dir.path,
+        env: { AGENT_SECRET_TOKEN: secret },
+      });
+      assert.equal(result.code, 0, result.stderr);
+      assert.equal(moving.requests[0]?.headers[`x-${secret.toLowerCase()}`], 'v', 'the header was sent to the first origin');
+      const lines = result.stderr.split('\n');
+      assert.ok(lines.includes('> X-{{ secrets.TOKEN }}: v'), result.stderr);
+      assert.ok(
+        lines.some((line) => /^\* redirected \(307\) to .* \(not sent there: Authorization, X-\{\{ secrets\.TOKEN \}\}\)$/.test(line)),
+        result.stderr,
+      );
+      assert.ok(lines.includes('< x-echo-{{ secrets.TOKEN }}: 1'), result.stderr);
+      assert.equal(leakedPart(result.stdout + result.stderr, secret), undefined, 'no part of the secret in the output');
+    } finally {
+      await moving.close();
+      await landing.close();
+    }
+  });
+
   it('prints the exchange of a failed call with --verbose, and refuses --verbose without --local', async () => {
     const failed = await cli(['run', '--local', 'triage.agent.yaml', '--input', 'ticket=x', '--file', 'attachment=log.txt', '--verbose'], {
       AGENT_SECRET_TRIAGE_TOKEN: 'wrong-token-value',

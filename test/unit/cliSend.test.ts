@@ -6,6 +6,7 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { repoRoot } from '../support/paths';
 import { runCliCaptured } from '../support/cli';
+import { leakedPart } from '../support/echoedSecrets';
 import { closedPort, json, startServer } from '../support/httpServer';
 import type { TestServer } from '../support/httpServer';
 import { makeTempDir } from '../support/tempDir';
@@ -183,6 +184,44 @@ describe('agent-workflows send', () => {
     assert.equal(big.code, 0, big.stderr);
     assert.equal(big.stdout.length, 10 * 1024 * 1024 + 1);
     assert.match(big.stderr, /→ 200 OK in .*, 11\.0 MB\n[\s\S]*the body is 11\.0 MB: only its first 10\.0 MB were read/);
+  });
+
+  it('never prints a secret held in a header name: in --json, -i, or the headers a cross-origin redirect left behind', async () => {
+    // Both letter cases: the HTTP layer lower-cases the names of an answer's headers.
+    const secret = 's3cr3t-T0ken-QWXZKJVN';
+    const landing = await startServer((_request, response) => json(response, 200, { ok: true }, { [`X-Echo-${secret}`]: '1' }));
+    const moving = await startServer((_request, response) => {
+      response.writeHead(307, { location: `${landing.url}/landed` });
+      response.end();
+    });
+    try {
+      // Validation refuses a {{ }} in a header name: a name holds a secret only where it is written out.
+      dir.write(
+        'named.agent.yaml',
+        `version: 1\nname: Named\nnodes:\n  moved:\n    type: api\n    method: GET\n    url: ${moving.url}/moved\n    settings:\n      - "Authorization: Bearer {{ secrets.TOKEN }}"\n      - "X-${secret}: v"\n`,
+      );
+      const env = { AGENT_SECRET_TOKEN: secret };
+      const asJson = await cli(['named.agent.yaml', 'moved', '--json'], env);
+      assert.equal(asJson.code, 0, asJson.stderr);
+      assert.equal(moving.requests[0]?.headers[`x-${secret.toLowerCase()}`], 'v', 'the header was sent to the first origin');
+      assert.equal(landing.requests[0]?.headers[`x-${secret.toLowerCase()}`], undefined, 'and not to the second');
+      const exchange = JSON.parse(asJson.stdout) as Exchange;
+      assert.ok(exchange.request.headers.some((header) => header.name === 'X-{{ secrets.TOKEN }}' && header.value === 'v'));
+      assert.deepEqual(exchange.redirects[0]?.droppedHeaders, ['Authorization', 'X-{{ secrets.TOKEN }}']);
+      assert.ok(exchange.response?.headers.some((header) => header.name === 'x-echo-{{ secrets.TOKEN }}'));
+      assert.match(asJson.stderr, /redirected \(307\) to .*; not sent there: Authorization, X-\{\{ secrets\.TOKEN \}\}\n/);
+      const included = await cli(['named.agent.yaml', 'moved', '-i'], env);
+      assert.equal(included.code, 0, included.stderr);
+      assert.match(included.stdout, /^x-echo-\{\{ secrets\.TOKEN \}\}: 1$/m);
+      for (const [what, text] of [
+        ['--json', asJson.stdout + asJson.stderr],
+        ['-i', included.stdout + included.stderr],
+      ] as const)
+        assert.equal(leakedPart(text, secret), undefined, `no part of the secret in the output of ${what}`);
+    } finally {
+      await moving.close();
+      await landing.close();
+    }
   });
 
   it('runs as the built binary (dist/cli.js, its lazy bundle)', async function () {

@@ -146,7 +146,8 @@ function recordRedirect(redirect: HttpCapture['redirects'][number], redactor: Re
     status: redirect.status,
     from: redactor.text(redirect.from),
     to: redactor.text(redirect.to),
-    droppedHeaders: redirect.droppedHeaders,
+    droppedHeaders:
+      redirect.droppedHeaders.length === 0 ? redirect.droppedHeaders : redirect.droppedHeaders.map((name) => redactor.text(name)),
   };
 }
 
@@ -179,13 +180,15 @@ function headerOf(headers: Readonly<Record<string, string>>, name: string): stri
 const BASIC = /^(Basic\s+)([A-Za-z0-9+/]+=*)$/i;
 
 /**
- * Headers with secrets by name. Basic credentials holding a secret (a user:password URL) are shown
+ * Headers with secrets by name, in their names as in their values (a name written out, or an
+ * answer's, may hold one). Basic credentials holding a secret (a user:password URL) are shown
  * as `Basic base64(user:{{ secrets.NAME }})`: their Base64 is not the secret itself.
  */
 function recordHeaders(headers: Readonly<Record<string, string>>, redactor: Redactor, asWritten: boolean): ExchangeHeader[] {
   const recorded: ExchangeHeader[] = [];
-  for (const name in headers) {
-    const value = headers[name]!;
+  for (const sentName in headers) {
+    const value = headers[sentName]!;
+    const name = redactor.text(sentName);
     const basic = asWritten ? null : BASIC.exec(value);
     if (basic) {
       const decoded = Buffer.from(basic[2]!, 'base64').toString('utf8');
