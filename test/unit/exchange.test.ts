@@ -693,7 +693,7 @@ nodes:
     type: api
     method: POST
     url: "http://ann:{{ secrets.PASSWORD }}@127.0.0.1:${server.port}/c?api_key={{ secrets.API_KEY }}&x={{ inputs.note }}"
-    settings: ["X-Token: pre-{{ secrets.TOKEN }}", "X-Note: {{ inputs.note }}"]
+    settings: ["X-Token: pre-{{ secrets.TOKEN }}", "X-Note: {{ inputs.note }}", "X-${TOKEN}: named"]
     body: { note: "{{ inputs.note }}", key: "{{ secrets.API_KEY }}" }
 `;
       const agent = agentOf(yaml);
@@ -721,7 +721,9 @@ nodes:
       const [sent, curled] = server.requests;
       assert.equal(curled!.url, sent!.url.replace(encodeURIComponent(API_KEY), API_KEY), 'the query, the secret as given');
       assert.equal(curled!.body.toString(), sent!.body.toString());
-      for (const name of ['authorization', 'x-token', 'x-note', 'content-type', 'user-agent'])
+      // A header whose name holds a secret (written out: validation refuses a {{ }} in a name).
+      assert.match(fromExchange, /-H "X-\$\{AGENT_SECRET_TOKEN\}: named"/);
+      for (const name of ['authorization', 'x-token', 'x-note', 'content-type', 'user-agent', `x-${TOKEN.toLowerCase()}`])
         assert.equal(curled!.headers[name], sent!.headers[name], name);
       assert.equal(shellWordWithSecrets('plain'), 'plain');
     });

@@ -41,7 +41,8 @@ export function curlForExchange(exchange: Pick<Exchange, 'request'>): string {
 /** The curl command of a built request; `secrets` (name → value) are written as variables. */
 export function curlForRequest(request: ApiRequest, secrets: ReadonlyMap<string, string>): string {
   const redactor = namedSecretRedactor(secrets);
-  const headers = Object.entries(request.headers).map(([name, value]) => {
+  const headers = Object.entries(request.headers).map(([sentName, value]) => {
+    const name = redactor.text(sentName);
     // Credentials from the URL: `-u` with the user and the secret, which curl encodes itself.
     const basic = /^Basic\s+([A-Za-z0-9+/]+=*)$/i.exec(value);
     if (basic) {
