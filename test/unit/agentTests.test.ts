@@ -59,6 +59,25 @@ describe('agent tests', () => {
     assert.equal(sent.headers['x-api-key'], '[redacted]');
   });
 
+  it('keeps the requests a case sent with a secret redacted in a header name too, lower-cased as they are kept', async () => {
+    const secret = 's3cr3t-T0ken-QWXZKJVN';
+    // Validation refuses a {{ }} in a header name: a name holds a secret only where it is written out.
+    dir.write(
+      'named.agent.yaml',
+      `version: 1\nname: Named\nnodes:\n  call:\n    type: api\n    method: GET\n    url: https://api.example.com/x\n    settings:\n      - "Authorization: Bearer {{ secrets.TOKEN }}"\n      - "X-${secret}: v"\n`,
+    );
+    const file = dir.write(
+      'named.agent.test.yaml',
+      `cases:\n  one:\n    secrets: { TOKEN: ${secret} }\n    mocks: { call: { body: { ok: true } } }\n`,
+    );
+    const [result] = await runSuite(loaded(loadSuite(file)));
+    assert.equal(result!.passed, true, result!.failures.map((failure) => failure.message).join('\n'));
+    const sent = result!.requests[0]!;
+    assert.equal(sent.headers['x-[redacted]'], 'v');
+    assert.equal(sent.headers.authorization, 'Bearer [redacted]');
+    assert.ok(!JSON.stringify(sent).toLowerCase().includes(secret.toLowerCase()));
+  });
+
   it('reports a failed expectation at its own line, with expected and actual values', async () => {
     const file = dir.write('weather-report.agent.test.yaml', WEATHER_CASE('"Lisbon: Rain, 24 degrees (metric)."'));
     const suite = loaded(loadSuite(file));

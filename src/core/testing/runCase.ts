@@ -170,10 +170,10 @@ function recordRequest(node: string, request: SentRequest): RecordedRequest {
   return { node, method: request.method, url: `${origin}${request.path}`, headers, body };
 }
 
-/** What a node sent, its secrets redacted: the URL, the header values and the body (names are the agent's). */
+/** What a node sent, its secrets redacted: the URL, the headers (a name too may hold one) and the body. */
 function redactedRequest(request: RecordedRequest, redactor: Redactor): RecordedRequest {
   const headers: Record<string, string> = {};
-  for (const name in request.headers) headers[name] = redactor.text(request.headers[name] as string);
+  for (const name in request.headers) headers[redactor.text(name)] = redactor.text(request.headers[name] as string);
   return { ...request, url: redactor.text(request.url), headers, body: redactor.value(request.body) };
 }
 
