@@ -8,6 +8,7 @@ import { symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { DebugClient } from '@vscode/debugadapter-testsupport';
 import type { DebugProtocol } from '@vscode/debugprotocol';
+import { leakedPart } from '../support/echoedSecrets';
 import { json, startServer } from '../support/httpServer';
 import type { TestServer } from '../support/httpServer';
 import { repoRoot } from '../support/paths';
@@ -22,6 +23,8 @@ class CliDebugClient extends DebugClient {
   private readonly queues = new Map<string, DebugProtocol.Event[]>();
   private readonly waiters = new Map<string, ((event: DebugProtocol.Event) => void)[]>();
   stderr = '';
+  /** Every byte the adapter wrote to stdout: each message, as the client read it. */
+  stdout = '';
 
   constructor() {
     super(process.execPath, join(repoRoot, 'dist', 'cli.js'), 'agent-workflow');
@@ -40,6 +43,7 @@ class CliDebugClient extends DebugClient {
       env: { PATH: process.env.PATH ?? '', ...env },
     });
     child.stderr.on('data', (chunk: Buffer) => (this.stderr += chunk.toString()));
+    child.stdout.on('data', (chunk: Buffer) => (this.stdout += chunk.toString()));
     this.child = child;
     this.connect(child.stdout, child.stdin);
   }
@@ -571,6 +575,76 @@ nodes:
     await client.next('terminated');
     const echo = server.requests.find((request) => request.url === '/echo');
     assert.equal(echo?.body.toString(), '{"word":"after","gated":true}');
+  });
+
+  it('never shows a secret in a header name or in the error of a Set Value, in any of its forms', async () => {
+    // Letters of both cases: the URL parser lower-cases a scheme, and answers' header names are lower case.
+    const secret = 's3cr3t-T0ken-QWXZKJVN';
+    await client.close();
+    client = new CliDebugClient();
+    client.startCli(dir.path, { AGENT_SECRET_TOKEN: secret });
+    // Validation refuses a {{ }} in a header name: a name holds a secret only where it is written out.
+    const program = agent(
+      'named.agent.yaml',
+      LOOKUP(server.url).replace('      - "Authorization', `      - "X-${secret}: v"\n      - "Authorization`),
+    );
+    await launch({ program, inputs: { customer: 'C1' } }, { path: program, lines: [7] });
+    const stopped = await client.next<DebugProtocol.StoppedEvent>('stopped');
+    const thread = stopped.body.threadId!;
+    const frame = (await client.stackTraceRequest({ threadId: thread })).body.stackFrames[0]!.id;
+    const request = await scopeOf(frame, 'Request');
+    const headersReference = request.find((variable) => variable.name === 'headers')!.variablesReference;
+    const headers = await variablesOf(headersReference);
+    assert.deepEqual(
+      headers.filter((header) => header.name.startsWith('X-')).map((header) => [header.name, header.value]),
+      [['X-{{ secrets.TOKEN }}', '"v"']],
+    );
+    // Set Value on the header as it is shown reaches the header itself.
+    const changed = await client.setVariableRequest({ variablesReference: headersReference, name: 'X-{{ secrets.TOKEN }}', value: 'w' });
+    assert.equal(changed.body.value, '"w"');
+
+    const requestScope = (await client.scopesRequest({ frameId: frame })).body.scopes.find((scope) => scope.name === 'Request')!;
+    const errors: string[] = [];
+    for (const value of ['{{ secrets.TOKEN }}', 'ftp{{ secrets.TOKEN }}://x/']) {
+      const refused = await client.setVariableRequest({ variablesReference: requestScope.variablesReference, name: 'url', value }).then(
+        () => undefined,
+        (error: unknown) => (error instanceof Error ? error.message : String(error)),
+      );
+      assert.ok(refused !== undefined, `Set Value of the url to ${value} is refused`);
+      errors.push(refused);
+    }
+    assert.match(errors[0]!, /^"\{\{ secrets\.TOKEN \}\}" is not a valid URL/);
+    assert.match(errors[1]!, /must be http:\/\/ or https:\/\/, not ftp\{\{ secrets\.TOKEN \}\}:\/\//);
+    await assert.rejects(
+      client.setVariableRequest({ variablesReference: headersReference, name: `Y-{{ secrets.TOKEN }}`, value: 'x' }),
+      /"Y-\{\{ secrets\.TOKEN \}\}" is not a valid header name/,
+    );
+
+    await client.continueRequest({ threadId: thread });
+    await client.next('terminated');
+    assert.equal(server.requests[0]?.headers[`x-${secret.toLowerCase()}`], 'w', 'the header was sent, as changed');
+    for (const [where, text] of [
+      ['errors', errors.join('\n')],
+      ['stdout', client.stdout],
+      ['stderr', client.stderr],
+    ] as const)
+      assert.equal(leakedPart(text, secret), undefined, `no part of the secret in the adapter's ${where}`);
+  });
+
+  it('a launch that fails never quotes a secret the launch configuration gives', async () => {
+    const secret = 's3cr3t-T0ken-QWXZKJVN';
+    const program = agent('count.agent.yaml', LOOKUP(server.url).replace('customer: { type: string }', 'customer: { type: number }'));
+    await client.initializeRequest();
+    // The secret given in the wrong field: the input check quotes the value it refuses.
+    const refused = await client
+      .launchRequest({ program, inputs: { customer: secret }, secrets: { TOKEN: secret } } as DebugProtocol.LaunchRequestArguments)
+      .then(
+        () => 'launched',
+        (error: unknown) => (error instanceof Error ? error.message : String(error)),
+      );
+    assert.match(refused, /Input "customer" must be a number, not "\{\{ secrets\.TOKEN \}\}"/);
+    await client.next('terminated');
+    assert.equal(leakedPart(client.stdout, secret), undefined, "no part of the secret in the adapter's stdout");
   });
 
   it('Restart reads the agent file again: an edit is picked up, breakpoints bound to its new lines', async () => {

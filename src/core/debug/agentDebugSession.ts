@@ -128,6 +128,8 @@ export class AgentDebugSession extends DebugSession {
   private readonly editable = new Map<number, Editable>();
   private exceptionFilters = new Set<string>();
   private launchArgs: AgentLaunchArguments | undefined;
+  /** The launch configuration being resolved: its secrets redact a launch's error. */
+  private launching: AgentLaunchArguments | undefined;
   private execution: Execution | undefined;
   private configured!: () => void;
   private readonly configurationDone = new Promise<void>((done) => (this.configured = done));
@@ -188,6 +190,7 @@ export class AgentDebugSession extends DebugSession {
   ): Promise<void> {
     // A client may send no arguments at all.
     const launchArgs = (args ?? {}) as AgentLaunchArguments;
+    this.launching = launchArgs;
     let target: DebugTarget;
     try {
       target = await this.resolveTarget(launchArgs);
@@ -402,8 +405,10 @@ export class AgentDebugSession extends DebugSession {
       if (editable.kind === 'requestHeaders') {
         const headers: Record<string, string> = {};
         let found = false;
+        const wanted = args.name.toLowerCase();
         for (const [name, value] of Object.entries(request.headers)) {
-          if (name.toLowerCase() === args.name.toLowerCase()) {
+          // The client names a header as it was shown: a name holding a secret, redacted.
+          if (name.toLowerCase() === wanted || execution.redactor.text(name).toLowerCase() === wanted) {
             found = true;
             if (args.value.trim() !== '') headers[name] = text;
           } else headers[name] = value;
@@ -758,7 +763,7 @@ export class AgentDebugSession extends DebugSession {
     const redactor = execution.redactor;
     const headers = this.variables.list(() =>
       Object.entries(execution.holds.get(thread)?.request?.headers ?? {}).map(([name, value]) =>
-        plainVariable(name, shownString(value, redactor)),
+        plainVariable(redactor.text(name), shownString(value, redactor)),
       ),
     );
     this.markEditable(headers, { kind: 'requestHeaders', thread });
@@ -821,7 +826,48 @@ export class AgentDebugSession extends DebugSession {
 
   private fail(response: DebugProtocol.Response, error: unknown): void {
     // Placeholders are {word}: the {{ … }} of a message are left as they are by every client.
+    // Redacted where it is sent (sendResponse).
     this.sendErrorResponse(response, { id: 1001, format: errorMessage(error), showUser: true });
+  }
+
+  /**
+   * Every answer leaves here: an error's words (a Set Value's, a launch's, the library's own on a
+   * request that threw) are redacted in this one place, whoever wrote them, so no call site can
+   * forget: an error may quote a value the user gave, and a value may be `{{ secrets.NAME }}`.
+   */
+  override sendResponse(response: DebugProtocol.Response): void {
+    if (!response.success) {
+      const redactor = this.redactor();
+      if (response.message !== undefined) response.message = redactor.text(response.message);
+      const error = (response.body as { error?: DebugProtocol.Message } | undefined)?.error;
+      if (error) {
+        error.format = redactor.text(error.format);
+        if (error.variables) error.variables = redactor.value(error.variables) as Record<string, string>;
+      }
+    }
+    super.sendResponse(response);
+  }
+
+  /** Every Debug Console line leaves here, redacted as errors are (see sendResponse). */
+  override sendEvent(event: DebugProtocol.Event): void {
+    if (event.event === 'output') {
+      const body = (event as DebugProtocol.OutputEvent).body;
+      body.output = this.redactor().text(body.output);
+    }
+    super.sendEvent(event);
+  }
+
+  /**
+   * The secrets the session knows: the execution's, else (a launch that failed) those the launch
+   * configuration gave.
+   */
+  private redactor(): Redactor {
+    if (this.execution) return this.execution.redactor;
+    const configured = this.launching?.secrets;
+    const secrets = new Map<string, string>();
+    if (configured !== null && typeof configured === 'object')
+      for (const [name, value] of Object.entries(configured)) if (typeof value === 'string') secrets.set(name, value);
+    return namedSecretRedactor(secrets);
   }
 }
 
