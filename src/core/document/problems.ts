@@ -77,6 +77,7 @@ export const PROBLEM_CODES = {
   'insecure-url': { severity: 'warning', summary: 'Credentials sent over plain http to a remote host.' },
   'header-missing-colon': { severity: 'error', summary: 'A settings string that is not "Name: value".' },
   'invalid-header-name': { severity: 'error', summary: 'A header name that is not an RFC 9110 token.' },
+  'expression-in-header-name': { severity: 'error', summary: 'A header name built from a {{ }} expression.' },
   'invalid-header-value': { severity: 'error', summary: 'A header value with line breaks or control characters.' },
   'empty-header-value': { severity: 'warning', summary: 'A header with no value.' },
   'duplicate-header': { severity: 'warning', summary: 'The same header twice in one node.' },

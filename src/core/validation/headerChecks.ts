@@ -65,6 +65,19 @@ function checkUncached(raw: string, context: HeaderContext): { header?: HeaderSt
     });
     return { header, findings };
   }
+  // A name is not meant to carry data: filled in from a secret, it would be shown wherever
+  // headers are (exchanges, redirects' dropped headers, the debugger), and it is not one a
+  // server knows. The first expression that starts in the name is enough to say so.
+  const inName = expressions.find((expression) => expression.start >= header.nameStart && expression.start < header.nameEnd);
+  if (inName) {
+    findings.push({
+      code: 'expression-in-header-name',
+      start: inName.start,
+      end: Math.min(inName.end, header.nameEnd),
+      message: `The header name "${name.trim()}" is built from an expression. Write the name itself, and put values (secrets, inputs, node results) after the ":".`,
+    });
+    return { header, findings };
+  }
   const masked = maskExpressions(raw, expressions, 'x');
   const maskedName = masked.slice(header.nameStart, header.nameEnd);
   if (!HEADER_NAME.test(maskedName)) {
