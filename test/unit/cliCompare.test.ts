@@ -4,9 +4,11 @@
 // results file (its bad line named, the rest compared); two agent-test reports of the agent before
 // and after a change; and once as the built binary.
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { execFile, execFileSync } from 'node:child_process';
+import { once } from 'node:events';
+import { appendFileSync, createWriteStream, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { startAgentServer } from '../../src/core/server/agentServer';
 import type { AgentServer } from '../../src/core/server/agentServer';
 import type { Comparison } from '../../src/core/compare/compareRuns';
@@ -18,6 +20,7 @@ import { makeTempDir } from '../support/tempDir';
 import type { TempDir } from '../support/tempDir';
 
 const KEY = 'compare-test-key-0123456789';
+const execFileAsync = promisify(execFile);
 
 /** The agent: a person's title from the API, at `path` (v1 or v2 of the API: the change between runs). */
 const agentText = (api: string, path: string): string => `version: 1
@@ -224,5 +227,79 @@ describe('agent-workflows compare', function () {
     }
     assert.equal(code, 1);
     assert.match(stdout, /2 regressions, 1 fix/);
+  });
+});
+
+describe('agent-workflows compare: a line too long to read whole', function () {
+  this.timeout(60_000);
+  let dir: TempDir;
+  before(() => (dir = makeTempDir()));
+  after(() => dir?.remove());
+
+  /** Writes lines to a file, each `{ long }` line's `long` replaced by a 17 MiB string, streamed. */
+  const writeLines = async (name: string, lines: ReadonlyArray<{ readonly head: string; readonly long?: string }>): Promise<void> => {
+    const out = createWriteStream(join(dir.path, name));
+    const block = 'x'.repeat(1024 * 1024);
+    for (const { head, long } of lines) {
+      if (long === undefined) {
+        out.write(`${head}\n`);
+        continue;
+      }
+      out.write(`${head}"${long}":"`);
+      for (let i = 0; i < 17; i++) if (!out.write(block)) await once(out, 'drain');
+      out.write('"}\n');
+    }
+    out.end();
+    await once(out, 'close');
+  };
+  const built = async (args: string[]): Promise<{ code: number; stdout: string; stderr: string }> => {
+    try {
+      const { stdout, stderr } = await execFileAsync(process.execPath, [join(repoRoot, 'dist', 'cli.js'), ...args], {
+        cwd: dir.path,
+        encoding: 'utf8',
+      });
+      return { code: 0, stdout, stderr };
+    } catch (error) {
+      const failed = error as { code: number; stdout: string; stderr: string };
+      return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
+    }
+  };
+
+  it("counts the row and status of a 17 MiB line (its key too, from the line's start): a regression is found", async () => {
+    const finished = (row: number, id: string): { head: string } => ({
+      head: JSON.stringify({ row, status: 'finished', inputs: { q: id }, columns: { id }, outputs: { x: row } }),
+    });
+    await writeLines('a.jsonl', [finished(1, 'one'), finished(2, 'two')]);
+    // As a batch writes it (row and status first), and as edited by hand (another order, spaces).
+    await writeLines('b.jsonl', [
+      { head: '{"row":1,"status":"failed","inputs":{"q":"one"},"columns":{"id":"one"},', long: 'error' },
+      finished(2, 'two'),
+    ]);
+    await writeLines('b-edited.jsonl', [
+      finished(2, 'two'),
+      { head: '{ "columns": {"id": "one"}, "status" : "failed", "note": "a \\"quoted\\" {", "row": 1, ', long: 'error' },
+    ]);
+    for (const [b, key] of [
+      ['b.jsonl', []],
+      ['b.jsonl', ['--key', 'id']],
+      ['b-edited.jsonl', []],
+      ['b-edited.jsonl', ['--key', 'id']],
+    ] as const) {
+      const result = await built(['compare', 'a.jsonl', b, '--fail-on', 'regression', ...key]);
+      assert.equal(result.code, 1, `${b} ${key.join(' ')}: ${result.stdout}${result.stderr}`);
+      assert.match(
+        result.stdout,
+        /^1 regression, 0 fixes, 0 rows with outputs changed, 0 rows only in A, 0 rows only in B$/m,
+        `${b} ${key}`,
+      );
+      assert.match(result.stdout, /Regressions \(1\):\n {2}(row 1|id one \(rows 1\/1\)): finished → failed\n/, result.stdout);
+    }
+    // A key not within the line's start: named as a bad line, never counted as another row.
+    await writeLines('b-late-key.jsonl', [{ head: '{"row":1,"status":"failed",', long: 'error' }, finished(2, 'two')]);
+    const late = await built(['compare', 'a.jsonl', 'b-late-key.jsonl', '--key', 'id']);
+    assert.match(
+      late.stderr,
+      /b-late-key\.jsonl, line 1: row 1: longer than 16777216 bytes, and its first 16777216 hold no value in column "id"/,
+    );
   });
 });

@@ -12,6 +12,7 @@ import { boundedDiff, durationChanged, MAX_DIFF_LINES, MAX_LINE_CHARS } from '..
 import { compareRuns } from '../../src/core/compare/compareRuns';
 import type { Comparison } from '../../src/core/compare/compareRuns';
 import { normalizedJson } from '../../src/core/compare/normalizedJson';
+import { leadingFields } from '../../src/core/json';
 import { makeTempDir } from '../support/tempDir';
 import type { TempDir } from '../support/tempDir';
 
@@ -267,6 +268,21 @@ describe('compare two runs (core)', () => {
     assert.ok(row!.length < 600 && status!.length < 600, `${row!.length} and ${status!.length} characters`);
     assert.match(row!, /^"row" is not a row number \("r{511}… \(1000002 characters\)\)$/);
     assert.match(status!, /^"status" is not one a batch writes \("r{511}… \(1000002 characters\)\)$/);
+  });
+
+  it("reads the named fields of a line's start as far as it goes: cut values skipped, nesting and escapes kept apart", () => {
+    const names = new Set(['row', 'status', 'inputs']);
+    const read = (text: string): Record<string, unknown> => Object.fromEntries(leadingFields(text, names));
+    assert.deepEqual(read('{"row":1,"status":"failed","error":"cut her'), { row: 1, status: 'failed' });
+    assert.deepEqual(read(' { "n": {"row": 9, "s": "}\\\\"}, "inputs" : {"q": "a\\"b"} , "row" : 2,"status":"x'), {
+      inputs: { q: 'a"b' },
+      row: 2,
+    });
+    // A number at the text's end may be cut (12 of 123): not read; text that is not JSON stops the scan.
+    assert.deepEqual(read('{"status":"failed","row":12'), { status: 'failed' });
+    assert.deepEqual(read('{"status":"failed",row:1,"row":1}'), { status: 'failed' });
+    assert.deepEqual(read('["row",1]'), {});
+    assert.deepEqual(read('{"\\u0072ow":3}'), { row: 3 });
   });
 
   it('refuses runs of different agents (their state files, or outputs with no name in common) unless forced', async () => {

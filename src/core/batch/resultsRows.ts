@@ -1,6 +1,7 @@
 // The rows of a batch's results table as the table shows them (each value as a short cell text) and
 // the one filter both the table's webview and its exports apply, so that an export holds exactly
 // the rows the table showed. Pure: no Node module, as the webview's browser bundle imports it.
+import { leadingFields } from '../json';
 import type { RowResult, RowStatus } from './batchModel';
 
 /** The statuses of a row, in the order the table lists them. */
@@ -13,16 +14,32 @@ export interface ResultHead {
   readonly passed?: boolean;
 }
 
+/** The fields of a results line that make its head. */
+export const HEAD_FIELDS: ReadonlySet<string> = new Set(['row', 'status', 'passed']);
+
 /**
  * The row and status at the start of a results line, read without parsing the rest (a line may be
- * cut, or too long to parse): undefined when the line does not start as a row's result does.
+ * cut, or too long to parse): undefined when the line's start holds no row and status. A batch
+ * writes them first (matched at once); a line written otherwise (keys in another order, spaces) is
+ * read field by field from its start, so a long value after them does not hide them.
  */
 export function parseResultHead(text: string): ResultHead | undefined {
   const match = /^\{"row":(\d+),"status":"([a-z]+)"(?:,"passed":(true|false))?/.exec(text);
-  if (!match || !ROW_STATUSES.includes(match[2] as RowStatus)) return undefined;
-  const row = Number(match[1]);
-  if (!Number.isSafeInteger(row) || row < 1) return undefined;
-  return { row, status: match[2] as RowStatus, ...(match[3] ? { passed: match[3] === 'true' } : {}) };
+  if (match && ROW_STATUSES.includes(match[2] as RowStatus)) {
+    const row = Number(match[1]);
+    if (!Number.isSafeInteger(row) || row < 1) return undefined;
+    return { row, status: match[2] as RowStatus, ...(match[3] ? { passed: match[3] === 'true' } : {}) };
+  }
+  return resultHeadOf(leadingFields(text, HEAD_FIELDS));
+}
+
+/** The head of a results line from its fields read (leadingFields), or undefined without a row and status. */
+export function resultHeadOf(fields: ReadonlyMap<string, unknown>): ResultHead | undefined {
+  const row = fields.get('row');
+  const status = fields.get('status');
+  const passed = fields.get('passed');
+  if (typeof row !== 'number' || !Number.isSafeInteger(row) || row < 1 || !ROW_STATUSES.includes(status as RowStatus)) return undefined;
+  return { row, status: status as RowStatus, ...(typeof passed === 'boolean' ? { passed } : {}) };
 }
 
 /** The most characters of one cell's text (its tooltip); the table shows fewer, the detail pane all. */

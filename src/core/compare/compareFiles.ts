@@ -6,11 +6,11 @@ import { open, readFile, stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import type { RowResult, RowStatus } from '../batch/batchModel';
 import { readLines } from '../batch/dataRows';
-import { outputValues, parseResultHead, ROW_STATUSES } from '../batch/resultsRows';
+import { HEAD_FIELDS, outputValues, resultHeadOf, ROW_STATUSES } from '../batch/resultsRows';
 import { MAX_RESULT_LINE_BYTES } from '../batch/resultsTable';
 import { fileErrorReason, notARegularFile, OPEN_FLAGS } from '../document/readTextFile';
 import { errorMessage } from '../errors';
-import { parseJson } from '../json';
+import { leadingFields, parseJson } from '../json';
 import { boundedText } from '../testing/shownValue';
 import type { SideRow } from './compareRows';
 
@@ -89,10 +89,13 @@ const MAX_KEY_CHARS = 512;
 // Most are short: copied only when cut (a key per row).
 const shortened = (text: string): string => (text.length > MAX_KEY_CHARS ? boundedText(text, MAX_KEY_CHARS) : text);
 
+/** The fields of an overlong line read for its head and its key. */
+const HEAD_AND_KEY_FIELDS: ReadonlySet<string> = new Set([...HEAD_FIELDS, 'columns', 'inputs']);
+
 /** The key of a row: the key column's value (in its other columns, else its inputs), as text. */
-export function keyOf(result: Pick<RowResult, 'columns' | 'inputs'>, column: string): string | undefined {
-  const columns = result.columns as Record<string, unknown> | undefined;
-  const inputs = result.inputs as Record<string, unknown> | undefined;
+export function keyOf(result: { readonly columns?: unknown; readonly inputs?: unknown }, column: string): string | undefined {
+  const columns = objectOrUndefined(result.columns);
+  const inputs = objectOrUndefined(result.inputs);
   const value =
     columns && Object.hasOwn(columns, column) ? columns[column] : inputs && Object.hasOwn(inputs, column) ? inputs[column] : undefined;
   if (value === undefined || value === null || value === '') return undefined;
@@ -100,19 +103,32 @@ export function keyOf(result: Pick<RowResult, 'columns' | 'inputs'>, column: str
   return shortened(text);
 }
 
+function objectOrUndefined(value: unknown): Record<string, unknown> | undefined {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+}
+
 /** A results line as a row to compare, or the problem with it (`keyColumn`: the key asked for). */
 export function readResultLine(text: string, line: number, overflow: boolean, keyColumn: string | undefined): ReadLine {
   if (!overflow && text.trim() === '') return { kind: 'blank' };
   if (overflow) {
-    // Row and status come first in every line: known even when the rest is too long to read.
-    const head = parseResultHead(text);
+    // Read field by field from the line's start: row and status come first in a batch's lines, and
+    // its inputs and columns (a key) before its outputs and error, which make a line long.
+    const fields = leadingFields(text, keyColumn === undefined ? HEAD_FIELDS : HEAD_AND_KEY_FIELDS);
+    const head = resultHeadOf(fields);
     if (!head) return { kind: 'bad', line, problem: `longer than ${MAX_RESULT_LINE_BYTES} bytes and not a row's result` };
-    if (keyColumn !== undefined)
-      return { kind: 'bad', line, problem: `row ${head.row}: longer than ${MAX_RESULT_LINE_BYTES} bytes, so its key cannot be read` };
+    const key =
+      keyColumn === undefined ? String(head.row) : keyOf({ columns: fields.get('columns'), inputs: fields.get('inputs') }, keyColumn);
+    if (key === undefined)
+      return {
+        kind: 'bad',
+        line,
+        problem: `row ${head.row}: longer than ${MAX_RESULT_LINE_BYTES} bytes, and its first ${MAX_RESULT_LINE_BYTES} hold no value in column "${shortened(keyColumn ?? '')}"`,
+      };
     return {
       kind: 'row',
       line,
       row: { row: head.row, status: head.status, ...(head.passed !== undefined ? { passed: head.passed } : {}), partial: true },
+      key,
     };
   }
   let value: unknown;
