@@ -1,6 +1,5 @@
 // `agent-workflows import curl '<command>'`: prints the API node a curl command makes, with every
 // credential as a `{{ secrets.NAME }}` reference. The names to set are printed; values never are.
-import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { apiNodeFromCurl } from '../core/import/apiNodeFromCurl';
 import { CurlCommandError, parseCurlCommand } from '../core/import/curlCommand';
@@ -8,7 +7,7 @@ import { deploymentFromCurl } from '../core/import/deploymentFromCommand';
 import type { ImportedDeployment } from '../core/import/deploymentFromCommand';
 import { describeImportNote } from '../core/import/importNotes';
 import { importedDeploymentYaml, importedNodeYaml } from '../core/import/nodeYaml';
-import { errorMessage } from '../core/errors';
+import { readTextFile } from '../core/document/readTextFile';
 import type { OperationGroup } from '../core/import/openApi';
 import { CliError, ExitCode } from './io';
 import type { CliIo } from './io';
@@ -56,11 +55,9 @@ function printDeployment(deployment: ImportedDeployment, io: CliIo): number {
 }
 
 async function readCommandFile(path: string, io: CliIo): Promise<string> {
-  try {
-    return await readFile(resolve(io.cwd, path), 'utf8');
-  } catch (error) {
-    throw new CliError(`Cannot read the command from ${path}: ${errorMessage(error)}`, ExitCode.usage);
-  }
+  const read = await readTextFile(resolve(io.cwd, path), { kind: 'text' });
+  if ('error' in read) throw new CliError(`Cannot read the command from ${path}: ${read.error}`, ExitCode.usage);
+  return read.text;
 }
 
 export interface ImportOpenApiFlags {

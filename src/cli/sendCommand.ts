@@ -3,7 +3,6 @@
 // given: --input, --file, --node for upstream results, secrets from AGENT_SECRET_<NAME>. The body
 // goes to stdout (with -i the status line and headers first, like curl -i; with --json the whole
 // exchange), what happened to stderr. A template node is rendered instead.
-import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { loadAgent } from '../core/engine/agentPlan';
 import type { NodeResult } from '../core/engine/evaluate';
@@ -17,6 +16,8 @@ import type { SendOutcome } from '../core/exchange/sendNode';
 import { formatBytes, formatDuration } from '../core/executions/executionRecord';
 import { InputError } from '../core/inputs/inputValues';
 import { parseJson } from '../core/json';
+import { readTextFile } from '../core/document/readTextFile';
+import { MAX_ANSWER_BYTES } from '../core/limits';
 import { readRunnableAgentFile } from './agentFiles';
 import { INPUT_FLAG_HINTS, pairs, positiveNumber } from './flagValues';
 import { CliError, ExitCode } from './io';
@@ -108,12 +109,10 @@ async function upstreamResults(
       throw new CliError(`--node ${id}: the agent has no node "${id}". Its nodes: ${[...nodes.keys()].join(', ')}.`, ExitCode.usage);
     let text = value;
     if (value.startsWith('@')) {
-      const file = resolve(cwd, value.slice(1));
-      try {
-        text = await readFile(file, 'utf8');
-      } catch (error) {
-        throw new CliError(`--node ${id}: ${value.slice(1)} cannot be read: ${errorMessage(error)}.`, ExitCode.usage);
-      }
+      // A node's result is at most an answer's size: a bigger file (or /dev/zero) is not one.
+      const read = await readTextFile(resolve(cwd, value.slice(1)), { kind: 'text', maxBytes: MAX_ANSWER_BYTES });
+      if ('error' in read) throw new CliError(`--node ${id}: ${value.slice(1)}: ${read.error}`, ExitCode.usage);
+      text = read.text;
     }
     let parsed: unknown;
     try {

@@ -5,10 +5,11 @@
 // polled again (never started twice), a row "starting" with no id may or may not have started.
 // Both files are written synchronously: an event is on disk before the batch acts on it.
 import { createHash } from 'node:crypto';
-import { closeSync, createReadStream, existsSync, fstatSync, fsyncSync, ftruncateSync, openSync, readSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, fsyncSync, ftruncateSync, openSync, readSync, writeSync } from 'node:fs';
 import { readLines } from './dataRows';
 import { parseResultHead, ROW_STATUSES } from './resultsRows';
 import type { RowStatus } from './batchModel';
+import { regularFileStream } from '../document/readTextFile';
 
 export const STATE_VERSION = 1;
 
@@ -40,7 +41,7 @@ export interface StateHeader {
 export async function fileFingerprint(path: string, signal?: AbortSignal): Promise<FileFingerprint> {
   const hash = createHash('sha256');
   let size = 0;
-  for await (const chunk of createReadStream(path, signal ? { signal } : {})) {
+  for await (const chunk of await regularFileStream(path, signal ? { signal } : {})) {
     size += (chunk as Buffer).length;
     hash.update(chunk as Buffer);
   }

@@ -5,9 +5,8 @@
 // a problem with its number, so the batch skips and reports it. A file that cannot be read at all is
 // a DataFileError: the batch stops before anything is sent.
 import { JsonTooDeepError, parseJson } from '../json';
-import { createReadStream } from 'node:fs';
-import { readFile, stat } from 'node:fs/promises';
-import { fileErrorReason, notARegularFile } from '../document/readTextFile';
+import { stat } from 'node:fs/promises';
+import { fileErrorReason, notARegularFile, readTextFile, regularFileStream } from '../document/readTextFile';
 import { extname } from 'node:path';
 import { parse } from 'csv-parse';
 import { errorMessage } from '../errors';
@@ -144,7 +143,12 @@ export interface FileLine {
  */
 export async function* readLines(path: string, maxBytes: number, signal?: AbortSignal): AsyncGenerator<FileLine> {
   // Large reads: a tenth of the system calls and async steps of the default 64 KiB, for files of many lines.
-  const stream = createReadStream(path, { highWaterMark: 1024 * 1024, ...(signal ? { signal } : {}) });
+  let stream;
+  try {
+    stream = await regularFileStream(path, { highWaterMark: 1024 * 1024, ...(signal ? { signal } : {}) });
+  } catch (error) {
+    throw new DataFileError(`${path} cannot be read: ${errorMessage(error)}`);
+  }
   let parts: Buffer[] = [];
   let kept = 0;
   let overflow = false;
@@ -224,7 +228,12 @@ async function* jsonlRows(path: string, maxRowBytes: number, signal: AbortSignal
 }
 
 async function* csvRows(path: string, maxRowBytes: number, signal: AbortSignal | undefined): AsyncGenerator<DataRow> {
-  const source = createReadStream(path);
+  let source;
+  try {
+    source = await regularFileStream(path);
+  } catch (error) {
+    throw new DataFileError(`${path} cannot be read: ${errorMessage(error)}`);
+  }
   const parser = parse({ bom: true, relax_column_count: true, skip_empty_lines: true, max_record_size: maxRowBytes, info: true });
   source.on('error', (error) => parser.destroy(error));
   source.pipe(parser);
@@ -272,18 +281,17 @@ async function* csvRows(path: string, maxRowBytes: number, signal: AbortSignal |
 }
 
 async function* jsonRows(path: string, maxFileBytes: number, maxRowBytes: number): AsyncGenerator<DataRow> {
-  let size: number;
+  const read = await readTextFile(path, { kind: 'text', maxBytes: maxFileBytes });
+  if ('error' in read) {
+    if (read.code !== 'file-too-large') throw new DataFileError(`${path} cannot be read: ${read.error}`);
+    throw new DataFileError(
+      `${path} is ${read.size ?? 'over'} bytes, more than the ${maxFileBytes} a .json data file may have (it is read whole): write it as .jsonl, one JSON object a line, which is read as a stream.`,
+    );
+  }
   let value: unknown;
   try {
-    size = (await stat(path)).size;
-    if (size > maxFileBytes) {
-      throw new DataFileError(
-        `${path} is ${size} bytes, more than the ${maxFileBytes} a .json data file may have (it is read whole): write it as .jsonl, one JSON object a line, which is read as a stream.`,
-      );
-    }
-    value = parseJson(await readFile(path, 'utf8'));
+    value = parseJson(read.text);
   } catch (error) {
-    if (error instanceof DataFileError) throw error;
     if (error instanceof JsonTooDeepError) throw new DataFileError(`${path} ${error.message}.`);
     throw new DataFileError(`${path} cannot be read as JSON: ${errorMessage(error)}`);
   }

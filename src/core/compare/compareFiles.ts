@@ -2,13 +2,13 @@
 // rows ended; the last line of a row is its result) or an agent-test JSON report (`test --reporter
 // json`: one document, its cases). Each line or case becomes a SideRow; a line that is not a row's
 // result is a bad line, named by its number, and the rest are compared.
-import { open, readFile, stat } from 'node:fs/promises';
+import { open, stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import type { RowResult, RowStatus } from '../batch/batchModel';
 import { readLines } from '../batch/dataRows';
 import { HEAD_FIELDS, outputValues, resultHeadOf, ROW_STATUSES } from '../batch/resultsRows';
 import { MAX_RESULT_LINE_BYTES } from '../batch/resultsTable';
-import { fileErrorReason, notARegularFile, OPEN_FLAGS } from '../document/readTextFile';
+import { fileErrorReason, notARegularFile, OPEN_FLAGS, readTextFile } from '../document/readTextFile';
 import { errorMessage } from '../errors';
 import { leadingFields, parseJson } from '../json';
 import { boundedText } from '../testing/shownValue';
@@ -203,21 +203,26 @@ export interface ReportCase {
 
 /** The cases of an agent-test JSON report, in its order; throws CompareError when it is not one. */
 export async function readReport(path: string, side: CompareSide): Promise<ReportCase[]> {
-  await checkRegularFile(path, side);
-  const size = (await stat(path)).size;
-  if (size > MAX_REPORT_BYTES)
+  const read = await readTextFile(path, { kind: 'text', maxBytes: MAX_REPORT_BYTES });
+  if ('error' in read) {
+    if (read.code !== 'file-too-large' && read.code !== 'not-text')
+      throw new CompareError({ kind: 'unreadable', side, path, reason: read.error });
     throw new CompareError({
       kind: 'not-comparable',
       side,
       path,
-      problem: `${size} bytes, more than the ${MAX_REPORT_BYTES} an agent-test report may have here`,
+      problem:
+        read.code === 'file-too-large'
+          ? `${read.size ?? 'over'} bytes, more than the ${MAX_REPORT_BYTES} an agent-test report may have here`
+          : `${read.error.replace(/\.$/, '')}: not an agent-test report`,
     });
+  }
   let value: unknown;
   try {
-    value = parseJson(await readFile(path, 'utf8'));
+    value = parseJson(read.text);
   } catch (error) {
     const position = /position (\d+)/.exec(errorMessage(error));
-    const line = position ? lineAt(await readFile(path, 'utf8'), Number(position[1])) : undefined;
+    const line = position ? lineAt(read.text, Number(position[1])) : undefined;
     throw new CompareError({
       kind: 'not-comparable',
       side,

@@ -4,8 +4,9 @@
 // slip through: only a regular file is read (not /dev/zero, a FIFO or a socket, even through a
 // symlink), never more than the limit plus one byte (a sparse or growing file stops there).
 import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
-import type { Stats } from 'node:fs';
+import type { ReadStream, Stats } from 'node:fs';
 import { open } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
 import { errorMessage } from '../errors';
 import { MAX_FILE_BYTES } from '../limits';
 import { decodeAgentFile, tooLargeMessage } from './parse';
@@ -26,9 +27,14 @@ export type FileText = { text: string; byteOrderMark?: true } | FileTextFailure;
 export interface ReadTextOptions {
   /** The most bytes read; MAX_FILE_BYTES by default. */
   readonly maxBytes?: number;
-  /** What the file is, for the words of a refusal (an agent file by default). */
-  readonly kind?: ParsedFileKind;
+  /**
+   * What the file is, for the words of a refusal (an agent file by default); 'text' for any other
+   * text a command reads (a JSON value, a command), refused in words that name no kind.
+   */
+  readonly kind?: TextFileKind;
 }
+
+export type TextFileKind = ParsedFileKind | 'text';
 
 /**
  * Flags to open a file to read without waiting: without O_NONBLOCK, opening a FIFO waits for a
@@ -67,14 +73,44 @@ export function readTextFileSync(path: string, { maxBytes = MAX_FILE_BYTES, kind
   }
 }
 
-/** A file's text, read without blocking the event loop (the CLI, the local server): see the file header. */
-export async function readTextFile(path: string, { maxBytes = MAX_FILE_BYTES, kind = 'agent' }: ReadTextOptions = {}): Promise<FileText> {
+/**
+ * A file opened to read, only when it is a regular file (see the file header): the one check of
+ * every file a command reads whole or streams. The caller closes the handle.
+ */
+export async function openRegularFile(path: string): Promise<{ readonly handle: FileHandle; readonly size: number } | FileTextFailure> {
   let handle;
   try {
     handle = await open(path, OPEN_FLAGS);
   } catch (error) {
     return { error: fileErrorReason(error), code: 'unreadable' };
   }
+  try {
+    const info = await handle.stat();
+    const notAFile = notARegularFile(info);
+    if (!notAFile) return { handle, size: info.size };
+    await handle.close();
+    return { error: notAFile, code: 'not-a-file' };
+  } catch (error) {
+    await handle.close();
+    return { error: fileErrorReason(error), code: 'unreadable' };
+  }
+}
+
+/**
+ * A regular file's bytes as a stream (openRegularFile, then read from the descriptor checked: a file
+ * swapped for a FIFO after the check is not the one read); throws the refusal's reason otherwise.
+ */
+export async function regularFileStream(path: string, options: { highWaterMark?: number; signal?: AbortSignal } = {}): Promise<ReadStream> {
+  const opened = await openRegularFile(path);
+  if ('error' in opened) throw new Error(opened.error.replace(/\.$/, ''));
+  return opened.handle.createReadStream(options) as unknown as ReadStream;
+}
+
+/** A file's text, read without blocking the event loop (the CLI, the local server): see the file header. */
+export async function readTextFile(path: string, { maxBytes = MAX_FILE_BYTES, kind = 'agent' }: ReadTextOptions = {}): Promise<FileText> {
+  const opened = await openRegularFile(path);
+  if ('error' in opened) return opened;
+  const { handle } = opened;
   try {
     const refused = refuseUnread(await handle.stat(), maxBytes, kind);
     if (refused) return refused;
@@ -112,16 +148,27 @@ export function fileErrorReason(error: unknown): string {
 }
 
 /** What the descriptor's stat already refuses: anything but a regular file, or a file over the limit. */
-function refuseUnread(info: Stats, maxBytes: number, kind: ParsedFileKind): FileTextFailure | undefined {
+function refuseUnread(info: Stats, maxBytes: number, kind: TextFileKind): FileTextFailure | undefined {
   const notAFile = notARegularFile(info);
   if (notAFile) return { error: notAFile, code: 'not-a-file' };
-  if (info.size > maxBytes) return { error: tooLargeMessage(info.size, kind, maxBytes), code: 'file-too-large', size: info.size };
+  if (info.size > maxBytes) return { error: tooLarge(info.size, kind, maxBytes), code: 'file-too-large', size: info.size };
   return undefined;
 }
 
-function decoded(bytes: Buffer, maxBytes: number, kind: ParsedFileKind): FileText {
-  if (bytes.length > maxBytes) return { error: tooLargeMessage(bytes.length, kind, maxBytes), code: 'file-too-large', size: bytes.length };
-  return decodeAgentFile(bytes, kind, maxBytes);
+function decoded(bytes: Buffer, maxBytes: number, kind: TextFileKind): FileText {
+  if (bytes.length > maxBytes) return { error: tooLarge(bytes.length, kind, maxBytes), code: 'file-too-large', size: bytes.length };
+  if (kind !== 'text') return decodeAgentFile(bytes, kind, maxBytes);
+  if (bytes.includes(0)) return { error: 'contains binary data (NUL bytes), not text.', code: 'not-text' };
+  try {
+    const text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    return bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? { text, byteOrderMark: true } : { text };
+  } catch {
+    return { error: 'is not valid UTF-8 text; save it as UTF-8.', code: 'not-text' };
+  }
+}
+
+function tooLarge(size: number, kind: TextFileKind, maxBytes: number): string {
+  return kind === 'text' ? `is too large: ${size} bytes, more than the ${maxBytes} read here.` : tooLargeMessage(size, kind, maxBytes);
 }
 
 /** Why a file is not read, when it is not a regular file (a directory, a FIFO, a device); else undefined. */
