@@ -129,6 +129,20 @@ describe('agent-workflows send', () => {
     assert.match(bad.stderr, /--node find takes JSON/);
   });
 
+  it("accepts every input the agent declares, used by the node or not (one command line for each node); refuses others, naming the agent's", async () => {
+    const inputs = ['--input', 'customer=5', '--input', 'unrelated=x'];
+    const unused = await cli(['lookup.agent.yaml', 'orders', '--node', 'find={"id": 9}', ...inputs]);
+    assert.equal(unused.code, 0, unused.stderr);
+    assert.deepEqual(JSON.parse(unused.stdout), { got: { id: 9, tier: 200 } });
+    const used = await cli(['lookup.agent.yaml', 'find', ...inputs]);
+    assert.equal(used.code, 0, used.stderr);
+    assert.equal(api.requests.at(-1)!.url, `/customers/5?api_key=${TOKEN}`);
+    const undeclared = await cli(['lookup.agent.yaml', 'orders', '--node', 'find={"id": 9}', '--input', 'nope=1']);
+    assert.equal(undeclared.code, 2);
+    assert.equal(undeclared.stderr, "agent-workflows: The agent has no input \"nope\". Its inputs are 'customer' and 'unrelated'.\n");
+    assert.equal(api.requests.length, 2, 'nothing sent for the undeclared input');
+  });
+
   it('a missing secret is exit 2 naming its variable, nothing sent', async () => {
     const result = await cli(['lookup.agent.yaml', 'find', '--input', 'customer=1'], {});
     assert.equal(result.code, 2);

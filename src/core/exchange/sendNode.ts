@@ -116,12 +116,16 @@ function scanTemplate(template: BodyTemplate, scan: (compiled: CompiledString) =
 }
 
 /**
- * The model with only the inputs the node uses, for checking the inputs given to Send Request:
- * a required input the node does not use need not be given.
+ * The model as Send Request checks the inputs given for one node: every declared input is still
+ * one (a value given for an input the node does not use is checked, and unused, so one command
+ * line serves each node of an agent), but only those the node uses are required.
  */
 export function modelForNode(agent: LoadedAgent, nodeId: string): AgentModel {
   const used = new Set(nodeNeeds(agent, nodeId).inputs);
-  return { ...agent.model, inputs: new Map([...agent.model.inputs].filter(([name]) => used.has(name))) };
+  const inputs = [...agent.model.inputs].map(
+    ([name, input]) => [name, used.has(name) || !input.required ? input : { ...input, required: false }] as const,
+  );
+  return { ...agent.model, inputs: new Map(inputs) };
 }
 
 export interface NodeValues {
