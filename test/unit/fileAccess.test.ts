@@ -174,6 +174,39 @@ describe('files named by a data file or a test file', () => {
       assert.equal(fake.starts.length, 0);
     });
 
+    it('a refused file is said once (not "required" again); devices and descriptors are never read, and no folder is offered', async function () {
+      if (process.platform === 'win32') this.skip();
+      dir.write('project/pics.agent.yaml', picAgent(fake.url).replace('pic: { type: file,', 'pic: { type: file, required: true,'));
+      dir.write(
+        'project/data/rows.jsonl',
+        ['/dev/fd/0', '/proc/self/environ', 'zero.png', '../../outside/real.png']
+          .map((pic, index) => JSON.stringify({ id: index + 1, pic }))
+          .join('\n'),
+      );
+      symlinkSync('/dev/zero', join(dir.path, 'project', 'data', 'zero.png'));
+      const args = ['batch', 'pics.agent.yaml', '--data', 'data/rows.jsonl', '--allow-insecure-http', '--allow-files-from', '/dev'];
+      const run = await promisify(execFile)(process.execPath, [join(repoRoot, 'dist', 'cli.js'), ...args], {
+        cwd: join(dir.path, 'project'),
+        env: { ...process.env, AGENT_WORKFLOWS_API_KEY: KEY },
+      }).then(
+        () => ({ code: 0, stderr: '' }),
+        (error: { code: number; stderr: string }) => error,
+      );
+      assert.equal(run.code, 1, run.stderr);
+      const rows = run.stderr.split('\n').filter((line) => line.startsWith('row '));
+      assert.equal(rows.length, 4, run.stderr);
+      assert.ok(!run.stderr.includes('is required'), run.stderr);
+      for (const [index, given] of ['/dev/fd/0', '/proc/self/environ', 'zero.png'].entries())
+        assert.ok(
+          rows[index]!.startsWith(
+            `row ${index + 1}, column "pic": "${given}" is not a regular file (looked for ${given.startsWith('/') ? given : join(dir.path, 'project', 'data', given)}): devices, FIFOs and descriptors (/dev, /proc) are never read; name a regular file (skipped)`,
+          ),
+          rows[index],
+        );
+      assert.match(rows[3]!, /outside the data file's folder[^;]*; to read files from [^,]+outside, give --allow-files-from /);
+      assert.equal(fake.starts.length, 0);
+    });
+
     it('the built binary refuses a link out of the data folder', async () => {
       dir.write('project/data/rows.jsonl', `{"id":1,"pic":"cute.png"}\n`);
       symlinkSync(join(dir.path, 'outside', 'real.png'), join(dir.path, 'project', 'data', 'cute.png'));

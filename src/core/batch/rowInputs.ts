@@ -160,6 +160,8 @@ export async function rowInputs(
   let unknownColumns = 0;
   const values: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
   const files: Record<string, NamedFile> = Object.create(null) as Record<string, NamedFile>;
+  /** File inputs whose column was refused above (a problem said): not "required" again. */
+  const named = new Set<string>();
   const shownFiles: Record<string, string> = {};
   const expectations: RowExpectation[] = [];
   const outputs = [...model.outputs.keys()];
@@ -214,6 +216,7 @@ export async function rowInputs(
           column,
           message: `input "${input}" is a file input: the column must hold a file path, not ${JSON.stringify(value)}`,
         });
+        named.add(input);
         continue;
       }
       const access = await checkFileAccess(value, {
@@ -222,6 +225,7 @@ export async function rowInputs(
       });
       if (!access.ok) {
         problems.push({ row, column, message: describeFileRefusal(access.refusal, 'data file'), refusal: access.refusal });
+        named.add(input);
         continue;
       }
       files[input] = { ...access.file, shown: value };
@@ -240,9 +244,11 @@ export async function rowInputs(
     prepared = prepareInputs(model, { values: values as Record<string, string>, files: { ...files } }, hints);
   } catch (error) {
     if (!(error instanceof InputError)) throw error;
-    // Each problem is about an input; the column is where that input came from.
+    // Each problem is about an input; the column is where that input came from. An input whose
+    // file was refused above is missing for that reason alone: said once, by the refusal.
     error.problems.forEach((message, index) => {
       const input = error.inputs[index];
+      if (input !== undefined && named.has(input)) return;
       problems.push({ row, ...(input !== undefined ? { column: columnOf(input) } : {}), message });
     });
   }

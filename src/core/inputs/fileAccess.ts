@@ -61,6 +61,9 @@ export async function checkFileAccess(given: string, rules: FileAccessRules): Pr
     refusal: { code, ...facts, ...(code !== 'not-found' && code !== 'not-a-file' ? { allowFolder: dirname(real ?? resolved) } : {}) },
   });
 
+  // Devices, FIFOs and descriptors (/dev/fd/0, /proc/self/…) are never read, allowed or not: no
+  // folder to allow is offered for them.
+  if (isSystemPath(resolved) || (real !== undefined && isSystemPath(real))) return refuse('not-a-file');
   const allowed = await realPaths(rules.allowedFolders ?? []);
   const chosen = await realPaths(rules.chosenFiles ?? []);
   // Lexically first: a path that leaves the folder is refused whether or not it exists, unless allowed.
@@ -96,8 +99,15 @@ export function describeFileRefusal(refusal: FileRefusal, naming: NamingFile): s
     case 'not-found':
       return `the file ${shown} does not exist (looked for ${refusal.resolved}; paths are relative to the ${naming}'s folder)`;
     case 'not-a-file':
-      return `${shown} is not a file (looked for ${refusal.resolved})`;
+      return `${shown} is not a regular file (looked for ${refusal.resolved}): devices, FIFOs and descriptors (/dev, /proc) are never read; name a regular file`;
   }
+}
+
+/** Folders of devices and descriptors (POSIX), whose entries are never files to read. */
+const SYSTEM_FOLDERS = ['/dev', '/proc'];
+
+function isSystemPath(path: string): boolean {
+  return sep === '/' && SYSTEM_FOLDERS.some((folder) => isInside(path, folder));
 }
 
 /** Whether `path` is `folder` or inside it (both absolute and normalized). */
