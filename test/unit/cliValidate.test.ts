@@ -4,6 +4,7 @@ import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { runCliCaptured } from '../support/cli';
+import { json, startServer } from '../support/httpServer';
 import { repoRoot } from '../support/paths';
 import { makeTempDir } from '../support/tempDir';
 import type { TempDir } from '../support/tempDir';
@@ -217,6 +218,34 @@ describe('agent-workflows validate', () => {
     assert.equal(help.code, 0);
     assert.match(help.stdout, /Usage: agent-workflows validate/);
     assert.equal((await run(['--version'], dir.path)).code, 0);
+  });
+
+  it('reads a URL as the engine sends it: a "\\" ends the host, so what follows is no user info', async () => {
+    const first = await startServer((_request, response) => json(response, 200, { from: 'first' }));
+    const second = await startServer((_request, response) => json(response, 200, { from: 'second' }));
+    try {
+      const agent = (url: string): string =>
+        `version: 1\nname: Echo\nnodes:\n  echo: { type: api, method: GET, url: '${url}' }\noutputs:\n  from: { from: "{{ nodes.echo.body.from }}" }\n`;
+      dir.write('slash.agent.yaml', agent(`${first.url}\\@${second.url.slice('http://'.length)}/echo`));
+      dir.write('userinfo.agent.yaml', agent(`http://alice:s3cret@${second.url.slice('http://'.length)}/echo`));
+      const checked = spawnSync(
+        process.execPath,
+        [join(repoRoot, 'dist', 'cli.js'), 'validate', '--format', 'json', 'slash.agent.yaml', 'userinfo.agent.yaml'],
+        { cwd: dir.path, encoding: 'utf8' },
+      );
+      const files = (JSON.parse(checked.stdout) as { files: Array<{ file: string; problems: Array<{ code: string }> }> }).files;
+      const codes = Object.fromEntries(files.map((file) => [file.file, file.problems.map((problem) => problem.code)]));
+      assert.deepEqual(codes, { 'slash.agent.yaml': [], 'userinfo.agent.yaml': ['literal-credential'] }, checked.stdout);
+      // The engine (undici) sends to the host before the backslash: no credential left the file.
+      const ran = await run(['run', '--local', 'slash.agent.yaml'], dir.path);
+      assert.equal(ran.code, 0, ran.stderr);
+      assert.match(ran.stdout, /first/);
+      assert.deepEqual([first.requests.length, second.requests.length], [1, 0]);
+      assert.equal(first.requests[0]!.headers.authorization, undefined);
+    } finally {
+      await first.close();
+      await second.close();
+    }
   });
 
   it('runs as the built binary (dist/cli.js) with the same exit codes', function () {

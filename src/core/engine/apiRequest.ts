@@ -6,6 +6,7 @@ import type { Readable } from 'node:stream';
 import { maskExpressions } from '../document/expressions';
 import type { Expression } from '../document/expressions';
 import { HEADER_NAME } from '../document/headers';
+import { authorityEnd } from '../document/urlCredentials';
 import type { HttpMethod } from '../http/httpRequest';
 import { safeUrl } from '../http/networkError';
 import type { Redactor } from '../redaction';
@@ -143,12 +144,11 @@ function sendUserinfoAsBasic(node: ApiNodePlan, url: string, headers: Record<str
   return parsed.toString();
 }
 
-/** Where the path starts in a URL template (expressions masked): after "scheme://host", or at the first "/", "?" or "#". */
+/** Where the path starts in a URL template (expressions masked): after "scheme://host", at the first "/", "\", "?" or "#". */
 function originEndOf(masked: string): number {
   const scheme = masked.indexOf('://');
   const from = scheme === -1 ? 0 : scheme + 3;
-  const rest = masked.slice(from).search(/[/?#]/);
-  return rest === -1 ? masked.length : from + rest;
+  return authorityEnd(masked, from);
 }
 
 function buildHeaders(node: ApiNodePlan, scope: Scope): Record<string, string> {

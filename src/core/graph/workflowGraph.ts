@@ -10,7 +10,7 @@ import type { AgentModel, NodeDeclaration, StringField } from '../document/model
 import type { Problem, Severity, Span } from '../document/problems';
 import { validateAgentText } from '../validation/validate';
 import { entries, getValue, spanOf } from '../document/yamlAst';
-import { isCredentialParameter } from '../document/urlCredentials';
+import { authorityEnd, isCredentialParameter } from '../document/urlCredentials';
 
 /** How a processing node authenticates, as a badge on the node. */
 export type AuthBadge = 'bearer' | 'basic' | 'api-key-header' | 'api-key-url' | 'other' | 'none';
@@ -176,13 +176,13 @@ export function authBadges(node: NodeDeclaration): AuthBadge[] {
 export function urlHost(url: string): string | undefined {
   // Boundaries are found with expressions masked, so a "/" or "@" inside {{ }} does not count.
   const masked = maskExpressions(url, scanExpressions(url));
-  const match = /^\s*[A-Za-z][A-Za-z0-9+.-]*:\/\/([^/?#]*)/.exec(masked);
+  const match = /^\s*[A-Za-z][A-Za-z0-9+.-]*:\/\//.exec(masked);
   if (!match) return undefined;
-  const authorityEnd = match[0].length;
-  const authorityStart = authorityEnd - (match[1] ?? '').length;
-  const at = masked.lastIndexOf('@', authorityEnd - 1);
+  const authorityStart = match[0].length;
+  const end = authorityEnd(masked, authorityStart);
+  const at = masked.lastIndexOf('@', end - 1);
   // User info never reaches the picture: it may hold a password.
-  const host = url.slice(at >= authorityStart ? at + 1 : authorityStart, authorityEnd);
+  const host = url.slice(at >= authorityStart ? at + 1 : authorityStart, end);
   return host === '' ? undefined : host;
 }
 

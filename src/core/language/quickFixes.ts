@@ -6,6 +6,7 @@ import { looksLikePlaceholder } from '../validation/headerChecks';
 import type { NodeDeclaration } from '../document/model';
 import type { Problem, ProblemCode, Span } from '../document/problems';
 import { findPair, spanOf } from '../document/yamlAst';
+import { authorityEnd } from '../document/urlCredentials';
 import { contains, indexAgentText } from './agentIndex';
 import type { AgentIndex } from './agentIndex';
 import { base64OfText } from '../utf8';
@@ -100,7 +101,7 @@ export function quickFixes(text: string, problem: Problem, index: AgentIndex = i
       // The engine percent-encodes an expression's value in the path and query, so the secret holds
       // such a value decoded; before the path (a userinfo password) it puts the value in as it is.
       const before = urlScalar ? text.slice(spanOf(urlScalar).start, problem.span.start) : '';
-      const afterOrigin = /[/?#]/.test(before.slice(before.indexOf('://') + 3));
+      const afterOrigin = authorityEnd(before, before.indexOf('://') + 3) < before.length;
       const value = urlScalar && afterOrigin ? safeDecode(literal) : literal;
       return fix(
         looksLikePlaceholder(literal) ? `Replace the placeholder with {{ secrets.${secret} }}` : `Move the value to secret ${secret}`,

@@ -8,7 +8,7 @@ import type { Finding } from './headerChecks';
 import type { NodeDeclaration, StringField } from '../document/model';
 import type { ProblemSink } from '../document/problemSink';
 import type { Span } from '../document/problems';
-import { API_KEY_PARAMETERS, CREDENTIAL_PARAMETERS } from '../document/urlCredentials';
+import { API_KEY_PARAMETERS, authorityEnd, CREDENTIAL_PARAMETERS } from '../document/urlCredentials';
 import { spanOf, valueSpanToSource } from '../document/yamlAst';
 
 const METHODS_WITHOUT_BODY = new Set(['GET', 'HEAD']);
@@ -160,15 +160,13 @@ function checkUrl(node: NodeDeclaration, url: StringField, method: string | unde
     return facts;
   }
   // A host written as an expression is only known at run time; a user name or password may be one.
-  const afterScheme = raw.slice(schemeEnd + 3);
-  const authorityLength = afterScheme.search(/[/?#]/);
-  const authority = authorityLength === -1 ? afterScheme : afterScheme.slice(0, authorityLength);
+  const authority = raw.slice(schemeEnd + 3, authorityEnd(masked, schemeEnd + 3));
   const host = authority.slice(authority.lastIndexOf('@') + 1);
   if (parsed.protocol === 'http:' && !isLoopbackHost(parsed.hostname) && !host.includes('{{')) {
     facts.insecureHost = parsed.hostname;
   }
   // A password in the URL is a credential sent with the request, a secret's as much as a literal.
-  if (checkUserinfoPassword(node, raw, masked, schemeEnd, at, sink)) facts.hasKey = true;
+  if (checkUserinfoPassword(node, raw, masked, parsed, schemeEnd, at, sink)) facts.hasKey = true;
   return checkApiKeyParameter(node, raw, method, at, facts, sink);
 }
 
@@ -180,16 +178,17 @@ function checkUserinfoPassword(
   node: NodeDeclaration,
   raw: string,
   masked: string,
+  parsed: URL,
   schemeEnd: number,
   at: (start: number, end: number) => Span,
   sink: ProblemSink,
 ): boolean {
-  if (!masked.startsWith('//', schemeEnd + 1)) return false;
+  // The URL as it is sent decides whether there is a password (a "\" ends the host before an "@").
+  if (parsed.password === '' || !masked.startsWith('//', schemeEnd + 1)) return false;
   const authorityStart = schemeEnd + 3;
-  const authorityLength = masked.slice(authorityStart).search(/[/?#]/);
-  const authorityEnd = authorityLength === -1 ? masked.length : authorityStart + authorityLength;
+  const end = authorityEnd(masked, authorityStart);
   // The last "@" ends the userinfo, as URL parsers read it; the first ":" in it ends the user name.
-  const atSign = masked.lastIndexOf('@', authorityEnd - 1);
+  const atSign = masked.lastIndexOf('@', end - 1);
   if (atSign < authorityStart) return false;
   const colon = masked.indexOf(':', authorityStart);
   if (colon === -1 || colon > atSign) return false;
