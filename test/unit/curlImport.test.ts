@@ -2,7 +2,8 @@
 // credentials turned into secrets in the seed's four forms, and, through the real path, the
 // request the imported node sends compared with what curl itself sends to the same server.
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { loadAgent } from '../../src/core/engine/agentPlan';
 import { executeAgent } from '../../src/core/engine/engine';
@@ -15,6 +16,7 @@ import { runCliCaptured } from '../support/cli';
 import { agentAround, importCurl } from '../support/curlImport';
 import { json, startServer } from '../support/httpServer';
 import type { RecordedRequest, TestServer } from '../support/httpServer';
+import { repoRoot } from '../support/paths';
 
 const run = promisify(execFile);
 
@@ -628,5 +630,41 @@ describe("curl import: the agent's own address", () => {
       'deployment:\n  baseUrl: https://agents.example.com\n  account: acme\n  agent: receipt-scanner\ninputs:\n  currency: { type: string }\n  total: { type: number }\n  receipt: { type: file }\n',
     );
     assert.match(result.stderr, /holds an API key for https:\/\/agents\.example\.com; it is not printed/);
+  });
+});
+
+describe('curl import: text from a document is data', () => {
+  /** `agent-workflows import curl <command>` as the built binary (dist/cli.js): its exit code and all it printed. */
+  function builtImport(command: string): { code: number | null; output: string; stdout: string } {
+    const result = spawnSync(process.execPath, [join(repoRoot, 'dist', 'cli.js'), 'import', 'curl', command], {
+      encoding: 'utf8',
+      env: { PATH: process.env['PATH'] ?? '' },
+    });
+    return { code: result.status, output: `${result.stdout}${result.stderr}`, stdout: result.stdout };
+  }
+
+  it('refuses a JSON body nested deeper than the JSON limit with a clear error, never a crash', () => {
+    const deep = `${'['.repeat(3000)}${']'.repeat(3000)}`;
+    const object = `${'{"a":'.repeat(3000)}1${'}'.repeat(3000)}`;
+    for (const command of [
+      `curl -d '${deep}' https://api.example.com/v1/items`,
+      `curl --json '${deep}' https://api.example.com/v1/items`,
+      `curl -H 'Content-Type: application/json' -d '${object}' https://api.example.com/v1/items`,
+    ]) {
+      assert.throws(
+        () => importCurl(command),
+        (error: unknown) => error instanceof CurlCommandError && error.code === 'too-deep' && /at most 256 levels deep/.test(error.message),
+      );
+      const result = builtImport(command);
+      assert.equal(result.code, 2, result.output);
+      assert.match(
+        result.output,
+        /The body's JSON is nested too deeply: an imported body nests arrays and objects at most 256 levels deep\./,
+      );
+      assert.doesNotMatch(result.output, /internal error|RangeError/);
+    }
+    // As deep as the limit still imports.
+    const limit = importCurl(`curl --json '${'['.repeat(256)}${']'.repeat(256)}' https://api.example.com/v1/items`);
+    assert.ok(Array.isArray(limit.node.body));
   });
 });

@@ -10,6 +10,7 @@ import { looksLikePlaceholder } from '../validation/headerChecks';
 import { findSecrets } from '../validation/secretScan';
 import type { CurlRequest, IgnoredReason } from './curlCommand';
 import { CurlCommandError } from './curlCommand';
+import { JsonTooDeepError, MAX_JSON_DEPTH, parseJson } from '../json';
 import { base64OfText, utf8Bytes } from '../utf8';
 
 /** A secret the node refers to; `value` when the command held the real one (to store after a confirmation). */
@@ -544,12 +545,18 @@ function bodyOf(request: CurlRequest, settings: string[], notes: ImportNote[], s
   return (JSON_MEDIA.test(type) ? jsonObjectOf(text) : undefined) ?? text;
 }
 
+/** The body's JSON, parsed within MAX_JSON_DEPTH: the import and the YAML writer walk it recursively. */
 function jsonObjectOf(text: string): object | undefined {
   if (!/^\s*[[{]/.test(text)) return undefined;
   try {
-    const parsed: unknown = JSON.parse(text);
+    const parsed = parseJson(text);
     return parsed !== null && typeof parsed === 'object' ? parsed : undefined;
-  } catch {
+  } catch (error) {
+    if (error instanceof JsonTooDeepError)
+      throw new CurlCommandError(
+        'too-deep',
+        `The body's JSON is nested too deeply: an imported body nests arrays and objects at most ${MAX_JSON_DEPTH} levels deep. Close the brackets that are left open, or flatten the structure.`,
+      );
     return undefined;
   }
 }

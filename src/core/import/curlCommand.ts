@@ -60,7 +60,16 @@ export interface IgnoredOption {
 }
 
 export type CurlErrorCode =
-  'not-curl' | 'unbalanced-quote' | 'no-url' | 'two-urls' | 'unknown-option' | 'missing-value' | 'reads-file' | 'password-prompt';
+  | 'not-curl'
+  | 'unbalanced-quote'
+  | 'no-url'
+  | 'two-urls'
+  | 'unknown-option'
+  | 'missing-value'
+  | 'reads-file'
+  | 'password-prompt'
+  /** The body's JSON nests deeper than MAX_JSON_DEPTH. */
+  | 'too-deep';
 
 /** A command that cannot be read: `code` says why, `option` which option when one is at fault. */
 export class CurlCommandError extends Error {
