@@ -16,6 +16,7 @@ import { runCliCaptured } from '../support/cli';
 import { agentAround, importCurl } from '../support/curlImport';
 import { json, startServer } from '../support/httpServer';
 import type { RecordedRequest, TestServer } from '../support/httpServer';
+import { leakedPart } from '../support/echoedSecrets';
 import { repoRoot } from '../support/paths';
 
 const run = promisify(execFile);
@@ -95,13 +96,14 @@ describe('curl import: reading the command', () => {
     assert.equal(curlError('curl -d @body.json https://a.example.com').code, 'reads-file');
     assert.equal(curlError('curl -u alice https://a.example.com').code, 'password-prompt');
     assert.equal(curlError('curl https://a.example.com -H').code, 'missing-value');
-    // A placeholder where the URL goes is quoted as the command wrote it.
+    // A placeholder where the URL goes is named for what it is (words), not quoted: it could be a credential.
     assert.throws(
       () => importCurl(`curl -X POST --data '{"content": "x"}' "REPLACE THIS WITH A WEBHOOK URL"`),
       (error: unknown) =>
         error instanceof CurlCommandError &&
         error.code === 'no-url' &&
-        error.message.startsWith('"REPLACE THIS WITH A WEBHOOK URL" is not a URL'),
+        error.message.startsWith("The command's URL is words, not an address") &&
+        !error.message.includes('REPLACE'),
     );
   });
 
@@ -666,5 +668,91 @@ describe('curl import: text from a document is data', () => {
     // As deep as the limit still imports.
     const limit = importCurl(`curl --json '${'['.repeat(256)}${']'.repeat(256)}' https://api.example.com/v1/items`);
     assert.ok(Array.isArray(limit.node.body));
+  });
+
+  it('names the place and the kind of a value in its errors and notes, never the value', () => {
+    const stripe = 'sk_live_0123456789abcdefghij';
+    const cases: { command: string; secrets: string[]; code: number; says: RegExp }[] = [
+      { command: `curl -u ${stripe} https://api.example.com/v1/x`, secrets: [stripe], code: 2, says: /The value of -u has no ":"/ },
+      {
+        command: `curl -H Authorization: Bearer ${stripe} https://api.example.com/v1/x`,
+        secrets: [stripe],
+        code: 2,
+        says: /calls 3 URLs, and an API node makes one call: the 1st is the auth scheme Bearer, the 2nd is a Bearer credential, the 3rd is a URL\./,
+      },
+      {
+        command: 'curl "https://a.example.com/x?token=Tq81Zw55Pk" "https://a.example.com/y?token=Hv02Lm77Rd"',
+        secrets: ['Tq81Zw55Pk', 'Hv02Lm77Rd'],
+        code: 2,
+        says: /the 1st is a URL with a credential in it, the 2nd is a URL with a credential in it\./,
+      },
+      {
+        command: 'curl "https://admin:Pw-Oyster-9917@a.example.com/x" https://b.example.com/y',
+        secrets: ['Pw-Oyster-9917'],
+        code: 2,
+        says: /the 1st is a URL with a password, the 2nd is a URL\./,
+      },
+      {
+        command: `curl --token=${stripe} https://a.example.com/x`,
+        secrets: [stripe],
+        code: 2,
+        says: /The curl option --token is not understood/,
+      },
+      {
+        command: `OPENAI_API_KEY=sk-proj-Abcdefghij0123456789Klmn curl https://api.openai.com/v1/models`,
+        secrets: ['sk-proj-Abcdefghij0123456789Klmn'],
+        code: 2,
+        says: /it starts with a shell variable assignment \(OPENAI_API_KEY=…\), not "curl"/,
+      },
+      {
+        command: `curl -H '${stripe}' https://a.example.com/x`,
+        secrets: [stripe],
+        code: 2,
+        says: /The value of the 1st -H is not a header/,
+      },
+      {
+        command: `curl -H 'Accept: */*' --header @Zq0x-7Kp2-Wm4v https://a.example.com/x`,
+        secrets: ['Zq0x-7Kp2-Wm4v'],
+        code: 2,
+        says: /The value of the 2nd --header starts with "@"/,
+      },
+      {
+        command: `curl -b Ck7Session44 https://a.example.com/x`,
+        secrets: ['Ck7Session44'],
+        code: 2,
+        says: /The value of the 1st -b has no "="/,
+      },
+      {
+        command: `curl -d a=1 -d @Fx9q-2Lr8-Tn3w https://a.example.com/x`,
+        secrets: ['Fx9q-2Lr8-Tn3w'],
+        code: 2,
+        says: /The value of the 2nd -d starts with "@"/,
+      },
+      {
+        command: `curl -F Gh5Form77Value https://a.example.com/x`,
+        secrets: ['Gh5Form77Value'],
+        code: 2,
+        says: /The value of the 1st -F needs the form/,
+      },
+      {
+        command: `curl "https://admin:Pw-Oyster-9917@[bad/x"`,
+        secrets: ['Pw-Oyster-9917'],
+        code: 2,
+        says: /The command's URL is not an address an API node can call/,
+      },
+      // What the shell runs after curl may be another command with a credential: only its operator is named.
+      {
+        command: `curl https://api.example.com/v1/x && curl -u admin:Pw-Oyster-9917 https://b.example.com/`,
+        secrets: ['Pw-Oyster-9917'],
+        code: 0,
+        says: /note: "&&" and what follows it are run by the shell after curl/,
+      },
+    ];
+    for (const { command, secrets, code, says } of cases) {
+      const result = builtImport(command);
+      assert.equal(result.code, code, `${command}\n${result.output}`);
+      assert.match(result.output, says, command);
+      for (const secret of secrets) assert.equal(leakedPart(result.output, secret), undefined, `${command}\n${result.output}`);
+    }
   });
 });

@@ -9,7 +9,7 @@ import { API_KEY_PARAMETERS, CREDENTIAL_PARAMETERS } from '../document/urlCreden
 import { looksLikePlaceholder } from '../validation/headerChecks';
 import { findSecrets } from '../validation/secretScan';
 import type { CurlRequest, IgnoredReason } from './curlCommand';
-import { CurlCommandError } from './curlCommand';
+import { CurlCommandError, SHELL_OPERATOR } from './curlCommand';
 import { JsonTooDeepError, MAX_JSON_DEPTH, parseJson } from '../json';
 import { base64OfText, utf8Bytes } from '../utf8';
 
@@ -89,7 +89,12 @@ export function apiNodeFromCurl(request: CurlRequest, options: CurlImportOptions
   try {
     url = new URL(withHostInputs.url);
   } catch {
-    throw new CurlCommandError('no-url', `"${request.url}" is not a URL an API node can call. Check the address in the command.`);
+    throw new CurlCommandError(
+      'no-url',
+      /\s/.test(request.url)
+        ? "The command's URL is words, not an address (a placeholder the docs left to fill in?). Put the address to call in its place."
+        : "The command's URL is not an address an API node can call. Check the address in the command.",
+    );
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:')
     throw new CurlCommandError('no-url', `The command calls a ${url.protocol}// address; an API node calls http:// and https:// only.`);
@@ -100,19 +105,28 @@ export function apiNodeFromCurl(request: CurlRequest, options: CurlImportOptions
     .join('.');
   const apiName = hostWord(hostname);
   const secrets = new SecretNames();
-  const notes: ImportNote[] = request.ignored.map((ignored) => ({ code: ignored.reason, option: ignored.option }));
+  // What the shell runs after curl is named by its operator only: it may be another command with a credential.
+  const notes: ImportNote[] = request.ignored.map((ignored) => ({
+    code: ignored.reason,
+    option: ignored.reason === 'shell' ? (SHELL_OPERATOR.exec(ignored.option)?.[0] ?? '|') : ignored.option,
+  }));
   const settings: string[] = [];
   const hasData = request.data.length > 0;
   const method = request.method ?? (request.head ? 'HEAD' : hasData && !request.dataInQuery ? 'POST' : 'GET');
 
   // Headers, credentials as secret references.
   let hasAuthorization = false;
-  for (const raw of request.headers) {
+  for (const [index, raw] of request.headers.entries()) {
     const header = parseHeaderString(raw);
     if (!header) {
       // curl sends "Name;" as an empty header; anything else without a colon is not a header.
       if (/^[^:;\s]+;$/.test(raw.trim())) settings.push(`${raw.trim().slice(0, -1)}:`);
-      else throw new CurlCommandError('missing-value', `-H "${raw}" is not a header: write it as "Name: value".`, '-H');
+      else
+        throw new CurlCommandError(
+          'missing-value',
+          `The value of ${request.headerPlaces[index] ?? 'a header option'} is not a header (it has no ":"): write it as "Name: value".`,
+          '-H',
+        );
       continue;
     }
     if (header.value === '') {

@@ -3,6 +3,8 @@
 // three shells people copy from and reads curl's own options. An option it does not take is an
 // error that names it: nothing in a pasted command is dropped without a word.
 import { split } from 'shlex';
+import { isCredentialParameter } from '../document/urlCredentials';
+import { findSecrets } from '../validation/secretScan';
 
 export type CurlShell = 'posix' | 'cmd' | 'powershell';
 
@@ -27,6 +29,8 @@ export interface CurlRequest {
   readonly url: string;
   /** "Name: value" as written. */
   readonly headers: readonly string[];
+  /** Where each header was given, for errors that must not quote it: "the 2nd -H", "-A", "the 1st -b". */
+  readonly headerPlaces: readonly string[];
   readonly data: readonly CurlDataPart[];
   readonly form: readonly CurlFormPart[];
   /** `-G`: the data goes in the query. */
@@ -71,7 +75,11 @@ export type CurlErrorCode =
   /** The body's JSON nests deeper than MAX_JSON_DEPTH. */
   | 'too-deep';
 
-/** A command that cannot be read: `code` says why, `option` which option when one is at fault. */
+/**
+ * A command that cannot be read: `code` says why, `option` which option when one is at fault. The
+ * message names where and what kind of value is at fault, never the value: any word of a pasted
+ * command may be a credential.
+ */
 export class CurlCommandError extends Error {
   constructor(
     readonly code: CurlErrorCode,
@@ -168,7 +176,7 @@ const SHORT_OPTIONS: ReadonlyMap<string, string> = new Map([
 ]);
 
 /** A word the shell reads as a pipe, a redirection or the end of the command: "|", "2>", "&&", ";". */
-const SHELL_OPERATOR = /^(?:\|\|?|&&?|;|\d*>>?|&>|<)/;
+export const SHELL_OPERATOR = /^(?:\|\|?|&&?|;|\d*>>?|&>|<)/;
 
 function takesValue(action: OptionAction): boolean {
   switch (action.kind) {
@@ -251,11 +259,13 @@ export function parseCurlCommand(command: string): CurlRequest {
     );
   }
   const program = words.shift() ?? '';
-  if (!/(^|[/\\])curl(\.exe)?$/i.test(program)) {
-    throw new CurlCommandError('not-curl', `This is not a curl command: it starts with "${program.slice(0, 40)}", not "curl".`);
-  }
+  if (!/(^|[/\\])curl(\.exe)?$/i.test(program))
+    throw new CurlCommandError('not-curl', `This is not a curl command: it starts with ${programKind(program)}, not "curl".`);
   const urls: string[] = [];
   const headers: string[] = [];
+  const headerPlaces: string[] = [];
+  /** How many times each option (by its long name) was given so far: "the 2nd -H". */
+  const given = new Map<string, number>();
   const data: CurlDataPart[] = [];
   const form: CurlFormPart[] = [];
   const ignored: IgnoredOption[] = [];
@@ -265,7 +275,10 @@ export function parseCurlCommand(command: string): CurlRequest {
   let user: string | undefined;
   let bearer: string | undefined;
 
-  const apply = (option: string, action: OptionAction, value: string): void => {
+  const apply = (option: string, long: string, action: OptionAction, value: string): void => {
+    const count = (given.get(long) ?? 0) + 1;
+    given.set(long, count);
+    const place = `the ${ordinal(count)} ${option}`;
     switch (action.kind) {
       case 'method':
         method = value.toUpperCase();
@@ -277,16 +290,17 @@ export function parseCurlCommand(command: string): CurlRequest {
         if (value.startsWith('@'))
           throw new CurlCommandError(
             'reads-file',
-            `${option} ${value} reads headers from a file, which is not part of the command. Write each header as -H "Name: value".`,
+            `The value of ${place} starts with "@": curl reads headers from a file there, which is not part of the command. Write each header as -H "Name: value".`,
             option,
           );
         headers.push(value);
+        headerPlaces.push(place);
         return;
       case 'data':
-        data.push(dataPart(option, action.data, value));
+        data.push(dataPart(option, place, action.data, value));
         return;
       case 'form':
-        form.push(formPart(option, value, action.literal));
+        form.push(formPart(option, place, value, action.literal));
         return;
       case 'get':
         dataInQuery = true;
@@ -298,7 +312,7 @@ export function parseCurlCommand(command: string): CurlRequest {
         if (!value.includes(':'))
           throw new CurlCommandError(
             'password-prompt',
-            `${option} ${value} has no password, so curl would ask for one. Write it as ${option} "user:password".`,
+            `The value of ${option} has no ":" and so no password: curl would ask for one. Write it as ${option} "user:password".`,
             option,
           );
         user = value;
@@ -308,15 +322,17 @@ export function parseCurlCommand(command: string): CurlRequest {
         return;
       case 'header-from':
         headers.push(`${action.header}: ${value}`);
+        headerPlaces.push(place);
         return;
       case 'cookie':
         if (!value.includes('='))
           throw new CurlCommandError(
             'reads-file',
-            `${option} ${value} reads cookies from a file. Write them as ${option} "name=value".`,
+            `The value of ${place} has no "=": curl reads cookies from a file there. Write them as ${option} "name=value".`,
             option,
           );
         headers.push(`Cookie: ${value}`);
+        headerPlaces.push(place);
         return;
       case 'ignore':
         ignored.push({ option, reason: action.reason });
@@ -334,7 +350,7 @@ export function parseCurlCommand(command: string): CurlRequest {
     if (word.startsWith('--') && word.length > 2) {
       const action = LONG_OPTIONS.get(word);
       if (!action) throw unknownOption(word);
-      apply(word, action, takesValue(action) ? valueAfter(word) : '');
+      apply(word, word, action, takesValue(action) ? valueAfter(word) : '');
     } else if (word.startsWith('-') && word.length > 1) {
       // Short options may be bundled (-sSL) and take their value attached (-XPOST) or next.
       for (let at = 1; at < word.length; at++) {
@@ -344,10 +360,10 @@ export function parseCurlCommand(command: string): CurlRequest {
         if (!action) throw unknownOption(`-${letter}`);
         if (takesValue(action)) {
           const rest = word.slice(at + 1);
-          apply(`-${letter}`, action, rest !== '' ? rest : valueAfter(`-${letter}`));
+          apply(`-${letter}`, long!, action, rest !== '' ? rest : valueAfter(`-${letter}`));
           break;
         }
-        apply(`-${letter}`, action, '');
+        apply(`-${letter}`, long!, action, '');
       }
     } else if (SHELL_OPERATOR.test(word)) {
       // A pipe or redirection ends curl's words (an option's value was taken above, so "-d '|'" is
@@ -363,12 +379,13 @@ export function parseCurlCommand(command: string): CurlRequest {
   if (urls.length > 1)
     throw new CurlCommandError(
       'two-urls',
-      `The command calls ${urls.length} URLs (${urls.map((url) => url.slice(0, 60)).join(', ')}); an API node makes one call. Keep one URL, or check for a value that lost its quotes.`,
+      `The command calls ${urls.length} URLs, and an API node makes one call: ${urlWordKinds(urls)}. Keep one URL, or put back the quotes a value lost (-H "Authorization: Bearer …").`,
     );
   return {
     ...(method !== undefined ? { method } : {}),
     url: withScheme(urls[0]!),
     headers,
+    headerPlaces,
     data,
     form,
     dataInQuery,
@@ -380,34 +397,81 @@ export function parseCurlCommand(command: string): CurlRequest {
   };
 }
 
-function unknownOption(option: string): CurlCommandError {
+/** "1st", "2nd", "3rd", "11th", "22nd". */
+export function ordinal(n: number): string {
+  const tens = n % 100;
+  const suffix = tens >= 11 && tens <= 13 ? 'th' : (['th', 'st', 'nd', 'rd'][n % 10] ?? 'th');
+  return `${n}${suffix}`;
+}
+
+/** The first word of a command that is not curl, quoted only when it is a plain command name. */
+function programKind(word: string): string {
+  const assignment = /^([A-Za-z_][A-Za-z0-9_]{0,40})=/.exec(word);
+  // "OPENAI_API_KEY=sk-… curl …": the name is the variable's, the value may be the key.
+  if (assignment) return `a shell variable assignment (${assignment[1]}=…)`;
+  if (/^[A-Za-z][A-Za-z0-9._-]{0,23}$/.test(word) && findSecrets(word, 'key').length === 0) return `"${word}"`;
+  return word === '' ? 'nothing' : 'a word that is no command name';
+}
+
+/** The words read as URLs, each by its place and kind ("the 2nd a Bearer credential"), never quoted. */
+function urlWordKinds(urls: readonly string[]): string {
+  const shown = urls.slice(0, 6).map((word, index) => `the ${ordinal(index + 1)} is ${urlWordKind(word, urls[index - 1])}`);
+  return `${shown.join(', ')}${urls.length > shown.length ? `, and ${urls.length - shown.length} more` : ''}`;
+}
+
+const AUTH_SCHEME = /^(?:Bearer|Basic|Token|Digest|ApiKey|Negotiate)$/i;
+
+/** What a word taken for a URL is: "a URL with a password", "a Bearer credential", "a word that is no URL". */
+function urlWordKind(word: string, before: string | undefined): string {
+  // An auth scheme is one of a few fixed words: it may be named.
+  if (AUTH_SCHEME.test(word)) return `the auth scheme ${word}`;
+  if (before !== undefined && AUTH_SCHEME.test(before)) return `a ${before} credential`;
+  const finding = findSecrets(word, 'key')[0];
+  if (finding && !/^[a-z][a-z0-9+.-]*:\/\//i.test(word)) return `a ${finding.kind}`;
+  let url: URL | undefined;
+  try {
+    url = /\s/.test(word) ? undefined : new URL(withScheme(word));
+  } catch {
+    url = undefined;
+  }
+  if (!url || (!url.hostname.includes('.') && url.hostname !== 'localhost' && !word.includes('://'))) return 'a word that is no URL';
+  if (url.password !== '') return 'a URL with a password';
+  if (url.username !== '') return 'a URL with a user name';
+  if ([...url.searchParams.keys()].some((name) => isCredentialParameter(name)) || finding) return 'a URL with a credential in it';
+  return 'a URL';
+}
+
+function unknownOption(word: string): CurlCommandError {
+  // "--token=sk_live_…": the option's name only, never what is glued to it.
+  const name = /^--?[A-Za-z0-9][A-Za-z0-9.-]{0,40}/.exec(word)?.[0];
   return new CurlCommandError(
     'unknown-option',
-    `The curl option ${option} is not understood here, so the node could differ from what the command sends. Remove it (or write it as a header), then paste the command again.`,
-    option,
+    `The curl option ${name ?? 'there'} is not understood here, so the node could differ from what the command sends. Remove it (or write it as a header), then paste the command again.`,
+    name,
   );
 }
 
-function dataPart(option: string, kind: CurlDataPart['kind'] | 'raw' | 'binary', value: string): CurlDataPart {
+function dataPart(option: string, place: string, kind: CurlDataPart['kind'] | 'raw' | 'binary', value: string): CurlDataPart {
   // -d, --data-binary and --json read a file after "@"; --data-raw never does.
   if (kind !== 'raw' && kind !== 'urlencode' && value.startsWith('@'))
     throw new CurlCommandError(
       'reads-file',
-      `${option} ${value} sends the content of a file, which is not part of the command. Paste the content in its place.`,
+      `The value of ${place} starts with "@": curl sends the content of a file there, which is not part of the command. Paste the content in its place.`,
       option,
     );
   if (kind === 'urlencode' && /^[^=]*@/.test(value) && !value.includes('='))
     throw new CurlCommandError(
       'reads-file',
-      `${option} ${value} sends the content of a file, which is not part of the command. Paste the content in its place.`,
+      `The value of ${place} is "name@file": curl sends the content of a file there, which is not part of the command. Paste the content in its place.`,
       option,
     );
   return { kind: kind === 'raw' || kind === 'binary' ? 'data' : kind, value };
 }
 
-function formPart(option: string, value: string, literal: boolean): CurlFormPart {
+function formPart(option: string, place: string, value: string, literal: boolean): CurlFormPart {
   const equals = value.indexOf('=');
-  if (equals <= 0) throw new CurlCommandError('missing-value', `${option} ${value} needs the form "name=value" or "name=@file".`, option);
+  if (equals <= 0)
+    throw new CurlCommandError('missing-value', `The value of ${place} needs the form "name=value" or "name=@file".`, option);
   const name = value.slice(0, equals);
   const content = value.slice(equals + 1);
   if (!literal && content.startsWith('@')) {
@@ -418,7 +482,7 @@ function formPart(option: string, value: string, literal: boolean): CurlFormPart
   if (!literal && content.startsWith('<'))
     throw new CurlCommandError(
       'reads-file',
-      `${option} ${value} sends the content of a file as text, which is not part of the command. Paste the text in its place.`,
+      `The value of ${place} is "name=<file": curl sends the content of a file as text there, which is not part of the command. Paste the text in its place.`,
       option,
     );
   return { name, value: content };

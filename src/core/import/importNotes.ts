@@ -12,7 +12,7 @@ export function describeImportNote(note: ImportNote): string {
     case 'output':
       return `${note.option} only changes how curl prints or saves the answer; it is left out.`;
     case 'shell':
-      return `"${note.option}" is run by the shell after curl, on its answer; it is left out.`;
+      return `"${note.option}" and what follows it are run by the shell after curl, on its answer; they are left out.`;
     case 'api-key-moved':
       return `The ${note.parameter} query parameter is sent as an x-api-key header: an API key in the URL is for GET requests.`;
     case 'header-removed':
