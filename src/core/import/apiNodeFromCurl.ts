@@ -3,6 +3,7 @@
 // any token the secret scan knows wherever it is) becomes a `{{ secrets.NAME }}` reference in the
 // form the service's four auth methods take, named after the API's host; the values are handed
 // back to be stored as secrets, never written into the node.
+import { EXPRESSION_ROOTS } from '../document/expressions';
 import { CREDENTIAL_HEADERS, parseHeaderString } from '../document/headers';
 import { SECRET_ENV_PREFIX } from '../engine/secrets';
 import { API_KEY_PARAMETERS, CREDENTIAL_PARAMETERS } from '../document/urlCredentials';
@@ -10,6 +11,7 @@ import { looksLikePlaceholder } from '../validation/headerChecks';
 import { findSecrets } from '../validation/secretScan';
 import type { CurlRequest, IgnoredReason } from './curlCommand';
 import { CurlCommandError, SHELL_OPERATOR } from './curlCommand';
+import { holdsTemplate, TEMPLATE_IN_IMPORTED_TEXT } from './importedText';
 import { JsonTooDeepError, MAX_JSON_DEPTH, parseJson } from '../json';
 import { base64OfText, utf8Bytes } from '../utf8';
 
@@ -71,7 +73,60 @@ const SHELL_VARIABLE = /^\$(?:\{([A-Za-z_][A-Za-z0-9_]*)(?::?[-=][^}]*)?\}|([A-Z
 /** Shell variable names docs use for any API's credential: they name no API. */
 const GENERIC_VARIABLE = /^(?:(?:YOUR|MY)_\w+|(?:API_?)?(?:KEY|TOKEN)|ACCESS_TOKEN|AUTH_TOKEN|BEARER_TOKEN|SECRET)$/;
 /** An expression of the agent file (`{{ secrets.T }}`), as opposed to a Postman variable (`{{token}}`). */
-const AGENT_EXPRESSION = /\{\{\s*(?:inputs|secrets|nodes)\b/;
+const AGENT_EXPRESSION = new RegExp(`\\{\\{\\s*(${EXPRESSION_ROOTS.join('|')})\\b`);
+/** A Postman variable that is a whole value: `{{id}}`. */
+const WHOLE_TEMPLATE_PLACEHOLDER = /^\{\{\s*([A-Za-z_][\w-]*)\s*\}\}$/;
+/**
+ * The import's own references, while the node is built: `\uE000secrets.NAME\uE000`. Text of the
+ * command never holds the mark (it is refused), so once the node is built every "{{" in it is the
+ * command's, and refused (`written`): a command is data, never a template. Then the marks are
+ * written as `{{ secrets.NAME }}` and `{{ inputs.NAME }}`.
+ */
+const MARK = '\uE000';
+const MARKED_REFERENCE = /\uE000(secrets|inputs)\.([^\uE000]+)\uE000/g;
+
+function secretRef(name: string): string {
+  return `${MARK}secrets.${name}${MARK}`;
+}
+
+function inputRef(name: string): string {
+  return `${MARK}inputs.${name}${MARK}`;
+}
+
+/**
+ * Text of the node with the import's references written as expressions; CurlCommandError when the
+ * command put "{{" in it (or a brace against a reference, which would read as one): `place` says
+ * where ("The value of the 2nd -H").
+ */
+function written(text: string, place: string): string {
+  if (holdsTemplate(text)) throw templateError(text, place);
+  if (!text.includes(MARK)) return text;
+  return text.replace(MARKED_REFERENCE, (whole: string, root: string, name: string, at: number) => {
+    if (text[at - 1] === '{' || text[at + whole.length] === '}')
+      throw new CurlCommandError(
+        'template',
+        `${place} has a brace against a value the import makes a reference: "{" or "}" beside it would be read as "{{" of an agent expression, and imported text is data, never a template. Take the braces out.`,
+      );
+    return `{{ ${root}.${name} }}`;
+  });
+}
+
+/** "The value of the 2nd -H holds an agent expression ({{ secrets.… }}): …", never the text itself. */
+function templateError(text: string, place: string): CurlCommandError {
+  const root = AGENT_EXPRESSION.exec(text)?.[1];
+  const kind = root !== undefined ? `an agent expression ({{ ${root}.… }})` : '"{{" that is not a whole-value placeholder';
+  return new CurlCommandError(
+    'template',
+    `${place} holds ${kind}: ${TEMPLATE_IN_IMPORTED_TEXT}. Write the value itself; a placeholder that is a whole value ({{name}}, {name}, :name) becomes an input.`,
+  );
+}
+
+/** Refuses text of the command that holds an agent expression or the import's mark, before it is read. */
+function checkCommandText(text: string, place: string): void {
+  if (AGENT_EXPRESSION.test(text)) throw templateError(text, place);
+  if (text.includes(MARK))
+    throw new CurlCommandError('template', `${place} holds the character U+E000, which the import keeps for its own use. Take it out.`);
+}
 /** Placeholders API docs write for a value to fill in: {owner}, :id, <id>, {{id}}. */
 const PARAMETER = /^(?:\{\{?\s*([A-Za-z_][\w-]*)\s*\}?\}|:([A-Za-z_][\w-]*)|<([A-Za-z_][\w-]*)>)$/;
 
@@ -83,6 +138,11 @@ export function apiNodeFromCurl(request: CurlRequest, options: CurlImportOptions
       '-F',
     );
   }
+  checkCommandText(request.url, 'The URL');
+  for (const [index, header] of request.headers.entries()) checkCommandText(header, `The value of ${headerPlace(request, index)}`);
+  for (const part of request.data) checkCommandText(part.value, 'The data (-d, --json…)');
+  if (request.user !== undefined) checkCommandText(request.user, 'The value of -u');
+  if (request.bearer !== undefined) checkCommandText(request.bearer, 'The value of --oauth2-bearer');
   const inputs: ImportedInput[] = [];
   const withHostInputs = hostInputs(request.url, inputs);
   let url: URL;
@@ -111,6 +171,8 @@ export function apiNodeFromCurl(request: CurlRequest, options: CurlImportOptions
     option: ignored.reason === 'shell' ? (SHELL_OPERATOR.exec(ignored.option)?.[0] ?? '|') : ignored.option,
   }));
   const settings: string[] = [];
+  /** Where the command gave each setting that holds its text, by the setting's index. */
+  const settingPlaces = new Map<number, string>();
   const hasData = request.data.length > 0;
   const method = request.method ?? (request.head ? 'HEAD' : hasData && !request.dataInQuery ? 'POST' : 'GET');
 
@@ -124,7 +186,7 @@ export function apiNodeFromCurl(request: CurlRequest, options: CurlImportOptions
       else
         throw new CurlCommandError(
           'missing-value',
-          `The value of ${request.headerPlaces[index] ?? 'a header option'} is not a header (it has no ":"): write it as "Name: value".`,
+          `The value of ${headerPlace(request, index)} is not a header (it has no ":"): write it as "Name: value".`,
           '-H',
         );
       continue;
@@ -135,8 +197,14 @@ export function apiNodeFromCurl(request: CurlRequest, options: CurlImportOptions
     }
     const lower = header.name.toLowerCase();
     if (lower === 'authorization') hasAuthorization = true;
-    const value = credentialHeaderValue(header.name, agentSecretReferences(header.value, secrets, header.name), apiName, secrets);
+    // A Postman variable as a whole value ({{request_id}}) is an input, as in the URL; a credential's is a secret.
+    const placeholder = CREDENTIAL_HEADERS.has(lower) ? undefined : WHOLE_TEMPLATE_PLACEHOLDER.exec(header.value)?.[1];
+    const value =
+      placeholder !== undefined
+        ? inputFor(placeholder.replace(/-/g, '_'), header.value, inputs)
+        : credentialHeaderValue(header.name, agentSecretReferences(header.value, secrets, header.name), apiName, secrets);
     // Any header may hold a token (X-Session-Token: ghp_…): read as validation reads a setting.
+    settingPlaces.set(settings.length, `The value of ${headerPlace(request, index)}`);
     settings.push(scannedSecretReferences(`${header.name}: ${value}`, '', { host: apiName, from: header.name, secrets }));
   }
   // curl sends "https://user:password@host/" as Basic credentials, like -u.
@@ -158,10 +226,10 @@ export function apiNodeFromCurl(request: CurlRequest, options: CurlImportOptions
         filledIn ? base64OfText(user) : undefined,
         request.user !== undefined ? '-u' : 'the URL',
       );
-      settings.push(`Authorization: Basic {{ secrets.${name} }}`);
+      settings.push(`Authorization: Basic ${secretRef(name)}`);
     } else {
       settings.push(
-        `Authorization: Bearer {{ secrets.${secretFor(request.bearer!, secretStem(apiName, 'TOKEN'), '--oauth2-bearer', secrets)} }}`,
+        `Authorization: Bearer ${secretRef(secretFor(request.bearer!, secretStem(apiName, 'TOKEN'), '--oauth2-bearer', secrets))}`,
       );
     }
   }
@@ -182,10 +250,10 @@ export function apiNodeFromCurl(request: CurlRequest, options: CurlImportOptions
     if (suffix !== undefined && value.trim() !== '') {
       const secret = secretFor(value, secretStem(apiName, suffix), name, secrets);
       if (method !== 'GET' && API_KEY_PARAMETERS.has(lower)) {
-        settings.push(`x-api-key: {{ secrets.${secret} }}`);
+        settings.push(`x-api-key: ${secretRef(secret)}`);
         notes.push({ code: 'api-key-moved', parameter: name });
       } else {
-        query.push(`${part.slice(0, equals)}={{ secrets.${secret} }}`);
+        query.push(`${part.slice(0, equals)}=${secretRef(secret)}`);
       }
       continue;
     }
@@ -204,17 +272,27 @@ export function apiNodeFromCurl(request: CurlRequest, options: CurlImportOptions
     )
     .join('/');
   const wholeUrlSecret = urlSecret(request.url, secrets);
-  const nodeUrl = scannedSecretReferences(
-    wholeUrlSecret?.reference ??
-      withHostInputs.restore(`${url.protocol}//${url.host}${path}${query.length > 0 ? `?${query.join('&')}` : ''}`),
-    'url',
-    { host: apiName, from: 'the URL', secrets },
+  const nodeUrl = written(
+    scannedSecretReferences(
+      wholeUrlSecret?.reference ??
+        withHostInputs.restore(`${url.protocol}//${url.host}${path}${query.length > 0 ? `?${query.join('&')}` : ''}`),
+      'url',
+      { host: apiName, from: 'the URL', secrets },
+    ),
+    'The URL',
   );
 
   const body =
     hasData && !request.dataInQuery
-      ? bodySecretReferences(bodyOf(request, settings, notes, secrets), 'body', { host: apiName, from: 'the body', secrets })
+      ? writtenBody(
+          bodySecretReferences(importedBody(bodyOf(request, settings, notes), { inputs, secrets }), 'body', {
+            host: apiName,
+            from: 'the body',
+            secrets,
+          }),
+        )
       : undefined;
+  const nodeSettings = settings.map((setting, index) => written(setting, settingPlaces.get(index) ?? 'A header'));
   // A URL that is a secret names the node after what it is, never after a part of it.
   const id =
     options.id ??
@@ -226,7 +304,13 @@ export function apiNodeFromCurl(request: CurlRequest, options: CurlImportOptions
     );
   return {
     id,
-    node: { type: 'api', method, url: nodeUrl, ...(settings.length > 0 ? { settings } : {}), ...(body !== undefined ? { body } : {}) },
+    node: {
+      type: 'api',
+      method,
+      url: nodeUrl,
+      ...(nodeSettings.length > 0 ? { settings: nodeSettings } : {}),
+      ...(body !== undefined ? { body } : {}),
+    },
     secrets: secrets.all(),
     inputs,
     notes,
@@ -312,24 +396,25 @@ function isDocsPlaceholder(value: string): boolean {
 }
 
 function credentialHeaderValue(name: string, value: string, host: string, secrets: SecretNames): string {
-  if (AGENT_EXPRESSION.test(value)) return value;
+  // "$AGENT_SECRET_NAME" made it a reference already.
+  if (value.includes(MARK)) return value;
   const lower = name.toLowerCase();
   if (lower === 'cookie') return cookieHeaderValue(value, host, name, secrets);
   if (!CREDENTIAL_HEADERS.has(lower)) return value;
   if (lower === 'authorization' || lower === 'proxy-authorization') {
     // A scheme alone ("Bearer", its token lost with the page's "<YOUR-TOKEN>") still names the form.
     const match = /^(\S+)\s+(.+)$/.exec(value) ?? /^(Bearer|Basic|Token)()$/i.exec(value);
-    if (!match) return `{{ secrets.${secretFor(value, secretStem(host, 'TOKEN'), name, secrets)} }}`;
+    if (!match) return secretRef(secretFor(value, secretStem(host, 'TOKEN'), name, secrets));
     const scheme = match[1]!;
     const suffix = /^basic$/i.test(scheme) ? 'BASIC' : 'TOKEN';
     // An auth-param ("Token token=…", PagerDuty's form) keeps its name; only the value is secret.
     // Base64 credentials have "=" only at their end, so they never read as one.
     const param = suffix === 'TOKEN' ? /^([A-Za-z_][\w-]*=)("?)(.+)\2$/.exec(match[2]!) : null;
     if (param)
-      return `${scheme} ${param[1]}${param[2]}{{ secrets.${secretFor(param[3]!, secretStem(host, 'TOKEN'), name, secrets)} }}${param[2]}`;
-    return `${scheme} {{ secrets.${secretFor(match[2]!, secretStem(host, suffix), name, secrets)} }}`;
+      return `${scheme} ${param[1]}${param[2]}${secretRef(secretFor(param[3]!, secretStem(host, 'TOKEN'), name, secrets))}${param[2]}`;
+    return `${scheme} ${secretRef(secretFor(match[2]!, secretStem(host, suffix), name, secrets))}`;
   }
-  return `{{ secrets.${secretFor(value, secretStem(host, 'API_KEY'), name, secrets)} }}`;
+  return secretRef(secretFor(value, secretStem(host, 'API_KEY'), name, secrets));
 }
 
 /**
@@ -343,10 +428,10 @@ function cookieHeaderValue(value: string, host: string, from: string, secrets: S
     .map((cookie) => cookie.trim())
     .filter((cookie) => cookie !== '');
   const single = cookies.length === 1 ? /^([^=\s]+)=(.*)$/.exec(cookies[0]!) : null;
-  if (single) return `${single[1]}={{ secrets.${secretFor(single[2]!, secretStem(host, 'COOKIE'), from, secrets)} }}`;
+  if (single) return `${single[1]}=${secretRef(secretFor(single[2]!, secretStem(host, 'COOKIE'), from, secrets))}`;
   // A cookie left to fill in (a shell variable, a placeholder) leaves the whole secret to be set.
   const filledIn = !SHELL_VARIABLE_IN.test(value) && cookies.every((cookie) => !isDocsPlaceholder(cookie.slice(cookie.indexOf('=') + 1)));
-  return `{{ secrets.${secrets.name(secretStem(host, 'COOKIE'), filledIn ? value.trim() : undefined, from)} }}`;
+  return secretRef(secrets.name(secretStem(host, 'COOKIE'), filledIn ? value.trim() : undefined, from));
 }
 
 /** Where scanned literals are: the API's name for the secrets that name none, and what to say they came from. */
@@ -371,7 +456,7 @@ function scannedSecretReferences(text: string, keyName: string, place: ScanPlace
     // A format names its secret (GITHUB_TOKEN); a long random key names no API: the host does.
     const wanted = finding.secretName === 'API_KEY' ? secretStem(place.host, 'API_KEY') : finding.secretName;
     const name = place.secrets.name(wanted, isDocsPlaceholder(literal) ? undefined : literal, place.from);
-    replaced += `${text.slice(at, finding.start)}{{ secrets.${name} }}`;
+    replaced += `${text.slice(at, finding.start)}${secretRef(name)}`;
     at = finding.end;
   }
   return replaced + text.slice(at);
@@ -397,7 +482,7 @@ function urlSecret(url: string, secrets: SecretNames): { name: string; reference
   if (!finding) return undefined;
   const credential = url.slice(0, finding.end);
   const name = secrets.name(finding.secretName, isDocsPlaceholder(credential) ? undefined : credential, 'the URL');
-  return { name, reference: `{{ secrets.${name} }}${url.slice(finding.end)}` };
+  return { name, reference: `${secretRef(name)}${url.slice(finding.end)}` };
 }
 
 /** `$AGENT_SECRET_NAME` or `${AGENT_SECRET_NAME}` within a text. */
@@ -415,10 +500,7 @@ function agentSecretName(variable: string): string | undefined {
 
 /** Each `$AGENT_SECRET_NAME` of a text as `{{ secrets.NAME }}`, the secret named, no value kept. */
 function agentSecretReferences(text: string, secrets: SecretNames, from: string): string {
-  return text.replace(
-    AGENT_SECRET_VARIABLE,
-    (_whole, braced?: string, bare?: string) => `{{ secrets.${secrets.named((braced ?? bare)!, from)} }}`,
-  );
+  return text.replace(AGENT_SECRET_VARIABLE, (_whole, braced?: string, bare?: string) => secretRef(secrets.named((braced ?? bare)!, from)));
 }
 
 /** `$NAME` or `${NAME}` within a word (a path segment "bot$TELEGRAM_BOT_TOKEN"). */
@@ -436,8 +518,8 @@ function shellVariables(text: string, inputs: ImportedInput[], secrets: SecretNa
   return text.replace(new RegExp(SHELL_VARIABLE_IN.source, 'g'), (whole, braced?: string, bare?: string) => {
     const name = (braced ?? bare)!;
     const agentSecret = agentSecretName(name);
-    if (agentSecret !== undefined) return `{{ secrets.${secrets.named(agentSecret, 'the URL')} }}`;
-    if (CREDENTIAL_NAME.test(name)) return `{{ secrets.${secrets.name(name.toUpperCase(), undefined, 'the URL')} }}`;
+    if (agentSecret !== undefined) return secretRef(secrets.named(agentSecret, 'the URL'));
+    if (CREDENTIAL_NAME.test(name)) return secretRef(secrets.name(name.toUpperCase(), undefined, 'the URL'));
     return inputFor(name.toLowerCase(), whole, inputs);
   });
 }
@@ -472,7 +554,7 @@ function hostInputs(raw: string, inputs: ImportedInput[]): { url: string; restor
 
 function inputFor(name: string, placeholder: string, inputs: ImportedInput[]): string {
   if (!inputs.some((input) => input.name === name)) inputs.push({ name, placeholder });
-  return `{{ inputs.${name} }}`;
+  return inputRef(name);
 }
 
 /** A value written as a placeholder ({owner}, :id, <id>) becomes an input reference. */
@@ -531,18 +613,14 @@ function curlUrlEncode(text: string, capitals: boolean): string {
  * The body and its Content-Type as curl would send them: --json is JSON; -d is form-encoded unless
  * a header says otherwise. JSON text becomes a mapping in the node (the engine sends it as JSON).
  */
-function bodyOf(request: CurlRequest, settings: string[], notes: ImportNote[], secrets: SecretNames): unknown {
+function bodyOf(request: CurlRequest, settings: string[], notes: ImportNote[]): unknown {
   const isJson = request.data.some((part) => part.kind === 'json');
   const typeIndex = settings.findIndex((setting) => /^content-type\s*:/i.test(setting));
   if (isJson) {
     if (typeIndex === -1) settings.push('Content-Type: application/json');
     if (!settings.some((setting) => /^accept\s*:/i.test(setting))) settings.push('Accept: application/json');
   }
-  const text = agentSecretReferences(
-    isJson ? request.data.map((part) => part.value).join('') : formEncodedData(request, 'body').join('&'),
-    secrets,
-    'the body',
-  );
+  const text = isJson ? request.data.map((part) => part.value).join('') : formEncodedData(request, 'body').join('&');
   if (!isJson && typeIndex === -1) {
     // curl labels -d data a form whatever it holds; API docs write JSON with -d and no header all
     // the time, and the API reads it as JSON: so does the node, and says so.
@@ -557,6 +635,59 @@ function bodyOf(request: CurlRequest, settings: string[], notes: ImportNote[], s
   const type = settings.find((setting) => /^content-type\s*:/i.test(setting))?.replace(/^[^:]*:\s*/, '') ?? '';
   // Text that is not valid JSON (a template the docs left to fill in) is sent as it is.
   return (JSON_MEDIA.test(type) ? jsonObjectOf(text) : undefined) ?? text;
+}
+
+/** Where the body's values go when the import makes references of them. */
+interface BodyReferences {
+  readonly inputs: ImportedInput[];
+  readonly secrets: SecretNames;
+}
+
+/**
+ * The body with the import's references: each `$AGENT_SECRET_NAME` a secret; in JSON, a string that
+ * is a whole Postman variable (`"{{customer_id}}"`) an input, as in the URL. Each string of JSON is
+ * read after parsing, so an escape (`\u007b`) hides nothing from `writtenBody`.
+ */
+function importedBody(body: unknown, references: BodyReferences): unknown {
+  return typeof body === 'string' ? agentSecretReferences(body, references.secrets, 'the body') : importedJson(body, references);
+}
+
+function importedJson(value: unknown, references: BodyReferences, path: readonly (string | number)[] = []): unknown {
+  if (typeof value === 'string') {
+    checkCommandText(value, bodyPlace(path));
+    const placeholder = WHOLE_TEMPLATE_PLACEHOLDER.exec(value)?.[1];
+    return placeholder !== undefined
+      ? inputFor(placeholder.replace(/-/g, '_'), value, references.inputs)
+      : agentSecretReferences(value, references.secrets, 'the body');
+  }
+  if (Array.isArray(value)) return value.map((item, index) => importedJson(item, references, [...path, index]));
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(
+    Object.entries(value).map(([key, item]) => {
+      checkCommandText(key, `A key of ${bodyPlace(path).replace(/^(The|A) /, (start) => start.toLowerCase())}`);
+      return [key, importedJson(item, references, [...path, key])];
+    }),
+  );
+}
+
+/** The body as the node holds it: `written` for each string, a key with "{{" refused; `path` names where. */
+function writtenBody(body: unknown, path: readonly (string | number)[] = []): unknown {
+  if (typeof body === 'string') return written(body, bodyPlace(path));
+  if (Array.isArray(body)) return body.map((item, index) => writtenBody(item, [...path, index]));
+  if (body === null || typeof body !== 'object') return body;
+  return Object.fromEntries(
+    Object.entries(body).map(([key, value]) => {
+      if (holdsTemplate(key)) throw templateError(key, `A key of ${bodyPlace(path).replace(/^(The|A) /, (start) => start.toLowerCase())}`);
+      return [key, writtenBody(value, [...path, key])];
+    }),
+  );
+}
+
+/** "The body", "The body at items.0.name": keys named only when they are plain names (a key may be anything). */
+function bodyPlace(path: readonly (string | number)[]): string {
+  if (path.length === 0) return 'The body';
+  const plain = path.every((part) => typeof part === 'number' || /^[A-Za-z_][\w-]{0,39}$/.test(part));
+  return plain ? `The body at ${path.join('.')}` : 'A value in the body';
 }
 
 /** The body's JSON, parsed within MAX_JSON_DEPTH: the import and the YAML writer walk it recursively. */
@@ -603,4 +734,9 @@ function uniqueId(wanted: string, taken: ReadonlySet<string>): string {
   const base = id;
   for (let n = 2; taken.has(id); n++) id = `${base}_${n}`;
   return id;
+}
+
+/** Where the command gave its header at `index` ("the 2nd -H"), for errors that must not quote it. */
+function headerPlace(request: CurlRequest, index: number): string {
+  return request.headerPlaces[index] ?? 'a header option';
 }

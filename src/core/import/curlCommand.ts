@@ -73,7 +73,9 @@ export type CurlErrorCode =
   | 'reads-file'
   | 'password-prompt'
   /** The body's JSON nests deeper than MAX_JSON_DEPTH. */
-  | 'too-deep';
+  | 'too-deep'
+  /** Text of the command would be written as an agent expression ("{{"): a command is data. */
+  | 'template';
 
 /**
  * A command that cannot be read: `code` says why, `option` which option when one is at fault. The

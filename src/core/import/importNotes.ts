@@ -1,5 +1,5 @@
 // What an import changed or left out of a pasted command, in words any front end can show.
-import type { ImportNote } from './apiNodeFromCurl';
+import type { ImportedApiNode, ImportNote } from './apiNodeFromCurl';
 
 export function describeImportNote(note: ImportNote): string {
   switch (note.code) {
@@ -22,4 +22,17 @@ export function describeImportNote(note: ImportNote): string {
     case 'json-content-type':
       return 'The data is JSON with no Content-Type: the node sends it as JSON (Content-Type: application/json), where curl would have labelled it a form.';
   }
+}
+
+/**
+ * Every secret and input an imported node refers to, said once: a command may name a secret the
+ * user has stored ($AGENT_SECRET_NAME), and the node would send it where the command says.
+ */
+export function describeImportedReferences(imported: Pick<ImportedApiNode, 'secrets' | 'inputs'>): string {
+  const parts: string[] = [];
+  if (imported.secrets.length > 0)
+    parts.push(`secret${imported.secrets.length === 1 ? '' : 's'} ${imported.secrets.map((secret) => secret.name).join(', ')}`);
+  if (imported.inputs.length > 0)
+    parts.push(`input${imported.inputs.length === 1 ? '' : 's'} ${imported.inputs.map((input) => input.name).join(', ')}`);
+  return parts.length === 0 ? 'It refers to no secret and no input.' : `It refers to ${parts.join(' and ')}.`;
 }
