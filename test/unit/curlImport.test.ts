@@ -10,6 +10,7 @@ import { executeAgent } from '../../src/core/engine/engine';
 import { resolveInputs } from '../../src/core/engine/inputs';
 import { apiNodeFromCurl, hostWord } from '../../src/core/import/apiNodeFromCurl';
 import { CurlCommandError, parseCurlCommand } from '../../src/core/import/curlCommand';
+import { namesCredential } from '../../src/core/document/headers';
 import { deploymentFromUrl } from '../../src/core/import/deploymentFromCommand';
 import { describeImportedReferences } from '../../src/core/import/importNotes';
 import { validateAgentText } from '../../src/core/validation/validate';
@@ -415,9 +416,9 @@ describe('curl import: the node', () => {
     assert.equal(path.node.url, 'https://api.example.com/v1/keys/{{ secrets.STRIPE_SECRET_KEY }}');
     assert.equal(path.id, 'get_keys');
     assertNoCredential(path, [stripe]);
-    // A long random key beside a credential word has no format of its own: it is named after the host.
+    // A long random key has no format of its own: it is named after the host and the header that holds it.
     const random = importCurl(`curl -H 'X-Session-Token: 9fA8bC7dE6fG5hI4jK3lM2nO1pQ0rS9tU8vW7xY6' https://api.example.com/v1/me`);
-    assert.deepEqual(random.node.settings, ['X-Session-Token: {{ secrets.EXAMPLE_API_KEY }}']);
+    assert.deepEqual(random.node.settings, ['X-Session-Token: {{ secrets.EXAMPLE_SESSION_TOKEN }}']);
     assertNoCredential(random, ['9fA8bC7dE6fG5hI4jK3lM2nO1pQ0rS9tU8vW7xY6']);
   });
 
@@ -493,6 +494,10 @@ describe('curl import: the node sends what curl sends', () => {
     `curl -s --data-urlencode "q=café & crème/*" --data-urlencode "page=2" "${base}/v1/search"`,
     `curl -s -G --data-urlencode "access_token=tok_0123456789" -d "api_key=k3y0123456789&q=x" "${base}/v1/search"`,
     `curl -s -b "session=3f9a0c1e; theme=dark" -H "X-Session-Token: ghp_abcdefghijklmnopqrstuvwxyz0123456789" -d "client_secret=sk_live_0123456789abcdefghij&x=1" "${base}/v1/login"`,
+    // Credentials by the name of their header or field, whatever their value looks like.
+    `curl -s -H "X-Vault-Token: hvs.CAESIabcdef012345" -H "X-Api-Secret: Zk9xQm3nVb7wLp2s" -d "username=bob&password=Hunter%2022!" "${base}/v1/login"`,
+    `curl -s -H "Content-Type: application/json" -d '{"user":{"name":"bob","password":"Hunter22!"},"max_tokens":7,"token_count":"3"}' "${base}/v1/login"`,
+    `curl -s -G -d "q=x" -d "client_secret=Zk9xQm3nVb7wLp2s" "${base}/v1/search?password=Hunter22"`,
   ];
 
   it('for each auth form: the same method, path, query, headers and body', async () => {
@@ -828,6 +833,12 @@ describe('curl import: text from a document is data', () => {
       ['request_id', 'customer_id'],
     );
     assert.deepEqual(validateAgentText(agentAround(imported)).problems, []);
+    // A form field's, too; a credential field's is a secret with no value.
+    const form = importCurl(`curl -d 'name={{customer_name}}&password={{password}}' https://api.example.com/v1/signup`);
+    assert.equal(form.node.body, 'name={{ inputs.customer_name }}&password={{ secrets.EXAMPLE_PASSWORD }}');
+    assert.deepEqual(form.inputs, [{ name: 'customer_name', placeholder: '{{customer_name}}' }]);
+    assert.deepEqual(form.secrets, [{ name: 'EXAMPLE_PASSWORD', from: 'the body' }]);
+    assert.deepEqual(validateAgentText(agentAround(form)).problems, []);
   });
 
   it('refuses an agent expression through the built CLI (exit 2, nothing written) and lists every secret and input it writes', () => {
@@ -848,5 +859,111 @@ describe('curl import: text from a document is data', () => {
     const imported = importCurl(`curl -H 'X-Trace: $AGENT_SECRET_GITHUB_TOKEN' -u ada:pw 'https://a.example.com/v1/{id}'`);
     assert.equal(describeImportedReferences(imported), 'It refers to secrets GITHUB_TOKEN, A_BASIC and input id.');
     assert.equal(describeImportedReferences(importCurl('curl https://a.example.com/v1/x')), 'It refers to no secret and no input.');
+  });
+
+  it('tells a name that says it holds a credential from a count, a type or an id of one', () => {
+    const credentials = [
+      'X-Api-Secret',
+      'X-Vault-Token',
+      'X-Auth-Token',
+      'Private-Key',
+      'password',
+      'passwd',
+      'client_secret',
+      'clientSecret',
+      'api_key',
+      'apiKey',
+      'APIKey',
+      'x-apikey',
+      'access_token',
+      'refresh_token',
+      'credentials',
+      'password_confirmation',
+      'secret',
+      'key',
+      'token',
+      'SENDGRID_APIKEY',
+      'authtoken',
+      'TELEGRAM_BOT_TOKEN',
+      'passphrase',
+    ];
+    const others = [
+      'Content-Type',
+      'max_tokens',
+      'max_completion_tokens',
+      'token_count',
+      'token_type',
+      'tokenType',
+      'key_id',
+      'keyword',
+      'monkey',
+      'Idempotency-Key',
+      'public_key',
+      'next_token',
+      'pageToken',
+      'prompt_tokens',
+      'secret_name',
+      'Accept',
+      'X-Request-Id',
+      'temperature',
+      'CF_ZONE_ID',
+      'tokens',
+      'keys',
+      '',
+    ];
+    for (const name of credentials) assert.equal(namesCredential(name), true, name);
+    for (const name of others) assert.equal(namesCredential(name), false, name);
+  });
+
+  it('puts a header or field whose name says credential in a secret, whatever its value looks like', () => {
+    const imported = importCurl(
+      `curl -H 'X-Api-Secret: Zk9xQm3nVb7wLp2s' -H 'X-Vault-Token: hvs.CAESIabcdef012345' -H 'Idempotency-Key: 5f1c' -d 'username=bob&password=Hunter22' https://vault.example.com/v1/login`,
+    );
+    assert.deepEqual(imported.node.settings, [
+      'X-Api-Secret: {{ secrets.VAULT_API_SECRET }}',
+      'X-Vault-Token: {{ secrets.VAULT_VAULT_TOKEN }}',
+      'Idempotency-Key: 5f1c',
+      'Content-Type: application/x-www-form-urlencoded',
+    ]);
+    assert.equal(imported.node.body, 'username=bob&password={{ secrets.VAULT_PASSWORD }}');
+    assert.deepEqual(imported.secrets, [
+      { name: 'VAULT_API_SECRET', value: 'Zk9xQm3nVb7wLp2s', from: 'X-Api-Secret' },
+      { name: 'VAULT_VAULT_TOKEN', value: 'hvs.CAESIabcdef012345', from: 'X-Vault-Token' },
+      { name: 'VAULT_PASSWORD', value: 'Hunter22', from: 'the body' },
+    ]);
+    // JSON fields at any depth; counts and types of tokens are no credentials; a placeholder stores nothing.
+    const json = importCurl(
+      `curl https://api.openai.com/v1/login --json '{"model":"gpt","max_tokens":7,"token_type":"bearer","auth":{"client_secret":"Zk9xQm3nVb7wLp2s","password":"<password>"},"list":[{"api_key":"$AGENT_SECRET_K"}]}'`,
+    );
+    assert.deepEqual(json.node.body, {
+      model: 'gpt',
+      max_tokens: 7,
+      token_type: 'bearer',
+      auth: { client_secret: '{{ secrets.OPENAI_CLIENT_SECRET }}', password: '{{ secrets.OPENAI_PASSWORD }}' },
+      list: [{ api_key: '{{ secrets.K }}' }],
+    });
+    assert.deepEqual(json.secrets, [
+      { name: 'OPENAI_CLIENT_SECRET', value: 'Zk9xQm3nVb7wLp2s', from: 'the body' },
+      { name: 'OPENAI_PASSWORD', from: 'the body' },
+      { name: 'K', from: 'the body' },
+    ]);
+    // In the query, from the URL or -G data.
+    const query = importCurl(`curl -G -d client_secret=Zk9xQm3nVb7wLp2s 'https://vault.example.com/v1/x?password=Hunter22&page_token=abc'`);
+    assert.equal(
+      query.node.url,
+      'https://vault.example.com/v1/x?password={{ secrets.VAULT_PASSWORD }}&page_token=abc&client_secret={{ secrets.VAULT_CLIENT_SECRET }}',
+    );
+    for (const node of [imported, json, query]) assert.deepEqual(validateAgentText(agentAround(node)).problems, []);
+  });
+
+  it('prints no value of a credential named by its header or field through the built CLI, and names each secret', () => {
+    const values = ['Zk9xQm3nVb7wLp2s', 'hvs.CAESIabcdef012345', 'Hunter22-Qx', 'Pw-Oyster-9917'];
+    const result = builtImport(
+      `curl -H 'X-Api-Secret: ${values[0]}' -H 'X-Vault-Token: ${values[1]}' -H 'Content-Type: application/json' -d '{"user":"bob","nested":{"password":"${values[2]}"},"client_secret":"${values[3]}"}' https://vault.example.com/v1/login`,
+    );
+    assert.equal(result.code, 0, result.output);
+    for (const value of values) assert.equal(leakedPart(result.output, value), undefined, `${value}\n${result.output}`);
+    for (const name of ['VAULT_API_SECRET', 'VAULT_VAULT_TOKEN', 'VAULT_PASSWORD', 'VAULT_CLIENT_SECRET'])
+      assert.match(result.output, new RegExp(`secret ${name}: the command holds its value`), result.output);
   });
 });

@@ -33,6 +33,72 @@ export const CREDENTIAL_HEADERS = new Set([
   'x-algolia-api-key',
 ]);
 
+/** Words that name a credential; also as the end of one word (`authtoken`, `newpassword`), but `key`. */
+const CREDENTIAL_WORD = /^(?:key|credentials?|[a-z]*(?:secret|token|password|passwd|passphrase|apikey))$/;
+/** Words before `key` or `token` that make it something else: `Idempotency-Key`, `sort_key`, `pageToken`. */
+const NOT_CREDENTIAL_BEFORE: Readonly<Record<string, ReadonlySet<string>>> = {
+  key: new Set([
+    'public',
+    'publishable',
+    'idempotency',
+    'sort',
+    'partition',
+    'primary',
+    'foreign',
+    'cache',
+    'routing',
+    'object',
+    'row',
+    'dedup',
+    'dedupe',
+    'deduplication',
+    'lookup',
+    'group',
+    'map',
+    'range',
+    'shard',
+    'message',
+    'unique',
+    'composite',
+  ]),
+  token: new Set(['next', 'page', 'continuation', 'pagination', 'sync', 'resume', 'cursor', 'start', 'max', 'min', 'num', 'total']),
+};
+/** Words after the credential word that still name the credential itself (`password_confirmation`). */
+const CREDENTIAL_AFTER = new Set(['value', 'confirm', 'confirmation']);
+
+/** The words of a name, in lower case: "X-Api-Secret" x api secret, "clientSecret" client secret, "APIKey" api key. */
+export function nameWords(name: string): string[] {
+  return name
+    .slice(0, 200)
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter((word) => word !== '');
+}
+
+/**
+ * Whether a name (a header, a form or JSON field, a query parameter, a shell variable) says it holds
+ * a credential, whatever its value looks like: its last word, or the last but a word like
+ * "confirmation", is secret, token, password, passwd, passphrase, key, credential(s) or apikey
+ * (`X-Vault-Token`, `client_secret`, `apiKey`, `Private-Key`, `password_confirmation`). A count, a
+ * type or an id of one is not (`max_tokens`, `token_count`, `token_type`, `key_id`), nor a key or
+ * token that is no secret (`Idempotency-Key`, `public_key`, `next_token`, `pageToken`).
+ */
+export function namesCredential(name: string): boolean {
+  const words = nameWords(name);
+  let at = words.length - 1;
+  while (at > 0 && CREDENTIAL_AFTER.has(words[at]!)) at--;
+  const word = words[at];
+  if (word === undefined || !CREDENTIAL_WORD.test(word)) return false;
+  return !(NOT_CREDENTIAL_BEFORE[word]?.has(words[at - 1] ?? '') ?? false);
+}
+
+/** Whether a header's value is a credential: a header of CREDENTIAL_HEADERS, or one whose name says so. */
+export function isCredentialHeader(name: string): boolean {
+  return CREDENTIAL_HEADERS.has(name.toLowerCase()) || namesCredential(name);
+}
+
 export interface HeaderString {
   readonly name: string;
   /** The value with surrounding white space removed. */

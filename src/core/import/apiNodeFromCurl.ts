@@ -4,9 +4,9 @@
 // form the service's four auth methods take, named after the API's host; the values are handed
 // back to be stored as secrets, never written into the node.
 import { EXPRESSION_ROOTS } from '../document/expressions';
-import { CREDENTIAL_HEADERS, parseHeaderString } from '../document/headers';
+import { CREDENTIAL_HEADERS, isCredentialHeader, nameWords, namesCredential, parseHeaderString } from '../document/headers';
 import { SECRET_ENV_PREFIX } from '../engine/secrets';
-import { API_KEY_PARAMETERS, CREDENTIAL_PARAMETERS } from '../document/urlCredentials';
+import { API_KEY_PARAMETERS, CREDENTIAL_PARAMETERS, isCredentialParameter } from '../document/urlCredentials';
 import { looksLikePlaceholder } from '../validation/headerChecks';
 import { findSecrets } from '../validation/secretScan';
 import type { CurlRequest, IgnoredReason } from './curlCommand';
@@ -198,7 +198,7 @@ export function apiNodeFromCurl(request: CurlRequest, options: CurlImportOptions
     const lower = header.name.toLowerCase();
     if (lower === 'authorization') hasAuthorization = true;
     // A Postman variable as a whole value ({{request_id}}) is an input, as in the URL; a credential's is a secret.
-    const placeholder = CREDENTIAL_HEADERS.has(lower) ? undefined : WHOLE_TEMPLATE_PLACEHOLDER.exec(header.value)?.[1];
+    const placeholder = isCredentialHeader(header.name) ? undefined : WHOLE_TEMPLATE_PLACEHOLDER.exec(header.value)?.[1];
     const value =
       placeholder !== undefined
         ? inputFor(placeholder.replace(/-/g, '_'), header.value, inputs)
@@ -247,8 +247,11 @@ export function apiNodeFromCurl(request: CurlRequest, options: CurlImportOptions
     const value = equals === -1 ? '' : decodeQueryPart(part.slice(equals + 1));
     const lower = name.toLowerCase();
     const suffix = API_KEY_PARAMETERS.has(lower) ? 'API_KEY' : CREDENTIAL_PARAMETERS.get(lower);
-    if (suffix !== undefined && value.trim() !== '') {
-      const secret = secretFor(value, secretStem(apiName, suffix), name, secrets);
+    if ((suffix !== undefined || namesCredential(name)) && value.trim() !== '') {
+      const secret =
+        suffix !== undefined
+          ? secretFor(value, secretStem(apiName, suffix), name, secrets)
+          : namedCredentialSecret(name, value, apiName, name, secrets);
       if (method !== 'GET' && API_KEY_PARAMETERS.has(lower)) {
         settings.push(`x-api-key: ${secretRef(secret)}`);
         notes.push({ code: 'api-key-moved', parameter: name });
@@ -285,11 +288,15 @@ export function apiNodeFromCurl(request: CurlRequest, options: CurlImportOptions
   const body =
     hasData && !request.dataInQuery
       ? writtenBody(
-          bodySecretReferences(importedBody(bodyOf(request, settings, notes), { inputs, secrets }), 'body', {
-            host: apiName,
-            from: 'the body',
-            secrets,
-          }),
+          bodySecretReferences(
+            importedBody(bodyOf(request, settings, notes), { inputs, secrets, host: apiName, form: isForm(settings) }),
+            'body',
+            {
+              host: apiName,
+              from: 'the body',
+              secrets,
+            },
+          ),
         )
       : undefined;
   const nodeSettings = settings.map((setting, index) => written(setting, settingPlaces.get(index) ?? 'A header'));
@@ -400,7 +407,10 @@ function credentialHeaderValue(name: string, value: string, host: string, secret
   if (value.includes(MARK)) return value;
   const lower = name.toLowerCase();
   if (lower === 'cookie') return cookieHeaderValue(value, host, name, secrets);
-  if (!CREDENTIAL_HEADERS.has(lower)) return value;
+  if (!CREDENTIAL_HEADERS.has(lower)) {
+    // A header whose name says it holds a credential (X-Vault-Token, X-Api-Secret) is one, whatever its value looks like.
+    return namesCredential(name) ? secretRef(namedCredentialSecret(name, value, host, name, secrets)) : value;
+  }
   if (lower === 'authorization' || lower === 'proxy-authorization') {
     // A scheme alone ("Bearer", its token lost with the page's "<YOUR-TOKEN>") still names the form.
     const match = /^(\S+)\s+(.+)$/.exec(value) ?? /^(Bearer|Basic|Token)()$/i.exec(value);
@@ -505,8 +515,6 @@ function agentSecretReferences(text: string, secrets: SecretNames, from: string)
 
 /** `$NAME` or `${NAME}` within a word (a path segment "bot$TELEGRAM_BOT_TOKEN"). */
 const SHELL_VARIABLE_IN = /\$(?:\{([A-Za-z_][A-Za-z0-9_]*)(?::?[-=][^}]*)?\}|([A-Za-z_][A-Za-z0-9_]*))/;
-/** A shell variable with one of these in its name holds a credential: a secret, never an input. */
-const CREDENTIAL_NAME = /KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL/i;
 /** What a placeholder of the host stands in for while the URL is read (a host has no "<" or "{{"). */
 const HOST_INPUT_LABEL = /^aw-input-\d+$/;
 
@@ -519,7 +527,8 @@ function shellVariables(text: string, inputs: ImportedInput[], secrets: SecretNa
     const name = (braced ?? bare)!;
     const agentSecret = agentSecretName(name);
     if (agentSecret !== undefined) return secretRef(secrets.named(agentSecret, 'the URL'));
-    if (CREDENTIAL_NAME.test(name)) return secretRef(secrets.name(name.toUpperCase(), undefined, 'the URL'));
+    // A shell variable whose name says it holds a credential is a secret, never an input.
+    if (namesCredential(name)) return secretRef(secrets.name(name.toUpperCase(), undefined, 'the URL'));
     return inputFor(name.toLowerCase(), whole, inputs);
   });
 }
@@ -641,6 +650,51 @@ function bodyOf(request: CurlRequest, settings: string[], notes: ImportNote[]): 
 interface BodyReferences {
   readonly inputs: ImportedInput[];
   readonly secrets: SecretNames;
+  /** The API's name, for the secrets of credential fields. */
+  readonly host: string;
+  /** The body is form-encoded: its fields are read. */
+  readonly form: boolean;
+}
+
+function isForm(settings: readonly string[]): boolean {
+  return settings.some((setting) => /^content-type\s*:\s*application\/x-www-form-urlencoded/i.test(setting));
+}
+
+/**
+ * The secret of a value under a name that says it is a credential (`X-Vault-Token`, a `password`
+ * field): named after the token's format when the secret scan knows it (`ghp_…` GITHUB_TOKEN),
+ * else after the API and the name (EXAMPLE_VAULT_TOKEN, EXAMPLE_PASSWORD).
+ */
+function namedCredentialSecret(name: string, value: string, host: string, from: string, secrets: SecretNames): string {
+  const trimmed = value.trim();
+  const known = findSecrets(trimmed).find(
+    (finding) => finding.start === 0 && finding.end === trimmed.length && finding.secretName !== 'API_KEY',
+  );
+  const words = nameWords(name);
+  const suffix = (words[0] === 'x' && words.length > 1 ? words.slice(1) : words).join('_').toUpperCase().slice(0, 40).replace(/_+$/, '');
+  return secretFor(value, known?.secretName ?? secretStem(host, suffix === '' ? 'SECRET' : suffix), from, secrets);
+}
+
+/**
+ * A form's fields (`a=1&password=…`): a field whose name says it holds a credential is a secret,
+ * its value as written (what the body sends); a whole-value `{{name}}` an input.
+ */
+function importedFormFields(text: string, references: BodyReferences): string {
+  return text
+    .split('&')
+    .map((field) => {
+      const equals = field.indexOf('=');
+      if (equals <= 0) return agentSecretReferences(field, references.secrets, 'the body');
+      const name = field.slice(0, equals);
+      const value = field.slice(equals + 1);
+      const decodedName = decodeQueryPart(name);
+      if (value.trim() !== '' && (namesCredential(decodedName) || isCredentialParameter(decodedName)))
+        return `${name}=${secretRef(namedCredentialSecret(decodedName, value, references.host, 'the body', references.secrets))}`;
+      const placeholder = WHOLE_TEMPLATE_PLACEHOLDER.exec(value)?.[1];
+      if (placeholder !== undefined) return `${name}=${inputFor(placeholder.replace(/-/g, '_'), value, references.inputs)}`;
+      return agentSecretReferences(field, references.secrets, 'the body');
+    })
+    .join('&');
 }
 
 /**
@@ -649,7 +703,8 @@ interface BodyReferences {
  * read after parsing, so an escape (`\u007b`) hides nothing from `writtenBody`.
  */
 function importedBody(body: unknown, references: BodyReferences): unknown {
-  return typeof body === 'string' ? agentSecretReferences(body, references.secrets, 'the body') : importedJson(body, references);
+  if (typeof body !== 'string') return importedJson(body, references);
+  return references.form ? importedFormFields(body, references) : agentSecretReferences(body, references.secrets, 'the body');
 }
 
 function importedJson(value: unknown, references: BodyReferences, path: readonly (string | number)[] = []): unknown {
@@ -665,6 +720,11 @@ function importedJson(value: unknown, references: BodyReferences, path: readonly
   return Object.fromEntries(
     Object.entries(value).map(([key, item]) => {
       checkCommandText(key, `A key of ${bodyPlace(path).replace(/^(The|A) /, (start) => start.toLowerCase())}`);
+      // A field whose name says it holds a credential ("password", "client_secret", at any depth) is a secret.
+      if (typeof item === 'string' && item.trim() !== '' && namesCredential(key)) {
+        checkCommandText(item, bodyPlace([...path, key]));
+        return [key, secretRef(namedCredentialSecret(key, item, references.host, 'the body', references.secrets))];
+      }
       return [key, importedJson(item, references, [...path, key])];
     }),
   );
