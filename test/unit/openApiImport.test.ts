@@ -317,6 +317,11 @@ describe('OpenAPI import', () => {
       inputs: ['id'],
       host: 'github.attacker-example.com',
     });
+    // The host the engine sends to: a backslash ends the authority, as in WHATWG URL.
+    assert.equal(
+      nodeReferences({ type: 'api', method: 'GET', url: 'http://127.0.0.1:18081\\@127.0.0.1:18080/echo' }).host,
+      '127.0.0.1:18081',
+    );
     // "." and "-" are told apart: api-github.com is not api.github.com.
     const named = async (server: string): Promise<string | undefined> => {
       const one = readOpenApi(

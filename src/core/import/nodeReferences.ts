@@ -2,6 +2,7 @@
 // account of it): every secret and input its URL, headers and body name, and the host the request
 // goes to. An import's output lists them, so the user sees which secret goes where before sending.
 import { scanExpressions } from '../document/expressions';
+import { authorityEnd } from '../document/urlCredentials';
 import type { ApiNodeSpec } from './apiNodeFromCurl';
 
 export interface NodeReferences {
@@ -37,7 +38,9 @@ export function nodeReferences(node: ApiNodeSpec): NodeReferences {
         stack.push(child);
       }
   }
-  const authority = /^[a-z][a-z0-9+.-]*:\/\/([^/?#]*)/i.exec(node.url)?.[1];
+  // The authority as the engine reads it (a backslash ends it too, as in WHATWG URL).
+  const scheme = /^[a-z][a-z0-9+.-]*:\/\//i.exec(node.url)?.[0];
+  const authority = scheme === undefined ? undefined : node.url.slice(scheme.length, authorityEnd(node.url, scheme.length));
   const host = authority?.slice(authority.lastIndexOf('@') + 1);
   return { secrets: [...secrets], inputs: [...inputs], ...(host !== undefined && !host.includes('{{') ? { host } : {}) };
 }
