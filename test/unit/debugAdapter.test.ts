@@ -4,9 +4,10 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { symlinkSync } from 'node:fs';
+import { readFileSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { DebugClient } from '@vscode/debugadapter-testsupport';
+import { DebugMessageReader, MAX_DEBUG_HEADER_BYTES } from '../../src/cli/dapFraming';
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import { leakedPart } from '../support/echoedSecrets';
 import { json, startServer } from '../support/httpServer';
@@ -68,6 +69,23 @@ class CliDebugClient extends DebugClient {
     for (;;) {
       const event = await this.next<DebugProtocol.OutputEvent>('output');
       if (pattern.test(event.body.output)) return event.body.output;
+    }
+  }
+
+  /** Bytes written to the adapter's stdin as they are, beside the client's own messages. */
+  writeRaw(bytes: string | Buffer): Promise<void> {
+    const stdin = this.child!.stdin!;
+    return new Promise((resolve, reject) => stdin.write(bytes, (error) => (error ? reject(error) : resolve())));
+  }
+
+  /** The adapter process's peak resident memory (VmHWM), on Linux; undefined elsewhere. */
+  peakResidentBytes(): number | undefined {
+    try {
+      const status = readFileSync(`/proc/${this.child!.pid}/status`, 'utf8');
+      const kib = /^VmHWM:\s+(\d+) kB$/m.exec(status)?.[1];
+      return kib === undefined ? undefined : Number(kib) * 1024;
+    } catch {
+      return undefined;
     }
   }
 
@@ -669,5 +687,118 @@ nodes:
     await client.continueRequest({ threadId: second.body.threadId! });
     await client.next('terminated');
     assert.ok(server.requests.some((request) => request.url === '/clients/C1'));
+  });
+});
+
+describe('agent debugger (agent-workflows dap): messages it cannot read', function () {
+  this.timeout(30_000);
+  let dir: TempDir;
+  let client: CliDebugClient;
+
+  beforeEach(() => {
+    dir = makeTempDir();
+    client = new CliDebugClient();
+    client.startCli(dir.path);
+  });
+
+  afterEach(async () => {
+    await client.close();
+    dir.remove();
+  });
+
+  /** A message framed as the base protocol frames it. */
+  const framed = (body: string): string => `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+
+  /** Writes `bytes` of "x" in chunks, each once the last was taken. */
+  async function writeFiller(bytes: number): Promise<void> {
+    const chunk = Buffer.alloc(1024 * 1024, 'x');
+    for (let written = 0; written < bytes; written += chunk.length)
+      await client.writeRaw(chunk.subarray(0, Math.min(chunk.length, bytes - written)));
+  }
+
+  it('says what is wrong with a message that is not JSON, or not a message, and answers the next one', async () => {
+    await client.writeRaw('Content-Length: 10\r\n\r\n{not json}');
+    assert.match(
+      await client.outputMatching(/skipped/),
+      /A message of 10 bytes was skipped: it is not JSON\. Each message is "Content-Length: N"/,
+    );
+    await client.writeRaw(framed('[1, 2]'));
+    assert.match(await client.outputMatching(/skipped/), /it is not an object with a "type" .* and a numeric "seq"/);
+    await client.writeRaw(framed('{"seq": 1, "type": "request"}'));
+    assert.match(await client.outputMatching(/skipped/), /a request also names its "command"/);
+    await client.writeRaw('Content-Length: ten\r\n\r\n');
+    assert.match(await client.outputMatching(/skipped/), /its Content-Length, "ten", is not a number of bytes/);
+    await client.writeRaw('Content-Type: application/json\r\n\r\n');
+    assert.match(await client.outputMatching(/skipped/), /it has no "Content-Length"/);
+    // The session goes on: a request is answered, and the adapter said each on stderr too.
+    assert.ok((await client.initializeRequest()).success);
+    assert.ok((await client.threadsRequest()).success);
+    assert.match(client.stderr, /agent-workflows dap: A message of 10 bytes was skipped: it is not JSON/);
+  });
+
+  it('refuses a message over the bound from its header, without holding it, and reads the next one', async () => {
+    await client.initializeRequest();
+    const before = client.peakResidentBytes();
+    const declared = 40 * 1024 * 1024;
+    await client.writeRaw(`Content-Length: ${declared}\r\n\r\n`);
+    // Said before a byte of it came.
+    assert.match(
+      await client.outputMatching(/skipped/),
+      new RegExp(`A message of ${declared} bytes was skipped unread: messages of at most ${16 * 1024 * 1024} bytes are read`),
+    );
+    await writeFiller(declared);
+    assert.ok((await client.threadsRequest()).success);
+    const after = client.peakResidentBytes();
+    if (before !== undefined && after !== undefined)
+      // Held, 40 MB would be there twice at its last chunk (the library's reader copied all it held onto each chunk).
+      assert.ok(after - before < 64 * 1024 * 1024, `peak memory grew by ${after - before} bytes while 40 MB were passed over`);
+  });
+
+  it('passes over 40 MB that end no header, holding at most the bound of a header, and reads the next message', async () => {
+    await client.initializeRequest();
+    const before = client.peakResidentBytes();
+    await client.writeRaw('Content-Length: 12');
+    await writeFiller(40 * 1024 * 1024);
+    assert.match(await client.outputMatching(/skipped/), /Bytes that are no message were skipped: no header ended within 8192 bytes/);
+    // Right after the bytes passed over, with no line break between: the message is found.
+    assert.ok((await client.threadsRequest()).success);
+    const after = client.peakResidentBytes();
+    if (before !== undefined && after !== undefined)
+      // Held, 40 MB would be there twice at its last chunk (the library's reader copied all it held onto each chunk).
+      assert.ok(after - before < 64 * 1024 * 1024, `peak memory grew by ${after - before} bytes while 40 MB were passed over`);
+    // Said once for the whole run of them.
+    assert.equal(client.stderr.match(/no header ended/g)?.length, 1);
+  });
+
+  it('reads a message of many chunks whole, up to the bound', async () => {
+    await client.initializeRequest();
+    // A request of 15 MB (an argument the request ignores): its chunks are held in a list and read once whole.
+    const answer = await client.customRequest('threads', { padding: 'x'.repeat(15 * 1024 * 1024) });
+    assert.ok(answer.success);
+  });
+});
+
+describe('agent debugger: the reader of messages', () => {
+  it('holds no more than a header while bytes end no header, and the message read so far otherwise', () => {
+    const messages: unknown[] = [];
+    const problems: string[] = [];
+    const reader = new DebugMessageReader(
+      (message) => messages.push(message),
+      (problem) => problems.push(problem),
+    );
+    const chunk = Buffer.alloc(64 * 1024, 'x');
+    let mostHeld = 0;
+    for (let i = 0; i < 640; i++) {
+      reader.push(chunk);
+      mostHeld = Math.max(mostHeld, reader.heldBytes);
+    }
+    assert.ok(mostHeld <= MAX_DEBUG_HEADER_BYTES, `held ${mostHeld} bytes`);
+    assert.equal(problems.length, 1);
+    // A message cut anywhere (here: byte by byte) is read once whole.
+    const body = JSON.stringify({ seq: 1, type: 'request', command: 'threads' });
+    for (const byte of Buffer.from(`Content-Length: ${body.length}\r\n\r\n${body}`)) reader.push(Buffer.from([byte]));
+    assert.deepEqual(messages, [JSON.parse(body)]);
+    assert.equal(reader.heldBytes, 0);
+    assert.equal(reader.unfinished(), undefined);
   });
 });
