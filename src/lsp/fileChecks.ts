@@ -2,8 +2,11 @@
 // (validateAgentText, loadSuiteFromText, parseEnvironmentsFile), and the other files they depend on:
 // an agent file's environments file (the nearest agent-workflows.yaml), a test file's agent. The
 // text of another file is the open document's when the client has it open, else the file on disk.
+// Another file is read only inside the workspace folders (real paths: links followed), or, for a
+// file in none, inside its own folder (fileAccess.ts's rule): a test file's `agent: ../../x` must
+// not make the server read, suggest from or edit a file elsewhere.
 import { statSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, relative, resolve } from 'node:path';
 import { parseEnvironmentsFile, environmentChecks } from '../core/environments/environmentsFile';
 import type { EnvironmentsFileResult } from '../core/environments/environmentsFile';
 import { ENVIRONMENTS_FILE_NAME } from '../core/environments/environmentsFileName';
@@ -13,6 +16,7 @@ import { readTextFileSync } from '../core/document/readTextFile';
 import { AGENT_FILE, findFilesUnder } from '../core/document/agentFiles';
 import type { FileText } from '../core/language/quickFixes';
 import { errorDetail } from '../core/errors';
+import { checkFilePlaceSync } from '../core/inputs/fileAccess';
 import { loadSuiteFromText } from '../core/testing/loadSuite';
 import { agentPathOf, TEST_FILE } from '../core/testing/testFileName';
 import type { TestFileOfAgent } from '../core/testing/testFileReferences';
@@ -46,20 +50,42 @@ export class FileChecks {
         const environments = path ? this.environmentChecksFor(path) : undefined;
         return validateAgentText(text, environments ? { environments } : {}).problems;
       }
-      case 'test':
+      case 'test': {
         // The agent is resolved beside the test file (a path of its own, or its name in the cwd).
-        return loadSuiteFromText(path ?? fileNameOf(uri), text, (agentFile) => this.read(agentFile, 'agent')).problems;
+        const testFile = path ?? resolve(fileNameOf(uri));
+        return loadSuiteFromText(testFile, text, (agentFile) => this.read(agentFile, 'agent', testFile)).problems;
+      }
       case 'environments':
         return parseEnvironmentsFile(text).problems;
     }
   }
 
-  /** A file's text: the open document's, else the disk's; what cannot be read, in words. */
-  read(path: string, kind: ParsedFileKind): { text: string } | { error: string } {
+  /**
+   * The text of a file `namedBy` another names: the open document's, else the disk's; what cannot
+   * be read, in words (`outside` when its place is refused, see the file header).
+   */
+  read(path: string, kind: ParsedFileKind, namedBy: string): { text: string } | { error: string; outside: true } | { error: string } {
+    const outside = this.outsideWhy(path, namedBy);
+    if (outside !== undefined) return { error: `${path}: ${outside}`, outside: true };
     const open = this.files.openText(path);
     if (open !== undefined) return { text: open };
     const read = readTextFileSync(path, kind === 'environments' ? { kind, maxBytes: MAX_ENVIRONMENTS_FILE_BYTES } : { kind });
     return 'text' in read ? { text: read.text } : { error: `${path}: ${read.error}` };
+  }
+
+  /** Why a file named by `namedBy` is not read (outside the workspace folders); undefined when it may be. */
+  outsideWhy(path: string, namedBy: string): string | undefined {
+    const folder = dirname(namedBy);
+    const place = checkFilePlaceSync(relative(folder, path) || '.', { folder, allowedFolders: this.files.roots });
+    if (place.ok) return undefined;
+    const where = this.files.roots.length
+      ? `the workspace ${this.files.roots.length === 1 ? 'folder' : 'folders'} (${this.files.roots.join(', ')})`
+      : `the folder of ${basename(namedBy)} (${folder}), as no workspace folder is open`;
+    const what =
+      place.refusal.code === 'link-outside'
+        ? `it is a link to ${place.refusal.realPath ?? path}, outside ${where}`
+        : `it is outside ${where}`;
+    return `${what}: the language server reads no file outside them. Open its folder as a workspace folder, or move the file into one.`;
   }
 
   /** The path of the agent a test file tests. */
@@ -70,9 +96,10 @@ export class FileChecks {
   /**
    * The test files of the workspace folders and those open (`openTestPaths`), each with its text
    * (the open document's, else the disk's) and the agent it names; at most MAX_TEST_FILES. A file or
-   * folder that cannot be read is left out and given to `onSkipped` ("path: why").
+   * folder that cannot be read, or is outside the workspace folders (as named by `namedBy`, the file
+   * a search starts from), is left out and given to `onSkipped` ("path: why").
    */
-  async testFiles(openTestPaths: Iterable<string>, onSkipped: (what: string) => void): Promise<TestFileOfAgent[]> {
+  async testFiles(openTestPaths: Iterable<string>, onSkipped: (what: string) => void, namedBy: string): Promise<TestFileOfAgent[]> {
     const paths = new Set([...openTestPaths].slice(0, MAX_TEST_FILES));
     for (const root of this.files.roots) {
       if (paths.size >= MAX_TEST_FILES) break;
@@ -90,7 +117,7 @@ export class FileChecks {
     }
     const files: TestFileOfAgent[] = [];
     for (const path of paths) {
-      const read = this.read(path, 'test');
+      const read = this.read(path, 'test', namedBy);
       if ('text' in read) files.push({ path, text: read.text, agentPath: this.agentOf(path, read.text) });
       else onSkipped(read.error);
     }
@@ -115,7 +142,7 @@ export class FileChecks {
     for (const path of [...paths].sort()) {
       // A nearer environments file, in a folder between, applies to the agent instead.
       if (this.environmentsFileFor(path) !== environmentsPath) continue;
-      const read = this.read(path, 'agent');
+      const read = this.read(path, 'agent', environmentsPath);
       if ('text' in read) agents.push({ path, text: read.text });
       else onSkipped(read.error);
     }
@@ -126,7 +153,7 @@ export class FileChecks {
   environmentChecksFor(agentPath: string): EnvironmentChecks | undefined {
     const file = this.environmentsFileFor(agentPath);
     if (!file) return undefined;
-    const read = this.read(file, 'environments');
+    const read = this.read(file, 'environments', agentPath);
     if (!('text' in read)) return undefined;
     const cached = this.environments.get(file);
     let result = cached?.text === read.text ? cached.result : undefined;

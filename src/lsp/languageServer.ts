@@ -268,7 +268,7 @@ export function serveLanguage(
     const testPath = localPathOf(entry.uri);
     if (testPath === undefined) return undefined;
     const path = checks.agentOf(testPath, entry.document.getText());
-    const read = checks.read(path, 'agent');
+    const read = checks.read(path, 'agent', testPath);
     if (!('text' in read)) return undefined;
     if (agentUnderTest?.text !== read.text) agentUnderTest = { text: read.text, index: indexAgentText(read.text) };
     return { path, ...agentUnderTest };
@@ -296,17 +296,22 @@ export function serveLanguage(
     return { agent: { ...agent, uri: uriOfPath(agent.path) }, name: testFileNameAt(text, offset) };
   };
 
-  const agentUnreadable = (entry: OpenDocument & { document: TextDocument }): string =>
-    `The agent under test, ${agentPathOf(entry.document.getText(), fileNameOf(entry.uri))}, cannot be read: nothing to rename.`;
+  const agentUnreadable = (entry: OpenDocument & { document: TextDocument }): string => {
+    const text = entry.document.getText();
+    const testPath = localPathOf(entry.uri);
+    const read = testPath === undefined ? undefined : checks.read(checks.agentOf(testPath, text), 'agent', testPath);
+    const why = read && 'error' in read ? ` (${read.error})` : '';
+    return `The agent under test, ${agentPathOf(text, fileNameOf(entry.uri))}, cannot be read${why}: nothing to rename.`;
+  };
 
-  /** The test files of the workspace folders and the open ones, for references and rename. */
-  const workspaceTestFiles = (): Promise<TestFileOfAgent[]> => {
+  /** The test files of the workspace folders and the open ones, for references and rename from the agent at `agentPath`. */
+  const workspaceTestFiles = (agentPath: string): Promise<TestFileOfAgent[]> => {
     const open: string[] = [];
     for (const each of store.all()) {
       const path = each.kind === 'test' && each.document ? localPathOf(each.uri) : undefined;
       if (path !== undefined) open.push(path);
     }
-    return checks.testFiles(open, (what) => log(`References and rename leave out ${what}`));
+    return checks.testFiles(open, (what) => log(`References and rename leave out ${what}`), agentPath);
   };
 
   /**
@@ -575,7 +580,7 @@ export function serveLanguage(
       const entry = documentOf(textDocument.uri, ['agent', 'test']);
       const start = entry ? crossFileStart(entry, entry.document.offsetAt(position)) : undefined;
       if (!start?.name) return [];
-      const testFiles = await workspaceTestFiles();
+      const testFiles = await workspaceTestFiles(start.agent.path);
       const files = filesOf(start.agent, testFiles);
       return crossFileReferences(start.agent, start.name, testFiles, context.includeDeclaration).map(({ path, span }) => ({
         uri: files.uriOf(path),
@@ -629,7 +634,7 @@ export function serveLanguage(
       if (!entry) return null;
       const start = crossFileStart(entry, entry.document.offsetAt(position));
       if (!start) throw new ResponseError(ErrorCodes.InvalidRequest, agentUnreadable(entry));
-      const testFiles = await workspaceTestFiles();
+      const testFiles = await workspaceTestFiles(start.agent.path);
       const files = filesOf(start.agent, testFiles);
       try {
         const changes: Record<string, TextEdit[]> = {};

@@ -4,6 +4,8 @@
 // fixes and their edits, definition, references, rename, symbols, cross-file checks, bad input, and
 // shutdown/exit. Nothing sleeps: every step waits for the notification or answer it expects.
 import assert from 'node:assert/strict';
+import { symlinkSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type {
   CodeAction,
@@ -356,6 +358,70 @@ describe('language server (agent-workflows lsp --stdio)', function () {
       }),
       /The agent under test has no output "temperature" to rename/,
     );
+  });
+
+  it('reads, suggests from and edits no file outside the workspace folder, through a path or a link', async () => {
+    const outside = makeTempDir();
+    try {
+      const victim = outside.write('victim.agent.yaml', AGENT.replace(/\bcity\b/g, 'victimInput'));
+      const victimUri = pathToFileURL(victim).href;
+      // A test file naming it by a path out of the folder, and one by a link in the folder that leads there.
+      const byPath = `agent: ${relative(dir.path, victim)}\ncases:\n  a:\n    inputs: { victimInpt: 1 }\n`;
+      const byPathUri = pathToFileURL(dir.write('out.agent.test.yaml', byPath)).href;
+      symlinkSync(victim, join(dir.path, 'linked.agent.yaml'));
+      const byLink = `agent: linked.agent.yaml\ncases:\n  a:\n    inputs: { victimInpt: 1 }\n`;
+      const byLinkUri = pathToFileURL(dir.write('linked.agent.test.yaml', byLink)).href;
+      await server.open(byPathUri, byPath);
+      await server.open(byLinkUri, byLink);
+
+      const problemOf = async (uri: string): Promise<Diagnostic> => {
+        const { diagnostics } = await server.diagnostics(uri);
+        assert.ok(
+          diagnostics.every((diagnostic) => !messageOf(diagnostic).includes('victimInput')),
+          'no name of the outside file is suggested',
+        );
+        assert.deepEqual(codes(diagnostics), ['unknown-agent']);
+        return diagnostics[0]!;
+      };
+      const pathProblem = await problemOf(byPathUri);
+      assert.deepEqual(pathProblem.range, rangeOf(byPath, relative(dir.path, victim)));
+      assert.match(
+        messageOf(pathProblem),
+        /cannot be read: .*victim\.agent\.yaml: it is outside the workspace folder \(.*\): the language server reads no file outside them\. Open its folder as a workspace folder, or move the file into one\./,
+      );
+      assert.match(
+        messageOf(await problemOf(byLinkUri)),
+        /linked\.agent\.yaml: it is a link to .*victim\.agent\.yaml, outside the workspace folder/,
+      );
+
+      // Neither references nor rename reach it; completion offers none of its names.
+      for (const [uri, text] of [
+        [byPathUri, byPath],
+        [byLinkUri, byLink],
+      ] as const) {
+        await assert.rejects(
+          renameAt(server, uri, positionOf(text, 'victimInpt', 0, 2), 'renamed'),
+          /cannot be read .*outside the workspace folder/,
+        );
+        assert.deepEqual(await referencesAt(server, uri, positionOf(text, 'victimInpt', 0, 2)), []);
+        assert.equal(await definitionAt(server, uri, positionOf(text, 'agent: ', 0, 8)), null);
+        const completion = (await server.connection.sendRequest('textDocument/completion', {
+          textDocument: { uri },
+          position: positionOf(text, 'victimInpt', 0, 1),
+        })) as CompletionList | null;
+        assert.ok(!JSON.stringify(completion ?? {}).includes('victimInput'));
+      }
+
+      // A test file of the folder that is a link to one outside: a rename of the agent's input leaves it alone.
+      const outsideTest = outside.write('weather.agent.test.yaml', `agent: weather.agent.yaml\n${TEST_FILE}`);
+      symlinkSync(outsideTest, join(dir.path, 'weather.agent.test.yaml'));
+      await server.open(agentUri, AGENT);
+      const renamed = await renameAt(server, agentUri, positionOf(AGENT, 'city'), 'town');
+      assert.deepEqual(Object.keys(renamed.changes!), [agentUri]);
+      assert.ok(!JSON.stringify(renamed).includes(victimUri));
+    } finally {
+      outside.remove();
+    }
   });
 
   it('offers the suggested name as a quick fix in test files and the environments file', async () => {

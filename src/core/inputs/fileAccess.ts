@@ -5,6 +5,7 @@
 // A data file or test file from someone else must not be able to upload ~/.ssh/id_rsa. The answer is
 // a code and facts; each adapter words the way to allow a folder. A file allowed is also typed by
 // its content (contentType.ts), so that `accept:` is checked against what it is.
+import { realpathSync } from 'node:fs';
 import { open, realpath, stat } from 'node:fs/promises';
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import { contentTypeOf, SNIFF_BYTES } from './contentType';
@@ -55,32 +56,104 @@ export async function checkFileAccess(given: string, rules: FileAccessRules): Pr
   const folder = resolve(rules.folder);
   const resolved = resolve(folder, given);
   const real = await realpath(resolved).catch(() => undefined);
-  const facts = { given, folder, resolved, ...(real !== undefined ? { realPath: real } : {}) };
-  const refuse = (code: FileRefusalCode): FileAccess => ({
-    ok: false,
-    refusal: { code, ...facts, ...(code !== 'not-found' && code !== 'not-a-file' ? { allowFolder: dirname(real ?? resolved) } : {}) },
-  });
+  const place: Place<Promise<string>> = {
+    given,
+    folder,
+    resolved,
+    real,
+    allowed: await realPaths(rules.allowedFolders ?? []),
+    chosen: await realPaths(rules.chosenFiles ?? []),
+    realFolder: async () => (await realpath(folder).catch(() => undefined)) ?? folder,
+  };
+  const refused = await placeRefusal(place);
+  if (refused) return refused;
+  const info = await stat(real!).catch(() => undefined);
+  if (!info?.isFile()) return refusal(info ? 'not-a-file' : 'not-found', place);
+  const head = await readHead(real!).catch(() => new Uint8Array());
+  // The name given decides the claimed type (a link named cute.png claims image/png).
+  return { ok: true, file: { path: real!, ...contentTypeOf(given, head) } };
+}
 
+/**
+ * The same rule as checkFileAccess, synchronously, for a reader that must answer at once (the
+ * language server's checks): whether the file `given` names is in a place it may be read from.
+ * Only the place is decided: what is there (a file or not) is the reader's to find out.
+ */
+export function checkFilePlaceSync(
+  given: string,
+  rules: FileAccessRules,
+): { readonly ok: true; readonly realPath: string | undefined } | { readonly ok: false; readonly refusal: FileRefusal } {
+  const folder = resolve(rules.folder);
+  const resolved = resolve(folder, given);
+  const real = realPathSync(resolved);
+  const place: Place<string> = {
+    given,
+    folder,
+    resolved,
+    real,
+    allowed: realPathsSync(rules.allowedFolders ?? []),
+    chosen: realPathsSync(rules.chosenFiles ?? []),
+    realFolder: () => realPathSync(folder) ?? folder,
+  };
+  const refused = placeRefusalSync(place);
+  return refused && refused.refusal.code !== 'not-found' ? refused : { ok: true, realPath: real };
+}
+
+/** What the rule needs to know of a named file: where it is, lexically and really (links followed). */
+interface Place<RealFolder> {
+  readonly given: string;
+  readonly folder: string;
+  readonly resolved: string;
+  readonly real: string | undefined;
+  /** The real paths of the allowed folders and of the chosen files. */
+  readonly allowed: readonly string[];
+  readonly chosen: readonly string[];
+  /** The naming file's folder, links followed (asked only for a path lexically inside it). */
+  readonly realFolder: () => RealFolder;
+}
+
+function refusal(code: FileRefusalCode, place: Place<unknown>): { readonly ok: false; readonly refusal: FileRefusal } {
+  const { given, folder, resolved, real } = place;
+  return {
+    ok: false,
+    refusal: {
+      code,
+      given,
+      folder,
+      resolved,
+      ...(real !== undefined ? { realPath: real } : {}),
+      ...(code !== 'not-found' && code !== 'not-a-file' ? { allowFolder: dirname(real ?? resolved) } : {}),
+    },
+  };
+}
+
+/**
+ * The rule, up to what is at the path: lexically first (a path that leaves the folder is refused
+ * whether or not it exists, unless allowed), then a link out of the folder.
+ */
+function placeRefusalUpToLink(place: Place<unknown>): { readonly ok: false; readonly refusal: FileRefusal } | 'check-link' | undefined {
   // Devices, FIFOs and descriptors (/dev/fd/0, /proc/self/…) are never read, allowed or not: no
   // folder to allow is offered for them.
-  if (isSystemPath(resolved) || (real !== undefined && isSystemPath(real))) return refuse('not-a-file');
-  const allowed = await realPaths(rules.allowedFolders ?? []);
-  const chosen = await realPaths(rules.chosenFiles ?? []);
-  // Lexically first: a path that leaves the folder is refused whether or not it exists, unless allowed.
-  const inAllowed = (path: string): boolean => chosen.includes(path) || allowed.some((dir) => isInside(path, dir));
-  const absolute = isAbsolute(given);
-  const lexicallyOut = !isInside(resolved, folder);
-  if ((absolute || lexicallyOut) && !inAllowed(real ?? resolved)) return refuse(absolute ? 'absolute-path' : 'outside-folder');
-  if (real === undefined) return refuse('not-found');
-  if (!absolute && !lexicallyOut && !inAllowed(real)) {
-    const realFolder = (await realpath(folder).catch(() => undefined)) ?? folder;
-    if (!isInside(real, realFolder)) return refuse('link-outside');
-  }
-  const info = await stat(real).catch(() => undefined);
-  if (!info?.isFile()) return refuse(info ? 'not-a-file' : 'not-found');
-  const head = await readHead(real).catch(() => new Uint8Array());
-  // The name given decides the claimed type (a link named cute.png claims image/png).
-  return { ok: true, file: { path: real, ...contentTypeOf(given, head) } };
+  if (isSystemPath(place.resolved) || (place.real !== undefined && isSystemPath(place.real))) return refusal('not-a-file', place);
+  const inAllowed = (path: string): boolean => place.chosen.includes(path) || place.allowed.some((dir) => isInside(path, dir));
+  const absolute = isAbsolute(place.given);
+  const lexicallyOut = !isInside(place.resolved, place.folder);
+  if ((absolute || lexicallyOut) && !inAllowed(place.real ?? place.resolved))
+    return refusal(absolute ? 'absolute-path' : 'outside-folder', place);
+  if (place.real === undefined) return refusal('not-found', place);
+  return !absolute && !lexicallyOut && !inAllowed(place.real) ? 'check-link' : undefined;
+}
+
+async function placeRefusal(place: Place<Promise<string>>): Promise<{ readonly ok: false; readonly refusal: FileRefusal } | undefined> {
+  const decided = placeRefusalUpToLink(place);
+  if (decided !== 'check-link') return decided;
+  return isInside(place.real!, await place.realFolder()) ? undefined : refusal('link-outside', place);
+}
+
+function placeRefusalSync(place: Place<string>): { readonly ok: false; readonly refusal: FileRefusal } | undefined {
+  const decided = placeRefusalUpToLink(place);
+  if (decided !== 'check-link') return decided;
+  return isInside(place.real!, place.realFolder()) ? undefined : refusal('link-outside', place);
 }
 
 /** The naming file, in a message: a data file, a test file, a debug launch configuration. */
@@ -114,6 +187,19 @@ function isSystemPath(path: string): boolean {
 export function isInside(path: string, folder: string): boolean {
   const rel = relative(folder, path);
   return rel === '' || (!rel.startsWith(`..${sep}`) && rel !== '..' && !isAbsolute(rel));
+}
+
+/** The real paths of those that exist (links followed). */
+function realPathsSync(paths: readonly string[]): string[] {
+  return paths.map((given) => realPathSync(resolve(given))).filter((path): path is string => path !== undefined);
+}
+
+function realPathSync(path: string): string | undefined {
+  try {
+    return realpathSync(path);
+  } catch {
+    return undefined;
+  }
 }
 
 /** The real paths of those that exist (links followed). */

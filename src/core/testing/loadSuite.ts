@@ -47,11 +47,12 @@ export function loadSuite(testFile: string): LoadedSuite | SuiteLoadFailure {
 /**
  * Checks a test file's text (an editor's unsaved text, say) and its agent; the agent's text comes
  * from `readAgent` (given its absolute path; from disk by default), so an editor can give its own.
+ * A reader that refuses the agent's place (`outside`) has its folder left unlisted too.
  */
 export function loadSuiteFromText(
   testFile: string,
   text: string,
-  readAgent: (agentFile: string) => { text: string } | { error: string } = readText,
+  readAgent: (agentFile: string) => { text: string } | { error: string; outside?: true } = readText,
 ): LoadedSuite | SuiteLoadFailure {
   let agentFile = '';
   let agent: LoadedAgent | undefined;
@@ -63,7 +64,7 @@ export function loadSuiteFromText(
     if ('error' in agentRead) {
       agentFailure = `The agent under test cannot be read: ${agentRead.error}`;
       // The test file reports it at its agent: line, with the agent file it may have meant.
-      return { unreadable: agentRead.error, agentFilesThere: agentFilesIn(dirname(agentFile)) };
+      return { unreadable: agentRead.error, agentFilesThere: 'outside' in agentRead ? [] : agentFilesIn(dirname(agentFile)) };
     }
     try {
       const shown = relative(process.cwd(), agentFile);
