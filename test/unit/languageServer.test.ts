@@ -4,7 +4,7 @@
 // fixes and their edits, definition, references, rename, symbols, cross-file checks, bad input, and
 // shutdown/exit. Nothing sleeps: every step waits for the notification or answer it expects.
 import assert from 'node:assert/strict';
-import { symlinkSync } from 'node:fs';
+import { readFileSync, symlinkSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type {
@@ -611,6 +611,46 @@ describe('language server (agent-workflows lsp --stdio)', function () {
     // Still serving.
     await server.open(agentUri, AGENT);
     assert.deepEqual(codes((await server.diagnostics(agentUri)).diagnostics), ['literal-credential', 'unknown-http-method']);
+  });
+
+  it('reads no more requests while the client leaves its answers unread, and answers them all once it reads', async function () {
+    this.timeout(120_000);
+    await server.open(agentUri, AGENT);
+    await server.diagnostics(agentUri);
+    const resident = (field: 'VmRSS' | 'VmHWM'): number | undefined => {
+      try {
+        const kib = new RegExp(`^${field}:\\s+(\\d+) kB$`, 'm').exec(readFileSync(`/proc/${server.child.pid}/status`, 'utf8'))?.[1];
+        return kib === undefined ? undefined : Number(kib) * 1024;
+      } catch {
+        return undefined;
+      }
+    };
+    const before = resident('VmRSS');
+    // The client stops reading: the answers fill the pipe, and the server stops reading requests.
+    server.child.stdout.pause();
+    const paused = new Promise<string>((resolve) => {
+      const seen = (): void => {
+        if (/reads no more requests/.test(server.stderr())) resolve(server.stderr());
+      };
+      server.child.stderr.on('data', seen);
+      seen();
+    });
+    const position = positionOf(AGENT, 'inputs.city', 0, 7);
+    const answers: Promise<unknown>[] = [];
+    for (let i = 0; i < 50_000; i++)
+      answers.push(server.connection.sendRequest('textDocument/completion', { textDocument: { uri: agentUri }, position }));
+    assert.match(
+      await paused,
+      /agent-workflows lsp: the client has \d+ requests unanswered and has not read the last \d+ messages \(\d+ bytes\) the server sent: the server reads no more requests until half of them are gone \(said once\)\./,
+    );
+    // It reads again: every request is answered, none dropped.
+    server.child.stdout.resume();
+    const last = (await Promise.all(answers)).at(-1) as CompletionList;
+    assert.ok(last.items.some((item) => item.label === 'city'));
+    const peak = resident('VmHWM');
+    // Unbounded, 50,000 answers held grew it by 170 MB and more.
+    if (before !== undefined && peak !== undefined) assert.ok(peak - before < 100 * 1024 * 1024, `grew by ${peak - before} bytes`);
+    assert.equal(server.stderr().match(/reads no more requests/g)?.length, 1);
   });
 
   it('exits with 0 after shutdown and exit', async () => {
