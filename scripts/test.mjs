@@ -90,7 +90,8 @@ try {
         ],
         summary,
         { AGENT_WORKFLOWS_TEST_SUMMARY: summary, NODE_OPTIONS: withSourceMaps() },
-        300,
+        // Beside the host lane it shares the CPU: twice the time it takes alone.
+        600,
         { background: sideBySide },
       );
     }
