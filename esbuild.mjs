@@ -129,6 +129,7 @@ const lazyModules = new Map(
     'src/cli/importCommand.ts': 'cli-import',
     'src/cli/dapCommand.ts': 'cli-dap',
     'src/cli/lspCommand.ts': 'cli-lsp',
+    'src/cli/mcpCommand.ts': 'cli-mcp',
     'src/language/curlImportFlow.ts': 'curl-import',
     'src/commands/commandsFeature.ts': 'commands',
     'src/language/languageCore.ts': 'language',

@@ -6,6 +6,7 @@ const LAYERS = {
   core: '^src/core/',
   cli: '^src/(cli/|cli\\.ts$)',
   lsp: '^src/lsp/',
+  mcp: '^src/mcp/',
   webview: '^src/webview/',
   shared: '^src/(commandErrors|commandIds|config|lazyCommands|logger|webModules|workspaceFiles|workspaceSearch)\\.ts$',
   language: '^src/language/',
@@ -21,8 +22,9 @@ const LAYERS = {
 /** The layers each layer may import, besides itself, packages and Node's modules. */
 const ALLOWED = {
   core: [],
-  cli: ['lsp', 'core'],
+  cli: ['lsp', 'mcp', 'core'],
   lsp: ['core'],
+  mcp: ['core'],
   webview: ['core'],
   shared: ['core'],
   language: ['secrets', 'shared', 'core'],

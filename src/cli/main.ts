@@ -5,6 +5,7 @@ import { ExitCode, isCliError, printableIo } from './io';
 import type { CliIo } from './io';
 import type { EnvsFlags } from './envsCommand';
 import type { LspFlags } from './lspCommand';
+import type { McpFlags } from './mcpCommand';
 import type { ImportCurlFlags, ImportOpenApiFlags } from './importCommand';
 import type { BatchFlags } from './batchCommand';
 import type { CompareFlags } from './compareCommand';
@@ -274,6 +275,28 @@ export async function runCli(argv: readonly string[], rawIo: CliIo): Promise<num
     .option('--stdio', 'talk over standard input and output (the only transport)')
     .action(async (options: LspFlags) => {
       exitCode = await (await import('./lspCommand')).lspCommand(options);
+    });
+
+  program
+    .command('mcp')
+    .description(
+      "Serve the agents of a folder to AI assistants over the Model Context Protocol (stdio): a tool per agent file (or list_agents and run_agent past 40), and tools to validate a file, send one API node, run an agent's tests and read an execution's status. Keys and secrets come from the environment (AGENT_WORKFLOWS_API_KEY, AGENT_SECRET_<NAME>), never from a tool's arguments. See docs/ai-assistants.md.",
+    )
+    .argument('[dir]', 'the folder of agent files', '.')
+    .option(
+      '--allow-env <name>',
+      'let calls run in this protected environment (repeatable); protected environments are refused otherwise',
+      collect,
+      [],
+    )
+    .option(
+      '--agents <glob>',
+      'offer a tool only for the agent files matching this glob (relative to the folder); the others through list_agents and run_agent',
+    )
+    .option('--timeout <seconds>', 'the time limit of each tool call (default 600)')
+    .option('--no-watch', 'read the folder once at start: the tool list does not follow file changes')
+    .action(async (dir: string, options: McpFlags) => {
+      exitCode = await (await import('./mcpCommand')).mcpCommand(dir, options, io);
     });
 
   try {
