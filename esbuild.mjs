@@ -81,6 +81,25 @@ const yamlTokenLogOff = {
   },
 };
 
+// The MCP SDK's server requires its ajv provider at load, to check what a client answers to an
+// elicitation, which `agent-workflows mcp` never asks for: no schema compiler goes into the bundles
+// (test/unit/bundles.test.ts), so the provider is one that says so if it is ever used.
+const mcpWithoutAjv = {
+  name: 'mcp-without-ajv',
+  setup(build) {
+    build.onLoad(
+      { filter: /[\\/]@modelcontextprotocol[\\/]sdk[\\/]dist[\\/](cjs|esm)[\\/]validation[\\/]ajv-provider\.js$/ },
+      ({ path }) => {
+        const provider = `class AjvJsonSchemaValidator {
+  getValidator() { throw new Error('agent-workflows mcp validates no JSON Schema at run time (it asks no elicitation).'); }
+}`;
+        const esm = /[\\/]esm[\\/]/.test(path);
+        return { contents: esm ? `export ${provider}` : `exports.AjvJsonSchemaValidator = ${provider};`, loader: 'js' };
+      },
+    );
+  },
+};
+
 /** @type {esbuild.BuildOptions} */
 const common = {
   bundle: true,
@@ -95,7 +114,7 @@ const common = {
   define: { AGENT_WORKFLOWS_VERSION: JSON.stringify(version) },
   // `import()` becomes a `require` (see lazyModules): synchronous, and no ES module loader.
   supported: { 'dynamic-import': false },
-  plugins: [schemaValidators, yamlTokenLogOff],
+  plugins: [schemaValidators, yamlTokenLogOff, mcpWithoutAjv],
 };
 
 /** Every file under dir whose name passes the filter, recursively. */

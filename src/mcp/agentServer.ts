@@ -98,6 +98,8 @@ export function createAgentServer(options: AgentServerOptions): AgentServer {
     const redactor = secretsRedactor(options.env);
     const progressToken = request.params._meta?.progressToken;
     let progressCount = 0;
+    // Sent before the result: a client drops progress that comes after it.
+    const notifications: Promise<void>[] = [];
     const limit = AbortSignal.timeout(options.callTimeoutMs);
     const context: CallContext = {
       root: options.root,
@@ -111,19 +113,36 @@ export function createAgentServer(options: AgentServerOptions): AgentServer {
       progress: (message, progress, total) => {
         if (progressToken === undefined || extra.signal.aborted) return;
         progressCount = Math.max(progressCount + 1, progress ?? 0);
-        void extra
-          .sendNotification({
-            method: 'notifications/progress',
-            params: { progressToken, progress: progressCount, ...(total !== undefined ? { total } : {}), message: redactor.text(message) },
-          })
-          .catch(() => undefined);
+        notifications.push(
+          extra
+            .sendNotification({
+              method: 'notifications/progress',
+              params: {
+                progressToken,
+                progress: progressCount,
+                ...(total !== undefined ? { total } : {}),
+                message: redactor.text(message),
+              },
+            })
+            .catch(() => undefined),
+        );
       },
       log: (level, message) => {
         void server.sendLoggingMessage({ level, logger: 'agent-workflows', data: redactor.text(message) }).catch(() => undefined);
       },
     };
     const name = request.params.name;
-    const args = request.params.arguments ?? {};
+    const result = await callTool(name, request.params.arguments ?? {}, context, redactor);
+    await Promise.all(notifications);
+    return result;
+  });
+
+  const callTool = async (
+    name: string,
+    args: Record<string, unknown>,
+    context: CallContext,
+    redactor: Redactor,
+  ): Promise<CallToolResult> => {
     try {
       const work = WORK_TOOLS.find((tool) => tool.tool.name === name);
       if (work) return finished(await work.call(args, context), redactor);
@@ -147,7 +166,7 @@ export function createAgentServer(options: AgentServerOptions): AgentServer {
       options.log(`agent-workflows mcp: a call of ${name} failed: ${redactor.text(errorMessage(error))}`);
       return errorResult(redactor.text(`The call of ${name} failed: ${errorMessage(error)}`));
     }
-  });
+  };
 
   // The tool list follows the files: compared again once changes settle, announced when it differs.
   let watcher: FSWatcher | undefined;
