@@ -14,6 +14,7 @@
 //   node scripts/test.mjs --only lint           ESLint and Prettier's check only
 //   ... --grep <regexp>                         only the tests whose full title matches
 import { spawn } from 'node:child_process';
+import { setPriority } from 'node:os';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -38,6 +39,8 @@ const ALONE_IN_HOST = ['responsiveness'];
 const withoutAlone = { ...hostEnv, AGENT_WORKFLOWS_TEST_EXCEPT: ALONE_IN_HOST.join(',') };
 // Whether the two lanes run at once (else the Node lane's output is printed live).
 const sideBySide = wants('unit') && (wants('integration') || wants('ui'));
+// The niceness of the background stages (the Node lane, the host's installation): 10 of 19.
+const BACKGROUND_NICENESS = 10;
 // How much of a background stage's output is kept to print when it ends (the unit tests print ~200 KB).
 const OUTPUT_KEPT = 8 * 1024 * 1024;
 // A suite that has reported its results but is still running this much later left something open.
@@ -284,6 +287,15 @@ function stage(name, shown, args, env, limitSeconds, summaryFile, program = node
       env: { ...process.env, ...env },
     });
     running.add(child);
+    // A background stage yields the CPU to the host lane, whose stages wait on code-server and
+    // Chromium and have time limits of their own; what it starts inherits the priority.
+    if (background && child.pid !== undefined) {
+      try {
+        setPriority(child.pid, BACKGROUND_NICENESS);
+      } catch {
+        // Not allowed here (some containers): it runs at the normal priority.
+      }
+    }
     // The output's last chunks, at most OUTPUT_KEPT bytes (older chunks go first).
     const chunks = [];
     let kept = 0;
