@@ -6,6 +6,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runCliCaptured } from '../support/cli';
+import { onAnswered, onConnectError } from '../support/clientChannels';
 import { DataFileError, readDataRows } from '../../src/core/batch/dataRows';
 import type { DataRow } from '../../src/core/batch/dataRows';
 import { readBatchResults } from '../../src/core/batch/resultsTable';
@@ -415,24 +416,35 @@ describe('agent-workflows batch', () => {
     });
 
     it('rides out a service killed and restarted on the same port mid-batch', async () => {
-      let stopped = false;
-      const s = await serve({
-        durationMs: () => 400,
-        onStart: () => {
-          if (s.started.length === 3 && !stopped) {
-            stopped = true;
-            setTimeout(() => {
-              void s.stop().then(() => setTimeout(() => void s.restart(), 1200));
-            }, 50);
-          }
-        },
+      const s = await serve({ durationMs: () => 400 });
+      // Killed once the batch has the answers to its first 3 starts (3 rows running, their polls
+      // due), started again once the batch has found it down: a connection to it refused.
+      let answered = 0;
+      let outage: Promise<void> | undefined;
+      let back: Promise<void> | undefined;
+      const refused: Array<string | undefined> = [];
+      const stopOnAnswers = onAnswered(s.url, (method) => {
+        if (method === 'POST' && ++answered === 3) outage = s.stop();
+      });
+      const restartOnRefusal = onConnectError(s.port, (code) => {
+        refused.push(code);
+        back ??= outage?.then(() => s.restart());
       });
       dir.write('rows.jsonl', jsonl(Array.from({ length: 8 }, (_, i) => ({ id: i + 1 }))));
-      const result = await cli(batchArgs('rows.jsonl', '--out', 'out.jsonl', '--concurrency', '3', '--rate', '50'));
-      assert.ok(stopped, 'the service was stopped mid-batch');
+      const result = await cli(batchArgs('rows.jsonl', '--out', 'out.jsonl', '--concurrency', '3', '--rate', '50')).finally(() => {
+        stopOnAnswers();
+        restartOnRefusal();
+      });
+      assert.ok(outage, 'the service was stopped mid-batch');
+      await back;
+      assert.ok(refused.length >= 1 && refused.every((code) => code === 'ECONNREFUSED'), `connections refused: ${refused.join(',')}`);
       assert.equal(result.code, 0, result.stderr);
       assert.deepEqual(startedIds(s), [1, 2, 3, 4, 5, 6, 7, 8], 'every row started exactly once');
-      assert.equal(readResults(join(dir.path, 'out.jsonl')).filter((line) => line.status === 'finished').length, 8);
+      const lines = readResults(join(dir.path, 'out.jsonl'));
+      assert.equal(lines.filter((line) => line.status === 'finished').length, 8);
+      // The batch counts every request it sent, the refused ones too; the service logged those that reached it.
+      const sent = lines.reduce((sum, line) => sum + (line.requests ?? 0), 0);
+      assert.ok(sent >= s.log.length + refused.length, `${sent} requests sent, ${s.log.length} received, ${refused.length} refused`);
     });
 
     it('a batch process killed mid-run, then --resume: no row started twice, none lost', async function () {
