@@ -6,6 +6,8 @@ import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { SYSTEM_CLOCK } from '../../src/core/clock';
+import type { Clock } from '../../src/core/clock';
 
 export interface BatchServiceExecution {
   readonly id: string;
@@ -29,6 +31,8 @@ export interface BatchServiceOptions {
    * request stays unanswered until `cutHeld` cuts its connection.
    */
   readonly holdStart?: (inputs: Record<string, unknown>) => boolean;
+  /** The time of its log and of its executions' lengths: a fake clock shared with the batch's scheduler (default the system's). */
+  readonly clock?: Clock;
 }
 
 export interface BatchService {
@@ -60,6 +64,7 @@ export interface BatchService {
 }
 
 export async function startBatchService(options: BatchServiceOptions): Promise<BatchService> {
+  const clock = options.clock ?? SYSTEM_CLOCK;
   const executions = new Map<string, BatchServiceExecution>();
   const started: BatchServiceExecution[] = [];
   const log: BatchService['log'] = [];
@@ -79,7 +84,7 @@ export async function startBatchService(options: BatchServiceOptions): Promise<B
       headers?: Record<string, string>,
       about: { executionId?: string; ended?: boolean } = {},
     ): void => {
-      log.push({ at: Date.now(), kind, status, ...about });
+      log.push({ at: clock.now(), kind, status, ...about });
       send(response, status, value, headers);
     };
     if (request.headers.authorization !== `Bearer ${options.apiKey}`) return answer(401, { error: 'invalid API key' });
@@ -93,7 +98,7 @@ export async function startBatchService(options: BatchServiceOptions): Promise<B
     }
     if (kind === 'start' && /\/execute$/.test(url)) {
       const inputs = (JSON.parse(body) as { inputs: Record<string, unknown> }).inputs;
-      const now = Date.now();
+      const now = clock.now();
       const execution = { id: randomUUID(), inputs, startedAt: now, endsAt: now + (options.durationMs?.(inputs) ?? 200) };
       executions.set(execution.id, execution);
       started.push(execution);
@@ -107,7 +112,7 @@ export async function startBatchService(options: BatchServiceOptions): Promise<B
     const match = /\/agent\/([^/]+)\/status$/.exec(url);
     const execution = match ? executions.get(decodeURIComponent(match[1]!)) : undefined;
     if (!execution) return answer(404, { error: 'no such execution' });
-    if (Date.now() < execution.endsAt) return answer(200, { status: 'running' }, {}, { executionId: execution.id, ended: false });
+    if (clock.now() < execution.endsAt) return answer(200, { status: 'running' }, {}, { executionId: execution.id, ended: false });
     const outcome = options.outcome?.(execution.inputs) ?? { status: 'finished', outputs: { echo: execution.inputs } };
     return answer(200, outcome, {}, { executionId: execution.id, ended: true });
   };

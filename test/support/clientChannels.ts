@@ -1,12 +1,16 @@
 // What this process's HTTP client (undici, under every request the core sends) reports on its
 // diagnostics channels, for tests that run the batch in-process and must act at the moment the
 // client does something: stop a service once an answer has reached the batch, start it again once
-// a connection to it has been refused. A positive signal, where a sleep would guess.
+// a connection to it has been refused, let fake time move on only while no request is under way.
+// A positive signal, where a sleep would guess.
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 
-interface CompletedMessage {
+interface RequestMessage {
   readonly request: { readonly origin: string | URL; readonly method: string };
 }
+
+const sameOrigin = (request: RequestMessage['request'], origin: string): boolean =>
+  new URL(String(request.origin)).origin === new URL(origin).origin;
 
 interface ConnectErrorMessage {
   readonly connectParams: { readonly hostname: string; readonly port: string | number };
@@ -17,8 +21,8 @@ interface ConnectErrorMessage {
 export function onAnswered(origin: string, listener: (method: string) => void): () => void {
   const channel = 'undici:request:trailers';
   const handler = (message: unknown): void => {
-    const { request } = message as CompletedMessage;
-    if (new URL(String(request.origin)).origin === new URL(origin).origin) listener(request.method);
+    const { request } = message as RequestMessage;
+    if (sameOrigin(request, origin)) listener(request.method);
   };
   subscribe(channel, handler);
   return () => unsubscribe(channel, handler);
@@ -33,4 +37,32 @@ export function onConnectError(port: number, listener: (code: string | undefined
   };
   subscribe(channel, handler);
   return () => unsubscribe(channel, handler);
+}
+
+/**
+ * Counts the requests to `origin` under way: created and not yet answered whole nor failed. Zero
+ * is the signal that nothing is on its way (for withVirtualTime: time may move on).
+ */
+export function requestsUnderWay(origin: string): { readonly count: number; close(): void } {
+  const under = new Set<object>();
+  const created = (message: unknown): void => {
+    const { request } = message as RequestMessage;
+    if (sameOrigin(request, origin)) under.add(request);
+  };
+  const done = (message: unknown): void => {
+    under.delete((message as RequestMessage).request);
+  };
+  subscribe('undici:request:create', created);
+  subscribe('undici:request:trailers', done);
+  subscribe('undici:request:error', done);
+  return {
+    get count() {
+      return under.size;
+    },
+    close() {
+      unsubscribe('undici:request:create', created);
+      unsubscribe('undici:request:trailers', done);
+      unsubscribe('undici:request:error', done);
+    },
+  };
 }

@@ -12,6 +12,8 @@ import type { BatchCounts, BatchEvent } from '../../src/core/batch/runBatch';
 import { loadAgent } from '../../src/core/engine/agentPlan';
 import { rowsAgent, startBatchService } from '../support/batchService';
 import type { BatchService, BatchServiceExecution, BatchServiceOptions } from '../support/batchService';
+import { requestsUnderWay } from '../support/clientChannels';
+import { FakeClock, withVirtualTime } from '../support/fakeClock';
 import { makeTempDir } from '../support/tempDir';
 import type { TempDir } from '../support/tempDir';
 
@@ -57,12 +59,15 @@ describe('agent-workflows batch: pace and figures', () => {
     return service;
   }
 
-  /** runBatch against the service, in-process: its events, and its summary. */
-  async function batch(s: BatchService, rows: number, concurrency: number, ratePerSecond: number, signal: AbortSignal) {
+  /**
+   * runBatch against the service, in-process: its events, and its summary. On a fake clock (the
+   * service's too), time moves on only while no request is under way: virtual time.
+   */
+  async function batch(s: BatchService, rows: number, concurrency: number, ratePerSecond: number, signal: AbortSignal, clock?: FakeClock) {
     dir.write('rows.jsonl', rowsOf(rows));
     const loaded = loadAgent(rowsAgent(s.url), join(dir.path, 'rows.agent.yaml'));
     const events: Array<{ readonly at: number; readonly event: BatchEvent }> = [];
-    const summary = await runBatch(
+    const run = runBatch(
       {
         model: loaded.model,
         agentPath: join(dir.path, 'rows.agent.yaml'),
@@ -70,12 +75,22 @@ describe('agent-workflows batch: pace and figures', () => {
         dataPath: join(dir.path, 'rows.jsonl'),
         mode: {
           kind: 'service',
-          scheduler: { target: { baseUrl: s.url, account: 'acme', agent: 'rows', apiKey: KEY }, concurrency, ratePerSecond },
+          scheduler: {
+            target: { baseUrl: s.url, account: 'acme', agent: 'rows', apiKey: KEY },
+            concurrency,
+            ratePerSecond,
+            ...(clock ? { clock } : {}),
+          },
         },
       },
-      (event) => events.push({ at: Date.now(), event }),
+      (event) => events.push({ at: clock?.now() ?? Date.now(), event }),
       signal,
     );
+    let summary;
+    if (clock) {
+      const underWay = requestsUnderWay(s.url);
+      summary = await withVirtualTime(clock, () => underWay.count === 0, run).finally(() => underWay.close());
+    } else summary = await run;
     const throttles = events.flatMap(({ at, event }) => (event.kind === 'throttled' ? [{ at, ...event.info }] : []));
     // The figures reported after the (first) throttled answer.
     const throttledIndex = events.findIndex(({ event }) => event.kind === 'throttled');
@@ -147,23 +162,25 @@ describe('agent-workflows batch: pace and figures', () => {
     });
 
     it('after a 503 on a status read, the service sees half the requests a second until the cut has held 2 s', async function () {
-      this.timeout(10_000);
+      // On a fake clock shared by the batch and the service: the seconds the test counts are virtual.
+      const clock = new FakeClock();
       const stop = new AbortController();
       let firstAt: number | undefined;
       let throttledAt: number | undefined;
       const s = await serve({
+        clock,
         durationMs: () => 100,
         // Rows short enough that the batch is held by --rate, not by its concurrency: then a
         // status read, 1.5 s in, answered 503 (no Retry-After: every request waits 1 s).
         throttle: (_n, kind) => {
-          firstAt ??= Date.now();
-          if (kind !== 'status' || throttledAt !== undefined || Date.now() < firstAt + 1500) return undefined;
-          throttledAt = Date.now();
-          setTimeout(() => stop.abort(), 2600);
+          firstAt ??= clock.now();
+          if (kind !== 'status' || throttledAt !== undefined || clock.now() < firstAt + 1500) return undefined;
+          throttledAt = clock.now();
+          clock.setTimeout(() => stop.abort(), 2600);
           return { status: 503 };
         },
       });
-      const { summary, throttles } = await batch(s, 200, 20, 20, stop.signal);
+      const { summary, throttles } = await batch(s, 200, 20, 20, stop.signal, clock);
       assert.ok(throttledAt !== undefined && firstAt !== undefined, 'the service throttled');
       assert.equal(summary.stopped?.kind, 'interrupted');
       assert.deepEqual(
