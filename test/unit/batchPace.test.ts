@@ -1,7 +1,8 @@
 // The pace and figures of a batch against a service, on a real server on 127.0.0.1 that throttles:
 // how many executions run at once and how many requests a second the service sees after a 429 or
-// a 503 (cut by half, grown back slowly), the p50/p95 of the summary and the timings of each
-// results line against the service's own log, and the live progress line's ETA and throttled count.
+// a 503 (cut by half, grown back slowly), counted in virtual seconds on a fake clock the batch and
+// the service share; the p50/p95 of the summary and the timings of each results line against the
+// service's own log, and the live progress line's ETA and throttled count.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -102,23 +103,25 @@ describe('agent-workflows batch: pace and figures', () => {
 
   describe('adaptive concurrency and rate', () => {
     it('after a 429, halves the executions running at once, holds them 2 s, then grows them back by one a second', async function () {
-      this.timeout(10_000);
+      // On a fake clock shared by the batch and the service: the seconds the test counts are virtual.
+      const clock = new FakeClock();
       const stop = new AbortController();
       let throttledAt: number | undefined;
       const s = await serve({
+        clock,
         durationMs: () => 600,
         // The first start once 8 executions have started is refused (Retry-After: 0, so no pause:
         // what follows is the cut alone).
         throttle: (_n, kind) => {
           if (kind !== 'start' || throttledAt !== undefined || s.started.length < 8) return undefined;
-          throttledAt = Date.now();
+          throttledAt = clock.now();
           return { status: 429, retryAfterSeconds: 0 };
         },
         onStart: () => {
-          if (throttledAt !== undefined && Date.now() > throttledAt + 5200) stop.abort();
+          if (throttledAt !== undefined && clock.now() > throttledAt + 5200) stop.abort();
         },
       });
-      const { summary, throttles, progressAfter } = await batch(s, 200, 8, 400, stop.signal);
+      const { summary, throttles, progressAfter } = await batch(s, 200, 8, 400, stop.signal, clock);
       assert.ok(throttledAt !== undefined, 'the service throttled');
       assert.equal(summary.stopped?.kind, 'interrupted', 'stopped by the test once the concurrency had had time to grow back');
       assert.equal(throttles.length, 1);
