@@ -27,7 +27,8 @@ export class FakeClock implements Clock {
   }
 
   setTimeout(callback: () => void, ms: number): unknown {
-    const timer = { at: this.time + Math.max(0, ms), callback };
+    // On the whole millisecond, as a real timer fires and Date.now() reads: times stay whole.
+    const timer = { at: this.time + Math.max(0, Math.ceil(ms)), callback };
     this.timers.add(timer);
     this.waits.push(ms);
     this.timerSet?.();
