@@ -102,6 +102,7 @@ export async function batchCommand(path: string, flags: BatchFlags, io: CliIo): 
         ratePerSecond: rate,
         executionTimeoutMs,
         ...(giveUpAfterMs !== undefined ? { giveUpAfterMs } : {}),
+        ...(io.clock ? { clock: io.clock } : {}),
       },
     };
   }
@@ -109,7 +110,10 @@ export async function batchCommand(path: string, flags: BatchFlags, io: CliIo): 
   const dataPath = resolve(io.cwd, flags.data);
   const outPath = flags.out !== undefined ? resolve(io.cwd, flags.out) : undefined;
   const tty = io.stderrIsTTY ?? false;
-  const live = createProgress(io.stderr, tty, io.terminal, { minIntervalMs: tty ? LIVE_PROGRESS_MS : PLAIN_PROGRESS_MS });
+  const live = createProgress(io.stderr, tty, io.terminal, {
+    minIntervalMs: tty ? LIVE_PROGRESS_MS : PLAIN_PROGRESS_MS,
+    ...(io.clock ? { clock: io.clock } : {}),
+  });
   let badRows = 0;
   const stateShown = flags.state ?? `${flags.out ?? ''}.state`;
   const onEvent = (event: BatchEvent): void => {

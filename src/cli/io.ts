@@ -1,4 +1,5 @@
 // What a command writes to and where it runs, so tests can drive the command line in-process.
+import type { Clock } from '../core/clock';
 import { printable } from '../core/printable';
 
 export interface CliIo {
@@ -17,6 +18,8 @@ export interface CliIo {
    * stderr are terminals). Absent otherwise: a command that needs a confirmation then needs --yes.
    */
   readonly confirm?: (question: string) => Promise<boolean>;
+  /** The time a command that paces itself goes by (a batch: its scheduler, its progress): the system's, or a fake one in tests. */
+  readonly clock?: Clock;
 }
 
 /**

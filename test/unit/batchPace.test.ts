@@ -60,6 +60,12 @@ describe('agent-workflows batch: pace and figures', () => {
     return service;
   }
 
+  /** Runs `work` on `clock`, moved on only while no request to the service is under way: virtual time. */
+  async function onVirtualTime<T>(clock: FakeClock, s: BatchService, work: Promise<T>): Promise<T> {
+    const underWay = requestsUnderWay(s.url);
+    return withVirtualTime(clock, () => underWay.count === 0, work).finally(() => underWay.close());
+  }
+
   /**
    * runBatch against the service, in-process: its events, and its summary. On a fake clock (the
    * service's too), time moves on only while no request is under way: virtual time.
@@ -87,11 +93,7 @@ describe('agent-workflows batch: pace and figures', () => {
       (event) => events.push({ at: clock?.now() ?? Date.now(), event }),
       signal,
     );
-    let summary;
-    if (clock) {
-      const underWay = requestsUnderWay(s.url);
-      summary = await withVirtualTime(clock, () => underWay.count === 0, run).finally(() => underWay.close());
-    } else summary = await run;
+    const summary = clock ? await onVirtualTime(clock, s, run) : await run;
     const throttles = events.flatMap(({ at, event }) => (event.kind === 'throttled' ? [{ at, ...event.info }] : []));
     // The figures reported after the (first) throttled answer.
     const throttledIndex = events.findIndex(({ event }) => event.kind === 'throttled');
@@ -202,10 +204,12 @@ describe('agent-workflows batch: pace and figures', () => {
   });
 
   it("the summary's p50/p95 are those of the rows that finished, and each results line has timings the service's log bears out", async function () {
-    this.timeout(10_000);
-    // Rows 1-13 take 150 ms and finish; 14-16 take 150 ms and fail; 17-19 take 1, 1.1 and 1.2 s.
+    // Rows 1-13 take 150 ms and finish; 14-16 take 150 ms and fail; 17-19 take 1, 1.1 and 1.2 s:
+    // of virtual time, on a fake clock the command and the service share.
     const durationOf = (id: number): number => (id <= 16 ? 150 : 1000 + (id - 17) * 100);
+    const clock = new FakeClock();
     const s = await serve({
+      clock,
       durationMs: (inputs) => durationOf(Number(inputs.id)),
       outcome: (inputs) =>
         Number(inputs.id) >= 14 && Number(inputs.id) <= 16
@@ -213,10 +217,14 @@ describe('agent-workflows batch: pace and figures', () => {
           : { status: 'finished', outputs: { id: String(inputs.id) } },
     });
     dir.write('rows.jsonl', rowsOf(19));
-    const result = await runCliCaptured(
-      ['batch', 'rows.agent.yaml', '--data', 'rows.jsonl', '--out', 'out.jsonl', '--concurrency', '19', '--rate', '100'],
-      { cwd: dir.path, env: { AGENT_WORKFLOWS_API_KEY: KEY } },
-      [KEY],
+    const result = await onVirtualTime(
+      clock,
+      s,
+      runCliCaptured(
+        ['batch', 'rows.agent.yaml', '--data', 'rows.jsonl', '--out', 'out.jsonl', '--concurrency', '19', '--rate', '100'],
+        { cwd: dir.path, env: { AGENT_WORKFLOWS_API_KEY: KEY }, clock },
+        [KEY],
+      ),
     );
     assert.equal(result.code, 1, result.stderr);
     const lines = readFileSync(join(dir.path, 'out.jsonl'), 'utf8')
