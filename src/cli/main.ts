@@ -117,8 +117,20 @@ export async function runCli(argv: readonly string[], rawIo: CliIo): Promise<num
       .argument('[paths...]', 'test files, or directories to search for *.agent.test.yaml files (default: the current directory)')
       .option('-u, --update', 'write the actual outputs into expect.outputs of the cases marked snapshot: true')
       .option('-g, --grep <text>', 'run only the cases whose name contains this text')
-      .addOption(new Option('-r, --reporter <format>', 'report format').choices(['text', 'json', 'junit']).default('text'))
-      .option('-o, --output <file>', 'write the report to this file instead of standard output (a summary still goes to standard error)')
+      .option(
+        '-r, --reporter <type[:file]>',
+        'a report: text, json, junit, ctrf or github, to standard output or, as TYPE:FILE, to a file (repeatable; at most one on standard output). github writes annotations to standard error and a summary to $GITHUB_STEP_SUMMARY; it is added when GITHUB_ACTIONS=true and no reporter is given (default: text)',
+        collect,
+        [],
+      )
+      .option(
+        '-o, --output <file>',
+        'write the report given without a file to this file instead of standard output (a summary still goes to standard error)',
+      )
+      .option(
+        '--compare-with <file>',
+        "an earlier run's JSON report: the GitHub step summary compares this run's (--reporter json:FILE) with it",
+      )
       .option(
         '--deployed',
         "send every case to the deployed agent (the file's deployment, or the options below; the key from AGENT_WORKFLOWS_API_KEY) and check its outputs; mocks are not used. Cases marked deployed: true go there in any run",

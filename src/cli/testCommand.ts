@@ -1,43 +1,69 @@
 // `agent-workflows test [paths…]`: runs agent test files (*.agent.test.yaml) on this machine with
 // their mocks, prints a line per case and a diff per failed expectation, and exits 0 when every
 // case passed, 1 when one failed, 2 on usage errors or a test file that cannot run.
-import { writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { writeFileAtomically } from '../core/atomicFile';
 import { LineIndex } from '../core/document/lineIndex';
 import { readTextFileSync } from '../core/document/readTextFile';
 import { errorMessage } from '../core/errors';
-import { printable } from '../core/printable';
 import type { Span } from '../core/document/problems';
 import type { AgentModel } from '../core/document/model';
 import { displayOrigin } from '../core/environments/environmentsFileName';
 import type { CaseFailure } from '../core/testing/caseResult';
-import { formatJson, formatJunit, formatText, keptForReport, reportedCase, summaryLine, totals } from '../core/testing/report';
+import { ctrfReport } from '../core/reports/ctrf';
+import { annotationLines, failureRows, stepSummaryMarkdown } from '../core/reports/github';
+import { reportedTotals } from '../core/reports/reportedTest';
+import {
+  formatJson,
+  formatJunit,
+  formatText,
+  keptForReport,
+  reportedCase,
+  reportedTests,
+  summaryLine,
+  testRunAnnotations,
+  totals,
+} from '../core/testing/report';
 import type { SuiteReport } from '../core/testing/report';
 import { afterSnapshot, snapshotOutputs, spansAfterWriting, updatedTestFile } from '../core/testing/snapshot';
 import type { SnapshotRefusal } from '../core/testing/snapshot';
 import { loadSuite, needsDeployment, runSuite } from '../core/testing/suite';
 import type { LoadedSuite, RunSuiteOptions } from '../core/testing/suite';
 import { TEST_FILE } from '../core/testing/testFileName';
-import { describeFsError, expandPaths } from './agentFiles';
+import { expandPaths } from './agentFiles';
 import type { FileKind } from './agentFiles';
 import { allowedFolders, allowFilesHint } from './fileAccessOptions';
 import { CliError, ExitCode } from './io';
 import type { CliIo } from './io';
 import { confirmEnvironment, replacedBaseUrlNote, selectedEnvironment } from './environmentOptions';
 import type { EnvironmentFlags } from './environmentOptions';
+import {
+  appendStepSummary,
+  chosenReporters,
+  CLI_VERSION,
+  ciRedactor,
+  comparisonSection,
+  workspaceFile,
+  writeReportFile,
+} from './reporters';
+import type { ReporterChoice } from './reporters';
 import { apiKeyFrom, deploymentTarget, timeoutMs } from './serviceOptions';
 import type { ServiceFlags } from './serviceOptions';
 
-export type TestReporter = 'text' | 'json' | 'junit';
+export type TestReporter = 'text' | 'json' | 'junit' | 'ctrf' | 'github';
+export const TEST_REPORTERS: readonly TestReporter[] = ['text', 'json', 'junit', 'ctrf', 'github'];
 
 export interface TestFlags extends ServiceFlags, EnvironmentFlags {
   /** Send the cases to the deployed agent instead of running them on this machine. */
   readonly deployed?: boolean;
   readonly update?: boolean;
   readonly grep?: string;
-  readonly reporter: TestReporter;
+  /** --reporter TYPE or TYPE:FILE, repeatable (none: text, and github on GitHub Actions). */
+  readonly reporter: readonly string[];
+  /** --output: the file of the one reporter given without one. */
   readonly output?: string;
+  /** --compare-with: an earlier JSON report, compared with this run's in the GitHub step summary. */
+  readonly compareWith?: string;
   /** --allow-files-from: folders the cases' files may come from besides the test file's. */
   readonly allowFilesFrom?: readonly string[];
 }
@@ -47,6 +73,13 @@ type DeployedTarget = NonNullable<RunSuiteOptions['deployment']>;
 const TEST_FILES: FileKind = { pattern: TEST_FILE, description: '*.agent.test.yaml files' };
 
 export async function testCommand(paths: readonly string[], flags: TestFlags, io: CliIo): Promise<number> {
+  const startMs = Date.now();
+  const reporters = chosenReporters(
+    flags.reporter,
+    { known: TEST_REPORTERS, fallback: ['text'], ...(flags.output !== undefined ? { output: flags.output } : {}) },
+    io,
+  );
+  const comparedReport = flags.compareWith !== undefined ? comparedWith(reporters) : undefined;
   const { files, errors } = await expandPaths(paths.length ? paths : ['.'], io.cwd, TEST_FILES);
   for (const { error } of errors) io.stderr(`agent-workflows: ${error}\n`);
   if (files.length === 0)
@@ -158,19 +191,7 @@ export async function testCommand(paths: readonly string[], flags: TestFlags, io
     reports.push({ file: shown, results: reported, ...(snapshots.size ? { updated: [...snapshots.keys()] } : {}) });
   }
 
-  const report = flags.reporter === 'json' ? formatJson(reports) : flags.reporter === 'junit' ? formatJunit(reports) : formatText(reports);
-  if (flags.output) {
-    try {
-      // Written as standard output would show it: control characters escaped (\uXXXX), so that
-      // viewing the file cannot retitle or clear a terminal; JSON keeps its meaning, XML its text.
-      await writeFile(resolve(io.cwd, flags.output), printable(report));
-    } catch (error) {
-      throw new CliError(`The report could not be written: ${describeFsError(error, flags.output)}`, ExitCode.usage);
-    }
-    io.stderr(`${flags.reporter === 'text' ? report : `${summaryLine(totals(reports))}\n`}report written to ${flags.output}\n`);
-  } else {
-    io.stdout(report);
-  }
+  await writeReports(reports, reporters, { startMs, ...(comparedReport !== undefined ? { comparedReport } : {}) }, flags, io);
   const serviceFlags = [
     flags.baseUrl && '--base-url',
     flags.account && '--account',
@@ -197,6 +218,85 @@ export async function testCommand(paths: readonly string[], flags: TestFlags, io
   const sum = totals(reports);
   if (sum.broken > 0 || errors.length > 0 || updatesRefused > 0) return ExitCode.usage;
   return sum.failed > 0 ? ExitCode.problems : ExitCode.ok;
+}
+
+/** The JSON report file that --compare-with compares with: it needs one, and the github reporter to show it. */
+function comparedWith(reporters: readonly ReporterChoice<TestReporter>[]): string {
+  const json = reporters.find((choice) => choice.type === 'json' && choice.file !== undefined);
+  if (!reporters.some((choice) => choice.type === 'github') || !json?.file)
+    throw new CliError(
+      '--compare-with compares the JSON report of this run with an earlier one in the GitHub step summary: give --reporter json:FILE and --reporter github with it.',
+      ExitCode.usage,
+    );
+  return json.file;
+}
+
+/** Each report to its file or to standard output; GitHub's annotations on standard error and its step summary. */
+async function writeReports(
+  reports: readonly SuiteReport[],
+  reporters: readonly ReporterChoice<TestReporter>[],
+  run: { readonly startMs: number; readonly comparedReport?: string },
+  flags: TestFlags,
+  io: CliIo,
+): Promise<void> {
+  const formatted = (type: Exclude<TestReporter, 'github'>): string => {
+    switch (type) {
+      case 'json':
+        return formatJson(reports);
+      case 'junit':
+        return formatJunit(reports);
+      case 'ctrf':
+        return ctrfReport(reportedTests(reports), {
+          tool: { name: 'agent-workflows', version: CLI_VERSION },
+          startMs: run.startMs,
+          stopMs: Date.now(),
+        });
+      case 'text':
+        return formatText(reports);
+    }
+  };
+  const written: string[] = [];
+  for (const choice of reporters) {
+    if (choice.type === 'github') continue;
+    const report = formatted(choice.type);
+    if (choice.file === undefined) io.stdout(report);
+    else {
+      await writeReportFile(choice.file, report, io);
+      written.push(choice.file);
+    }
+  }
+  // Nothing on standard output: the summary (the text report, when it went to a file) on standard error.
+  if (!reporters.some((choice) => choice.type !== 'github' && choice.file === undefined))
+    io.stderr(reporters.some((choice) => choice.type === 'text') ? formatText(reports) : `${summaryLine(totals(reports))}\n`);
+  for (const file of written) io.stderr(`report written to ${file}\n`);
+  if (!reporters.some((choice) => choice.type === 'github')) return;
+  const redactor = ciRedactor(io);
+  const fileOf = workspaceFile(io);
+  io.stderr(annotationLines(testRunAnnotations(reports), { redactor, fileOf }));
+  const tests = reportedTests(reports);
+  const counts = reportedTotals(tests);
+  const sum = totals(reports);
+  const sections =
+    flags.compareWith !== undefined && run.comparedReport !== undefined
+      ? [await comparisonSection(flags.compareWith, run.comparedReport, io)]
+      : [];
+  await appendStepSummary(
+    stepSummaryMarkdown(
+      {
+        title: `agent-workflows test: ${counts.failed ? `❌ ${counts.failed} failed` : '✅ all passed'}`,
+        totals: [
+          ['cases', sum.passed + sum.failed],
+          ['passed', sum.passed],
+          ['failed', sum.failed],
+          ['test files that could not run', sum.broken],
+        ],
+        tables: [{ heading: 'Failures', columns: ['case', 'status', 'where', 'message'], rows: failureRows(tests, { fileOf }) }],
+        sections,
+      },
+      { redactor },
+    ),
+    io,
+  );
 }
 
 /**

@@ -5,6 +5,7 @@
 import type { OutputChange, RowChange } from './compareRows';
 import type { Comparison, SideSummary } from './compareRuns';
 import { formatDuration } from '../executions/executionRecord';
+import { markdownCell as cell } from '../reports/markdown';
 
 /** Rows of each table of the Markdown report (a pull request comment has a size limit); beyond, counted. */
 export const MARKDOWN_ROWS = 50;
@@ -53,15 +54,6 @@ export function outputNote(output: OutputChange): string {
   if (output.lengthA !== undefined) notes.push(`A is ${output.lengthA.toLocaleString('en-US')} characters, its start diffed`);
   if (output.lengthB !== undefined) notes.push(`B is ${output.lengthB.toLocaleString('en-US')} characters, its start diffed`);
   return notes.length ? ` (${notes.join('; ')})` : '';
-}
-
-/** Text for a Markdown table cell: pipes escaped, line breaks (a lone \r too: it ends a row) as <br>, HTML made inert. */
-function cell(text: string): string {
-  return text
-    .replace(/\\/g, '\\\\')
-    .replace(/\|/g, '\\|')
-    .replace(/</g, '&lt;')
-    .replace(/\r\n?|\n/g, '<br>');
 }
 
 /** A diff line as a code span in a table cell: no backtick to end it, pipes escaped, on one line. */

@@ -5,7 +5,11 @@
 import { diffJson, diffLines } from 'diff';
 import { create } from 'xmlbuilder2';
 import type { Problem, Span } from '../document/problems';
-import { escapedCharacter, printable } from '../printable';
+import { escapedCharacter } from '../printable';
+import { xmlAttribute, xmlText } from '../reports/junit';
+import { problemAnnotations, testAnnotations } from '../reports/github';
+import type { Annotation } from '../reports/github';
+import type { ReportedTest } from '../reports/reportedTest';
 import type { CaseFailure, CaseResult, ReportedFailure } from './caseResult';
 import type { ExchangeSummary } from '../exchange/executionExchanges';
 import { reportedExchange } from './failureExchange';
@@ -235,21 +239,6 @@ export function formatJson(reports: readonly SuiteReport[]): string {
   )}\n`;
 }
 
-/**
- * Text for an XML attribute: control characters written as the command line prints them (\uXXXX),
- * and a line break or tab as a character reference, which a parser reads back as it was (written
- * raw in an attribute, a parser reads it as a space). `&` is escaped here: xmlbuilder2 leaves what
- * looks like an entity (`&amp;` in a case name) as it is, and it would read back as `&`.
- */
-function xmlAttribute(value: string): string {
-  return printable(value).replace(/&/g, '&amp;').replace(/\n/g, '&#10;').replace(/\t/g, '&#9;');
-}
-
-/** Text for XML content: as an attribute, but for line breaks and tabs, which XML content keeps. */
-function xmlText(value: string): string {
-  return printable(value).replace(/&/g, '&amp;');
-}
-
 /** JUnit XML: a testsuite per test file, a testcase per case; a file that could not run is an error. */
 export function formatJunit(reports: readonly SuiteReport[]): string {
   const sum = totals(reports);
@@ -325,4 +314,75 @@ function formatMs(ms: number): string {
 
 function seconds(ms: number): string {
   return (ms / 1000).toFixed(3);
+}
+
+/**
+ * The cases as CI reports (CTRF, GitHub) list them: a test per case, at the line of its first
+ * failure, and a test file that could not run as one failed test, at its first error.
+ */
+export function reportedTests(reports: readonly SuiteReport[]): ReportedTest[] {
+  const tests: ReportedTest[] = [];
+  for (const report of reports) {
+    if (report.error !== undefined) {
+      const errors = (report.problems ?? []).filter((p) => p.severity === 'error');
+      tests.push({
+        name: '(test file)',
+        status: 'failed',
+        durationMs: 0,
+        message: report.error,
+        ...(errors.length
+          ? {
+              trace: errors
+                .map((p) => `${report.file}:${p.range.line}:${p.range.column}: ${p.code} ${boundedMessage(p.message)}`)
+                .join('\n'),
+            }
+          : {}),
+        file: report.file,
+        ...(errors[0] ? { line: errors[0].range.line } : {}),
+        suite: report.file,
+      });
+      continue;
+    }
+    for (const result of report.results) {
+      const line = result.failures.find((failure) => failure.line !== undefined)?.line;
+      const details = [
+        ...result.failures.flatMap((failure) => [
+          (failure.line !== undefined ? `line ${failure.line}: ` : '') + failure.message,
+          ...failure.diff.map((diffLine) => `  ${diffLine}`),
+        ]),
+        ...(result.exchange ? exchangeLines(result.exchange) : []),
+      ];
+      tests.push({
+        name: result.name,
+        status: result.passed ? 'passed' : 'failed',
+        durationMs: result.durationMs,
+        ...(result.passed
+          ? {}
+          : { message: result.failures.map((failure) => failure.message).join('\n') || 'failed', trace: details.join('\n') }),
+        file: report.file,
+        ...(line !== undefined ? { line } : {}),
+        suite: report.file,
+      });
+    }
+  }
+  return tests;
+}
+
+/**
+ * GitHub annotations of a test run: each failed case at its first failure's line, with every
+ * failure and diff; a test file that could not run, at each of its problems (its code the title).
+ */
+export function testRunAnnotations(reports: readonly SuiteReport[]): Annotation[] {
+  const annotations: Annotation[] = [];
+  for (const report of reports) {
+    if (report.error === undefined) {
+      annotations.push(...testAnnotations(reportedTests([report])));
+      continue;
+    }
+    const problems = problemAnnotations(report.file, report.problems ?? []);
+    if (!problems.some((annotation) => annotation.level === 'error'))
+      annotations.push({ level: 'error', file: report.file, title: 'test file could not run', message: report.error });
+    annotations.push(...problems);
+  }
+  return annotations;
 }
