@@ -23,6 +23,20 @@ import { CliError, ExitCode } from './io';
 import type { CliIo } from './io';
 import { allowedFolders, allowFilesHint } from './fileAccessOptions';
 import { createProgress } from './progress';
+import {
+  appendStepSummary,
+  chosenReporters,
+  CLI_VERSION,
+  ciRedactor,
+  comparisonSection,
+  workspaceFile,
+  writeReportFile,
+} from './reporters';
+import type { ReporterChoice } from './reporters';
+import { BatchReportRows, batchJsonReport } from '../core/batch/batchReports';
+import { ctrfReport } from '../core/reports/ctrf';
+import { junitReport } from '../core/reports/junit';
+import { annotationLines, failureRows, stepSummaryMarkdown, testAnnotations } from '../core/reports/github';
 import { apiKeyFrom, deploymentTarget, rejectWithLocal, timeoutMs } from './serviceOptions';
 import type { ServiceFlags } from './serviceOptions';
 
@@ -43,7 +57,14 @@ export interface BatchFlags extends ServiceFlags, EnvironmentFlags {
   readonly allowFilesFrom?: readonly string[];
   /** --strict-columns: a column that is neither an input nor expect.… makes its rows bad. */
   readonly strictColumns?: boolean;
+  /** --reporter TYPE or TYPE:FILE, repeatable (none: github on GitHub Actions). */
+  readonly reporter?: readonly string[];
+  /** --compare-with: an earlier results file, compared with this one (--out) in the GitHub step summary. */
+  readonly compareWith?: string;
 }
+
+export type BatchReporter = 'json' | 'junit' | 'ctrf' | 'github';
+export const BATCH_REPORTERS: readonly BatchReporter[] = ['json', 'junit', 'ctrf', 'github'];
 
 /** Bad rows whose problems are printed; beyond, they are counted (all are in --out). */
 const MAX_PRINTED_BAD_ROWS = 20;
@@ -55,6 +76,15 @@ const PLAIN_PROGRESS_MS = 10_000;
 const LIVE_PROGRESS_MS = 250;
 
 export async function batchCommand(path: string, flags: BatchFlags, io: CliIo): Promise<number> {
+  const startMs = Date.now();
+  const reporters = chosenReporters(flags.reporter ?? [], { known: BATCH_REPORTERS, fallback: [] }, io);
+  if (flags.compareWith !== undefined && (flags.out === undefined || !reporters.some((choice) => choice.type === 'github')))
+    throw new CliError(
+      '--compare-with compares the results of this batch (--out) with an earlier one in the GitHub step summary: give --out and --reporter github with it.',
+      ExitCode.usage,
+    );
+  // Only when a report is asked for: the rows as it lists them (bounded), redacted.
+  const reportRows = reporters.length ? new BatchReportRows(flags.data, ciRedactor(io)) : undefined;
   const read = await readRunnableAgentFile(path, io);
   const { model } = read;
 
@@ -146,6 +176,7 @@ export async function batchCommand(path: string, flags: BatchFlags, io: CliIo): 
         break;
       }
       case 'row-ended':
+        reportRows?.add(event.result);
         if (event.result.status === 'unknown') live.line(`row ${event.result.row}: ${String(event.result.error)}`);
         break;
       case 'data-error':
@@ -199,6 +230,8 @@ export async function batchCommand(path: string, flags: BatchFlags, io: CliIo): 
   if (summary.timeout > 0)
     io.stderr(`${summary.timeout} ${summary.timeout === 1 ? 'row' : 'rows'} timed out: --timeout S gives each execution longer.\n`);
 
+  if (reportRows) await writeBatchReports(reportRows, reporters, startMs, flags, io);
+
   if (summary.stopped) {
     const stopped = summary.stopped;
     io.stderr(`agent-workflows: ${stopWords(stopped, flags)}\n`);
@@ -219,6 +252,57 @@ export async function batchCommand(path: string, flags: BatchFlags, io: CliIo): 
   if (summary.timeout > 0) return ExitCode.timeout;
   if (summary.ended < summary.total || summary.ended - summary.finished > 0 || summary.passed < summary.checked) return ExitCode.problems;
   return ExitCode.ok;
+}
+
+/** Each report of the batch's rows to its file or standard output; GitHub's annotations and step summary. */
+async function writeBatchReports(
+  rows: BatchReportRows,
+  reporters: readonly ReporterChoice<BatchReporter>[],
+  startMs: number,
+  flags: BatchFlags,
+  io: CliIo,
+): Promise<void> {
+  const tests = rows.tests();
+  const totals = rows.totals();
+  for (const choice of reporters) {
+    if (choice.type === 'github') continue;
+    const report =
+      choice.type === 'json'
+        ? batchJsonReport(rows, flags.data)
+        : choice.type === 'junit'
+          ? junitReport(tests, 'agent-workflows batch', totals)
+          : ctrfReport(tests, { tool: { name: 'agent-workflows', version: CLI_VERSION }, startMs, stopMs: Date.now(), totals });
+    if (choice.file === undefined) io.stdout(report);
+    else {
+      await writeReportFile(choice.file, report, io);
+      io.stderr(`report written to ${choice.file}\n`);
+    }
+  }
+  if (!reporters.some((choice) => choice.type === 'github')) return;
+  const redactor = ciRedactor(io);
+  const fileOf = workspaceFile(io);
+  io.stderr(annotationLines(testAnnotations(tests), { redactor, fileOf }));
+  const notPassed = totals.failed + totals.skipped + totals.other;
+  const sections =
+    flags.compareWith !== undefined && flags.out !== undefined ? [await comparisonSection(flags.compareWith, flags.out, io)] : [];
+  await appendStepSummary(
+    stepSummaryMarkdown(
+      {
+        title: `agent-workflows batch over ${flags.data}: ${notPassed ? `❌ ${notPassed} not passed` : '✅ all passed'}`,
+        totals: [
+          ['rows', totals.passed + notPassed],
+          ['passed', totals.passed],
+          ['failed', totals.failed],
+          ['skipped (bad data)', totals.skipped],
+          ['unknown', totals.other],
+        ],
+        tables: [{ heading: 'Rows not passed', columns: ['row', 'status', 'where', 'message'], rows: failureRows(tests, { fileOf }) }],
+        sections,
+      },
+      { redactor },
+    ),
+    io,
+  );
 }
 
 /** Columns named in the line about the data's other columns; beyond, counted. */

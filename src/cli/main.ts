@@ -216,6 +216,16 @@ export async function runCli(argv: readonly string[], rawIo: CliIo): Promise<num
       )
       .option('--local', 'run the rows on this machine with the workflow engine (no service or key; secrets from AGENT_SECRET_<NAME>)')
       .option(
+        '-r, --reporter <type[:file]>',
+        'a report of the rows, a test per row: json, junit, ctrf or github, to standard output or, as TYPE:FILE, to a file (repeatable; at most one on standard output). github writes annotations to standard error and a summary to $GITHUB_STEP_SUMMARY; it is chosen when GITHUB_ACTIONS=true and no reporter is given',
+        collect,
+        [],
+      )
+      .option(
+        '--compare-with <file>',
+        'an earlier results file: the GitHub step summary compares the results of this batch (--out) with it',
+      )
+      .option(
         '--allow-files-from <DIR>',
         "let the data's file paths name files in this folder too (repeatable); by default only in the data file's folder",
         collect,

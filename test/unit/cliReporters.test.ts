@@ -178,3 +178,76 @@ describe('CI reporters of agent-workflows test', () => {
     assert.match(outside.stderr, /^::error file=a%2Cb%3Ac\.agent\.test\.yaml,line=11,/m);
   });
 });
+
+describe('CI reporters of agent-workflows batch', () => {
+  let dir: TempDir;
+  beforeEach(() => {
+    dir = makeTempDir();
+    dir.write(
+      'echo.agent.yaml',
+      'version: 1\nname: Echo\ninputs:\n  q: { type: string }\nnodes:\n  t: { type: template, text: "{{ inputs.q }} {{ secrets.TOKEN }}" }\noutputs:\n  report: { from: "{{ nodes.t.body }}" }\n',
+    );
+    // Row 1 passes (its id is the secret's value), row 2 misses its expectation, row 3 is not JSON (skipped).
+    dir.write(
+      'rows.jsonl',
+      '{"id":"tok-secret-123","q":"hi","expect.report":"hi [redacted]"}\n{"id":"b,c:d","q":"50%","expect.report":"100%\\nx"}\n{bad\n',
+    );
+  });
+  afterEach(() => dir.remove());
+
+  it('writes a test per row to junit, ctrf and json, and GitHub annotations and summary, secrets masked', async () => {
+    const env = { AGENT_SECRET_TOKEN: 'tok-secret-123', GITHUB_ACTIONS: 'true', GITHUB_STEP_SUMMARY: join(dir.path, 'summary.md') };
+    const args = ['batch', 'echo.agent.yaml', '--data', 'rows.jsonl', '--local', '--out', 'res.jsonl'];
+    const result = await runCliCaptured(
+      [...args, '-r', 'junit:j.xml', '-r', 'ctrf:c.json', '-r', 'json:r.json', '-r', 'github'],
+      { cwd: dir.path, env },
+      ['tok-secret-123'],
+    );
+    assert.equal(result.code, 1, result.stderr);
+    const annotations = result.stderr.split('\n').filter((line) => line.startsWith('::'));
+    assert.equal(annotations.length, 2, result.stderr);
+    assert.equal(
+      annotations[0],
+      '::error file=rows.jsonl,title=row 2 (id=b%2Cc%3Ad)::outputs.report: expected 100%25%0Ax, got 50%25 [redacted]',
+    );
+    assert.match(annotations[1]!, /^::warning file=rows\.jsonl,title=row 3 \(skipped\)::.+/);
+    const ctrf = JSON.parse(readFileSync(join(dir.path, 'c.json'), 'utf8')) as {
+      results: { summary: Record<string, number>; tests: Array<Record<string, unknown>> };
+    };
+    assertCtrf(ctrf);
+    assert.deepEqual(
+      ctrf.results.tests.map((test) => [test.name, test.status, test.rawStatus]),
+      [
+        ['row 1 (id=•••)', 'passed', 'finished'],
+        ['row 2 (id=b,c:d)', 'failed', 'not passed'],
+        ['row 3', 'skipped', 'skipped'],
+      ],
+    );
+    assert.equal(ctrf.results.summary.tests, 3);
+    const junit = readFileSync(join(dir.path, 'j.xml'), 'utf8');
+    assert.match(junit, /<testsuites name="agent-workflows batch" tests="3" failures="1" errors="0" skipped="1"/);
+    assert.match(junit, /<testcase name="row 3" classname="rows\.jsonl" file="rows\.jsonl" time="0\.000">\s*<skipped message="/);
+    const json = JSON.parse(readFileSync(join(dir.path, 'r.json'), 'utf8')) as {
+      rows: number;
+      passed: number;
+      failed: number;
+      skipped: number;
+    };
+    assert.deepEqual([json.rows, json.passed, json.failed, json.skipped], [3, 1, 1, 1]);
+    const summary = readFileSync(join(dir.path, 'summary.md'), 'utf8');
+    assert.match(summary, /^### agent-workflows batch over rows\.jsonl: ❌ 2 not passed\n/);
+    assert.match(
+      summary,
+      /\| row 2 \(id=b,c:d\) \| not passed \| rows\.jsonl \| outputs\.report: expected 100%<br>x, got 50% \[redacted\] \|/,
+    );
+  });
+
+  it('refuses --compare-with without --out and github (exit 2)', async () => {
+    const result = await runCliCaptured(['batch', 'echo.agent.yaml', '--data', 'rows.jsonl', '--local', '--compare-with', 'old.jsonl'], {
+      cwd: dir.path,
+      env: {},
+    });
+    assert.equal(result.code, 2);
+    assert.match(result.stderr, /--compare-with compares the results of this batch \(--out\) with an earlier one/);
+  });
+});
