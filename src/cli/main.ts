@@ -29,6 +29,7 @@ export async function runCli(argv: readonly string[], rawIo: CliIo): Promise<num
     .showHelpAfterError('(run agent-workflows --help for usage)')
     .configureOutput({ writeOut: io.stdout, writeErr: io.stderr });
 
+  const collect = (value: string, previous: string[]): string[] => [...previous, value];
   program
     .command('validate')
     .description(
@@ -36,11 +37,18 @@ export async function runCli(argv: readonly string[], rawIo: CliIo): Promise<num
     )
     .argument('<paths...>', 'files, or directories to search for *.agent.yaml, *.agent.test.yaml and agent-workflows.yaml files')
     .addOption(new Option('-f, --format <format>', 'output format').choices(['text', 'json']).default('text'))
-    .action(async (paths: string[], options: { format: ValidateFormat }) => {
-      exitCode = await (await import('./validateCommand')).validateCommand(paths, options.format, io);
+    .option(
+      '-r, --reporter <type[:file]>',
+      'a report: text, json or github, to standard output or, as TYPE:FILE, to a file (repeatable; at most one on standard output; instead of --format). github writes annotations to standard error and a summary to $GITHUB_STEP_SUMMARY; it is added when GITHUB_ACTIONS=true and no reporter is given',
+      collect,
+      [],
+    )
+    .action(async (paths: string[], options: { format: ValidateFormat; reporter: string[] }, command: Command) => {
+      exitCode = await (
+        await import('./validateCommand')
+      ).validateCommand(paths, options.format, io, options.reporter, command.getOptionValueSource('format') === 'cli');
     });
 
-  const collect = (value: string, previous: string[]): string[] => [...previous, value];
   withDeploymentOptions(
     program
       .command('run')

@@ -13,10 +13,15 @@ import { environmentChecks, parseEnvironmentsFile } from '../core/environments/e
 import { environmentsSearch, findEnvironmentsFile } from '../core/environments/resolveEnvironment';
 import { MAX_ENVIRONMENTS_FILE_BYTES } from '../core/limits';
 import { CHECKED_FILES, displayPath, expandPaths, fileKindOf, readAgentFile } from './agentFiles';
-import { ExitCode } from './io';
+import { CliError, ExitCode } from './io';
 import type { CliIo } from './io';
+import { annotationLines, problemAnnotations, stepSummaryMarkdown } from '../core/reports/github';
+import type { Annotation } from '../core/reports/github';
+import { appendStepSummary, chosenReporters, ciRedactor, workspaceFile, writeReportFile } from './reporters';
 
 export type ValidateFormat = 'text' | 'json';
+export type ValidateReporter = ValidateFormat | 'github';
+const VALIDATE_REPORTERS: readonly ValidateReporter[] = ['text', 'json', 'github'];
 
 interface FileReport {
   readonly file: string;
@@ -27,7 +32,17 @@ interface FileReport {
   readonly agentError?: string;
 }
 
-export async function validateCommand(paths: readonly string[], format: ValidateFormat, io: CliIo): Promise<number> {
+export async function validateCommand(
+  paths: readonly string[],
+  format: ValidateFormat,
+  io: CliIo,
+  /** --reporter TYPE or TYPE:FILE (none: --format, and github on GitHub Actions). */
+  reporterValues: readonly string[] = [],
+  formatGiven = false,
+): Promise<number> {
+  if (formatGiven && reporterValues.length)
+    throw new CliError(`--format ${format} and --reporter both choose the output: give --reporter ${format} instead.`, ExitCode.usage);
+  const reporters = chosenReporters(reporterValues, { known: VALIDATE_REPORTERS, fallback: [format] }, io);
   const { files, errors } = await expandPaths(paths, io.cwd, CHECKED_FILES);
   const reports: FileReport[] = errors.map(({ file, error }) => ({ file, error }));
   // An environments file checked in its own right is not listed again as an agent file's.
@@ -52,23 +67,72 @@ export async function validateCommand(paths: readonly string[], format: Validate
   const counts = countProblems(problems);
   // A test file whose agent has errors cannot run: one error of that file.
   counts.errors += reports.filter((report) => report.agentError !== undefined).length;
-  if (format === 'json') {
-    io.stdout(`${JSON.stringify({ files: reports.map(toJson) }, null, 2)}\n`);
-  } else {
-    for (const report of reports) {
-      for (const problem of report.problems ?? []) {
-        io.stdout(`${report.file}:${problem.range.line}:${problem.range.column}: ${problem.severity} ${problem.code} ${problem.message}\n`);
-      }
-      if (report.agentError !== undefined) io.stdout(`${report.file}: error ${report.agentError}\n`);
-    }
+  for (const choice of reporters) {
+    if (choice.type === 'github') continue;
+    const text = choice.type === 'json' ? `${JSON.stringify({ files: reports.map(toJson) }, null, 2)}\n` : textReport(reports);
+    if (choice.file === undefined) io.stdout(text);
+    else await writeReportFile(choice.file, text, io);
   }
   for (const report of unreadable) io.stderr(`agent-workflows: ${report.error}\n`);
   const checked = reports.length - unreadable.length;
   io.stderr(
     `${checked} ${checked === 1 ? 'file' : 'files'} checked: ${plural(counts.errors, 'error')}, ${plural(counts.warnings, 'warning')}, ${plural(counts.infos, 'info')}${unreadable.length ? `; ${unreadable.length} could not be read` : ''}.\n`,
   );
+  if (reporters.some((choice) => choice.type === 'github')) await githubReport(reports, counts, io);
   if (unreadable.length > 0) return ExitCode.usage;
   return counts.errors > 0 ? ExitCode.problems : ExitCode.ok;
+}
+
+function textReport(reports: readonly FileReport[]): string {
+  const lines: string[] = [];
+  for (const report of reports) {
+    for (const problem of report.problems ?? [])
+      lines.push(`${report.file}:${problem.range.line}:${problem.range.column}: ${problem.severity} ${problem.code} ${problem.message}\n`);
+    if (report.agentError !== undefined) lines.push(`${report.file}: error ${report.agentError}\n`);
+  }
+  return lines.join('');
+}
+
+/** GitHub's annotations (errors and warnings, the code as title) on standard error, and the step summary. */
+async function githubReport(reports: readonly FileReport[], counts: ReturnType<typeof countProblems>, io: CliIo): Promise<void> {
+  const annotations: Annotation[] = [];
+  for (const report of reports) {
+    annotations.push(...problemAnnotations(report.file, report.problems ?? []));
+    if (report.agentError !== undefined)
+      annotations.push({ level: 'error', file: report.file, title: 'agent has errors', message: report.agentError });
+    if (report.error !== undefined) annotations.push({ level: 'error', file: report.file, title: 'unreadable', message: report.error });
+  }
+  const redactor = ciRedactor(io);
+  const fileOf = workspaceFile(io);
+  io.stderr(annotationLines(annotations, { redactor, fileOf }));
+  const listed = annotations.filter((annotation) => annotation.level === 'error' || annotation.level === 'warning');
+  await appendStepSummary(
+    stepSummaryMarkdown(
+      {
+        title: `agent-workflows validate: ${counts.errors ? `❌ ${counts.errors} ${counts.errors === 1 ? 'error' : 'errors'}` : '✅ no errors'}`,
+        totals: [
+          ['files', reports.length],
+          ['errors', counts.errors],
+          ['warnings', counts.warnings],
+          ['infos', counts.infos],
+        ],
+        tables: [
+          {
+            heading: 'Problems',
+            columns: ['where', 'severity', 'code', 'message'],
+            rows: listed.map((annotation) => [
+              `${annotation.file !== undefined ? fileOf(annotation.file) : ''}${annotation.line !== undefined ? `:${annotation.line}:${annotation.column ?? 1}` : ''}`,
+              annotation.level,
+              annotation.title ?? '',
+              annotation.message,
+            ]),
+          },
+        ],
+      },
+      { redactor },
+    ),
+    io,
+  );
 }
 
 /**

@@ -251,3 +251,42 @@ describe('CI reporters of agent-workflows batch', () => {
     assert.match(result.stderr, /--compare-with compares the results of this batch \(--out\) with an earlier one/);
   });
 });
+
+describe('CI reporters of agent-workflows validate', () => {
+  let dir: TempDir;
+  beforeEach(() => {
+    dir = makeTempDir();
+    dir.write(
+      'a,b:c.agent.yaml',
+      'version: 1\nname: X\nbogus: 1\ninputs:\n  q: { type: string }\nnodes:\n  t: { type: template, text: "{{ inputs.zz }}" }\noutputs:\n  report: { from: "{{ nodes.t.body }}" }\n',
+    );
+  });
+  afterEach(() => dir.remove());
+
+  it('on GitHub Actions, prints its text and annotates each error and warning (code as title), with a step summary', async () => {
+    const env = { GITHUB_ACTIONS: 'true', GITHUB_STEP_SUMMARY: join(dir.path, 'summary.md') };
+    const result = await runCliCaptured(['validate', '.'], { cwd: dir.path, env });
+    assert.equal(result.code, 1);
+    assert.match(result.stdout, /^a,b:c\.agent\.yaml:3:1: error unknown-property /);
+    assert.deepEqual(
+      result.stderr.split('\n').filter((line) => line.startsWith('::')),
+      [
+        `::error file=a%2Cb%3Ac.agent.yaml,line=3,col=1,title=unknown-property::The agent has no key "bogus". It takes 'version', 'name', 'description', 'deployment', 'inputs', 'outputs' and 'nodes'.`,
+        `::error file=a%2Cb%3Ac.agent.yaml,line=7,col=41,title=unknown-input::There is no input "zz". The inputs are 'q'. Declare it under "inputs:" to use it.`,
+      ],
+    );
+    const summary = readFileSync(join(dir.path, 'summary.md'), 'utf8');
+    assert.match(summary, /^### agent-workflows validate: ❌ 2 errors\n/);
+    assert.match(summary, /\| a,b:c\.agent\.yaml:7:41 \| error \| unknown-input \|/);
+  });
+
+  it('writes json to a file with --reporter json:FILE, and refuses --format with --reporter', async () => {
+    const result = await runCliCaptured(['validate', '.', '-r', 'json:v.json', '-r', 'text'], { cwd: dir.path, env: {} });
+    assert.equal(result.code, 1);
+    assert.match(result.stdout, /unknown-input/);
+    assert.equal((JSON.parse(readFileSync(join(dir.path, 'v.json'), 'utf8')) as { files: unknown[] }).files.length, 1);
+    const both = await runCliCaptured(['validate', '.', '-f', 'json', '-r', 'github'], { cwd: dir.path, env: {} });
+    assert.equal(both.code, 2);
+    assert.match(both.stderr, /--format json and --reporter both choose the output: give --reporter json instead\./);
+  });
+});
