@@ -6,7 +6,7 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { apiNodeFromCurl } from '../../src/core/import/apiNodeFromCurl';
-import { parseCurlCommand } from '../../src/core/import/curlCommand';
+import { CurlCommandError, parseCurlCommand } from '../../src/core/import/curlCommand';
 import { ScriptedUi } from './scriptedUi';
 import { workspaceFolder } from './userData';
 
@@ -83,10 +83,12 @@ describe('Copy Node as cURL', function () {
       ui.messages.map((message) => message.text),
       ['Copied the node "add_note" as a curl command. Export AGENT_SECRET_NOTES_KEY in the shell before running it.'],
     );
-    // What was copied reads back as the node.
-    const imported = apiNodeFromCurl(parseCurlCommand(copied));
-    assert.equal(imported.node.url, 'https://notes.example.com/api/notes?key={{ secrets.NOTES_KEY }}');
-    assert.deepEqual(imported.node.body, { order: '{{ inputs.order_id }}', text: "it's {{ nodes.get_order.body.status }}" });
+    // What was copied holds the node's own expressions in its body: imported back, that text is
+    // data, never a template, so the import refuses it rather than write live expressions.
+    assert.throws(
+      () => apiNodeFromCurl(parseCurlCommand(copied)),
+      (error: unknown) => error instanceof CurlCommandError && error.code === 'template',
+    );
   });
 
   it('from the palette with the cursor in no node, copies the node picked', async () => {

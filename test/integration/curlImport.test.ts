@@ -170,10 +170,16 @@ describe('cURL import', function () {
       text,
       /^inputs:\n {2}status: \{ type: string, enum: \[ available, pending, sold \], required: true, description: The status of the pets to list \}\n/m,
     );
-    assert.ok(text.includes('url: https://eu.petstore.example.com/v1/pets?status={{ inputs.status }}&api_key={{ secrets.API_KEY }}'), text);
-    assert.match(
-      ui.messages.find((message) => message.kind === 'info')?.text ?? '',
-      /Added API node "list_pets" for GET \/pets\. Inputs: status\. Set API_KEY with Agent Workflows: Set Secret…/,
+    // The secret is named after the host it goes to, never after the document's scheme.
+    assert.ok(
+      text.includes(
+        'url: https://eu.petstore.example.com/v1/pets?status={{ inputs.status }}&api_key={{ secrets.API_KEY_FOR_EU_PETSTORE_EXAMPLE_COM }}',
+      ),
+      text,
+    );
+    assert.equal(
+      ui.messages.find((message) => message.kind === 'info')?.text,
+      'Added API node "list_pets" for GET /pets; it calls eu.petstore.example.com. It sends secrets API_KEY_FOR_EU_PETSTORE_EXAMPLE_COM to eu.petstore.example.com. Inputs: status. Set API_KEY_FOR_EU_PETSTORE_EXAMPLE_COM with Agent Workflows: Set Secret… before running it.',
     );
   });
 
