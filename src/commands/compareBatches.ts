@@ -72,7 +72,7 @@ export function registerCompareBatchesCommand(context: vscode.ExtensionContext, 
         );
         return choice === COMPARE_ANYWAY ? compareBatchRecords(a, b, { force: true }) : undefined;
       }
-      if (problem?.kind === 'empty' || (problem?.kind === 'unreadable' && /ENOENT/.test(problem.reason)))
+      if (problem?.kind === 'empty' || (problem?.kind === 'unreadable' && problem.missing))
         throw new RunBlocked(`The batch ${batchLabel(problem.side === 'a' ? a : b)} has no results to compare yet.`);
       throw error;
     }

@@ -144,7 +144,7 @@ export class BatchResultsPanel implements vscode.Disposable {
     } catch (error) {
       this.byRow = new Map();
       // Before the first row ends, the batch has written no results file.
-      const missing = /ENOENT/.test(errorMessage(error));
+      const missing = (error as NodeJS.ErrnoException | undefined)?.code === 'ENOENT';
       if (!missing) this.deps.logger.warn(`Cannot read the batch results ${this.batch.resultsPath}: ${errorMessage(error)}`);
       message = {
         ...this.header(),

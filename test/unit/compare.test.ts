@@ -6,7 +6,7 @@ import { execFileSync } from 'node:child_process';
 import { symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RowResult } from '../../src/core/batch/batchModel';
-import { CompareError } from '../../src/core/compare/compareFiles';
+import { CompareError, fileKindOf, readReport } from '../../src/core/compare/compareFiles';
 import { markdownReport } from '../../src/core/compare/compareMarkdown';
 import { boundedDiff, durationChanged, MAX_DIFF_LINES, MAX_LINE_CHARS } from '../../src/core/compare/compareRows';
 import { compareRuns } from '../../src/core/compare/compareRuns';
@@ -41,6 +41,28 @@ describe('compare two runs (core)', () => {
     dir = makeTempDir();
   });
   afterEach(() => dir.remove());
+
+  it('tells a file that is not there (a batch that ended no row) from one that cannot be read', async () => {
+    const missing = join(dir.path, 'none.jsonl');
+    const problemOf = (read: Promise<unknown>): Promise<Record<string, unknown>> =>
+      read.then(
+        () => assert.fail('refused'),
+        (error: unknown) => {
+          assert.ok(error instanceof CompareError);
+          return error.problem as unknown as Record<string, unknown>;
+        },
+      );
+    for (const problem of [await problemOf(fileKindOf(missing, 'a')), await problemOf(readReport(missing, 'b'))]) {
+      assert.equal(problem.kind, 'unreadable');
+      assert.equal(problem.missing, true, 'the file is not there');
+      assert.match(String(problem.reason), /no such file/);
+    }
+    // A folder is there, and is no file: not "missing".
+    dir.write('folder/x', '');
+    const folder = await problemOf(fileKindOf(join(dir.path, 'folder'), 'a'));
+    assert.equal(folder.kind, 'unreadable');
+    assert.equal(folder.missing, undefined);
+  });
 
   function twoRuns(): { a: string; b: string } {
     const a = dir.write(

@@ -24,7 +24,8 @@ const SNIFF_LINES = 20;
 
 /** Why a file cannot be compared at all, as facts (the bad lines of a readable file are not this). */
 export type CompareProblem =
-  | { readonly kind: 'unreadable'; readonly side: CompareSide; readonly path: string; readonly reason: string }
+  /** `missing`: there is no such file (a batch that has ended no row has written none). */
+  | { readonly kind: 'unreadable'; readonly side: CompareSide; readonly path: string; readonly reason: string; readonly missing?: boolean }
   /** Neither a results file nor a report: `line` is where it stops looking like either. */
   | { readonly kind: 'not-comparable'; readonly side: CompareSide; readonly path: string; readonly line?: number; readonly problem: string }
   | { readonly kind: 'empty'; readonly side: CompareSide; readonly path: string }
@@ -168,7 +169,7 @@ export async function fileKindOf(path: string, side: CompareSide, signal?: Abort
       if (++looked >= SNIFF_LINES) break;
     }
   } catch (error) {
-    throw new CompareError({ kind: 'unreadable', side, path, reason: errorMessage(error) });
+    throw new CompareError({ kind: 'unreadable', side, path, reason: errorMessage(error), ...missingFile(error) });
   }
   throwIfInterrupted(signal);
   if (!first) throw new CompareError({ kind: 'empty', side, path });
@@ -183,12 +184,16 @@ export async function fileKindOf(path: string, side: CompareSide, signal?: Abort
   });
 }
 
+function missingFile(error: unknown): { readonly missing?: true } {
+  return (error as NodeJS.ErrnoException | undefined)?.code === 'ENOENT' ? { missing: true } : {};
+}
+
 async function checkRegularFile(path: string, side: CompareSide): Promise<void> {
   let notAFile: string | undefined;
   try {
     notAFile = notARegularFile(await stat(path));
   } catch (error) {
-    throw new CompareError({ kind: 'unreadable', side, path, reason: fileErrorReason(error) });
+    throw new CompareError({ kind: 'unreadable', side, path, reason: fileErrorReason(error), ...missingFile(error) });
   }
   if (notAFile) throw new CompareError({ kind: 'unreadable', side, path, reason: notAFile });
 }
@@ -206,7 +211,7 @@ export async function readReport(path: string, side: CompareSide): Promise<Repor
   const read = await readTextFile(path, { kind: 'text', maxBytes: MAX_REPORT_BYTES });
   if ('error' in read) {
     if (read.code !== 'file-too-large' && read.code !== 'not-text')
-      throw new CompareError({ kind: 'unreadable', side, path, reason: read.error });
+      throw new CompareError({ kind: 'unreadable', side, path, reason: read.error, ...(read.errno === 'ENOENT' ? { missing: true } : {}) });
     throw new CompareError({
       kind: 'not-comparable',
       side,

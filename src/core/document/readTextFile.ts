@@ -19,6 +19,8 @@ export interface FileTextFailure {
   readonly code: 'file-too-large' | 'not-text' | 'not-a-file' | 'unreadable';
   /** For a file too large: its size (or more than the limit, when it grew while read). */
   readonly size?: number;
+  /** For a file that could not be opened: the system's code (`ENOENT`: there is none). */
+  readonly errno?: string;
 }
 
 /** The text; `byteOrderMark` when the file starts with one (not part of the text). */
@@ -82,7 +84,8 @@ export async function openRegularFile(path: string): Promise<{ readonly handle: 
   try {
     handle = await open(path, OPEN_FLAGS);
   } catch (error) {
-    return { error: fileErrorReason(error), code: 'unreadable' };
+    const errno = (error as NodeJS.ErrnoException | undefined)?.code;
+    return { error: fileErrorReason(error), code: 'unreadable', ...(errno !== undefined ? { errno } : {}) };
   }
   try {
     const info = await handle.stat();
@@ -102,7 +105,9 @@ export async function openRegularFile(path: string): Promise<{ readonly handle: 
  */
 export async function regularFileStream(path: string, options: { highWaterMark?: number; signal?: AbortSignal } = {}): Promise<ReadStream> {
   const opened = await openRegularFile(path);
-  if ('error' in opened) throw new Error(opened.error.replace(/\.$/, ''));
+  // The system's code goes with the reason: a reader tells a file not there yet (ENOENT) by it.
+  if ('error' in opened)
+    throw Object.assign(new Error(opened.error.replace(/\.$/, '')), opened.errno !== undefined ? { code: opened.errno } : {});
   return opened.handle.createReadStream(options) as unknown as ReadStream;
 }
 
