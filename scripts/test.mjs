@@ -30,7 +30,8 @@ const wants = (stage) => (only ? only === stage : stage !== 'desktop');
 
 const node = process.execPath;
 const results = join('out', 'test-results');
-const hostTimeout = Number(process.env.AGENT_WORKFLOWS_TEST_TIMEOUT) || 300;
+// The integration suite takes 2-3 minutes alone; beside the Node lane, on a busy machine, twice that.
+const hostTimeout = Number(process.env.AGENT_WORKFLOWS_TEST_TIMEOUT) || 480;
 const hostEnv = grep ? { AGENT_WORKFLOWS_TEST_GREP: grep } : {};
 // Integration test files that measure the extension host's responsiveness: they run in a host of
 // their own once every other stage has ended, since a unit test beside them would take the CPU

@@ -7,7 +7,7 @@
 // Expects `node esbuild.mjs --tests` to have built dist/ and out/. Writes to out/test-results/web-host/:
 // code-server.log, host.log (everything the workbench logged, including the extension host's
 // console), workbench-logs/, server-logs/ and, on a time-out, timeout.png.
-// Environment: AGENT_WORKFLOWS_TEST_TIMEOUT (seconds, default 300), AGENT_WORKFLOWS_TEST_GREP (run
+// Environment: AGENT_WORKFLOWS_TEST_TIMEOUT (seconds, default 480), AGENT_WORKFLOWS_TEST_GREP (run
 // only the matching tests). Exit code 0 only when tests ran and all passed.
 import { cpSync, createWriteStream, existsSync, mkdirSync, writeFileSync, type WriteStream } from 'node:fs';
 import { dirname, join, sep } from 'node:path';
@@ -45,7 +45,7 @@ async function runWebHost(argv: readonly string[]): Promise<number> {
 
   const root = findRepoRoot();
   const summaryFile = argValue(argv, 'summary');
-  const limitSeconds = secondsFromEnv('AGENT_WORKFLOWS_TEST_TIMEOUT', 300);
+  const limitSeconds = secondsFromEnv('AGENT_WORKFLOWS_TEST_TIMEOUT', 480);
   // "integration" (a trusted workspace), or "restricted" (Workspace Trust on, the folder not trusted).
   const suiteName = argValue(argv, 'suite') ?? 'integration';
   if (suiteName !== 'integration' && suiteName !== 'restricted')
