@@ -51,6 +51,14 @@ describe('batch results table', () => {
   afterEach(() => dir.remove());
 
   describe('readBatchResults', () => {
+    it('says by its code (ENOENT) that there is no results file yet, which the table shows as such', async () => {
+      await assert.rejects(readBatchResults(join(dir.path, 'results.jsonl')), (error: unknown) => {
+        assert.equal((error as NodeJS.ErrnoException).code, 'ENOENT');
+        assert.match(String(error), /results\.jsonl cannot be read: no such file or directory/);
+        return true;
+      });
+    });
+
     it('takes the last line of a row as its result, and counts each row once', async () => {
       const path = dir.write(
         'results.jsonl',

@@ -38,7 +38,11 @@ export type DataRow =
 
 /** The data file as a whole cannot be used: a usage error, before anything is sent. */
 export class DataFileError extends Error {
-  constructor(message: string) {
+  constructor(
+    message: string,
+    /** The system's code when the file could not be opened (`ENOENT`: there is none), as Node's errors have it. */
+    readonly code?: string,
+  ) {
     super(message);
     this.name = 'DataFileError';
   }
@@ -147,7 +151,7 @@ export async function* readLines(path: string, maxBytes: number, signal?: AbortS
   try {
     stream = await regularFileStream(path, { highWaterMark: 1024 * 1024, ...(signal ? { signal } : {}) });
   } catch (error) {
-    throw new DataFileError(`${path} cannot be read: ${errorMessage(error)}`);
+    throw new DataFileError(`${path} cannot be read: ${errorMessage(error)}`, (error as NodeJS.ErrnoException).code);
   }
   let parts: Buffer[] = [];
   let kept = 0;
