@@ -4,7 +4,7 @@
 //                                 flood, agent-tests, cli, activation, web-activation, batch,
 //                                 exchange-view, exchange-view-editor,
 //                                 exchange-recording, graph, openapi, send, fuzz,
-//                                 redaction, debug, compare, lsp, pretty-json)
+//                                 redaction, debug, compare, lsp, mcp, pretty-json)
 import { runActivationBenchmark } from './activation';
 import { runBatchBenchmark } from './batch';
 import { runAgentTestsBenchmark } from './agentTests';
@@ -13,6 +13,7 @@ import { runCompareBenchmark } from './compare';
 import { runDebugBenchmark } from './debug';
 import { runGraphBenchmark } from './graph';
 import { runLspBenchmark } from './lsp';
+import { runMcpBenchmark } from './mcp';
 import { runExchangeRecordingBenchmark } from './exchangeRecording';
 import { runExchangeViewBenchmark } from './exchangeView';
 import { runExchangeViewEditorBenchmark } from './exchangeViewEditor';
@@ -49,6 +50,7 @@ const benchmarks: Record<string, () => boolean | Promise<boolean>> = {
   debug: runDebugBenchmark,
   compare: runCompareBenchmark,
   lsp: runLspBenchmark,
+  mcp: runMcpBenchmark,
   'pretty-json': runPrettyJsonBenchmark,
 };
 
