@@ -289,8 +289,10 @@ const status: WorkTool = {
     const agentPath = textArgument(args, 'agent', 'the agent file of a deployed execution');
     const environment = textArgument(args, 'environment', 'the environment the execution ran in');
     const file = await fileInFolder(agentPath, context.root, 'The agent file');
-    const { entries } = await new AgentCatalogue(context.root).catalogue();
-    const entry = entries.find((candidate) => candidate.absolute === file.path);
+    // Only this file is read: the walk names it.
+    const catalogue = new AgentCatalogue(context.root);
+    const found = (await catalogue.agentFiles()).found.find((candidate) => candidate.absolute === file.path);
+    const entry = found && (await catalogue.entry(found));
     if (!entry?.model) throw new ToolCallError(`${agentPath} is not an agent file that can be read.`);
     const { target, environment: selected } = await deploymentOf(entry, entry.model, environment, context);
     try {

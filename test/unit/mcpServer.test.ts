@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { utimesSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -223,6 +224,47 @@ describe('agent-workflows mcp (MCP SDK client over stdio)', function () {
     const result = (await session.client.callTool({ name: 'broken', arguments: {} })) as CallToolResult;
     assert.equal(result.isError, true);
     assert.match(text(result), /broken\.agent\.yaml:\d+:\d+: \S+/);
+  });
+
+  it('answers tools/list past the bound from the walk alone, and list_agents a page at a time, each file kept until it changes', async () => {
+    // One modification time for every file: a rewrite of the same size is then seen only by reading the file.
+    const time = 1_700_000_000;
+    const files: string[] = [];
+    for (let i = 0; i < 60; i++) {
+      files.push(dir.write(`many/m${String(i).padStart(2, '0')}.agent.yaml`, agentFile(`Many ${i}`, `${api.url}/w`)));
+      utimesSync(files[i]!, time, time);
+    }
+    const rewrite = (name: string): void => {
+      writeFileSync(files[0]!, agentFile(name, `${api.url}/w`));
+      utimesSync(files[0]!, time, time);
+    };
+    session = await connect(dir.path, ['--no-watch']);
+    const names = (await session.client.listTools()).tools.map((tool) => tool.name);
+    assert.ok(names.includes('list_agents') && names.includes('run_agent') && !names.includes('m00'), names.join(', '));
+    // Had tools/list read the files, list_agents would answer the name it read then.
+    rewrite('Mony 0');
+    const listAgents = async (args: Record<string, unknown>) => {
+      const result = (await session!.client.callTool({ name: 'list_agents', arguments: args })) as CallToolResult;
+      assert.equal(result.isError, undefined, text(result));
+      return result.structuredContent as { agents: { name: string; fileName: string }[]; total: number; nextOffset?: number };
+    };
+    assert.equal((await listAgents({ filter: 'm00' })).agents[0]!.fileName, 'Mony 0');
+    const first = await listAgents({ filter: 'many/' });
+    assert.equal(first.total, 60);
+    assert.equal(first.agents.length, 50);
+    assert.equal(first.nextOffset, 50);
+    const rest = await listAgents({ filter: 'many/', offset: first.nextOffset });
+    assert.equal(rest.agents.length, 10);
+    assert.equal(rest.nextOffset, undefined);
+    assert.equal(new Set([...first.agents, ...rest.agents].map((agent) => agent.name)).size, 60);
+    // Kept by modification time and size: a second call does not read the files again.
+    rewrite('Miny 0');
+    assert.equal((await listAgents({ filter: 'm00' })).agents[0]!.fileName, 'Mony 0');
+    rewrite('Changed 0');
+    assert.equal((await listAgents({ filter: 'm00' })).agents[0]!.fileName, 'Changed 0');
+    const refused = (await session.client.callTool({ name: 'list_agents', arguments: { offset: -1 } })) as CallToolResult;
+    assert.equal(refused.isError, true);
+    assert.match(text(refused), /"offset" is a whole number/);
   });
 
   it('answers every bad argument with a clear isError result and keeps serving', async () => {

@@ -177,6 +177,7 @@ export const LIST_AGENTS_INPUT_SCHEMA: JsonSchema = {
   type: 'object',
   properties: {
     filter: { type: 'string', description: 'Only the agents whose tool name or file path contains this text (any case).' },
+    offset: { type: 'integer', minimum: 0, description: 'Skip this many of the matching agents: the "nextOffset" of the answer before.' },
   },
   additionalProperties: false,
 };
