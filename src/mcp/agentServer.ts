@@ -263,7 +263,7 @@ const GENERIC_PAIR: readonly Tool[] = [
 ];
 
 /** The most agents list_agents answers with at once: each is read and checked for its answer. */
-export const MAX_LISTED_AGENTS = 50;
+export const MAX_LISTED_AGENTS = 25;
 
 async function listAgents(catalogue: AgentCatalogue, found: readonly FoundAgent[], args: Record<string, unknown>): Promise<CallToolResult> {
   knownArguments(args, ['filter', 'offset']);

@@ -370,14 +370,18 @@ nodes:
       return result.structuredContent as { agents: { name: string; fileName: string }[]; total: number; nextOffset?: number };
     };
     assert.equal((await listAgents({ filter: 'm00' })).agents[0]!.fileName, 'Mony 0');
-    const first = await listAgents({ filter: 'many/' });
-    assert.equal(first.total, 60);
-    assert.equal(first.agents.length, 50);
-    assert.equal(first.nextOffset, 50);
-    const rest = await listAgents({ filter: 'many/', offset: first.nextOffset });
-    assert.equal(rest.agents.length, 10);
-    assert.equal(rest.nextOffset, undefined);
-    assert.equal(new Set([...first.agents, ...rest.agents].map((agent) => agent.name)).size, 60);
+    // 25 to an answer, paged on by "offset".
+    const pages = [await listAgents({ filter: 'many/' })];
+    while (pages.at(-1)!.nextOffset !== undefined) pages.push(await listAgents({ filter: 'many/', offset: pages.at(-1)!.nextOffset }));
+    assert.deepEqual(
+      pages.map((page) => [page.total, page.agents.length, page.nextOffset]),
+      [
+        [60, 25, 25],
+        [60, 25, 50],
+        [60, 10, undefined],
+      ],
+    );
+    assert.equal(new Set(pages.flatMap((page) => page.agents.map((agent) => agent.name))).size, 60);
     // Kept by modification time and size: a second call does not read the files again.
     rewrite('Miny 0');
     assert.equal((await listAgents({ filter: 'm00' })).agents[0]!.fileName, 'Mony 0');
