@@ -151,6 +151,7 @@ const lazyModules = new Map(
     'src/cli/mcpCommand.ts': 'cli-mcp',
     'src/language/curlImportFlow.ts': 'curl-import',
     'src/commands/commandsFeature.ts': 'commands',
+    'src/languageModelTools/toolsFeature.ts': 'language-model-tools',
     'src/language/languageCore.ts': 'language',
     'src/runs/localServerCode.ts': 'local-server',
     'src/runs/debugAdapterCode.ts': 'debugger',

@@ -16,6 +16,7 @@ const LAYERS = {
   views: '^src/views/',
   testing: '^src/testing/',
   commands: '^src/commands/',
+  languageModelTools: '^src/languageModelTools/',
   extension: '^src/(extension|extensionWeb|webFeatures|authoringFeatures)\\.ts$',
 };
 
@@ -34,7 +35,8 @@ const ALLOWED = {
   views: ['webview', 'runs', 'environments', 'language', 'secrets', 'shared', 'core'],
   testing: ['views', 'runs', 'environments', 'language', 'secrets', 'shared', 'core'],
   commands: ['testing', 'views', 'runs', 'environments', 'language', 'secrets', 'shared', 'core'],
-  extension: ['commands', 'testing', 'views', 'runs', 'environments', 'language', 'secrets', 'shared', 'core'],
+  languageModelTools: ['runs', 'environments', 'language', 'secrets', 'shared', 'core'],
+  extension: ['languageModelTools', 'commands', 'testing', 'views', 'runs', 'environments', 'language', 'secrets', 'shared', 'core'],
 };
 
 module.exports = { LAYERS, ALLOWED };

@@ -20,6 +20,8 @@ import { registerEnvironmentStatus } from './environments/environmentStatus';
 import type { EnvironmentStatus } from './environments/environmentStatus';
 import { WorkspaceEnvironments } from './environments/workspaceEnvironments';
 import { registerLazyCommands } from './lazyCommands';
+import { registerLanguageModelTools } from './languageModelTools/registerLanguageModelTools';
+import type { LanguageModelToolsApi } from './languageModelTools/registerLanguageModelTools';
 import { createLogger } from './logger';
 import { registerAgentDebugger } from './runs/agentDebugger';
 import { BatchHistory } from './runs/batchHistory';
@@ -47,6 +49,8 @@ export interface AgentWorkflowsApi {
   readonly curlPaste: vscode.DocumentPasteEditProvider;
   /** The sends of this window, as the exchange view and Show Recent Requests read them. */
   readonly exchanges: ExchangeHistory;
+  /** The language model tools' confirmations, as chat would show them (prepareInvocation). */
+  readonly languageModelTools: LanguageModelToolsApi;
 }
 
 export function activate(context: vscode.ExtensionContext): AgentWorkflowsApi {
@@ -136,6 +140,10 @@ export function activate(context: vscode.ExtensionContext): AgentWorkflowsApi {
     deployedTarget: async (agentFile) => (await commands.feature()).deployedTestTarget(agentFile),
   });
   registerRunTestsCodeLens(context, { tests: agentTests });
+  const languageModelTools = registerLanguageModelTools(context, {
+    logger,
+    runDeps: async () => (await commands.feature()).runDeps,
+  });
   // Registered here, not by the commands feature: neither needs its code (REGISTERED_AT_ACTIVATION).
   registerRunAgentTestsCommand(context, { logger, tests: agentTests });
   registerUpdateSnapshotCommand(context, { logger, tests: agentTests });
@@ -156,6 +164,7 @@ export function activate(context: vscode.ExtensionContext): AgentWorkflowsApi {
     environmentStatus: async () => (await environmentStatus.updated(), environmentStatus.current()),
     curlPaste,
     exchanges,
+    languageModelTools,
   };
 }
 

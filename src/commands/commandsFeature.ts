@@ -84,6 +84,8 @@ export interface CommandsFeature {
   resumeWatching(): Promise<void>;
   /** Where the deployed cases of an agent's tests go, with the key; undefined when the user declined. */
   deployedTestTarget(agentFile: vscode.Uri): Promise<AgentTarget | undefined>;
+  /** What runs share, with the one runner: the language model tools run through it too. */
+  readonly runDeps: RunDeps;
 }
 
 export function registerCommands(context: vscode.ExtensionContext, deps: CommandsDeps): CommandsFeature {
@@ -139,5 +141,6 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
       await Promise.all([resumeWatching(runDeps), resumeBatches(batchDeps)]);
     },
     deployedTestTarget: (agentFile) => deployedTestTarget(agentFile, runDeps),
+    runDeps,
   };
 }

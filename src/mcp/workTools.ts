@@ -3,25 +3,22 @@
 // read an execution's status (`status`, or a local run this server made).
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { relative, sep } from 'node:path';
-import { AGENT_FILE_ANY_CASE } from '../core/document/agentFiles';
-import type { Problem } from '../core/document/problems';
 import { readTextFile } from '../core/document/readTextFile';
 import { loadAgent, AgentFileError } from '../core/engine/agentPlan';
 import type { NodeResult } from '../core/engine/evaluate';
 import { filesFromPaths, resolveInputs } from '../core/engine/inputs';
 import { envSecretResolver } from '../core/engine/secrets';
-import { ENVIRONMENTS_FILE_NAME, parseEnvironmentsFile } from '../core/environments/environmentsFile';
 import { findNode, MissingValuesError, modelForNode, sendNode, UnknownNodeError } from '../core/exchange/sendNode';
 import { InputError } from '../core/inputs/inputValues';
-import { quickFixes } from '../core/language/quickFixes';
 import { getStatus } from '../core/service/agentClient';
 import { ServiceError } from '../core/service/serviceError';
 import { IN_PROGRESS_STATUSES } from '../core/service/poller';
 import { loadSuite, runSuite } from '../core/testing/suite';
 import { describePlace, structuredOutputs } from '../core/tools/toolResults';
+import { nodeResultArgument } from '../core/tools/toolArguments';
+import { checkFile, problemFacts } from '../core/tools/fileChecks';
 import type { JsonSchema } from '../core/tools/agentTools';
 import { WORK_TOOL_NAMES } from '../core/tools/agentTools';
-import { validateAgentText } from '../core/validation/validate';
 import { AgentCatalogue } from './agentCatalogue';
 import { deploymentOf, TOOL_INPUT_HINTS } from './agentRuns';
 import { localExecution } from './localExecutions';
@@ -39,21 +36,6 @@ function schema(properties: Record<string, unknown>, required: readonly string[]
   return { type: 'object', properties, required: [...required], additionalProperties: false } as JsonSchema as Tool['inputSchema'];
 }
 
-/** A file's problems as the tool answers them: code, severity, line, message and the titles of its fixes. */
-function problemFacts(text: string | undefined, problems: readonly Problem[]): Record<string, unknown>[] {
-  return problems.map((problem) => {
-    const fixes = text !== undefined ? quickFixes(text, problem).map((fix) => fix.title) : [];
-    return {
-      code: problem.code,
-      severity: problem.severity,
-      line: problem.range.line,
-      column: problem.range.column,
-      message: problem.message,
-      ...(fixes.length ? { fixes } : {}),
-    };
-  });
-}
-
 const validate: WorkTool = {
   tool: {
     name: WORK_TOOL_NAMES.validate,
@@ -66,54 +48,10 @@ const validate: WorkTool = {
     const given = textArgument(args, 'path', 'the path of the file, relative to the served folder');
     const file = await fileInFolder(given, context.root, 'The file');
     const shown = relative(context.root, file.path).split(sep).join('/');
-    let problems: Record<string, unknown>[];
-    if (/\.agent\.test\.ya?ml$/i.test(file.path)) {
-      const loaded = loadSuite(file.path);
-      problems = problemFacts(undefined, loaded.problems);
-      if (!('suite' in loaded) && !loaded.problems.some((problem) => problem.severity === 'error'))
-        problems.push({ severity: 'error', message: loaded.message });
-    } else {
-      const read = await readTextFile(file.path, { kind: file.path.endsWith(ENVIRONMENTS_FILE_NAME) ? 'environments' : 'agent' });
-      if ('error' in read) throw new ToolCallError(`${shown}: ${read.error}`);
-      if (file.path.endsWith(ENVIRONMENTS_FILE_NAME)) problems = problemFacts(undefined, parseEnvironmentsFile(read.text).problems);
-      else if (AGENT_FILE_ANY_CASE.test(file.path)) problems = problemFacts(read.text, validateAgentText(read.text).problems);
-      else
-        throw new ToolCallError(
-          `${shown} is not an agent file (.agent.yaml), an agent test file (.agent.test.yaml) or ${ENVIRONMENTS_FILE_NAME}.`,
-        );
-    }
-    const errors = problems.filter((problem) => problem.severity === 'error').length;
-    const lines = problems.map(
-      (problem) =>
-        `${shown}:${String(problem.line ?? '')}: ${String(problem.severity)} ${String(problem.code ?? '')} ${String(problem.message)}${Array.isArray(problem.fixes) ? ` (fix: ${problem.fixes.join('; ')})` : ''}`,
-    );
-    return {
-      content: [
-        {
-          type: 'text',
-          text: `${shown}: ${problems.length ? `${problems.length} ${problems.length === 1 ? 'problem' : 'problems'}, ${errors} ${errors === 1 ? 'error' : 'errors'}` : 'no problems'}${lines.length ? `\n${lines.join('\n')}` : ''}`,
-        },
-      ],
-      structuredContent: { file: shown, errors, problems },
-    };
+    const checked = await checkFile(file.path, shown);
+    return { content: [{ type: 'text', text: checked.text }], structuredContent: checked.facts };
   },
 };
-
-/** An upstream node's result as given: {body, status?, headers?}, or any value as its body. */
-function nodeResult(value: unknown): NodeResult {
-  if (value !== null && typeof value === 'object' && !Array.isArray(value) && Object.hasOwn(value, 'body')) {
-    const { body, status, headers } = value as { body: unknown; status?: unknown; headers?: unknown };
-    return {
-      body,
-      status: typeof status === 'number' ? status : 200,
-      headers:
-        headers !== null && typeof headers === 'object'
-          ? Object.fromEntries(Object.entries(headers).map(([name, item]) => [name.toLowerCase(), String(item)]))
-          : {},
-    } as NodeResult;
-  }
-  return { body: value, status: 200, headers: {} } as NodeResult;
-}
 
 const send: WorkTool = {
   tool: {
@@ -152,7 +90,7 @@ const send: WorkTool = {
     const upstream = new Map<string, NodeResult>();
     for (const [id, value] of Object.entries(objectArgument(args, 'nodes'))) {
       if (!agent.model.nodes.has(id)) throw new ToolCallError(`"nodes": the agent has no node "${id}".`);
-      upstream.set(id, nodeResult(value));
+      upstream.set(id, nodeResultArgument(value));
     }
     const given = objectArgument(args, 'inputs');
     const model = modelForNode(agent, nodeId);

@@ -10,6 +10,7 @@ import { join, relative } from 'node:path';
 import { COMMANDS, COMMANDS_LOADED_ON_USE, DESKTOP_ONLY_COMMANDS } from '../../src/commandIds';
 import { DEFAULT_MAX_OUTPUT_CHARS } from '../../src/core/executions/runReport';
 import { DEFAULT_STATUS_PATH } from '../../src/core/service/target';
+import { LANGUAGE_MODEL_TOOLS } from '../../src/languageModelTools/toolNames';
 import { repoRoot } from '../support/paths';
 
 interface Property {
@@ -277,5 +278,51 @@ describe('manifest and source', () => {
       assert.equal(properties['agentWorkflows.statusPath']?.default, DEFAULT_STATUS_PATH);
       assert.equal(properties['agentWorkflows.results.maxOutputLength']?.default, DEFAULT_MAX_OUTPUT_CHARS);
     });
+  });
+});
+
+describe('language model tools wiring', () => {
+  interface ToolContribution {
+    name: string;
+    toolReferenceName?: string;
+    canBeReferencedInPrompt?: boolean;
+    modelDescription?: string;
+    inputSchema?: { type?: string; properties?: Record<string, unknown>; required?: string[] };
+  }
+  const raw = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as {
+    activationEvents: string[];
+    contributes: { languageModelTools?: ToolContribution[] };
+  };
+  const tools = raw.contributes.languageModelTools ?? [];
+  const registered = Object.values(LANGUAGE_MODEL_TOOLS);
+
+  it('contributes each tool the code registers, and only those', () => {
+    assert.deepEqual(tools.map((tool) => tool.name).sort(), [...registered].sort());
+    const registration = readFileSync(join(repoRoot, 'src', 'languageModelTools', 'registerLanguageModelTools.ts'), 'utf8');
+    assert.match(registration, /for \(const name of Object\.values\(LANGUAGE_MODEL_TOOLS\)\)/);
+    assert.match(registration, /vscode\.lm\.registerTool\(name, tool\)/);
+    const feature = readFileSync(join(repoRoot, 'src', 'languageModelTools', 'toolsFeature.ts'), 'utf8');
+    for (const key of Object.keys(LANGUAGE_MODEL_TOOLS))
+      assert.ok(feature.includes(`[LANGUAGE_MODEL_TOOLS.${key},`), `toolsFeature.ts implements ${key}`);
+  });
+
+  it('activates the extension for each tool, and references each with # by a unique name', () => {
+    for (const name of registered) assert.ok(raw.activationEvents.includes(`onLanguageModelTool:${name}`), name);
+    const references = tools.map((tool) => tool.toolReferenceName);
+    assert.equal(new Set(references).size, tools.length);
+    for (const tool of tools) {
+      assert.ok(tool.canBeReferencedInPrompt, tool.name);
+      assert.match(tool.toolReferenceName ?? '', /^[A-Za-z][A-Za-z0-9]*$/, tool.name);
+      assert.ok((tool.modelDescription ?? '').length > 40, tool.name);
+      assert.equal(tool.inputSchema?.type, 'object', tool.name);
+      for (const required of tool.inputSchema?.required ?? [])
+        assert.ok(tool.inputSchema?.properties?.[required], `${tool.name}: ${required}`);
+    }
+  });
+
+  it('takes no key or secret in any argument', () => {
+    for (const tool of tools)
+      for (const name of Object.keys(tool.inputSchema?.properties ?? {}))
+        assert.doesNotMatch(name, /key|secret|token|password/i, `${tool.name}: ${name}`);
   });
 });
