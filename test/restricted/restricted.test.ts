@@ -1,6 +1,6 @@
 // Restricted Mode (Workspace Trust on, the folder not trusted): the extension still validates,
 // but running, watching and the local server are refused with an explanation before anything is
-// asked or sent.
+// asked or sent; so are the language model tools that run anything.
 import assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { AgentWorkflowsApi } from '../../src/extension';
@@ -61,6 +61,26 @@ describe('restricted mode', function () {
       assert.equal(ui.inputBoxes.length + ui.quickPicks.length, 0, 'nothing was asked');
     });
   }
+
+  it('answers the running language model tools with the trust they need, and still validates and lists', async () => {
+    const texts = async (name: string, input: object): Promise<string> => {
+      const result = await vscode.lm.invokeTool(name, { input, toolInvocationToken: undefined });
+      return result.content.map((part) => String((part as { value?: unknown }).value)).join('\n');
+    };
+    for (const [name, input] of [
+      ['agentWorkflows_runAgent', { path: 'hello.agent.yaml', inputs: {} }],
+      ['agentWorkflows_sendNode', { path: 'hello.agent.yaml', node: 'greet' }],
+      ['agentWorkflows_runTests', { path: 'hello.agent.test.yaml' }],
+      ['agentWorkflows_executionStatus', { executionId: 'x' }],
+    ] as const)
+      assert.match(await texts(name, input), /^Error: agentWorkflows_\w+ runs nothing in Restricted Mode: .*Trust the workspace/, name);
+    assert.match(
+      await texts('agentWorkflows_validate', { path: 'broken.agent.yaml' }),
+      /^broken\.agent\.yaml: \d+ problems?, [1-9]\d* errors?/,
+    );
+    assert.match(await texts('agentWorkflows_listAgents', {}), /hello\.agent\.yaml/);
+    assert.equal(ui.messages.length + ui.inputBoxes.length + ui.quickPicks.length, 0, 'nothing was asked');
+  });
 
   it('reads the environments file for validation only: its problems show, no environment is offered', async () => {
     const api = (await vscode.extensions.getExtension('agent-workflows.agent-workflows')?.activate()) as AgentWorkflowsApi;
