@@ -115,7 +115,7 @@ export function runAgentTool(deps: RunDeps): AgentTool {
         }),
       };
     },
-    async invoke(args) {
+    async invoke(args, signal) {
       knownArguments(args, ARGUMENTS);
       const file = await workspaceFile(
         textArgument(args, 'path', 'the path of the agent file, relative to the workspace folder'),
@@ -158,6 +158,7 @@ export function runAgentTool(deps: RunDeps): AgentTool {
           fileDigest: agentTextDigest(agentFile.text),
           secrets: async (name) => deps.workflowSecrets.get(name),
           ...withDispatcher(anyHostDispatcher(proxySettings())),
+          signal,
         });
         return recordAnswer(record, redactor);
       }
@@ -183,6 +184,7 @@ export function runAgentTool(deps: RunDeps): AgentTool {
         target,
         inputs: prepared.inputs,
         files: prepared.files,
+        signal,
       });
       return recordAnswer(record, redactor);
     },

@@ -53,6 +53,8 @@ export interface DeployedRunRequest {
   readonly target: AgentTarget;
   readonly inputs: InputValues;
   readonly files: readonly FilePart[];
+  /** Stops watching, as the notification's Cancel does (a language model tool's call cancelled). */
+  readonly signal?: AbortSignal;
 }
 
 export interface LocalRunRequest {
@@ -71,6 +73,8 @@ export interface LocalRunRequest {
   readonly pinnedResults?: ReadonlyMap<string, NodeResult>;
   /** Each node's result as later nodes see it (not redacted: kept in memory only). */
   readonly onNodeValue?: (node: string, result: NodeResult) => void;
+  /** Cancels the run, as the notification's Cancel does (a language model tool's call cancelled). */
+  readonly signal?: AbortSignal;
 }
 
 /** Where a watch shows its progress: a cancellable notification, or the status bar (resumed watches). */
@@ -116,21 +120,26 @@ export class ExecutionRunner implements vscode.Disposable {
       startedAt: Date.now(),
     });
     this.deps.results.started(record);
-    return this.withProgress(record, 'notification', async (report, signal) => {
-      report('starting');
-      try {
-        const options = { signal };
-        const started = await startAgent(request.target, request, options);
-        record = (await this.deps.store.update(record.key, { executionId: started.executionId, state: 'running' })) ?? record;
-        this.deps.logger.info(
-          `Started ${request.agentName} on ${request.info.baseUrl} (account ${request.info.account}, agent ${request.info.agent}): execution ${started.executionId}.`,
-        );
-        this.deps.results.note(`  execution: ${started.executionId} (started)`);
-      } catch (error) {
-        return this.fail(record, error);
-      }
-      return this.pollToEnd(record, request.target, report, signal);
-    });
+    return this.withProgress(
+      record,
+      'notification',
+      async (report, signal) => {
+        report('starting');
+        try {
+          const options = { signal };
+          const started = await startAgent(request.target, request, options);
+          record = (await this.deps.store.update(record.key, { executionId: started.executionId, state: 'running' })) ?? record;
+          this.deps.logger.info(
+            `Started ${request.agentName} on ${request.info.baseUrl} (account ${request.info.account}, agent ${request.info.agent}): execution ${started.executionId}.`,
+          );
+          this.deps.results.note(`  execution: ${started.executionId} (started)`);
+        } catch (error) {
+          return this.fail(record, error);
+        }
+        return this.pollToEnd(record, request.target, report, signal);
+      },
+      request.signal,
+    );
   }
 
   /** Watches an execution that was started earlier (Poll Execution…, Watch Again, a resumed watch). */
@@ -158,49 +167,54 @@ export class ExecutionRunner implements vscode.Disposable {
       startedAt: Date.now(),
     });
     this.deps.results.started(record);
-    return this.withProgress(record, 'notification', async (report, signal) => {
-      report('running');
-      const running = new Set<string>();
-      const exchanges = this.deps.executionExchanges ? new ExchangeLog() : undefined;
-      let result: ExecutionResult;
-      try {
-        result = await executeAgent(request.agent, request.inputs, {
-          ...(exchanges
-            ? { onExchange: (record: () => Exchange) => exchanges.add(record()), exchangeBodyLimit: EXCHANGE_BODY_LIMITS.execution }
-            : {}),
-          secrets: request.secrets,
-          secretHint: (name) => `run "Agent Workflows: Set Secret…" for ${name}`,
-          timeoutMs: serviceSettings(request.file).runTimeoutMs,
-          signal,
-          ...(request.dispatcher ? { dispatcher: request.dispatcher } : {}),
-          ...(request.pinnedResults?.size ? { pinnedResults: request.pinnedResults } : {}),
-          ...(request.onNodeValue ? { onNodeValue: request.onNodeValue } : {}),
-          onTrace: (entry) => {
-            if (entry.status === 'running') running.add(entry.node);
-            else running.delete(entry.node);
-            report(running.size ? `running ${[...running].join(', ')}` : 'running');
-            this.deps.logger.debug(
-              `Local run of ${request.agentName}: node ${entry.node} ${entry.status}${entry.durationMs !== undefined ? ` in ${entry.durationMs} ms` : ''}.`,
-            );
-          },
-        });
-      } catch (error) {
-        return this.fail(record, error);
-      }
-      // Kept before the record ends, so the view lists the nodes with their exchanges at once.
-      if (exchanges)
-        await this.deps.executionExchanges
-          ?.keep(record.key, exchanges.snapshot())
-          .catch((error: unknown) => this.deps.logger.warn(`Exchanges of ${request.agentName} not kept: ${errorMessage(error)}`));
-      const trace = result.trace.map(traceEntry);
-      const ended =
-        result.status === 'finished'
-          ? { state: 'finished' as const, serviceStatus: 'finished', outputs: result.outputs, trace, endedAt: Date.now() }
-          : result.status === 'cancelled'
-            ? { state: 'stopped' as const, serviceStatus: 'cancelled', error: result.error.message, trace, endedAt: Date.now() }
-            : { state: 'problem' as const, serviceStatus: 'failed', error: result.error.message, trace, endedAt: Date.now() };
-      return this.end(record, ended);
-    });
+    return this.withProgress(
+      record,
+      'notification',
+      async (report, signal) => {
+        report('running');
+        const running = new Set<string>();
+        const exchanges = this.deps.executionExchanges ? new ExchangeLog() : undefined;
+        let result: ExecutionResult;
+        try {
+          result = await executeAgent(request.agent, request.inputs, {
+            ...(exchanges
+              ? { onExchange: (record: () => Exchange) => exchanges.add(record()), exchangeBodyLimit: EXCHANGE_BODY_LIMITS.execution }
+              : {}),
+            secrets: request.secrets,
+            secretHint: (name) => `run "Agent Workflows: Set Secret…" for ${name}`,
+            timeoutMs: serviceSettings(request.file).runTimeoutMs,
+            signal,
+            ...(request.dispatcher ? { dispatcher: request.dispatcher } : {}),
+            ...(request.pinnedResults?.size ? { pinnedResults: request.pinnedResults } : {}),
+            ...(request.onNodeValue ? { onNodeValue: request.onNodeValue } : {}),
+            onTrace: (entry) => {
+              if (entry.status === 'running') running.add(entry.node);
+              else running.delete(entry.node);
+              report(running.size ? `running ${[...running].join(', ')}` : 'running');
+              this.deps.logger.debug(
+                `Local run of ${request.agentName}: node ${entry.node} ${entry.status}${entry.durationMs !== undefined ? ` in ${entry.durationMs} ms` : ''}.`,
+              );
+            },
+          });
+        } catch (error) {
+          return this.fail(record, error);
+        }
+        // Kept before the record ends, so the view lists the nodes with their exchanges at once.
+        if (exchanges)
+          await this.deps.executionExchanges
+            ?.keep(record.key, exchanges.snapshot())
+            .catch((error: unknown) => this.deps.logger.warn(`Exchanges of ${request.agentName} not kept: ${errorMessage(error)}`));
+        const trace = result.trace.map(traceEntry);
+        const ended =
+          result.status === 'finished'
+            ? { state: 'finished' as const, serviceStatus: 'finished', outputs: result.outputs, trace, endedAt: Date.now() }
+            : result.status === 'cancelled'
+              ? { state: 'stopped' as const, serviceStatus: 'cancelled', error: result.error.message, trace, endedAt: Date.now() }
+              : { state: 'problem' as const, serviceStatus: 'failed', error: result.error.message, trace, endedAt: Date.now() };
+        return this.end(record, ended);
+      },
+      request.signal,
+    );
   }
 
   dispose(): void {
@@ -273,8 +287,11 @@ export class ExecutionRunner implements vscode.Disposable {
     record: ExecutionRecord,
     style: ProgressStyle,
     body: (report: (state: string) => void, signal: AbortSignal) => Promise<ExecutionRecord>,
+    stopped?: AbortSignal,
   ): Promise<ExecutionRecord> {
     const controller = new AbortController();
+    if (stopped?.aborted) controller.abort();
+    else stopped?.addEventListener('abort', () => controller.abort(), { once: true });
     this.active.set(record.key, controller);
     const label = `${record.agentName}${record.executionId ? ` (${record.executionId.slice(0, 8)})` : ''}`;
     try {

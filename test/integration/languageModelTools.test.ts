@@ -2,7 +2,7 @@
 // assistant would (no chat session): listed in vscode.lm.tools; listing and validating agents; a
 // local run against an API on 127.0.0.1 with its secret from secret storage; a run on a protected
 // environment of a real agent server, confirmed with Run Agent's modal; the execution read back; one
-// node sent; an agent test file run. No result text holds the secret or the key, even when the API
+// node sent; an agent test file run; a run stopped by cancelling its call. No result text holds the secret or the key, even when the API
 // echoes them; bad arguments get an error result. The confirmations are checked through the
 // extension's API (chat calls prepareInvocation, invokeTool does not).
 import assert from 'node:assert/strict';
@@ -18,6 +18,7 @@ import { LANGUAGE_MODEL_TOOLS } from '../../src/languageModelTools/toolNames';
 import { json, startServer } from '../support/httpServer';
 import type { TestServer } from '../support/httpServer';
 import { ScriptedUi } from './scriptedUi';
+import { waitFor } from './wait';
 import { workspaceUri } from './workspace';
 
 const TOKEN = `aw-lm-token-${randomBytes(12).toString('hex')}`;
@@ -71,6 +72,7 @@ describe('language model tools', function () {
   let served: string;
   let server: AgentServer;
   let ui: ScriptedUi;
+  let slowClosed = 0;
   const path = 'lmtools/echo.agent.yaml';
 
   before(async () => {
@@ -78,6 +80,11 @@ describe('language model tools', function () {
     assert.ok(extension);
     api = await extension.activate();
     http = await startServer((request, response) => {
+      if (request.url === '/slow') {
+        // Never answered: the run holds it open until it is cancelled.
+        response.on('close', () => slowClosed++);
+        return;
+      }
       const who = new URL(request.url ?? '/', 'http://x').searchParams.get('who');
       // Echoes the credential: the tools' answers must still not show it.
       json(response, 200, { greeting: `Hello ${who}`, auth: request.headers.authorization ?? null });
@@ -90,6 +97,10 @@ describe('language model tools', function () {
     server = await startAgentServer({ directory: served, port: 0, apiKey: KEY, watch: false });
     mkdirSync(FOLDER.fsPath, { recursive: true });
     writeFileSync(join(FOLDER.fsPath, 'echo.agent.yaml'), agentText(http.url));
+    writeFileSync(
+      join(FOLDER.fsPath, 'slow.agent.yaml'),
+      `version: 1\nname: Slow\nnodes:\n  wait:\n    type: api\n    method: GET\n    url: ${http.url}/slow\noutputs:\n  body: { from: "{{ nodes.wait.body }}" }\n`,
+    );
     writeFileSync(
       join(FOLDER.fsPath, 'broken.agent.yaml'),
       'version: 1\nnodes:\n  a:\n    type: api\n    method: GET\n    url: "{{ inputs.nope }}"\n',
@@ -164,7 +175,7 @@ describe('language model tools', function () {
 
   it("lists the agents, their names and descriptions marked as the file's text", async () => {
     const answer = await invoke(LANGUAGE_MODEL_TOOLS.listAgents, { filter: 'lmtools/' });
-    assert.match(answer.text, /^2 agent files matching "lmtools\/"/);
+    assert.match(answer.text, /^3 agent files matching "lmtools\/"/);
     const agents = answer.value?.agents as Record<string, unknown>[];
     const echo = agents.find((agent) => agent.path === path);
     assert.ok(echo, JSON.stringify(agents));
@@ -215,6 +226,20 @@ describe('language model tools', function () {
       assert.match((await invoke(LANGUAGE_MODEL_TOOLS.runAgent, input)).text, expected, JSON.stringify(input));
     assert.match((await invoke(LANGUAGE_MODEL_TOOLS.executionStatus, { executionId: 'nope' })).text, /^Error: No execution "nope"/);
     assert.equal(http.requests.length, before);
+  });
+
+  it('stops a run when its call is cancelled', async () => {
+    const source = new vscode.CancellationTokenSource();
+    const call = vscode.lm.invokeTool(
+      LANGUAGE_MODEL_TOOLS.runAgent,
+      { input: { path: 'lmtools/slow.agent.yaml' }, toolInvocationToken: undefined },
+      source.token,
+    );
+    await waitFor(() => http.requests.some((request) => request.url === '/slow'), 'the run reaching the API');
+    source.cancel();
+    // Whether invokeTool resolves or rejects once cancelled is VS Code's; the run stopping is ours.
+    await Promise.resolve(call).catch(() => undefined);
+    await waitFor(() => slowClosed > 0, 'the run closing its request (the engine would wait for the node timeout)');
   });
 
   it("runs on a protected environment only after Run Agent's modal, and says where it ran", async () => {
