@@ -29,7 +29,7 @@ describe('bundles', () => {
   it('the extension entry holds only registration: no package, and its features load on first use', () => {
     assert.deepEqual([...packagesIn('extension.js')], []);
     const text = readFileSync(join(dist, 'extension.js'), 'utf8');
-    for (const feature of ['commands', 'language', 'local-server'])
+    for (const feature of ['commands', 'language', 'local-server', 'language-model-tools'])
       assert.ok(text.includes(`require("./lazy/${feature}.js")`), `extension.js loads ${feature} from its own bundle`);
     for (const heavy of [
       'src/core/engine/engine.ts',
@@ -37,6 +37,7 @@ describe('bundles', () => {
       'src/core/server/agentServer.ts',
       'src/core/graph/graphLayout.ts',
       'src/core/validation/validate.ts',
+      'src/languageModelTools/toolsFeature.ts',
     ]) {
       assert.ok(!text.includes(`// ${heavy}`), `extension.js does not contain ${heavy}`);
     }
