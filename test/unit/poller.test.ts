@@ -60,6 +60,19 @@ describe('pollExecution', () => {
     assert.equal(service.statusRequests.length, 4, 'never polls after a terminal answer');
   });
 
+  it('says as each status read is sent, before its answer, retries included', async () => {
+    service.statusAnswer = (n, _id, response) =>
+      n === 0 ? json(response, 503, { error: 'busy' }) : json(response, 200, n < 2 ? { status: 'running' } : { status: 'finished' });
+    const events: string[] = [];
+    await pollExecution(target, 'e1', {
+      ...FAST,
+      onRequest: (attempt) => events.push(`sent ${attempt} (${service.statusRequests.length} arrived)`),
+      onRetry: () => events.push('retry'),
+      onUpdate: (answer, progress) => events.push(`${progress.requests}:${answer.status}`),
+    });
+    assert.deepEqual(events, ['sent 1 (0 arrived)', 'retry', 'sent 2 (1 arrived)', '2:running', 'sent 3 (2 arrived)', '3:finished']);
+  });
+
   it('ends with a problem on failed, error, cancelled, canceled, timeout and unknown statuses', async () => {
     for (const status of ['failed', 'error', 'cancelled', 'canceled', 'timeout', 'exploded']) {
       const before = service.statusRequests.length;

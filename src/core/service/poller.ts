@@ -13,6 +13,8 @@ export const IN_PROGRESS_STATUSES: ReadonlySet<string> = new Set(['running', 'qu
 
 export interface PollOptions {
   readonly signal?: AbortSignal;
+  /** Called as each status read is sent. */
+  readonly onRequest?: (attempt: number) => void;
   /** Called with every status answer. */
   readonly onUpdate?: (answer: StatusAnswer, progress: { readonly requests: number; readonly elapsedMs: number }) => void;
   /** Called before waiting after a transient fault. */
@@ -71,6 +73,7 @@ export async function pollExecution(target: AgentTarget, executionId: string, op
     let answer: StatusAnswer;
     try {
       requests++;
+      options.onRequest?.(requests);
       // A slow answer must not carry the poll past its overall limit.
       const timeoutMs = Math.max(1, Math.min(target.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS, deadline - clock.now()));
       answer = await getStatus(target, executionId, { timeoutMs, ...(options.signal ? { signal: options.signal } : {}) });
