@@ -54,6 +54,7 @@ export interface AgentWorkflowsApi {
 }
 
 export function activate(context: vscode.ExtensionContext): AgentWorkflowsApi {
+  const activationStartedAt = performance.now();
   const logger = createLogger(context);
   const docsUri = vscode.Uri.joinPath(context.extensionUri, 'docs', 'agent-yaml.md');
   const workflowSecrets = new WorkflowSecrets(context.secrets, context.globalState);
@@ -150,14 +151,21 @@ export function activate(context: vscode.ExtensionContext): AgentWorkflowsApi {
   registerNewTestCaseCommand(context, { logger, store });
 
   // Unfinished executions of the last session are watched again once the workspace is trusted,
-  // after activation: the commands' code loads only when there is one.
+  // after activation: the commands' code loads only when there is one, and their API keys are read
+  // from VS Code while it loads.
   const resume = (): void => {
-    if (store.active().length > 0 || batches.all().some((batch) => batch.state === 'running'))
-      void commands.feature().then((feature) => feature.resumeWatching());
+    const watched = store.active();
+    if (watched.length === 0 && !batches.all().some((batch) => batch.state === 'running')) return;
+    keys.readAhead(
+      watched.flatMap((record) => (record.mode !== 'local' && record.executionId && record.target ? [record.target.baseUrl] : [])),
+    );
+    setTimeout(() => void commands.feature().then((feature) => feature.resumeWatching({ activationStartedAt })), 0);
   };
-  if (vscode.workspace.isTrusted) setTimeout(resume, 0);
+  if (vscode.workspace.isTrusted) resume();
   else context.subscriptions.push(vscode.workspace.onDidGrantWorkspaceTrust(resume));
-  logger.info(`Agent Workflows ${String(context.extension.packageJSON.version)} activated.`);
+  logger.info(
+    `Agent Workflows ${String(context.extension.packageJSON.version)} activated in ${Math.round(performance.now() - activationStartedAt)} ms.`,
+  );
   return {
     executionsTree,
     agentTests: agentTestsApi(agentTests),

@@ -22,6 +22,7 @@ import type { LocalServerHost } from '../runs/localServerHost';
 import type { PinStore } from '../runs/pinStore';
 import type { ResultsChannel } from '../runs/resultsChannel';
 import { resumeWatching } from '../runs/resumeWatching';
+import type { ResumeTiming } from '../runs/resumeWatching';
 import type { RunDeps } from '../runs/runDeps';
 import type { ApiKeyStore } from '../secrets/apiKeyStore';
 import type { WorkflowSecrets } from '../secrets/workflowSecrets';
@@ -81,7 +82,7 @@ export interface CommandsDeps {
 /** What the rest of the extension may ask of the loaded commands. */
 export interface CommandsFeature {
   /** Watches again the executions that were running when the window closed, and goes on with their batches. */
-  resumeWatching(): Promise<void>;
+  resumeWatching(timing?: ResumeTiming): Promise<void>;
   /** Where the deployed cases of an agent's tests go, with the key; undefined when the user declined. */
   deployedTestTarget(agentFile: vscode.Uri): Promise<AgentTarget | undefined>;
   /** What runs share, with the one runner: the language model tools run through it too. */
@@ -137,8 +138,8 @@ export function registerCommands(context: vscode.ExtensionContext, deps: Command
   registerExchangeActions(context, { logger, views });
   const batchDeps = registerDatasetCommands(context, { ...runDeps, batches, extensionUri: context.extensionUri });
   return {
-    resumeWatching: async () => {
-      await Promise.all([resumeWatching(runDeps), resumeBatches(batchDeps)]);
+    resumeWatching: async (timing) => {
+      await Promise.all([resumeWatching(runDeps, timing), resumeBatches(batchDeps)]);
     },
     deployedTestTarget: (agentFile) => deployedTestTarget(agentFile, runDeps),
     runDeps,

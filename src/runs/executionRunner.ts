@@ -143,14 +143,20 @@ export class ExecutionRunner implements vscode.Disposable {
   }
 
   /** Watches an execution that was started earlier (Poll Execution…, Watch Again, a resumed watch). */
-  async watch(record: ExecutionRecord, target: AgentTarget, style: ProgressStyle): Promise<ExecutionRecord> {
+  async watch(record: ExecutionRecord, target: AgentTarget, style: ProgressStyle, onFirstStatus?: () => void): Promise<ExecutionRecord> {
     if (this.active.has(record.key)) throw new Error(`Execution ${record.executionId ?? record.key} is already being watched.`);
+    // A record still running as stored (a watch resumed after a reload) is read at once: saving the
+    // same state again first would wait for VS Code's storage before the first read.
+    const stored = this.deps.store.get(record.key);
     const current =
-      (await this.deps.store.update(record.key, { state: 'running' })) ?? (await this.deps.store.put({ ...record, state: 'running' }));
+      stored?.state === 'running'
+        ? stored
+        : ((await this.deps.store.update(record.key, { state: 'running' })) ??
+          (await this.deps.store.put({ ...record, state: 'running' })));
     // A watch taken up after a reload goes on with the schedule the execution had (read at once, then
     // at the interval reached by now), not from the first, fastest interval again.
     const resumed = style === 'window';
-    return this.withProgress(current, style, (report, signal) => this.pollToEnd(current, target, report, signal, resumed));
+    return this.withProgress(current, style, (report, signal) => this.pollToEnd(current, target, report, signal, resumed, onFirstStatus));
   }
 
   /** Runs an agent in this window with the engine, trace included. */
@@ -230,6 +236,7 @@ export class ExecutionRunner implements vscode.Disposable {
     report: (state: string) => void,
     signal: AbortSignal,
     resumed = false,
+    onFirstStatus?: () => void,
   ): Promise<ExecutionRecord> {
     const executionId = record.executionId;
     if (!executionId) return this.fail(record, new Error('The execution has no id to watch.'));
@@ -246,6 +253,10 @@ export class ExecutionRunner implements vscode.Disposable {
         ...(resumed ? { startedAt: record.startedAt } : {}),
         maxIntervalMs: settings.pollMaxIntervalMs,
         timeoutMs: settings.runTimeoutMs,
+        onRequest: () => {
+          onFirstStatus?.();
+          onFirstStatus = undefined;
+        },
         onUpdate: (answer, progress) => {
           report(answer.status);
           this.deps.logger.trace(`Status of ${executionId}: ${answer.status} (check ${progress.requests}).`);

@@ -17,6 +17,12 @@ export class ApiKeyStore implements vscode.Disposable {
   /** Fires with the origin whose key was set or cleared. */
   readonly onDidChange = this.changed.event;
   private readonly subscription: vscode.Disposable;
+  /**
+   * Reads begun before they are needed, each taken by the next get() of its origin: a window that
+   * resumes watching reads its keys from VS Code while the commands' code loads, not after. At most
+   * one per origin; dropped when the key changes.
+   */
+  private readonly readsAhead = new Map<string, Thenable<string | undefined>>();
 
   constructor(
     private readonly secrets: vscode.SecretStorage,
@@ -25,6 +31,7 @@ export class ApiKeyStore implements vscode.Disposable {
     // Another window of the same profile may change the keys.
     this.subscription = secrets.onDidChange((event) => {
       if (event.key.startsWith(KEY_PREFIX)) {
+        this.readsAhead.delete(event.key.slice(KEY_PREFIX.length));
         this.changed.fire(event.key.slice(KEY_PREFIX.length));
         void this.updateContext();
       }
@@ -33,10 +40,26 @@ export class ApiKeyStore implements vscode.Disposable {
   }
 
   get(origin: string): Thenable<string | undefined> {
-    return this.secrets.get(KEY_PREFIX + origin);
+    const ahead = this.readsAhead.get(origin);
+    this.readsAhead.delete(origin);
+    return ahead ?? this.secrets.get(KEY_PREFIX + origin);
+  }
+
+  /** Starts reading the keys of these services (base URLs) now, for the next get() of each origin. */
+  readAhead(baseUrls: Iterable<string>): void {
+    for (const baseUrl of baseUrls) {
+      let origin: string;
+      try {
+        origin = originOf(baseUrl);
+      } catch {
+        continue; // Not a URL: whoever uses it says so.
+      }
+      if (!this.readsAhead.has(origin)) this.readsAhead.set(origin, this.secrets.get(KEY_PREFIX + origin));
+    }
   }
 
   async set(origin: string, key: string): Promise<void> {
+    this.readsAhead.delete(origin);
     await this.secrets.store(KEY_PREFIX + origin, key);
     const origins = new Set(this.origins());
     origins.add(origin);
@@ -46,6 +69,7 @@ export class ApiKeyStore implements vscode.Disposable {
   }
 
   async delete(origin: string): Promise<void> {
+    this.readsAhead.delete(origin);
     await this.secrets.delete(KEY_PREFIX + origin);
     await this.state.update(
       ORIGINS_KEY,
@@ -61,6 +85,7 @@ export class ApiKeyStore implements vscode.Disposable {
   }
 
   dispose(): void {
+    this.readsAhead.clear();
     this.subscription.dispose();
     this.changed.dispose();
   }

@@ -11,6 +11,7 @@ import { json, startServer } from '../support/httpServer';
 import type { TestServer } from '../support/httpServer';
 import { makeTempDir } from '../support/tempDir';
 import type { TempDir } from '../support/tempDir';
+import { extensionLogs } from './extensionLog';
 import { answerInput, openFile, openWorkbench, runCommand, screenshotIfFailed, takeScreenshot } from './workbench';
 import type { Workbench } from './workbench';
 
@@ -86,7 +87,8 @@ describe('UI: running an agent', function () {
       join(agents.path, 'held.agent.yaml'),
       tickets.replace('name: Ticket digest', 'name: Held digest').replace(`${api.url}/slow`, `${api.url}/hold`),
     );
-    server = await startAgentServer({ directory: agents.path, port: 0, apiKey: KEY, watch: false });
+    // The held call waits out a window reload, which takes more than a node's usual 30 s on a busy machine.
+    server = await startAgentServer({ directory: agents.path, port: 0, apiKey: KEY, watch: false, engine: { nodeTimeoutMs: 180_000 } });
     // In front of the agent server: a log of when each status read arrives (the reload test reads it).
     front = await startServer(async (request, response, body) => {
       if (/\/status$/.test(request.url ?? '')) statusReads.push(Date.now());
@@ -236,7 +238,15 @@ describe('UI: running an agent', function () {
     const { page } = workbench;
     await openFile(page, 'tickets.agent.yaml');
     await page.locator('.codelens-decoration a', { hasText: 'Run agent' }).click({ timeout: 30_000 });
-    await page.locator('.statusbar-item', { hasText: 'Ticket digest running' }).waitFor({ timeout: 30_000 });
+    // Run on its own, no key is set yet (the first test of the file sets it).
+    const running = page.locator('.statusbar-item', { hasText: 'Ticket digest running' });
+    const askedForKey = page.locator('.monaco-dialog-box', { hasText: 'No API key is set' });
+    await running.or(askedForKey).first().waitFor({ timeout: 30_000 });
+    if (await askedForKey.isVisible()) {
+      await askedForKey.getByRole('button', { name: 'Set API Key' }).click();
+      await answerInput(page, KEY);
+    }
+    await running.waitFor({ timeout: 30_000 });
     // As a person reloads: the workbench shuts the extension host down and starts a new one.
     await runCommand(page, 'Developer: Reload Window');
     await page.waitForEvent('load', { timeout: 60_000 });
@@ -246,10 +256,32 @@ describe('UI: running an agent', function () {
     await page.locator('.statusbar-item', { hasText: 'Ticket digest running' }).waitFor({ timeout: 60_000 });
     // The new window reads the status as soon as it is up, not after waiting out a schedule.
     const firstRead = await waitUntil(() => statusReads.find((at) => at >= reloadedAt), 'a status read after the reload', 60_000);
-    // Measured: about 7 s on a 2-core machine, most of it the workbench and the extension host
-    // starting; the issue saw 33 s. The bound leaves room for a loaded machine.
+    // Measured: 6 to 22 s on a shared 2-core machine, most of it the workbench and the extension host
+    // starting (the issue saw 33 s before the watch read at once): shown, not bounded, as it is VS Code's.
     console.log(`      first status read ${firstRead - reloadedAt} ms after the reloaded page loaded`);
-    assert.ok(firstRead - reloadedAt < 20_000, `the first status read came ${firstRead - reloadedAt} ms after the reload`);
+    // The extension's own share of that wait, from its log: from the start of activation to the first
+    // status read, less the time it waited for VS Code to hand over the API key (VS Code's start,
+    // before activation, is not in it). It loads the commands' code and reads the key at once.
+    const resumed = await waitUntil(
+      () => {
+        for (const log of extensionLogs(workbench.userDataDir).reverse())
+          for (const { message } of log) {
+            const match =
+              /^Status of \S+ read (\d+) ms after activation began, (\d+) ms of it waiting for its API key from VS Code\.$/.exec(message);
+            if (match) return { readMs: Number(match[1]), keyWaitMs: Number(match[2]) };
+          }
+        return undefined;
+      },
+      "the extension's log of the first status read after the reload",
+      30_000,
+    );
+    console.log(
+      `      the extension read the status ${resumed.readMs} ms after its activation began (${resumed.keyWaitMs} ms of it waiting for VS Code's secret storage)`,
+    );
+    assert.ok(
+      resumed.readMs - resumed.keyWaitMs <= 1000,
+      `the extension took ${resumed.readMs - resumed.keyWaitMs} ms of its own from activation to the first status read`,
+    );
     release('/slow');
     await page.locator('.notification-toast', { hasText: 'Ticket digest finished' }).waitFor({ timeout: 60_000 });
     await runCommand(page, 'Agent Workflows: Focus on Agent Executions View');
