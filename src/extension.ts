@@ -153,16 +153,20 @@ export function activate(context: vscode.ExtensionContext): AgentWorkflowsApi {
   // Unfinished executions of the last session are watched again once the workspace is trusted,
   // after activation: the commands' code loads only when there is one, and their API keys are read
   // from VS Code while it loads.
-  const resume = (): void => {
+  // Timed from activation only when it runs then (not when trust is granted later).
+  const resume = (atActivation: boolean): void => {
     const watched = store.active();
     if (watched.length === 0 && !batches.all().some((batch) => batch.state === 'running')) return;
     keys.readAhead(
       watched.flatMap((record) => (record.mode !== 'local' && record.executionId && record.target ? [record.target.baseUrl] : [])),
     );
-    setTimeout(() => void commands.feature().then((feature) => feature.resumeWatching({ activationStartedAt })), 0);
+    setTimeout(
+      () => void commands.feature().then((feature) => feature.resumeWatching(atActivation ? { activationStartedAt } : undefined)),
+      0,
+    );
   };
-  if (vscode.workspace.isTrusted) resume();
-  else context.subscriptions.push(vscode.workspace.onDidGrantWorkspaceTrust(resume));
+  if (vscode.workspace.isTrusted) resume(true);
+  else context.subscriptions.push(vscode.workspace.onDidGrantWorkspaceTrust(() => resume(false)));
   logger.info(
     `Agent Workflows ${String(context.extension.packageJSON.version)} activated in ${Math.round(performance.now() - activationStartedAt)} ms.`,
   );
