@@ -14,7 +14,7 @@
 //   node scripts/test.mjs --only lint           ESLint and Prettier's check only
 //   ... --grep <regexp>                         only the tests whose full title matches
 import { spawn } from 'node:child_process';
-import { setPriority } from 'node:os';
+import { setPriority, tmpdir } from 'node:os';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -41,6 +41,9 @@ const hostEnv = grep ? { AGENT_WORKFLOWS_TEST_GREP: grep } : {};
 // test discovery that the earlier integration tests have run.
 // Whether the two lanes run at once (else the Node lane's output is printed live).
 const sideBySide = wants('unit') && (wants('integration') || wants('ui'));
+// The VSIX the UI stage installs, packaged before the test build (packageForUi); removed at exit.
+const uiVsix = join(tmpdir(), `agent-workflows-ui-${process.pid}.vsix`);
+process.on('exit', () => rmSync(uiVsix, { force: true }));
 // The niceness of the background stages (the Node lane, the host's installation): 10 of 19.
 const BACKGROUND_NICENESS = 10;
 // How much of a background stage's output is kept to print when it ends (the unit tests print ~200 KB).
@@ -71,7 +74,11 @@ try {
   // stages, printed live). Both need the build, made first.
   const hostInstall = wants('integration') || wants('ui') ? installTestHost() : Promise.resolve(true);
   const needsBuild = wants('unit') || wants('integration') || wants('ui') || wants('desktop');
-  const built = needsBuild ? build() : Promise.resolve(false);
+  // The VSIX of the UI stage is packaged first (a production build of dist/), then the test build:
+  // packaging in the UI stage would build dist/ again while the unit tests read it.
+  const built = needsBuild
+    ? (wants('ui') ? packageForUi() : Promise.resolve(true)).then((packaged) => packaged && build())
+    : Promise.resolve(false);
   const nodeLane = async () => {
     if (wants('typecheck')) await typecheck();
     if (wants('lint') && !interrupted) await lint();
@@ -131,7 +138,7 @@ try {
           'out/test/ui/**/*.test.js',
         ],
         summary,
-        { AGENT_WORKFLOWS_TEST_SUMMARY: summary, NODE_OPTIONS: withSourceMaps() },
+        { AGENT_WORKFLOWS_TEST_SUMMARY: summary, NODE_OPTIONS: withSourceMaps(), AGENT_WORKFLOWS_UI_VSIX: uiVsix },
         600,
       );
     }
@@ -223,6 +230,16 @@ async function installUnitHost() {
   );
   const ok = run.code === 0 && !run.note;
   rows.push(['test host', ok ? 'ready (unit)' : 'neovim missing: its test is skipped (see above)', run.seconds]);
+}
+
+async function packageForUi() {
+  rmSync(uiVsix, { force: true });
+  const args = ['node_modules/@vscode/vsce/vsce', 'package', '--no-dependencies', '--out', uiVsix];
+  const run = await stage('package', `vsce package --out ${uiVsix}`, args, {}, 300);
+  const ok = run.code === 0 && !run.note;
+  if (!ok) fail('package', 'vsce package', run.note ?? `exit code ${run.code}; see above`);
+  rows.push(['package', ok ? 'done' : 'FAILED (no tests run)', run.seconds]);
+  return ok;
 }
 
 async function build() {

@@ -1,7 +1,7 @@
 // A person's view of VS Code for UI tests: the extension packaged as a VSIX and installed into
 // code-server like a user would, a workspace copy, and Chromium showing the workbench.
 import { spawn } from 'node:child_process';
-import { copyFileSync, cpSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { codeServerPath, launchBrowser, startCodeServer } from '../host/codeServer';
@@ -50,9 +50,18 @@ function run(
   });
 }
 
-/** Packages the extension (production build) into a VSIX in dir. */
+/**
+ * Packages the extension (production build) into a VSIX in dir; or takes the one `npm test` packaged
+ * before its test build (AGENT_WORKFLOWS_UI_VSIX): packaging builds dist/ again for production,
+ * which the unit tests beside the UI stage read.
+ */
 export async function packageExtension(dir: string): Promise<string> {
   const vsix = join(dir, 'agent-workflows.vsix');
+  const packaged = process.env.AGENT_WORKFLOWS_UI_VSIX;
+  if (packaged && existsSync(packaged)) {
+    copyFileSync(packaged, vsix);
+    return vsix;
+  }
   await run(process.execPath, [join(repoRoot, 'node_modules', '@vscode', 'vsce', 'vsce'), 'package', '--no-dependencies', '--out', vsix]);
   return vsix;
 }
