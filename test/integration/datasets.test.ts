@@ -321,6 +321,20 @@ describe('datasets', function () {
           ((await extensionApi.executionsTree.getChildren()) ?? []).find((candidate) => candidate.contextValue === 'batch-running'),
         'the running batch',
       );
+      // The service logs an answer as it sends it: stopped only once the batch has written both ends
+      // to its results file, or row 3 may be stopped before its end is read (and count as unknown).
+      const { resultsPath } = (item as vscode.TreeItem & { readonly batch: BatchRecord }).batch;
+      await waitFor(() => {
+        try {
+          return (
+            readFileSync(resultsPath, 'utf8')
+              .split('\n')
+              .filter((line) => line.includes('"status":"finished"')).length === 2
+          );
+        } catch {
+          return false;
+        }
+      }, 'the batch to write the ends of rows 1 and 3');
       assert.equal(await vscode.commands.executeCommand('agentWorkflows.batches.stop', item), true);
       service.cutHeld();
       batch = await running;
