@@ -269,7 +269,8 @@ async function suite(name, args, summaryFile, env, limitSeconds, { background = 
     // A failure the summary counts but does not describe still counts.
     const undescribed = summary.failed - summary.failures.length;
     if (undescribed > 0) fail(name, `${undescribed} more failure(s)`, 'see the output above', undescribed);
-    if (summary.passed + summary.failed === 0 && !interrupted && !grep) fail(name, 'no tests ran', 'the suite ran no test');
+    if (summary.passed + summary.failed === 0 && !interrupted && !grep && !process.env.AGENT_WORKFLOWS_TEST_FILES)
+      fail(name, 'no tests ran', 'the suite ran no test');
     slowest.push([name, summary.fileSeconds ?? {}]);
   }
   if (run.note) fail(name, run.note, '');

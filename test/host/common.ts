@@ -2,7 +2,7 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { addFailure, emptySummary, type Summary } from '../support/summary';
+import { addFailure, emptySummary, testsNarrowed, type Summary } from '../support/summary';
 
 /** The repository root: the nearest folder above start whose package.json is this extension's. */
 export function findRepoRoot(start: string = __dirname): string {
@@ -113,7 +113,7 @@ export function hostResult(host: string, inHost: Summary | undefined, exitCode: 
   const result = inHost ?? emptySummary();
   if (!inHost) {
     addFailure(result, host, crash ?? `the suite wrote no summary (exit code ${exitCode})`);
-  } else if (result.passed + result.failed === 0 && !process.env.AGENT_WORKFLOWS_TEST_GREP) {
+  } else if (result.passed + result.failed === 0 && !testsNarrowed()) {
     addFailure(result, host, 'no integration tests ran');
   } else if (exitCode !== 0 && result.failed === 0) {
     addFailure(result, host, `the suite's run() failed (exit code ${exitCode})`);

@@ -25,7 +25,7 @@ import {
   removeDir,
   secondsFromEnv,
 } from './common';
-import { SUMMARY_ENV, testSelectionEnv, addFailure, emptySummary, readSummary, writeSummary } from '../support/summary';
+import { SUMMARY_ENV, testSelectionEnv, testsNarrowed, addFailure, emptySummary, readSummary, writeSummary } from '../support/summary';
 
 class TimedOut extends Error {}
 
@@ -133,10 +133,7 @@ async function runWebHost(argv: readonly string[]): Promise<number> {
   console.log(JSON.stringify(result, null, 2));
   if (summaryFile) writeSummary(summaryFile, result);
   say(`logs in ${results}`);
-  return (
-    interruptedExitCode(abort.signal.reason) ??
-    (result.failed > 0 || (result.passed === 0 && !process.env.AGENT_WORKFLOWS_TEST_GREP) ? 1 : 0)
-  );
+  return interruptedExitCode(abort.signal.reason) ?? (result.failed > 0 || (result.passed === 0 && !testsNarrowed()) ? 1 : 0);
 }
 
 interface SuiteOptions {

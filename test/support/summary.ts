@@ -31,6 +31,11 @@ export function testSelectionEnv(): Record<string, string | undefined> {
   return Object.fromEntries(TEST_SELECTION_ENV.map((name) => [name, process.env[name]]));
 }
 
+/** Whether the tests were narrowed (a grep, a list of files): a suite may then rightly run none. */
+export function testsNarrowed(env: NodeJS.ProcessEnv = process.env): boolean {
+  return Boolean(env.AGENT_WORKFLOWS_TEST_GREP || env.AGENT_WORKFLOWS_TEST_FILES);
+}
+
 /** Whether the integration test file `fileName` (`x.test.js`) is one AGENT_WORKFLOWS_TEST_FILES/EXCEPT choose. */
 export function testFileChosen(fileName: string, env: NodeJS.ProcessEnv = process.env): boolean {
   const name = fileName.replace(/\.test\.js$/, '');
