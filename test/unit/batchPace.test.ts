@@ -181,6 +181,8 @@ describe('agent-workflows batch: pace and figures', () => {
           firstAt ??= clock.now();
           if (kind !== 'status' || throttledAt !== undefined || clock.now() < firstAt + 1500) return undefined;
           throttledAt = clock.now();
+          // Virtual time, not a wait: the batch is stopped 2.6 s of the fake clock after the cut,
+          // the window the assertions below count in.
           clock.setTimeout(() => stop.abort(), 2600);
           return { status: 503 };
         },

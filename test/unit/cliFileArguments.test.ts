@@ -18,6 +18,7 @@ async function built(args: readonly string[], cwd: string): Promise<{ code: numb
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  // A limit, not a wait: the test waits for the process's close; a hang is ended and fails it.
   const hang = setTimeout(() => child.kill('SIGKILL'), 10_000);
   const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
   clearTimeout(hang);
