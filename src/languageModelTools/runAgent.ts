@@ -9,11 +9,10 @@ import { loadAgent } from '../core/engine/agentPlan';
 import { filesFromPaths, resolveInputs } from '../core/engine/inputs';
 import type { ExecutionRecord, RecordedInput } from '../core/executions/executionRecord';
 import { anyHostDispatcher } from '../core/http/proxy';
-import type { NamedFile } from '../core/inputs/fileAccess';
 import { InputError, prepareInputs } from '../core/inputs/inputValues';
 import type { InputHints, InputValue } from '../core/inputs/inputValues';
 import type { Redactor } from '../core/redaction';
-import { knownArguments, objectArgument, textArgument, ToolCallError } from '../core/tools/toolArguments';
+import { knownArguments, objectArgument, splitToolInputs, textArgument, ToolCallError } from '../core/tools/toolArguments';
 import { calledHosts, runConfirmation } from '../core/tools/toolConfirmations';
 import { runOutcomeText, structuredOutputs } from '../core/tools/toolResults';
 import type { AgentRunOutcome } from '../core/tools/toolResults';
@@ -34,30 +33,6 @@ export const WORKSPACE_INPUT_HINTS: InputHints = {
 };
 
 const ARGUMENTS = ['path', 'inputs', 'environment'];
-
-/** The given inputs as values and, for file inputs, files inside the workspace folder. */
-export async function splitInputs(
-  model: Parameters<typeof resolveInputs>[0],
-  given: Readonly<Record<string, unknown>>,
-): Promise<{ values: Record<string, unknown>; files: Record<string, NamedFile> }> {
-  const values: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
-  const files: Record<string, NamedFile> = Object.create(null) as Record<string, NamedFile>;
-  for (const [name, value] of Object.entries(given)) {
-    const declaration = model.inputs.get(name);
-    if (declaration?.type !== 'file') {
-      if (value !== null && typeof value === 'object')
-        throw new ToolCallError(
-          `Input "${name}" must be ${declaration?.type === 'number' ? 'a number' : declaration?.type === 'boolean' ? 'true or false' : 'text'}, not ${Array.isArray(value) ? 'an array' : 'an object'}.`,
-        );
-      values[name] = value;
-    } else {
-      if (typeof value !== 'string')
-        throw new ToolCallError(`Input "${name}" is a file: give the path of a file inside the workspace folder, as text.`);
-      files[name] = await workspaceFile(value, `The file of input "${name}"`);
-    }
-  }
-  return { values, files };
-}
 
 function inputProblems(error: unknown): never {
   if (error instanceof InputError) throw new ToolCallError(error.problems.join('\n'), { problems: error.problems });
@@ -124,7 +99,12 @@ export function runAgentTool(deps: RunDeps): AgentTool {
       const environment = textArgument(args, 'environment', 'the name of an environment of agent-workflows.yaml', true);
       const uri = vscode.Uri.file(file.path);
       const agentFile = await loadAgentFile(uri);
-      const { values, files } = await splitInputs(agentFile.model, objectArgument(args, 'inputs'));
+      const { values, files } = await splitToolInputs(
+        agentFile.model,
+        objectArgument(args, 'inputs'),
+        workspaceFile,
+        'the workspace folder',
+      );
       const redactor = callRedactor();
       if (environment === undefined) {
         const agent = loadAgent(agentFile.text, agentFile.agentPath);

@@ -2,6 +2,7 @@
 // cases' mocks (the test core the Test Explorer runs), each answered passed or failed with its
 // messages. Cases marked deployed: true are left to the Test Explorer's deployed profile.
 import { loadSuite, runSuite } from '../core/testing/suite';
+import { testRunResult } from '../core/tools/toolResults';
 import { problemFacts } from '../core/tools/fileChecks';
 import { knownArguments, textArgument, ToolCallError } from '../core/tools/toolArguments';
 import { testsConfirmation } from '../core/tools/toolConfirmations';
@@ -31,18 +32,8 @@ export const runTestsTool: AgentTool = {
       ...(grep !== undefined ? { grep } : {}),
       deploymentError: "This case runs on the deployment (deployed: true): run it from the Test Explorer's deployed profile.",
     });
-    const cases = results.map((result) => ({
-      name: result.name,
-      status: result.passed ? 'passed' : 'failed',
-      durationMs: Math.round(result.durationMs),
-      ...(result.failures.length ? { messages: result.failures.map((failure) => failure.message) } : {}),
-    }));
-    const failed = cases.filter((item) => item.status === 'failed').length;
-    const text = [
-      `${shownPath(file.path, file.root)}: ${cases.length} ${cases.length === 1 ? 'case' : 'cases'}: ${cases.length - failed} passed, ${failed} failed.`,
-      ...cases.map((item) => `${item.status === 'passed' ? '✓' : '✗'} ${item.name}${item.messages ? `: ${item.messages.join('; ')}` : ''}`),
-    ].join('\n');
+    const { text, value } = testRunResult(results, `${shownPath(file.path, file.root)}: `);
     // A test file's secrets are its own (mocks); the answer still passes the one redaction of bearer tokens.
-    return redactedAnswer({ text, value: { passed: cases.length - failed, failed, cases } }, callRedactor());
+    return redactedAnswer({ text, value }, callRedactor());
   },
 };

@@ -31,6 +31,7 @@ import { deployedPlace, runOutcomeText, structuredOutputs } from '../core/tools/
 import type { AgentRunOutcome, RunPlace } from '../core/tools/toolResults';
 import type { CatalogueEntry } from './agentCatalogue';
 import { errorResult, fileInFolder, knownArguments, objectArgument, textArgument, ToolCallError } from './toolCall';
+import { splitToolInputs } from '../core/tools/toolArguments';
 import type { CallContext } from './toolCall';
 import { rememberExecution } from './localExecutions';
 
@@ -62,33 +63,13 @@ export async function runAgentTool(
   }
   const given = objectArgument(args, 'inputs');
   const environment = textArgument(args, 'environment', 'the name of an environment of agent-workflows.yaml', true);
-  const { values, files } = await splitInputs(entry.model, given, context.root);
+  const { values, files } = await splitToolInputs(
+    entry.model,
+    given,
+    (path, what) => fileInFolder(path, context.root, what),
+    'the served folder',
+  );
   return environment === undefined ? runLocal(entry, values, files, context) : runDeployed(entry, environment, values, files, context);
-}
-
-/** The given inputs as values and, for file inputs, files inside the served folder. */
-async function splitInputs(
-  model: AgentModel,
-  given: Readonly<Record<string, unknown>>,
-  root: string,
-): Promise<{ values: Record<string, unknown>; files: Record<string, NamedFile> }> {
-  const values: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
-  const files: Record<string, NamedFile> = Object.create(null) as Record<string, NamedFile>;
-  for (const [name, value] of Object.entries(given)) {
-    const declaration = model.inputs.get(name);
-    if (declaration?.type !== 'file') {
-      if (value !== null && typeof value === 'object')
-        throw new ToolCallError(
-          `Input "${name}" must be ${declaration?.type === 'number' ? 'a number' : declaration?.type === 'boolean' ? 'true or false' : 'text'}, not ${Array.isArray(value) ? 'an array' : 'an object'}.`,
-        );
-      values[name] = value;
-    } else {
-      if (typeof value !== 'string')
-        throw new ToolCallError(`Input "${name}" is a file: give the path of a file inside the served folder, as text.`);
-      files[name] = await fileInFolder(value, root, `The file of input "${name}"`);
-    }
-  }
-  return { values, files };
 }
 
 function inputProblems(error: unknown): never {

@@ -14,7 +14,7 @@ import { getStatus } from '../core/service/agentClient';
 import { ServiceError } from '../core/service/serviceError';
 import { IN_PROGRESS_STATUSES } from '../core/service/poller';
 import { loadSuite, runSuite } from '../core/testing/suite';
-import { describePlace, structuredOutputs } from '../core/tools/toolResults';
+import { describePlace, structuredOutputs, testRunResult } from '../core/tools/toolResults';
 import { nodeResultArgument } from '../core/tools/toolArguments';
 import { checkFile, problemFacts } from '../core/tools/fileChecks';
 import type { JsonSchema } from '../core/tools/agentTools';
@@ -168,21 +168,11 @@ const tests: WorkTool = {
       deploymentError: 'This case runs on the deployment (deployed: true): the MCP server runs test cases on this machine only.',
       onCase: (result) => context.progress(`${result.name}: ${result.passed ? 'passed' : 'failed'}`, ++done),
     });
-    const cases = results.map((result) => ({
-      name: result.name,
-      status: result.passed ? 'passed' : 'failed',
-      durationMs: Math.round(result.durationMs),
-      ...(result.failures.length ? { messages: result.failures.map((failure) => failure.message) } : {}),
-    }));
-    const failed = cases.filter((item) => item.status === 'failed').length;
-    const text = [
-      `${cases.length} ${cases.length === 1 ? 'case' : 'cases'}: ${cases.length - failed} passed, ${failed} failed.`,
-      ...cases.map((item) => `${item.status === 'passed' ? '✓' : '✗'} ${item.name}${item.messages ? `: ${item.messages.join('; ')}` : ''}`),
-    ].join('\n');
+    const { text, value } = testRunResult(results);
     return {
       content: [{ type: 'text', text }],
-      structuredContent: { passed: cases.length - failed, failed, cases },
-      ...(failed ? { isError: false } : {}),
+      structuredContent: value,
+      ...(value.failed ? { isError: false } : {}),
     };
   },
 };

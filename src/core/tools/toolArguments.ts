@@ -5,6 +5,7 @@
 import { checkNamedFiles } from '../inputs/fileAccess';
 import type { FileRefusal, NamedFile } from '../inputs/fileAccess';
 import type { NodeResult } from '../engine/evaluate';
+import type { AgentModel } from '../document/model';
 
 /** A call refused, with why and what to do: an error result, never a protocol error or a crash. */
 export class ToolCallError extends Error {
@@ -85,4 +86,33 @@ export function nodeResultArgument(value: unknown): NodeResult {
     } as NodeResult;
   }
   return { body: value, status: 200, headers: {} } as NodeResult;
+}
+
+/**
+ * A tool call's inputs as values and, for file inputs, files found by `fileOf` (inside the folder
+ * the caller serves, whose name `folder` gives its messages): what resolveInputs then checks.
+ */
+export async function splitToolInputs(
+  model: AgentModel,
+  given: Readonly<Record<string, unknown>>,
+  fileOf: (path: string, what: string) => Promise<NamedFile>,
+  folder: string,
+): Promise<{ values: Record<string, unknown>; files: Record<string, NamedFile> }> {
+  const values: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
+  const files: Record<string, NamedFile> = Object.create(null) as Record<string, NamedFile>;
+  for (const [name, value] of Object.entries(given)) {
+    const declaration = model.inputs.get(name);
+    if (declaration?.type !== 'file') {
+      if (value !== null && typeof value === 'object')
+        throw new ToolCallError(
+          `Input "${name}" must be ${declaration?.type === 'number' ? 'a number' : declaration?.type === 'boolean' ? 'true or false' : 'text'}, not ${Array.isArray(value) ? 'an array' : 'an object'}.`,
+        );
+      values[name] = value;
+    } else {
+      if (typeof value !== 'string')
+        throw new ToolCallError(`Input "${name}" is a file: give the path of a file inside ${folder}, as text.`);
+      files[name] = await fileOf(value, `The file of input "${name}"`);
+    }
+  }
+  return { values, files };
 }

@@ -1,6 +1,7 @@
 // What a tool call that runs an agent answers, without any protocol: the outputs as a structured
 // value, where the run happened, and a short text; a failure with the node it failed at and why.
 import { boundedText } from '../boundedText';
+import type { CaseResult } from '../testing/caseResult';
 import { displayOrigin } from '../environments/environmentsFileName';
 
 /** The most characters of the outputs' JSON a run's text repeats (the whole is the structured value). */
@@ -71,4 +72,23 @@ export function runOutcomeText(outcome: AgentRunOutcome): string {
   }
   const failure = outcome as Extract<AgentRunOutcome, { message: string }>;
   return `Agent ${outcome.agent} ${failure.status} ${where}${failure.node !== undefined ? ` at node ${failure.node}` : ''}: ${failure.message}`;
+}
+
+/** A test file's run as a tool answers it: each case passed or failed with its messages, and a line each. */
+export function testRunResult(
+  results: readonly CaseResult[],
+  heading = '',
+): { readonly text: string; readonly value: { passed: number; failed: number; cases: Array<Record<string, unknown>> } } {
+  const cases = results.map((result) => ({
+    name: result.name,
+    status: result.passed ? 'passed' : 'failed',
+    durationMs: Math.round(result.durationMs),
+    ...(result.failures.length ? { messages: result.failures.map((failure) => failure.message) } : {}),
+  }));
+  const failed = cases.filter((item) => item.status === 'failed').length;
+  const text = [
+    `${heading}${cases.length} ${cases.length === 1 ? 'case' : 'cases'}: ${cases.length - failed} passed, ${failed} failed.`,
+    ...cases.map((item) => `${item.status === 'passed' ? '✓' : '✗'} ${item.name}${item.messages ? `: ${item.messages.join('; ')}` : ''}`),
+  ].join('\n');
+  return { text, value: { passed: cases.length - failed, failed, cases } };
 }
